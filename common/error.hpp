@@ -1,0 +1,34 @@
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace scalebench {
+
+// Base of every error scalebench reports to a user: the message is meant to be printed as is.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Where in an input file a problem is: file, 1-based line and column, and the field's path.
+struct SourceIssue {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string field;
+  std::string message;
+  std::string to_string() const;
+};
+
+// An experiment file that does not validate; holds every problem found, one per line.
+class SpecError : public Error {
+ public:
+  explicit SpecError(std::vector<SourceIssue> issues);
+  const std::vector<SourceIssue>& issues() const { return issues_; }
+
+ private:
+  std::vector<SourceIssue> issues_;
+};
+
+}  // namespace scalebench

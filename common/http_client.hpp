@@ -1,0 +1,40 @@
+#pragma once
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "common/json.hpp"
+
+namespace scalebench {
+
+struct HttpResponse {
+  int status = 0;
+  std::string body;
+};
+
+// A small blocking HTTP/1.1 client (Boost.Beast) for the agent and the CLI. Every request has a
+// deadline and a response-size limit; failures throw Error naming the URL.
+class HttpClient {
+ public:
+  explicit HttpClient(std::string base_url, std::chrono::milliseconds timeout = std::chrono::seconds(10),
+                      std::size_t body_limit = 64u << 20);
+
+  HttpResponse request(std::string_view method, const std::string& target, const std::string& body = "",
+                       const std::string& content_type = "application/json") const;
+  // JSON helpers: throw Error with the server's message on a non-2xx answer.
+  Json get_json(const std::string& target) const;
+  Json post_json(const std::string& target, const Json& body) const;
+  Json post_text(const std::string& target, const std::string& body, const std::string& content_type) const;
+
+  const std::string& base_url() const { return base_url_; }
+
+ private:
+  Json parse_answer(const std::string& method, const std::string& target, const HttpResponse& r) const;
+  std::string base_url_;
+  std::string host_;
+  std::string port_;
+  std::chrono::milliseconds timeout_;
+  std::size_t body_limit_;
+};
+
+}  // namespace scalebench

@@ -1,0 +1,333 @@
+#include "common/spec.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "common/units.hpp"
+#include "common/workload_schema.hpp"
+
+namespace scalebench {
+namespace {
+
+// Walks the YAML tree, collecting every problem with its position instead of stopping at the first.
+class Parser {
+ public:
+  explicit Parser(std::string source) : source_(std::move(source)) {}
+
+  void issue(const YAML::Node& at, const std::string& field, const std::string& message) {
+    YAML::Mark m = at.Mark();
+    issues_.push_back({source_, m.line + 1, m.column + 1, field, message});
+  }
+  void issue_at(const YAML::Mark& m, const std::string& field, const std::string& message) {
+    issues_.push_back({source_, m.line + 1, m.column + 1, field, message});
+  }
+  bool ok() const { return issues_.empty(); }
+  std::vector<SourceIssue> take() { return std::move(issues_); }
+
+  std::optional<std::string> scalar(const YAML::Node& n, const std::string& field) {
+    if (!n.IsScalar()) {
+      issue(n, field, "expected a single value");
+      return std::nullopt;
+    }
+    return n.Scalar();
+  }
+
+  // Keys of a map, each checked against the allowed set.
+  bool check_keys(const YAML::Node& map, const std::string& field, const std::set<std::string>& allowed) {
+    if (!map.IsMap()) {
+      issue(map, field, "expected a mapping");
+      return false;
+    }
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      std::string key = it->first.Scalar();
+      if (!allowed.count(key)) {
+        std::string list;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        issue_at(it->first.Mark(), field.empty() ? key : field + "." + key, "unknown key; expected one of: " + list);
+      }
+    }
+    return true;
+  }
+
+  std::optional<Json> typed(const ParamDef& def, const YAML::Node& n, const std::string& field) {
+    auto text = scalar(n, field);
+    if (!text) return std::nullopt;
+    ParamValue v = parse_param(def, *text);
+    if (!v.error.empty()) {
+      issue(n, field, v.error);
+      return std::nullopt;
+    }
+    return v.value;
+  }
+
+  // A value or a list of values, each typed by the parameter's definition.
+  std::vector<Json> typed_list(const ParamDef& def, const YAML::Node& n, const std::string& field) {
+    std::vector<Json> out;
+    if (n.IsSequence()) {
+      if (n.size() == 0) issue(n, field, "empty list");
+      for (std::size_t i = 0; i < n.size(); ++i)
+        if (auto v = typed(def, n[i], field + "[" + std::to_string(i) + "]")) out.push_back(*v);
+    } else if (auto v = typed(def, n, field)) {
+      out.push_back(*v);
+    }
+    return out;
+  }
+
+  std::vector<int> int_list(const YAML::Node& n, const std::string& field, int min) {
+    ParamDef def{field, ParamType::kInt, {}, {}, static_cast<double>(min), ""};
+    std::vector<int> out;
+    for (const auto& v : typed_list(def, n, field)) out.push_back(v.get<int>());
+    return out;
+  }
+
+  std::optional<double> number(const YAML::Node& n, const std::string& field) {
+    ParamDef def{field, ParamType::kNumber, {}, {}, std::nullopt, ""};
+    if (auto v = typed(def, n, field)) return v->get<double>();
+    return std::nullopt;
+  }
+
+ private:
+  std::string source_;
+  std::vector<SourceIssue> issues_;
+};
+
+const std::set<std::string> kTopKeys = {"name",      "description", "workload",    "params",  "matrix",    "zip",
+                                        "placement", "variants",    "repetitions", "timeout", "references"};
+
+void parse_params(Parser& p, const WorkloadDef& wl, const YAML::Node& node, const std::string& field, Json& out) {
+  if (!node.IsMap()) {
+    p.issue(node, field, "expected a mapping of parameter: value");
+    return;
+  }
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    std::string key = it->first.Scalar();
+    const ParamDef* def = wl.find(key);
+    if (!def) {
+      std::string list;
+      for (const auto& d : wl.params) list += (list.empty() ? "" : ", ") + d.name;
+      p.issue_at(it->first.Mark(), field + "." + key, "unknown parameter of workload '" + wl.name + "'; expected one of: " + list);
+      continue;
+    }
+    if (auto v = p.typed(*def, it->second, field + "." + key)) out[key] = *v;
+  }
+}
+
+std::vector<SweepAxis> parse_axes(Parser& p, const WorkloadDef& wl, const YAML::Node& node, const std::string& field) {
+  std::vector<SweepAxis> axes;
+  if (!node.IsMap()) {
+    p.issue(node, field, "expected a mapping of parameter: [values]");
+    return axes;
+  }
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    std::string key = it->first.Scalar();
+    const ParamDef* def = wl.find(key);
+    if (!def) {
+      p.issue_at(it->first.Mark(), field + "." + key, "unknown parameter of workload '" + wl.name + "'");
+      continue;
+    }
+    if (!it->second.IsSequence()) {
+      p.issue(it->second, field + "." + key, "expected a list of values to sweep");
+      continue;
+    }
+    axes.push_back({key, p.typed_list(*def, it->second, field + "." + key)});
+  }
+  return axes;
+}
+
+}  // namespace
+
+Experiment parse_experiment(std::string_view yaml_text, std::string_view source_name) {
+  Parser p{std::string(source_name)};
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml_text));
+  } catch (const YAML::ParserException& e) {
+    throw SpecError({{std::string(source_name), e.mark.line + 1, e.mark.column + 1, "", "malformed YAML: " + e.msg}});
+  }
+  if (!root.IsMap()) {
+    throw SpecError({{std::string(source_name), root.Mark().line + 1, root.Mark().column + 1, "",
+                      "an experiment file is a YAML mapping with at least 'name' and 'workload'"}});
+  }
+  Experiment ex;
+  ex.source = std::string(source_name);
+  p.check_keys(root, "", kTopKeys);
+
+  if (!root["name"]) p.issue(root, "name", "missing; every experiment needs a name");
+  else if (auto s = p.scalar(root["name"], "name")) {
+    static const std::regex ok("[A-Za-z0-9][A-Za-z0-9_.-]{0,99}");
+    if (!std::regex_match(*s, ok)) p.issue(root["name"], "name", "use 1-100 letters, digits, '_', '.', '-' (it becomes a metric label)");
+    ex.name = *s;
+  }
+  if (root["description"])
+    if (auto s = p.scalar(root["description"], "description")) ex.description = *s;
+
+  const WorkloadDef* wl = nullptr;
+  if (!root["workload"]) p.issue(root, "workload", "missing; e.g. 'workload: collective'");
+  else if (auto s = p.scalar(root["workload"], "workload")) {
+    wl = find_workload(*s);
+    if (!wl) {
+      std::string list;
+      for (const auto& d : workload_defs()) list += (list.empty() ? "" : ", ") + d.name;
+      p.issue(root["workload"], "workload", "unknown workload '" + *s + "'; expected one of: " + list);
+    }
+    ex.workload = *s;
+  }
+
+  if (wl) {
+    for (const auto& d : wl->params) ex.params[d.name] = d.default_value;
+    if (root["params"]) parse_params(p, *wl, root["params"], "params", ex.params);
+    if (root["matrix"]) ex.matrix = parse_axes(p, *wl, root["matrix"], "matrix");
+    if (root["zip"]) {
+      ex.zip = parse_axes(p, *wl, root["zip"], "zip");
+      for (const auto& a : ex.zip)
+        if (a.values.size() != ex.zip.front().values.size())
+          p.issue(root["zip"][a.param], "zip." + a.param,
+                  "zip lists move in lock-step and must have the same length (" + std::to_string(ex.zip.front().values.size()) +
+                      " for '" + ex.zip.front().param + "', " + std::to_string(a.values.size()) + " here)");
+      for (const auto& a : ex.zip)
+        for (const auto& m : ex.matrix)
+          if (a.param == m.param) p.issue(root["zip"][a.param], "zip." + a.param, "parameter is also swept in 'matrix'");
+    }
+    std::string cross = check_param_set(*wl, ex.params);
+    if (!cross.empty()) p.issue(root["params"] ? root["params"] : root, "params", cross);
+  }
+
+  if (const YAML::Node pl = root["placement"]) {
+    if (p.check_keys(pl, "placement", {"nodes", "gpus_per_node", "ranks_per_node", "oversize"})) {
+      if (pl["nodes"]) {
+        ex.placement.nodes = p.int_list(pl["nodes"], "placement.nodes", 1);
+        for (int n : ex.placement.nodes)
+          if (n > 1)
+            p.issue(pl["nodes"], "placement.nodes",
+                    "runs over several nodes are not supported by this version; use nodes: 1");
+      }
+      if (pl["gpus_per_node"]) {
+        ParamDef def{"gpus_per_node", ParamType::kIntOrAuto, {}, {}, 1.0, ""};
+        ex.placement.gpus_per_node.clear();
+        const YAML::Node g = pl["gpus_per_node"];
+        auto one = [&](const YAML::Node& n, const std::string& f) {
+          if (n.IsScalar() && n.Scalar() == "all") ex.placement.gpus_per_node.push_back("all");
+          else if (auto v = p.typed(def, n, f)) ex.placement.gpus_per_node.push_back(*v);
+        };
+        if (g.IsSequence())
+          for (std::size_t i = 0; i < g.size(); ++i) one(g[i], "placement.gpus_per_node[" + std::to_string(i) + "]");
+        else
+          one(g, "placement.gpus_per_node");
+      }
+      if (pl["ranks_per_node"]) ex.placement.ranks_per_node = p.int_list(pl["ranks_per_node"], "placement.ranks_per_node", 1);
+      if (pl["oversize"]) {
+        ParamDef def{"oversize", ParamType::kEnum, {}, {"fail", "skip"}, {}, ""};
+        if (auto v = p.typed(def, pl["oversize"], "placement.oversize")) ex.placement.oversize = *v;
+      }
+    }
+  }
+
+  if (const YAML::Node vs = root["variants"]) {
+    if (!vs.IsMap()) p.issue(vs, "variants", "expected a mapping of name: {env: {...}, params: {...}}");
+    else
+      for (auto it = vs.begin(); it != vs.end(); ++it) {
+        Variant v;
+        v.name = it->first.Scalar();
+        std::string f = "variants." + v.name;
+        const YAML::Node body = it->second;
+        if (body.IsNull()) {
+          ex.variants.push_back(v);
+          continue;
+        }
+        if (!p.check_keys(body, f, {"env", "params", "when"})) continue;
+        if (const YAML::Node env = body["env"]) {
+          if (!env.IsMap()) p.issue(env, f + ".env", "expected a mapping of VARIABLE: value");
+          else
+            for (auto e = env.begin(); e != env.end(); ++e) {
+              std::string key = e->first.Scalar();
+              static const std::regex var("[A-Za-z_][A-Za-z0-9_]*");
+              if (!std::regex_match(key, var)) p.issue_at(e->first.Mark(), f + ".env." + key, "not a valid environment variable name");
+              if (auto val = p.scalar(e->second, f + ".env." + key)) v.env[key] = *val;
+            }
+        }
+        if (body["params"] && wl) parse_params(p, *wl, body["params"], f + ".params", v.params);
+        if (body["when"]) {
+          ParamDef def{"when", ParamType::kEnum, {}, {"any", "gpu", "host"}, {}, ""};
+          if (auto w = p.typed(def, body["when"], f + ".when")) v.when = *w;
+        }
+        ex.variants.push_back(std::move(v));
+      }
+  }
+
+  if (root["repetitions"]) {
+    ParamDef def{"repetitions", ParamType::kInt, {}, {}, 1.0, ""};
+    if (auto v = p.typed(def, root["repetitions"], "repetitions")) ex.repetitions = v->get<int>();
+  }
+  if (root["timeout"]) {
+    if (auto s = p.scalar(root["timeout"], "timeout")) {
+      auto d = parse_duration_s(*s);
+      if (!d || *d <= 0) p.issue(root["timeout"], "timeout", "expected a positive duration such as 90s, 10m or 1h, got '" + *s + "'");
+      else ex.timeout_s = *d;
+    }
+  }
+
+  if (const YAML::Node refs = root["references"]) {
+    if (!refs.IsMap()) p.issue(refs, "references", "expected a mapping of metric: {target, lower, upper, unit, better}");
+    else
+      for (auto it = refs.begin(); it != refs.end(); ++it) {
+        Reference r;
+        r.metric = it->first.Scalar();
+        std::string f = "references." + r.metric;
+        const YAML::Node body = it->second;
+        if (!p.check_keys(body, f, {"target", "lower", "upper", "unit", "better", "where"})) continue;
+        if (!body["target"]) p.issue(body, f + ".target", "missing");
+        else if (auto t = p.number(body["target"], f + ".target")) r.target = *t;
+        if (body["lower"] && !body["lower"].IsNull()) {
+          r.lower = p.number(body["lower"], f + ".lower");
+          if (r.lower && *r.lower > 0) p.issue(body["lower"], f + ".lower", "a fraction at or under 0, e.g. -0.05 for 5% under");
+        }
+        if (body["upper"] && !body["upper"].IsNull()) {
+          r.upper = p.number(body["upper"], f + ".upper");
+          if (r.upper && *r.upper < 0) p.issue(body["upper"], f + ".upper", "a fraction at or over 0, e.g. 0.05 for 5% over");
+        }
+        if (body["unit"])
+          if (auto u = p.scalar(body["unit"], f + ".unit")) r.unit = *u;
+        if (body["better"]) {
+          ParamDef def{"better", ParamType::kEnum, {}, {"higher", "lower"}, {}, ""};
+          if (auto b = p.typed(def, body["better"], f + ".better")) r.better = *b;
+        }
+        if (const YAML::Node w = body["where"]) {
+          if (!w.IsMap()) p.issue(w, f + ".where", "expected a mapping of parameter: value");
+          else
+            for (auto e = w.begin(); e != w.end(); ++e) {
+              std::string key = e->first.Scalar();
+              const ParamDef* def = wl ? wl->find(key) : nullptr;
+              if (key == "size") {
+                ParamDef sdef{"size", ParamType::kSize, {}, {}, std::nullopt, ""};
+                if (auto v = p.typed(sdef, e->second, f + ".where.size")) r.where[key] = *v;
+              } else if (key == "variant" || key == "gpus" || key == "ranks") {
+                if (auto v = p.scalar(e->second, f + ".where." + key)) r.where[key] = *v;
+              } else if (def) {
+                if (auto v = p.typed(*def, e->second, f + ".where." + key)) r.where[key] = *v;
+              } else {
+                p.issue_at(e->first.Mark(), f + ".where." + key, "unknown; use a workload parameter, size, variant, gpus or ranks");
+              }
+            }
+        }
+        ex.references.push_back(std::move(r));
+      }
+  }
+
+  if (!p.ok()) throw SpecError(p.take());
+  return ex;
+}
+
+Experiment load_experiment_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open the experiment file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_experiment(ss.str(), path);
+}
+
+}  // namespace scalebench

@@ -1,0 +1,62 @@
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/json.hpp"
+
+namespace scalebench {
+
+// One experiment file, validated (docs/experiments.md is the reference for every key).
+struct Variant {
+  std::string name;
+  std::map<std::string, std::string> env;
+  Json params = Json::object();  // typed overrides, already validated
+  std::string when = "any";      // any | gpu | host: on which kind of placement the variant runs
+};
+
+// ReFrame-style reference: target with lower/upper tolerances as fractions of it.
+struct Reference {
+  std::string metric;
+  double target = 0;
+  std::optional<double> lower;  // e.g. -0.05: 5% under the target still passes
+  std::optional<double> upper;
+  std::string unit;
+  std::string better = "higher";
+  Json where = Json::object();  // param/point values the reference applies to (typed)
+};
+
+struct SweepAxis {
+  std::string param;
+  std::vector<Json> values;  // typed
+};
+
+struct Placement {
+  std::vector<int> nodes{1};
+  std::vector<Json> gpus_per_node{1};  // ints or "all"
+  std::vector<int> ranks_per_node{1};  // host-memory placements (no GPUs)
+  std::string oversize = "fail";       // fail | skip: a placement larger than any agent
+};
+
+struct Experiment {
+  std::string source;  // file name used in messages
+  std::string name;
+  std::string description;
+  std::string workload;
+  Json params = Json::object();  // defaults filled in, typed
+  std::vector<SweepAxis> matrix;
+  std::vector<SweepAxis> zip;
+  Placement placement;
+  std::vector<Variant> variants;
+  int repetitions = 20;
+  double timeout_s = 600;
+  std::vector<Reference> references;
+};
+
+// Throws SpecError naming file:line:column and field for every problem found.
+Experiment parse_experiment(std::string_view yaml_text, std::string_view source_name);
+Experiment load_experiment_file(const std::string& path);
+
+}  // namespace scalebench

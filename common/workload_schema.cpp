@@ -1,0 +1,125 @@
+#include "common/workload_schema.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "common/units.hpp"
+
+namespace scalebench {
+
+const ParamDef* WorkloadDef::find(std::string_view param) const {
+  for (const auto& p : params)
+    if (p.name == param) return &p;
+  return nullptr;
+}
+
+const std::vector<WorkloadDef>& workload_defs() {
+  static const std::vector<WorkloadDef> defs = {
+      {"collective",
+       "NCCL (GPU) or MPI (host memory) collectives over a message-size sweep, nccl-tests' algbw/busbw",
+       {
+           {"backend", ParamType::kEnum, "auto", {"auto", "nccl", "mpi"}, {}, "auto: nccl on GPUs, mpi on host memory"},
+           {"op",
+            ParamType::kEnum,
+            "all_reduce",
+            {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"},
+            {},
+            "the collective"},
+           {"dtype",
+            ParamType::kEnum,
+            "float32",
+            {"float32", "float64", "float16", "bfloat16", "int32", "int64", "int8", "uint8"},
+            {},
+            "element type"},
+           {"reduce_op", ParamType::kEnum, "sum", {"sum", "prod", "max", "min", "avg"}, {}, "reduction (reducing ops)"},
+           {"min_bytes", ParamType::kSize, 8, {}, 1, "smallest message size"},
+           {"max_bytes", ParamType::kSize, 64 * 1024 * 1024, {}, 1, "largest message size"},
+           {"step_factor", ParamType::kNumber, 2, {}, 1, "multiply the size by this each step (1: one size)"},
+           {"warmup", ParamType::kInt, 5, {}, 0, "untimed iterations before each size"},
+           {"iters", ParamType::kIntOrAuto, "auto", {}, 1,
+            "operations per timed sample; auto: enough for about 10 ms a sample (nccl-tests uses 20)"},
+           {"in_place", ParamType::kBool, false, {}, {}, "output buffer is the input buffer"},
+           {"root", ParamType::kInt, 0, {}, 0, "root rank of broadcast and reduce"},
+           {"check", ParamType::kBool, true, {}, {}, "verify the result after timing"},
+           {"time_cap_s", ParamType::kNumber, 2.0, {}, 0, "stop sampling a size after this long (min 3 samples)"},
+           {"target_cv", ParamType::kNumber, 0.0, {}, 0, "stop sampling once the CV is under this (0: off)"},
+       }},
+  };
+  return defs;
+}
+
+const WorkloadDef* find_workload(std::string_view name) {
+  for (const auto& d : workload_defs())
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+namespace {
+std::optional<std::int64_t> parse_int(std::string_view s) {
+  std::int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+std::string min_text(double m) {
+  return m == std::floor(m) ? std::to_string(static_cast<long long>(m)) : std::to_string(m);
+}
+}  // namespace
+
+ParamValue parse_param(const ParamDef& def, std::string_view text) {
+  auto below_min = [&](double v) { return def.min && v < *def.min; };
+  switch (def.type) {
+    case ParamType::kIntOrAuto:
+      if (text == "auto") return {"auto", ""};
+      [[fallthrough]];
+    case ParamType::kInt: {
+      auto v = parse_int(text);
+      if (!v) return {{}, "expected an integer, got '" + std::string(text) + "'"};
+      if (below_min(static_cast<double>(*v))) return {{}, "must be at least " + min_text(*def.min) + ", got " + std::string(text)};
+      return {*v, ""};
+    }
+    case ParamType::kSize: {
+      auto v = parse_size(text);
+      if (!v) return {{}, "expected a non-negative size such as 4096, 64KiB or 1GiB, got '" + std::string(text) + "'"};
+      if (below_min(static_cast<double>(*v))) return {{}, "must be at least " + min_text(*def.min) + " bytes"};
+      return {*v, ""};
+    }
+    case ParamType::kNumber: {
+      double v = 0;
+      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
+        return {{}, "expected a number, got '" + std::string(text) + "'"};
+      if (below_min(v)) return {{}, "must be at least " + min_text(*def.min) + ", got " + std::string(text)};
+      return {v, ""};
+    }
+    case ParamType::kBool:
+      if (text == "true" || text == "yes" || text == "on") return {true, ""};
+      if (text == "false" || text == "no" || text == "off") return {false, ""};
+      return {{}, "expected true or false, got '" + std::string(text) + "'"};
+    case ParamType::kEnum:
+      if (std::find(def.choices.begin(), def.choices.end(), text) != def.choices.end()) return {std::string(text), ""};
+      {
+        std::string list;
+        for (const auto& c : def.choices) list += (list.empty() ? "" : ", ") + c;
+        return {{}, "unknown value '" + std::string(text) + "'; expected one of: " + list};
+      }
+  }
+  return {{}, "unsupported type"};
+}
+
+std::string check_param_set(const WorkloadDef& def, const Json& params) {
+  if (def.name == "collective") {
+    if (params.value("min_bytes", 0ull) > params.value("max_bytes", 0ull))
+      return "min_bytes (" + std::to_string(params.value("min_bytes", 0ull)) + ") is larger than max_bytes (" +
+             std::to_string(params.value("max_bytes", 0ull)) + ")";
+    std::string op = params.value("op", "");
+    std::string red = params.value("reduce_op", "");
+    std::string dtype = params.value("dtype", "");
+    if (red == "avg" && dtype.rfind("float", 0) != 0 && dtype != "bfloat16")
+      return "reduce_op avg needs a floating-point dtype, got " + dtype;
+  }
+  return "";
+}
+
+}  // namespace scalebench

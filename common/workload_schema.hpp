@@ -1,0 +1,45 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/json.hpp"
+
+namespace scalebench {
+
+// The parameters each workload accepts. Lives in common/ so that the coordinator and the CLI
+// validate an experiment file without linking the workloads themselves.
+enum class ParamType { kInt, kSize, kNumber, kBool, kEnum, kIntOrAuto };
+
+struct ParamDef {
+  std::string name;
+  ParamType type;
+  Json default_value;
+  std::vector<std::string> choices;  // kEnum only
+  std::optional<double> min;         // numeric types
+  std::string help;
+};
+
+struct WorkloadDef {
+  std::string name;
+  std::string help;
+  std::vector<ParamDef> params;
+  const ParamDef* find(std::string_view param) const;
+};
+
+const std::vector<WorkloadDef>& workload_defs();
+const WorkloadDef* find_workload(std::string_view name);
+
+// Converts a scalar written in YAML (always text there) to its typed JSON value; sizes become
+// bytes. Returns the error message instead when the text does not fit the type.
+struct ParamValue {
+  Json value;
+  std::string error;
+};
+ParamValue parse_param(const ParamDef& def, std::string_view text);
+
+// Checks that hold between parameters (min_bytes <= max_bytes, ...); empty when fine.
+std::string check_param_set(const WorkloadDef& def, const Json& params);
+
+}  // namespace scalebench

@@ -1,0 +1,109 @@
+#include "coordinator/api.hpp"
+
+#include <charconv>
+#include <regex>
+
+#include "common/log.hpp"
+#include "common/version.hpp"
+
+namespace scalebench {
+
+namespace http = boost::beast::http;
+
+namespace {
+HttpResponseMsg respond(int status, const std::string& body, const std::string& content_type = "application/json") {
+  HttpResponseMsg res{static_cast<http::status>(status), 11};
+  res.set(http::field::server, std::string("scalebench-coordinator/") + kVersion);
+  res.set(http::field::content_type, content_type);
+  res.body() = body;
+  return res;
+}
+HttpResponseMsg respond(const ApiResult& r) { return respond(r.status, r.body.dump()); }
+HttpResponseMsg bad(int status, const std::string& msg) { return respond(status, Json{{"error", msg}}.dump()); }
+
+std::string query_param(const std::string& query, const std::string& key) {
+  std::size_t pos = 0;
+  while (pos <= query.size()) {
+    std::size_t amp = query.find('&', pos);
+    std::string part = query.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
+    auto eq = part.find('=');
+    if (part.substr(0, eq) == key) return eq == std::string::npos ? "" : part.substr(eq + 1);
+    if (amp == std::string::npos) break;
+    pos = amp + 1;
+  }
+  return "";
+}
+
+std::optional<long long> to_int(const std::string& s) {
+  long long v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+}  // namespace
+
+HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req) {
+  const std::string target(req.target());
+  const auto qpos = target.find('?');
+  const std::string path = target.substr(0, qpos);
+  const std::string query = qpos == std::string::npos ? "" : target.substr(qpos + 1);
+  const bool get = req.method() == http::verb::get, post = req.method() == http::verb::post;
+  static const std::regex run_re("^/api/v1/runs/([0-9]{1,18})/(records|finish)$");
+  static const std::regex agent_re("^/api/v1/agents/([A-Za-z0-9_.:-]{1,128})/heartbeat$");
+  static const std::regex exp_re("^/api/v1/experiments/([A-Za-z0-9_.-]{1,100})(/cancel)?$");
+  std::smatch m;
+
+  auto json_body = [&](Json& out) -> bool {
+    try {
+      out = req.body().empty() ? Json::object() : Json::parse(req.body());
+      return out.is_object();
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+
+  try {
+    if (get && path == "/healthz") return respond(200, Json{{"ok", true}, {"version", kVersion}}.dump());
+    if (get && path == "/metrics") return respond(200, c.metrics_text(), "text/plain; version=0.0.4; charset=utf-8");
+    if (path == "/api/v1/experiments") {
+      if (get) return respond(c.list_experiments());
+      if (post) {
+        std::string source = std::string(req["X-Scalebench-Source"]);
+        if (source.empty()) source = "<submitted>";
+        return respond(c.submit(req.body(), source));
+      }
+    }
+    if (std::regex_match(path, m, exp_re)) {
+      if (get && !m[2].matched) return respond(c.experiment(m[1]));
+      if (post && m[2].matched) return respond(c.cancel(m[1]));
+    }
+    if (get && path == "/api/v1/results") {
+      long long after = to_int(query_param(query, "after")).value_or(0);
+      long long limit = to_int(query_param(query, "limit")).value_or(1000);
+      if (limit < 1 || limit > 10000) return bad(400, "limit must be 1..10000");
+      return respond(c.results(query_param(query, "experiment"), after, static_cast<int>(limit)));
+    }
+    if (path == "/api/v1/agents" && get) return respond(c.list_agents());
+    Json body;
+    if (post && path == "/api/v1/agents/register") {
+      if (!json_body(body)) return bad(400, "body is not a JSON object");
+      return respond(c.register_agent(body));
+    }
+    if (post && std::regex_match(path, m, agent_re)) {
+      if (!json_body(body)) return bad(400, "body is not a JSON object");
+      return respond(c.heartbeat(m[1], body));
+    }
+    if (post && std::regex_match(path, m, run_re)) {
+      if (!json_body(body)) return bad(400, "body is not a JSON object");
+      long long id = std::stoll(m[1]);
+      return respond(m[2] == "records" ? c.add_records(id, body) : c.finish_run(id, body));
+    }
+    return bad(404, "no route " + std::string(req.method_string()) + " " + path);
+  } catch (const std::exception& e) {
+    // A store error (disk full, locked) must not take the server down: the caller retries.
+    log::error(std::string(req.method_string()) + " " + path + ": " + e.what());
+    return bad(503, e.what());
+  }
+}
+
+}  // namespace scalebench

@@ -1,0 +1,316 @@
+#include "coordinator/coordinator.hpp"
+
+#include <chrono>
+#include <set>
+
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "common/record.hpp"
+#include "common/sweep.hpp"
+#include "coordinator/scheduler.hpp"
+
+namespace scalebench {
+
+namespace {
+ApiResult error(int status, const std::string& message) { return {status, Json{{"error", message}}}; }
+bool is_terminal(const std::string& state) {
+  return state == "ok" || state == "failed" || state == "timeout" || state == "skipped" || state == "cancelled";
+}
+Json placement_of(const Store::Run& run) {
+  const Json& s = run.spec;
+  int nodes = s.value("nodes", 1), per = s.value("ranks_per_node", 1);
+  bool gpu = s.value("gpu", false);
+  return Json{{"nodes", nodes}, {"ranks_per_node", per}, {"ranks", nodes * per}, {"gpus", gpu ? nodes * per : 0}};
+}
+}  // namespace
+
+Coordinator::Coordinator(Options options) : options_(std::move(options)), store_(options_.db_path) {
+  // After a restart, agents get a full timeout to reappear before their runs are declared lost,
+  // and the result gauges are rebuilt from what was stored.
+  double t = now();
+  for (auto a : store_.agents())
+    if (a.state == "alive") {
+      a.last_seen = t;
+      store_.upsert_agent(a);
+    }
+  long long after = 0;
+  for (;;) {
+    Json page = store_.records(std::nullopt, after, 5000);
+    if (page.empty()) break;
+    for (const auto& r : page) metrics_.record_ingested(r);
+    after = page.back()["record_id"].get<long long>();
+  }
+  refresh_gauges();
+}
+
+double Coordinator::now() const {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+const Experiment* Coordinator::experiment_spec(long long experiment_id) {
+  auto it = spec_cache_.find(experiment_id);
+  if (it != spec_cache_.end()) return &it->second;
+  std::string source;
+  auto yaml = store_.experiment_yaml(experiment_id, &source);
+  if (!yaml) return nullptr;
+  try {
+    return &spec_cache_.emplace(experiment_id, parse_experiment(*yaml, source)).first->second;
+  } catch (const Error& e) {
+    log::warn("stored experiment " + std::to_string(experiment_id) + " no longer parses: " + e.what());
+    return nullptr;
+  }
+}
+
+void Coordinator::refresh_gauges() {
+  int alive = 0, lost = 0;
+  for (const auto& a : store_.agents()) (a.state == "alive" ? alive : lost) += a.state != "gone";
+  metrics_.set_agents(alive, lost);
+  int queued = static_cast<int>(store_.runs(std::nullopt, "queued").size());
+  int running = static_cast<int>(store_.runs(std::nullopt, "running").size() + store_.runs(std::nullopt, "cancelling").size());
+  metrics_.set_runs(queued, running);
+}
+
+void Coordinator::end_run(Store::Run& run, const std::string& state, const std::string& reason, bool add_status_record) {
+  run.state = state;
+  run.reason = reason;
+  run.finished_at = now();
+  store_.update_run(run);
+  if (add_status_record) {
+    Json rec = status_record(record_context(run.id, run.spec, placement_of(run)), state, reason);
+    store_.add_record(run.id, run.attempt, -1 - static_cast<long long>(store_.record_count(run.id)), rec);
+    metrics_.record_ingested(rec);
+  }
+  metrics_.run_finished(state);
+}
+
+ApiResult Coordinator::submit(const std::string& yaml, const std::string& source) {
+  std::lock_guard lock(mutex_);
+  Experiment ex;
+  try {
+    ex = parse_experiment(yaml, source);
+  } catch (const SpecError& e) {
+    Json issues = Json::array();
+    for (const auto& i : e.issues())
+      issues.push_back({{"file", i.file}, {"line", i.line}, {"column", i.column}, {"field", i.field}, {"message", i.message}});
+    return {400, Json{{"error", e.what()}, {"issues", issues}}};
+  }
+  ClusterShape shape = cluster_shape(store_.agents());
+  if (!shape.gpu && shape.ranks_per_node == 0)
+    return error(409, "no agent is registered; start scalebench-agent --coordinator URL on a node first");
+  std::vector<RunSpec> runs = expand(ex, shape);
+  double t = now();
+  long long id = store_.add_experiment(ex.name, source, yaml, runs, t);
+  metrics_.experiment_submitted(ex.name);
+  spec_cache_[id] = ex;
+  // Runs that were settled at expansion (skipped, unplaceable) get their record now.
+  for (auto& run : store_.runs(id))
+    if (run.state == "skipped" || run.state == "failed") end_run(run, run.state, run.reason, true);
+  refresh_gauges();
+  log::info("experiment " + std::to_string(id) + " '" + ex.name + "' submitted from " + source + ": " +
+            std::to_string(runs.size()) + " runs");
+  return {201, Json{{"experiment_id", id}, {"name", ex.name}, {"runs", runs.size()}, {"gpu", shape.gpu}}};
+}
+
+ApiResult Coordinator::list_experiments() {
+  std::lock_guard lock(mutex_);
+  return {200, Json{{"experiments", store_.list_experiments()}}};
+}
+
+ApiResult Coordinator::experiment(const std::string& id_or_name) {
+  std::lock_guard lock(mutex_);
+  auto id = store_.find_experiment(id_or_name);
+  if (!id) return error(404, "no experiment '" + id_or_name + "'");
+  Json e = store_.experiment_summary(*id);
+  Json runs = Json::array();
+  for (const auto& r : store_.runs(*id))
+    runs.push_back({{"run_id", r.id},
+                    {"index", r.index},
+                    {"state", r.state},
+                    {"reason", r.reason},
+                    {"agent", r.agent_id},
+                    {"attempt", r.attempt},
+                    {"variant", r.spec.value("variant", "")},
+                    {"placement", placement_of(r)},
+                    {"params", r.spec.value("params", Json::object())},
+                    {"started_at", r.started_at},
+                    {"finished_at", r.finished_at},
+                    {"records", store_.record_count(r.id)}});
+  e["run_list"] = runs;
+  return {200, e};
+}
+
+ApiResult Coordinator::cancel(const std::string& id_or_name) {
+  std::lock_guard lock(mutex_);
+  auto id = store_.find_experiment(id_or_name);
+  if (!id) return error(404, "no experiment '" + id_or_name + "'");
+  int queued = 0, running = 0;
+  for (auto& r : store_.runs(*id)) {
+    if (r.state == "queued") {
+      end_run(r, "cancelled", "cancelled by user before it started", true);
+      ++queued;
+    } else if (r.state == "running") {
+      r.state = "cancelling";  // the agent kills it at its next heartbeat and reports back
+      store_.update_run(r);
+      ++running;
+    }
+  }
+  refresh_gauges();
+  return {200, Json{{"experiment_id", *id}, {"cancelled_queued", queued}, {"cancelling_running", running}}};
+}
+
+ApiResult Coordinator::results(const std::string& experiment, long long after, int limit) {
+  std::lock_guard lock(mutex_);
+  std::optional<long long> id;
+  if (!experiment.empty()) {
+    id = store_.find_experiment(experiment);
+    if (!id) return error(404, "no experiment '" + experiment + "'");
+  }
+  Json recs = store_.records(id, after, limit);
+  long long next = recs.empty() ? after : recs.back()["record_id"].get<long long>();
+  return {200, Json{{"records", recs}, {"next_after", next}, {"complete", static_cast<int>(recs.size()) < limit}}};
+}
+
+ApiResult Coordinator::register_agent(const Json& info) {
+  std::lock_guard lock(mutex_);
+  if (!info.is_object() || !info.contains("name") || !info["name"].is_string() || info["name"].get<std::string>().empty())
+    return error(400, "register: body needs a non-empty string 'name'");
+  if (!info.contains("gpus") || !info["gpus"].is_array()) return error(400, "register: body needs 'gpus' (an array)");
+  Store::Agent a;
+  a.id = info["name"];
+  a.hostname = info.value("hostname", a.id);
+  a.info = info;
+  a.state = "alive";
+  a.registered_at = a.last_seen = now();
+  store_.upsert_agent(a);
+  refresh_gauges();
+  log::info("agent " + a.id + " registered (" + a.hostname + ", " + std::to_string(info["gpus"].size()) + " GPUs)");
+  return {200, Json{{"agent_id", a.id}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
+}
+
+ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) {
+  std::lock_guard lock(mutex_);
+  auto agent = store_.agent(agent_id);
+  if (!agent || agent->state == "gone") return error(404, "unknown agent '" + agent_id + "'; register again");
+  agent->last_seen = now();
+  bool was_lost = agent->state != "alive";
+  agent->state = "alive";
+  store_.upsert_agent(*agent);
+
+  std::set<long long> active;
+  if (body.contains("active") && body["active"].is_array())
+    for (const auto& id : body["active"])
+      if (id.is_number_integer()) active.insert(id.get<long long>());
+
+  Json cancel = Json::array();
+  bool busy = false;
+  for (auto& r : store_.runs()) {
+    if (r.agent_id != agent_id || (r.state != "running" && r.state != "cancelling")) continue;
+    if (!active.count(r.id)) {
+      // The agent does not know this run (it restarted): it will never report it.
+      end_run(r, "failed", "agent " + agent_id + " restarted while the run was in flight", true);
+      continue;
+    }
+    busy = true;
+    if (r.state == "cancelling") cancel.push_back(r.id);
+  }
+
+  Json assign = Json::array();
+  if (!busy && active.empty()) {
+    if (auto run = pick_run(store_.runs(std::nullopt, "queued"), *agent)) {
+      run->state = "running";
+      run->agent_id = agent_id;
+      run->attempt += 1;
+      run->started_at = now();
+      store_.update_run(*run);
+      assign.push_back({{"run_id", run->id}, {"attempt", run->attempt}, {"spec", run->spec}});
+      log::info("run " + std::to_string(run->id) + " -> agent " + agent_id);
+    }
+  }
+  if (was_lost) log::info("agent " + agent_id + " is back");
+  refresh_gauges();
+  return {200, Json{{"runs", assign}, {"cancel", cancel}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
+}
+
+ApiResult Coordinator::add_records(long long run_id, const Json& body) {
+  std::lock_guard lock(mutex_);
+  auto run = store_.run(run_id);
+  if (!run) return error(404, "no run " + std::to_string(run_id));
+  if (!body.contains("records") || !body["records"].is_array()) return error(400, "body needs 'records' (an array)");
+  int attempt = body.value("attempt", 0);
+  if (attempt != run->attempt) return error(409, "stale attempt " + std::to_string(attempt) + " of run " + std::to_string(run_id));
+  const Experiment* ex = experiment_spec(run->experiment_id);
+  int stored = 0;
+  for (const auto& item : body["records"]) {
+    if (!item.contains("seq") || !item["seq"].is_number_integer() || !item.contains("record"))
+      return error(400, "each entry needs integer 'seq' and 'record'");
+    Json rec = item["record"];
+    std::string problem = validate_record(rec);
+    if (!problem.empty()) return error(400, "record " + item["seq"].dump() + " of run " + std::to_string(run_id) + ": " + problem);
+    if (rec["run_id"].get<long long>() != run_id) return error(400, "record names run " + rec["run_id"].dump());
+    if (ex) {
+      Json outcomes = Json::array();
+      for (const auto& ref : ex->references) {
+        Json o = evaluate_reference(ref, rec);
+        if (!o.is_null()) outcomes.push_back(o);
+      }
+      if (!outcomes.empty()) rec["references"] = outcomes;
+    }
+    if (store_.add_record(run_id, attempt, item["seq"].get<long long>(), rec)) {
+      metrics_.record_ingested(rec);
+      ++stored;
+    }
+  }
+  return {200, Json{{"stored", stored}}};
+}
+
+ApiResult Coordinator::finish_run(long long run_id, const Json& body) {
+  std::lock_guard lock(mutex_);
+  auto run = store_.run(run_id);
+  if (!run) return error(404, "no run " + std::to_string(run_id));
+  if (body.value("attempt", 0) != run->attempt) return error(409, "stale attempt of run " + std::to_string(run_id));
+  if (is_terminal(run->state)) return {200, Json{{"state", run->state}}};  // a resend: already done
+  std::string status = body.value("status", "failed");
+  if (!is_terminal(status)) return error(400, "finish: unknown status '" + status + "'");
+  end_run(*run, status, body.value("reason", ""), false);
+  refresh_gauges();
+  log::info("run " + std::to_string(run_id) + " " + status + (run->reason.empty() ? "" : ": " + run->reason));
+  return {200, Json{{"state", status}}};
+}
+
+ApiResult Coordinator::list_agents() {
+  std::lock_guard lock(mutex_);
+  Json out = Json::array();
+  double t = now();
+  for (const auto& a : store_.agents())
+    out.push_back({{"id", a.id},
+                   {"hostname", a.hostname},
+                   {"state", a.state},
+                   {"gpus", a.info.value("gpus", Json::array())},
+                   {"capabilities", a.info.value("capabilities", Json::array())},
+                   {"seconds_since_heartbeat", t - a.last_seen}});
+  return {200, Json{{"agents", out}}};
+}
+
+void Coordinator::check_liveness() {
+  std::lock_guard lock(mutex_);
+  double t = now();
+  bool changed = false;
+  for (auto a : store_.agents()) {
+    if (a.state != "alive" || t - a.last_seen <= options_.heartbeat_timeout_s) continue;
+    a.state = "lost";
+    store_.upsert_agent(a);
+    changed = true;
+    std::string why = "agent lost: no heartbeat from " + a.id + " for " + std::to_string(static_cast<int>(t - a.last_seen)) + " s";
+    log::warn(why);
+    for (auto& r : store_.runs())
+      if (r.agent_id == a.id && (r.state == "running" || r.state == "cancelling")) end_run(r, "failed", why, true);
+  }
+  if (changed) refresh_gauges();
+}
+
+std::string Coordinator::metrics_text() {
+  std::lock_guard lock(mutex_);
+  return metrics_.text();
+}
+
+}  // namespace scalebench

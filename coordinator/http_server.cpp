@@ -1,0 +1,100 @@
+#include "coordinator/http_server.hpp"
+
+#include <boost/asio/strand.hpp>
+
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "coordinator/http_session.hpp"
+
+namespace scalebench {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+HttpServer::HttpServer(net::io_context& ioc, const tcp::endpoint& endpoint, HttpHandler handler)
+    : ioc_(ioc), acceptor_(net::make_strand(ioc)), handler_(std::make_shared<HttpHandler>(std::move(handler))) {
+  beast::error_code ec;
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+  if (ec)
+    throw Error("cannot listen on " + endpoint.address().to_string() + ":" + std::to_string(endpoint.port()) + ": " +
+                ec.message());
+}
+
+void HttpServer::start() { do_accept(); }
+
+void HttpServer::stop() {
+  net::post(acceptor_.get_executor(), [self = shared_from_this()] {
+    beast::error_code ec;
+    self->acceptor_.close(ec);
+  });
+}
+
+unsigned short HttpServer::port() const { return acceptor_.local_endpoint().port(); }
+
+void HttpServer::do_accept() {
+  acceptor_.async_accept(net::make_strand(ioc_), beast::bind_front_handler(&HttpServer::on_accept, shared_from_this()));
+}
+
+void HttpServer::on_accept(beast::error_code ec, tcp::socket socket) {
+  if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
+  if (ec) log::warn("accept: " + ec.message());
+  else std::make_shared<HttpSession>(std::move(socket), handler_)->run();
+  do_accept();
+}
+
+HttpSession::HttpSession(tcp::socket&& socket, std::shared_ptr<HttpHandler> handler)
+    : stream_(std::move(socket)), handler_(std::move(handler)) {}
+
+void HttpSession::run() {
+  net::dispatch(stream_.get_executor(), beast::bind_front_handler(&HttpSession::do_read, shared_from_this()));
+}
+
+void HttpSession::do_read() {
+  parser_.emplace();
+  parser_->body_limit(HttpServer::kBodyLimit);
+  parser_->header_limit(16 * 1024);
+  stream_.expires_after(std::chrono::seconds(HttpServer::kReadTimeoutS));
+  http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&HttpSession::on_read, shared_from_this()));
+}
+
+void HttpSession::on_read(beast::error_code ec, std::size_t) {
+  if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::connection_reset)
+    return do_close();
+  if (ec) {
+    // Too large or malformed: say so once, then close.
+    auto res = std::make_shared<HttpResponseMsg>(
+        ec == http::error::body_limit ? http::status::payload_too_large : http::status::bad_request, 11);
+    res->set(http::field::content_type, "application/json");
+    res->body() = "{\"error\":\"" + std::string(ec == http::error::body_limit ? "request body over 8 MiB" : "malformed HTTP request") + "\"}";
+    res->keep_alive(false);
+    res->prepare_payload();
+    response_ = res;
+    return http::async_write(stream_, *response_,
+                             beast::bind_front_handler(&HttpSession::on_write, shared_from_this(), true));
+  }
+  const HttpRequest& req = parser_->get();
+  auto res = std::make_shared<HttpResponseMsg>((*handler_)(req));
+  res->keep_alive(req.keep_alive());
+  res->prepare_payload();
+  bool close = res->need_eof();
+  response_ = res;
+  http::async_write(stream_, *response_, beast::bind_front_handler(&HttpSession::on_write, shared_from_this(), close));
+}
+
+void HttpSession::on_write(bool close, beast::error_code ec, std::size_t) {
+  if (ec || close) return do_close();
+  response_.reset();
+  do_read();
+}
+
+void HttpSession::do_close() {
+  beast::error_code ec;
+  stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+}
+
+}  // namespace scalebench

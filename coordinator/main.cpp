@@ -1,0 +1,114 @@
+// scalebench-coordinator: the HTTP API, scheduler, store and /metrics of a scalebench cluster.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "common/version.hpp"
+#include "coordinator/api.hpp"
+#include "coordinator/coordinator.hpp"
+#include "coordinator/http_server.hpp"
+
+namespace {
+const char* kUsage = R"(usage: scalebench-coordinator [options]
+  --listen ADDR            address to listen on (default 127.0.0.1)
+  --port N                 port (default 8470; 0 picks a free one)
+  --port-file FILE         write the port actually used here once listening
+  --db FILE                SQLite store (default scalebench.db)
+  --heartbeat-interval S   seconds between agent heartbeats (default 1)
+  --heartbeat-timeout S    an agent silent this long is lost, and its runs fail (default 10)
+  --version
+)";
+
+[[noreturn]] void usage_error(const std::string& msg) {
+  std::cerr << "scalebench-coordinator: " << msg << "\n" << kUsage;
+  std::exit(2);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace scalebench;
+  log::set_component("coordinator");
+  std::string listen = "127.0.0.1", port_file;
+  int port = 8470;
+  Coordinator::Options options;
+  options.db_path = "scalebench.db";
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(a + " needs a value");
+      return argv[++i];
+    };
+    try {
+      if (a == "--listen") listen = value();
+      else if (a == "--port") port = std::stoi(value());
+      else if (a == "--port-file") port_file = value();
+      else if (a == "--db") options.db_path = value();
+      else if (a == "--heartbeat-interval") options.heartbeat_interval_s = std::stod(value());
+      else if (a == "--heartbeat-timeout") options.heartbeat_timeout_s = std::stod(value());
+      else if (a == "--version") {
+        std::cout << "scalebench-coordinator " << kVersion << " (" << kGitRevision << ")\n";
+        return 0;
+      } else if (a == "-h" || a == "--help") {
+        std::cout << kUsage;
+        return 0;
+      } else usage_error("unknown option " + a);
+    } catch (const std::logic_error&) {
+      usage_error("bad value for " + a);
+    }
+  }
+  if (port < 0 || port > 65535) usage_error("--port must be 0..65535");
+  try {
+    Coordinator coordinator(options);
+    boost::asio::io_context ioc;
+    auto address = boost::asio::ip::make_address(listen);
+    auto server = std::make_shared<HttpServer>(ioc, boost::asio::ip::tcp::endpoint(address, static_cast<unsigned short>(port)),
+                                               [&](const HttpRequest& r) { return handle_api(coordinator, r); });
+    server->start();
+    const unsigned short actual = server->port();
+    if (!port_file.empty()) {
+      std::string tmp = port_file + ".tmp";
+      std::ofstream(tmp) << actual << "\n";
+      std::rename(tmp.c_str(), port_file.c_str());  // readers never see a half-written file
+    }
+    log::info("listening on http://" + listen + ":" + std::to_string(actual) + ", store " + options.db_path);
+
+    boost::asio::steady_timer timer(ioc);
+    std::function<void()> tick = [&] {
+      timer.expires_after(std::chrono::milliseconds(500));
+      timer.async_wait([&](boost::system::error_code ec) {
+        if (ec) return;
+        try {
+          coordinator.check_liveness();
+        } catch (const std::exception& e) {
+          log::error(std::string("liveness check: ") + e.what());
+        }
+        tick();
+      });
+    };
+    tick();
+    boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
+    signals.async_wait([&](boost::system::error_code, int sig) {
+      log::info("signal " + std::to_string(sig) + ": shutting down");
+      server->stop();
+      timer.cancel();
+      ioc.stop();
+    });
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 3; ++i) threads.emplace_back([&] { ioc.run(); });
+    ioc.run();
+    for (auto& t : threads) t.join();
+    log::info("stopped");
+    return 0;
+  } catch (const std::exception& e) {
+    log::error(e.what());
+    return 1;
+  }
+}

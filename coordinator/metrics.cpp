@@ -1,0 +1,114 @@
+#include "coordinator/metrics.hpp"
+
+#include <prometheus/text_serializer.h>
+
+#include <algorithm>
+
+#include "common/units.hpp"
+
+namespace scalebench {
+
+Metrics::Metrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      agents_(prometheus::BuildGauge().Name("scalebench_agents").Help("Registered agents by state").Register(*registry_)),
+      runs_(prometheus::BuildGauge().Name("scalebench_runs").Help("Runs queued or running now").Register(*registry_)),
+      runs_finished_(prometheus::BuildCounter()
+                         .Name("scalebench_runs_finished_total")
+                         .Help("Runs that ended, by status")
+                         .Register(*registry_)),
+      records_total_(prometheus::BuildCounter()
+                         .Name("scalebench_records_ingested_total")
+                         .Help("Result records stored")
+                         .Register(*registry_)
+                         .Add({})),
+      experiments_total_(prometheus::BuildCounter()
+                             .Name("scalebench_experiments_submitted_total")
+                             .Help("Experiments submitted")
+                             .Register(*registry_)
+                             .Add({})) {
+  for (const char* s : {"ok", "failed", "timeout", "skipped", "cancelled"}) runs_finished_.Add({{"status", s}});
+}
+
+void Metrics::set_agents(int alive, int lost) {
+  agents_.Add({{"state", "alive"}}).Set(alive);
+  agents_.Add({{"state", "lost"}}).Set(lost);
+}
+
+void Metrics::set_runs(int queued, int running) {
+  runs_.Add({{"state", "queued"}}).Set(queued);
+  runs_.Add({{"state", "running"}}).Set(running);
+}
+
+void Metrics::run_finished(const std::string& status) { runs_finished_.Add({{"status", status}}).Increment(); }
+
+void Metrics::experiment_submitted(const std::string& name) {
+  experiments_total_.Increment();
+  forget_experiment(name);  // a new run of the same name replaces the old series
+}
+
+std::string Metrics::result_metric_name(const std::string& workload, const std::string& metric, const std::string& unit) {
+  auto clean = [](std::string s) {
+    for (char& c : s)
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    return s;
+  };
+  auto base = base_unit(unit);
+  std::string name = "scalebench_" + clean(workload) + "_" + clean(metric);
+  if (base && base->name != "ratio") name += "_" + base->name;
+  return name;
+}
+
+prometheus::Family<prometheus::Gauge>& Metrics::result_family(const std::string& name, const std::string& help) {
+  auto it = result_families_.find(name);
+  if (it != result_families_.end()) return *it->second;
+  auto& f = prometheus::BuildGauge().Name(name).Help(help).Register(*registry_);
+  result_families_[name] = &f;
+  return f;
+}
+
+void Metrics::forget_experiment(const std::string& name) {
+  auto it = series_by_experiment_.find(name);
+  if (it != series_by_experiment_.end()) {
+    for (auto& s : it->second) s.family->Remove(s.gauge);
+    series_by_experiment_.erase(it);
+  }
+  experiment_order_.erase(std::remove(experiment_order_.begin(), experiment_order_.end(), name), experiment_order_.end());
+}
+
+void Metrics::record_ingested(const Json& r) {
+  records_total_.Increment();
+  if (r.value("status", "") != "ok" || !r.contains("value") || !r["value"].is_number()) return;
+  const std::string experiment = r.value("experiment", "");
+  if (std::find(experiment_order_.begin(), experiment_order_.end(), experiment) == experiment_order_.end()) {
+    experiment_order_.push_back(experiment);
+    while (experiment_order_.size() > kMaxExperiments) forget_experiment(experiment_order_.front());
+  }
+  const std::string unit = r.value("unit", "");
+  auto base = base_unit(unit);
+  const double value = r["value"].get<double>() * (base ? base->factor : 1.0);
+  const Json params = r.value("params", Json::object());
+  const Json placement = r.value("placement", Json::object());
+  std::map<std::string, std::string> labels{
+      {"experiment", experiment},
+      {"workload", r.value("workload", "")},
+      {"variant", r.value("variant", "")},
+      {"nodes", std::to_string(placement.value("nodes", 1))},
+      {"gpus", std::to_string(placement.value("gpus", 0))},
+      {"ranks", std::to_string(placement.value("ranks", 0))},
+  };
+  for (const char* key : {"op", "dtype", "precision", "backend"})
+    if (params.contains(key) && params[key].is_string()) labels[key] = params[key].get<std::string>();
+  if (r.contains("point") && r["point"].contains("size")) labels["size"] = r["point"]["size"].dump();
+  if (params.contains("in_place") && params["in_place"].is_boolean()) labels["in_place"] = params["in_place"].get<bool>() ? "1" : "0";
+  auto& family = result_family(result_metric_name(r.value("workload", ""), r.value("metric", ""), unit),
+                               "Latest median of " + r.value("metric", std::string()) + " (" + unit + " in base units)");
+  auto& gauge = family.Add(labels);
+  gauge.Set(value);
+  auto& list = series_by_experiment_[experiment];
+  if (std::none_of(list.begin(), list.end(), [&](const Series& s) { return s.gauge == &gauge; }))
+    list.push_back({&family, &gauge});
+}
+
+std::string Metrics::text() const { return prometheus::TextSerializer().Serialize(registry_->Collect()); }
+
+}  // namespace scalebench

@@ -1,0 +1,54 @@
+#pragma once
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/registry.h>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+
+namespace scalebench {
+
+// The coordinator's /metrics: service counters plus the latest result of every measured point as
+// gauges. Result series are kept for the newest kMaxExperiments experiment names only, and a
+// re-run of a name replaces its series, so the label sets cannot grow without bound.
+class Metrics {
+ public:
+  static constexpr std::size_t kMaxExperiments = 32;
+  Metrics();
+
+  void set_agents(int alive, int lost);
+  void set_runs(int queued, int running);
+  void run_finished(const std::string& status);
+  void experiment_submitted(const std::string& name);
+  void record_ingested(const Json& record);
+  std::string text() const;
+
+  // Metric name for a record's metric and unit: busbw in GB/s -> scalebench_collective_busbw_bytes_per_second.
+  static std::string result_metric_name(const std::string& workload, const std::string& metric, const std::string& unit);
+
+ private:
+  prometheus::Family<prometheus::Gauge>& result_family(const std::string& name, const std::string& help);
+  void forget_experiment(const std::string& name);
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Gauge>& agents_;
+  prometheus::Family<prometheus::Gauge>& runs_;
+  prometheus::Family<prometheus::Counter>& runs_finished_;
+  prometheus::Counter& records_total_;
+  prometheus::Counter& experiments_total_;
+  std::map<std::string, prometheus::Family<prometheus::Gauge>*> result_families_;
+  struct Series {
+    prometheus::Family<prometheus::Gauge>* family;
+    prometheus::Gauge* gauge;
+  };
+  std::map<std::string, std::vector<Series>> series_by_experiment_;
+  std::deque<std::string> experiment_order_;  // oldest first
+};
+
+}  // namespace scalebench

@@ -1,0 +1,300 @@
+#include "coordinator/store.hpp"
+
+#include <sqlite3.h>
+
+#include "common/error.hpp"
+
+namespace scalebench {
+
+namespace {
+// A prepared statement that finalizes itself; every sqlite3 error names the store's path.
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& path, const char* sql) : db_(db), path_(path) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) fail("prepare");
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, long long v) { return check(sqlite3_bind_int64(stmt_, i, v)); }
+  Statement& bind(int i, int v) { return check(sqlite3_bind_int64(stmt_, i, v)); }
+  Statement& bind(int i, double v) { return check(sqlite3_bind_double(stmt_, i, v)); }
+  Statement& bind(int i, const std::string& v) {
+    return check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+  }
+  Statement& bind_null(int i) { return check(sqlite3_bind_null(stmt_, i)); }
+
+  bool step() {  // true while there is a row
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    fail("step");
+    return false;
+  }
+  long long i64(int c) { return sqlite3_column_int64(stmt_, c); }
+  double real(int c) { return sqlite3_column_double(stmt_, c); }
+  std::string text(int c) {
+    auto p = sqlite3_column_text(stmt_, c);
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, c))) : "";
+  }
+
+ private:
+  Statement& check(int rc) {
+    if (rc != SQLITE_OK) fail("bind");
+    return *this;
+  }
+  [[noreturn]] void fail(const char* what) {
+    throw Error("store " + path_ + ": " + what + ": " + sqlite3_errmsg(db_));
+  }
+  sqlite3* db_;
+  const std::string& path_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+constexpr const char* kSchema = R"SQL(
+CREATE TABLE IF NOT EXISTS experiments(
+  id INTEGER PRIMARY KEY, name TEXT NOT NULL, source TEXT, spec_yaml TEXT NOT NULL, submitted_at REAL);
+CREATE TABLE IF NOT EXISTS runs(
+  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id), idx INTEGER,
+  spec_json TEXT NOT NULL, state TEXT NOT NULL, reason TEXT DEFAULT '', agent_id TEXT DEFAULT '',
+  attempt INTEGER DEFAULT 0, queued_at REAL, started_at REAL DEFAULT 0, finished_at REAL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS runs_by_state ON runs(state);
+CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs(experiment_id);
+CREATE TABLE IF NOT EXISTS records(
+  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), attempt INTEGER, seq INTEGER,
+  json TEXT NOT NULL, UNIQUE(run_id, attempt, seq));
+CREATE TABLE IF NOT EXISTS agents(
+  id TEXT PRIMARY KEY, hostname TEXT, info_json TEXT, state TEXT, registered_at REAL, last_seen REAL);
+)SQL";
+}  // namespace
+
+Store::Store(const std::string& path, bool read_only) : path_(path) {
+  int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  if (sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw Error("store " + path + ": cannot open: " + msg);
+  }
+  sqlite3_busy_timeout(db_, 5000);
+  if (!read_only) {
+    exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=NORMAL");  // WAL + NORMAL: a killed process loses nothing committed
+    exec("PRAGMA foreign_keys=ON");
+    exec(kSchema);
+  }
+}
+
+Store::~Store() { sqlite3_close(db_); }
+
+void Store::exec(const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw Error("store " + path_ + ": " + msg);
+  }
+}
+
+Store::Transaction::Transaction(Store& s) : store_(s) { store_.exec("BEGIN IMMEDIATE"); }
+Store::Transaction::~Transaction() {
+  if (!done_) {
+    try {
+      store_.exec("ROLLBACK");
+    } catch (...) {
+    }
+  }
+}
+void Store::Transaction::commit() {
+  store_.exec("COMMIT");
+  done_ = true;
+}
+
+long long Store::add_experiment(const std::string& name, const std::string& source, const std::string& yaml,
+                                const std::vector<RunSpec>& runs, double now) {
+  Transaction tx(*this);
+  Statement ins(db_, path_, "INSERT INTO experiments(name, source, spec_yaml, submitted_at) VALUES(?,?,?,?)");
+  ins.bind(1, name).bind(2, source).bind(3, yaml).bind(4, now).step();
+  long long id = sqlite3_last_insert_rowid(db_);
+  Statement run(db_, path_,
+                "INSERT INTO runs(experiment_id, idx, spec_json, state, reason, queued_at) VALUES(?,?,?,?,?,?)");
+  for (const auto& r : runs) {
+    std::string state = !r.skip_reason.empty() ? "skipped" : !r.fail_reason.empty() ? "failed" : "queued";
+    std::string reason = !r.skip_reason.empty() ? r.skip_reason : r.fail_reason;
+    Statement one(db_, path_,
+                  "INSERT INTO runs(experiment_id, idx, spec_json, state, reason, queued_at) VALUES(?,?,?,?,?,?)");
+    one.bind(1, id).bind(2, r.index).bind(3, to_json(r).dump()).bind(4, state).bind(5, reason).bind(6, now).step();
+  }
+  tx.commit();
+  return id;
+}
+
+Json Store::experiment_summary(long long id) {
+  Statement q(db_, path_, "SELECT id, name, source, submitted_at FROM experiments WHERE id=?");
+  q.bind(1, id);
+  if (!q.step()) return nullptr;
+  Json e{{"id", q.i64(0)}, {"name", q.text(1)}, {"source", q.text(2)}, {"submitted_at", q.real(3)}};
+  Json counts = Json::object();
+  int total = 0, open = 0;
+  Statement c(db_, path_, "SELECT state, COUNT(*) FROM runs WHERE experiment_id=? GROUP BY state");
+  c.bind(1, id);
+  while (c.step()) {
+    std::string state = c.text(0);
+    int n = static_cast<int>(c.i64(1));
+    counts[state] = n;
+    total += n;
+    if (state == "queued" || state == "running" || state == "cancelling") open += n;
+  }
+  e["runs"] = total;
+  e["states"] = counts;
+  e["done"] = total - open;
+  e["finished"] = open == 0;
+  return e;
+}
+
+Json Store::list_experiments() {
+  Json out = Json::array();
+  std::vector<long long> ids;
+  {
+    Statement q(db_, path_, "SELECT id FROM experiments ORDER BY id");
+    while (q.step()) ids.push_back(q.i64(0));
+  }
+  for (long long id : ids) out.push_back(experiment_summary(id));
+  return out;
+}
+
+std::optional<long long> Store::find_experiment(const std::string& id_or_name) {
+  bool numeric = !id_or_name.empty() && id_or_name.find_first_not_of("0123456789") == std::string::npos;
+  if (numeric) {
+    Statement q(db_, path_, "SELECT id FROM experiments WHERE id=?");
+    q.bind(1, std::stoll(id_or_name));
+    if (q.step()) return q.i64(0);
+  }
+  Statement q(db_, path_, "SELECT id FROM experiments WHERE name=? ORDER BY id DESC LIMIT 1");
+  q.bind(1, id_or_name);
+  if (q.step()) return q.i64(0);
+  return std::nullopt;
+}
+
+std::optional<std::string> Store::experiment_yaml(long long id, std::string* source) {
+  Statement q(db_, path_, "SELECT spec_yaml, source FROM experiments WHERE id=?");
+  q.bind(1, id);
+  if (!q.step()) return std::nullopt;
+  if (source) *source = q.text(1);
+  return q.text(0);
+}
+
+namespace {
+constexpr const char* kRunColumns =
+    "SELECT id, experiment_id, idx, spec_json, state, reason, agent_id, attempt, queued_at, started_at, finished_at "
+    "FROM runs";
+}
+
+std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std::optional<std::string> state) {
+  std::string sql = kRunColumns;
+  sql += " WHERE (?1 IS NULL OR experiment_id=?1) AND (?2 IS NULL OR state=?2) ORDER BY id";
+  Statement q(db_, path_, sql.c_str());
+  if (experiment_id) q.bind(1, *experiment_id);
+  else q.bind_null(1);
+  if (state) q.bind(2, *state);
+  else q.bind_null(2);
+  std::vector<Run> out;
+  while (q.step()) {
+    Run r;
+    r.id = q.i64(0);
+    r.experiment_id = q.i64(1);
+    r.index = static_cast<int>(q.i64(2));
+    r.spec = Json::parse(q.text(3));
+    r.state = q.text(4);
+    r.reason = q.text(5);
+    r.agent_id = q.text(6);
+    r.attempt = static_cast<int>(q.i64(7));
+    r.queued_at = q.real(8);
+    r.started_at = q.real(9);
+    r.finished_at = q.real(10);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::optional<Store::Run> Store::run(long long id) {
+  std::string sql = std::string(kRunColumns) + " WHERE id=?";
+  Statement q(db_, path_, sql.c_str());
+  q.bind(1, id);
+  if (!q.step()) return std::nullopt;
+  Run r;
+  r.id = q.i64(0);
+  r.experiment_id = q.i64(1);
+  r.index = static_cast<int>(q.i64(2));
+  r.spec = Json::parse(q.text(3));
+  r.state = q.text(4);
+  r.reason = q.text(5);
+  r.agent_id = q.text(6);
+  r.attempt = static_cast<int>(q.i64(7));
+  r.queued_at = q.real(8);
+  r.started_at = q.real(9);
+  r.finished_at = q.real(10);
+  return r;
+}
+
+void Store::update_run(const Run& r) {
+  Statement q(db_, path_,
+              "UPDATE runs SET state=?, reason=?, agent_id=?, attempt=?, started_at=?, finished_at=? WHERE id=?");
+  q.bind(1, r.state).bind(2, r.reason).bind(3, r.agent_id).bind(4, r.attempt).bind(5, r.started_at).bind(6, r.finished_at);
+  q.bind(7, r.id).step();
+}
+
+bool Store::add_record(long long run_id, int attempt, long long seq, const Json& record) {
+  Statement q(db_, path_, "INSERT OR IGNORE INTO records(run_id, attempt, seq, json) VALUES(?,?,?,?)");
+  q.bind(1, run_id).bind(2, attempt).bind(3, seq).bind(4, record.dump()).step();
+  return sqlite3_changes(db_) > 0;
+}
+
+std::size_t Store::record_count(long long run_id) {
+  Statement q(db_, path_, "SELECT COUNT(*) FROM records WHERE run_id=?");
+  q.bind(1, run_id);
+  q.step();
+  return static_cast<std::size_t>(q.i64(0));
+}
+
+Json Store::records(std::optional<long long> experiment_id, long long after_id, int limit) {
+  Statement q(db_, path_,
+              "SELECT records.id, records.json FROM records JOIN runs ON runs.id = records.run_id "
+              "WHERE records.id > ?1 AND (?2 IS NULL OR runs.experiment_id = ?2) ORDER BY records.id LIMIT ?3");
+  q.bind(1, after_id);
+  if (experiment_id) q.bind(2, *experiment_id);
+  else q.bind_null(2);
+  q.bind(3, limit);
+  Json out = Json::array();
+  while (q.step()) {
+    Json r = Json::parse(q.text(1));
+    r["record_id"] = q.i64(0);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+void Store::upsert_agent(const Agent& a) {
+  Statement q(db_, path_,
+              "INSERT INTO agents(id, hostname, info_json, state, registered_at, last_seen) VALUES(?,?,?,?,?,?) "
+              "ON CONFLICT(id) DO UPDATE SET hostname=excluded.hostname, info_json=excluded.info_json, "
+              "state=excluded.state, registered_at=excluded.registered_at, last_seen=excluded.last_seen");
+  q.bind(1, a.id).bind(2, a.hostname).bind(3, a.info.dump()).bind(4, a.state).bind(5, a.registered_at).bind(6, a.last_seen);
+  q.step();
+}
+
+std::optional<Store::Agent> Store::agent(const std::string& id) {
+  for (auto& a : agents())
+    if (a.id == id) return a;
+  return std::nullopt;
+}
+
+std::vector<Store::Agent> Store::agents() {
+  Statement q(db_, path_, "SELECT id, hostname, info_json, state, registered_at, last_seen FROM agents ORDER BY id");
+  std::vector<Agent> out;
+  while (q.step()) out.push_back({q.text(0), q.text(1), Json::parse(q.text(2)), q.text(3), q.real(4), q.real(5)});
+  return out;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,81 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "common/sweep.hpp"
+
+struct sqlite3;
+
+namespace scalebench {
+
+// Everything the coordinator knows, in one SQLite file (WAL journal), so that a restart or a
+// crash loses nothing that was acknowledged. Not thread-safe: the coordinator serialises calls.
+class Store {
+ public:
+  explicit Store(const std::string& path, bool read_only = false);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  struct Run {
+    long long id = 0;
+    long long experiment_id = 0;
+    int index = 0;
+    Json spec;
+    std::string state;  // queued, running, cancelling, ok, failed, timeout, skipped, cancelled
+    std::string reason;
+    std::string agent_id;
+    int attempt = 0;
+    double queued_at = 0, started_at = 0, finished_at = 0;
+  };
+  struct Agent {
+    std::string id;
+    std::string hostname;
+    Json info;
+    std::string state;  // alive, lost, gone
+    double registered_at = 0, last_seen = 0;
+  };
+
+  long long add_experiment(const std::string& name, const std::string& source, const std::string& yaml,
+                           const std::vector<RunSpec>& runs, double now);
+  Json experiment_summary(long long id);  // null when unknown
+  Json list_experiments();
+  std::optional<long long> find_experiment(const std::string& id_or_name);  // newest of that name
+  std::optional<std::string> experiment_yaml(long long id, std::string* source = nullptr);
+
+  std::vector<Run> runs(std::optional<long long> experiment_id = std::nullopt,
+                        std::optional<std::string> state = std::nullopt);
+  std::optional<Run> run(long long id);
+  void update_run(const Run& run);
+
+  // False when (run, attempt, seq) was stored before: agents resend after a lost answer.
+  bool add_record(long long run_id, int attempt, long long seq, const Json& record);
+  std::size_t record_count(long long run_id);
+  // Records in insertion order after `after_id`, each with its "record_id".
+  Json records(std::optional<long long> experiment_id, long long after_id, int limit);
+
+  void upsert_agent(const Agent& agent);
+  std::optional<Agent> agent(const std::string& id);
+  std::vector<Agent> agents();
+
+  // Many changes as one (submit of a large experiment); rolls back if the scope throws.
+  class Transaction {
+   public:
+    explicit Transaction(Store& s);
+    ~Transaction();
+    void commit();
+
+   private:
+    Store& store_;
+    bool done_ = false;
+  };
+
+ private:
+  void exec(const std::string& sql);
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace scalebench
