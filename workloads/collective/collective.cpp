@@ -1,0 +1,132 @@
+#include "workloads/collective/collective.hpp"
+
+#include <cmath>
+
+#include "common/error.hpp"
+
+namespace scalebench::collective {
+
+Op parse_op(const std::string& s) {
+  if (s == "all_reduce") return Op::kAllReduce;
+  if (s == "all_gather") return Op::kAllGather;
+  if (s == "reduce_scatter") return Op::kReduceScatter;
+  if (s == "broadcast") return Op::kBroadcast;
+  if (s == "reduce") return Op::kReduce;
+  if (s == "alltoall") return Op::kAllToAll;
+  if (s == "sendrecv") return Op::kSendRecv;
+  throw Error("unknown collective op '" + s + "'");
+}
+
+DType parse_dtype(const std::string& s) {
+  if (s == "float32") return DType::kFloat32;
+  if (s == "float64") return DType::kFloat64;
+  if (s == "float16") return DType::kFloat16;
+  if (s == "bfloat16") return DType::kBFloat16;
+  if (s == "int32") return DType::kInt32;
+  if (s == "int64") return DType::kInt64;
+  if (s == "int8") return DType::kInt8;
+  if (s == "uint8") return DType::kUInt8;
+  throw Error("unknown dtype '" + s + "'");
+}
+
+RedOp parse_redop(const std::string& s) {
+  if (s == "sum") return RedOp::kSum;
+  if (s == "prod") return RedOp::kProd;
+  if (s == "max") return RedOp::kMax;
+  if (s == "min") return RedOp::kMin;
+  if (s == "avg") return RedOp::kAvg;
+  throw Error("unknown reduce_op '" + s + "'");
+}
+
+std::size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::kFloat64:
+    case DType::kInt64: return 8;
+    case DType::kFloat32:
+    case DType::kInt32: return 4;
+    case DType::kFloat16:
+    case DType::kBFloat16: return 2;
+    case DType::kInt8:
+    case DType::kUInt8: return 1;
+  }
+  return 1;
+}
+
+bool is_reducing(Op op) { return op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kReduce; }
+
+double busbw_factor(Op op, int n) {
+  const double nd = n;
+  switch (op) {
+    case Op::kAllReduce: return 2.0 * (nd - 1) / nd;
+    case Op::kAllGather:
+    case Op::kReduceScatter:
+    case Op::kAllToAll: return (nd - 1) / nd;
+    case Op::kBroadcast:
+    case Op::kReduce:
+    case Op::kSendRecv: return 1.0;
+  }
+  return 1.0;
+}
+
+Layout layout_for(Op op, std::uint64_t bytes, DType t, int n) {
+  const std::size_t elem = dtype_size(t);
+  const std::size_t count = static_cast<std::size_t>(bytes / elem);
+  Layout l;
+  switch (op) {
+    case Op::kAllGather:
+    case Op::kReduceScatter:
+    case Op::kAllToAll: {
+      std::size_t per = count / static_cast<std::size_t>(n);
+      per -= per % (16 / elem > 0 ? 16 / elem : 1);  // 16-byte aligned chunks, as nccl-tests
+      l.chunk = per;
+      if (op == Op::kAllGather) {
+        l.send_count = per;
+        l.recv_count = per * static_cast<std::size_t>(n);
+      } else if (op == Op::kReduceScatter) {
+        l.send_count = per * static_cast<std::size_t>(n);
+        l.recv_count = per;
+      } else {
+        l.send_count = l.recv_count = per * static_cast<std::size_t>(n);
+      }
+      l.size_bytes = static_cast<std::uint64_t>(per) * static_cast<std::uint64_t>(n) * elem;
+      break;
+    }
+    default:
+      l.send_count = l.recv_count = count;
+      l.size_bytes = static_cast<std::uint64_t>(count) * elem;
+  }
+  return l;
+}
+
+std::vector<std::uint64_t> size_sweep(std::uint64_t min_bytes, std::uint64_t max_bytes, double factor, std::size_t elem) {
+  std::vector<std::uint64_t> out;
+  auto round = [&](std::uint64_t b) { return std::max<std::uint64_t>(elem, b / elem * elem); };
+  if (factor <= 1.0) return {round(min_bytes)};
+  for (double b = static_cast<double>(min_bytes); b <= static_cast<double>(max_bytes) * (1 + 1e-12); b *= factor) {
+    std::uint64_t s = round(static_cast<std::uint64_t>(std::llround(b)));
+    if (out.empty() || out.back() != s) out.push_back(s);
+  }
+  return out;
+}
+
+Config Config::from_params(const Json& p, int repetitions) {
+  Config c;
+  c.backend = p.value("backend", "mpi");
+  c.op = parse_op(p.value("op", "all_reduce"));
+  c.dtype = parse_dtype(p.value("dtype", "float32"));
+  c.redop = parse_redop(p.value("reduce_op", "sum"));
+  c.min_bytes = p.value("min_bytes", std::uint64_t{8});
+  c.max_bytes = p.value("max_bytes", std::uint64_t{64u << 20});
+  c.step_factor = p.value("step_factor", 2.0);
+  c.warmup = p.value("warmup", 5);
+  c.iters = p.contains("iters") && p["iters"].is_number_integer() ? p["iters"].get<int>() : 0;
+  c.in_place = p.value("in_place", false);
+  c.root = p.value("root", 0);
+  c.check = p.value("check", true);
+  c.time_cap_s = p.value("time_cap_s", 2.0);
+  c.target_cv = p.value("target_cv", 0.0);
+  c.repetitions = repetitions;
+  return c;
+}
+
+}  // namespace scalebench::collective

@@ -1,0 +1,56 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+
+namespace scalebench::collective {
+
+enum class Op { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kSendRecv };
+enum class DType { kFloat32, kFloat64, kFloat16, kBFloat16, kInt32, kInt64, kInt8, kUInt8 };
+enum class RedOp { kSum, kProd, kMax, kMin, kAvg };
+
+Op parse_op(const std::string& s);
+DType parse_dtype(const std::string& s);
+RedOp parse_redop(const std::string& s);
+std::size_t dtype_size(DType t);
+bool is_reducing(Op op);
+
+// nccl-tests' bus-bandwidth factor: busbw = algbw x factor(n).
+double busbw_factor(Op op, int nranks);
+
+// How one message size maps to element counts on each rank, as nccl-tests does it:
+// `size` is the larger of the send and receive buffers; per-rank chunks round down to 16 bytes.
+struct Layout {
+  std::uint64_t size_bytes = 0;  // the size reported (algbw uses it)
+  std::size_t send_count = 0;    // elements each rank sends
+  std::size_t recv_count = 0;    // elements each rank receives
+  std::size_t chunk = 0;         // per-peer chunk (all_gather, reduce_scatter, alltoall)
+};
+Layout layout_for(Op op, std::uint64_t requested_bytes, DType t, int nranks);
+
+// min, min*f, ... <= max (each a multiple of the element size, at least one element).
+std::vector<std::uint64_t> size_sweep(std::uint64_t min_bytes, std::uint64_t max_bytes, double factor, std::size_t elem);
+
+// The resolved parameters of one run of the collective workload.
+struct Config {
+  std::string backend;
+  Op op = Op::kAllReduce;
+  DType dtype = DType::kFloat32;
+  RedOp redop = RedOp::kSum;
+  std::uint64_t min_bytes = 8, max_bytes = 64u << 20;
+  double step_factor = 2;
+  int warmup = 5;
+  int iters = 0;  // 0: auto
+  bool in_place = false;
+  int root = 0;
+  bool check = true;
+  double time_cap_s = 2;
+  double target_cv = 0;
+  int repetitions = 20;
+  static Config from_params(const Json& params, int repetitions);
+};
+
+}  // namespace scalebench::collective

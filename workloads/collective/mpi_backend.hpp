@@ -1,0 +1,23 @@
+#pragma once
+#include "workloads/bootstrap/mpi_session.hpp"
+#include "workloads/collective/backend.hpp"
+
+namespace scalebench::collective {
+
+// MPI collectives on host memory: lets the whole system run, and be tested, without a GPU.
+class MpiBackend final : public Backend {
+ public:
+  explicit MpiBackend(const MpiSession& mpi) : mpi_(mpi) {}
+  std::string name() const override { return "mpi"; }
+  std::string unsupported(const Config& c) const override;
+  void allocate(const Config& c, const Layout& largest) override;
+  double time_ops(const Config& c, const Layout& l, int iters) override;
+  std::vector<std::byte> run_checked(const Config& c, const Layout& l, const std::vector<std::byte>& input) override;
+
+ private:
+  void launch(const Config& c, const Layout& l);
+  const MpiSession& mpi_;
+  std::vector<std::byte> send_, recv_;
+};
+
+}  // namespace scalebench::collective

@@ -1,0 +1,73 @@
+#include "workloads/collective/report.hpp"
+
+#include "common/stats.hpp"
+
+namespace scalebench::collective {
+
+namespace {
+Json stats_json(const std::vector<double>& v, const std::string& stop) {
+  Summary s = summarize(v);
+  return Json{{"n", s.n},           {"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv},
+              {"min", s.min},       {"max", s.max},       {"samples", v},   {"stop", stop}};
+}
+}  // namespace
+
+std::vector<Json> point_records(const Json& context, const Config& c, int nranks, const PointResult& p) {
+  const double bytes = static_cast<double>(p.layout.size_bytes);
+  const double factor = busbw_factor(c.op, nranks);
+  std::vector<double> time_us, algbw, busbw;
+  for (double s : p.seconds) {
+    time_us.push_back(s * 1e6);
+    algbw.push_back(bytes / s / 1e9);
+    busbw.push_back(bytes / s / 1e9 * factor);
+  }
+  Json point{{"size", p.layout.size_bytes},
+             {"count", p.layout.send_count},
+             {"chunk", p.layout.chunk},
+             {"iters", p.iters},
+             {"busbw_factor", factor}};
+  Json correctness = p.wrong < 0 ? Json{{"checked", false}, {"passed", nullptr}, {"wrong", nullptr}}
+                                 : Json{{"checked", true}, {"passed", p.wrong == 0}, {"wrong", p.wrong}};
+  const std::string status = p.wrong > 0 ? "failed" : "ok";
+  const std::string reason = p.wrong > 0 ? std::to_string(p.wrong) + " wrong elements in the output" : "";
+  struct M {
+    const char* metric;
+    const char* unit;
+    const char* better;
+    const std::vector<double>& values;
+  };
+  std::vector<Json> out;
+  for (const M& m : {M{"time", "us", "lower", time_us}, M{"algbw", "GB/s", "higher", algbw}, M{"busbw", "GB/s", "higher", busbw}}) {
+    Json r = context;
+    r["point"] = point;
+    r["metric"] = m.metric;
+    r["unit"] = m.unit;
+    r["better"] = m.better;
+    Json st = stats_json(m.values, p.stop);
+    r["value"] = st["median"];
+    r["stats"] = st;
+    r["correctness"] = correctness;
+    r["status"] = status;
+    r["reason"] = reason;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+void print_table_header(std::FILE* out, const Config& c, int nranks) {
+  std::fprintf(out, "# collective %s on %d ranks, backend %s, %s\n", c.backend == "nccl" ? "NCCL" : "MPI", nranks,
+               c.backend.c_str(), c.in_place ? "in-place" : "out-of-place");
+  std::fprintf(out, "# %12s %12s %6s %9s %9s %9s %7s %6s\n", "size(B)", "count", "iters", "time(us)", "algbw", "busbw",
+               "cv(%)", "#wrong");
+}
+
+void print_table_row(std::FILE* out, const Config& c, int nranks, const PointResult& p) {
+  const Summary s = summarize(p.seconds);
+  const double algbw = static_cast<double>(p.layout.size_bytes) / s.median / 1e9;
+  std::fprintf(out, "  %12llu %12zu %6d %9.2f %9.2f %9.2f %7.2f %6s\n", static_cast<unsigned long long>(p.layout.size_bytes),
+               p.layout.send_count, p.iters, s.median * 1e6, algbw, algbw * busbw_factor(c.op, nranks), s.cv * 100,
+               p.wrong < 0 ? "N/A" : std::to_string(p.wrong).c_str());
+  std::fflush(out);
+}
+
+}  // namespace scalebench::collective

@@ -1,0 +1,87 @@
+#pragma once
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "workloads/gpu/cuda_check.hpp"
+
+namespace scalebench::gpu {
+
+// Move-only owners of CUDA and NCCL handles; destructors never throw.
+class Stream {
+ public:
+  Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() {
+    if (s_) cudaStreamDestroy(s_);
+  }
+  Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+class Event {
+ public:
+  Event() { CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~Event() {
+    if (e_) cudaEventDestroy(e_);
+  }
+  Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+    if (bytes) CUDA_CHECK(cudaMalloc(&p_, bytes));
+  }
+  ~DeviceBuffer() {
+    if (p_) cudaFree(p_);
+  }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      if (p_) cudaFree(p_);
+      p_ = std::exchange(o.p_, nullptr);
+      bytes_ = std::exchange(o.bytes_, 0);
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  std::byte* get() const { return static_cast<std::byte*>(p_); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* p_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// A communicator over all ranks; destroyed collectively, aborted if destroyed while unwinding.
+class NcclComm {
+ public:
+  NcclComm(int nranks, ncclUniqueId id, int rank) { NCCL_CHECK(ncclCommInitRank(&c_, nranks, id, rank)); }
+  ~NcclComm() {
+    if (c_) ncclCommDestroy(c_);
+  }
+  NcclComm(NcclComm&& o) noexcept : c_(std::exchange(o.c_, nullptr)) {}
+  NcclComm(const NcclComm&) = delete;
+  NcclComm& operator=(const NcclComm&) = delete;
+  ncclComm_t get() const { return c_; }
+
+ private:
+  ncclComm_t c_ = nullptr;
+};
+
+}  // namespace scalebench::gpu

@@ -1,0 +1,184 @@
+// scalebench-run: one process per GPU (or per rank on host memory), started by mpirun or srun.
+// Runs one workload and reports each measured point as it completes.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "common/record.hpp"
+#include "common/sweep.hpp"
+#include "common/version.hpp"
+#include "common/workload_schema.hpp"
+#include "workloads/bootstrap/mpi_session.hpp"
+#include "workloads/collective/mpi_backend.hpp"
+#include "workloads/collective/report.hpp"
+#include "workloads/collective/runner.hpp"
+#include "workloads/environment.hpp"
+#ifdef SCALEBENCH_HAVE_CUDA
+#include "workloads/collective/nccl_backend.hpp"
+#endif
+
+namespace {
+using namespace scalebench;
+
+const char* kUsage = R"(usage: mpirun -np N scalebench-run WORKLOAD [-p KEY=VALUE]... [--repetitions N] [--emit table|records]
+       mpirun -np N scalebench-run --spec RUN.json [--emit records]
+       scalebench-run --capabilities
+Workloads and their parameters are listed in docs/experiments.md (e.g. collective -p op=all_reduce
+-p backend=nccl -p min_bytes=8 -p max_bytes=1GiB). --emit records prints one JSON record per line.
+)";
+
+constexpr const char* kRecordPrefix = "@@SCALEBENCH_RECORD ";
+
+struct Invocation {
+  long long run_id = 0;
+  Json spec;  // RunSpec as JSON
+  bool records = false;
+};
+
+[[noreturn]] void usage_error(const std::string& msg) {
+  std::fprintf(stderr, "scalebench-run: %s\n%s", msg.c_str(), kUsage);
+  std::exit(2);
+}
+
+Invocation parse_args(int argc, char** argv) {
+  Invocation inv;
+  std::string workload, spec_file;
+  Json params = Json::object();
+  int repetitions = 20;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--spec") spec_file = value();
+    else if (a == "--emit") {
+      std::string e = value();
+      if (e != "table" && e != "records") usage_error("--emit takes table or records");
+      inv.records = e == "records";
+    } else if (a == "--repetitions") {
+      try {
+        repetitions = std::stoi(value());
+      } catch (const std::exception&) {
+        usage_error("--repetitions needs a positive integer");
+      }
+      if (repetitions < 1) usage_error("--repetitions needs a positive integer");
+    } else if (a == "-p") {
+      std::string kv = value();
+      auto eq = kv.find('=');
+      if (eq == std::string::npos) usage_error("-p takes KEY=VALUE, got '" + kv + "'");
+      params[kv.substr(0, eq)] = kv.substr(eq + 1);
+    } else if (a == "-h" || a == "--help") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (!a.empty() && a[0] != '-' && workload.empty()) workload = a;
+    else usage_error("unknown argument '" + a + "'");
+  }
+  if (!spec_file.empty()) {
+    std::ifstream in(spec_file);
+    if (!in) usage_error("cannot read " + spec_file);
+    Json j = Json::parse(in);
+    inv.run_id = j.value("run_id", 0LL);
+    inv.spec = j.at("spec");
+    return inv;
+  }
+  if (workload.empty()) usage_error("name a workload or give --spec");
+  const WorkloadDef* def = find_workload(workload);
+  if (!def) usage_error("unknown workload '" + workload + "'");
+  RunSpec r;
+  r.experiment = "adhoc";
+  r.workload = workload;
+  for (const auto& p : def->params) r.params[p.name] = p.default_value;
+  for (const auto& [k, v] : params.items()) {
+    const ParamDef* p = def->find(k);
+    if (!p) usage_error("unknown parameter '" + k + "' of workload " + workload);
+    ParamValue pv = parse_param(*p, v.get<std::string>());
+    if (!pv.error.empty()) usage_error("-p " + k + ": " + pv.error);
+    r.params[k] = pv.value;
+  }
+  std::string cross = check_param_set(*def, r.params);
+  if (!cross.empty()) usage_error(cross);
+  r.repetitions = repetitions;
+  inv.spec = to_json(r);
+  return inv;
+}
+
+void emit(const Json& record) {
+  std::printf("%s%s\n", kRecordPrefix, record.dump().c_str());
+  std::fflush(stdout);
+}
+
+int run_collective(const MpiSession& mpi, const Invocation& inv) {
+  Json params = inv.spec.at("params");
+  std::string backend_name = params.value("backend", "auto");
+  if (backend_name == "auto") backend_name = "mpi";
+  params["backend"] = backend_name;
+  collective::Config cfg = collective::Config::from_params(params, inv.spec.value("repetitions", 20));
+
+  std::unique_ptr<collective::Backend> backend;
+  std::string device_description;
+  Json versions = Json::object();
+  if (backend_name == "nccl") {
+#ifdef SCALEBENCH_HAVE_CUDA
+    auto nccl = std::make_unique<collective::NcclBackend>(mpi);
+    device_description = collective::describe_device(nccl->device());
+    versions = collective::gpu_versions();
+    backend = std::move(nccl);
+#else
+    throw Error("this scalebench-run was built without CUDA/NCCL (SCALEBENCH_CUDA=OFF or not found)");
+#endif
+  } else {
+    backend = std::make_unique<collective::MpiBackend>(mpi);
+  }
+  RunEnvironment env = capture_environment(mpi, backend_name, device_description, versions);
+  Json context = record_context(inv.run_id, inv.spec, env.placement);
+  context["params"] = params;
+  context["environment"] = env.environment;
+
+  const bool lead = mpi.rank() == 0;
+  std::string why_not = backend->unsupported(cfg);
+  if (!why_not.empty()) {
+    if (lead) {
+      if (inv.records) emit(status_record(context, "skipped", why_not));
+      else std::fprintf(stdout, "# skipped: %s\n", why_not.c_str());
+    }
+    return 0;
+  }
+  if (lead && !inv.records) collective::print_table_header(stdout, cfg, mpi.size());
+  long long wrong_total = 0;
+  collective::run_sweep(*backend, cfg, mpi, [&](const collective::PointResult& p) {
+    if (p.wrong > 0) wrong_total += p.wrong;
+    if (!lead) return;
+    if (inv.records)
+      for (const auto& r : collective::point_records(context, cfg, mpi.size(), p)) emit(r);
+    else
+      collective::print_table_row(stdout, cfg, mpi.size(), p);
+  });
+  return wrong_total > 0 ? 3 : 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--capabilities") {
+      Json caps{{"workloads", {"collective"}}, {"backends", {"mpi"}}, {"version", kVersion}};
+#ifdef SCALEBENCH_HAVE_CUDA
+      caps["backends"].push_back("nccl");
+#endif
+      std::puts(caps.dump().c_str());
+      return 0;
+    }
+  Invocation inv = parse_args(argc, argv);
+  MpiSession mpi(&argc, &argv);
+  try {
+    if (inv.spec.value("workload", "") == "collective") return run_collective(mpi, inv);
+    throw Error("workload '" + inv.spec.value("workload", std::string()) + "' is not built into this scalebench-run");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "scalebench-run: rank %d: error: %s\n", mpi.rank(), e.what());
+    std::fflush(stderr);
+    mpi.abort(1);  // the other ranks would otherwise wait forever in the next collective
+  }
+}
