@@ -1,0 +1,147 @@
+#include "agent/agent.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "agent/inventory.hpp"
+#include "agent/run_supervisor.hpp"
+#include "common/error.hpp"
+#include "common/log.hpp"
+#include "common/record.hpp"
+#include "common/version.hpp"
+
+namespace scalebench {
+
+Agent::Agent(Options options)
+    : options_(std::move(options)), client_(options_.coordinator_url, std::chrono::seconds(5)) {
+  std::filesystem::create_directories(options_.work_dir);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  Json caps = read_capabilities(options_.launch.run_program);
+  info_ = Json{{"name", options_.name},
+               {"hostname", host},
+               {"gpus", read_gpu_inventory()},
+               {"slots", options_.slots},
+               {"capabilities", caps.value("backends", Json::array())},
+               {"workloads", caps.value("workloads", Json::array())},
+               {"version", kVersion}};
+  outbox_ = std::make_unique<Outbox>(client_, [this](const std::string& path, const Json& body) {
+    // A delivered run end: the coordinator knows, so the run leaves the active set.
+    if (path.size() > 7 && path.compare(path.size() - 7, 7, "/finish") == 0) {
+      std::lock_guard lock(mutex_);
+      active_.erase(body.value("run_id", 0LL));
+    }
+  });
+}
+
+Agent::~Agent() {
+  if (worker_.joinable()) worker_.join();
+}
+
+void Agent::register_self() {
+  Json answer = client_.post_json("/api/v1/agents/register", info_);
+  interval_s_ = answer.value("heartbeat_interval_s", 1.0);
+  log::info("registered with " + client_.base_url() + " as " + answer.value("agent_id", std::string()) + " (" +
+            std::to_string(info_["gpus"].size()) + " GPUs, backends " + info_["capabilities"].dump() + ")");
+}
+
+void Agent::heartbeat() {
+  Json active = Json::array();
+  {
+    std::lock_guard lock(mutex_);
+    for (long long id : active_) active.push_back(id);
+  }
+  HttpResponse r = client_.request("POST", "/api/v1/agents/" + options_.name + "/heartbeat", Json{{"active", active}}.dump());
+  if (r.status == 404) {
+    log::info("coordinator does not know this agent (it restarted with a new store?); registering again");
+    register_self();
+    return;
+  }
+  if (r.status != 200) throw Error("heartbeat: HTTP " + std::to_string(r.status) + ": " + r.body);
+  Json answer = Json::parse(r.body);
+  interval_s_ = answer.value("heartbeat_interval_s", interval_s_);
+  for (const auto& id : answer.value("cancel", Json::array())) {
+    std::lock_guard lock(mutex_);
+    auto it = cancel_flags_.find(id.get<long long>());
+    if (it != cancel_flags_.end()) it->second->store(true);
+  }
+  for (const auto& assignment : answer.value("runs", Json::array())) start_run(assignment);
+}
+
+void Agent::start_run(const Json& a) {
+  const long long run_id = a.at("run_id").get<long long>();
+  const int attempt = a.at("attempt").get<int>();
+  const Json spec = a.at("spec");
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  {
+    std::lock_guard lock(mutex_);
+    active_.insert(run_id);
+    cancel_flags_[run_id] = cancel;
+  }
+  if (worker_.joinable()) worker_.join();  // one run at a time: the previous one has ended
+  worker_ = std::thread([this, run_id, attempt, spec, cancel] {
+    std::vector<int> gpus;
+    if (spec.value("gpu", false))
+      for (int i = 0; i < spec.value("ranks_per_node", 1); ++i) gpus.push_back(info_["gpus"][static_cast<std::size_t>(i)].value("index", i));
+    const std::string records_path = "/api/v1/runs/" + std::to_string(run_id) + "/records";
+    long long seq = 0;
+    auto sink = [&](Json record) {
+      record["run_id"] = run_id;
+      outbox_->post(records_path, Json{{"attempt", attempt}, {"records", Json::array({{{"seq", seq++}, {"record", record}}})}});
+    };
+    RunSupervisor supervisor(options_.launch, options_.work_dir);
+    RunSupervisor::Outcome outcome;
+    try {
+      outcome = supervisor.execute(run_id, attempt, spec, gpus, *cancel, sink);
+    } catch (const std::exception& e) {
+      outcome = {"failed", std::string("agent could not launch the run: ") + e.what(), 0};
+    }
+    if (outcome.status != "ok" && outcome.status != "skipped") {
+      Json placement{{"nodes", spec.value("nodes", 1)},
+                     {"ranks_per_node", spec.value("ranks_per_node", 1)},
+                     {"ranks", spec.value("nodes", 1) * spec.value("ranks_per_node", 1)},
+                     {"gpus", static_cast<int>(gpus.size())},
+                     {"hosts", Json::array({info_["hostname"]})}};
+      sink(status_record(record_context(run_id, spec, placement), outcome.status, outcome.reason));
+    }
+    log::info("run " + std::to_string(run_id) + " " + outcome.status + " (" + std::to_string(outcome.records) + " records)" +
+              (outcome.reason.empty() ? "" : ": " + outcome.reason));
+    outbox_->post("/api/v1/runs/" + std::to_string(run_id) + "/finish",
+                  Json{{"run_id", run_id}, {"attempt", attempt}, {"status", outcome.status}, {"reason", outcome.reason}});
+    std::lock_guard lock(mutex_);
+    cancel_flags_.erase(run_id);
+  });
+}
+
+void Agent::run(const std::atomic<bool>& stop) {
+  bool registered = false, warned = false;
+  while (!stop.load()) {
+    try {
+      if (!registered) {
+        register_self();
+        registered = true;
+      } else {
+        heartbeat();
+      }
+      if (warned) log::info("coordinator reachable again");
+      warned = false;
+    } catch (const std::exception& e) {
+      if (!warned) log::warn(std::string("coordinator unreachable, retrying: ") + e.what());
+      warned = true;
+    }
+    auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(interval_s_);
+    while (!stop.load() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  log::info("stopping: ending the current run, delivering queued results");
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [id, flag] : cancel_flags_) flag->store(true);
+  }
+  if (worker_.joinable()) worker_.join();
+  if (!outbox_->drain(std::chrono::seconds(10))) log::warn(std::to_string(outbox_->pending()) + " messages not delivered");
+}
+
+}  // namespace scalebench

@@ -1,0 +1,50 @@
+#pragma once
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "agent/launcher.hpp"
+#include "agent/outbox.hpp"
+#include "common/http_client.hpp"
+#include "common/json.hpp"
+
+namespace scalebench {
+
+// A node's agent: registers with the coordinator, heartbeats, takes runs, supervises them and
+// streams their records back through the outbox.
+class Agent {
+ public:
+  struct Options {
+    std::string coordinator_url;
+    std::string name;
+    std::string work_dir;
+    int slots = 1;
+    LaunchConfig launch;
+  };
+  explicit Agent(Options options);
+  ~Agent();
+  // Until `stop` becomes true (SIGTERM): then ends a running run and delivers what is queued.
+  void run(const std::atomic<bool>& stop);
+
+ private:
+  void register_self();
+  void heartbeat();
+  void start_run(const Json& assignment);
+
+  Options options_;
+  HttpClient client_;
+  Json info_;
+  std::unique_ptr<Outbox> outbox_;
+  double interval_s_ = 1.0;
+
+  std::mutex mutex_;
+  std::set<long long> active_;  // assigned runs whose end the coordinator has not acknowledged
+  std::map<long long, std::shared_ptr<std::atomic<bool>>> cancel_flags_;
+  std::thread worker_;
+};
+
+}  // namespace scalebench

@@ -1,0 +1,83 @@
+#include "agent/inventory.hpp"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <sstream>
+
+#include "common/log.hpp"
+#include "common/process.hpp"
+
+namespace scalebench {
+
+namespace {
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+// Runs a short command and returns its output, or "" when it fails or takes over 10 s.
+std::string capture(const std::vector<std::string>& argv) {
+  try {
+    ChildProcess::Options o;
+    o.capture_output = true;
+    ChildProcess child = ChildProcess::spawn(argv, o);
+    std::string out;
+    char buf[4096];
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline && out.size() < (1u << 20)) {
+      pollfd p{child.output_fd(), POLLIN, 0};
+      if (poll(&p, 1, 200) > 0) {
+        ssize_t n = read(child.output_fd(), buf, sizeof buf);
+        if (n <= 0) break;
+        out.append(buf, static_cast<std::size_t>(n));
+      }
+    }
+    int rc = child.terminate_group(std::chrono::milliseconds(500));
+    return rc == 0 ? out : "";
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+}  // namespace
+
+Json parse_gpu_csv(const std::string& csv) {
+  Json gpus = Json::array();
+  std::istringstream in(csv);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    std::string cell;
+    while (std::getline(ls, cell, ',')) f.push_back(trim(cell));
+    if (f.size() < 6 || f[0].empty() || !std::isdigit(static_cast<unsigned char>(f[0][0]))) continue;
+    Json g{{"index", std::stoi(f[0])}, {"name", f[1]}, {"uuid", f[2]}, {"pci_bus_id", f[3]}, {"driver", f[5]}};
+    try {
+      g["memory_mib"] = std::stoll(f[4]);
+    } catch (const std::exception&) {
+      g["memory_mib"] = nullptr;
+    }
+    gpus.push_back(std::move(g));
+  }
+  return gpus;
+}
+
+Json read_gpu_inventory() {
+  std::string csv = capture({"nvidia-smi", "--query-gpu=index,name,uuid,pci.bus_id,memory.total,driver_version",
+                             "--format=csv,noheader,nounits"});
+  return parse_gpu_csv(csv);
+}
+
+Json read_capabilities(const std::string& run_program) {
+  std::string out = capture({run_program, "--capabilities"});
+  try {
+    return Json::parse(out);
+  } catch (const std::exception&) {
+    log::warn("cannot read capabilities of " + run_program + "; assuming the MPI backend only");
+    return Json{{"workloads", Json::array()}, {"backends", {"mpi"}}};
+  }
+}
+
+}  // namespace scalebench

@@ -1,0 +1,30 @@
+#include "agent/launcher.hpp"
+
+namespace scalebench {
+
+LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const std::string& spec_file,
+                       const std::vector<int>& gpu_ids) {
+  LaunchPlan plan;
+  const int ranks = run_spec.value("nodes", 1) * run_spec.value("ranks_per_node", 1);
+  plan.argv = {config.mpirun, "-np", std::to_string(ranks)};
+  if (config.as_root) plan.argv.push_back("--allow-run-as-root");
+  // Placement is ours to decide: no core binding, and more ranks than cores is allowed on hosts.
+  for (const char* a : {"--oversubscribe", "--bind-to", "none"}) plan.argv.push_back(a);
+  for (const auto& a : config.extra_args) plan.argv.push_back(a);
+  if (run_spec.contains("env"))
+    for (const auto& [k, v] : run_spec["env"].items()) plan.env[k] = v.get<std::string>();
+  if (!gpu_ids.empty()) {
+    std::string visible;
+    for (int id : gpu_ids) visible += (visible.empty() ? "" : ",") + std::to_string(id);
+    plan.env["CUDA_VISIBLE_DEVICES"] = visible;
+  }
+  for (const auto& [k, v] : plan.env) {
+    plan.argv.push_back("-x");
+    plan.argv.push_back(k);
+  }
+  for (const std::string& a : {config.run_program, std::string("--spec"), spec_file, std::string("--emit"), std::string("records")})
+    plan.argv.push_back(a);
+  return plan;
+}
+
+}  // namespace scalebench
