@@ -1,0 +1,232 @@
+#include "cli/commands.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <set>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "cli/local_cluster.hpp"
+#include "cli/results_format.hpp"
+#include "common/error.hpp"
+#include "common/http_client.hpp"
+#include "common/spec.hpp"
+#include "coordinator/store.hpp"
+
+namespace scalebench {
+
+namespace {
+std::atomic<bool> g_interrupted{false};
+void on_interrupt(int) { g_interrupted.store(true); }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string coordinator_url(const CliArgs& a) {
+  std::string url = a.opt("coordinator");
+  if (url.empty()) {
+    const char* env = std::getenv("SCALEBENCH_COORDINATOR");
+    url = env ? env : "http://127.0.0.1:8470";
+  }
+  return url;
+}
+
+std::string clock(double seconds) {
+  int s = static_cast<int>(seconds + 0.5);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60);
+  return buf;
+}
+
+// Records and experiment summaries from a running coordinator or straight from a store file.
+class Source {
+ public:
+  explicit Source(const CliArgs& a) {
+    if (!a.opt("db").empty()) {
+      if (!std::filesystem::exists(a.opt("db"))) throw Error(a.opt("db") + ": no such store file");
+      store_.emplace(a.opt("db"), true);
+    } else {
+      client_.emplace(coordinator_url(a));
+    }
+  }
+  Json experiments() {
+    if (store_) return store_->list_experiments();
+    return client_->get_json("/api/v1/experiments").value("experiments", Json::array());
+  }
+  Json experiment(const std::string& id) {
+    if (store_) {
+      auto found = store_->find_experiment(id);
+      if (!found) throw Error("no experiment '" + id + "'");
+      return store_->experiment_summary(*found);
+    }
+    return client_->get_json("/api/v1/experiments/" + id);
+  }
+  Json records(const std::string& experiment) {
+    Json all = Json::array();
+    long long after = 0;
+    for (;;) {
+      Json page;
+      if (store_) {
+        std::optional<long long> id;
+        if (!experiment.empty()) {
+          id = store_->find_experiment(experiment);
+          if (!id) throw Error("no experiment '" + experiment + "'");
+        }
+        page = store_->records(id, after, 5000);
+      } else {
+        page = client_->get_json("/api/v1/results?limit=5000&after=" + std::to_string(after) +
+                                 (experiment.empty() ? "" : "&experiment=" + experiment))
+                   .value("records", Json::array());
+      }
+      if (page.empty()) break;
+      for (auto& r : page) all.push_back(r);
+      after = page.back()["record_id"].get<long long>();
+    }
+    return all;
+  }
+
+ private:
+  std::optional<Store> store_;
+  std::optional<HttpClient> client_;
+};
+
+int print_results(const Json& records, const std::string& format) {
+  if (format == "json") write_json_lines(std::cout, records);
+  else if (format == "csv") write_csv(std::cout, records);
+  else if (format == "table") write_table(std::cout, records);
+  else {
+    std::cerr << "scalebench: --format takes table, json or csv\n";
+    return 2;
+  }
+  return 0;
+}
+}  // namespace
+
+int cmd_study(const CliArgs& a) {
+  if (a.positional.size() != 1) throw Error("usage: scalebench study FILE.yaml [--db FILE] [--logs DIR]");
+  const std::string file = a.positional[0];
+  const std::string yaml = read_file(file);
+  parse_experiment(yaml, file);  // bad input stops here, before anything starts
+  const std::string db = a.opt("db", "scalebench.db");
+  const std::string logs = a.opt("logs", db + ".logs");
+  signal(SIGINT, on_interrupt);
+  signal(SIGTERM, on_interrupt);
+
+  std::cout << "scalebench study " << file << ": store " << db << ", logs " << logs << "\n" << std::flush;
+  LocalCluster cluster(db, logs);
+  HttpClient client(cluster.url(), std::chrono::seconds(10));
+  Json submitted = client.post_text("/api/v1/experiments", yaml, "application/yaml");
+  const std::string id = std::to_string(submitted["experiment_id"].get<long long>());
+  const int total = submitted["runs"].get<int>();
+  std::cout << "experiment " << submitted["name"].get<std::string>() << " (id " << id << "): " << total << " runs on "
+            << (submitted["gpu"].get<bool>() ? "GPUs" : "host memory (no GPU found)") << "\n"
+            << std::flush;
+
+  const auto start = std::chrono::steady_clock::now();
+  std::set<long long> reported;
+  double last_note = 0;
+  for (;;) {
+    if (g_interrupted.load()) {
+      std::cerr << "interrupted: stopping the local coordinator and agent; stored results stay in " << db << "\n";
+      return 130;
+    }
+    if (auto dead = cluster.dead_child()) throw Error(*dead);
+    Json e = client.get_json("/api/v1/experiments/" + id);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    int done = e["done"].get<int>();
+    for (const auto& r : e["run_list"]) {
+      const std::string state = r["state"];
+      if (state == "queued" || state == "running" || state == "cancelling") continue;
+      if (!reported.insert(r["run_id"].get<long long>()).second) continue;
+      const double took = r["finished_at"].get<double>() - r["started_at"].get<double>();
+      const Json p = r["params"];
+      std::string line = "[" + std::to_string(reported.size()) + "/" + std::to_string(total) + "] run " + r["run_id"].dump() +
+                         " " + p.value("op", r["variant"].get<std::string>()) + " variant=" + r["variant"].get<std::string>() +
+                         " ranks=" + r["placement"]["ranks"].dump() + " gpus=" + r["placement"]["gpus"].dump() + ": " + state +
+                         ", " + r["records"].dump() + " records";
+      if (r["started_at"].get<double>() > 0) line += ", " + std::to_string(static_cast<int>(took + 0.5)) + " s";
+      if (!r["reason"].get<std::string>().empty()) line += " (" + r["reason"].get<std::string>() + ")";
+      const double eta = done > 0 ? elapsed / done * (total - done) : 0;
+      line += " | elapsed " + clock(elapsed) + (done < total && done > 0 ? ", ~" + clock(eta) + " left" : "");
+      std::cout << line << "\n" << std::flush;
+    }
+    if (e["finished"].get<bool>()) break;
+    if (elapsed - last_note >= 30) {
+      last_note = elapsed;
+      if (elapsed > 1) std::cout << "  ... " << done << "/" << total << " runs done, elapsed " << clock(elapsed) << "\n" << std::flush;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+
+  Json records = Source(CliArgs{"", {}, {{"coordinator", cluster.url()}}}).records(id);
+  std::cout << "\n";
+  write_table(std::cout, records);
+  Json e = client.get_json("/api/v1/experiments/" + id);
+  const Json states = e["states"];
+  const int failed = states.value("failed", 0) + states.value("timeout", 0);
+  auto refs = reference_failures(records);
+  std::cout << "\n" << records.size() << " records in " << db << "; runs: " << states.dump() << "\n";
+  for (const auto& f : refs) std::cout << "REFERENCE FAILED: " << f << "\n";
+  if (!refs.empty()) return 1;
+  return failed > 0 ? 3 : 0;
+}
+
+int cmd_submit(const CliArgs& a) {
+  if (a.positional.size() != 1) throw Error("usage: scalebench submit FILE.yaml [--coordinator URL]");
+  const std::string yaml = read_file(a.positional[0]);
+  parse_experiment(yaml, a.positional[0]);
+  HttpClient client(coordinator_url(a));
+  HttpResponse r = client.request("POST", "/api/v1/experiments", yaml, "application/yaml");
+  Json j = Json::parse(r.body.empty() ? "{}" : r.body);
+  if (r.status != 201) throw Error(j.value("error", r.body));
+  std::cout << "submitted experiment " << j["name"].get<std::string>() << " as id " << j["experiment_id"] << " (" << j["runs"]
+            << " runs)\n";
+  return 0;
+}
+
+int cmd_status(const CliArgs& a) {
+  Source src(a);
+  Json list = a.positional.empty() ? src.experiments() : Json::array({src.experiment(a.positional[0])});
+  std::printf("%-6s %-24s %-10s %s\n", "id", "name", "progress", "states");
+  for (const auto& e : list)
+    std::printf("%-6s %-24s %-10s %s\n", e["id"].dump().c_str(), e["name"].get<std::string>().c_str(),
+                (e["done"].dump() + "/" + e["runs"].dump()).c_str(), e["states"].dump().c_str());
+  return 0;
+}
+
+int cmd_results(const CliArgs& a) {
+  Source src(a);
+  return print_results(src.records(a.opt("experiment")), a.opt("format", "table"));
+}
+
+int cmd_agents(const CliArgs& a) {
+  HttpClient client(coordinator_url(a));
+  Json agents = client.get_json("/api/v1/agents").value("agents", Json::array());
+  std::printf("%-20s %-20s %-6s %-6s %s\n", "id", "hostname", "state", "gpus", "last heartbeat");
+  for (const auto& ag : agents)
+    std::printf("%-20s %-20s %-6s %-6zu %.1f s ago\n", ag["id"].get<std::string>().c_str(), ag["hostname"].get<std::string>().c_str(),
+                ag["state"].get<std::string>().c_str(), ag["gpus"].size(), ag["seconds_since_heartbeat"].get<double>());
+  return 0;
+}
+
+int cmd_cancel(const CliArgs& a) {
+  if (a.positional.size() != 1) throw Error("usage: scalebench cancel EXPERIMENT [--coordinator URL]");
+  HttpClient client(coordinator_url(a));
+  Json j = client.post_json("/api/v1/experiments/" + a.positional[0] + "/cancel", Json::object());
+  std::cout << "cancelled " << j["cancelled_queued"] << " queued runs; " << j["cancelling_running"] << " running runs are being stopped\n";
+  return 0;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,28 @@
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace scalebench {
+
+// Parsed command line of `scalebench`: the command, its positional arguments and --options.
+struct CliArgs {
+  std::string command;
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options;
+  std::string opt(const std::string& key, const std::string& fallback = "") const {
+    auto it = options.find(key);
+    return it == options.end() ? fallback : it->second;
+  }
+};
+
+// Each returns the process exit code: 0 fine, 1 a reference failed, 2 bad usage or input,
+// 3 runs failed or timed out, 4 the coordinator could not be reached or failed.
+int cmd_study(const CliArgs& a);
+int cmd_submit(const CliArgs& a);
+int cmd_status(const CliArgs& a);
+int cmd_results(const CliArgs& a);
+int cmd_agents(const CliArgs& a);
+int cmd_cancel(const CliArgs& a);
+
+}  // namespace scalebench

@@ -1,0 +1,86 @@
+// scalebench: the command-line interface (study, submit, status, results, agents, cancel).
+#include <iostream>
+#include <set>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "common/version.hpp"
+
+namespace {
+const char* kUsage = R"(usage: scalebench COMMAND [ARGS] [OPTIONS]
+  study FILE.yaml [--db FILE] [--logs DIR]   run an experiment standalone on this machine (a local
+                                             coordinator and agent on loopback) and print its results
+  submit FILE.yaml [--coordinator URL]       queue an experiment on a running coordinator
+  status [EXPERIMENT] [--coordinator URL | --db FILE]
+  results [--experiment NAME|ID] [--format table|json|csv] [--coordinator URL | --db FILE]
+  agents [--coordinator URL]
+  cancel EXPERIMENT [--coordinator URL]
+  version
+The coordinator URL defaults to $SCALEBENCH_COORDINATOR, else http://127.0.0.1:8470.
+Exit codes: 0 ok; 1 a reference failed; 2 bad usage or input; 3 runs failed or timed out;
+4 the coordinator could not be reached or refused.
+)";
+const std::set<std::string> kValueOptions = {"db", "coordinator", "format", "experiment", "logs"};
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace scalebench;
+  CliArgs a;
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s == "-h" || s == "--help") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (s.rfind("--", 0) == 0) {
+      std::string key = s.substr(2), value;
+      auto eq = key.find('=');
+      if (eq != std::string::npos) {
+        value = key.substr(eq + 1);
+        key = key.substr(0, eq);
+      } else if (kValueOptions.count(key)) {
+        if (i + 1 >= argc) {
+          std::cerr << "scalebench: --" << key << " needs a value\n";
+          return 2;
+        }
+        value = argv[++i];
+      }
+      if (!kValueOptions.count(key)) {
+        std::cerr << "scalebench: unknown option --" << key << "\n" << kUsage;
+        return 2;
+      }
+      a.options[key] = value;
+    } else if (a.command.empty()) {
+      a.command = s;
+    } else {
+      a.positional.push_back(s);
+    }
+  }
+  try {
+    if (a.command == "study") return cmd_study(a);
+    if (a.command == "submit") return cmd_submit(a);
+    if (a.command == "status") return cmd_status(a);
+    if (a.command == "results") return cmd_results(a);
+    if (a.command == "agents") return cmd_agents(a);
+    if (a.command == "cancel") return cmd_cancel(a);
+    if (a.command == "version") {
+      std::cout << "scalebench " << kVersion << " (" << kGitRevision << ")\n";
+      return 0;
+    }
+    std::cerr << (a.command.empty() ? "scalebench: no command given\n" : "scalebench: unknown command '" + a.command + "'\n")
+              << kUsage;
+    return 2;
+  } catch (const SpecError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    std::cerr << "scalebench: " << msg << "\n";
+    // Network trouble and coordinator refusals are 4; bad files and usage are 2.
+    bool network = msg.find("http://") != std::string::npos;
+    return network ? 4 : 2;
+  } catch (const std::exception& e) {
+    std::cerr << "scalebench: " << e.what() << "\n";
+    return 4;
+  }
+}

@@ -1,0 +1,157 @@
+#include "cli/results_format.hpp"
+
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "common/units.hpp"
+
+namespace scalebench {
+
+namespace {
+std::string fmt(double v) {
+  std::ostringstream s;
+  if (v != 0 && (std::abs(v) >= 1e6 || std::abs(v) < 1e-2)) s << std::setprecision(3) << std::scientific << v;
+  else s << std::fixed << std::setprecision(2) << v;
+  return s.str();
+}
+std::string str(const Json& j) {
+  if (j.is_null()) return "";
+  if (j.is_string()) return j.get<std::string>();
+  return j.dump();
+}
+std::string csv_cell(std::string s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+std::string size_of(const Json& r) {
+  if (!r.contains("point") || !r["point"].contains("size")) return "";
+  return format_size(r["point"]["size"].get<std::uint64_t>());
+}
+// Parameters that tell points apart in a table (the sweep's usual axes).
+std::string what(const Json& r) {
+  const Json p = r.value("params", Json::object());
+  std::string s;
+  for (const char* k : {"op", "dtype", "backend"})
+    if (p.contains(k) && p[k].is_string()) s += (s.empty() ? "" : " ") + p[k].get<std::string>();
+  if (p.value("in_place", false)) s += " in-place";
+  return s;
+}
+}  // namespace
+
+void write_table(std::ostream& out, const Json& records) {
+  struct Row {
+    std::string run, variant, ranks, gpus, what, size, check, status, reason;
+    std::map<std::string, std::string> metrics;
+    std::string cv;
+  };
+  std::vector<std::string> metric_order;
+  std::vector<Row> rows;
+  std::map<std::string, std::size_t> index;
+  for (const auto& r : records) {
+    const Json pl = r.value("placement", Json::object());
+    std::string key = str(r["run_id"]) + "/" + (r.contains("point") ? r["point"].dump() : "-");
+    auto it = index.find(key);
+    if (it == index.end()) {
+      Row row{str(r["run_id"]), r.value("variant", ""), str(pl.value("ranks", Json())), str(pl.value("gpus", Json())),
+              what(r), size_of(r), "", r.value("status", ""), r.value("reason", ""), {}, ""};
+      it = index.emplace(key, rows.size()).first;
+      rows.push_back(row);
+    }
+    Row& row = rows[it->second];
+    const std::string metric = r.value("metric", "");
+    if (metric != "run") {
+      std::string col = metric + "(" + r.value("unit", "") + ")";
+      if (std::find(metric_order.begin(), metric_order.end(), col) == metric_order.end()) metric_order.push_back(col);
+      if (r.contains("value") && r["value"].is_number()) row.metrics[col] = fmt(r["value"].get<double>());
+      if (row.cv.empty() && r.contains("stats")) row.cv = fmt(r["stats"].value("cv", 0.0) * 100);
+      if (r.contains("correctness") && r["correctness"].value("checked", false))
+        row.check = r["correctness"].value("passed", false) ? "pass" : "FAIL";
+      if (r.contains("references"))
+        for (const auto& o : r["references"])
+          if (o.value("outcome", "") == "fail") row.check += (row.check.empty() ? "" : ",") + std::string("ref-FAIL");
+    }
+    if (r.value("status", "") != "ok") {
+      row.status = r.value("status", "");
+      row.reason = r.value("reason", "");
+    }
+  }
+  std::vector<std::string> header = {"run", "variant", "ranks", "gpus", "what", "size"};
+  for (const auto& m : metric_order) header.push_back(m);
+  for (const char* h : {"cv%", "check", "status"}) header.push_back(h);
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& row : rows) {
+    std::vector<std::string> c = {row.run, row.variant, row.ranks, row.gpus, row.what, row.size};
+    for (const auto& m : metric_order) c.push_back(row.metrics.count(m) ? row.metrics.at(m) : "");
+    c.push_back(row.cv);
+    c.push_back(row.check);
+    c.push_back(row.status + (row.reason.empty() ? "" : ": " + row.reason));
+    cells.push_back(std::move(c));
+  }
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+  for (const auto& c : cells)
+    for (std::size_t i = 0; i + 1 < c.size(); ++i) width[i] = std::max(width[i], c[i].size());
+  auto line = [&](const std::vector<std::string>& c) {
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      bool last = i + 1 == c.size();
+      bool numeric = i >= 6 && i < 6 + metric_order.size() + 1;
+      if (last) out << c[i];
+      else if (numeric) out << std::setw(static_cast<int>(width[i])) << std::right << c[i] << "  ";
+      else out << std::setw(static_cast<int>(width[i])) << std::left << c[i] << "  ";
+    }
+    out << "\n";
+  };
+  line(header);
+  for (const auto& c : cells) line(c);
+}
+
+void write_csv(std::ostream& out, const Json& records) {
+  out << "record_id,run_id,experiment,workload,variant,nodes,ranks,gpus,op,dtype,backend,in_place,size,metric,unit,better,"
+         "value,median,mean,stddev,cv,min,max,n,check,status,reason,reference\n";
+  for (const auto& r : records) {
+    const Json p = r.value("params", Json::object());
+    const Json pl = r.value("placement", Json::object());
+    const Json st = r.value("stats", Json::object());
+    std::string ref;
+    for (const auto& o : r.value("references", Json::array())) ref += (ref.empty() ? "" : ";") + o.value("outcome", std::string());
+    std::string check;
+    if (r.contains("correctness") && r["correctness"].value("checked", false))
+      check = r["correctness"].value("passed", false) ? "pass" : "fail";
+    std::vector<std::string> c = {str(r.value("record_id", Json())), str(r["run_id"]), r.value("experiment", ""),
+                                  r.value("workload", ""), r.value("variant", ""), str(pl.value("nodes", Json())),
+                                  str(pl.value("ranks", Json())), str(pl.value("gpus", Json())), str(p.value("op", Json())),
+                                  str(p.value("dtype", Json())), str(p.value("backend", Json())), str(p.value("in_place", Json())),
+                                  r.contains("point") ? str(r["point"].value("size", Json())) : "", r.value("metric", ""),
+                                  r.value("unit", ""), r.value("better", ""), str(r.value("value", Json())),
+                                  str(st.value("median", Json())), str(st.value("mean", Json())), str(st.value("stddev", Json())),
+                                  str(st.value("cv", Json())), str(st.value("min", Json())), str(st.value("max", Json())),
+                                  str(st.value("n", Json())), check, r.value("status", ""), r.value("reason", ""), ref};
+    for (std::size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << csv_cell(c[i]);
+    out << "\n";
+  }
+}
+
+void write_json_lines(std::ostream& out, const Json& records) {
+  for (const auto& r : records) out << r.dump() << "\n";
+}
+
+std::vector<std::string> reference_failures(const Json& records) {
+  std::vector<std::string> out;
+  for (const auto& r : records)
+    for (const auto& o : r.value("references", Json::array()))
+      if (o.value("outcome", "") == "fail") {
+        std::string bounds;
+        if (o.contains("lower_bound")) bounds += ">= " + fmt(o["lower_bound"].get<double>());
+        if (o.contains("upper_bound")) bounds += (bounds.empty() ? "" : " and ") + std::string("<= ") + fmt(o["upper_bound"].get<double>());
+        out.push_back(r.value("experiment", std::string()) + " run " + str(r["run_id"]) + " " + r.value("variant", std::string()) +
+                      " " + size_of(r) + " " + r.value("metric", std::string()) + " = " + fmt(r["value"].get<double>()) + " " +
+                      r.value("unit", std::string()) + ", reference wants " + bounds);
+      }
+  return out;
+}
+
+}  // namespace scalebench
