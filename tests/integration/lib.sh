@@ -1,0 +1,76 @@
+# Shared by the integration tests: real coordinator and agent processes on loopback, each test
+# in its own temporary folder, everything it started stopped by pid on exit.
+set -euo pipefail
+BIN=${SCALEBENCH_BIN:?set SCALEBENCH_BIN to build/bin}
+SRC=${SCALEBENCH_SRC:?set SCALEBENCH_SRC to the source tree}
+WORK=$(mktemp -d /tmp/scalebench-it.XXXXXX)
+PIDS=()
+cleanup() {
+  local rc=$?
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+  done
+  if [[ $rc -ne 0 ]]; then
+    echo "--- test failed (rc=$rc); logs in $WORK:" >&2
+    tail -n 30 "$WORK"/*.log >&2 2>/dev/null || true
+  else
+    rm -rf "$WORK"
+  fi
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
+# start_coordinator DB [PORT]: sets COORD_PID, PORT, URL.
+start_coordinator() {
+  local db=$1 port=${2:-0}
+  rm -f "$WORK/port"
+  "$BIN/scalebench-coordinator" --port "$port" --port-file "$WORK/port" --db "$db" \
+    --heartbeat-interval 0.5 --heartbeat-timeout 4 >>"$WORK/coordinator.log" 2>&1 &
+  COORD_PID=$!
+  PIDS+=("$COORD_PID")
+  for _ in $(seq 100); do [[ -s $WORK/port ]] && break; sleep 0.1; done
+  [[ -s $WORK/port ]] || fail "coordinator did not start"
+  PORT=$(cat "$WORK/port")
+  URL=http://127.0.0.1:$PORT
+}
+
+# start_agent NAME: sets AGENT_PID; waits until it is registered.
+start_agent() {
+  local name=$1
+  "$BIN/scalebench-agent" --coordinator "$URL" --name "$name" --work-dir "$WORK/agent-$name" >>"$WORK/agent-$name.log" 2>&1 &
+  AGENT_PID=$!
+  PIDS+=("$AGENT_PID")
+  for _ in $(seq 100); do
+    "$BIN/scalebench" agents --coordinator "$URL" 2>/dev/null | grep -q "^$name .*alive" && return 0
+    sleep 0.1
+  done
+  fail "agent $name did not register"
+}
+
+# wait_finished EXPERIMENT SECONDS
+wait_finished() {
+  local exp=$1 limit=$2
+  for _ in $(seq $((limit * 2))); do
+    if curl -sf "$URL/api/v1/experiments/$exp" | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["finished"] else 1)' 2>/dev/null; then
+      return 0
+    fi
+    sleep 0.5
+  done
+  fail "experiment $exp did not finish within $limit s"
+}
+
+# json_check FILE PYTHON-EXPRESSION-OVER-records: records is the list of JSON lines of FILE.
+json_check() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+records = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ok = eval(sys.argv[2], {"records": records, "len": len, "all": all, "any": any, "set": set, "sorted": sorted})
+if not ok:
+    print("check failed:", sys.argv[2], file=sys.stderr)
+    print("records:", len(records), file=sys.stderr)
+    sys.exit(1)
+PY
+}
