@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what scalebench builds and runs with, from Debian 12's packages (CUDA, NCCL and
+# cuDNN are optional and come from NVIDIA's toolkit under /usr/local/cuda when present).
+set -euo pipefail
+packages=(build-essential cmake ninja-build git curl python3 pkg-config
+  libopenmpi-dev openmpi-bin libboost-dev libyaml-cpp-dev prometheus-cpp-dev
+  libsqlite3-dev nlohmann-json3-dev libgtest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+sudo=""
+[[ $(id -u) -eq 0 ]] || sudo="sudo"
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
