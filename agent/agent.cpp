@@ -99,6 +99,10 @@ void Agent::start_run(const Json& a) {
     } catch (const std::exception& e) {
       outcome = {"failed", std::string("agent could not launch the run: ") + e.what(), 0};
     }
+    if (outcome.status == "cancelled" && stopping_.load()) {
+      outcome.status = "failed";
+      outcome.reason = "the agent was stopped (SIGTERM) while the run was in flight";
+    }
     if (outcome.status != "ok" && outcome.status != "skipped") {
       Json placement{{"nodes", spec.value("nodes", 1)},
                      {"ranks_per_node", spec.value("ranks_per_node", 1)},
@@ -136,6 +140,7 @@ void Agent::run(const std::atomic<bool>& stop) {
     while (!stop.load() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   log::info("stopping: ending the current run, delivering queued results");
+  stopping_.store(true);
   {
     std::lock_guard lock(mutex_);
     for (auto& [id, flag] : cancel_flags_) flag->store(true);

@@ -45,6 +45,7 @@ class Agent {
   std::set<long long> active_;  // assigned runs whose end the coordinator has not acknowledged
   std::map<long long, std::shared_ptr<std::atomic<bool>>> cancel_flags_;
   std::thread worker_;
+  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace scalebench

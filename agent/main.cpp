@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <regex>
 #include <iostream>
 #include <sstream>
 
@@ -74,6 +75,8 @@ int main(int argc, char** argv) {
     } else usage_error("unknown option " + a);
   }
   if (o.coordinator_url.empty()) usage_error("--coordinator is required");
+  if (!std::regex_match(o.name, std::regex("[A-Za-z0-9_.:-]{1,128}")))
+    usage_error("--name '" + o.name + "': use 1-128 of A-Z a-z 0-9 _ . : -");
   if (o.work_dir.empty()) o.work_dir = "/tmp/scalebench-agent-" + o.name;
   struct sigaction sa {};
   sa.sa_handler = on_signal;

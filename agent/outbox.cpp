@@ -55,6 +55,7 @@ void Outbox::loop() {
       } else if (r.status >= 400 && r.status < 500) {
         log::error("coordinator rejected " + item.first + " (HTTP " + std::to_string(r.status) + "): " + r.body);
         done = true;
+        on_delivered_(item.first, item.second);  // settled either way: resending cannot change it
       } else {
         throw Error("HTTP " + std::to_string(r.status) + ": " + r.body);
       }

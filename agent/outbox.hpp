@@ -13,7 +13,8 @@ namespace scalebench {
 
 // Messages to the coordinator (records, run ends), delivered in order by one thread that
 // retries until each is accepted, so that a coordinator restart loses nothing. A message the
-// coordinator rejects as invalid (4xx) is logged and dropped: resending cannot fix it.
+// coordinator rejects as invalid (4xx) is logged and dropped, and counts as settled: resending
+// cannot fix it.
 class Outbox {
  public:
   using Delivered = std::function<void(const std::string& path, const Json& body)>;

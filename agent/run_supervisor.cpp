@@ -122,8 +122,9 @@ RunSupervisor::Outcome RunSupervisor::execute(long long run_id, int attempt, con
     outcome.reason = "cancelled by user while running";
   } else if (timed_out) {
     outcome.status = "timeout";
-    outcome.reason = "no end within the run's timeout of " + std::to_string(static_cast<int>(timeout_s)) +
-                     " s; every rank was killed" + last;
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", timeout_s);
+    outcome.reason = std::string("no end within the run's timeout of ") + limit + " s; every rank was killed" + last;
   } else if (rc != 0 && rc != 3) {
     outcome.status = "failed";
     outcome.reason = "ranks exited with code " + std::to_string(rc) + last;

@@ -127,7 +127,9 @@ int cmd_study(const CliArgs& a) {
   std::cout << "scalebench study " << file << ": store " << db << ", logs " << logs << "\n" << std::flush;
   LocalCluster cluster(db, logs);
   HttpClient client(cluster.url(), std::chrono::seconds(10));
-  Json submitted = client.post_text("/api/v1/experiments", yaml, "application/yaml");
+  HttpResponse answer = client.request("POST", "/api/v1/experiments", yaml, "application/yaml", {{"X-Scalebench-Source", file}});
+  Json submitted = Json::parse(answer.body.empty() ? "{}" : answer.body);
+  if (answer.status != 201) throw Error(submitted.value("error", answer.body));
   const std::string id = std::to_string(submitted["experiment_id"].get<long long>());
   const int total = submitted["runs"].get<int>();
   std::cout << "experiment " << submitted["name"].get<std::string>() << " (id " << id << "): " << total << " runs on "
@@ -188,7 +190,8 @@ int cmd_submit(const CliArgs& a) {
   const std::string yaml = read_file(a.positional[0]);
   parse_experiment(yaml, a.positional[0]);
   HttpClient client(coordinator_url(a));
-  HttpResponse r = client.request("POST", "/api/v1/experiments", yaml, "application/yaml");
+  HttpResponse r =
+      client.request("POST", "/api/v1/experiments", yaml, "application/yaml", {{"X-Scalebench-Source", a.positional[0]}});
   Json j = Json::parse(r.body.empty() ? "{}" : r.body);
   if (r.status != 201) throw Error(j.value("error", r.body));
   std::cout << "submitted experiment " << j["name"].get<std::string>() << " as id " << j["experiment_id"] << " (" << j["runs"]

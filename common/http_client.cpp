@@ -34,13 +34,14 @@ HttpClient::HttpClient(std::string base_url, std::chrono::milliseconds timeout, 
 }
 
 HttpResponse HttpClient::request(std::string_view method, const std::string& target, const std::string& body,
-                                 const std::string& content_type) const {
+                                 const std::string& content_type, const Headers& headers) const {
   net::io_context ioc;
   beast::tcp_stream stream(ioc);
   http::request<http::string_body> req{http::string_to_verb(boost::beast::string_view(method.data(), method.size())), target, 11};
   req.set(http::field::host, host_);
   req.set(http::field::user_agent, std::string("scalebench/") + kVersion);
   req.set(http::field::connection, "close");
+  for (const auto& [name, value] : headers) req.set(name, value);
   if (!body.empty() || method == "POST") {
     req.set(http::field::content_type, content_type);
     req.body() = body;
@@ -92,10 +93,6 @@ Json HttpClient::get_json(const std::string& target) const { return parse_answer
 
 Json HttpClient::post_json(const std::string& target, const Json& body) const {
   return parse_answer("POST", target, request("POST", target, body.dump()));
-}
-
-Json HttpClient::post_text(const std::string& target, const std::string& body, const std::string& content_type) const {
-  return parse_answer("POST", target, request("POST", target, body, content_type));
 }
 
 }  // namespace scalebench

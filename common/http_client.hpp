@@ -2,6 +2,8 @@
 #include <chrono>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/json.hpp"
 
@@ -19,12 +21,12 @@ class HttpClient {
   explicit HttpClient(std::string base_url, std::chrono::milliseconds timeout = std::chrono::seconds(10),
                       std::size_t body_limit = 64u << 20);
 
+  using Headers = std::vector<std::pair<std::string, std::string>>;
   HttpResponse request(std::string_view method, const std::string& target, const std::string& body = "",
-                       const std::string& content_type = "application/json") const;
+                       const std::string& content_type = "application/json", const Headers& headers = {}) const;
   // JSON helpers: throw Error with the server's message on a non-2xx answer.
   Json get_json(const std::string& target) const;
   Json post_json(const std::string& target, const Json& body) const;
-  Json post_text(const std::string& target, const std::string& body, const std::string& content_type) const;
 
   const std::string& base_url() const { return base_url_; }
 

@@ -65,7 +65,7 @@ bool where_matches(const Json& where, const Json& record) {
     Json have;
     if (key == "size") have = record.contains("point") ? record["point"].value("size", Json()) : Json();
     else if (key == "variant") have = record.value("variant", "");
-    else if (key == "gpus" || key == "ranks") have = record.contains("placement") ? record["placement"].value("ranks", Json()) : Json();
+    else if (key == "gpus" || key == "ranks") have = record.contains("placement") ? record["placement"].value(key, Json()) : Json();
     else if (record.contains("params")) have = record["params"].value(key, Json());
     if (have.is_null()) return false;
     if (have.is_number() && want.is_string()) {

@@ -214,6 +214,7 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
           if (n.IsScalar() && n.Scalar() == "all") ex.placement.gpus_per_node.push_back("all");
           else if (auto v = p.typed(def, n, f)) ex.placement.gpus_per_node.push_back(*v);
         };
+        if (g.IsSequence() && g.size() == 0) p.issue(g, "placement.gpus_per_node", "empty list");
         if (g.IsSequence())
           for (std::size_t i = 0; i < g.size(); ++i) one(g[i], "placement.gpus_per_node[" + std::to_string(i) + "]");
         else

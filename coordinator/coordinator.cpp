@@ -1,6 +1,7 @@
 #include "coordinator/coordinator.hpp"
 
 #include <chrono>
+#include <regex>
 #include <set>
 
 #include "common/error.hpp"
@@ -174,6 +175,9 @@ ApiResult Coordinator::register_agent(const Json& info) {
   std::lock_guard lock(mutex_);
   if (!info.is_object() || !info.contains("name") || !info["name"].is_string() || info["name"].get<std::string>().empty())
     return error(400, "register: body needs a non-empty string 'name'");
+  static const std::regex name_re("[A-Za-z0-9_.:-]{1,128}");
+  if (!std::regex_match(info["name"].get<std::string>(), name_re))
+    return error(400, "register: agent name '" + info["name"].get<std::string>() + "' must be 1-128 of A-Z a-z 0-9 _ . : -");
   if (!info.contains("gpus") || !info["gpus"].is_array()) return error(400, "register: body needs 'gpus' (an array)");
   Store::Agent a;
   a.id = info["name"];
@@ -238,6 +242,8 @@ ApiResult Coordinator::add_records(long long run_id, const Json& body) {
   if (!body.contains("records") || !body["records"].is_array()) return error(400, "body needs 'records' (an array)");
   int attempt = body.value("attempt", 0);
   if (attempt != run->attempt) return error(409, "stale attempt " + std::to_string(attempt) + " of run " + std::to_string(run_id));
+  if (is_terminal(run->state))
+    return error(409, "run " + std::to_string(run_id) + " already ended as " + run->state + (run->reason.empty() ? "" : ": " + run->reason));
   const Experiment* ex = experiment_spec(run->experiment_id);
   int stored = 0;
   for (const auto& item : body["records"]) {

@@ -96,7 +96,7 @@ void Metrics::record_ingested(const Json& r) {
       {"gpus", std::to_string(placement.value("gpus", 0))},
       {"ranks", std::to_string(placement.value("ranks", 0))},
   };
-  for (const char* key : {"op", "dtype", "precision", "backend"})
+  for (const char* key : {"op", "dtype", "reduce_op", "precision", "backend"})
     if (params.contains(key) && params[key].is_string()) labels[key] = params[key].get<std::string>();
   if (r.contains("point") && r["point"].contains("size")) labels["size"] = r["point"]["size"].dump();
   if (params.contains("in_place") && params["in_place"].is_boolean()) labels["in_place"] = params["in_place"].get<bool>() ? "1" : "0";

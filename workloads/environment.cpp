@@ -1,6 +1,7 @@
 #include "workloads/environment.hpp"
 
 #include <fstream>
+#include <sstream>
 #include <set>
 
 #include "common/version.hpp"
@@ -26,10 +27,11 @@ std::string nvidia_driver_version() {
   if (!std::getline(in, line)) return "";
   auto pos = line.find("Kernel Module");
   if (pos == std::string::npos) return "";
-  std::string rest = line.substr(pos + 13);
-  auto b = rest.find_first_not_of(' ');
-  if (b == std::string::npos) return "";
-  return rest.substr(b, rest.find(' ', b) - b);
+  std::istringstream words(line.substr(pos));
+  std::string w;
+  while (words >> w)
+    if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos) return w;
+  return "";
 }
 }  // namespace
 

@@ -61,8 +61,9 @@ void NcclBackend::allocate(const Config& c, const Layout& l) {
   const std::size_t elem = dtype_size(c.dtype);
   recv_ = gpu::DeviceBuffer(std::max(l.send_count, l.recv_count) * elem);
   send_ = c.in_place ? gpu::DeviceBuffer() : gpu::DeviceBuffer(l.send_count * elem);
-  CUDA_CHECK(cudaMemset(recv_.get(), 0, recv_.bytes()));
-  if (send_.bytes()) CUDA_CHECK(cudaMemset(send_.get(), 1, send_.bytes()));
+  CUDA_CHECK(cudaMemsetAsync(recv_.get(), 0, recv_.bytes(), stream_.get()));
+  if (send_.bytes()) CUDA_CHECK(cudaMemsetAsync(send_.get(), 1, send_.bytes(), stream_.get()));
+  CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
 }
 
 // In place, NCCL reads and writes one buffer: all_gather's input is the rank's slot of the
@@ -123,12 +124,17 @@ double NcclBackend::time_ops(const Config& c, const Layout& l, int iters) {
 
 std::vector<std::byte> NcclBackend::run_checked(const Config& c, const Layout& l, const std::vector<std::byte>& input) {
   const std::size_t elem = dtype_size(c.dtype);
-  CUDA_CHECK(cudaMemset(recv_.get(), 0xff, recv_.bytes()));  // poison: unwritten outputs show as wrong
-  CUDA_CHECK(cudaMemcpy(send_ptr(c, l), input.data(), input.size(), cudaMemcpyHostToDevice));
+  // Everything on the communicator's stream: it is non-blocking, so work on the legacy default
+  // stream (plain cudaMemset/cudaMemcpy) would not be ordered before the collective.
+  cudaStream_t s = stream_.get();
+  CUDA_CHECK(cudaMemsetAsync(recv_.get(), 0xff, recv_.bytes(), s));  // poison: unwritten outputs show as wrong
+  CUDA_CHECK(cudaMemcpyAsync(send_ptr(c, l), input.data(), input.size(), cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));  // every rank's input is in place before any rank reads it
+  mpi_.barrier();
   launch(c, l);
-  CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
   std::vector<std::byte> out(l.recv_count * elem);
-  CUDA_CHECK(cudaMemcpy(out.data(), recv_ptr(c, l), out.size(), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpyAsync(out.data(), recv_ptr(c, l), out.size(), cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
   return out;
 }
 
