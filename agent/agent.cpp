@@ -54,7 +54,8 @@ void Agent::heartbeat() {
     std::lock_guard lock(mutex_);
     for (long long id : active_) active.push_back(id);
   }
-  HttpResponse r = client_.request("POST", "/api/v1/agents/" + options_.name + "/heartbeat", Json{{"active", active}}.dump());
+  HttpResponse r =
+      client_.request("POST", "/api/v1/agents/" + options_.name + "/heartbeat", Json{{"active", active}}.dump());
   if (r.status == 404) {
     log::info("coordinator does not know this agent (it restarted with a new store?); registering again");
     register_self();
@@ -85,12 +86,14 @@ void Agent::start_run(const Json& a) {
   worker_ = std::thread([this, run_id, attempt, spec, cancel] {
     std::vector<int> gpus;
     if (spec.value("gpu", false))
-      for (int i = 0; i < spec.value("ranks_per_node", 1); ++i) gpus.push_back(info_["gpus"][static_cast<std::size_t>(i)].value("index", i));
+      for (int i = 0; i < spec.value("ranks_per_node", 1); ++i)
+        gpus.push_back(info_["gpus"][static_cast<std::size_t>(i)].value("index", i));
     const std::string records_path = "/api/v1/runs/" + std::to_string(run_id) + "/records";
     long long seq = 0;
     auto sink = [&](Json record) {
       record["run_id"] = run_id;
-      outbox_->post(records_path, Json{{"attempt", attempt}, {"records", Json::array({{{"seq", seq++}, {"record", record}}})}});
+      outbox_->post(records_path,
+                    Json{{"attempt", attempt}, {"records", Json::array({{{"seq", seq++}, {"record", record}}})}});
     };
     RunSupervisor supervisor(options_.launch, options_.work_dir);
     RunSupervisor::Outcome outcome;
@@ -111,10 +114,11 @@ void Agent::start_run(const Json& a) {
                      {"hosts", Json::array({info_["hostname"]})}};
       sink(status_record(record_context(run_id, spec, placement), outcome.status, outcome.reason));
     }
-    log::info("run " + std::to_string(run_id) + " " + outcome.status + " (" + std::to_string(outcome.records) + " records)" +
-              (outcome.reason.empty() ? "" : ": " + outcome.reason));
-    outbox_->post("/api/v1/runs/" + std::to_string(run_id) + "/finish",
-                  Json{{"run_id", run_id}, {"attempt", attempt}, {"status", outcome.status}, {"reason", outcome.reason}});
+    log::info("run " + std::to_string(run_id) + " " + outcome.status + " (" + std::to_string(outcome.records) +
+              " records)" + (outcome.reason.empty() ? "" : ": " + outcome.reason));
+    outbox_->post(
+        "/api/v1/runs/" + std::to_string(run_id) + "/finish",
+        Json{{"run_id", run_id}, {"attempt", attempt}, {"status", outcome.status}, {"reason", outcome.reason}});
     std::lock_guard lock(mutex_);
     cancel_flags_.erase(run_id);
   });
@@ -137,7 +141,8 @@ void Agent::run(const std::atomic<bool>& stop) {
       warned = true;
     }
     auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(interval_s_);
-    while (!stop.load() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    while (!stop.load() && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   log::info("stopping: ending the current run, delivering queued results");
   stopping_.store(true);
@@ -146,7 +151,8 @@ void Agent::run(const std::atomic<bool>& stop) {
     for (auto& [id, flag] : cancel_flags_) flag->store(true);
   }
   if (worker_.joinable()) worker_.join();
-  if (!outbox_->drain(std::chrono::seconds(10))) log::warn(std::to_string(outbox_->pending()) + " messages not delivered");
+  if (!outbox_->drain(std::chrono::seconds(10)))
+    log::warn(std::to_string(outbox_->pending()) + " messages not delivered");
 }
 
 }  // namespace scalebench

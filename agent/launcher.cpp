@@ -22,7 +22,8 @@ LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const s
     plan.argv.push_back("-x");
     plan.argv.push_back(k);
   }
-  for (const std::string& a : {config.run_program, std::string("--spec"), spec_file, std::string("--emit"), std::string("records")})
+  for (const std::string& a :
+       {config.run_program, std::string("--spec"), spec_file, std::string("--emit"), std::string("records")})
     plan.argv.push_back(a);
   return plan;
 }

@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <regex>
 #include <iostream>
+#include <regex>
 #include <sstream>
 
 #include "agent/agent.hpp"
@@ -53,9 +53,12 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) usage_error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--coordinator") o.coordinator_url = value();
-    else if (a == "--name") o.name = value();
-    else if (a == "--work-dir") o.work_dir = value();
+    if (a == "--coordinator")
+      o.coordinator_url = value();
+    else if (a == "--name")
+      o.name = value();
+    else if (a == "--work-dir")
+      o.work_dir = value();
     else if (a == "--slots") {
       try {
         o.slots = std::stoi(value());
@@ -63,16 +66,20 @@ int main(int argc, char** argv) {
         usage_error("--slots needs a positive integer");
       }
       if (o.slots < 1) usage_error("--slots needs a positive integer");
-    } else if (a == "--mpirun") o.launch.mpirun = value();
-    else if (a == "--mpirun-arg") o.launch.extra_args.push_back(value());
-    else if (a == "--run-program") o.launch.run_program = value();
+    } else if (a == "--mpirun")
+      o.launch.mpirun = value();
+    else if (a == "--mpirun-arg")
+      o.launch.extra_args.push_back(value());
+    else if (a == "--run-program")
+      o.launch.run_program = value();
     else if (a == "--version") {
       std::cout << "scalebench-agent " << kVersion << " (" << kGitRevision << ")\n";
       return 0;
     } else if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       return 0;
-    } else usage_error("unknown option " + a);
+    } else
+      usage_error("unknown option " + a);
   }
   if (o.coordinator_url.empty()) usage_error("--coordinator is required");
   if (!std::regex_match(o.name, std::regex("[A-Za-z0-9_.:-]{1,128}")))

@@ -25,8 +25,9 @@ std::string join_tail(const std::deque<std::string>& tail) {
 }
 }  // namespace
 
-RunSupervisor::Outcome RunSupervisor::execute(long long run_id, int attempt, const Json& spec, const std::vector<int>& gpu_ids,
-                                              const std::atomic<bool>& cancel, const RecordSink& sink) {
+RunSupervisor::Outcome RunSupervisor::execute(long long run_id, int attempt, const Json& spec,
+                                              const std::vector<int>& gpu_ids, const std::atomic<bool>& cancel,
+                                              const RecordSink& sink) {
   const std::string base = work_dir_ + "/run-" + std::to_string(run_id) + "-" + std::to_string(attempt);
   const std::string spec_file = base + ".json";
   std::ofstream(spec_file) << Json{{"run_id", run_id}, {"attempt", attempt}, {"spec", spec}}.dump(2);

@@ -20,7 +20,8 @@ class RunSupervisor {
   };
   using RecordSink = std::function<void(Json record)>;
 
-  RunSupervisor(LaunchConfig launch, std::string work_dir) : launch_(std::move(launch)), work_dir_(std::move(work_dir)) {}
+  RunSupervisor(LaunchConfig launch, std::string work_dir)
+      : launch_(std::move(launch)), work_dir_(std::move(work_dir)) {}
 
   Outcome execute(long long run_id, int attempt, const Json& spec, const std::vector<int>& gpu_ids,
                   const std::atomic<bool>& cancel, const RecordSink& sink);

@@ -4,12 +4,12 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <set>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -86,8 +86,9 @@ class Source {
         }
         page = store_->records(id, after, 5000);
       } else {
-        page = client_->get_json("/api/v1/results?limit=5000&after=" + std::to_string(after) +
-                                 (experiment.empty() ? "" : "&experiment=" + experiment))
+        page = client_
+                   ->get_json("/api/v1/results?limit=5000&after=" + std::to_string(after) +
+                              (experiment.empty() ? "" : "&experiment=" + experiment))
                    .value("records", Json::array());
       }
       if (page.empty()) break;
@@ -103,9 +104,12 @@ class Source {
 };
 
 int print_results(const Json& records, const std::string& format) {
-  if (format == "json") write_json_lines(std::cout, records);
-  else if (format == "csv") write_csv(std::cout, records);
-  else if (format == "table") write_table(std::cout, records);
+  if (format == "json")
+    write_json_lines(std::cout, records);
+  else if (format == "csv")
+    write_csv(std::cout, records);
+  else if (format == "table")
+    write_table(std::cout, records);
   else {
     std::cerr << "scalebench: --format takes table, json or csv\n";
     return 2;
@@ -127,7 +131,8 @@ int cmd_study(const CliArgs& a) {
   std::cout << "scalebench study " << file << ": store " << db << ", logs " << logs << "\n" << std::flush;
   LocalCluster cluster(db, logs);
   HttpClient client(cluster.url(), std::chrono::seconds(10));
-  HttpResponse answer = client.request("POST", "/api/v1/experiments", yaml, "application/yaml", {{"X-Scalebench-Source", file}});
+  HttpResponse answer =
+      client.request("POST", "/api/v1/experiments", yaml, "application/yaml", {{"X-Scalebench-Source", file}});
   Json submitted = Json::parse(answer.body.empty() ? "{}" : answer.body);
   if (answer.status != 201) throw Error(submitted.value("error", answer.body));
   const std::string id = std::to_string(submitted["experiment_id"].get<long long>());
@@ -154,10 +159,11 @@ int cmd_study(const CliArgs& a) {
       if (!reported.insert(r["run_id"].get<long long>()).second) continue;
       const double took = r["finished_at"].get<double>() - r["started_at"].get<double>();
       const Json p = r["params"];
-      std::string line = "[" + std::to_string(reported.size()) + "/" + std::to_string(total) + "] run " + r["run_id"].dump() +
-                         " " + p.value("op", r["variant"].get<std::string>()) + " variant=" + r["variant"].get<std::string>() +
-                         " ranks=" + r["placement"]["ranks"].dump() + " gpus=" + r["placement"]["gpus"].dump() + ": " + state +
-                         ", " + r["records"].dump() + " records";
+      std::string line = "[" + std::to_string(reported.size()) + "/" + std::to_string(total) + "] run " +
+                         r["run_id"].dump() + " " + p.value("op", r["variant"].get<std::string>()) +
+                         " variant=" + r["variant"].get<std::string>() + " ranks=" + r["placement"]["ranks"].dump() +
+                         " gpus=" + r["placement"]["gpus"].dump() + ": " + state + ", " + r["records"].dump() +
+                         " records";
       if (r["started_at"].get<double>() > 0) line += ", " + std::to_string(static_cast<int>(took + 0.5)) + " s";
       if (!r["reason"].get<std::string>().empty()) line += " (" + r["reason"].get<std::string>() + ")";
       const double eta = done > 0 ? elapsed / done * (total - done) : 0;
@@ -167,7 +173,8 @@ int cmd_study(const CliArgs& a) {
     if (e["finished"].get<bool>()) break;
     if (elapsed - last_note >= 30) {
       last_note = elapsed;
-      if (elapsed > 1) std::cout << "  ... " << done << "/" << total << " runs done, elapsed " << clock(elapsed) << "\n" << std::flush;
+      if (elapsed > 1)
+        std::cout << "  ... " << done << "/" << total << " runs done, elapsed " << clock(elapsed) << "\n" << std::flush;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
@@ -190,12 +197,12 @@ int cmd_submit(const CliArgs& a) {
   const std::string yaml = read_file(a.positional[0]);
   parse_experiment(yaml, a.positional[0]);
   HttpClient client(coordinator_url(a));
-  HttpResponse r =
-      client.request("POST", "/api/v1/experiments", yaml, "application/yaml", {{"X-Scalebench-Source", a.positional[0]}});
+  HttpResponse r = client.request("POST", "/api/v1/experiments", yaml, "application/yaml",
+                                  {{"X-Scalebench-Source", a.positional[0]}});
   Json j = Json::parse(r.body.empty() ? "{}" : r.body);
   if (r.status != 201) throw Error(j.value("error", r.body));
-  std::cout << "submitted experiment " << j["name"].get<std::string>() << " as id " << j["experiment_id"] << " (" << j["runs"]
-            << " runs)\n";
+  std::cout << "submitted experiment " << j["name"].get<std::string>() << " as id " << j["experiment_id"] << " ("
+            << j["runs"] << " runs)\n";
   return 0;
 }
 
@@ -219,8 +226,9 @@ int cmd_agents(const CliArgs& a) {
   Json agents = client.get_json("/api/v1/agents").value("agents", Json::array());
   std::printf("%-20s %-20s %-6s %-6s %s\n", "id", "hostname", "state", "gpus", "last heartbeat");
   for (const auto& ag : agents)
-    std::printf("%-20s %-20s %-6s %-6zu %.1f s ago\n", ag["id"].get<std::string>().c_str(), ag["hostname"].get<std::string>().c_str(),
-                ag["state"].get<std::string>().c_str(), ag["gpus"].size(), ag["seconds_since_heartbeat"].get<double>());
+    std::printf("%-20s %-20s %-6s %-6zu %.1f s ago\n", ag["id"].get<std::string>().c_str(),
+                ag["hostname"].get<std::string>().c_str(), ag["state"].get<std::string>().c_str(), ag["gpus"].size(),
+                ag["seconds_since_heartbeat"].get<double>());
   return 0;
 }
 
@@ -228,7 +236,8 @@ int cmd_cancel(const CliArgs& a) {
   if (a.positional.size() != 1) throw Error("usage: scalebench cancel EXPERIMENT [--coordinator URL]");
   HttpClient client(coordinator_url(a));
   Json j = client.post_json("/api/v1/experiments/" + a.positional[0] + "/cancel", Json::object());
-  std::cout << "cancelled " << j["cancelled_queued"] << " queued runs; " << j["cancelling_running"] << " running runs are being stopped\n";
+  std::cout << "cancelled " << j["cancelled_queued"] << " queued runs; " << j["cancelling_running"]
+            << " running runs are being stopped\n";
   return 0;
 }
 

@@ -17,11 +17,12 @@ LocalCluster::LocalCluster(const std::string& db_path, const std::string& log_di
   std::filesystem::remove(port_file);
   ChildProcess::Options co;
   co.output_file = log_dir + "/coordinator.log";
-  coordinator_ = ChildProcess::spawn({bin + "/scalebench-coordinator", "--listen", "127.0.0.1", "--port", "0", "--port-file",
-                                      port_file, "--db", db_path},
+  coordinator_ = ChildProcess::spawn({bin + "/scalebench-coordinator", "--listen", "127.0.0.1", "--port", "0",
+                                      "--port-file", port_file, "--db", db_path},
                                      co);
   std::string port;
-  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(15); std::chrono::steady_clock::now() < until;) {
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+       std::chrono::steady_clock::now() < until;) {
     if (auto rc = coordinator_->try_wait())
       throw Error("the coordinator exited with code " + std::to_string(*rc) + " at start; see " + co.output_file);
     std::ifstream in(port_file);
@@ -33,10 +34,11 @@ LocalCluster::LocalCluster(const std::string& db_path, const std::string& log_di
 
   ChildProcess::Options ao;
   ao.output_file = log_dir + "/agent.log";
-  agent_ = ChildProcess::spawn({bin + "/scalebench-agent", "--coordinator", url_, "--name", "local", "--work-dir", log_dir + "/agent"},
-                               ao);
+  agent_ = ChildProcess::spawn(
+      {bin + "/scalebench-agent", "--coordinator", url_, "--name", "local", "--work-dir", log_dir + "/agent"}, ao);
   HttpClient client(url_, std::chrono::seconds(5));
-  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60); std::chrono::steady_clock::now() < until;) {
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+       std::chrono::steady_clock::now() < until;) {
     if (auto rc = agent_->try_wait())
       throw Error("the agent exited with code " + std::to_string(*rc) + " at start; see " + ao.output_file);
     Json agents = client.get_json("/api/v1/agents").value("agents", Json::array());
@@ -56,7 +58,8 @@ LocalCluster::~LocalCluster() {
 std::optional<std::string> LocalCluster::dead_child() {
   if (auto rc = coordinator_->try_wait())
     return "the coordinator exited (code " + std::to_string(*rc) + "); see " + log_dir_ + "/coordinator.log";
-  if (auto rc = agent_->try_wait()) return "the agent exited (code " + std::to_string(*rc) + "); see " + log_dir_ + "/agent.log";
+  if (auto rc = agent_->try_wait())
+    return "the agent exited (code " + std::to_string(*rc) + "); see " + log_dir_ + "/agent.log";
   return std::nullopt;
 }
 

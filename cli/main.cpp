@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
       std::cout << "scalebench " << kVersion << " (" << kGitRevision << ")\n";
       return 0;
     }
-    std::cerr << (a.command.empty() ? "scalebench: no command given\n" : "scalebench: unknown command '" + a.command + "'\n")
+    std::cerr << (a.command.empty() ? "scalebench: no command given\n"
+                                    : "scalebench: unknown command '" + a.command + "'\n")
               << kUsage;
     return 2;
   } catch (const SpecError& e) {

@@ -12,8 +12,10 @@ namespace scalebench {
 namespace {
 std::string fmt(double v) {
   std::ostringstream s;
-  if (v != 0 && (std::abs(v) >= 1e6 || std::abs(v) < 1e-2)) s << std::setprecision(3) << std::scientific << v;
-  else s << std::fixed << std::setprecision(2) << v;
+  if (v != 0 && (std::abs(v) >= 1e6 || std::abs(v) < 1e-2))
+    s << std::setprecision(3) << std::scientific << v;
+  else
+    s << std::fixed << std::setprecision(2) << v;
   return s.str();
 }
 std::string str(const Json& j) {
@@ -56,8 +58,17 @@ void write_table(std::ostream& out, const Json& records) {
     std::string key = str(r["run_id"]) + "/" + (r.contains("point") ? r["point"].dump() : "-");
     auto it = index.find(key);
     if (it == index.end()) {
-      Row row{str(r["run_id"]), r.value("variant", ""), str(pl.value("ranks", Json())), str(pl.value("gpus", Json())),
-              what(r), size_of(r), "", r.value("status", ""), r.value("reason", ""), {}, ""};
+      Row row{str(r["run_id"]),
+              r.value("variant", ""),
+              str(pl.value("ranks", Json())),
+              str(pl.value("gpus", Json())),
+              what(r),
+              size_of(r),
+              "",
+              r.value("status", ""),
+              r.value("reason", ""),
+              {},
+              ""};
       it = index.emplace(key, rows.size()).first;
       rows.push_back(row);
     }
@@ -99,9 +110,12 @@ void write_table(std::ostream& out, const Json& records) {
     for (std::size_t i = 0; i < c.size(); ++i) {
       bool last = i + 1 == c.size();
       bool numeric = i >= 6 && i < 6 + metric_order.size() + 1;
-      if (last) out << c[i];
-      else if (numeric) out << std::setw(static_cast<int>(width[i])) << std::right << c[i] << "  ";
-      else out << std::setw(static_cast<int>(width[i])) << std::left << c[i] << "  ";
+      if (last)
+        out << c[i];
+      else if (numeric)
+        out << std::setw(static_cast<int>(width[i])) << std::right << c[i] << "  ";
+      else
+        out << std::setw(static_cast<int>(width[i])) << std::left << c[i] << "  ";
     }
     out << "\n";
   };
@@ -110,26 +124,47 @@ void write_table(std::ostream& out, const Json& records) {
 }
 
 void write_csv(std::ostream& out, const Json& records) {
-  out << "record_id,run_id,experiment,workload,variant,nodes,ranks,gpus,op,dtype,backend,in_place,size,metric,unit,better,"
+  out << "record_id,run_id,experiment,workload,variant,nodes,ranks,gpus,op,dtype,backend,in_place,size,metric,unit,"
+         "better,"
          "value,median,mean,stddev,cv,min,max,n,check,status,reason,reference\n";
   for (const auto& r : records) {
     const Json p = r.value("params", Json::object());
     const Json pl = r.value("placement", Json::object());
     const Json st = r.value("stats", Json::object());
     std::string ref;
-    for (const auto& o : r.value("references", Json::array())) ref += (ref.empty() ? "" : ";") + o.value("outcome", std::string());
+    for (const auto& o : r.value("references", Json::array()))
+      ref += (ref.empty() ? "" : ";") + o.value("outcome", std::string());
     std::string check;
     if (r.contains("correctness") && r["correctness"].value("checked", false))
       check = r["correctness"].value("passed", false) ? "pass" : "fail";
-    std::vector<std::string> c = {str(r.value("record_id", Json())), str(r["run_id"]), r.value("experiment", ""),
-                                  r.value("workload", ""), r.value("variant", ""), str(pl.value("nodes", Json())),
-                                  str(pl.value("ranks", Json())), str(pl.value("gpus", Json())), str(p.value("op", Json())),
-                                  str(p.value("dtype", Json())), str(p.value("backend", Json())), str(p.value("in_place", Json())),
-                                  r.contains("point") ? str(r["point"].value("size", Json())) : "", r.value("metric", ""),
-                                  r.value("unit", ""), r.value("better", ""), str(r.value("value", Json())),
-                                  str(st.value("median", Json())), str(st.value("mean", Json())), str(st.value("stddev", Json())),
-                                  str(st.value("cv", Json())), str(st.value("min", Json())), str(st.value("max", Json())),
-                                  str(st.value("n", Json())), check, r.value("status", ""), r.value("reason", ""), ref};
+    std::vector<std::string> c = {str(r.value("record_id", Json())),
+                                  str(r["run_id"]),
+                                  r.value("experiment", ""),
+                                  r.value("workload", ""),
+                                  r.value("variant", ""),
+                                  str(pl.value("nodes", Json())),
+                                  str(pl.value("ranks", Json())),
+                                  str(pl.value("gpus", Json())),
+                                  str(p.value("op", Json())),
+                                  str(p.value("dtype", Json())),
+                                  str(p.value("backend", Json())),
+                                  str(p.value("in_place", Json())),
+                                  r.contains("point") ? str(r["point"].value("size", Json())) : "",
+                                  r.value("metric", ""),
+                                  r.value("unit", ""),
+                                  r.value("better", ""),
+                                  str(r.value("value", Json())),
+                                  str(st.value("median", Json())),
+                                  str(st.value("mean", Json())),
+                                  str(st.value("stddev", Json())),
+                                  str(st.value("cv", Json())),
+                                  str(st.value("min", Json())),
+                                  str(st.value("max", Json())),
+                                  str(st.value("n", Json())),
+                                  check,
+                                  r.value("status", ""),
+                                  r.value("reason", ""),
+                                  ref};
     for (std::size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << csv_cell(c[i]);
     out << "\n";
   }
@@ -146,10 +181,12 @@ std::vector<std::string> reference_failures(const Json& records) {
       if (o.value("outcome", "") == "fail") {
         std::string bounds;
         if (o.contains("lower_bound")) bounds += ">= " + fmt(o["lower_bound"].get<double>());
-        if (o.contains("upper_bound")) bounds += (bounds.empty() ? "" : " and ") + std::string("<= ") + fmt(o["upper_bound"].get<double>());
-        out.push_back(r.value("experiment", std::string()) + " run " + str(r["run_id"]) + " " + r.value("variant", std::string()) +
-                      " " + size_of(r) + " " + r.value("metric", std::string()) + " = " + fmt(r["value"].get<double>()) + " " +
-                      r.value("unit", std::string()) + ", reference wants " + bounds);
+        if (o.contains("upper_bound"))
+          bounds += (bounds.empty() ? "" : " and ") + std::string("<= ") + fmt(o["upper_bound"].get<double>());
+        out.push_back(r.value("experiment", std::string()) + " run " + str(r["run_id"]) + " " +
+                      r.value("variant", std::string()) + " " + size_of(r) + " " + r.value("metric", std::string()) +
+                      " = " + fmt(r["value"].get<double>()) + " " + r.value("unit", std::string()) +
+                      ", reference wants " + bounds);
       }
   return out;
 }

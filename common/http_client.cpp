@@ -20,11 +20,13 @@ HttpClient::HttpClient(std::string base_url, std::chrono::milliseconds timeout, 
     : base_url_(std::move(base_url)), timeout_(timeout), body_limit_(body_limit) {
   std::string rest = base_url_;
   const std::string scheme = "http://";
-  if (rest.rfind(scheme, 0) == 0) rest = rest.substr(scheme.size());
+  if (rest.rfind(scheme, 0) == 0)
+    rest = rest.substr(scheme.size());
   else if (rest.find("://") != std::string::npos)
     throw Error("coordinator URL '" + base_url_ + "': only http:// is supported");
   while (!rest.empty() && rest.back() == '/') rest.pop_back();
-  if (rest.find('/') != std::string::npos) throw Error("coordinator URL '" + base_url_ + "': give only http://HOST:PORT");
+  if (rest.find('/') != std::string::npos)
+    throw Error("coordinator URL '" + base_url_ + "': give only http://HOST:PORT");
   auto colon = rest.rfind(':');
   if (colon == std::string::npos || colon + 1 == rest.size())
     throw Error("coordinator URL '" + base_url_ + "': missing :PORT (e.g. http://127.0.0.1:8470)");
@@ -37,7 +39,8 @@ HttpResponse HttpClient::request(std::string_view method, const std::string& tar
                                  const std::string& content_type, const Headers& headers) const {
   net::io_context ioc;
   beast::tcp_stream stream(ioc);
-  http::request<http::string_body> req{http::string_to_verb(boost::beast::string_view(method.data(), method.size())), target, 11};
+  http::request<http::string_body> req{http::string_to_verb(boost::beast::string_view(method.data(), method.size())),
+                                       target, 11};
   req.set(http::field::host, host_);
   req.set(http::field::user_agent, std::string("scalebench/") + kVersion);
   req.set(http::field::connection, "close");
@@ -89,7 +92,9 @@ Json HttpClient::parse_answer(const std::string& method, const std::string& targ
   return j;
 }
 
-Json HttpClient::get_json(const std::string& target) const { return parse_answer("GET", target, request("GET", target)); }
+Json HttpClient::get_json(const std::string& target) const {
+  return parse_answer("GET", target, request("GET", target));
+}
 
 Json HttpClient::post_json(const std::string& target, const Json& body) const {
   return parse_answer("POST", target, request("POST", target, body.dump()));

@@ -16,7 +16,8 @@ namespace scalebench {
 ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv, const Options& options) {
   if (argv.empty()) throw Error("spawn: empty command");
   int pipefd[2] = {-1, -1};
-  if (options.capture_output && pipe2(pipefd, O_CLOEXEC) != 0) throw Error(std::string("pipe: ") + std::strerror(errno));
+  if (options.capture_output && pipe2(pipefd, O_CLOEXEC) != 0)
+    throw Error(std::string("pipe: ") + std::strerror(errno));
   int file_fd = -1;
   if (!options.capture_output && !options.output_file.empty()) {
     file_fd = open(options.output_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -105,8 +106,10 @@ int ChildProcess::wait() {
   while (!exit_code_ && pid_ > 0) {
     int status = 0;
     pid_t r = waitpid(pid_, &status, 0);
-    if (r == pid_) exit_code_ = decode_status(status);
-    else if (r < 0 && errno != EINTR) break;
+    if (r == pid_)
+      exit_code_ = decode_status(status);
+    else if (r < 0 && errno != EINTR)
+      break;
   }
   return exit_code_.value_or(-1);
 }

@@ -43,9 +43,11 @@ Json status_record(const Json& context, const std::string& status, const std::st
 
 std::string validate_record(const Json& r) {
   if (!r.is_object()) return "a record is a JSON object";
-  if (!r.contains("schema_version") || !r["schema_version"].is_number_integer()) return "missing integer 'schema_version'";
+  if (!r.contains("schema_version") || !r["schema_version"].is_number_integer())
+    return "missing integer 'schema_version'";
   if (r["schema_version"].get<int>() != kRecordSchemaVersion)
-    return "schema_version " + r["schema_version"].dump() + " is not the supported " + std::to_string(kRecordSchemaVersion);
+    return "schema_version " + r["schema_version"].dump() + " is not the supported " +
+           std::to_string(kRecordSchemaVersion);
   for (const char* key : {"experiment", "workload", "metric", "unit", "status"})
     if (!r.contains(key) || !r[key].is_string()) return std::string("missing string '") + key + "'";
   if (!r.contains("run_id") || !r["run_id"].is_number_integer()) return "missing integer 'run_id'";
@@ -63,10 +65,14 @@ namespace {
 bool where_matches(const Json& where, const Json& record) {
   for (const auto& [key, want] : where.items()) {
     Json have;
-    if (key == "size") have = record.contains("point") ? record["point"].value("size", Json()) : Json();
-    else if (key == "variant") have = record.value("variant", "");
-    else if (key == "gpus" || key == "ranks") have = record.contains("placement") ? record["placement"].value(key, Json()) : Json();
-    else if (record.contains("params")) have = record["params"].value(key, Json());
+    if (key == "size")
+      have = record.contains("point") ? record["point"].value("size", Json()) : Json();
+    else if (key == "variant")
+      have = record.value("variant", "");
+    else if (key == "gpus" || key == "ranks")
+      have = record.contains("placement") ? record["placement"].value(key, Json()) : Json();
+    else if (record.contains("params"))
+      have = record["params"].value(key, Json());
     if (have.is_null()) return false;
     if (have.is_number() && want.is_string()) {
       if (have.dump() != want.get<std::string>()) return false;

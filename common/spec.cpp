@@ -110,7 +110,8 @@ void parse_params(Parser& p, const WorkloadDef& wl, const YAML::Node& node, cons
     if (!def) {
       std::string list;
       for (const auto& d : wl.params) list += (list.empty() ? "" : ", ") + d.name;
-      p.issue_at(it->first.Mark(), field + "." + key, "unknown parameter of workload '" + wl.name + "'; expected one of: " + list);
+      p.issue_at(it->first.Mark(), field + "." + key,
+                 "unknown parameter of workload '" + wl.name + "'; expected one of: " + list);
       continue;
     }
     if (auto v = p.typed(*def, it->second, field + "." + key)) out[key] = *v;
@@ -157,17 +158,20 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
   ex.source = std::string(source_name);
   p.check_keys(root, "", kTopKeys);
 
-  if (!root["name"]) p.issue(root, "name", "missing; every experiment needs a name");
+  if (!root["name"])
+    p.issue(root, "name", "missing; every experiment needs a name");
   else if (auto s = p.scalar(root["name"], "name")) {
     static const std::regex ok("[A-Za-z0-9][A-Za-z0-9_.-]{0,99}");
-    if (!std::regex_match(*s, ok)) p.issue(root["name"], "name", "use 1-100 letters, digits, '_', '.', '-' (it becomes a metric label)");
+    if (!std::regex_match(*s, ok))
+      p.issue(root["name"], "name", "use 1-100 letters, digits, '_', '.', '-' (it becomes a metric label)");
     ex.name = *s;
   }
   if (root["description"])
     if (auto s = p.scalar(root["description"], "description")) ex.description = *s;
 
   const WorkloadDef* wl = nullptr;
-  if (!root["workload"]) p.issue(root, "workload", "missing; e.g. 'workload: collective'");
+  if (!root["workload"])
+    p.issue(root, "workload", "missing; e.g. 'workload: collective'");
   else if (auto s = p.scalar(root["workload"], "workload")) {
     wl = find_workload(*s);
     if (!wl) {
@@ -187,11 +191,13 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
       for (const auto& a : ex.zip)
         if (a.values.size() != ex.zip.front().values.size())
           p.issue(root["zip"][a.param], "zip." + a.param,
-                  "zip lists move in lock-step and must have the same length (" + std::to_string(ex.zip.front().values.size()) +
-                      " for '" + ex.zip.front().param + "', " + std::to_string(a.values.size()) + " here)");
+                  "zip lists move in lock-step and must have the same length (" +
+                      std::to_string(ex.zip.front().values.size()) + " for '" + ex.zip.front().param + "', " +
+                      std::to_string(a.values.size()) + " here)");
       for (const auto& a : ex.zip)
         for (const auto& m : ex.matrix)
-          if (a.param == m.param) p.issue(root["zip"][a.param], "zip." + a.param, "parameter is also swept in 'matrix'");
+          if (a.param == m.param)
+            p.issue(root["zip"][a.param], "zip." + a.param, "parameter is also swept in 'matrix'");
     }
     std::string cross = check_param_set(*wl, ex.params);
     if (!cross.empty()) p.issue(root["params"] ? root["params"] : root, "params", cross);
@@ -211,8 +217,10 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
         ex.placement.gpus_per_node.clear();
         const YAML::Node g = pl["gpus_per_node"];
         auto one = [&](const YAML::Node& n, const std::string& f) {
-          if (n.IsScalar() && n.Scalar() == "all") ex.placement.gpus_per_node.push_back("all");
-          else if (auto v = p.typed(def, n, f)) ex.placement.gpus_per_node.push_back(*v);
+          if (n.IsScalar() && n.Scalar() == "all")
+            ex.placement.gpus_per_node.push_back("all");
+          else if (auto v = p.typed(def, n, f))
+            ex.placement.gpus_per_node.push_back(*v);
         };
         if (g.IsSequence() && g.size() == 0) p.issue(g, "placement.gpus_per_node", "empty list");
         if (g.IsSequence())
@@ -220,7 +228,8 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
         else
           one(g, "placement.gpus_per_node");
       }
-      if (pl["ranks_per_node"]) ex.placement.ranks_per_node = p.int_list(pl["ranks_per_node"], "placement.ranks_per_node", 1);
+      if (pl["ranks_per_node"])
+        ex.placement.ranks_per_node = p.int_list(pl["ranks_per_node"], "placement.ranks_per_node", 1);
       if (pl["oversize"]) {
         ParamDef def{"oversize", ParamType::kEnum, {}, {"fail", "skip"}, {}, ""};
         if (auto v = p.typed(def, pl["oversize"], "placement.oversize")) ex.placement.oversize = *v;
@@ -229,7 +238,8 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
   }
 
   if (const YAML::Node vs = root["variants"]) {
-    if (!vs.IsMap()) p.issue(vs, "variants", "expected a mapping of name: {env: {...}, params: {...}}");
+    if (!vs.IsMap())
+      p.issue(vs, "variants", "expected a mapping of name: {env: {...}, params: {...}}");
     else
       for (auto it = vs.begin(); it != vs.end(); ++it) {
         Variant v;
@@ -242,12 +252,14 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
         }
         if (!p.check_keys(body, f, {"env", "params", "when"})) continue;
         if (const YAML::Node env = body["env"]) {
-          if (!env.IsMap()) p.issue(env, f + ".env", "expected a mapping of VARIABLE: value");
+          if (!env.IsMap())
+            p.issue(env, f + ".env", "expected a mapping of VARIABLE: value");
           else
             for (auto e = env.begin(); e != env.end(); ++e) {
               std::string key = e->first.Scalar();
               static const std::regex var("[A-Za-z_][A-Za-z0-9_]*");
-              if (!std::regex_match(key, var)) p.issue_at(e->first.Mark(), f + ".env." + key, "not a valid environment variable name");
+              if (!std::regex_match(key, var))
+                p.issue_at(e->first.Mark(), f + ".env." + key, "not a valid environment variable name");
               if (auto val = p.scalar(e->second, f + ".env." + key)) v.env[key] = *val;
             }
         }
@@ -267,13 +279,16 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
   if (root["timeout"]) {
     if (auto s = p.scalar(root["timeout"], "timeout")) {
       auto d = parse_duration_s(*s);
-      if (!d || *d <= 0) p.issue(root["timeout"], "timeout", "expected a positive duration such as 90s, 10m or 1h, got '" + *s + "'");
-      else ex.timeout_s = *d;
+      if (!d || *d <= 0)
+        p.issue(root["timeout"], "timeout", "expected a positive duration such as 90s, 10m or 1h, got '" + *s + "'");
+      else
+        ex.timeout_s = *d;
     }
   }
 
   if (const YAML::Node refs = root["references"]) {
-    if (!refs.IsMap()) p.issue(refs, "references", "expected a mapping of metric: {target, lower, upper, unit, better}");
+    if (!refs.IsMap())
+      p.issue(refs, "references", "expected a mapping of metric: {target, lower, upper, unit, better}");
     else
       for (auto it = refs.begin(); it != refs.end(); ++it) {
         Reference r;
@@ -281,15 +296,19 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
         std::string f = "references." + r.metric;
         const YAML::Node body = it->second;
         if (!p.check_keys(body, f, {"target", "lower", "upper", "unit", "better", "where"})) continue;
-        if (!body["target"]) p.issue(body, f + ".target", "missing");
-        else if (auto t = p.number(body["target"], f + ".target")) r.target = *t;
+        if (!body["target"])
+          p.issue(body, f + ".target", "missing");
+        else if (auto t = p.number(body["target"], f + ".target"))
+          r.target = *t;
         if (body["lower"] && !body["lower"].IsNull()) {
           r.lower = p.number(body["lower"], f + ".lower");
-          if (r.lower && *r.lower > 0) p.issue(body["lower"], f + ".lower", "a fraction at or under 0, e.g. -0.05 for 5% under");
+          if (r.lower && *r.lower > 0)
+            p.issue(body["lower"], f + ".lower", "a fraction at or under 0, e.g. -0.05 for 5% under");
         }
         if (body["upper"] && !body["upper"].IsNull()) {
           r.upper = p.number(body["upper"], f + ".upper");
-          if (r.upper && *r.upper < 0) p.issue(body["upper"], f + ".upper", "a fraction at or over 0, e.g. 0.05 for 5% over");
+          if (r.upper && *r.upper < 0)
+            p.issue(body["upper"], f + ".upper", "a fraction at or over 0, e.g. 0.05 for 5% over");
         }
         if (body["unit"])
           if (auto u = p.scalar(body["unit"], f + ".unit")) r.unit = *u;
@@ -298,7 +317,8 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
           if (auto b = p.typed(def, body["better"], f + ".better")) r.better = *b;
         }
         if (const YAML::Node w = body["where"]) {
-          if (!w.IsMap()) p.issue(w, f + ".where", "expected a mapping of parameter: value");
+          if (!w.IsMap())
+            p.issue(w, f + ".where", "expected a mapping of parameter: value");
           else
             for (auto e = w.begin(); e != w.end(); ++e) {
               std::string key = e->first.Scalar();
@@ -311,7 +331,8 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
               } else if (def) {
                 if (auto v = p.typed(*def, e->second, f + ".where." + key)) r.where[key] = *v;
               } else {
-                p.issue_at(e->first.Mark(), f + ".where." + key, "unknown; use a workload parameter, size, variant, gpus or ranks");
+                p.issue_at(e->first.Mark(), f + ".where." + key,
+                           "unknown; use a workload parameter, size, variant, gpus or ranks");
               }
             }
         }

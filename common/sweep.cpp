@@ -9,12 +9,18 @@ namespace scalebench {
 Json to_json(const RunSpec& r) {
   Json env = Json::object();
   for (const auto& [k, v] : r.env) env[k] = v;
-  return Json{{"index", r.index},     {"experiment", r.experiment},
-              {"workload", r.workload}, {"params", r.params},
-              {"variant", r.variant},   {"env", env},
-              {"nodes", r.nodes},       {"ranks_per_node", r.ranks_per_node},
-              {"gpu", r.gpu},           {"repetitions", r.repetitions},
-              {"timeout_s", r.timeout_s}, {"skip_reason", r.skip_reason},
+  return Json{{"index", r.index},
+              {"experiment", r.experiment},
+              {"workload", r.workload},
+              {"params", r.params},
+              {"variant", r.variant},
+              {"env", env},
+              {"nodes", r.nodes},
+              {"ranks_per_node", r.ranks_per_node},
+              {"gpu", r.gpu},
+              {"repetitions", r.repetitions},
+              {"timeout_s", r.timeout_s},
+              {"skip_reason", r.skip_reason},
               {"fail_reason", r.fail_reason}};
 }
 
@@ -69,7 +75,8 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
   // Placements: GPU counts on GPU clusters, rank counts on host-memory ones; "all" resolves here.
   std::vector<int> per_node;
   if (shape.gpu) {
-    for (const auto& g : ex.placement.gpus_per_node) per_node.push_back(g.is_string() ? shape.gpus_per_node : g.get<int>());
+    for (const auto& g : ex.placement.gpus_per_node)
+      per_node.push_back(g.is_string() ? shape.gpus_per_node : g.get<int>());
   } else {
     per_node = ex.placement.ranks_per_node;
   }
@@ -104,15 +111,21 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
           r.timeout_s = ex.timeout_s;
           if (r.params.contains("backend")) {
             std::string b = r.params["backend"];
-            if (b == "auto") r.params["backend"] = shape.gpu ? "nccl" : "mpi";
-            else if (b == "nccl" && !shape.gpu) r.skip_reason = "backend nccl needs GPUs; no agent has any";
-            else if (b == "mpi" && shape.gpu) r.gpu = false;  // host-memory run on a GPU node
+            if (b == "auto")
+              r.params["backend"] = shape.gpu ? "nccl" : "mpi";
+            else if (b == "nccl" && !shape.gpu)
+              r.skip_reason = "backend nccl needs GPUs; no agent has any";
+            else if (b == "mpi" && shape.gpu)
+              r.gpu = false;  // host-memory run on a GPU node
           }
           const int capacity = shape.gpu && r.gpu ? shape.gpus_per_node : shape.ranks_per_node;
           if (r.skip_reason.empty() && shape.gpu && r.gpu && n > capacity) {
-            std::string why = "needs " + std::to_string(n) + " GPUs per node; the agents have " + std::to_string(capacity);
-            if (ex.placement.oversize == "skip") r.skip_reason = why;
-            else r.fail_reason = why;
+            std::string why =
+                "needs " + std::to_string(n) + " GPUs per node; the agents have " + std::to_string(capacity);
+            if (ex.placement.oversize == "skip")
+              r.skip_reason = why;
+            else
+              r.fail_reason = why;
           }
           if (wl && r.skip_reason.empty()) {
             std::string cross = check_param_set(*wl, r.params);

@@ -9,7 +9,8 @@ namespace {
 std::string lower_trimmed(std::string_view s) {
   std::string out;
   for (char c : s)
-    if (!std::isspace(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -29,16 +30,26 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   if (!parsed || parsed->first < 0) return std::nullopt;
   const auto& [value, suffix] = *parsed;
   double mult = 0;
-  if (suffix.empty() || suffix == "b") mult = 1;
-  else if (suffix == "k" || suffix == "kib") mult = 1024.0;
-  else if (suffix == "m" || suffix == "mib") mult = 1024.0 * 1024;
-  else if (suffix == "g" || suffix == "gib") mult = 1024.0 * 1024 * 1024;
-  else if (suffix == "t" || suffix == "tib") mult = 1024.0 * 1024 * 1024 * 1024;
-  else if (suffix == "kb") mult = 1e3;
-  else if (suffix == "mb") mult = 1e6;
-  else if (suffix == "gb") mult = 1e9;
-  else if (suffix == "tb") mult = 1e12;
-  else return std::nullopt;
+  if (suffix.empty() || suffix == "b")
+    mult = 1;
+  else if (suffix == "k" || suffix == "kib")
+    mult = 1024.0;
+  else if (suffix == "m" || suffix == "mib")
+    mult = 1024.0 * 1024;
+  else if (suffix == "g" || suffix == "gib")
+    mult = 1024.0 * 1024 * 1024;
+  else if (suffix == "t" || suffix == "tib")
+    mult = 1024.0 * 1024 * 1024 * 1024;
+  else if (suffix == "kb")
+    mult = 1e3;
+  else if (suffix == "mb")
+    mult = 1e6;
+  else if (suffix == "gb")
+    mult = 1e9;
+  else if (suffix == "tb")
+    mult = 1e12;
+  else
+    return std::nullopt;
   double bytes = value * mult;
   if (bytes != std::floor(bytes) || bytes > 1.8e19) return std::nullopt;
   return static_cast<std::uint64_t>(bytes);

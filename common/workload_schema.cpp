@@ -37,7 +37,11 @@ const std::vector<WorkloadDef>& workload_defs() {
            {"max_bytes", ParamType::kSize, 64 * 1024 * 1024, {}, 1, "largest message size"},
            {"step_factor", ParamType::kNumber, 2, {}, 1, "multiply the size by this each step (1: one size)"},
            {"warmup", ParamType::kInt, 5, {}, 0, "untimed iterations before each size"},
-           {"iters", ParamType::kIntOrAuto, "auto", {}, 1,
+           {"iters",
+            ParamType::kIntOrAuto,
+            "auto",
+            {},
+            1,
             "operations per timed sample; auto: enough for about 10 ms a sample (nccl-tests uses 20)"},
            {"in_place", ParamType::kBool, false, {}, {}, "output buffer is the input buffer"},
            {"root", ParamType::kInt, 0, {}, 0, "root rank of broadcast and reduce"},
@@ -76,7 +80,8 @@ ParamValue parse_param(const ParamDef& def, std::string_view text) {
     case ParamType::kInt: {
       auto v = parse_int(text);
       if (!v) return {{}, "expected an integer, got '" + std::string(text) + "'"};
-      if (below_min(static_cast<double>(*v))) return {{}, "must be at least " + min_text(*def.min) + ", got " + std::string(text)};
+      if (below_min(static_cast<double>(*v)))
+        return {{}, "must be at least " + min_text(*def.min) + ", got " + std::string(text)};
       return {*v, ""};
     }
     case ParamType::kSize: {

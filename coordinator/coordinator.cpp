@@ -67,11 +67,13 @@ void Coordinator::refresh_gauges() {
   for (const auto& a : store_.agents()) (a.state == "alive" ? alive : lost) += a.state != "gone";
   metrics_.set_agents(alive, lost);
   int queued = static_cast<int>(store_.runs(std::nullopt, "queued").size());
-  int running = static_cast<int>(store_.runs(std::nullopt, "running").size() + store_.runs(std::nullopt, "cancelling").size());
+  int running =
+      static_cast<int>(store_.runs(std::nullopt, "running").size() + store_.runs(std::nullopt, "cancelling").size());
   metrics_.set_runs(queued, running);
 }
 
-void Coordinator::end_run(Store::Run& run, const std::string& state, const std::string& reason, bool add_status_record) {
+void Coordinator::end_run(Store::Run& run, const std::string& state, const std::string& reason,
+                          bool add_status_record) {
   run.state = state;
   run.reason = reason;
   run.finished_at = now();
@@ -92,7 +94,8 @@ ApiResult Coordinator::submit(const std::string& yaml, const std::string& source
   } catch (const SpecError& e) {
     Json issues = Json::array();
     for (const auto& i : e.issues())
-      issues.push_back({{"file", i.file}, {"line", i.line}, {"column", i.column}, {"field", i.field}, {"message", i.message}});
+      issues.push_back(
+          {{"file", i.file}, {"line", i.line}, {"column", i.column}, {"field", i.field}, {"message", i.message}});
     return {400, Json{{"error", e.what()}, {"issues", issues}}};
   }
   ClusterShape shape = cluster_shape(store_.agents());
@@ -173,11 +176,13 @@ ApiResult Coordinator::results(const std::string& experiment, long long after, i
 
 ApiResult Coordinator::register_agent(const Json& info) {
   std::lock_guard lock(mutex_);
-  if (!info.is_object() || !info.contains("name") || !info["name"].is_string() || info["name"].get<std::string>().empty())
+  if (!info.is_object() || !info.contains("name") || !info["name"].is_string() ||
+      info["name"].get<std::string>().empty())
     return error(400, "register: body needs a non-empty string 'name'");
   static const std::regex name_re("[A-Za-z0-9_.:-]{1,128}");
   if (!std::regex_match(info["name"].get<std::string>(), name_re))
-    return error(400, "register: agent name '" + info["name"].get<std::string>() + "' must be 1-128 of A-Z a-z 0-9 _ . : -");
+    return error(400,
+                 "register: agent name '" + info["name"].get<std::string>() + "' must be 1-128 of A-Z a-z 0-9 _ . : -");
   if (!info.contains("gpus") || !info["gpus"].is_array()) return error(400, "register: body needs 'gpus' (an array)");
   Store::Agent a;
   a.id = info["name"];
@@ -241,9 +246,11 @@ ApiResult Coordinator::add_records(long long run_id, const Json& body) {
   if (!run) return error(404, "no run " + std::to_string(run_id));
   if (!body.contains("records") || !body["records"].is_array()) return error(400, "body needs 'records' (an array)");
   int attempt = body.value("attempt", 0);
-  if (attempt != run->attempt) return error(409, "stale attempt " + std::to_string(attempt) + " of run " + std::to_string(run_id));
+  if (attempt != run->attempt)
+    return error(409, "stale attempt " + std::to_string(attempt) + " of run " + std::to_string(run_id));
   if (is_terminal(run->state))
-    return error(409, "run " + std::to_string(run_id) + " already ended as " + run->state + (run->reason.empty() ? "" : ": " + run->reason));
+    return error(409, "run " + std::to_string(run_id) + " already ended as " + run->state +
+                          (run->reason.empty() ? "" : ": " + run->reason));
   const Experiment* ex = experiment_spec(run->experiment_id);
   int stored = 0;
   for (const auto& item : body["records"]) {
@@ -251,7 +258,8 @@ ApiResult Coordinator::add_records(long long run_id, const Json& body) {
       return error(400, "each entry needs integer 'seq' and 'record'");
     Json rec = item["record"];
     std::string problem = validate_record(rec);
-    if (!problem.empty()) return error(400, "record " + item["seq"].dump() + " of run " + std::to_string(run_id) + ": " + problem);
+    if (!problem.empty())
+      return error(400, "record " + item["seq"].dump() + " of run " + std::to_string(run_id) + ": " + problem);
     if (rec["run_id"].get<long long>() != run_id) return error(400, "record names run " + rec["run_id"].dump());
     if (ex) {
       Json outcomes = Json::array();
@@ -306,7 +314,8 @@ void Coordinator::check_liveness() {
     a.state = "lost";
     store_.upsert_agent(a);
     changed = true;
-    std::string why = "agent lost: no heartbeat from " + a.id + " for " + std::to_string(static_cast<int>(t - a.last_seen)) + " s";
+    std::string why =
+        "agent lost: no heartbeat from " + a.id + " for " + std::to_string(static_cast<int>(t - a.last_seen)) + " s";
     log::warn(why);
     for (auto& r : store_.runs())
       if (r.agent_id == a.id && (r.state == "running" || r.state == "cancelling")) end_run(r, "failed", why, true);

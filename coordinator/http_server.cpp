@@ -42,8 +42,10 @@ void HttpServer::do_accept() {
 
 void HttpServer::on_accept(beast::error_code ec, tcp::socket socket) {
   if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
-  if (ec) log::warn("accept: " + ec.message());
-  else std::make_shared<HttpSession>(std::move(socket), handler_)->run();
+  if (ec)
+    log::warn("accept: " + ec.message());
+  else
+    std::make_shared<HttpSession>(std::move(socket), handler_)->run();
   do_accept();
 }
 
@@ -70,7 +72,9 @@ void HttpSession::on_read(beast::error_code ec, std::size_t) {
     auto res = std::make_shared<HttpResponseMsg>(
         ec == http::error::body_limit ? http::status::payload_too_large : http::status::bad_request, 11);
     res->set(http::field::content_type, "application/json");
-    res->body() = "{\"error\":\"" + std::string(ec == http::error::body_limit ? "request body over 8 MiB" : "malformed HTTP request") + "\"}";
+    res->body() = "{\"error\":\"" +
+                  std::string(ec == http::error::body_limit ? "request body over 8 MiB" : "malformed HTTP request") +
+                  "\"}";
     res->keep_alive(false);
     res->prepare_payload();
     response_ = res;

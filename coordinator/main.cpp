@@ -47,19 +47,26 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     try {
-      if (a == "--listen") listen = value();
-      else if (a == "--port") port = std::stoi(value());
-      else if (a == "--port-file") port_file = value();
-      else if (a == "--db") options.db_path = value();
-      else if (a == "--heartbeat-interval") options.heartbeat_interval_s = std::stod(value());
-      else if (a == "--heartbeat-timeout") options.heartbeat_timeout_s = std::stod(value());
+      if (a == "--listen")
+        listen = value();
+      else if (a == "--port")
+        port = std::stoi(value());
+      else if (a == "--port-file")
+        port_file = value();
+      else if (a == "--db")
+        options.db_path = value();
+      else if (a == "--heartbeat-interval")
+        options.heartbeat_interval_s = std::stod(value());
+      else if (a == "--heartbeat-timeout")
+        options.heartbeat_timeout_s = std::stod(value());
       else if (a == "--version") {
         std::cout << "scalebench-coordinator " << kVersion << " (" << kGitRevision << ")\n";
         return 0;
       } else if (a == "-h" || a == "--help") {
         std::cout << kUsage;
         return 0;
-      } else usage_error("unknown option " + a);
+      } else
+        usage_error("unknown option " + a);
     } catch (const std::logic_error&) {
       usage_error("bad value for " + a);
     }
@@ -69,8 +76,9 @@ int main(int argc, char** argv) {
     Coordinator coordinator(options);
     boost::asio::io_context ioc;
     auto address = boost::asio::ip::make_address(listen);
-    auto server = std::make_shared<HttpServer>(ioc, boost::asio::ip::tcp::endpoint(address, static_cast<unsigned short>(port)),
-                                               [&](const HttpRequest& r) { return handle_api(coordinator, r); });
+    auto server =
+        std::make_shared<HttpServer>(ioc, boost::asio::ip::tcp::endpoint(address, static_cast<unsigned short>(port)),
+                                     [&](const HttpRequest& r) { return handle_api(coordinator, r); });
     server->start();
     const unsigned short actual = server->port();
     if (!port_file.empty()) {

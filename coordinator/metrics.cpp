@@ -10,7 +10,8 @@ namespace scalebench {
 
 Metrics::Metrics()
     : registry_(std::make_shared<prometheus::Registry>()),
-      agents_(prometheus::BuildGauge().Name("scalebench_agents").Help("Registered agents by state").Register(*registry_)),
+      agents_(
+          prometheus::BuildGauge().Name("scalebench_agents").Help("Registered agents by state").Register(*registry_)),
       runs_(prometheus::BuildGauge().Name("scalebench_runs").Help("Runs queued or running now").Register(*registry_)),
       runs_finished_(prometheus::BuildCounter()
                          .Name("scalebench_runs_finished_total")
@@ -46,7 +47,8 @@ void Metrics::experiment_submitted(const std::string& name) {
   forget_experiment(name);  // a new run of the same name replaces the old series
 }
 
-std::string Metrics::result_metric_name(const std::string& workload, const std::string& metric, const std::string& unit) {
+std::string Metrics::result_metric_name(const std::string& workload, const std::string& metric,
+                                        const std::string& unit) {
   auto clean = [](std::string s) {
     for (char& c : s)
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
@@ -72,7 +74,8 @@ void Metrics::forget_experiment(const std::string& name) {
     for (auto& s : it->second) s.family->Remove(s.gauge);
     series_by_experiment_.erase(it);
   }
-  experiment_order_.erase(std::remove(experiment_order_.begin(), experiment_order_.end(), name), experiment_order_.end());
+  experiment_order_.erase(std::remove(experiment_order_.begin(), experiment_order_.end(), name),
+                          experiment_order_.end());
 }
 
 void Metrics::record_ingested(const Json& r) {
@@ -99,9 +102,11 @@ void Metrics::record_ingested(const Json& r) {
   for (const char* key : {"op", "dtype", "reduce_op", "precision", "backend"})
     if (params.contains(key) && params[key].is_string()) labels[key] = params[key].get<std::string>();
   if (r.contains("point") && r["point"].contains("size")) labels["size"] = r["point"]["size"].dump();
-  if (params.contains("in_place") && params["in_place"].is_boolean()) labels["in_place"] = params["in_place"].get<bool>() ? "1" : "0";
-  auto& family = result_family(result_metric_name(r.value("workload", ""), r.value("metric", ""), unit),
-                               "Latest median of " + r.value("metric", std::string()) + " (" + unit + " in base units)");
+  if (params.contains("in_place") && params["in_place"].is_boolean())
+    labels["in_place"] = params["in_place"].get<bool>() ? "1" : "0";
+  auto& family =
+      result_family(result_metric_name(r.value("workload", ""), r.value("metric", ""), unit),
+                    "Latest median of " + r.value("metric", std::string()) + " (" + unit + " in base units)");
   auto& gauge = family.Add(labels);
   gauge.Set(value);
   auto& list = series_by_experiment_[experiment];

@@ -30,7 +30,8 @@ class Metrics {
   std::string text() const;
 
   // Metric name for a record's metric and unit: busbw in GB/s -> scalebench_collective_busbw_bytes_per_second.
-  static std::string result_metric_name(const std::string& workload, const std::string& metric, const std::string& unit);
+  static std::string result_metric_name(const std::string& workload, const std::string& metric,
+                                        const std::string& unit);
 
  private:
   prometheus::Family<prometheus::Gauge>& result_family(const std::string& name, const std::string& help);

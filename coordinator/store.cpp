@@ -36,7 +36,8 @@ class Statement {
   double real(int c) { return sqlite3_column_double(stmt_, c); }
   std::string text(int c) {
     auto p = sqlite3_column_text(stmt_, c);
-    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, c))) : "";
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, c)))
+             : "";
   }
 
  private:
@@ -44,9 +45,7 @@ class Statement {
     if (rc != SQLITE_OK) fail("bind");
     return *this;
   }
-  [[noreturn]] void fail(const char* what) {
-    throw Error("store " + path_ + ": " + what + ": " + sqlite3_errmsg(db_));
-  }
+  [[noreturn]] void fail(const char* what) { throw Error("store " + path_ + ": " + what + ": " + sqlite3_errmsg(db_)); }
   sqlite3* db_;
   const std::string& path_;
   sqlite3_stmt* stmt_ = nullptr;
@@ -195,10 +194,14 @@ std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std:
   std::string sql = kRunColumns;
   sql += " WHERE (?1 IS NULL OR experiment_id=?1) AND (?2 IS NULL OR state=?2) ORDER BY id";
   Statement q(db_, path_, sql.c_str());
-  if (experiment_id) q.bind(1, *experiment_id);
-  else q.bind_null(1);
-  if (state) q.bind(2, *state);
-  else q.bind_null(2);
+  if (experiment_id)
+    q.bind(1, *experiment_id);
+  else
+    q.bind_null(1);
+  if (state)
+    q.bind(2, *state);
+  else
+    q.bind_null(2);
   std::vector<Run> out;
   while (q.step()) {
     Run r;
@@ -241,7 +244,12 @@ std::optional<Store::Run> Store::run(long long id) {
 void Store::update_run(const Run& r) {
   Statement q(db_, path_,
               "UPDATE runs SET state=?, reason=?, agent_id=?, attempt=?, started_at=?, finished_at=? WHERE id=?");
-  q.bind(1, r.state).bind(2, r.reason).bind(3, r.agent_id).bind(4, r.attempt).bind(5, r.started_at).bind(6, r.finished_at);
+  q.bind(1, r.state)
+      .bind(2, r.reason)
+      .bind(3, r.agent_id)
+      .bind(4, r.attempt)
+      .bind(5, r.started_at)
+      .bind(6, r.finished_at);
   q.bind(7, r.id).step();
 }
 
@@ -263,8 +271,10 @@ Json Store::records(std::optional<long long> experiment_id, long long after_id, 
               "SELECT records.id, records.json FROM records JOIN runs ON runs.id = records.run_id "
               "WHERE records.id > ?1 AND (?2 IS NULL OR runs.experiment_id = ?2) ORDER BY records.id LIMIT ?3");
   q.bind(1, after_id);
-  if (experiment_id) q.bind(2, *experiment_id);
-  else q.bind_null(2);
+  if (experiment_id)
+    q.bind(2, *experiment_id);
+  else
+    q.bind_null(2);
   q.bind(3, limit);
   Json out = Json::array();
   while (q.step()) {
@@ -280,7 +290,12 @@ void Store::upsert_agent(const Agent& a) {
               "INSERT INTO agents(id, hostname, info_json, state, registered_at, last_seen) VALUES(?,?,?,?,?,?) "
               "ON CONFLICT(id) DO UPDATE SET hostname=excluded.hostname, info_json=excluded.info_json, "
               "state=excluded.state, registered_at=excluded.registered_at, last_seen=excluded.last_seen");
-  q.bind(1, a.id).bind(2, a.hostname).bind(3, a.info.dump()).bind(4, a.state).bind(5, a.registered_at).bind(6, a.last_seen);
+  q.bind(1, a.id)
+      .bind(2, a.hostname)
+      .bind(3, a.info.dump())
+      .bind(4, a.state)
+      .bind(5, a.registered_at)
+      .bind(6, a.last_seen);
   q.step();
 }
 

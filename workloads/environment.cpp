@@ -1,8 +1,8 @@
 #include "workloads/environment.hpp"
 
 #include <fstream>
-#include <sstream>
 #include <set>
+#include <sstream>
 
 #include "common/version.hpp"
 
@@ -35,8 +35,8 @@ std::string nvidia_driver_version() {
 }
 }  // namespace
 
-RunEnvironment capture_environment(const MpiSession& mpi, const std::string& backend, const std::string& device_description,
-                                   const Json& gpu_versions) {
+RunEnvironment capture_environment(const MpiSession& mpi, const std::string& backend,
+                                   const std::string& device_description, const Json& gpu_versions) {
   const std::string mine = mpi.hostname() + "|" + std::to_string(mpi.local_rank()) + "|" + device_description;
   const auto all = mpi.all_gather(mine);
   std::vector<std::string> hosts;
@@ -56,12 +56,8 @@ RunEnvironment capture_environment(const MpiSession& mpi, const std::string& bac
   }
   const bool gpu = !device_description.empty();
   RunEnvironment e;
-  e.placement = Json{{"nodes", hosts.size()},
-                     {"ranks", mpi.size()},
-                     {"ranks_per_node", mpi.local_size()},
-                     {"gpus", gpu ? mpi.size() : 0},
-                     {"hosts", hosts},
-                     {"devices", devices}};
+  e.placement = Json{{"nodes", hosts.size()},        {"ranks", mpi.size()}, {"ranks_per_node", mpi.local_size()},
+                     {"gpus", gpu ? mpi.size() : 0}, {"hosts", hosts},      {"devices", devices}};
   e.environment = Json{{"hostnames", hosts},
                        {"gpu_models", Json(std::vector<std::string>(models.begin(), models.end()))},
                        {"nvidia_driver", nvidia_driver_version()},

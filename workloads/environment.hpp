@@ -15,7 +15,7 @@ struct RunEnvironment {
 };
 
 // `device_description` is "name|uuid|pci" of this rank's GPU, or "" on host memory.
-RunEnvironment capture_environment(const MpiSession& mpi, const std::string& backend, const std::string& device_description,
-                                   const Json& gpu_versions);
+RunEnvironment capture_environment(const MpiSession& mpi, const std::string& backend,
+                                   const std::string& device_description, const Json& gpu_versions);
 
 }  // namespace scalebench

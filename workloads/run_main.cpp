@@ -23,7 +23,8 @@
 namespace {
 using namespace scalebench;
 
-const char* kUsage = R"(usage: mpirun -np N scalebench-run WORKLOAD [-p KEY=VALUE]... [--repetitions N] [--emit table|records]
+const char* kUsage =
+    R"(usage: mpirun -np N scalebench-run WORKLOAD [-p KEY=VALUE]... [--repetitions N] [--emit table|records]
        mpirun -np N scalebench-run --spec RUN.json [--emit records]
        scalebench-run --capabilities
 Workloads and their parameters are listed in docs/experiments.md (e.g. collective -p op=all_reduce
@@ -54,7 +55,8 @@ Invocation parse_args(int argc, char** argv) {
       if (i + 1 >= argc) usage_error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--spec") spec_file = value();
+    if (a == "--spec")
+      spec_file = value();
     else if (a == "--emit") {
       std::string e = value();
       if (e != "table" && e != "records") usage_error("--emit takes table or records");
@@ -74,8 +76,10 @@ Invocation parse_args(int argc, char** argv) {
     } else if (a == "-h" || a == "--help") {
       std::fputs(kUsage, stdout);
       std::exit(0);
-    } else if (!a.empty() && a[0] != '-' && workload.empty()) workload = a;
-    else usage_error("unknown argument '" + a + "'");
+    } else if (!a.empty() && a[0] != '-' && workload.empty())
+      workload = a;
+    else
+      usage_error("unknown argument '" + a + "'");
   }
   if (!spec_file.empty()) {
     std::ifstream in(spec_file);
@@ -142,8 +146,10 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
   std::string why_not = backend->unsupported(cfg);
   if (!why_not.empty()) {
     if (lead) {
-      if (inv.records) emit(status_record(context, "skipped", why_not));
-      else std::fprintf(stdout, "# skipped: %s\n", why_not.c_str());
+      if (inv.records)
+        emit(status_record(context, "skipped", why_not));
+      else
+        std::fprintf(stdout, "# skipped: %s\n", why_not.c_str());
     }
     return 0;
   }

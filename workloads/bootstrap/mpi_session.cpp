@@ -50,7 +50,8 @@ std::vector<std::string> MpiSession::all_gather(const std::string& mine) const {
     total += lens[static_cast<std::size_t>(i)];
   }
   std::string all(static_cast<std::size_t>(total), '\0');
-  MPI_CHECK(MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, MPI_COMM_WORLD));
+  MPI_CHECK(
+      MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, MPI_COMM_WORLD));
   std::vector<std::string> out;
   for (int i = 0; i < size_; ++i)
     out.push_back(all.substr(static_cast<std::size_t>(displs[static_cast<std::size_t>(i)]),

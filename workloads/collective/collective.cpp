@@ -41,13 +41,17 @@ RedOp parse_redop(const std::string& s) {
 std::size_t dtype_size(DType t) {
   switch (t) {
     case DType::kFloat64:
-    case DType::kInt64: return 8;
+    case DType::kInt64:
+      return 8;
     case DType::kFloat32:
-    case DType::kInt32: return 4;
+    case DType::kInt32:
+      return 4;
     case DType::kFloat16:
-    case DType::kBFloat16: return 2;
+    case DType::kBFloat16:
+      return 2;
     case DType::kInt8:
-    case DType::kUInt8: return 1;
+    case DType::kUInt8:
+      return 1;
   }
   return 1;
 }
@@ -57,13 +61,16 @@ bool is_reducing(Op op) { return op == Op::kAllReduce || op == Op::kReduceScatte
 double busbw_factor(Op op, int n) {
   const double nd = n;
   switch (op) {
-    case Op::kAllReduce: return 2.0 * (nd - 1) / nd;
+    case Op::kAllReduce:
+      return 2.0 * (nd - 1) / nd;
     case Op::kAllGather:
     case Op::kReduceScatter:
-    case Op::kAllToAll: return (nd - 1) / nd;
+    case Op::kAllToAll:
+      return (nd - 1) / nd;
     case Op::kBroadcast:
     case Op::kReduce:
-    case Op::kSendRecv: return 1.0;
+    case Op::kSendRecv:
+      return 1.0;
   }
   return 1.0;
 }
@@ -98,7 +105,8 @@ Layout layout_for(Op op, std::uint64_t bytes, DType t, int n) {
   return l;
 }
 
-std::vector<std::uint64_t> size_sweep(std::uint64_t min_bytes, std::uint64_t max_bytes, double factor, std::size_t elem) {
+std::vector<std::uint64_t> size_sweep(std::uint64_t min_bytes, std::uint64_t max_bytes, double factor,
+                                      std::size_t elem) {
   std::vector<std::uint64_t> out;
   auto round = [&](std::uint64_t b) { return std::max<std::uint64_t>(elem, b / elem * elem); };
   if (factor <= 1.0) return {round(min_bytes)};

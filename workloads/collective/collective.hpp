@@ -32,7 +32,8 @@ struct Layout {
 Layout layout_for(Op op, std::uint64_t requested_bytes, DType t, int nranks);
 
 // min, min*f, ... <= max (each a multiple of the element size, at least one element).
-std::vector<std::uint64_t> size_sweep(std::uint64_t min_bytes, std::uint64_t max_bytes, double factor, std::size_t elem);
+std::vector<std::uint64_t> size_sweep(std::uint64_t min_bytes, std::uint64_t max_bytes, double factor,
+                                      std::size_t elem);
 
 // The resolved parameters of one run of the collective workload.
 struct Config {

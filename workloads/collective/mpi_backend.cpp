@@ -9,22 +9,34 @@ namespace scalebench::collective {
 namespace {
 MPI_Datatype mpi_type(DType t) {
   switch (t) {
-    case DType::kFloat32: return MPI_FLOAT;
-    case DType::kFloat64: return MPI_DOUBLE;
-    case DType::kInt32: return MPI_INT32_T;
-    case DType::kInt64: return MPI_INT64_T;
-    case DType::kInt8: return MPI_INT8_T;
-    case DType::kUInt8: return MPI_UINT8_T;
-    default: return MPI_DATATYPE_NULL;
+    case DType::kFloat32:
+      return MPI_FLOAT;
+    case DType::kFloat64:
+      return MPI_DOUBLE;
+    case DType::kInt32:
+      return MPI_INT32_T;
+    case DType::kInt64:
+      return MPI_INT64_T;
+    case DType::kInt8:
+      return MPI_INT8_T;
+    case DType::kUInt8:
+      return MPI_UINT8_T;
+    default:
+      return MPI_DATATYPE_NULL;
   }
 }
 MPI_Op mpi_op(RedOp r) {
   switch (r) {
-    case RedOp::kSum: return MPI_SUM;
-    case RedOp::kProd: return MPI_PROD;
-    case RedOp::kMax: return MPI_MAX;
-    case RedOp::kMin: return MPI_MIN;
-    default: return MPI_OP_NULL;
+    case RedOp::kSum:
+      return MPI_SUM;
+    case RedOp::kProd:
+      return MPI_PROD;
+    case RedOp::kMax:
+      return MPI_MAX;
+    case RedOp::kMin:
+      return MPI_MIN;
+    default:
+      return MPI_OP_NULL;
   }
 }
 int as_int(std::size_t n) { return static_cast<int>(n); }
@@ -33,7 +45,8 @@ int as_int(std::size_t n) { return static_cast<int>(n); }
 std::string MpiBackend::unsupported(const Config& c) const {
   if (mpi_type(c.dtype) == MPI_DATATYPE_NULL) return "MPI has no 16-bit floating-point type; use the nccl backend";
   if (is_reducing(c.op) && c.redop == RedOp::kAvg) return "MPI has no avg reduction; use the nccl backend";
-  if (c.in_place && (c.op == Op::kAllToAll || c.op == Op::kSendRecv)) return "in-place alltoall/sendrecv is not measured";
+  if (c.in_place && (c.op == Op::kAllToAll || c.op == Op::kSendRecv))
+    return "in-place alltoall/sendrecv is not measured";
   if (c.root < 0 || c.root >= mpi_.size()) return "root " + std::to_string(c.root) + " is not a rank of this run";
   if (c.max_bytes / dtype_size(c.dtype) > static_cast<std::uint64_t>(INT32_MAX))
     return "max_bytes is over what an MPI count (int) can address for this dtype";
@@ -53,12 +66,16 @@ void MpiBackend::launch(const Config& c, const Layout& l) {
   void* in = c.in_place ? MPI_IN_PLACE : static_cast<void*>(send_.data());
   void* out = recv_.data();
   switch (c.op) {
-    case Op::kAllReduce: MPI_CHECK(MPI_Allreduce(in, out, as_int(l.send_count), t, op, MPI_COMM_WORLD)); break;
+    case Op::kAllReduce:
+      MPI_CHECK(MPI_Allreduce(in, out, as_int(l.send_count), t, op, MPI_COMM_WORLD));
+      break;
     case Op::kReduce:
       if (c.in_place && rank != c.root) in = out;  // MPI_IN_PLACE is for the root only
       MPI_CHECK(MPI_Reduce(in, out, as_int(l.send_count), t, op, c.root, MPI_COMM_WORLD));
       break;
-    case Op::kBroadcast: MPI_CHECK(MPI_Bcast(out, as_int(l.recv_count), t, c.root, MPI_COMM_WORLD)); break;
+    case Op::kBroadcast:
+      MPI_CHECK(MPI_Bcast(out, as_int(l.recv_count), t, c.root, MPI_COMM_WORLD));
+      break;
     case Op::kAllGather:
       MPI_CHECK(MPI_Allgather(in, c.in_place ? 0 : as_int(l.chunk), c.in_place ? MPI_DATATYPE_NULL : t, out,
                               as_int(l.chunk), t, MPI_COMM_WORLD));
@@ -66,7 +83,9 @@ void MpiBackend::launch(const Config& c, const Layout& l) {
     case Op::kReduceScatter:
       MPI_CHECK(MPI_Reduce_scatter_block(in, out, as_int(l.chunk), t, op, MPI_COMM_WORLD));
       break;
-    case Op::kAllToAll: MPI_CHECK(MPI_Alltoall(in, as_int(l.chunk), t, out, as_int(l.chunk), t, MPI_COMM_WORLD)); break;
+    case Op::kAllToAll:
+      MPI_CHECK(MPI_Alltoall(in, as_int(l.chunk), t, out, as_int(l.chunk), t, MPI_COMM_WORLD));
+      break;
     case Op::kSendRecv:
       MPI_CHECK(MPI_Sendrecv(in, as_int(l.send_count), t, (rank + 1) % n, 0, out, as_int(l.recv_count), t,
                              (rank - 1 + n) % n, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));

@@ -12,24 +12,37 @@ namespace scalebench::collective {
 namespace {
 ncclDataType_t nccl_type(DType t) {
   switch (t) {
-    case DType::kFloat32: return ncclFloat32;
-    case DType::kFloat64: return ncclFloat64;
-    case DType::kFloat16: return ncclFloat16;
-    case DType::kBFloat16: return ncclBfloat16;
-    case DType::kInt32: return ncclInt32;
-    case DType::kInt64: return ncclInt64;
-    case DType::kInt8: return ncclInt8;
-    case DType::kUInt8: return ncclUint8;
+    case DType::kFloat32:
+      return ncclFloat32;
+    case DType::kFloat64:
+      return ncclFloat64;
+    case DType::kFloat16:
+      return ncclFloat16;
+    case DType::kBFloat16:
+      return ncclBfloat16;
+    case DType::kInt32:
+      return ncclInt32;
+    case DType::kInt64:
+      return ncclInt64;
+    case DType::kInt8:
+      return ncclInt8;
+    case DType::kUInt8:
+      return ncclUint8;
   }
   return ncclFloat32;
 }
 ncclRedOp_t nccl_op(RedOp r) {
   switch (r) {
-    case RedOp::kSum: return ncclSum;
-    case RedOp::kProd: return ncclProd;
-    case RedOp::kMax: return ncclMax;
-    case RedOp::kMin: return ncclMin;
-    case RedOp::kAvg: return ncclAvg;
+    case RedOp::kSum:
+      return ncclSum;
+    case RedOp::kProd:
+      return ncclProd;
+    case RedOp::kMax:
+      return ncclMax;
+    case RedOp::kMin:
+      return ncclMin;
+    case RedOp::kAvg:
+      return ncclAvg;
   }
   return ncclSum;
 }
@@ -52,7 +65,8 @@ NcclBackend::NcclBackend(const MpiSession& mpi) : mpi_(mpi), device_(select_devi
 }
 
 std::string NcclBackend::unsupported(const Config& c) const {
-  if (c.in_place && (c.op == Op::kAllToAll || c.op == Op::kSendRecv)) return "in-place alltoall/sendrecv is not measured";
+  if (c.in_place && (c.op == Op::kAllToAll || c.op == Op::kSendRecv))
+    return "in-place alltoall/sendrecv is not measured";
   if (c.root < 0 || c.root >= mpi_.size()) return "root " + std::to_string(c.root) + " is not a rank of this run";
   return "";
 }
@@ -70,7 +84,8 @@ void NcclBackend::allocate(const Config& c, const Layout& l) {
 // output, reduce_scatter's output is the rank's slot of the input.
 std::byte* NcclBackend::send_ptr(const Config& c, const Layout& l) const {
   if (!c.in_place) return send_.get();
-  if (c.op == Op::kAllGather) return recv_.get() + static_cast<std::size_t>(mpi_.rank()) * l.chunk * dtype_size(c.dtype);
+  if (c.op == Op::kAllGather)
+    return recv_.get() + static_cast<std::size_t>(mpi_.rank()) * l.chunk * dtype_size(c.dtype);
   return recv_.get();
 }
 std::byte* NcclBackend::recv_ptr(const Config& c, const Layout& l) const {
@@ -89,11 +104,21 @@ void NcclBackend::launch(const Config& c, const Layout& l) {
   const int rank = mpi_.rank(), n = mpi_.size();
   const std::size_t elem = dtype_size(c.dtype);
   switch (c.op) {
-    case Op::kAllReduce: NCCL_CHECK(ncclAllReduce(in, out, l.send_count, t, op, comm, s)); break;
-    case Op::kReduce: NCCL_CHECK(ncclReduce(in, out, l.send_count, t, op, c.root, comm, s)); break;
-    case Op::kBroadcast: NCCL_CHECK(ncclBroadcast(in, out, l.send_count, t, c.root, comm, s)); break;
-    case Op::kAllGather: NCCL_CHECK(ncclAllGather(in, out, l.chunk, t, comm, s)); break;
-    case Op::kReduceScatter: NCCL_CHECK(ncclReduceScatter(in, out, l.chunk, t, op, comm, s)); break;
+    case Op::kAllReduce:
+      NCCL_CHECK(ncclAllReduce(in, out, l.send_count, t, op, comm, s));
+      break;
+    case Op::kReduce:
+      NCCL_CHECK(ncclReduce(in, out, l.send_count, t, op, c.root, comm, s));
+      break;
+    case Op::kBroadcast:
+      NCCL_CHECK(ncclBroadcast(in, out, l.send_count, t, c.root, comm, s));
+      break;
+    case Op::kAllGather:
+      NCCL_CHECK(ncclAllGather(in, out, l.chunk, t, comm, s));
+      break;
+    case Op::kReduceScatter:
+      NCCL_CHECK(ncclReduceScatter(in, out, l.chunk, t, op, comm, s));
+      break;
     case Op::kAllToAll:
       NCCL_CHECK(ncclGroupStart());
       for (int p = 0; p < n; ++p) {
@@ -145,8 +170,8 @@ std::string describe_device(int device) {
   CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
   char uuid[64] = {};
   const auto* u = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
-  std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
-                u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+  std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
   return std::string(p.name) + "|" + uuid + "|" + bus;
 }
 
@@ -159,8 +184,10 @@ Json gpu_versions() {
   std::size_t cudnn = cudnnGetVersion();
   return Json{{"cuda_driver", cuda_str(driver)},
               {"cuda_runtime", cuda_str(runtime)},
-              {"nccl", std::to_string(nccl / 10000) + "." + std::to_string((nccl / 100) % 100) + "." + std::to_string(nccl % 100)},
-              {"cudnn", std::to_string(cudnn / 10000) + "." + std::to_string((cudnn / 100) % 100) + "." + std::to_string(cudnn % 100)}};
+              {"nccl", std::to_string(nccl / 10000) + "." + std::to_string((nccl / 100) % 100) + "." +
+                           std::to_string(nccl % 100)},
+              {"cudnn", std::to_string(cudnn / 10000) + "." + std::to_string((cudnn / 100) % 100) + "." +
+                            std::to_string(cudnn % 100)}};
 }
 
 }  // namespace scalebench::collective

@@ -49,10 +49,14 @@ int value_limit(DType t, int nranks) {
 double reduce(RedOp r, double acc, double v) {
   switch (r) {
     case RedOp::kSum:
-    case RedOp::kAvg: return acc + v;
-    case RedOp::kProd: return acc * v;
-    case RedOp::kMax: return std::max(acc, v);
-    case RedOp::kMin: return std::min(acc, v);
+    case RedOp::kAvg:
+      return acc + v;
+    case RedOp::kProd:
+      return acc * v;
+    case RedOp::kMax:
+      return std::max(acc, v);
+    case RedOp::kMin:
+      return std::min(acc, v);
   }
   return acc;
 }
@@ -66,34 +70,59 @@ double input_value(DType t, RedOp r, int nranks, int rank, std::size_t i) {
 
 void encode(DType t, double v, std::byte* base, std::size_t i) {
   switch (t) {
-    case DType::kFloat32: reinterpret_cast<float*>(base)[i] = static_cast<float>(v); break;
-    case DType::kFloat64: reinterpret_cast<double*>(base)[i] = v; break;
-    case DType::kFloat16: reinterpret_cast<std::uint16_t*>(base)[i] = float_to_half(static_cast<float>(v)); break;
-    case DType::kBFloat16: reinterpret_cast<std::uint16_t*>(base)[i] = float_to_bf16(static_cast<float>(v)); break;
-    case DType::kInt32: reinterpret_cast<std::int32_t*>(base)[i] = static_cast<std::int32_t>(v); break;
-    case DType::kInt64: reinterpret_cast<std::int64_t*>(base)[i] = static_cast<std::int64_t>(v); break;
-    case DType::kInt8: reinterpret_cast<std::int8_t*>(base)[i] = static_cast<std::int8_t>(v); break;
-    case DType::kUInt8: reinterpret_cast<std::uint8_t*>(base)[i] = static_cast<std::uint8_t>(v); break;
+    case DType::kFloat32:
+      reinterpret_cast<float*>(base)[i] = static_cast<float>(v);
+      break;
+    case DType::kFloat64:
+      reinterpret_cast<double*>(base)[i] = v;
+      break;
+    case DType::kFloat16:
+      reinterpret_cast<std::uint16_t*>(base)[i] = float_to_half(static_cast<float>(v));
+      break;
+    case DType::kBFloat16:
+      reinterpret_cast<std::uint16_t*>(base)[i] = float_to_bf16(static_cast<float>(v));
+      break;
+    case DType::kInt32:
+      reinterpret_cast<std::int32_t*>(base)[i] = static_cast<std::int32_t>(v);
+      break;
+    case DType::kInt64:
+      reinterpret_cast<std::int64_t*>(base)[i] = static_cast<std::int64_t>(v);
+      break;
+    case DType::kInt8:
+      reinterpret_cast<std::int8_t*>(base)[i] = static_cast<std::int8_t>(v);
+      break;
+    case DType::kUInt8:
+      reinterpret_cast<std::uint8_t*>(base)[i] = static_cast<std::uint8_t>(v);
+      break;
   }
 }
 
 double decode(DType t, const std::byte* base, std::size_t i) {
   switch (t) {
-    case DType::kFloat32: return reinterpret_cast<const float*>(base)[i];
-    case DType::kFloat64: return reinterpret_cast<const double*>(base)[i];
-    case DType::kFloat16: return half_to_float(reinterpret_cast<const std::uint16_t*>(base)[i]);
-    case DType::kBFloat16: return bf16_to_float(reinterpret_cast<const std::uint16_t*>(base)[i]);
-    case DType::kInt32: return reinterpret_cast<const std::int32_t*>(base)[i];
-    case DType::kInt64: return static_cast<double>(reinterpret_cast<const std::int64_t*>(base)[i]);
-    case DType::kInt8: return reinterpret_cast<const std::int8_t*>(base)[i];
-    case DType::kUInt8: return reinterpret_cast<const std::uint8_t*>(base)[i];
+    case DType::kFloat32:
+      return reinterpret_cast<const float*>(base)[i];
+    case DType::kFloat64:
+      return reinterpret_cast<const double*>(base)[i];
+    case DType::kFloat16:
+      return half_to_float(reinterpret_cast<const std::uint16_t*>(base)[i]);
+    case DType::kBFloat16:
+      return bf16_to_float(reinterpret_cast<const std::uint16_t*>(base)[i]);
+    case DType::kInt32:
+      return reinterpret_cast<const std::int32_t*>(base)[i];
+    case DType::kInt64:
+      return static_cast<double>(reinterpret_cast<const std::int64_t*>(base)[i]);
+    case DType::kInt8:
+      return reinterpret_cast<const std::int8_t*>(base)[i];
+    case DType::kUInt8:
+      return reinterpret_cast<const std::uint8_t*>(base)[i];
   }
   return 0;
 }
 
 std::vector<std::byte> make_input(const Config& c, const Layout& l, int nranks, int rank) {
   std::vector<std::byte> buf(l.send_count * dtype_size(c.dtype));
-  for (std::size_t i = 0; i < l.send_count; ++i) encode(c.dtype, input_value(c.dtype, c.redop, nranks, rank, i), buf.data(), i);
+  for (std::size_t i = 0; i < l.send_count; ++i)
+    encode(c.dtype, input_value(c.dtype, c.redop, nranks, rank, i), buf.data(), i);
   return buf;
 }
 
@@ -106,13 +135,20 @@ std::optional<double> expected_output(const Config& c, const Layout& l, int n, i
   };
   const std::size_t chunk = l.chunk;
   switch (c.op) {
-    case Op::kAllReduce: return reduced(j);
-    case Op::kReduce: return rank == c.root ? std::optional<double>(reduced(j)) : std::nullopt;
-    case Op::kBroadcast: return in(c.root, j);
-    case Op::kAllGather: return in(static_cast<int>(j / chunk), j % chunk);
-    case Op::kReduceScatter: return reduced(static_cast<std::size_t>(rank) * chunk + j);
-    case Op::kAllToAll: return in(static_cast<int>(j / chunk), static_cast<std::size_t>(rank) * chunk + j % chunk);
-    case Op::kSendRecv: return in((rank - 1 + n) % n, j);
+    case Op::kAllReduce:
+      return reduced(j);
+    case Op::kReduce:
+      return rank == c.root ? std::optional<double>(reduced(j)) : std::nullopt;
+    case Op::kBroadcast:
+      return in(c.root, j);
+    case Op::kAllGather:
+      return in(static_cast<int>(j / chunk), j % chunk);
+    case Op::kReduceScatter:
+      return reduced(static_cast<std::size_t>(rank) * chunk + j);
+    case Op::kAllToAll:
+      return in(static_cast<int>(j / chunk), static_cast<std::size_t>(rank) * chunk + j % chunk);
+    case Op::kSendRecv:
+      return in((rank - 1 + n) % n, j);
   }
   return std::nullopt;
 }

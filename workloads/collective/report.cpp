@@ -7,8 +7,8 @@ namespace scalebench::collective {
 namespace {
 Json stats_json(const std::vector<double>& v, const std::string& stop) {
   Summary s = summarize(v);
-  return Json{{"n", s.n},           {"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv},
-              {"min", s.min},       {"max", s.max},       {"samples", v},   {"stop", stop}};
+  return Json{{"n", s.n},     {"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv},
+              {"min", s.min}, {"max", s.max},       {"samples", v},   {"stop", stop}};
 }
 }  // namespace
 
@@ -37,7 +37,8 @@ std::vector<Json> point_records(const Json& context, const Config& c, int nranks
     const std::vector<double>& values;
   };
   std::vector<Json> out;
-  for (const M& m : {M{"time", "us", "lower", time_us}, M{"algbw", "GB/s", "higher", algbw}, M{"busbw", "GB/s", "higher", busbw}}) {
+  for (const M& m :
+       {M{"time", "us", "lower", time_us}, M{"algbw", "GB/s", "higher", algbw}, M{"busbw", "GB/s", "higher", busbw}}) {
     Json r = context;
     r["point"] = point;
     r["metric"] = m.metric;
@@ -64,8 +65,9 @@ void print_table_header(std::FILE* out, const Config& c, int nranks) {
 void print_table_row(std::FILE* out, const Config& c, int nranks, const PointResult& p) {
   const Summary s = summarize(p.seconds);
   const double algbw = static_cast<double>(p.layout.size_bytes) / s.median / 1e9;
-  std::fprintf(out, "  %12llu %12zu %6d %9.2f %9.2f %9.2f %7.2f %6s\n", static_cast<unsigned long long>(p.layout.size_bytes),
-               p.layout.send_count, p.iters, s.median * 1e6, algbw, algbw * busbw_factor(c.op, nranks), s.cv * 100,
+  std::fprintf(out, "  %12llu %12zu %6d %9.2f %9.2f %9.2f %7.2f %6s\n",
+               static_cast<unsigned long long>(p.layout.size_bytes), p.layout.send_count, p.iters, s.median * 1e6,
+               algbw, algbw * busbw_factor(c.op, nranks), s.cv * 100,
                p.wrong < 0 ? "N/A" : std::to_string(p.wrong).c_str());
   std::fflush(out);
 }

@@ -29,7 +29,8 @@ void run_sweep(Backend& backend, const Config& c, const MpiSession& mpi,
     } else {
       // Every rank sees the same probe (max over ranks), so all choose the same count.
       double probe = mpi.allreduce_max(backend.time_ops(c, p.layout, 1));
-      p.iters = static_cast<int>(std::clamp(std::ceil(kAutoSampleSeconds / std::max(probe, 1e-9)), 1.0, double(kMaxAutoIters)));
+      p.iters = static_cast<int>(
+          std::clamp(std::ceil(kAutoSampleSeconds / std::max(probe, 1e-9)), 1.0, double(kMaxAutoIters)));
     }
     double elapsed = 0;
     p.stop = "repetitions";

@@ -14,8 +14,8 @@ struct PointResult {
   Layout layout;
   int iters = 0;
   std::vector<double> seconds;
-  std::string stop;       // repetitions | time_cap | noise
-  long long wrong = -1;   // -1: not checked
+  std::string stop;      // repetitions | time_cap | noise
+  long long wrong = -1;  // -1: not checked
 };
 
 // Warm-up, timed samples under the stopping rule, then the check, for every size of the sweep.
