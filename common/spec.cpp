@@ -27,6 +27,24 @@ class Parser {
     issues_.push_back({source_, m.line + 1, m.column + 1, field, message});
   }
   bool ok() const { return issues_.empty(); }
+
+  // yaml-cpp keeps the first of two equal keys without a word; a user who wrote the key twice
+  // meant one of them, so say where.
+  void check_duplicate_keys(const YAML::Node& node, const std::string& field) {
+    if (node.IsMap()) {
+      std::set<std::string> seen;
+      for (auto it = node.begin(); it != node.end(); ++it) {
+        const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+        const std::string path = field.empty() ? key : field + "." + key;
+        if (!key.empty() && !seen.insert(key).second)
+          issue_at(it->first.Mark(), path, "duplicate key; it was given earlier");
+        check_duplicate_keys(it->second, path);
+      }
+    } else if (node.IsSequence()) {
+      for (std::size_t i = 0; i < node.size(); ++i)
+        check_duplicate_keys(node[i], field + "[" + std::to_string(i) + "]");
+    }
+  }
   std::vector<SourceIssue> take() { return std::move(issues_); }
 
   std::optional<std::string> scalar(const YAML::Node& n, const std::string& field) {
@@ -157,6 +175,7 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
   Experiment ex;
   ex.source = std::string(source_name);
   p.check_keys(root, "", kTopKeys);
+  p.check_duplicate_keys(root, "");
 
   if (!root["name"])
     p.issue(root, "name", "missing; every experiment needs a name");
@@ -213,7 +232,7 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
                     "runs over several nodes are not supported by this version; use nodes: 1");
       }
       if (pl["gpus_per_node"]) {
-        ParamDef def{"gpus_per_node", ParamType::kIntOrAuto, {}, {}, 1.0, ""};
+        ParamDef def{"gpus_per_node", ParamType::kInt, {}, {}, 1.0, ""};
         ex.placement.gpus_per_node.clear();
         const YAML::Node g = pl["gpus_per_node"];
         auto one = [&](const YAML::Node& n, const std::string& f) {

@@ -118,10 +118,10 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
             else if (b == "mpi" && shape.gpu)
               r.gpu = false;  // host-memory run on a GPU node
           }
-          const int capacity = shape.gpu && r.gpu ? shape.gpus_per_node : shape.ranks_per_node;
+          const int capacity = std::max(shape.max_gpus_per_node, shape.gpus_per_node);
           if (r.skip_reason.empty() && shape.gpu && r.gpu && n > capacity) {
             std::string why =
-                "needs " + std::to_string(n) + " GPUs per node; the agents have " + std::to_string(capacity);
+                "needs " + std::to_string(n) + " GPUs per node; the largest agent has " + std::to_string(capacity);
             if (ex.placement.oversize == "skip")
               r.skip_reason = why;
             else

@@ -11,7 +11,8 @@ namespace scalebench {
 // What the cluster looks like when an experiment is expanded: GPUs or host memory only.
 struct ClusterShape {
   bool gpu = false;
-  int gpus_per_node = 0;   // smallest GPU count of the agents with GPUs ("all" resolves to it)
+  int gpus_per_node = 0;      // smallest GPU count of the agents with GPUs ("all" resolves to it)
+  int max_gpus_per_node = 0;  // largest: a placement over it can never run
   int ranks_per_node = 0;  // largest rank count an agent offers on host memory
 };
 

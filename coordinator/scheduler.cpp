@@ -21,6 +21,7 @@ ClusterShape cluster_shape(const std::vector<Store::Agent>& agents) {
     int g = gpu_count(a);
     if (g > 0 && has_nccl(a)) {
       s.gpus_per_node = s.gpu ? std::min(s.gpus_per_node, g) : g;
+      s.max_gpus_per_node = std::max(s.max_gpus_per_node, g);
       s.gpu = true;
     }
   }

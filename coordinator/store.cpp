@@ -116,8 +116,6 @@ long long Store::add_experiment(const std::string& name, const std::string& sour
   Statement ins(db_, path_, "INSERT INTO experiments(name, source, spec_yaml, submitted_at) VALUES(?,?,?,?)");
   ins.bind(1, name).bind(2, source).bind(3, yaml).bind(4, now).step();
   long long id = sqlite3_last_insert_rowid(db_);
-  Statement run(db_, path_,
-                "INSERT INTO runs(experiment_id, idx, spec_json, state, reason, queued_at) VALUES(?,?,?,?,?,?)");
   for (const auto& r : runs) {
     std::string state = !r.skip_reason.empty() ? "skipped" : !r.fail_reason.empty() ? "failed" : "queued";
     std::string reason = !r.skip_reason.empty() ? r.skip_reason : r.fail_reason;

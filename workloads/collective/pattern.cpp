@@ -36,14 +36,15 @@ std::uint16_t float_to_bf16(float f) {
 }
 float bf16_to_float(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 
-// Largest per-rank value so that a sum over all ranks stays exact in the type.
-int value_limit(DType t, int nranks) {
-  int exact = 1 << 20;
-  if (t == DType::kInt8) exact = 120;
-  if (t == DType::kUInt8) exact = 250;
-  if (t == DType::kBFloat16) exact = 256;
-  if (t == DType::kFloat16) exact = 2048;
-  return std::clamp(exact / std::max(1, nranks), 1, 13);
+// Largest integer the type holds exactly (and every integer under it).
+int exact_limit(DType t) {
+  switch (t) {
+    case DType::kInt8: return 127;
+    case DType::kUInt8: return 255;
+    case DType::kBFloat16: return 256;
+    case DType::kFloat16: return 2048;
+    default: return 1 << 20;
+  }
 }
 
 double reduce(RedOp r, double acc, double v) {
@@ -63,8 +64,14 @@ double reduce(RedOp r, double acc, double v) {
 }  // namespace
 
 double input_value(DType t, RedOp r, int nranks, int rank, std::size_t i) {
-  if (r == RedOp::kProd) return ((i + static_cast<std::size_t>(rank)) % 4 == 0) ? 2.0 : 1.0;
-  const int m = value_limit(t, nranks);
+  const auto n = static_cast<std::size_t>(std::max(1, nranks));
+  const bool marked = i % n == static_cast<std::size_t>(rank);  // one rank per element
+  // prod: one 2 among ones, so the product is 2 on any number of ranks.
+  if (r == RedOp::kProd) return marked ? 2.0 : 1.0;
+  // Values up to m per rank keep the sum over all ranks exact; with too many ranks for even
+  // ones, a single 1 among zeros still tells which rank's element landed where.
+  const int m = std::min(13, exact_limit(t) / nranks);
+  if (m < 1) return marked ? 1.0 : 0.0;
   return static_cast<double>((static_cast<std::size_t>(rank) * 7 + i * 3) % static_cast<std::size_t>(m) + 1);
 }
 

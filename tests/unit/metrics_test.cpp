@@ -1,0 +1,202 @@
+#include "coordinator/metrics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace scalebench {
+namespace {
+
+// The value of the one sample of metric `name` whose labels include each of `labels`
+// (written as they appear in the text format, e.g. experiment="quick"); nullopt when none.
+std::optional<double> sample(const std::string& text, const std::string& name,
+                             const std::vector<std::string>& labels = {}) {
+  std::istringstream in(text);
+  std::string line;
+  std::optional<double> found;
+  int matches = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::string metric = line.substr(0, line.find_first_of("{ "));
+    if (metric != name) continue;
+    const std::string label_part = line.find('{') == std::string::npos ? "" : line.substr(0, line.rfind('}') + 1);
+    bool all = true;
+    for (const auto& l : labels) all = all && label_part.find(l) != std::string::npos;
+    if (!all) continue;
+    ++matches;
+    found = std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  EXPECT_LE(matches, 1) << "several samples of " << name << " match";
+  return found;
+}
+
+// Distinct values of `label` across the samples of metric `name`.
+std::set<std::string> label_values(const std::string& text, const std::string& name, const std::string& label) {
+  std::set<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  const std::string key = label + "=\"";
+  while (std::getline(in, line)) {
+    if (line.rfind(name + "{", 0) != 0) continue;
+    auto p = line.find(key);
+    if (p == std::string::npos) continue;
+    p += key.size();
+    out.insert(line.substr(p, line.find('"', p) - p));
+  }
+  return out;
+}
+
+Json record(const std::string& experiment, const std::string& metric, const std::string& unit, double value,
+            std::uint64_t size = 1 << 20) {
+  return Json{{"schema_version", 1},
+              {"run_id", 1},
+              {"experiment", experiment},
+              {"workload", "collective"},
+              {"variant", "pcie"},
+              {"params", {{"op", "all_reduce"}, {"dtype", "float32"}, {"backend", "nccl"}, {"in_place", false}}},
+              {"placement", {{"nodes", 1}, {"ranks", 2}, {"gpus", 2}}},
+              {"point", {{"size", size}}},
+              {"metric", metric},
+              {"unit", unit},
+              {"value", value},
+              {"status", "ok"}};
+}
+
+const char* kBusbw = "scalebench_collective_busbw_bytes_per_second";
+
+TEST(MetricName, UnitBecomesABaseUnitSuffix) {
+  EXPECT_EQ(Metrics::result_metric_name("collective", "busbw", "GB/s"), "scalebench_collective_busbw_bytes_per_second");
+  EXPECT_EQ(Metrics::result_metric_name("collective", "algbw", "MB/s"), "scalebench_collective_algbw_bytes_per_second");
+  EXPECT_EQ(Metrics::result_metric_name("collective", "time", "us"), "scalebench_collective_time_seconds");
+  EXPECT_EQ(Metrics::result_metric_name("training", "throughput", "samples/s"),
+            "scalebench_training_throughput_samples_per_second");
+}
+
+TEST(MetricName, RatiosAndUnknownUnitsHaveNoSuffix) {
+  EXPECT_EQ(Metrics::result_metric_name("collective", "efficiency", "ratio"), "scalebench_collective_efficiency");
+  EXPECT_EQ(Metrics::result_metric_name("collective", "efficiency", ""), "scalebench_collective_efficiency");
+  EXPECT_EQ(Metrics::result_metric_name("collective", "widgets", "widgets"), "scalebench_collective_widgets");
+}
+
+TEST(MetricName, CharactersPrometheusRejectsBecomeUnderscores) {
+  EXPECT_EQ(Metrics::result_metric_name("my-workload", "p99.latency", "ms"),
+            "scalebench_my_workload_p99_latency_seconds");
+}
+
+TEST(Metrics, ResultIsExportedInBaseUnitsWithItsLabels) {
+  Metrics m;
+  m.record_ingested(record("quick", "busbw", "GB/s", 12.5));
+  const std::string text = m.text();
+  EXPECT_NE(text.find(std::string("# TYPE ") + kBusbw + " gauge"), std::string::npos) << text;
+  auto v = sample(text, kBusbw,
+                  {"experiment=\"quick\"", "workload=\"collective\"", "variant=\"pcie\"", "nodes=\"1\"", "gpus=\"2\"",
+                   "ranks=\"2\"", "op=\"all_reduce\"", "dtype=\"float32\"", "backend=\"nccl\"", "size=\"1048576\"",
+                   "in_place=\"0\""});
+  ASSERT_TRUE(v) << text;
+  EXPECT_DOUBLE_EQ(*v, 12.5e9);
+}
+
+TEST(Metrics, MicrosecondsBecomeSeconds) {
+  Metrics m;
+  m.record_ingested(record("quick", "time", "us", 25));
+  auto v = sample(m.text(), "scalebench_collective_time_seconds", {"experiment=\"quick\""});
+  ASSERT_TRUE(v) << m.text();
+  EXPECT_DOUBLE_EQ(*v, 25e-6);
+}
+
+TEST(Metrics, SeriesHoldTheLatestValue) {
+  Metrics m;
+  m.record_ingested(record("quick", "busbw", "GB/s", 10));
+  m.record_ingested(record("quick", "busbw", "GB/s", 20));
+  EXPECT_DOUBLE_EQ(*sample(m.text(), kBusbw, {"experiment=\"quick\""}), 20e9);
+}
+
+TEST(Metrics, EachPointIsItsOwnSeries) {
+  Metrics m;
+  m.record_ingested(record("quick", "busbw", "GB/s", 10, 1024));
+  m.record_ingested(record("quick", "busbw", "GB/s", 20, 2048));
+  const std::string text = m.text();
+  EXPECT_DOUBLE_EQ(*sample(text, kBusbw, {"size=\"1024\""}), 10e9);
+  EXPECT_DOUBLE_EQ(*sample(text, kBusbw, {"size=\"2048\""}), 20e9);
+}
+
+TEST(Metrics, RecordsWithoutAValueAreCountedButNotExported) {
+  Metrics m;
+  Json failed = record("quick", "busbw", "GB/s", 10);
+  failed["status"] = "failed";
+  Json no_value = record("quick", "busbw", "GB/s", 10);
+  no_value["value"] = nullptr;
+  m.record_ingested(failed);
+  m.record_ingested(no_value);
+  const std::string text = m.text();
+  EXPECT_FALSE(sample(text, kBusbw)) << text;
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_records_ingested_total"), 2);
+}
+
+TEST(Metrics, ResubmittingAnExperimentRemovesItsOldSeries) {
+  Metrics m;
+  m.experiment_submitted("quick");
+  m.record_ingested(record("quick", "busbw", "GB/s", 10, 1024));
+  m.record_ingested(record("quick", "busbw", "GB/s", 11, 2048));
+  m.record_ingested(record("quick", "time", "us", 5, 1024));
+  m.record_ingested(record("other", "busbw", "GB/s", 30, 1024));
+
+  m.experiment_submitted("quick");
+  std::string text = m.text();
+  EXPECT_FALSE(sample(text, kBusbw, {"experiment=\"quick\""})) << text;
+  EXPECT_FALSE(sample(text, "scalebench_collective_time_seconds", {"experiment=\"quick\""})) << text;
+  EXPECT_DOUBLE_EQ(*sample(text, kBusbw, {"experiment=\"other\""}), 30e9) << "other experiments keep theirs";
+
+  m.record_ingested(record("quick", "busbw", "GB/s", 12, 1024));
+  text = m.text();
+  EXPECT_DOUBLE_EQ(*sample(text, kBusbw, {"experiment=\"quick\"", "size=\"1024\""}), 12e9);
+  EXPECT_FALSE(sample(text, kBusbw, {"experiment=\"quick\"", "size=\"2048\""})) << "the old point is gone";
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_experiments_submitted_total"), 2);
+}
+
+TEST(Metrics, AtMostKMaxExperimentsKeepSeries) {
+  Metrics m;
+  const int n = static_cast<int>(Metrics::kMaxExperiments) + 3;
+  for (int i = 0; i < n; ++i) {
+    m.experiment_submitted("exp-" + std::to_string(i));
+    m.record_ingested(record("exp-" + std::to_string(i), "busbw", "GB/s", i + 1));
+    m.record_ingested(record("exp-" + std::to_string(i), "time", "us", i + 1));
+  }
+  const std::string text = m.text();
+  auto names = label_values(text, kBusbw, "experiment");
+  EXPECT_EQ(names.size(), Metrics::kMaxExperiments);
+  EXPECT_EQ(label_values(text, "scalebench_collective_time_seconds", "experiment").size(), Metrics::kMaxExperiments);
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(names.count("exp-" + std::to_string(i))) << "the oldest are dropped: " << i;
+  for (int i = 3; i < n; ++i) EXPECT_TRUE(names.count("exp-" + std::to_string(i))) << i;
+  EXPECT_DOUBLE_EQ(*sample(text, kBusbw, {"experiment=\"exp-" + std::to_string(n - 1) + "\""}), n * 1e9);
+}
+
+TEST(Metrics, ServiceGaugesAndCounters) {
+  Metrics m;
+  std::string text = m.text();
+  for (const char* s : {"ok", "failed", "timeout", "skipped", "cancelled"})
+    EXPECT_DOUBLE_EQ(*sample(text, "scalebench_runs_finished_total", {std::string("status=\"") + s + "\""}), 0) << s;
+
+  m.set_agents(3, 1);
+  m.set_runs(5, 2);
+  m.run_finished("ok");
+  m.run_finished("ok");
+  m.run_finished("timeout");
+  text = m.text();
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_agents", {"state=\"alive\""}), 3);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_agents", {"state=\"lost\""}), 1);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_runs", {"state=\"queued\""}), 5);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_runs", {"state=\"running\""}), 2);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_runs_finished_total", {"status=\"ok\""}), 2);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_runs_finished_total", {"status=\"timeout\""}), 1);
+
+  m.set_agents(0, 4);
+  EXPECT_DOUBLE_EQ(*sample(m.text(), "scalebench_agents", {"state=\"alive\""}), 0);
+}
+
+}  // namespace
+}  // namespace scalebench
