@@ -6,8 +6,7 @@
 
 namespace scalebench {
 
-namespace {
-std::string utc_now() {
+std::string utc_timestamp() {
   std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
   gmtime_r(&t, &tm);
@@ -15,7 +14,6 @@ std::string utc_now() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
-}  // namespace
 
 Json record_context(long long run_id, const Json& run_spec, const Json& placement) {
   return Json{{"schema_version", kRecordSchemaVersion},
@@ -37,7 +35,7 @@ Json status_record(const Json& context, const std::string& status, const std::st
   r["value"] = nullptr;
   r["status"] = status;
   r["reason"] = reason;
-  r["time"] = utc_now();
+  r["time"] = utc_timestamp();
   return r;
 }
 

@@ -9,6 +9,9 @@ namespace scalebench {
 // Result records: one metric of one measured point, as JSON (docs/records.md lists every field).
 inline constexpr int kRecordSchemaVersion = 1;
 
+// Now, as records write it: "2026-11-21T12:00:00Z".
+std::string utc_timestamp();
+
 // The fields every record of a run shares: run id, experiment, params, variant, placement.
 Json record_context(long long run_id, const Json& run_spec, const Json& placement);
 

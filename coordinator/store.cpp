@@ -186,7 +186,24 @@ namespace {
 constexpr const char* kRunColumns =
     "SELECT id, experiment_id, idx, spec_json, state, reason, agent_id, attempt, queued_at, started_at, finished_at "
     "FROM runs";
+
+// One row of kRunColumns.
+Store::Run read_run(Statement& q) {
+  Store::Run r;
+  r.id = q.i64(0);
+  r.experiment_id = q.i64(1);
+  r.index = static_cast<int>(q.i64(2));
+  r.spec = Json::parse(q.text(3));
+  r.state = q.text(4);
+  r.reason = q.text(5);
+  r.agent_id = q.text(6);
+  r.attempt = static_cast<int>(q.i64(7));
+  r.queued_at = q.real(8);
+  r.started_at = q.real(9);
+  r.finished_at = q.real(10);
+  return r;
 }
+}  // namespace
 
 std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std::optional<std::string> state) {
   std::string sql = kRunColumns;
@@ -202,19 +219,7 @@ std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std:
     q.bind_null(2);
   std::vector<Run> out;
   while (q.step()) {
-    Run r;
-    r.id = q.i64(0);
-    r.experiment_id = q.i64(1);
-    r.index = static_cast<int>(q.i64(2));
-    r.spec = Json::parse(q.text(3));
-    r.state = q.text(4);
-    r.reason = q.text(5);
-    r.agent_id = q.text(6);
-    r.attempt = static_cast<int>(q.i64(7));
-    r.queued_at = q.real(8);
-    r.started_at = q.real(9);
-    r.finished_at = q.real(10);
-    out.push_back(std::move(r));
+    out.push_back(read_run(q));
   }
   return out;
 }
@@ -224,19 +229,7 @@ std::optional<Store::Run> Store::run(long long id) {
   Statement q(db_, path_, sql.c_str());
   q.bind(1, id);
   if (!q.step()) return std::nullopt;
-  Run r;
-  r.id = q.i64(0);
-  r.experiment_id = q.i64(1);
-  r.index = static_cast<int>(q.i64(2));
-  r.spec = Json::parse(q.text(3));
-  r.state = q.text(4);
-  r.reason = q.text(5);
-  r.agent_id = q.text(6);
-  r.attempt = static_cast<int>(q.i64(7));
-  r.queued_at = q.real(8);
-  r.started_at = q.real(9);
-  r.finished_at = q.real(10);
-  return r;
+  return read_run(q);
 }
 
 void Store::update_run(const Run& r) {

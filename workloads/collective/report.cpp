@@ -1,5 +1,6 @@
 #include "workloads/collective/report.hpp"
 
+#include "common/record.hpp"
 #include "common/stats.hpp"
 
 namespace scalebench::collective {
@@ -50,6 +51,7 @@ std::vector<Json> point_records(const Json& context, const Config& c, int nranks
     r["correctness"] = correctness;
     r["status"] = status;
     r["reason"] = reason;
+    r["time"] = utc_timestamp();
     out.push_back(std::move(r));
   }
   return out;
