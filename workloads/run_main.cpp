@@ -1,9 +1,13 @@
 // scalebench-run: one process per GPU (or per rank on host memory), started by mpirun or srun.
 // Runs one workload and reports each measured point as it completes.
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "common/error.hpp"
@@ -13,6 +17,7 @@
 #include "common/workload_schema.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/collective/mpi_backend.hpp"
+#include "workloads/collective/nccl_transport.hpp"
 #include "workloads/collective/report.hpp"
 #include "workloads/collective/runner.hpp"
 #include "workloads/environment.hpp"
@@ -32,6 +37,37 @@ Workloads and their parameters are listed in docs/experiments.md (e.g. collectiv
 )";
 
 constexpr const char* kRecordPrefix = "@@SCALEBENCH_RECORD ";
+
+// NCCL's INFO log of this rank, in a file of its own, read for the transports it connected
+// with. Unless the user set NCCL_DEBUG themselves: then their log setting stands and nothing
+// is read. Connections are made at init (NCCL_RUNTIME_CONNECT=0, unless set), so the log is
+// complete before the first measurement.
+class NcclLog {
+ public:
+  NcclLog() {
+    if (std::getenv("NCCL_DEBUG")) return;
+    path_ = "/tmp/scalebench-nccl-" + std::to_string(getpid()) + ".log";
+    setenv("NCCL_DEBUG", "INFO", 1);
+    setenv("NCCL_DEBUG_SUBSYS", "INIT,P2P,SHM,NET", 0);
+    setenv("NCCL_DEBUG_FILE", path_.c_str(), 1);
+    setenv("NCCL_RUNTIME_CONNECT", "0", 0);
+  }
+  ~NcclLog() {
+    if (!path_.empty()) std::remove(path_.c_str());
+  }
+  NcclLog(const NcclLog&) = delete;
+  NcclLog& operator=(const NcclLog&) = delete;
+  std::map<std::string, int> transports() const {
+    if (path_.empty()) return {};
+    std::ifstream in(path_);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return collective::count_transports(ss.str());
+  }
+
+ private:
+  std::string path_;
+};
 
 struct Invocation {
   long long run_id = 0;
@@ -125,8 +161,10 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
   std::unique_ptr<collective::Backend> backend;
   std::string device_description;
   Json versions = Json::object();
+  std::optional<NcclLog> nccl_log;
   if (backend_name == "nccl") {
 #ifdef SCALEBENCH_HAVE_CUDA
+    nccl_log.emplace();  // before the communicator exists, so NCCL logs its connections to us
     auto nccl = std::make_unique<collective::NcclBackend>(mpi);
     device_description = collective::describe_device(nccl->device());
     versions = collective::gpu_versions();
@@ -141,6 +179,25 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
   Json context = record_context(inv.run_id, inv.spec, env.placement);
   context["params"] = params;
   context["environment"] = env.environment;
+
+  // Which transport NCCL really connected with, summed over ranks; a variant that asked for
+  // P2P or SHM off but got it anyway fails every record it writes.
+  std::string transport_problem;
+  auto read_transports = [&] {
+    std::map<std::string, int> mine = nccl_log ? nccl_log->transports() : std::map<std::string, int>{};
+    Json total = Json::object();
+    for (const auto& s : mpi.all_gather(Json(mine).dump())) {
+      const Json theirs = Json::parse(s);  // named: items() only refers to it
+      for (const auto& [k, v] : theirs.items()) total[k] = total.value(k, 0) + v.get<int>();
+    }
+    return total;
+  };
+  if (nccl_log) {
+    Json transports = read_transports();
+    context["environment"]["nccl_transports"] = transports;
+    transport_problem = collective::transport_mismatch(transports.get<std::map<std::string, int>>(),
+                                                       inv.spec.value("env", Json::object()));
+  }
 
   const bool lead = mpi.rank() == 0;
   std::string why_not = backend->unsupported(cfg);
@@ -159,11 +216,18 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
     if (p.wrong > 0) wrong_total += p.wrong;
     if (!lead) return;
     if (inv.records)
-      for (const auto& r : collective::point_records(context, cfg, mpi.size(), p)) emit(r);
+      for (auto r : collective::point_records(context, cfg, mpi.size(), p)) {
+        if (!transport_problem.empty()) {
+          r["status"] = "failed";
+          r["reason"] = transport_problem;
+        }
+        emit(r);
+      }
     else
       collective::print_table_row(stdout, cfg, mpi.size(), p);
   });
-  return wrong_total > 0 ? 3 : 0;
+  if (!transport_problem.empty() && lead) std::fprintf(stderr, "scalebench-run: %s\n", transport_problem.c_str());
+  return wrong_total > 0 || !transport_problem.empty() ? 3 : 0;
 }
 }  // namespace
 

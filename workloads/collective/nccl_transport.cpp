@@ -1,0 +1,31 @@
+#include "workloads/collective/nccl_transport.hpp"
+
+#include <sstream>
+
+namespace scalebench::collective {
+
+std::map<std::string, int> count_transports(const std::string& nccl_log) {
+  std::map<std::string, int> counts;
+  std::istringstream in(nccl_log);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("NCCL INFO Channel") == std::string::npos) continue;
+    auto via = line.find(" via ");
+    if (via == std::string::npos) continue;
+    std::string what = line.substr(via + 5);
+    auto end = what.find_first_of("/ \r");
+    ++counts[what.substr(0, end)];
+  }
+  return counts;
+}
+
+std::string transport_mismatch(const std::map<std::string, int>& transports, const Json& env) {
+  auto set_to_1 = [&](const char* var) { return env.contains(var) && env[var] == "1"; };
+  if (set_to_1("NCCL_P2P_DISABLE") && transports.count("P2P"))
+    return "NCCL_P2P_DISABLE=1 but NCCL connected " + std::to_string(transports.at("P2P")) + " channels via P2P";
+  if (set_to_1("NCCL_SHM_DISABLE") && transports.count("SHM"))
+    return "NCCL_SHM_DISABLE=1 but NCCL connected " + std::to_string(transports.at("SHM")) + " channels via SHM";
+  return "";
+}
+
+}  // namespace scalebench::collective

@@ -1,0 +1,18 @@
+#pragma once
+#include <map>
+#include <string>
+
+#include "common/json.hpp"
+
+namespace scalebench::collective {
+
+// Which transports NCCL connected peers with, read from its own INFO log lines such as
+// "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read": counts per transport class
+// (P2P, SHM, NET, ...), so that a "pcie" row that really ran over NVLink P2P is caught.
+std::map<std::string, int> count_transports(const std::string& nccl_log);
+
+// Empty when the transports fit the environment the run asked for, else why not
+// (NCCL_P2P_DISABLE=1 with P2P connections, NCCL_SHM_DISABLE=1 with SHM ones).
+std::string transport_mismatch(const std::map<std::string, int>& transports, const Json& env);
+
+}  // namespace scalebench::collective
