@@ -66,10 +66,7 @@ void Coordinator::refresh_gauges() {
   int alive = 0, lost = 0;
   for (const auto& a : store_.agents()) (a.state == "alive" ? alive : lost) += a.state != "gone";
   metrics_.set_agents(alive, lost);
-  int queued = static_cast<int>(store_.runs(std::nullopt, "queued").size());
-  int running =
-      static_cast<int>(store_.runs(std::nullopt, "running").size() + store_.runs(std::nullopt, "cancelling").size());
-  metrics_.set_runs(queued, running);
+  metrics_.set_runs(store_.count_runs("queued"), store_.count_runs("running") + store_.count_runs("cancelling"));
 }
 
 void Coordinator::end_run(Store::Run& run, const std::string& state, const std::string& reason,
@@ -212,8 +209,7 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
 
   Json cancel = Json::array();
   bool busy = false;
-  for (auto& r : store_.runs()) {
-    if (r.agent_id != agent_id || (r.state != "running" && r.state != "cancelling")) continue;
+  for (auto& r : store_.runs_held_by(agent_id)) {
     if (!active.count(r.id)) {
       // The agent does not know this run (it restarted): it will never report it.
       end_run(r, "failed", "agent " + agent_id + " restarted while the run was in flight", true);
@@ -317,8 +313,7 @@ void Coordinator::check_liveness() {
     std::string why =
         "agent lost: no heartbeat from " + a.id + " for " + std::to_string(static_cast<int>(t - a.last_seen)) + " s";
     log::warn(why);
-    for (auto& r : store_.runs())
-      if (r.agent_id == a.id && (r.state == "running" || r.state == "cancelling")) end_run(r, "failed", why, true);
+    for (auto& r : store_.runs_held_by(a.id)) end_run(r, "failed", why, true);
   }
   if (changed) refresh_gauges();
 }

@@ -224,6 +224,22 @@ std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std:
   return out;
 }
 
+std::vector<Store::Run> Store::runs_held_by(const std::string& agent_id) {
+  std::string sql = std::string(kRunColumns) + " WHERE agent_id=? AND state IN ('running', 'cancelling') ORDER BY id";
+  Statement q(db_, path_, sql.c_str());
+  q.bind(1, agent_id);
+  std::vector<Run> out;
+  while (q.step()) out.push_back(read_run(q));
+  return out;
+}
+
+int Store::count_runs(const std::string& state) {
+  Statement q(db_, path_, "SELECT COUNT(*) FROM runs WHERE state=?");
+  q.bind(1, state);
+  q.step();
+  return static_cast<int>(q.i64(0));
+}
+
 std::optional<Store::Run> Store::run(long long id) {
   std::string sql = std::string(kRunColumns) + " WHERE id=?";
   Statement q(db_, path_, sql.c_str());

@@ -47,6 +47,9 @@ class Store {
 
   std::vector<Run> runs(std::optional<long long> experiment_id = std::nullopt,
                         std::optional<std::string> state = std::nullopt);
+  // Runs an agent holds (running or cancelling): what each heartbeat reconciles.
+  std::vector<Run> runs_held_by(const std::string& agent_id);
+  int count_runs(const std::string& state);
   std::optional<Run> run(long long id);
   void update_run(const Run& run);
 

@@ -1,6 +1,5 @@
 // scalebench-run: one process per GPU (or per rank on host memory), started by mpirun or srun.
 // Runs one workload and reports each measured point as it completes.
-#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -8,7 +7,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 
 #include "common/error.hpp"
 #include "common/record.hpp"
@@ -37,37 +35,6 @@ Workloads and their parameters are listed in docs/experiments.md (e.g. collectiv
 )";
 
 constexpr const char* kRecordPrefix = "@@SCALEBENCH_RECORD ";
-
-// NCCL's INFO log of this rank, in a file of its own, read for the transports it connected
-// with. Unless the user set NCCL_DEBUG themselves: then their log setting stands and nothing
-// is read. Connections are made at init (NCCL_RUNTIME_CONNECT=0, unless set), so the log is
-// complete before the first measurement.
-class NcclLog {
- public:
-  NcclLog() {
-    if (std::getenv("NCCL_DEBUG")) return;
-    path_ = "/tmp/scalebench-nccl-" + std::to_string(getpid()) + ".log";
-    setenv("NCCL_DEBUG", "INFO", 1);
-    setenv("NCCL_DEBUG_SUBSYS", "INIT,P2P,SHM,NET", 0);
-    setenv("NCCL_DEBUG_FILE", path_.c_str(), 1);
-    setenv("NCCL_RUNTIME_CONNECT", "0", 0);
-  }
-  ~NcclLog() {
-    if (!path_.empty()) std::remove(path_.c_str());
-  }
-  NcclLog(const NcclLog&) = delete;
-  NcclLog& operator=(const NcclLog&) = delete;
-  std::map<std::string, int> transports() const {
-    if (path_.empty()) return {};
-    std::ifstream in(path_);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return collective::count_transports(ss.str());
-  }
-
- private:
-  std::string path_;
-};
 
 struct Invocation {
   long long run_id = 0;
@@ -161,7 +128,7 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
   std::unique_ptr<collective::Backend> backend;
   std::string device_description;
   Json versions = Json::object();
-  std::optional<NcclLog> nccl_log;
+  std::optional<collective::NcclLog> nccl_log;
   if (backend_name == "nccl") {
 #ifdef SCALEBENCH_HAVE_CUDA
     nccl_log.emplace();  // before the communicator exists, so NCCL logs its connections to us

@@ -1,5 +1,10 @@
 #include "workloads/collective/nccl_transport.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 namespace scalebench::collective {
@@ -26,6 +31,27 @@ std::string transport_mismatch(const std::map<std::string, int>& transports, con
   if (set_to_1("NCCL_SHM_DISABLE") && transports.count("SHM"))
     return "NCCL_SHM_DISABLE=1 but NCCL connected " + std::to_string(transports.at("SHM")) + " channels via SHM";
   return "";
+}
+
+NcclLog::NcclLog() {
+  if (std::getenv("NCCL_DEBUG")) return;
+  path_ = "/tmp/scalebench-nccl-" + std::to_string(getpid()) + ".log";
+  setenv("NCCL_DEBUG", "INFO", 1);
+  setenv("NCCL_DEBUG_SUBSYS", "INIT,P2P,SHM,NET", 0);
+  setenv("NCCL_DEBUG_FILE", path_.c_str(), 1);
+  setenv("NCCL_RUNTIME_CONNECT", "0", 0);
+}
+
+NcclLog::~NcclLog() {
+  if (!path_.empty()) std::remove(path_.c_str());
+}
+
+std::map<std::string, int> NcclLog::transports() const {
+  if (path_.empty()) return {};
+  std::ifstream in(path_);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return count_transports(ss.str());
 }
 
 }  // namespace scalebench::collective

@@ -15,4 +15,20 @@ std::map<std::string, int> count_transports(const std::string& nccl_log);
 // (NCCL_P2P_DISABLE=1 with P2P connections, NCCL_SHM_DISABLE=1 with SHM ones).
 std::string transport_mismatch(const std::map<std::string, int>& transports, const Json& env);
 
+// NCCL's INFO log of this rank, in a file of its own, read for the transports it connected
+// with. Create it before the communicator. If the user set NCCL_DEBUG, their log setting stands
+// and nothing is read. Connections are made at init (NCCL_RUNTIME_CONNECT=0, unless set), so the
+// log is complete before the first measurement.
+class NcclLog {
+ public:
+  NcclLog();
+  ~NcclLog();
+  NcclLog(const NcclLog&) = delete;
+  NcclLog& operator=(const NcclLog&) = delete;
+  std::map<std::string, int> transports() const;
+
+ private:
+  std::string path_;
+};
+
 }  // namespace scalebench::collective
