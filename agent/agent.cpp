@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/record.hpp"
+#include "common/sweep.hpp"
 #include "common/version.hpp"
 
 namespace scalebench {
@@ -86,7 +87,7 @@ void Agent::start_run(const Json& a) {
   worker_ = std::thread([this, run_id, attempt, spec, cancel] {
     std::vector<int> gpus;
     if (spec.value("gpu", false))
-      for (int i = 0; i < spec.value("ranks_per_node", 1); ++i)
+      for (int i = 0; i < gpus_per_node_of(spec); ++i)
         gpus.push_back(info_["gpus"][static_cast<std::size_t>(i)].value("index", i));
     const std::string records_path = "/api/v1/runs/" + std::to_string(run_id) + "/records";
     long long seq = 0;

@@ -221,6 +221,32 @@ int cmd_results(const CliArgs& a) {
   return print_results(src.records(a.opt("experiment")), a.opt("format", "table"));
 }
 
+int cmd_ratio(const CliArgs& a) {
+  const std::string variants = a.opt("variants", "nvlink,pcie");
+  const auto comma = variants.find(',');
+  if (comma == std::string::npos || comma == 0 || comma + 1 == variants.size())
+    throw Error("--variants takes NUMERATOR,DENOMINATOR (e.g. nvlink,pcie), got '" + variants + "'");
+  const std::string num = variants.substr(0, comma), den = variants.substr(comma + 1);
+  const std::string format = a.opt("format", "table");
+  if (format != "table" && format != "csv" && format != "json") throw Error("--format takes table, json or csv");
+  std::vector<std::string> ignore;
+  const std::string ig = a.opt("ignore-params");
+  for (std::size_t start = 0; start < ig.size();) {
+    auto end = ig.find(',', start);
+    if (end == std::string::npos) end = ig.size();
+    if (end > start) ignore.push_back(ig.substr(start, end - start));
+    start = end + 1;
+  }
+  Source src(a);
+  const auto ratios = variant_ratios(src.records(a.opt("experiment")), num, den, a.opt("metric", "busbw"), ignore);
+  if (ratios.empty()) {
+    std::cerr << "scalebench: no point has ok results for both variants '" << num << "' and '" << den << "'\n";
+    return 3;
+  }
+  write_ratios(std::cout, ratios, num, den, format);
+  return 0;
+}
+
 int cmd_agents(const CliArgs& a) {
   HttpClient client(coordinator_url(a));
   Json agents = client.get_json("/api/v1/agents").value("agents", Json::array());

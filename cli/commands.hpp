@@ -24,5 +24,6 @@ int cmd_status(const CliArgs& a);
 int cmd_results(const CliArgs& a);
 int cmd_agents(const CliArgs& a);
 int cmd_cancel(const CliArgs& a);
+int cmd_ratio(const CliArgs& a);
 
 }  // namespace scalebench

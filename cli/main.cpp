@@ -13,6 +13,9 @@ const char* kUsage = R"(usage: scalebench COMMAND [ARGS] [OPTIONS]
   submit FILE.yaml [--coordinator URL]       queue an experiment on a running coordinator
   status [EXPERIMENT] [--coordinator URL | --db FILE]
   results [--experiment NAME|ID] [--format table|json|csv] [--coordinator URL | --db FILE]
+  ratio [--experiment NAME|ID] [--variants A,B] [--metric M] [--ignore-params P,Q] [--format table|json|csv]
+        [--coordinator URL | --db FILE]      A/B ratio per point (default nvlink,pcie on busbw) with a
+                                             95% CI from interleaved rounds (or the samples of one round)
   agents [--coordinator URL]
   cancel EXPERIMENT [--coordinator URL]
   version
@@ -20,7 +23,8 @@ The coordinator URL defaults to $SCALEBENCH_COORDINATOR, else http://127.0.0.1:8
 Exit codes: 0 ok; 1 a reference failed; 2 bad usage or input; 3 runs failed or timed out;
 4 the coordinator could not be reached or refused.
 )";
-const std::set<std::string> kValueOptions = {"db", "coordinator", "format", "experiment", "logs"};
+const std::set<std::string> kValueOptions = {"db",     "coordinator", "format",       "experiment",
+                                           "logs",   "variants",    "ignore-params", "metric"};
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,6 +66,7 @@ int main(int argc, char** argv) {
     if (a.command == "status") return cmd_status(a);
     if (a.command == "results") return cmd_results(a);
     if (a.command == "agents") return cmd_agents(a);
+    if (a.command == "ratio") return cmd_ratio(a);
     if (a.command == "cancel") return cmd_cancel(a);
     if (a.command == "version") {
       std::cout << "scalebench " << kVersion << " (" << kGitRevision << ")\n";

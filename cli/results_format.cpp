@@ -192,3 +192,57 @@ std::vector<std::string> reference_failures(const Json& records) {
 }
 
 }  // namespace scalebench
+
+namespace scalebench {
+
+void write_ratios(std::ostream& out, const std::vector<VariantRatio>& ratios, const std::string& numerator,
+                  const std::string& denominator, const std::string& format) {
+  auto describe = [](const VariantRatio& v) {
+    const Json& p = v.key["params"];
+    std::string s = v.key.value("workload", "");
+    for (const char* k : {"op", "dtype", "test", "engine", "direction"})
+      if (p.contains(k) && p[k].is_string()) s += " " + p[k].get<std::string>();
+    if (p.value("in_place", false)) s += " in-place";
+    return s;
+  };
+  auto size = [](const VariantRatio& v) {
+    return v.key.contains("point") && v.key["point"].is_number_unsigned() ? format_size(v.key["point"].get<std::uint64_t>())
+                                                                         : std::string();
+  };
+  if (format == "json") {
+    for (const auto& v : ratios)
+      out << Json{{"key", v.key},           {"metric", v.metric},       {"unit", v.unit},
+                  {"numerator", numerator}, {"denominator", denominator}, {"numerator_value", v.numerator},
+                  {"denominator_value", v.denominator}, {"ratio", v.ratio}, {"ci95_low", v.ci_low},
+                  {"ci95_high", v.ci_high}, {"pairs", v.pairs},         {"paired_by", v.paired_by}}
+                 .dump()
+          << "\n";
+    return;
+  }
+  if (format == "csv") {
+    out << "what,gpus,size,metric,unit," << csv_cell(numerator) << "," << csv_cell(denominator)
+        << ",ratio,ci95_low,ci95_high,pairs,paired_by\n";
+    for (const auto& v : ratios)
+      out << csv_cell(describe(v)) << "," << v.key.value("gpus", 0) << "," << size(v) << "," << v.metric << ","
+          << csv_cell(v.unit) << "," << v.numerator << "," << v.denominator << "," << v.ratio << "," << v.ci_low
+          << "," << v.ci_high << "," << v.pairs << "," << v.paired_by << "\n";
+    return;
+  }
+  out << std::left << std::setw(28) << "what" << std::right << std::setw(5) << "gpus" << std::setw(10) << "size"
+      << std::setw(8) << "metric" << std::setw(12) << numerator << std::setw(12) << denominator << std::setw(9)
+      << "ratio" << std::setw(20) << "95% CI" << std::setw(7) << "pairs" << "\n";
+  for (const auto& v : ratios) {
+    std::ostringstream ci;
+    ci << std::fixed << std::setprecision(3) << "[" << v.ci_low << ", " << v.ci_high << "]";
+    std::ostringstream ratio;
+    ratio << std::fixed << std::setprecision(3) << v.ratio;
+    out << std::left << std::setw(28) << describe(v) << std::right << std::setw(5) << v.key.value("gpus", 0)
+        << std::setw(10) << size(v) << std::setw(8) << v.metric << std::setw(12) << fmt(v.numerator) << std::setw(12)
+        << fmt(v.denominator) << std::setw(9) << ratio.str() << std::setw(20) << ci.str() << std::setw(7)
+        << (std::to_string(v.pairs) + (v.paired_by == "samples" ? "s" : "r")) << "\n";
+  }
+  if (!ratios.empty())
+    out << "pairs: r = interleaved rounds, s = samples of one round in order; ratio = geometric mean of the pairs\n";
+}
+
+}  // namespace scalebench

@@ -21,6 +21,8 @@ Json record_context(long long run_id, const Json& run_spec, const Json& placemen
               {"experiment", run_spec.value("experiment", "")},
               {"workload", run_spec.value("workload", "")},
               {"variant", run_spec.value("variant", "")},
+              {"round", run_spec.value("round", 1)},
+              {"transport", run_spec.value("transport", "")},
               {"params", run_spec.value("params", Json::object())},
               {"env_overrides", run_spec.value("env", Json::object())},
               {"placement", placement}};

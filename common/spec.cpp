@@ -115,7 +115,7 @@ class Parser {
 };
 
 const std::set<std::string> kTopKeys = {"name",      "description", "workload",    "params",  "matrix",    "zip",
-                                        "placement", "variants",    "repetitions", "timeout", "references"};
+                                        "placement", "variants",    "repetitions", "rounds",     "timeout",  "references"};
 
 void parse_params(Parser& p, const WorkloadDef& wl, const YAML::Node& node, const std::string& field, Json& out) {
   if (!node.IsMap()) {
@@ -159,6 +159,13 @@ std::vector<SweepAxis> parse_axes(Parser& p, const WorkloadDef& wl, const YAML::
 }
 
 }  // namespace
+
+std::map<std::string, std::string> transport_env(const std::string& transport) {
+  if (transport == "pcie") return {{"NCCL_P2P_DISABLE", "1"}};
+  if (transport == "net") return {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}};
+  if (transport == "p2p-pcie") return {{"NCCL_P2P_LEVEL", "PXB"}};
+  return {};
+}
 
 Experiment parse_experiment(std::string_view yaml_text, std::string_view source_name) {
   Parser p{std::string(source_name)};
@@ -269,7 +276,15 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
           ex.variants.push_back(v);
           continue;
         }
-        if (!p.check_keys(body, f, {"env", "params", "when"})) continue;
+        if (!p.check_keys(body, f, {"env", "params", "when", "transport"})) continue;
+        if (body["transport"]) {
+          ParamDef def{"transport", ParamType::kEnum, {}, {"nvlink", "pcie", "p2p-pcie", "net"}, {}, ""};
+          if (auto t = p.typed(def, body["transport"], f + ".transport")) {
+            v.transport = *t;
+            v.when = "gpu";  // a transport is a GPU matter; `when` below may still narrow it
+            v.env = transport_env(v.transport);
+          }
+        }
         if (const YAML::Node env = body["env"]) {
           if (!env.IsMap())
             p.issue(env, f + ".env", "expected a mapping of VARIABLE: value");
@@ -279,7 +294,7 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
               static const std::regex var("[A-Za-z_][A-Za-z0-9_]*");
               if (!std::regex_match(key, var))
                 p.issue_at(e->first.Mark(), f + ".env." + key, "not a valid environment variable name");
-              if (auto val = p.scalar(e->second, f + ".env." + key)) v.env[key] = *val;
+              if (auto val = p.scalar(e->second, f + ".env." + key)) v.env[key] = *val;  // over the transport's
             }
         }
         if (body["params"] && wl) parse_params(p, *wl, body["params"], f + ".params", v.params);
@@ -294,6 +309,10 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
   if (root["repetitions"]) {
     ParamDef def{"repetitions", ParamType::kInt, {}, {}, 1.0, ""};
     if (auto v = p.typed(def, root["repetitions"], "repetitions")) ex.repetitions = v->get<int>();
+  }
+  if (root["rounds"]) {
+    ParamDef def{"rounds", ParamType::kInt, {}, {}, 1.0, ""};
+    if (auto v = p.typed(def, root["rounds"], "rounds")) ex.rounds = v->get<int>();
   }
   if (root["timeout"]) {
     if (auto s = p.scalar(root["timeout"], "timeout")) {

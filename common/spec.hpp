@@ -15,7 +15,14 @@ struct Variant {
   std::map<std::string, std::string> env;
   Json params = Json::object();  // typed overrides, already validated
   std::string when = "any";      // any | gpu | host: on which kind of placement the variant runs
+  // How NCCL must connect the GPUs (nvlink | pcie | p2p-pcie | net; "" = not checked). Sets the
+  // NCCL variables that ask for it unless env sets them, and the run verifies NCCL obeyed.
+  std::string transport;
 };
+
+// The NCCL environment a transport asks for: pcie turns P2P off (traffic through host memory),
+// net turns P2P and SHM off (sockets or IB), p2p-pcie keeps P2P but only up to PCIe switches.
+std::map<std::string, std::string> transport_env(const std::string& transport);
 
 // ReFrame-style reference: target with lower/upper tolerances as fractions of it.
 struct Reference {
@@ -51,6 +58,9 @@ struct Experiment {
   Placement placement;
   std::vector<Variant> variants;
   int repetitions = 20;
+  // Each point and variant runs this many times, interleaved (A B A B ...), so that variant
+  // ratios can be taken per round and machine drift cancels.
+  int rounds = 1;
   double timeout_s = 600;
   std::vector<Reference> references;
 };

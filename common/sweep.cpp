@@ -14,14 +14,22 @@ Json to_json(const RunSpec& r) {
               {"workload", r.workload},
               {"params", r.params},
               {"variant", r.variant},
+              {"round", r.round},
+              {"transport", r.transport},
               {"env", env},
               {"nodes", r.nodes},
               {"ranks_per_node", r.ranks_per_node},
+              {"gpus_per_node", r.gpus_per_node},
               {"gpu", r.gpu},
               {"repetitions", r.repetitions},
               {"timeout_s", r.timeout_s},
               {"skip_reason", r.skip_reason},
               {"fail_reason", r.fail_reason}};
+}
+
+int gpus_per_node_of(const Json& spec) {
+  if (!spec.value("gpu", false)) return 0;
+  return spec.value("gpus_per_node", spec.value("ranks_per_node", 1));
 }
 
 RunSpec run_spec_from_json(const Json& j) {
@@ -31,10 +39,13 @@ RunSpec run_spec_from_json(const Json& j) {
   r.workload = j.value("workload", "");
   r.params = j.value("params", Json::object());
   r.variant = j.value("variant", "");
+  r.round = j.value("round", 1);
+  r.transport = j.value("transport", "");
   if (j.contains("env"))
     for (const auto& [k, v] : j["env"].items()) r.env[k] = v.get<std::string>();
   r.nodes = j.value("nodes", 1);
   r.ranks_per_node = j.value("ranks_per_node", 1);
+  r.gpus_per_node = gpus_per_node_of(j);
   r.gpu = j.value("gpu", false);
   r.repetitions = j.value("repetitions", 20);
   r.timeout_s = j.value("timeout_s", 600.0);
@@ -87,13 +98,14 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
   std::vector<Variant> variants;
   for (const auto& v : ex.variants)
     if (v.when == "any" || (v.when == "gpu") == shape.gpu) variants.push_back(v);
-  if (variants.empty()) variants.push_back(Variant{"default", {}, Json::object(), "any"});
+  if (variants.empty()) variants.push_back(Variant{"default", {}, Json::object(), "any", ""});
 
   const WorkloadDef* wl = find_workload(ex.workload);
   std::vector<RunSpec> runs;
   for (int nodes : ex.placement.nodes)
     for (int n : unique)
       for (const auto& point : sweep_points(ex))
+        for (int round = 1; round <= ex.rounds; ++round)
         for (const auto& v : variants) {
           RunSpec r;
           r.index = static_cast<int>(runs.size());
@@ -103,20 +115,32 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
           for (const auto& [k, val] : point.items()) r.params[k] = val;
           for (const auto& [k, val] : v.params.items()) r.params[k] = val;
           r.variant = v.name;
+          r.round = round;
+          r.transport = v.transport;
           r.env = v.env;
           r.nodes = nodes;
           r.ranks_per_node = n;
           r.gpu = shape.gpu;
           r.repetitions = ex.repetitions;
           r.timeout_s = ex.timeout_s;
+          if (r.gpu) {
+            r.gpus_per_node = n;
+            std::string why;
+            r.ranks_per_node = processes_per_node(ex.workload, r.params, n, &why);
+            if (!why.empty()) r.skip_reason = why;
+          }
           if (r.params.contains("backend")) {
             std::string b = r.params["backend"];
             if (b == "auto")
               r.params["backend"] = shape.gpu ? "nccl" : "mpi";
             else if (b == "nccl" && !shape.gpu)
               r.skip_reason = "backend nccl needs GPUs; no agent has any";
-            else if (b == "mpi" && shape.gpu)
+            else if (b == "mpi" && shape.gpu) {
               r.gpu = false;  // host-memory run on a GPU node
+              r.gpus_per_node = 0;
+              r.ranks_per_node = n;
+              r.skip_reason.clear();
+            }
           }
           const int capacity = std::max(shape.max_gpus_per_node, shape.gpus_per_node);
           if (r.skip_reason.empty() && shape.gpu && r.gpu && n > capacity) {

@@ -23,9 +23,12 @@ struct RunSpec {
   std::string workload;
   Json params = Json::object();  // fully resolved (defaults, sweep, variant; backend decided)
   std::string variant;
+  int round = 1;          // 1..rounds of the experiment
+  std::string transport;  // the variant's transport request ("" = none)
   std::map<std::string, std::string> env;
   int nodes = 1;
-  int ranks_per_node = 1;
+  int ranks_per_node = 1;  // processes mpirun starts per node
+  int gpus_per_node = 0;   // GPUs the run holds per node (0 on host memory); a process may drive several
   bool gpu = false;
   int repetitions = 20;
   double timeout_s = 600;
@@ -34,10 +37,12 @@ struct RunSpec {
 };
 
 Json to_json(const RunSpec& run);
+// GPUs a stored run spec holds per node (specs from before gpus_per_node held one per process).
+int gpus_per_node_of(const Json& spec);
 RunSpec run_spec_from_json(const Json& j);
 
-// Cartesian product of `matrix`, lock-step `zip`, each placement, each variant (innermost, so
-// that paired variants run back to back: A B A B ...).
+// Cartesian product of `matrix`, lock-step `zip`, each placement, then rounds, then each variant
+// (innermost, so that paired variants run back to back: A1 B1 A2 B2 ...).
 std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape);
 
 }  // namespace scalebench

@@ -44,13 +44,86 @@ const std::vector<WorkloadDef>& workload_defs() {
             1,
             "operations per timed sample; auto: enough for about 10 ms a sample (nccl-tests uses 20)"},
            {"in_place", ParamType::kBool, false, {}, {}, "output buffer is the input buffer"},
+           {"cuda_graph", ParamType::kBool, false, {}, {}, "launch each sample's operations as one captured CUDA graph"},
+           {"blocking", ParamType::kBool, false, {}, {}, "wait for each operation before launching the next"},
+           {"gpus_per_process",
+            ParamType::kInt,
+            1,
+            {},
+            1,
+            "GPUs each process drives (one NCCL rank per GPU, grouped launches), as nccl-tests -g"},
            {"root", ParamType::kInt, 0, {}, 0, "root rank of broadcast and reduce"},
            {"check", ParamType::kBool, true, {}, {}, "verify the result after timing"},
            {"time_cap_s", ParamType::kNumber, 2.0, {}, 0, "stop sampling a size after this long (min 3 samples)"},
            {"target_cv", ParamType::kNumber, 0.0, {}, 0, "stop sampling once the CV is under this (0: off)"},
        }},
+      {"copy",
+       "GPU<->GPU and host<->GPU copy bandwidth, every GPU pair one at a time, measured as nvbandwidth does",
+       {
+           {"test", ParamType::kEnum, "d2d", {"d2d", "h2d", "d2h"}, {}, "GPU to GPU, pinned host to GPU, GPU to host"},
+           {"engine",
+            ParamType::kEnum,
+            "ce",
+            {"ce", "sm"},
+            {},
+            "ce: copy engine (cudaMemcpyPeerAsync / cudaMemcpyAsync); sm: a copy kernel on the issuing GPU"},
+           {"direction",
+            ParamType::kEnum,
+            "write",
+            {"write", "read"},
+            {},
+            "d2d: which GPU issues the copy. write (default): the source pushes, as cudaMemcpyPeerAsync on the "
+            "source's stream does, nvbandwidth's device_to_device_memcpy_write_ce; read: the destination pulls. Host "
+            "copies are always issued by their GPU (recorded as read for h2d, write for d2h)"},
+           {"bidirectional",
+            ParamType::kBool,
+            false,
+            {},
+            {},
+            "both directions at once; each direction and their sum are reported"},
+           {"peer_access",
+            ParamType::kBool,
+            true,
+            {},
+            {},
+            "d2d: enable peer access between the pair (off: the driver stages CE copies through host memory)"},
+           {"bytes", ParamType::kSize, 512 * 1024 * 1024, {}, 1, "bytes per copy (nvbandwidth's default 512 MiB)"},
+           {"iters",
+            ParamType::kIntOrAuto,
+            "auto",
+            {},
+            1,
+            "copies per timed sample; auto: enough for about 10 ms a sample (nvbandwidth uses 16)"},
+           {"warmup",
+            ParamType::kInt,
+            4,
+            {},
+            0,
+            "untimed copies queued before every sample's timed copies (nvbandwidth uses 4)"},
+           {"check", ParamType::kBool, true, {}, {}, "after timing, copy a known pattern once and verify it"},
+           {"time_cap_s",
+            ParamType::kNumber,
+            0.1,
+            {},
+            0,
+            "stop sampling a pair after this many seconds of timed copies (min 3 samples)"},
+           {"target_cv", ParamType::kNumber, 0.0, {}, 0, "stop sampling once the CV is under this (0: off)"},
+       }},
   };
   return defs;
+}
+
+int processes_per_node(std::string_view workload, const Json& params, int gpus, std::string* why) {
+  if (workload == "collective") {
+    const int per = params.value("gpus_per_process", 1);
+    if (per < 1 || gpus % per != 0) {
+      *why = "gpus_per_process " + std::to_string(per) + " does not divide the " + std::to_string(gpus) + " GPUs placed";
+      return gpus;
+    }
+    return gpus / per;
+  }
+  if (workload == "copy") return 1;  // one process drives every GPU of the node
+  return gpus;
 }
 
 const WorkloadDef* find_workload(std::string_view name) {
@@ -123,6 +196,15 @@ std::string check_param_set(const WorkloadDef& def, const Json& params) {
     std::string dtype = params.value("dtype", "");
     if (red == "avg" && dtype.rfind("float", 0) != 0 && dtype != "bfloat16")
       return "reduce_op avg needs a floating-point dtype, got " + dtype;
+    if (params.value("cuda_graph", false) && params.value("blocking", false))
+      return "cuda_graph and blocking exclude each other (a graph launches a sample's operations at once)";
+    if (params.value("gpus_per_process", 1) > 1 && params.value("backend", "") == "mpi")
+      return "gpus_per_process applies to the nccl backend only";
+  }
+  if (def.name == "copy") {
+    if (params.value("test", "d2d") == "d2d" && params.value("engine", "ce") == "sm" && !params.value("peer_access", true))
+      return "engine sm copies between GPUs need peer_access true (a kernel cannot address another GPU's memory "
+             "without it); use engine ce to measure copies without peer access";
   }
   return "";
 }

@@ -39,6 +39,11 @@ struct ParamValue {
 };
 ParamValue parse_param(const ParamDef& def, std::string_view text);
 
+// How many processes a GPU run of `workload` starts per node for `gpus` GPUs (one per GPU unless
+// a process drives several, or the workload runs as one process over all of them). Sets *why and
+// returns `gpus` when the parameters cannot be laid out on that many GPUs.
+int processes_per_node(std::string_view workload, const Json& params, int gpus, std::string* why);
+
 // Checks that hold between parameters (min_bytes <= max_bytes, ...); empty when fine.
 std::string check_param_set(const WorkloadDef& def, const Json& params);
 

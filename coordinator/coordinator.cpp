@@ -20,8 +20,7 @@ bool is_terminal(const std::string& state) {
 Json placement_of(const Store::Run& run) {
   const Json& s = run.spec;
   int nodes = s.value("nodes", 1), per = s.value("ranks_per_node", 1);
-  bool gpu = s.value("gpu", false);
-  return Json{{"nodes", nodes}, {"ranks_per_node", per}, {"ranks", nodes * per}, {"gpus", gpu ? nodes * per : 0}};
+  return Json{{"nodes", nodes}, {"ranks_per_node", per}, {"ranks", nodes * per}, {"gpus", nodes * gpus_per_node_of(s)}};
 }
 }  // namespace
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/sweep.hpp"
+
 namespace scalebench {
 
 namespace {
@@ -32,7 +34,7 @@ bool fits(const Store::Run& run, const Store::Agent& agent) {
   if (agent.state != "alive") return false;
   if (run.spec.value("nodes", 1) != 1) return false;
   if (!run.spec.value("gpu", false)) return true;
-  return has_nccl(agent) && gpu_count(agent) >= run.spec.value("ranks_per_node", 1);
+  return has_nccl(agent) && gpu_count(agent) >= gpus_per_node_of(run.spec);
 }
 
 std::optional<Store::Run> pick_run(const std::vector<Store::Run>& queued, const Store::Agent& agent) {

@@ -1,5 +1,6 @@
 #include "workloads/environment.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -36,28 +37,41 @@ std::string nvidia_driver_version() {
 }  // namespace
 
 RunEnvironment capture_environment(const MpiSession& mpi, const std::string& backend,
-                                   const std::string& device_description, const Json& gpu_versions) {
-  const std::string mine = mpi.hostname() + "|" + std::to_string(mpi.local_rank()) + "|" + device_description;
+                                   const std::vector<std::string>& devices, const Json& gpu_versions) {
+  // One line per process: host, local rank, then its devices separated by ';'.
+  std::string mine = mpi.hostname() + "|" + std::to_string(mpi.local_rank()) + "|";
+  for (std::size_t i = 0; i < devices.size(); ++i) mine += (i ? ";" : "") + devices[i];
   const auto all = mpi.all_gather(mine);
   std::vector<std::string> hosts;
   std::set<std::string> models;
-  Json devices = Json::array();
+  Json out = Json::array();
+  int gpus = 0;
   for (std::size_t r = 0; r < all.size(); ++r) {
-    auto f = split(all[r], '|');
-    if (std::find(hosts.begin(), hosts.end(), f[0]) == hosts.end()) hosts.push_back(f[0]);
-    Json d{{"rank", r}, {"host", f[0]}, {"local_rank", std::stoi(f[1])}};
-    if (f.size() >= 5 && !f[2].empty()) {
-      d["gpu"] = f[2];
-      d["uuid"] = f[3];
-      d["pci_bus_id"] = f[4];
-      models.insert(f[2]);
+    const auto bar = all[r].find('|'), bar2 = all[r].find('|', bar + 1);
+    const std::string host = all[r].substr(0, bar);
+    const int local_rank = std::stoi(all[r].substr(bar + 1, bar2 - bar - 1));
+    if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+    const std::string list = all[r].substr(bar2 + 1);
+    if (list.empty()) {
+      out.push_back(Json{{"rank", r}, {"host", host}, {"local_rank", local_rank}});
+      continue;
     }
-    devices.push_back(std::move(d));
+    for (const auto& dev : split(list, ';')) {
+      auto f = split(dev, '|');
+      Json d{{"rank", r}, {"host", host}, {"local_rank", local_rank}};
+      if (f.size() >= 3) {
+        d["gpu"] = f[0];
+        d["uuid"] = f[1];
+        d["pci_bus_id"] = f[2];
+        models.insert(f[0]);
+      }
+      out.push_back(std::move(d));
+      ++gpus;
+    }
   }
-  const bool gpu = !device_description.empty();
   RunEnvironment e;
-  e.placement = Json{{"nodes", hosts.size()},        {"ranks", mpi.size()}, {"ranks_per_node", mpi.local_size()},
-                     {"gpus", gpu ? mpi.size() : 0}, {"hosts", hosts},      {"devices", devices}};
+  e.placement = Json{{"nodes", hosts.size()}, {"ranks", mpi.size()}, {"ranks_per_node", mpi.local_size()},
+                     {"gpus", gpus},          {"hosts", hosts},      {"devices", out}};
   e.environment = Json{{"hostnames", hosts},
                        {"gpu_models", Json(std::vector<std::string>(models.begin(), models.end()))},
                        {"nvidia_driver", nvidia_driver_version()},

@@ -14,8 +14,9 @@ struct RunEnvironment {
   Json environment;  // hostnames, gpu_models, driver, CUDA, NCCL, cuDNN, MPI, scalebench, git
 };
 
-// `device_description` is "name|uuid|pci" of this rank's GPU, or "" on host memory.
+// `devices` holds "name|uuid|pci" of each GPU this process drives (several when one process runs
+// several GPUs), empty on host memory. Devices are numbered in rank order, then in list order.
 RunEnvironment capture_environment(const MpiSession& mpi, const std::string& backend,
-                                   const std::string& device_description, const Json& gpu_versions);
+                                   const std::vector<std::string>& devices, const Json& gpu_versions);
 
 }  // namespace scalebench

@@ -126,14 +126,14 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
   collective::Config cfg = collective::Config::from_params(params, inv.spec.value("repetitions", 20));
 
   std::unique_ptr<collective::Backend> backend;
-  std::string device_description;
+  std::vector<std::string> devices;
   Json versions = Json::object();
   std::optional<collective::NcclLog> nccl_log;
   if (backend_name == "nccl") {
 #ifdef SCALEBENCH_HAVE_CUDA
     nccl_log.emplace();  // before the communicator exists, so NCCL logs its connections to us
-    auto nccl = std::make_unique<collective::NcclBackend>(mpi);
-    device_description = collective::describe_device(nccl->device());
+    auto nccl = std::make_unique<collective::NcclBackend>(mpi, cfg.gpus_per_process);
+    for (int d : nccl->devices()) devices.push_back(collective::describe_device(d));
     versions = collective::gpu_versions();
     backend = std::move(nccl);
 #else
@@ -142,7 +142,7 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
   } else {
     backend = std::make_unique<collective::MpiBackend>(mpi);
   }
-  RunEnvironment env = capture_environment(mpi, backend_name, device_description, versions);
+  RunEnvironment env = capture_environment(mpi, backend_name, devices, versions);
   Json context = record_context(inv.run_id, inv.spec, env.placement);
   context["params"] = params;
   context["environment"] = env.environment;
@@ -163,7 +163,8 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
     Json transports = read_transports();
     context["environment"]["nccl_transports"] = transports;
     transport_problem = collective::transport_mismatch(transports.get<std::map<std::string, int>>(),
-                                                       inv.spec.value("env", Json::object()));
+                                                       inv.spec.value("env", Json::object()),
+                                                       inv.spec.value("transport", std::string()));
   }
 
   const bool lead = mpi.rank() == 0;
@@ -177,13 +178,14 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
     }
     return 0;
   }
-  if (lead && !inv.records) collective::print_table_header(stdout, cfg, mpi.size());
+  const int nranks = backend->nranks();
+  if (lead && !inv.records) collective::print_table_header(stdout, cfg, nranks);
   long long wrong_total = 0;
   collective::run_sweep(*backend, cfg, mpi, [&](const collective::PointResult& p) {
     if (p.wrong > 0) wrong_total += p.wrong;
     if (!lead) return;
     if (inv.records)
-      for (auto r : collective::point_records(context, cfg, mpi.size(), p)) {
+      for (auto r : collective::point_records(context, cfg, nranks, p)) {
         if (!transport_problem.empty()) {
           r["status"] = "failed";
           r["reason"] = transport_problem;
@@ -191,7 +193,7 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
         emit(r);
       }
     else
-      collective::print_table_row(stdout, cfg, mpi.size(), p);
+      collective::print_table_row(stdout, cfg, nranks, p);
   });
   if (!transport_problem.empty() && lead) std::fprintf(stderr, "scalebench-run: %s\n", transport_problem.c_str());
   return wrong_total > 0 || !transport_problem.empty() ? 3 : 0;

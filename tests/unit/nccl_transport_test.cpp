@@ -34,5 +34,18 @@ TEST(TransportMismatch, CatchesAPcieRowThatRanOverP2P) {
   EXPECT_NE(transport_mismatch(count_transports(kShmLog), Json{{"NCCL_SHM_DISABLE", "1"}}), "");
 }
 
+TEST(TransportMismatch, VariantTransportIsCheckedAgainstWhatNcclConnected) {
+  const Json none = Json::object();
+  EXPECT_EQ(transport_mismatch(count_transports(kNvlinkLog), none, "nvlink"), "");
+  EXPECT_EQ(transport_mismatch(count_transports(kNvlinkLog), none, "pcie"),
+            "transport pcie must not use P2P but NCCL connected P2P:2");
+  EXPECT_EQ(transport_mismatch(count_transports(kShmLog), none, "nvlink").rfind("transport nvlink needs P2P", 0), 0u);
+  EXPECT_EQ(transport_mismatch(count_transports(kShmLog), none, "pcie"), "");
+  EXPECT_NE(transport_mismatch(count_transports(kShmLog), none, "net"), "");
+  EXPECT_NE(transport_mismatch(count_transports(kShmLog), none, "p2p-pcie"), "");
+  EXPECT_EQ(transport_mismatch({}, none, "nvlink"), "") << "one rank connects nothing";
+  EXPECT_EQ(describe_transports({{"P2P", 48}, {"SHM", 2}}), "P2P:48 SHM:2");
+}
+
 }  // namespace
 }  // namespace scalebench::collective

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "common/error.hpp"
+
 namespace scalebench {
 namespace {
 
@@ -97,6 +99,37 @@ TEST(Expand, VariantsAreInnermostSoPairsRunBackToBack) {
   EXPECT_TRUE(runs[1].env.empty());
   EXPECT_EQ(runs[0].params["warmup"], 5);
   EXPECT_EQ(runs[1].params["warmup"], 0) << "a variant's params override the experiment's";
+}
+
+TEST(Expand, RoundsInterleaveVariantsSoRatiosPairWithinARound) {
+  auto runs = expand(parse("rounds: 3\nvariants:\n  a:\n    env: {X: \"1\"}\n  b:\n    env: {X: \"0\"}\n"), kHost);
+  ASSERT_EQ(runs.size(), 6u);
+  std::vector<std::string> order;
+  for (const auto& r : runs) order.push_back(r.variant + std::to_string(r.round));
+  EXPECT_EQ(order, (std::vector<std::string>{"a1", "b1", "a2", "b2", "a3", "b3"}));
+  EXPECT_EQ(run_spec_from_json(to_json(runs[5])).round, 3);
+}
+
+TEST(Expand, RoundsMustBePositive) {
+  EXPECT_THROW(parse("rounds: 0\n"), SpecError);
+  EXPECT_THROW(parse("rounds: two\n"), SpecError);
+}
+
+TEST(Expand, GpusPerProcessSetsProcessesButKeepsTheGpuCount) {
+  auto runs = expand(parse("params: {gpus_per_process: 2}\nplacement:\n  gpus_per_node: [2, 4, 3]\n"), kGpu4);
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].gpus_per_node, 2);
+  EXPECT_EQ(runs[0].ranks_per_node, 1);
+  EXPECT_EQ(runs[1].gpus_per_node, 4);
+  EXPECT_EQ(runs[1].ranks_per_node, 2);
+  EXPECT_EQ(runs[2].skip_reason, "gpus_per_process 2 does not divide the 3 GPUs placed");
+  EXPECT_EQ(gpus_per_node_of(to_json(runs[1])), 4);
+}
+
+TEST(Expand, OldSpecsWithoutGpuCountHoldOneGpuPerProcess) {
+  Json old{{"gpu", true}, {"ranks_per_node", 3}};
+  EXPECT_EQ(gpus_per_node_of(old), 3);
+  EXPECT_EQ(gpus_per_node_of(Json{{"gpu", false}, {"ranks_per_node", 3}}), 0);
 }
 
 TEST(Expand, VariantParamsOverrideSweepValues) {

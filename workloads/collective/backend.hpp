@@ -13,16 +13,20 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+  // Ranks of the collective in all, and the ones this process drives (one per GPU it owns).
+  virtual int nranks() const = 0;
+  virtual std::vector<int> local_ranks() const = 0;
   // Why this configuration cannot run here ("" when it can): becomes a skipped record.
   virtual std::string unsupported(const Config& c) const = 0;
   // Buffers for the largest layout of the sweep.
   virtual void allocate(const Config& c, const Layout& largest) = 0;
-  // Runs `iters` operations back to back and returns this rank's seconds per operation,
-  // measured the backend's way (CUDA events for NCCL, MPI_Wtime for host memory).
+  // Runs `iters` operations back to back and returns this process's seconds per operation (the
+  // slowest of its GPUs), measured the backend's way (CUDA events for NCCL, MPI_Wtime on host).
   virtual double time_ops(const Config& c, const Layout& l, int iters) = 0;
-  // Correctness: writes `input` as this rank's send data, runs the operation once, and returns
-  // this rank's output elements (recv_count of them).
-  virtual std::vector<std::byte> run_checked(const Config& c, const Layout& l, const std::vector<std::byte>& input) = 0;
+  // Correctness: writes inputs[k] as the send data of local_ranks()[k], runs the operation once,
+  // and returns each local rank's output elements (recv_count of them), in the same order.
+  using Buffers = std::vector<std::vector<std::byte>>;
+  virtual Buffers run_checked(const Config& c, const Layout& l, const Buffers& inputs) = 0;
 };
 
 }  // namespace scalebench::collective

@@ -129,6 +129,9 @@ Config Config::from_params(const Json& p, int repetitions) {
   c.warmup = p.value("warmup", 5);
   c.iters = p.contains("iters") && p["iters"].is_number_integer() ? p["iters"].get<int>() : 0;
   c.in_place = p.value("in_place", false);
+  c.cuda_graph = p.value("cuda_graph", false);
+  c.blocking = p.value("blocking", false);
+  c.gpus_per_process = p.value("gpus_per_process", 1);
   c.root = p.value("root", 0);
   c.check = p.value("check", true);
   c.time_cap_s = p.value("time_cap_s", 2.0);

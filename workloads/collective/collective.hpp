@@ -46,6 +46,9 @@ struct Config {
   int warmup = 5;
   int iters = 0;  // 0: auto
   bool in_place = false;
+  bool cuda_graph = false;  // a sample's operations launched as one captured graph (nccl-tests -G)
+  bool blocking = false;    // the host waits for each operation (nccl-tests -z 1)
+  int gpus_per_process = 1;
   int root = 0;
   bool check = true;
   double time_cap_s = 2;

@@ -100,7 +100,8 @@ double MpiBackend::time_ops(const Config& c, const Layout& l, int iters) {
   return (MPI_Wtime() - t0) / iters;
 }
 
-std::vector<std::byte> MpiBackend::run_checked(const Config& c, const Layout& l, const std::vector<std::byte>& input) {
+MpiBackend::Buffers MpiBackend::run_checked(const Config& c, const Layout& l, const Buffers& inputs) {
+  const std::vector<std::byte>& input = inputs.at(0);
   const std::size_t elem = dtype_size(c.dtype);
   std::memset(recv_.data(), 0xff, recv_.size());  // poison: unwritten outputs show as wrong
   std::byte* dst = c.in_place ? recv_.data() : send_.data();
@@ -108,7 +109,7 @@ std::vector<std::byte> MpiBackend::run_checked(const Config& c, const Layout& l,
   if (c.op == Op::kBroadcast) dst = recv_.data();  // MPI_Bcast works in the one buffer
   if (c.op != Op::kBroadcast || mpi_.rank() == c.root) std::memcpy(dst, input.data(), input.size());
   launch(c, l);
-  return std::vector<std::byte>(recv_.begin(), recv_.begin() + static_cast<std::ptrdiff_t>(l.recv_count * elem));
+  return {std::vector<std::byte>(recv_.begin(), recv_.begin() + static_cast<std::ptrdiff_t>(l.recv_count * elem))};
 }
 
 }  // namespace scalebench::collective

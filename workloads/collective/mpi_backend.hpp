@@ -9,10 +9,12 @@ class MpiBackend final : public Backend {
  public:
   explicit MpiBackend(const MpiSession& mpi) : mpi_(mpi) {}
   std::string name() const override { return "mpi"; }
+  int nranks() const override { return mpi_.size(); }
+  std::vector<int> local_ranks() const override { return {mpi_.rank()}; }
   std::string unsupported(const Config& c) const override;
   void allocate(const Config& c, const Layout& largest) override;
   double time_ops(const Config& c, const Layout& l, int iters) override;
-  std::vector<std::byte> run_checked(const Config& c, const Layout& l, const std::vector<std::byte>& input) override;
+  Buffers run_checked(const Config& c, const Layout& l, const Buffers& inputs) override;
 
  private:
   void launch(const Config& c, const Layout& l);

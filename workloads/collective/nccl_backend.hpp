@@ -1,5 +1,6 @@
 #pragma once
 #include <memory>
+#include <vector>
 
 #include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/collective/backend.hpp"
@@ -7,32 +8,50 @@
 
 namespace scalebench::collective {
 
-// NCCL collectives on the rank's GPU (chosen by local rank), timed with CUDA events on the
-// communicator's stream. The communicator comes from an MPI-broadcast unique id.
+// NCCL collectives on the GPUs this process drives: `gpus_per_process` of them, picked by local
+// rank (nccl-tests -g), one NCCL rank each, launched together in one NCCL group. Timed with CUDA
+// events on each communicator's stream; a process's time is its slowest GPU's. The communicators
+// come from an MPI-broadcast unique id.
 class NcclBackend final : public Backend {
  public:
-  explicit NcclBackend(const MpiSession& mpi);
+  NcclBackend(const MpiSession& mpi, int gpus_per_process);
   std::string name() const override { return "nccl"; }
+  int nranks() const override { return nranks_; }
+  std::vector<int> local_ranks() const override;
   std::string unsupported(const Config& c) const override;
   void allocate(const Config& c, const Layout& largest) override;
   double time_ops(const Config& c, const Layout& l, int iters) override;
-  std::vector<std::byte> run_checked(const Config& c, const Layout& l, const std::vector<std::byte>& input) override;
-  int device() const { return device_; }
+  Buffers run_checked(const Config& c, const Layout& l, const Buffers& inputs) override;
+  std::vector<int> devices() const;
 
  private:
-  void launch(const Config& c, const Layout& l);
-  std::byte* send_ptr(const Config& c, const Layout& l) const;
-  std::byte* recv_ptr(const Config& c, const Layout& l) const;
+  // Everything one GPU of this process owns; built with that GPU current.
+  struct Gpu {
+    int device = 0;
+    int rank = 0;  // NCCL rank
+    std::unique_ptr<gpu::NcclComm> comm;
+    gpu::Stream stream;
+    gpu::Event start, stop;
+    gpu::DeviceBuffer send, recv;
+  };
+  // All GPUs' operations of one step, in one NCCL group.
+  void launch_all(const Config& c, const Layout& l);
+  void launch(Gpu& g, const Config& c, const Layout& l);
+  double elapsed_slowest() const;
+  void capture(const Config& c, const Layout& l, int iters);
+  std::byte* send_ptr(const Gpu& g, const Config& c, const Layout& l) const;
+  std::byte* recv_ptr(const Gpu& g, const Config& c, const Layout& l) const;
 
   const MpiSession& mpi_;
-  int device_ = 0;
-  std::unique_ptr<gpu::NcclComm> comm_;
-  gpu::Stream stream_;
-  gpu::Event start_, stop_;
-  gpu::DeviceBuffer send_, recv_;
+  int nranks_ = 0;
+  std::vector<std::unique_ptr<Gpu>> gpus_;
+  // The last captured graph per GPU, reused while the size and iteration count stay the same.
+  std::vector<gpu::GraphExec> graphs_;
+  std::uint64_t graph_bytes_ = 0;
+  int graph_iters_ = 0;
 };
 
-// "NVIDIA H200|GPU-uuid|0000:19:00.0" of the GPU this rank uses, and the versions of the stack.
+// "NVIDIA H200|GPU-uuid|0000:19:00.0" of a GPU, and the versions of the stack.
 std::string describe_device(int device);
 Json gpu_versions();
 

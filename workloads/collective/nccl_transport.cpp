@@ -24,8 +24,23 @@ std::map<std::string, int> count_transports(const std::string& nccl_log) {
   return counts;
 }
 
-std::string transport_mismatch(const std::map<std::string, int>& transports, const Json& env) {
+std::string describe_transports(const std::map<std::string, int>& transports) {
+  std::string s;
+  for (const auto& [k, v] : transports) s += (s.empty() ? "" : " ") + k + ":" + std::to_string(v);
+  return s.empty() ? "none" : s;
+}
+
+std::string transport_mismatch(const std::map<std::string, int>& transports, const Json& env,
+                               const std::string& transport) {
   auto set_to_1 = [&](const char* var) { return env.contains(var) && env[var] == "1"; };
+  if (!transports.empty()) {
+    const std::string got = " but NCCL connected " + describe_transports(transports);
+    const bool p2p = transports.count("P2P") > 0, shm = transports.count("SHM") > 0;
+    if ((transport == "nvlink" || transport == "p2p-pcie") && !p2p)
+      return "transport " + transport + " needs P2P connections" + got;
+    if (transport == "pcie" && p2p) return "transport pcie must not use P2P" + got;
+    if (transport == "net" && (p2p || shm)) return "transport net must use neither P2P nor SHM" + got;
+  }
   if (set_to_1("NCCL_P2P_DISABLE") && transports.count("P2P"))
     return "NCCL_P2P_DISABLE=1 but NCCL connected " + std::to_string(transports.at("P2P")) + " channels via P2P";
   if (set_to_1("NCCL_SHM_DISABLE") && transports.count("SHM"))

@@ -11,9 +11,15 @@ namespace scalebench::collective {
 // (P2P, SHM, NET, ...), so that a "pcie" row that really ran over NVLink P2P is caught.
 std::map<std::string, int> count_transports(const std::string& nccl_log);
 
-// Empty when the transports fit the environment the run asked for, else why not
-// (NCCL_P2P_DISABLE=1 with P2P connections, NCCL_SHM_DISABLE=1 with SHM ones).
-std::string transport_mismatch(const std::map<std::string, int>& transports, const Json& env);
+// Empty when the transports fit what the run asked for, else why not: the environment
+// (NCCL_P2P_DISABLE=1 with P2P connections, NCCL_SHM_DISABLE=1 with SHM ones) and the variant's
+// transport (nvlink and p2p-pcie need P2P connections, pcie none, net neither P2P nor SHM). A
+// run without any connection (one rank) fits everything.
+std::string transport_mismatch(const std::map<std::string, int>& transports, const Json& env,
+                               const std::string& transport = "");
+
+// A short summary of the transports, "P2P:48 SHM:0" style, for tables.
+std::string describe_transports(const std::map<std::string, int>& transports);
 
 // NCCL's INFO log of this rank, in a file of its own, read for the transports it connected
 // with. Create it before the communicator. If the user set NCCL_DEBUG, their log setting stands

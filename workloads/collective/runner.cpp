@@ -16,7 +16,7 @@ constexpr int kMaxAutoIters = 1000;
 
 void run_sweep(Backend& backend, const Config& c, const MpiSession& mpi,
                const std::function<void(const PointResult&)>& on_point) {
-  const int n = mpi.size();
+  const int n = backend.nranks();
   const auto sizes = size_sweep(c.min_bytes, c.max_bytes, c.step_factor, dtype_size(c.dtype));
   backend.allocate(c, layout_for(c.op, sizes.back(), c.dtype, n));
   for (std::uint64_t bytes : sizes) {
@@ -35,7 +35,7 @@ void run_sweep(Backend& backend, const Config& c, const MpiSession& mpi,
     double elapsed = 0;
     p.stop = "repetitions";
     for (int k = 0; k < c.repetitions; ++k) {
-      const double t = mpi.allreduce_sum(backend.time_ops(c, p.layout, p.iters)) / n;
+      const double t = mpi.allreduce_sum(backend.time_ops(c, p.layout, p.iters)) / mpi.size();
       p.seconds.push_back(t);
       elapsed += t * p.iters;  // identical on every rank: the stopping decision is too
       if (k + 1 < std::min(kMinSamples, c.repetitions)) continue;
@@ -49,8 +49,13 @@ void run_sweep(Backend& backend, const Config& c, const MpiSession& mpi,
       }
     }
     if (c.check) {
-      auto out = backend.run_checked(c, p.layout, make_input(c, p.layout, n, mpi.rank()));
-      p.wrong = mpi.allreduce_sum(static_cast<long long>(count_wrong(c, p.layout, n, mpi.rank(), out)));
+      const std::vector<int> mine = backend.local_ranks();
+      Backend::Buffers inputs;
+      for (int r : mine) inputs.push_back(make_input(c, p.layout, n, r));
+      const Backend::Buffers outputs = backend.run_checked(c, p.layout, inputs);
+      long long wrong = 0;
+      for (std::size_t k = 0; k < mine.size(); ++k) wrong += count_wrong(c, p.layout, n, mine[k], outputs.at(k));
+      p.wrong = mpi.allreduce_sum(wrong);
     }
     on_point(p);
   }

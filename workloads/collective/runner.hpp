@@ -8,7 +8,7 @@
 
 namespace scalebench::collective {
 
-// One measured message size: per-operation seconds of each sample (averaged over ranks, as
+// One measured message size: per-operation seconds of each sample (averaged over processes, as
 // nccl-tests does), why sampling stopped, and the correctness check's count of wrong elements.
 struct PointResult {
   Layout layout;

@@ -68,7 +68,36 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
-// A communicator over all ranks; destroyed collectively, aborted if destroyed while unwinding.
+// An instantiated CUDA graph, ready to launch (the captured graph itself is freed at once).
+class GraphExec {
+ public:
+  GraphExec() = default;
+  explicit GraphExec(cudaGraph_t graph) {
+    const cudaError_t err = cudaGraphInstantiate(&e_, graph, 0);
+    cudaGraphDestroy(graph);
+    CUDA_CHECK(err);
+  }
+  ~GraphExec() {
+    if (e_) cudaGraphExecDestroy(e_);
+  }
+  GraphExec(GraphExec&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  GraphExec& operator=(GraphExec&& o) noexcept {
+    if (this != &o) {
+      if (e_) cudaGraphExecDestroy(e_);
+      e_ = std::exchange(o.e_, nullptr);
+    }
+    return *this;
+  }
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+  cudaGraphExec_t get() const { return e_; }
+
+ private:
+  cudaGraphExec_t e_ = nullptr;
+};
+
+// A communicator over all ranks; destroyed collectively. Created inside ncclGroupStart/End when
+// one process initialises several GPUs' ranks at once (the init completes at ncclGroupEnd).
 class NcclComm {
  public:
   NcclComm(int nranks, ncclUniqueId id, int rank) { NCCL_CHECK(ncclCommInitRank(&c_, nranks, id, rank)); }
