@@ -23,8 +23,8 @@ The coordinator URL defaults to $SCALEBENCH_COORDINATOR, else http://127.0.0.1:8
 Exit codes: 0 ok; 1 a reference failed; 2 bad usage or input; 3 runs failed or timed out;
 4 the coordinator could not be reached or refused.
 )";
-const std::set<std::string> kValueOptions = {"db",     "coordinator", "format",       "experiment",
-                                           "logs",   "variants",    "ignore-params", "metric"};
+const std::set<std::string> kValueOptions = {"db",   "coordinator", "format",        "experiment",
+                                             "logs", "variants",    "ignore-params", "metric"};
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -206,15 +206,24 @@ void write_ratios(std::ostream& out, const std::vector<VariantRatio>& ratios, co
     return s;
   };
   auto size = [](const VariantRatio& v) {
-    return v.key.contains("point") && v.key["point"].is_number_unsigned() ? format_size(v.key["point"].get<std::uint64_t>())
-                                                                         : std::string();
+    return v.key.contains("point") && v.key["point"].is_number_unsigned()
+               ? format_size(v.key["point"].get<std::uint64_t>())
+               : std::string();
   };
   if (format == "json") {
     for (const auto& v : ratios)
-      out << Json{{"key", v.key},           {"metric", v.metric},       {"unit", v.unit},
-                  {"numerator", numerator}, {"denominator", denominator}, {"numerator_value", v.numerator},
-                  {"denominator_value", v.denominator}, {"ratio", v.ratio}, {"ci95_low", v.ci_low},
-                  {"ci95_high", v.ci_high}, {"pairs", v.pairs},         {"paired_by", v.paired_by}}
+      out << Json{{"key", v.key},
+                  {"metric", v.metric},
+                  {"unit", v.unit},
+                  {"numerator", numerator},
+                  {"denominator", denominator},
+                  {"numerator_value", v.numerator},
+                  {"denominator_value", v.denominator},
+                  {"ratio", v.ratio},
+                  {"ci95_low", v.ci_low},
+                  {"ci95_high", v.ci_high},
+                  {"pairs", v.pairs},
+                  {"paired_by", v.paired_by}}
                  .dump()
           << "\n";
     return;
@@ -224,13 +233,14 @@ void write_ratios(std::ostream& out, const std::vector<VariantRatio>& ratios, co
         << ",ratio,ci95_low,ci95_high,pairs,paired_by\n";
     for (const auto& v : ratios)
       out << csv_cell(describe(v)) << "," << v.key.value("gpus", 0) << "," << size(v) << "," << v.metric << ","
-          << csv_cell(v.unit) << "," << v.numerator << "," << v.denominator << "," << v.ratio << "," << v.ci_low
-          << "," << v.ci_high << "," << v.pairs << "," << v.paired_by << "\n";
+          << csv_cell(v.unit) << "," << v.numerator << "," << v.denominator << "," << v.ratio << "," << v.ci_low << ","
+          << v.ci_high << "," << v.pairs << "," << v.paired_by << "\n";
     return;
   }
   out << std::left << std::setw(28) << "what" << std::right << std::setw(5) << "gpus" << std::setw(10) << "size"
       << std::setw(8) << "metric" << std::setw(12) << numerator << std::setw(12) << denominator << std::setw(9)
-      << "ratio" << std::setw(20) << "95% CI" << std::setw(7) << "pairs" << "\n";
+      << "ratio" << std::setw(20) << "95% CI" << std::setw(7) << "pairs"
+      << "\n";
   for (const auto& v : ratios) {
     std::ostringstream ci;
     ci << std::fixed << std::setprecision(3) << "[" << v.ci_low << ", " << v.ci_high << "]";

@@ -114,8 +114,8 @@ class Parser {
   std::vector<SourceIssue> issues_;
 };
 
-const std::set<std::string> kTopKeys = {"name",      "description", "workload",    "params",  "matrix",    "zip",
-                                        "placement", "variants",    "repetitions", "rounds",     "timeout",  "references"};
+const std::set<std::string> kTopKeys = {"name",      "description", "workload",    "params", "matrix",  "zip",
+                                        "placement", "variants",    "repetitions", "rounds", "timeout", "references"};
 
 void parse_params(Parser& p, const WorkloadDef& wl, const YAML::Node& node, const std::string& field, Json& out) {
   if (!node.IsMap()) {

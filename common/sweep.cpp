@@ -106,57 +106,60 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
     for (int n : unique)
       for (const auto& point : sweep_points(ex))
         for (int round = 1; round <= ex.rounds; ++round)
-        for (const auto& v : variants) {
-          RunSpec r;
-          r.index = static_cast<int>(runs.size());
-          r.experiment = ex.name;
-          r.workload = ex.workload;
-          r.params = ex.params;
-          for (const auto& [k, val] : point.items()) r.params[k] = val;
-          for (const auto& [k, val] : v.params.items()) r.params[k] = val;
-          r.variant = v.name;
-          r.round = round;
-          r.transport = v.transport;
-          r.env = v.env;
-          r.nodes = nodes;
-          r.ranks_per_node = n;
-          r.gpu = shape.gpu;
-          r.repetitions = ex.repetitions;
-          r.timeout_s = ex.timeout_s;
-          if (r.gpu) {
-            r.gpus_per_node = n;
-            std::string why;
-            r.ranks_per_node = processes_per_node(ex.workload, r.params, n, &why);
-            if (!why.empty()) r.skip_reason = why;
-          }
-          if (r.params.contains("backend")) {
-            std::string b = r.params["backend"];
-            if (b == "auto")
-              r.params["backend"] = shape.gpu ? "nccl" : "mpi";
-            else if (b == "nccl" && !shape.gpu)
-              r.skip_reason = "backend nccl needs GPUs; no agent has any";
-            else if (b == "mpi" && shape.gpu) {
-              r.gpu = false;  // host-memory run on a GPU node
-              r.gpus_per_node = 0;
-              r.ranks_per_node = n;
-              r.skip_reason.clear();
+          for (const auto& v : variants) {
+            RunSpec r;
+            r.index = static_cast<int>(runs.size());
+            r.experiment = ex.name;
+            r.workload = ex.workload;
+            r.params = ex.params;
+            for (const auto& [k, val] : point.items()) r.params[k] = val;
+            for (const auto& [k, val] : v.params.items()) r.params[k] = val;
+            r.variant = v.name;
+            r.round = round;
+            r.transport = v.transport;
+            r.env = v.env;
+            r.nodes = nodes;
+            r.ranks_per_node = n;
+            r.gpu = shape.gpu;
+            r.repetitions = ex.repetitions;
+            r.timeout_s = ex.timeout_s;
+            if (r.gpu) {
+              r.gpus_per_node = n;
+              std::string why;
+              r.ranks_per_node = processes_per_node(ex.workload, r.params, n, &why);
+              if (!why.empty()) r.skip_reason = why;
             }
+            if (r.params.contains("backend")) {
+              std::string b = r.params["backend"];
+              if (b == "auto")
+                r.params["backend"] = shape.gpu ? "nccl" : "mpi";
+              else if (b == "nccl" && !shape.gpu)
+                r.skip_reason = "backend nccl needs GPUs; no agent has any";
+              else if (b == "mpi" && shape.gpu) {
+                r.gpu = false;  // host-memory run on a GPU node
+                r.gpus_per_node = 0;
+                r.ranks_per_node = n;
+                r.skip_reason.clear();
+              }
+            }
+            const int capacity = std::max(shape.max_gpus_per_node, shape.gpus_per_node);
+            if (r.skip_reason.empty() && shape.gpu && r.gpu && n > capacity) {
+              std::string why =
+                  "needs " + std::to_string(n) + " GPUs per node; the largest agent has " + std::to_string(capacity);
+              if (ex.placement.oversize == "skip")
+                r.skip_reason = why;
+              else
+                r.fail_reason = why;
+            }
+            if (r.skip_reason.empty() && r.gpu && !r.transport.empty() && r.transport != "nvlink" &&
+                r.nodes * r.gpus_per_node == 1)
+              r.skip_reason = "one GPU crosses no link: transport " + r.transport + " would measure the same as nvlink";
+            if (wl && r.skip_reason.empty()) {
+              std::string cross = check_param_set(*wl, r.params);
+              if (!cross.empty()) r.skip_reason = "invalid parameter combination: " + cross;
+            }
+            runs.push_back(std::move(r));
           }
-          const int capacity = std::max(shape.max_gpus_per_node, shape.gpus_per_node);
-          if (r.skip_reason.empty() && shape.gpu && r.gpu && n > capacity) {
-            std::string why =
-                "needs " + std::to_string(n) + " GPUs per node; the largest agent has " + std::to_string(capacity);
-            if (ex.placement.oversize == "skip")
-              r.skip_reason = why;
-            else
-              r.fail_reason = why;
-          }
-          if (wl && r.skip_reason.empty()) {
-            std::string cross = check_param_set(*wl, r.params);
-            if (!cross.empty()) r.skip_reason = "invalid parameter combination: " + cross;
-          }
-          runs.push_back(std::move(r));
-        }
   return runs;
 }
 

@@ -13,7 +13,7 @@ struct ClusterShape {
   bool gpu = false;
   int gpus_per_node = 0;      // smallest GPU count of the agents with GPUs ("all" resolves to it)
   int max_gpus_per_node = 0;  // largest: a placement over it can never run
-  int ranks_per_node = 0;  // largest rank count an agent offers on host memory
+  int ranks_per_node = 0;     // largest rank count an agent offers on host memory
 };
 
 // One point of an experiment's sweep: what one launch of scalebench-run measures.

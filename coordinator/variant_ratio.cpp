@@ -29,8 +29,8 @@ RatioCi paired_ratio(const std::vector<double>& a, const std::vector<double>& b)
   }
   const double m = mean(logs);
   if (logs.size() < 2) return {std::exp(m), std::exp(m), std::exp(m)};
-  const double half = t_quantile_975(static_cast<int>(logs.size()) - 1) * stddev(logs) /
-                      std::sqrt(static_cast<double>(logs.size()));
+  const double half =
+      t_quantile_975(static_cast<int>(logs.size()) - 1) * stddev(logs) / std::sqrt(static_cast<double>(logs.size()));
   return {std::exp(m), std::exp(m - half), std::exp(m + half)};
 }
 

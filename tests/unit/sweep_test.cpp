@@ -132,6 +132,26 @@ TEST(Expand, OldSpecsWithoutGpuCountHoldOneGpuPerProcess) {
   EXPECT_EQ(gpus_per_node_of(Json{{"gpu", false}, {"ranks_per_node", 3}}), 0);
 }
 
+TEST(Expand, TransportVariantsSetNcclEnvAndSkipOneGpu) {
+  auto runs =
+      expand(parse("placement:\n  gpus_per_node: [1, 2]\nvariants:\n  nv:\n    transport: nvlink\n"
+                   "  pc:\n    transport: pcie\n  sock:\n    transport: net\n    env: {NCCL_SHM_DISABLE: \"0\"}\n"),
+             kGpu4);
+  ASSERT_EQ(runs.size(), 6u);
+  EXPECT_EQ(runs[0].transport, "nvlink");
+  EXPECT_TRUE(runs[0].env.empty());
+  EXPECT_TRUE(runs[0].skip_reason.empty()) << "one GPU still runs the nvlink variant as the baseline";
+  EXPECT_NE(runs[1].skip_reason.find("one GPU crosses no link"), std::string::npos);
+  EXPECT_EQ(runs[4].env, (std::map<std::string, std::string>{{"NCCL_P2P_DISABLE", "1"}}));
+  EXPECT_TRUE(runs[4].skip_reason.empty());
+  EXPECT_EQ(runs[5].env.at("NCCL_SHM_DISABLE"), "0") << "the variant's env overrides the transport's";
+  EXPECT_EQ(runs[5].env.at("NCCL_P2P_DISABLE"), "1");
+  EXPECT_TRUE(expand(parse("variants:\n  nv:\n    transport: nvlink\n"), kHost).size() == 1u);
+  EXPECT_EQ(expand(parse("variants:\n  nv:\n    transport: nvlink\n"), kHost)[0].variant, "default")
+      << "a transport variant is a GPU variant";
+  EXPECT_THROW(parse("variants:\n  x:\n    transport: infiniband\n"), SpecError);
+}
+
 TEST(Expand, VariantParamsOverrideSweepValues) {
   auto runs =
       expand(parse("matrix:\n  dtype: [float32, int8]\nvariants:\n  wide:\n    params: {dtype: float64}\n"), kHost);

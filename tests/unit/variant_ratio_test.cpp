@@ -73,9 +73,9 @@ TEST(VariantRatios, PairsRoundsOfTheSamePointAndDropsDrift) {
 TEST(VariantRatios, KeepsSizesApartAndSkipsUnpairedOrFailedPoints) {
   Json failed = record("pcie", 1, 5, 2048);
   failed["status"] = "failed";
-  Json records = Json::array({record("nvlink", 1, 300, 1024), record("pcie", 1, 30, 1024),
-                              record("nvlink", 1, 50, 2048), failed, record("nvlink", 1, 7, 4096),
-                              record("other", 1, 1, 4096)});
+  Json records =
+      Json::array({record("nvlink", 1, 300, 1024), record("pcie", 1, 30, 1024), record("nvlink", 1, 50, 2048), failed,
+                   record("nvlink", 1, 7, 4096), record("other", 1, 1, 4096)});
   auto r = variant_ratios(records, "nvlink", "pcie", "busbw");
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].key["point"], 1024);

@@ -221,8 +221,7 @@ double NcclBackend::time_ops(const Config& c, const Layout& l, int iters) {
   for (auto& g : gpus_) on_device(g->device, [&] { CUDA_CHECK(cudaEventRecord(g->start.get(), g->stream.get())); });
   if (c.cuda_graph) {
     for (std::size_t k = 0; k < gpus_.size(); ++k)
-      on_device(gpus_[k]->device,
-                [&] { CUDA_CHECK(cudaGraphLaunch(graphs_[k].get(), gpus_[k]->stream.get())); });
+      on_device(gpus_[k]->device, [&] { CUDA_CHECK(cudaGraphLaunch(graphs_[k].get(), gpus_[k]->stream.get())); });
   } else {
     for (int i = 0; i < iters; ++i) {
       launch_all(c, l);

@@ -39,11 +39,16 @@ float bf16_to_float(std::uint16_t b) { return std::bit_cast<float>(static_cast<s
 // Largest integer the type holds exactly (and every integer under it).
 int exact_limit(DType t) {
   switch (t) {
-    case DType::kInt8: return 127;
-    case DType::kUInt8: return 255;
-    case DType::kBFloat16: return 256;
-    case DType::kFloat16: return 2048;
-    default: return 1 << 20;
+    case DType::kInt8:
+      return 127;
+    case DType::kUInt8:
+      return 255;
+    case DType::kBFloat16:
+      return 256;
+    case DType::kFloat16:
+      return 2048;
+    default:
+      return 1 << 20;
   }
 }
 
