@@ -22,9 +22,11 @@ Agent::Agent(Options options)
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   Json caps = read_capabilities(options_.launch.run_program);
+  Json node = read_node_gpus();
   info_ = Json{{"name", options_.name},
                {"hostname", host},
-               {"gpus", read_gpu_inventory()},
+               {"gpus", node["gpus"]},
+               {"topology", node["topology"]},
                {"slots", options_.slots},
                {"capabilities", caps.value("backends", Json::array())},
                {"workloads", caps.value("workloads", Json::array())},

@@ -8,6 +8,7 @@
 
 #include "common/log.hpp"
 #include "common/process.hpp"
+#include "topology/discover.hpp"
 
 namespace scalebench {
 
@@ -64,11 +65,44 @@ Json parse_gpu_csv(const std::string& csv) {
   return gpus;
 }
 
-Json read_gpu_inventory() {
-  std::string csv = capture({"nvidia-smi", "--query-gpu=index,name,uuid,pci.bus_id,memory.total,driver_version",
-                             "--format=csv,noheader,nounits"});
-  return parse_gpu_csv(csv);
+Json gpu_inventory(const Topology& topology, const Json& smi_gpus) {
+  Json gpus = Json::array();
+  for (const GpuInfo& g : topology.gpus) {
+    Json memory = nullptr;
+    std::string driver;
+    for (const Json& s : smi_gpus)
+      if (!g.uuid.empty() && s.value("uuid", std::string()) == g.uuid) {
+        memory = s.value("memory_mib", Json());
+        driver = s.value("driver", std::string());
+        break;
+      }
+    gpus.push_back(Json{{"index", g.index},
+                        {"name", g.name},
+                        {"uuid", g.uuid},
+                        {"pci_bus_id", g.pci_bus_id},
+                        {"memory_mib", memory},
+                        {"driver", driver},
+                        {"pcie_gen", g.pcie_gen},
+                        {"pcie_gen_max", g.pcie_gen_max},
+                        {"pcie_width", g.pcie_width},
+                        {"pcie_width_max", g.pcie_width_max},
+                        {"numa_node", g.numa_node}});
+  }
+  return gpus;
 }
+
+Json read_node_gpus() {
+  Topology topology = discover_topology();
+  // Memory size and driver version are not part of the topology: nvidia-smi adds them when it is
+  // there (the GPU list itself comes from the topology).
+  Json smi = Json::array();
+  if (!topology.gpus.empty())
+    smi = parse_gpu_csv(capture({"nvidia-smi", "--query-gpu=index,name,uuid,pci.bus_id,memory.total,driver_version",
+                                 "--format=csv,noheader,nounits"}));
+  return Json{{"gpus", gpu_inventory(topology, smi)}, {"topology", to_json(topology)}};
+}
+
+Json read_gpu_inventory() { return read_node_gpus()["gpus"]; }
 
 Json read_capabilities(const std::string& run_program) {
   std::string out = capture({run_program, "--capabilities"});

@@ -17,6 +17,8 @@ LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const s
     std::string visible;
     for (int id : gpu_ids) visible += (visible.empty() ? "" : ",") + std::to_string(id);
     plan.env["CUDA_VISIBLE_DEVICES"] = visible;
+    // The ids are the inventory's (NVML, PCI bus order); CUDA numbers by speed unless told.
+    plan.env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
   }
   for (const auto& [k, v] : plan.env) {
     plan.argv.push_back("-x");

@@ -85,6 +85,7 @@ TEST(PlanLaunch, AssignedGpusAreMadeVisible) {
   ASSERT_GT(at, 0);
   EXPECT_EQ(p.argv[static_cast<std::size_t>(at) - 1], "-x");
   EXPECT_EQ(p.env.at("NCCL_P2P_DISABLE"), "1");
+  EXPECT_EQ(p.env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID") << "GPU ids are the inventory's, in PCI bus order";
 
   LaunchPlan one = plan_launch(config(), spec(1), "s.json", {7});
   EXPECT_EQ(one.env.at("CUDA_VISIBLE_DEVICES"), "7");

@@ -1,0 +1,220 @@
+// A stand-in for libnvidia-ml.so.1, built only with the tests, so that NvmlLibrary's loading,
+// reading and NVLink counting run on machines without a GPU. It answers the calls
+// topology/nvml.cpp makes, for a node picked by FAKE_NVML_SCENARIO when nvmlInit_v2 is called:
+//   nvswitch4 (default)  4 x "NVIDIA H200", PCIe Gen5 x16, 18 active NVLink 4.0 links each, all to
+//                        NVSwitches; GPU0-GPU1 and GPU2-GPU3 share a NUMA node (NODE), others SYS
+//   direct4              4 x "NVIDIA A100-SXM4-80GB", NVLink 3.1, 4 links straight to each other GPU
+//                        (links 12..17 exist but are inactive)
+//   pcie3                3 x "NVIDIA L40S", no NVLink, idle link (Gen1 now, Gen4 max, x16);
+//                        GPU0-GPU1 PXB, others SYS
+//   hidden3              3 GPUs of which GPU1 answers NVML_ERROR_NO_PERMISSION
+//   ibmnpu2              2 GPUs, each with 2 links to the other and 2 to the CPU (IBM NPU)
+//   none                 no GPU
+//   no_driver            nvmlInit_v2 fails with NVML_ERROR_DRIVER_NOT_LOADED
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "topology/nvml_abi.hpp"
+
+namespace {
+
+struct FakeLink {
+  bool active = true;
+  std::string remote_bus;  // "" -> the remote PCI info call fails
+  int remote_type = 2;     // NVML_NVLINK_DEVICE_TYPE_SWITCH
+};
+
+struct FakeGpu {
+  std::string name, uuid, bus;
+  unsigned int gen = 0, gen_max = 0, width = 0, width_max = 0;
+  unsigned int nvlink_version = 0;  // nvmlNvlinkVersion_t
+  std::vector<FakeLink> links;      // empty: NVLink not supported
+  bool hidden = false;
+};
+
+std::vector<FakeGpu> g_gpus;
+std::vector<std::vector<int>> g_levels;  // nvmlGpuTopologyLevel_t per pair
+int g_live_inits = 0;
+
+FakeGpu gpu(const std::string& name, int i, const std::string& bus, unsigned int gen, unsigned int gen_max,
+            unsigned int width) {
+  FakeGpu g;
+  g.name = name;
+  g.uuid = "GPU-fa4e0000-0000-0000-0000-00000000000" + std::to_string(i);
+  g.bus = bus;
+  g.gen = gen;
+  g.gen_max = gen_max;
+  g.width = width;
+  g.width_max = width;
+  return g;
+}
+
+void build(const std::string& scenario) {
+  g_gpus.clear();
+  const char* h200_buses[] = {"00000000:19:00.0", "00000000:3B:00.0", "00000000:4C:00.0", "00000000:5D:00.0"};
+  if (scenario == "nvswitch4") {
+    for (int i = 0; i < 4; ++i) {
+      FakeGpu g = gpu("NVIDIA H200", i, h200_buses[i], 5, 5, 16);
+      g.nvlink_version = 6;  // NVML_NVLINK_VERSION_4_0
+      for (int l = 0; l < 18; ++l) g.links.push_back({true, "00000000:0" + std::to_string(5 + l % 4) + ":00.0", 2});
+      g_gpus.push_back(g);
+    }
+    g_levels = {{0, 40, 50, 50}, {40, 0, 50, 50}, {50, 50, 0, 40}, {50, 50, 40, 0}};
+  } else if (scenario == "direct4") {
+    const char* buses[] = {"00000000:07:00.0", "00000000:0F:00.0", "00000000:47:00.0", "00000000:4E:00.0"};
+    for (int i = 0; i < 4; ++i) {
+      FakeGpu g = gpu("NVIDIA A100-SXM4-80GB", i, buses[i], 4, 4, 16);
+      g.nvlink_version = 5;  // NVML_NVLINK_VERSION_3_1
+      for (int l = 0; l < 12; ++l) g.links.push_back({true, buses[(i + 1 + l / 4) % 4], 0});
+      for (int l = 12; l < 18; ++l) g.links.push_back({false, "", 2});
+      g_gpus.push_back(g);
+    }
+    g_levels = {{0, 20, 50, 50}, {20, 0, 50, 50}, {50, 50, 0, 20}, {50, 50, 20, 0}};
+  } else if (scenario == "pcie3") {
+    const char* buses[] = {"00000000:01:00.0", "00000000:02:00.0", "00000000:81:00.0"};
+    for (int i = 0; i < 3; ++i) g_gpus.push_back(gpu("NVIDIA L40S", i, buses[i], 1, 4, 16));
+    g_levels = {{0, 20, 50}, {20, 0, 50}, {50, 50, 0}};
+  } else if (scenario == "hidden3") {
+    for (int i = 0; i < 3; ++i) g_gpus.push_back(gpu("NVIDIA H200", i, h200_buses[i], 5, 5, 16));
+    g_gpus[1].hidden = true;
+    g_levels = {{0, 10, 10}, {10, 0, 10}, {10, 10, 0}};
+  } else if (scenario == "ibmnpu2") {
+    const char* buses[] = {"00000004:04:00.0", "00000004:05:00.0"};
+    for (int i = 0; i < 2; ++i) {
+      FakeGpu g = gpu("Tesla V100-SXM2-16GB", i, buses[i], 3, 3, 16);
+      g.nvlink_version = 2;  // NVML_NVLINK_VERSION_2_0
+      g.links = {{true, buses[1 - i], 0}, {true, buses[1 - i], 0}, {true, "00000000:00:01.0", 1}, {true, "", 1}};
+      g_gpus.push_back(g);
+    }
+    g_levels = {{0, 50}, {50, 0}};
+  }
+}
+
+FakeGpu* of(nvmlDevice_t d) { return reinterpret_cast<FakeGpu*>(d); }
+
+nvmlReturn_t copy(const std::string& s, char* out, unsigned int length) {
+  if (s.size() + 1 > length) return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+  std::memcpy(out, s.c_str(), s.size() + 1);
+  return 0;
+}
+
+void fill_pci(const std::string& bus, nvmlPciInfo_t* pci) {
+  std::memset(pci, 0, sizeof *pci);
+  std::strncpy(pci->busId, bus.c_str(), sizeof pci->busId - 1);
+  std::strncpy(pci->busIdLegacy, bus.c_str() + 4, sizeof pci->busIdLegacy - 1);
+}
+
+}  // namespace
+
+extern "C" {
+
+// Test hook: nvmlInit_v2 calls not yet matched by nvmlShutdown.
+int fake_nvml_live_inits() { return g_live_inits; }
+
+nvmlReturn_t nvmlInit_v2(void) {
+  const char* s = std::getenv("FAKE_NVML_SCENARIO");
+  const std::string scenario = s && *s ? s : "nvswitch4";
+  if (scenario == "no_driver") return 9;  // NVML_ERROR_DRIVER_NOT_LOADED
+  build(scenario);
+  ++g_live_inits;
+  return 0;
+}
+
+nvmlReturn_t nvmlShutdown(void) {
+  --g_live_inits;
+  return 0;
+}
+
+const char* nvmlErrorString(nvmlReturn_t result) {
+  switch (result) {
+    case 0:
+      return "Success";
+    case 2:
+      return "Invalid Argument";
+    case 3:
+      return "Not Supported";
+    case 4:
+      return "Insufficient Permissions";
+    case 9:
+      return "Driver Not Loaded";
+    default:
+      return "Unknown Error";
+  }
+}
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
+  *count = static_cast<unsigned int>(g_gpus.size());
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
+  if (index >= g_gpus.size()) return 2;
+  if (g_gpus[index].hidden) return 4;
+  *device = reinterpret_cast<nvmlDevice_t>(&g_gpus[index]);
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char* name, unsigned int length) {
+  return copy(of(d)->name, name, length);
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char* uuid, unsigned int length) {
+  return copy(of(d)->uuid, uuid, length);
+}
+
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t* pci) {
+  fill_pci(of(d)->bus, pci);
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned int* v) {
+  *v = of(d)->gen;
+  return 0;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int* v) {
+  *v = of(d)->gen_max;
+  return 0;
+}
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned int* v) {
+  *v = of(d)->width;
+  return 0;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int* v) {
+  *v = of(d)->width_max;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b, nvmlGpuTopologyLevel_t* level) {
+  *level = g_levels[static_cast<std::size_t>(of(a) - g_gpus.data())][static_cast<std::size_t>(of(b) - g_gpus.data())];
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned int link, nvmlEnableState_t* active) {
+  if (of(d)->links.empty()) return 3;
+  if (link >= of(d)->links.size()) return 2;
+  *active = of(d)->links[link].active ? 1 : 0;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t d, unsigned int link, nvmlPciInfo_t* pci) {
+  if (link >= of(d)->links.size()) return 2;
+  if (of(d)->links[link].remote_bus.empty()) return 3;
+  fill_pci(of(d)->links[link].remote_bus, pci);
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t d, unsigned int link, unsigned int* version) {
+  if (link >= of(d)->links.size()) return 2;
+  *version = of(d)->nvlink_version;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t d, unsigned int link, nvmlIntNvLinkDeviceType_t* type) {
+  if (link >= of(d)->links.size()) return 2;
+  *type = of(d)->links[link].remote_type;
+  return 0;
+}
+
+}  // extern "C"
