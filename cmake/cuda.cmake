@@ -34,6 +34,13 @@ if(NOT SCALEBENCH_CUDA STREQUAL "OFF")
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
       set(CMAKE_CUDA_ARCHITECTURES 80 90)
     endif()
+    # .cu sources (the copy workload's kernels) are compiled by the toolkit's nvcc, linked with
+    # the shared CUDA runtime like the rest.
+    if(NOT DEFINED CMAKE_CUDA_COMPILER AND EXISTS "${CUDAToolkit_BIN_DIR}/nvcc")
+      set(CMAKE_CUDA_COMPILER "${CUDAToolkit_BIN_DIR}/nvcc")
+    endif()
+    set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
+    enable_language(CUDA)
     add_library(scalebench_nccl INTERFACE)
     target_include_directories(scalebench_nccl INTERFACE ${NCCL_INCLUDE_DIR})
     target_link_libraries(scalebench_nccl INTERFACE ${NCCL_LIBRARY} CUDA::cudart)

@@ -129,6 +129,7 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
               r.ranks_per_node = processes_per_node(ex.workload, r.params, n, &why);
               if (!why.empty()) r.skip_reason = why;
             }
+            if (ex.workload == "copy" && !shape.gpu) r.skip_reason = "the copy workload needs GPUs; no agent has any";
             if (r.params.contains("backend")) {
               std::string b = r.params["backend"];
               if (b == "auto")

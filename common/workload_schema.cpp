@@ -44,7 +44,12 @@ const std::vector<WorkloadDef>& workload_defs() {
             1,
             "operations per timed sample; auto: enough for about 10 ms a sample (nccl-tests uses 20)"},
            {"in_place", ParamType::kBool, false, {}, {}, "output buffer is the input buffer"},
-           {"cuda_graph", ParamType::kBool, false, {}, {}, "launch each sample's operations as one captured CUDA graph"},
+           {"cuda_graph",
+            ParamType::kBool,
+            false,
+            {},
+            {},
+            "launch each sample's operations as one captured CUDA graph"},
            {"blocking", ParamType::kBool, false, {}, {}, "wait for each operation before launching the next"},
            {"gpus_per_process",
             ParamType::kInt,
@@ -117,7 +122,8 @@ int processes_per_node(std::string_view workload, const Json& params, int gpus, 
   if (workload == "collective") {
     const int per = params.value("gpus_per_process", 1);
     if (per < 1 || gpus % per != 0) {
-      *why = "gpus_per_process " + std::to_string(per) + " does not divide the " + std::to_string(gpus) + " GPUs placed";
+      *why =
+          "gpus_per_process " + std::to_string(per) + " does not divide the " + std::to_string(gpus) + " GPUs placed";
       return gpus;
     }
     return gpus / per;
@@ -202,7 +208,8 @@ std::string check_param_set(const WorkloadDef& def, const Json& params) {
       return "gpus_per_process applies to the nccl backend only";
   }
   if (def.name == "copy") {
-    if (params.value("test", "d2d") == "d2d" && params.value("engine", "ce") == "sm" && !params.value("peer_access", true))
+    if (params.value("test", "d2d") == "d2d" && params.value("engine", "ce") == "sm" &&
+        !params.value("peer_access", true))
       return "engine sm copies between GPUs need peer_access true (a kernel cannot address another GPU's memory "
              "without it); use engine ce to measure copies without peer access";
   }

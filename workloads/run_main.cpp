@@ -13,14 +13,17 @@
 #include "common/sweep.hpp"
 #include "common/version.hpp"
 #include "common/workload_schema.hpp"
+#include "topology/discover.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/collective/mpi_backend.hpp"
 #include "workloads/collective/nccl_transport.hpp"
 #include "workloads/collective/report.hpp"
 #include "workloads/collective/runner.hpp"
 #include "workloads/environment.hpp"
+#include "workloads/link_peak.hpp"
 #ifdef SCALEBENCH_HAVE_CUDA
 #include "workloads/collective/nccl_backend.hpp"
+#include "workloads/copy/copy_main.hpp"
 #endif
 
 namespace {
@@ -30,6 +33,7 @@ const char* kUsage =
     R"(usage: mpirun -np N scalebench-run WORKLOAD [-p KEY=VALUE]... [--repetitions N] [--emit table|records]
        mpirun -np N scalebench-run --spec RUN.json [--emit records]
        scalebench-run --capabilities
+       scalebench-run --topology       this node's GPUs and the links between them
 Workloads and their parameters are listed in docs/experiments.md (e.g. collective -p op=all_reduce
 -p backend=nccl -p min_bytes=8 -p max_bytes=1GiB). --emit records prints one JSON record per line.
 )";
@@ -118,6 +122,21 @@ void emit(const Json& record) {
   std::fflush(stdout);
 }
 
+// This node's topology, restricted to the GPUs of the run's devices on this host (in rank
+// order). Discovery problems leave the topology unknown (source "none") with the reason.
+Topology run_topology(const Json& placement) {
+  std::vector<std::string> ids;
+  for (const auto& d : placement.value("devices", Json::array()))
+    if (d.contains("pci_bus_id") && d.value("host", "") == placement["hosts"][0])
+      ids.push_back(d["pci_bus_id"].get<std::string>());
+  try {
+    return restrict_to(discover_topology(), ids);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "scalebench-run: topology unknown: %s\n", e.what());
+    return Topology{};
+  }
+}
+
 int run_collective(const MpiSession& mpi, const Invocation& inv) {
   Json params = inv.spec.at("params");
   std::string backend_name = params.value("backend", "auto");
@@ -146,6 +165,21 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
   Json context = record_context(inv.run_id, inv.spec, env.placement);
   context["params"] = params;
   context["environment"] = env.environment;
+  const bool lead = mpi.rank() == 0;
+  const std::string transport = inv.spec.value("transport", std::string());
+
+  // The links between this run's GPUs, read once by the lead, go with every record; a transport
+  // these GPUs cannot offer (nvlink without NVLink, p2p-pcie where NVLink joins them) is skipped.
+  Topology topology;
+  std::string topology_skip;
+  if (!devices.empty()) {
+    if (lead) {
+      topology = run_topology(env.placement);
+      context["environment"]["topology"] = to_json(topology);
+      topology_skip = transport_unavailable(topology, transport);
+    }
+    topology_skip = mpi.all_gather(topology_skip)[0];
+  }
 
   // Which transport NCCL really connected with, summed over ranks; a variant that asked for
   // P2P or SHM off but got it anyway fails every record it writes.
@@ -167,8 +201,11 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
                                                        inv.spec.value("transport", std::string()));
   }
 
-  const bool lead = mpi.rank() == 0;
-  std::string why_not = backend->unsupported(cfg);
+  Json link = nccl_log
+                  ? path_peak(topology, context["environment"]["nccl_transports"].get<std::map<std::string, int>>())
+                  : Json();
+  if (!link.is_null()) context["link"] = link;
+  std::string why_not = topology_skip.empty() ? backend->unsupported(cfg) : topology_skip;
   if (!why_not.empty()) {
     if (lead) {
       if (inv.records)
@@ -190,6 +227,8 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
           r["status"] = "failed";
           r["reason"] = transport_problem;
         }
+        if (!link.is_null() && r["metric"] == "busbw" && r["value"].is_number())
+          r["pct_of_peak"] = 100.0 * r["value"].get<double>() / link["peak_GBps"].get<double>();
         emit(r);
       }
     else
@@ -202,10 +241,17 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--topology") {
+      const Topology t = discover_topology();
+      std::printf("%s\n%s\n", render_matrix(t).c_str(), to_json(t).dump().c_str());
+      return 0;
+    }
+  for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--capabilities") {
       Json caps{{"workloads", {"collective"}}, {"backends", {"mpi"}}, {"version", kVersion}};
 #ifdef SCALEBENCH_HAVE_CUDA
       caps["backends"].push_back("nccl");
+      caps["workloads"].push_back("copy");
 #endif
       std::puts(caps.dump().c_str());
       return 0;
@@ -213,7 +259,15 @@ int main(int argc, char** argv) {
   Invocation inv = parse_args(argc, argv);
   MpiSession mpi(&argc, &argv);
   try {
-    if (inv.spec.value("workload", "") == "collective") return run_collective(mpi, inv);
+    const std::string workload = inv.spec.value("workload", "");
+    if (workload == "collective") return run_collective(mpi, inv);
+    if (workload == "copy") {
+#ifdef SCALEBENCH_HAVE_CUDA
+      return run_copy_workload(mpi, inv.run_id, inv.spec, inv.records, emit);
+#else
+      throw Error("the copy workload needs CUDA; this scalebench-run was built without it");
+#endif
+    }
     throw Error("workload '" + inv.spec.value("workload", std::string()) + "' is not built into this scalebench-run");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scalebench-run: rank %d: error: %s\n", mpi.rank(), e.what());

@@ -152,6 +152,17 @@ TEST(Expand, TransportVariantsSetNcclEnvAndSkipOneGpu) {
   EXPECT_THROW(parse("variants:\n  x:\n    transport: infiniband\n"), SpecError);
 }
 
+TEST(Expand, CopyRunsOneProcessOverThePlacedGpusAndNeedsGpus) {
+  const std::string body = "name: c\nworkload: copy\nplacement:\n  gpus_per_node: [2, all]\n";
+  auto runs = expand(parse_experiment(body, "c.yaml"), kGpu4);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].gpus_per_node, 4);
+  EXPECT_EQ(runs[1].ranks_per_node, 1);
+  auto host = expand(parse_experiment(body, "c.yaml"), kHost);
+  ASSERT_FALSE(host.empty());
+  EXPECT_EQ(host[0].skip_reason, "the copy workload needs GPUs; no agent has any");
+}
+
 TEST(Expand, VariantParamsOverrideSweepValues) {
   auto runs =
       expand(parse("matrix:\n  dtype: [float32, int8]\nvariants:\n  wide:\n    params: {dtype: float64}\n"), kHost);

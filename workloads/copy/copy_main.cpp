@@ -1,0 +1,118 @@
+#include "workloads/copy/copy_main.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "common/record.hpp"
+#include "topology/discover.hpp"
+#include "workloads/bootstrap/mpi_check.hpp"
+#include "workloads/collective/nccl_backend.hpp"
+#include "workloads/copy/copy.hpp"
+#include "workloads/copy/copy_bench.hpp"
+#include "workloads/copy/copy_report.hpp"
+#include "workloads/environment.hpp"
+#include "workloads/link_peak.hpp"
+
+namespace scalebench {
+
+namespace {
+// The end of the run on every rank. A nonblocking barrier, polled with sleeps, so that ranks
+// waiting for rank 0 do not spin on a CPU while it measures.
+void finish_together() {
+  MPI_Request req;
+  MPI_CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+  int done = 0;
+  while (true) {
+    MPI_CHECK(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// The links between the GPUs this process sees, in CUDA's order (the PCI bus ids of `devices`).
+Topology visible_topology(const std::vector<std::string>& devices) {
+  std::vector<std::string> ids;
+  for (const auto& d : devices) ids.push_back(d.substr(d.rfind('|') + 1));
+  try {
+    return restrict_to(discover_topology(), ids);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "scalebench-run: topology unknown: %s\n", e.what());
+    return Topology{};
+  }
+}
+
+// Adds the path's peak and the share of it reached to a bandwidth record.
+void add_peak(const Topology& t, bool peer_access, Json& rec) {
+  if (!rec["value"].is_number()) return;
+  auto end = [](const Json& e) { return e.is_number_integer() ? e.get<int>() : -1; };
+  const bool sum = rec.value("metric", "") == "bandwidth_sum";
+  Json link = copy_path_peak(t, end(rec["params"]["src"]), end(rec["params"]["dst"]), peer_access, sum ? 2 : 1);
+  if (link.is_null()) return;
+  rec["link"] = link;
+  rec["pct_of_peak"] = 100.0 * rec["value"].get<double>() / link["peak_GBps"].get<double>();
+}
+}  // namespace
+
+int run_copy_workload(const MpiSession& mpi, long long run_id, const Json& spec, bool records,
+                      const std::function<void(const Json&)>& emit) {
+  const Json params = copy::resolved_params(spec.at("params"));
+  const copy::Config cfg = copy::Config::from_params(params, spec.value("repetitions", 20));
+  const bool lead = mpi.rank() == 0;
+
+  int gpus = 0;
+  std::string no_gpu;
+  std::vector<std::string> devices;
+  Json versions = Json::object();
+  if (lead) {
+    const cudaError_t rc = cudaGetDeviceCount(&gpus);
+    if (rc != cudaSuccess) {
+      gpus = 0;
+      no_gpu = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(rc);
+    }
+    for (int d = 0; d < gpus; ++d) devices.push_back(collective::describe_device(d));
+    if (gpus > 0) versions = collective::gpu_versions();
+  }
+  const RunEnvironment env = capture_environment(mpi, "cuda", devices, versions);
+  if (!lead) {
+    finish_together();
+    return 0;
+  }
+  Json context = record_context(run_id, spec, env.placement);
+  context["params"] = params;
+  context["environment"] = env.environment;
+  const Topology topology = gpus > 0 ? visible_topology(devices) : Topology{};
+  context["environment"]["topology"] = to_json(topology);
+
+  int exit_code = 0;
+  std::string why_not = copy::unsupported(cfg, gpus);
+  if (!why_not.empty()) {
+    if (!no_gpu.empty()) why_not += " (" + no_gpu + ")";
+    const bool failed = gpus == 0;  // no GPU where the placement promised some
+    if (records)
+      emit(status_record(context, failed ? "failed" : "skipped", why_not));
+    else
+      std::fprintf(stdout, "# %s: %s\n", failed ? "failed" : "skipped", why_not.c_str());
+    exit_code = failed ? 3 : 0;
+  } else {
+    copy::CopyBench bench(cfg, gpus);
+    std::vector<copy::CaseResult> results;
+    for (const copy::Case& cs : copy::plan_cases(cfg, gpus)) {
+      copy::CaseResult r = bench.run(cs);
+      if (copy::case_failed(r)) exit_code = 3;
+      if (records)
+        for (Json rec : copy::case_records(context, cfg, r)) {
+          add_peak(topology, params.value("peer_access", true), rec);
+          emit(rec);
+        }
+      results.push_back(std::move(r));
+    }
+    if (!records) copy::print_table(stdout, cfg, gpus, results);
+  }
+  finish_together();
+  return exit_code;
+}
+
+}  // namespace scalebench
