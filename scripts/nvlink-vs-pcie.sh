@@ -25,6 +25,29 @@ log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/progress.txt"; }
   scalebench-run --topology
 } >"$out/machine-$part.txt" 2>&1
 
+# Smoke first: every program and mode once, small, so that a broken build stops the call within
+# a minute instead of spending it.
+if [ "$part" = a ]; then
+  smoke=(
+    "scalebench-run --topology"
+    "mpirun -np 2 --bind-to none scalebench-run collective -p backend=nccl -p min_bytes=1MiB -p max_bytes=1MiB"
+    "mpirun -np 2 --bind-to none scalebench-run collective -p backend=nccl -p min_bytes=1MiB -p max_bytes=1MiB -p cuda_graph=true"
+    "mpirun -np 1 --bind-to none scalebench-run collective -p backend=nccl -p min_bytes=1MiB -p max_bytes=1MiB -p gpus_per_process=2"
+    "mpirun -np 1 --bind-to none scalebench-run copy -p bytes=64MiB -p iters=4 --repetitions 3"
+    "mpirun -np 1 --bind-to none scalebench-run copy -p test=h2d -p engine=sm -p bytes=64MiB -p iters=4 --repetitions 3"
+  )
+  for c in "${smoke[@]}"; do
+    echo "### $c" >>"$out/smoke.txt"
+    # shellcheck disable=SC2086
+    if ! timeout 90 $c >>"$out/smoke.txt" 2>&1; then
+      log "SMOKE FAILED: $c"
+      tail -30 "$out/smoke.txt"
+      exit 1
+    fi
+  done
+  log "smoke passed"
+fi
+
 # The study, restricted to this part's GPU counts.
 gpus_a="[1, all]"
 gpus_b="[2]"
