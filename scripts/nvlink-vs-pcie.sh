@@ -7,8 +7,8 @@
 #   scripts/nvlink-vs-pcie.sh b OUTDIR   2 GPUs; the copy matrix against nvbandwidth
 # Results go to OUTDIR/study.db; `scalebench ratio --db OUTDIR/study.db` prints the ratios.
 set -uo pipefail
-part=${1:?usage: nvlink-vs-pcie.sh a|b OUTDIR}
-out=${2:?usage: nvlink-vs-pcie.sh a|b OUTDIR}
+part=${1:?usage: nvlink-vs-pcie.sh a|b|c OUTDIR}
+out=${2:?usage: nvlink-vs-pcie.sh a|b|c OUTDIR}
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ngpu=$(nvidia-smi -L | wc -l)
@@ -48,18 +48,25 @@ if [ "$part" = a ]; then
   log "smoke passed"
 fi
 
-# The study, restricted to this part's GPU counts.
-gpus_a="[1, all]"
-gpus_b="[2]"
-[ "$part" = a ] && gpus=$gpus_a || gpus=$gpus_b
-sed "s/^  gpus_per_node: .*/  gpus_per_node: $gpus/" "$here/examples/nvlink-vs-pcie.yaml" >"$out/nvlink-vs-pcie-$part.yaml"
-log "study part $part: gpus_per_node $gpus"
-scalebench study "$out/nvlink-vs-pcie-$part.yaml" --db "$out/study.db" >"$out/study-$part.txt" 2>&1
-log "study done: $(tail -1 "$out/study-$part.txt")"
+# The study, restricted to this part's GPU counts (part b: the six collectives the comparison
+# needs, to fit its window).
+ops="all_reduce all_gather reduce_scatter alltoall broadcast reduce sendrecv"
+if [ "$part" != c ]; then
+  [ "$part" = a ] && gpus="[1, all]" || gpus="[2]"
+  [ "$part" = b ] && ops="all_reduce all_gather reduce_scatter alltoall broadcast sendrecv"
+  sed -e "s/^  gpus_per_node: .*/  gpus_per_node: $gpus/" \
+    -e "s/^  op: \[.*/  op: [$(echo "$ops" | sed 's/ /, /g')]/" \
+    "$here/examples/nvlink-vs-pcie.yaml" >"$out/nvlink-vs-pcie-$part.yaml"
+  log "study part $part: gpus_per_node $gpus"
+  scalebench study "$out/nvlink-vs-pcie-$part.yaml" --db "$out/study.db" >"$out/study-$part.txt" 2>&1
+  log "study done: $(tail -1 "$out/study-$part.txt")"
+fi
 
 # nccl-tests, same sizes, warm-up and the same two transports.
 [ "$part" = a ] && np=$ngpu || np=2
-for op in all_reduce all_gather reduce_scatter alltoall broadcast reduce sendrecv; do
+[ "$part" = c ] && np=0
+for op in $ops; do
+  [ "$np" = 0 ] && break
   for v in nvlink pcie; do
     envs=()
     [ "$v" = pcie ] && envs=(-x NCCL_P2P_DISABLE=1)
@@ -70,7 +77,7 @@ for op in all_reduce all_gather reduce_scatter alltoall broadcast reduce sendrec
 done
 log "nccl-tests np$np done"
 
-if [ "$part" = a ]; then
+if [ "$part" = c ]; then
   # Latency, 8 B to 64 KiB: stream launches, CUDA graphs and blocking waits, against nccl-tests'
   # -G and -z; then one process driving every GPU (nccl-tests -g).
   small=(-b 8 -e 64K -f 2 -w 20 -n 100)
@@ -85,6 +92,8 @@ if [ "$part" = a ]; then
       echo "### all_reduce latency $mode scalebench"
       mpirun -np "$ngpu" --bind-to none scalebench-run collective "${sb_small[@]}" "${sb[@]}"
     done
+    echo "### sendrecv pcie np$ngpu nccl-tests"
+    mpirun -np "$ngpu" --bind-to none -x NCCL_P2P_DISABLE=1 sendrecv_perf -b 8 -e 1G -f 8 -g 1 -w 5 -n 20
     echo "### all_reduce one process x $ngpu GPUs nccl-tests -g $ngpu"
     mpirun -np 1 --bind-to none all_reduce_perf -b 64M -e 1G -f 4 -g "$ngpu" -w 5 -n 20
     echo "### all_reduce one process x $ngpu GPUs scalebench gpus_per_process=$ngpu"
@@ -94,9 +103,9 @@ if [ "$part" = a ]; then
   log "latency and launch modes done"
 fi
 
-if [ "$part" = b ]; then
+if [ "$part" = c ]; then
   "$here/scripts/copy-vs-nvbandwidth.sh" "$out" >"$out/copy-vs-nvbandwidth.txt" 2>&1
   log "copy vs nvbandwidth done"
 fi
-scalebench ratio --db "$out/study.db" --variants nvlink,pcie --metric busbw >"$out/ratio-$part.txt" 2>&1
+[ "$part" != c ] && scalebench ratio --db "$out/study.db" --variants nvlink,pcie --metric busbw >"$out/ratio-$part.txt" 2>&1
 log "part $part finished"
