@@ -78,7 +78,8 @@ void write_table(std::ostream& out, const Json& records) {
       std::string col = metric + "(" + r.value("unit", "") + ")";
       if (std::find(metric_order.begin(), metric_order.end(), col) == metric_order.end()) metric_order.push_back(col);
       if (r.contains("value") && r["value"].is_number()) row.metrics[col] = fmt(r["value"].get<double>());
-      if (row.cv.empty() && r.contains("stats")) row.cv = fmt(r["stats"].value("cv", 0.0) * 100);
+      if (row.cv.empty() && r.contains("stats") && r["stats"].contains("cv") && r["stats"]["cv"].is_number())
+        row.cv = fmt(r["stats"]["cv"].get<double>() * 100);  // null: one sample, spread unknown (peers)
       if (r.contains("correctness") && r["correctness"].value("checked", false))
         row.check = r["correctness"].value("passed", false) ? "pass" : "FAIL";
       if (r.contains("references"))
