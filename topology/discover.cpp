@@ -129,6 +129,15 @@ Topology discover_topology(const DiscoverOptions& options) {
   return t;
 }
 
+Topology discover_devices(const std::vector<std::string>& ids) {
+  try {
+    return restrict_to(discover_topology(), ids);
+  } catch (const std::exception& e) {
+    log::warn(std::string("GPU topology unknown: ") + e.what());
+    return Topology{};
+  }
+}
+
 Topology restrict_to(const Topology& topology, const std::vector<std::string>& ids) {
   Topology out;
   out.source = topology.source;

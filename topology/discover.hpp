@@ -26,6 +26,10 @@ Topology discover_topology(const DiscoverOptions& options = {});
 // Error naming an id that matches no GPU, or one given twice.
 Topology restrict_to(const Topology& topology, const std::vector<std::string>& pci_bus_ids_or_uuids);
 
+// The topology of the GPUs a run used (restrict_to over discover_topology()). Never throws: ids
+// that match no GPU leave the topology unknown (source "none"), with the reason logged.
+Topology discover_devices(const std::vector<std::string>& pci_bus_ids_or_uuids);
+
 // /sys/bus/pci/devices/<0000:19:00.0>/numa_node under `sysfs_root`; -1 when absent, unreadable,
 // or -1 there (a single-node machine).
 int read_pci_numa_node(const std::string& pci_bus_id, const std::string& sysfs_root = "/sys");

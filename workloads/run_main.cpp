@@ -122,19 +122,13 @@ void emit(const Json& record) {
   std::fflush(stdout);
 }
 
-// This node's topology, restricted to the GPUs of the run's devices on this host (in rank
-// order). Discovery problems leave the topology unknown (source "none") with the reason.
+// The links between the run's GPUs on the lead's host (in rank order).
 Topology run_topology(const Json& placement) {
   std::vector<std::string> ids;
   for (const auto& d : placement.value("devices", Json::array()))
     if (d.contains("pci_bus_id") && d.value("host", "") == placement["hosts"][0])
       ids.push_back(d["pci_bus_id"].get<std::string>());
-  try {
-    return restrict_to(discover_topology(), ids);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "scalebench-run: topology unknown: %s\n", e.what());
-    return Topology{};
-  }
+  return discover_devices(ids);
 }
 
 int run_collective(const MpiSession& mpi, const Invocation& inv) {

@@ -53,11 +53,11 @@ std::vector<int> pick_devices(int local_rank, int per_process) {
   int count = 0;
   CUDA_CHECK(cudaGetDeviceCount(&count));
   if (count == 0) throw Error("no CUDA device visible to this rank");
-  std::vector<int> out;
-  for (int g = 0; g < per_process; ++g) out.push_back((local_rank * per_process + g) % count);
   if (per_process > count)
     throw Error("gpus_per_process " + std::to_string(per_process) + " but only " + std::to_string(count) +
                 " GPUs are visible to this process");
+  std::vector<int> out;
+  for (int g = 0; g < per_process; ++g) out.push_back((local_rank * per_process + g) % count);
   return out;
 }
 
