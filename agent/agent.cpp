@@ -103,13 +103,13 @@ void Agent::start_run(const Json& a) {
     try {
       outcome = supervisor.execute(run_id, attempt, spec, gpus, *cancel, sink);
     } catch (const std::exception& e) {
-      outcome = {"failed", std::string("agent could not launch the run: ") + e.what(), 0};
+      outcome = {"failed", std::string("agent could not launch the run: ") + e.what(), 0, false};
     }
     if (outcome.status == "cancelled" && stopping_.load()) {
       outcome.status = "failed";
       outcome.reason = "the agent was stopped (SIGTERM) while the run was in flight";
     }
-    if (outcome.status != "ok" && outcome.status != "skipped") {
+    if (outcome.status != "ok" && outcome.status != "skipped" && !outcome.outcome_recorded) {
       Json placement{{"nodes", spec.value("nodes", 1)},
                      {"ranks_per_node", spec.value("ranks_per_node", 1)},
                      {"ranks", spec.value("nodes", 1) * spec.value("ranks_per_node", 1)},

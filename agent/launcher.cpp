@@ -2,9 +2,34 @@
 
 namespace scalebench {
 
+namespace {
+void set_visible_devices(LaunchPlan& plan, const std::vector<int>& gpu_ids) {
+  if (gpu_ids.empty()) return;
+  std::string visible;
+  for (int id : gpu_ids) visible += (visible.empty() ? "" : ",") + std::to_string(id);
+  plan.env["CUDA_VISIBLE_DEVICES"] = visible;
+  // The ids are the inventory's (NVML, PCI bus order); CUDA numbers by speed unless told.
+  plan.env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
+}
+}  // namespace
+
 LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const std::string& spec_file,
                        const std::vector<int>& gpu_ids) {
   LaunchPlan plan;
+  if (run_spec.value("workload", "") == "command") {
+    // scalebench-run starts the program itself (under mpirun, or as ranks with torchrun's
+    // variables, or once) and reads its figures; it is told how this node runs mpirun.
+    plan.argv = {config.run_program, "--spec", spec_file, "--emit", "records", "--mpirun", config.mpirun};
+    for (const auto& a : config.extra_args) {
+      plan.argv.push_back("--mpirun-arg");
+      plan.argv.push_back(a);
+    }
+    if (config.as_root) plan.argv.push_back("--allow-run-as-root");
+    if (run_spec.contains("env"))
+      for (const auto& [k, v] : run_spec["env"].items()) plan.env[k] = v.get<std::string>();
+    set_visible_devices(plan, gpu_ids);
+    return plan;
+  }
   const int ranks = run_spec.value("nodes", 1) * run_spec.value("ranks_per_node", 1);
   plan.argv = {config.mpirun, "-np", std::to_string(ranks)};
   if (config.as_root) plan.argv.push_back("--allow-run-as-root");
@@ -13,13 +38,7 @@ LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const s
   for (const auto& a : config.extra_args) plan.argv.push_back(a);
   if (run_spec.contains("env"))
     for (const auto& [k, v] : run_spec["env"].items()) plan.env[k] = v.get<std::string>();
-  if (!gpu_ids.empty()) {
-    std::string visible;
-    for (int id : gpu_ids) visible += (visible.empty() ? "" : ",") + std::to_string(id);
-    plan.env["CUDA_VISIBLE_DEVICES"] = visible;
-    // The ids are the inventory's (NVML, PCI bus order); CUDA numbers by speed unless told.
-    plan.env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
-  }
+  set_visible_devices(plan, gpu_ids);
   for (const auto& [k, v] : plan.env) {
     plan.argv.push_back("-x");
     plan.argv.push_back(k);

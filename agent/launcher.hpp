@@ -21,7 +21,8 @@ struct LaunchPlan {
 };
 
 // The command line for one run: ranks_per_node ranks of scalebench-run reading `spec_file`,
-// the variant's environment forwarded, and on GPUs the assigned devices made visible.
+// the variant's environment forwarded, and on GPUs the assigned devices made visible. A command
+// workload's run is one scalebench-run outside mpirun, which launches the program itself.
 LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const std::string& spec_file,
                        const std::vector<int>& gpu_ids);
 

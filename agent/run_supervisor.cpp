@@ -50,7 +50,7 @@ RunSupervisor::Outcome RunSupervisor::execute(long long run_id, int attempt, con
   std::deque<std::string> tail;
   std::string pending;
   int failed_records = 0, skipped_records = 0;
-  std::string skip_reason;
+  std::string skip_reason, first_failure, timeout_reason;
   bool timed_out = false, cancelled = false, eof = false;
 
   auto handle_line = [&](const std::string& line) {
@@ -58,7 +58,10 @@ RunSupervisor::Outcome RunSupervisor::execute(long long run_id, int attempt, con
     if (line.rfind(kRecordPrefix, 0) == 0) {
       try {
         Json r = Json::parse(line.substr(std::char_traits<char>::length(kRecordPrefix)));
-        if (r.value("status", "") == "failed") ++failed_records;
+        if (r.value("status", "") == "failed" && ++failed_records == 1) first_failure = r.value("reason", "");
+        if (r.value("status", "") == "timeout") timeout_reason = r.value("reason", "");
+        if (r.value("metric", "") == "run" && (r["status"] == "failed" || r["status"] == "timeout"))
+          outcome.outcome_recorded = true;
         if (r.value("status", "") == "skipped") {
           ++skipped_records;
           skip_reason = r.value("reason", "");
@@ -121,17 +124,21 @@ RunSupervisor::Outcome RunSupervisor::execute(long long run_id, int attempt, con
   if (cancelled) {
     outcome.status = "cancelled";
     outcome.reason = "cancelled by user while running";
-  } else if (timed_out) {
+  } else if (timed_out || !timeout_reason.empty()) {
     outcome.status = "timeout";
     char limit[32];
     std::snprintf(limit, sizeof limit, "%g", timeout_s);
-    outcome.reason = std::string("no end within the run's timeout of ") + limit + " s; every rank was killed" + last;
+    outcome.reason = timeout_reason.empty() ? std::string("no end within the run's timeout of ") + limit +
+                                                  " s; every rank was killed" + last
+                                            : timeout_reason;
   } else if (rc != 0 && rc != 3) {
     outcome.status = "failed";
     outcome.reason = "ranks exited with code " + std::to_string(rc) + last;
   } else if (failed_records > 0 || rc == 3) {
     outcome.status = "failed";
-    outcome.reason = "correctness check failed (" + std::to_string(failed_records) + " records)";
+    outcome.reason = failed_records == 1 && !first_failure.empty()
+                         ? first_failure
+                         : "correctness check failed (" + std::to_string(failed_records) + " records)";
   } else if (outcome.records > 0 && skipped_records == outcome.records) {
     outcome.status = "skipped";
     outcome.reason = skip_reason;

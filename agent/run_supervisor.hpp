@@ -17,6 +17,7 @@ class RunSupervisor {
     std::string status;  // ok, failed, timeout, cancelled
     std::string reason;
     int records = 0;
+    bool outcome_recorded = false;  // the run itself sent a record saying why it failed or timed out
   };
   using RecordSink = std::function<void(Json record)>;
 

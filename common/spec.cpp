@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -114,8 +115,9 @@ class Parser {
   std::vector<SourceIssue> issues_;
 };
 
-const std::set<std::string> kTopKeys = {"name",      "description", "workload",    "params", "matrix",  "zip",
-                                        "placement", "variants",    "repetitions", "rounds", "timeout", "references"};
+const std::set<std::string> kTopKeys = {"name",   "description", "workload",  "command",  "params",
+                                        "matrix", "zip",         "placement", "variants", "repetitions",
+                                        "rounds", "timeout",     "references"};
 
 void parse_params(Parser& p, const WorkloadDef& wl, const YAML::Node& node, const std::string& field, Json& out) {
   if (!node.IsMap()) {
@@ -156,6 +158,124 @@ std::vector<SweepAxis> parse_axes(Parser& p, const WorkloadDef& wl, const YAML::
     axes.push_back({key, p.typed_list(*def, it->second, field + "." + key)});
   }
   return axes;
+}
+
+// The `command:` block of an experiment or a variant.
+std::optional<CommandSpec> parse_command(Parser& p, const YAML::Node& node, const std::string& field) {
+  if (!p.check_keys(node, field, {"program", "args", "launch", "parser", "output_file", "figures"}))
+    return std::nullopt;
+  CommandSpec c;
+  bool ok = true;
+  if (!node["program"]) {
+    p.issue(node, field + ".program", "missing; the program to run, e.g. all_reduce_perf or python3");
+    ok = false;
+  } else if (auto s = p.scalar(node["program"], field + ".program")) {
+    c.program = *s;
+  }
+  if (const YAML::Node args = node["args"]) {
+    if (!args.IsSequence())
+      p.issue(args, field + ".args", "expected a list of arguments, e.g. [-b, \"{min_bytes}\", -e, 1G]");
+    else
+      for (std::size_t i = 0; i < args.size(); ++i)
+        if (auto s = p.scalar(args[i], field + ".args[" + std::to_string(i) + "]")) c.args.push_back(*s);
+  }
+  auto choice = [&](const char* key, const std::vector<std::string>& choices, std::string& out) {
+    if (!node[key]) return;
+    ParamDef def{key, ParamType::kEnum, {}, choices, {}, ""};
+    if (auto v = p.typed(def, node[key], field + "." + key)) out = *v;
+  };
+  choice("launch", command_launches(), c.launch);
+  choice("parser", command_parsers(), c.parser);
+  if (node["output_file"])
+    if (auto s = p.scalar(node["output_file"], field + ".output_file")) c.output_file = *s;
+  if (c.parser == "nccl-tests-json" && c.output_file.empty())
+    p.issue(node, field + ".output_file",
+            "parser nccl-tests-json reads the file nccl-tests writes with -J; name it here, e.g. "
+            "\"{output_dir}/nccl-tests.json\", and pass it with -J in args");
+  if (const YAML::Node figs = node["figures"]) {
+    if (!figs.IsMap()) {
+      p.issue(figs, field + ".figures", "expected a mapping of name: {regex, value_group, context, unit, better}");
+    } else {
+      for (auto it = figs.begin(); it != figs.end(); ++it) {
+        Figure f;
+        f.name = it->first.Scalar();
+        const std::string ff = field + ".figures." + f.name;
+        const YAML::Node body = it->second;
+        if (!p.check_keys(body, ff, {"regex", "value_group", "context", "unit", "better"})) continue;
+        unsigned groups = 0;
+        if (!body["regex"]) {
+          p.issue(body, ff + ".regex", "missing; a regular expression whose first group captures the number");
+        } else if (auto r = p.scalar(body["regex"], ff + ".regex")) {
+          f.regex = *r;
+          try {
+            groups = static_cast<unsigned>(std::regex(f.regex).mark_count());
+          } catch (const std::regex_error& e) {
+            p.issue(body["regex"], ff + ".regex", std::string("not a valid regular expression: ") + e.what());
+            continue;
+          }
+        }
+        auto group = [&](const YAML::Node& n, const std::string& gf) -> std::optional<int> {
+          ParamDef def{gf, ParamType::kInt, {}, {}, 1.0, ""};
+          auto v = p.typed(def, n, gf);
+          if (!v) return std::nullopt;
+          if (v->get<unsigned>() > groups) {
+            p.issue(n, gf, "the regex has " + std::to_string(groups) + " capture group(s), not " + v->dump());
+            return std::nullopt;
+          }
+          return v->get<int>();
+        };
+        if (body["value_group"]) {
+          if (auto g = group(body["value_group"], ff + ".value_group")) f.value_group = *g;
+        } else if (groups < 1 && !f.regex.empty()) {
+          p.issue(body["regex"], ff + ".regex", "needs a capture group around the number, e.g. 'busbw: ([0-9.]+)'");
+        }
+        if (const YAML::Node ctx = body["context"]) {
+          if (!ctx.IsMap())
+            p.issue(ctx, ff + ".context", "expected a mapping of point field: capture group, e.g. {size: 1}");
+          else
+            for (auto e = ctx.begin(); e != ctx.end(); ++e)
+              if (auto g = group(e->second, ff + ".context." + e->first.Scalar())) f.context[e->first.Scalar()] = *g;
+        }
+        if (body["unit"])
+          if (auto u = p.scalar(body["unit"], ff + ".unit")) f.unit = *u;
+        if (body["better"]) {
+          ParamDef def{"better", ParamType::kEnum, {}, {"higher", "lower"}, {}, ""};
+          if (auto b = p.typed(def, body["better"], ff + ".better")) f.better = *b;
+        }
+        c.figures.push_back(std::move(f));
+      }
+    }
+  }
+  if (c.parser.empty() && c.figures.empty())
+    p.issue(node, field,
+            "give a parser (" + std::string("nccl-tests, nccl-tests-json, images-per-second") +
+                ") or figures to read from the program's output");
+  if (!ok) return std::nullopt;
+  return c;
+}
+
+// Every {placeholder} of a command names a parameter of the run or a built-in one.
+void check_placeholders(Parser& p, const YAML::Node& node, const std::string& field, const CommandSpec& c,
+                        const std::set<std::string>& params) {
+  auto check = [&](const std::string& text, const YAML::Node& at, const std::string& f) {
+    try {
+      for (const auto& name : placeholders(text)) {
+        const auto& b = command_builtin_vars();
+        if (!params.count(name) && std::find(b.begin(), b.end(), name) == b.end())
+          p.issue(at, f,
+                  "{" + name +
+                      "} is neither a parameter of this experiment nor one of gpus, gpus_per_node, "
+                      "nodes, ranks, ranks_per_node, variant, round, repetitions, run_id, output_dir, "
+                      "master_addr, master_port, node_rank");
+      }
+    } catch (const Error& e) {
+      p.issue(at, f, e.what());
+    }
+  };
+  check(c.program, node["program"], field + ".program");
+  for (std::size_t i = 0; i < c.args.size(); ++i)
+    check(c.args[i], node["args"][i], field + ".args[" + std::to_string(i) + "]");
+  check(c.output_file, node["output_file"] ? node["output_file"] : node, field + ".output_file");
 }
 
 }  // namespace
@@ -228,6 +348,15 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
     std::string cross = check_param_set(*wl, ex.params);
     if (!cross.empty()) p.issue(root["params"] ? root["params"] : root, "params", cross);
   }
+  if (root["command"]) {
+    if (ex.workload == "command")
+      ex.command = parse_command(p, root["command"], "command");
+    else if (wl)
+      p.issue(root["command"], "command",
+              "a command block belongs to 'workload: command' (or to a variant with 'workload: command')");
+  } else if (ex.workload == "command") {
+    p.issue(root, "command", "missing; workload command needs the program to run and how to read its figures");
+  }
 
   if (const YAML::Node pl = root["placement"]) {
     if (p.check_keys(pl, "placement", {"nodes", "gpus_per_node", "ranks_per_node", "oversize"})) {
@@ -276,7 +405,25 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
           ex.variants.push_back(v);
           continue;
         }
-        if (!p.check_keys(body, f, {"env", "params", "when", "transport"})) continue;
+        if (!p.check_keys(body, f, {"env", "params", "when", "transport", "workload", "command"})) continue;
+        if (body["workload"]) {
+          if (auto w = p.scalar(body["workload"], f + ".workload")) {
+            if (*w != "command" && *w != ex.workload)
+              p.issue(
+                  body["workload"], f + ".workload",
+                  "a variant may run 'command' (a program of its own) or the experiment's workload, not '" + *w + "'");
+            else if (*w == "command")
+              v.workload = *w;
+          }
+        }
+        if (body["command"]) {
+          if (v.workload == "command" || (ex.workload == "command" && !body["workload"]))
+            v.command = parse_command(p, body["command"], f + ".command");
+          else
+            p.issue(body["command"], f + ".command", "a variant's command block needs 'workload: command' beside it");
+        } else if (v.workload == "command" && ex.workload != "command") {
+          p.issue(body, f + ".command", "missing; 'workload: command' needs the program to run");
+        }
         if (body["transport"]) {
           ParamDef def{"transport", ParamType::kEnum, {}, {"nvlink", "pcie", "p2p-pcie", "net"}, {}, ""};
           if (auto t = p.typed(def, body["transport"], f + ".transport")) {
@@ -377,6 +524,18 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
         ex.references.push_back(std::move(r));
       }
   }
+
+  // Placeholders of every command block name parameters that the runs will have.
+  std::set<std::string> names;
+  for (const auto& [k, v] : ex.params.items()) names.insert(k);
+  for (const auto& a : ex.matrix) names.insert(a.param);
+  for (const auto& a : ex.zip) names.insert(a.param);
+  for (const auto& v : ex.variants)
+    for (const auto& [k, val] : v.params.items()) names.insert(k);
+  if (ex.command) check_placeholders(p, root["command"], "command", *ex.command, names);
+  for (const auto& v : ex.variants)
+    if (v.command)
+      check_placeholders(p, root["variants"][v.name]["command"], "variants." + v.name + ".command", *v.command, names);
 
   if (!p.ok()) throw SpecError(p.take());
   return ex;

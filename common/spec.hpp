@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/command_spec.hpp"
 #include "common/json.hpp"
 
 namespace scalebench {
@@ -18,6 +19,10 @@ struct Variant {
   // How NCCL must connect the GPUs (nvlink | pcie | p2p-pcie | net; "" = not checked). Sets the
   // NCCL variables that ask for it unless env sets them, and the run verifies NCCL obeyed.
   std::string transport;
+  // A variant may run another program on the same points: workload "command" with its own block
+  // (nccl-tests beside the collective workload, say, interleaved round by round).
+  std::string workload;  // "" = the experiment's
+  std::optional<CommandSpec> command;
 };
 
 // The NCCL environment a transport asks for: pcie turns P2P off (traffic through host memory),
@@ -52,7 +57,8 @@ struct Experiment {
   std::string name;
   std::string description;
   std::string workload;
-  Json params = Json::object();  // defaults filled in, typed
+  std::optional<CommandSpec> command;  // workload: command
+  Json params = Json::object();        // defaults filled in, typed
   std::vector<SweepAxis> matrix;
   std::vector<SweepAxis> zip;
   Placement placement;

@@ -9,22 +9,24 @@ namespace scalebench {
 Json to_json(const RunSpec& r) {
   Json env = Json::object();
   for (const auto& [k, v] : r.env) env[k] = v;
-  return Json{{"index", r.index},
-              {"experiment", r.experiment},
-              {"workload", r.workload},
-              {"params", r.params},
-              {"variant", r.variant},
-              {"round", r.round},
-              {"transport", r.transport},
-              {"env", env},
-              {"nodes", r.nodes},
-              {"ranks_per_node", r.ranks_per_node},
-              {"gpus_per_node", r.gpus_per_node},
-              {"gpu", r.gpu},
-              {"repetitions", r.repetitions},
-              {"timeout_s", r.timeout_s},
-              {"skip_reason", r.skip_reason},
-              {"fail_reason", r.fail_reason}};
+  Json j{{"index", r.index},
+         {"experiment", r.experiment},
+         {"workload", r.workload},
+         {"params", r.params},
+         {"variant", r.variant},
+         {"round", r.round},
+         {"transport", r.transport},
+         {"env", env},
+         {"nodes", r.nodes},
+         {"ranks_per_node", r.ranks_per_node},
+         {"gpus_per_node", r.gpus_per_node},
+         {"gpu", r.gpu},
+         {"repetitions", r.repetitions},
+         {"timeout_s", r.timeout_s},
+         {"skip_reason", r.skip_reason},
+         {"fail_reason", r.fail_reason}};
+  if (!r.command.is_null()) j["command"] = r.command;
+  return j;
 }
 
 int gpus_per_node_of(const Json& spec) {
@@ -51,6 +53,7 @@ RunSpec run_spec_from_json(const Json& j) {
   r.timeout_s = j.value("timeout_s", 600.0);
   r.skip_reason = j.value("skip_reason", "");
   r.fail_reason = j.value("fail_reason", "");
+  r.command = j.value("command", Json());
   return r;
 }
 
@@ -98,7 +101,11 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
   std::vector<Variant> variants;
   for (const auto& v : ex.variants)
     if (v.when == "any" || (v.when == "gpu") == shape.gpu) variants.push_back(v);
-  if (variants.empty()) variants.push_back(Variant{"default", {}, Json::object(), "any", ""});
+  if (variants.empty()) {
+    Variant only;
+    only.name = "default";
+    variants.push_back(std::move(only));
+  }
 
   const WorkloadDef* wl = find_workload(ex.workload);
   std::vector<RunSpec> runs;
@@ -110,7 +117,11 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
             RunSpec r;
             r.index = static_cast<int>(runs.size());
             r.experiment = ex.name;
-            r.workload = ex.workload;
+            r.workload = v.workload.empty() ? ex.workload : v.workload;
+            if (v.command)
+              r.command = to_json(*v.command);
+            else if (ex.command && r.workload == "command")
+              r.command = to_json(*ex.command);
             r.params = ex.params;
             for (const auto& [k, val] : point.items()) r.params[k] = val;
             for (const auto& [k, val] : v.params.items()) r.params[k] = val;
@@ -126,10 +137,11 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
             if (r.gpu) {
               r.gpus_per_node = n;
               std::string why;
-              r.ranks_per_node = processes_per_node(ex.workload, r.params, n, &why);
+              r.ranks_per_node = processes_per_node(r.workload, r.params, n, &why);
               if (!why.empty()) r.skip_reason = why;
             }
-            if (ex.workload == "copy" && !shape.gpu) r.skip_reason = "the copy workload needs GPUs; no agent has any";
+            if (r.workload == "command" && r.command.value("launch", "") == "once") r.ranks_per_node = 1;
+            if (r.workload == "copy" && !shape.gpu) r.skip_reason = "the copy workload needs GPUs; no agent has any";
             if (r.params.contains("backend")) {
               std::string b = r.params["backend"];
               if (b == "auto")

@@ -26,6 +26,7 @@ struct RunSpec {
   int round = 1;          // 1..rounds of the experiment
   std::string transport;  // the variant's transport request ("" = none)
   std::map<std::string, std::string> env;
+  Json command;  // workload command: the CommandSpec as JSON; null otherwise
   int nodes = 1;
   int ranks_per_node = 1;  // processes mpirun starts per node
   int gpus_per_node = 0;   // GPUs the run holds per node (0 on host memory); a process may drive several

@@ -11,7 +11,8 @@ namespace scalebench {
 const ParamDef* WorkloadDef::find(std::string_view param) const {
   for (const auto& p : params)
     if (p.name == param) return &p;
-  return nullptr;
+  static const ParamDef text{"", ParamType::kText, {}, {}, {}, "a value substituted into the program's arguments"};
+  return free_params ? &text : nullptr;
 }
 
 const std::vector<WorkloadDef>& workload_defs() {
@@ -114,6 +115,11 @@ const std::vector<WorkloadDef>& workload_defs() {
             "stop sampling a pair after this many seconds of timed copies (min 3 samples)"},
            {"target_cv", ParamType::kNumber, 0.0, {}, 0, "stop sampling once the CV is under this (0: off)"},
        }},
+      {"command",
+       "any program (nccl-tests, a PyTorch script, ...) launched on the run's GPUs; its figures read from its "
+       "output (the experiment's `command:` block, docs/command.md)",
+       {},
+       true},
   };
   return defs;
 }
@@ -181,6 +187,13 @@ ParamValue parse_param(const ParamDef& def, std::string_view text) {
       if (text == "true" || text == "yes" || text == "on") return {true, ""};
       if (text == "false" || text == "no" || text == "off") return {false, ""};
       return {{}, "expected true or false, got '" + std::string(text) + "'"};
+    case ParamType::kText: {
+      if (auto v = parse_int(text)) return {*v, ""};
+      double d = 0;
+      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+      if (ec == std::errc() && ptr == text.data() + text.size() && std::isfinite(d)) return {d, ""};
+      return {std::string(text), ""};
+    }
     case ParamType::kEnum:
       if (std::find(def.choices.begin(), def.choices.end(), text) != def.choices.end()) return {std::string(text), ""};
       {

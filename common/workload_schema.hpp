@@ -10,7 +10,8 @@ namespace scalebench {
 
 // The parameters each workload accepts. Lives in common/ so that the coordinator and the CLI
 // validate an experiment file without linking the workloads themselves.
-enum class ParamType { kInt, kSize, kNumber, kBool, kEnum, kIntOrAuto };
+// kText: a value of a free parameter (the command workload's): an integer, a number, else text.
+enum class ParamType { kInt, kSize, kNumber, kBool, kEnum, kIntOrAuto, kText };
 
 struct ParamDef {
   std::string name;
@@ -25,6 +26,10 @@ struct WorkloadDef {
   std::string name;
   std::string help;
   std::vector<ParamDef> params;
+  // Any parameter name is accepted (as kText) besides `params`: the command workload's
+  // parameters are whatever its program's arguments use.
+  bool free_params = false;
+  // The definition of `param`: its own, a kText one when free_params, else null.
   const ParamDef* find(std::string_view param) const;
 };
 

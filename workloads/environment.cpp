@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "common/version.hpp"
 
 namespace scalebench {
@@ -33,6 +35,20 @@ std::string nvidia_driver_version() {
   while (words >> w)
     if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos) return w;
   return "";
+}
+Json base_environment(const std::vector<std::string>& hosts, const std::set<std::string>& models,
+                      const std::string& mpi_version, const std::string& backend) {
+  Json e{{"hostnames", hosts},
+         {"gpu_models", Json(std::vector<std::string>(models.begin(), models.end()))},
+         {"nvidia_driver", nvidia_driver_version()},
+         {"mpi", mpi_version},
+         {"backend", backend},
+         {"scalebench_version", kVersion},
+         {"git_revision", kGitRevision}};
+  for (const char* var : {"CUDA_VISIBLE_DEVICES", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET", "NCCL_P2P_LEVEL",
+                          "NCCL_NVLS_ENABLE", "NCCL_ALGO", "NCCL_PROTO"})
+    if (const char* v = std::getenv(var)) e["env"][var] = v;
+  return e;
 }
 }  // namespace
 
@@ -72,17 +88,34 @@ RunEnvironment capture_environment(const MpiSession& mpi, const std::string& bac
   RunEnvironment e;
   e.placement = Json{{"nodes", hosts.size()}, {"ranks", mpi.size()}, {"ranks_per_node", mpi.local_size()},
                      {"gpus", gpus},          {"hosts", hosts},      {"devices", out}};
-  e.environment = Json{{"hostnames", hosts},
-                       {"gpu_models", Json(std::vector<std::string>(models.begin(), models.end()))},
-                       {"nvidia_driver", nvidia_driver_version()},
-                       {"mpi", mpi.library_version()},
-                       {"backend", backend},
-                       {"scalebench_version", kVersion},
-                       {"git_revision", kGitRevision}};
+  e.environment = base_environment(hosts, models, mpi.library_version(), backend);
   for (const auto& [k, v] : gpu_versions.items()) e.environment[k] = v;
-  for (const char* var : {"CUDA_VISIBLE_DEVICES", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET", "NCCL_P2P_LEVEL",
-                          "NCCL_NVLS_ENABLE", "NCCL_ALGO", "NCCL_PROTO"})
-    if (const char* v = std::getenv(var)) e.environment["env"][var] = v;
+  return e;
+}
+
+RunEnvironment capture_local_environment(int ranks, const Topology& gpus, const std::string& backend) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::set<std::string> models;
+  Json devices = Json::array();
+  const int per_rank = ranks > 0 && !gpus.gpus.empty() ? std::max<int>(1, gpus.gpus.size() / ranks) : 1;
+  for (std::size_t i = 0; i < gpus.gpus.size(); ++i) {
+    const GpuInfo& g = gpus.gpus[i];
+    const int rank = std::min<int>(static_cast<int>(i) / per_rank, std::max(ranks - 1, 0));
+    devices.push_back(Json{{"rank", rank},
+                           {"host", host},
+                           {"local_rank", rank},
+                           {"gpu", g.name},
+                           {"uuid", g.uuid},
+                           {"pci_bus_id", g.pci_bus_id}});
+    models.insert(g.name);
+  }
+  RunEnvironment e;
+  const std::vector<std::string> hosts{host};
+  e.placement = Json{{"nodes", 1},     {"ranks", ranks},    {"ranks_per_node", ranks}, {"gpus", gpus.gpus.size()},
+                     {"hosts", hosts}, {"devices", devices}};
+  e.environment = base_environment(hosts, models, "", backend);
+  if (!gpus.gpus.empty()) e.environment["topology"] = to_json(gpus);
   return e;
 }
 

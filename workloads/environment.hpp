@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "common/json.hpp"
+#include "topology/topology.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"
 
 namespace scalebench {
@@ -18,5 +19,10 @@ struct RunEnvironment {
 // several GPUs), empty on host memory. Devices are numbered in rank order, then in list order.
 RunEnvironment capture_environment(const MpiSession& mpi, const std::string& backend,
                                    const std::vector<std::string>& devices, const Json& gpu_versions);
+
+// The same for a run on this node that holds no MPI session (the command workload, which starts
+// a program of its own): `ranks` processes on the GPUs of `gpus` (dealt out in order), whose
+// topology joins the environment.
+RunEnvironment capture_local_environment(int ranks, const Topology& gpus, const std::string& backend);
 
 }  // namespace scalebench

@@ -19,6 +19,7 @@
 #include "workloads/collective/nccl_transport.hpp"
 #include "workloads/collective/report.hpp"
 #include "workloads/collective/runner.hpp"
+#include "workloads/command/command_main.hpp"
 #include "workloads/environment.hpp"
 #include "workloads/link_peak.hpp"
 #ifdef SCALEBENCH_HAVE_CUDA
@@ -32,6 +33,8 @@ using namespace scalebench;
 const char* kUsage =
     R"(usage: mpirun -np N scalebench-run WORKLOAD [-p KEY=VALUE]... [--repetitions N] [--emit table|records]
        mpirun -np N scalebench-run --spec RUN.json [--emit records]
+       scalebench-run --spec RUN.json [--mpirun PATH] [--mpirun-arg ARG]... [--allow-run-as-root]
+                                       (a command workload's run: starts its program itself)
        scalebench-run --capabilities
        scalebench-run --topology       this node's GPUs and the links between them
 Workloads and their parameters are listed in docs/experiments.md (e.g. collective -p op=all_reduce
@@ -44,6 +47,7 @@ struct Invocation {
   long long run_id = 0;
   Json spec;  // RunSpec as JSON
   bool records = false;
+  MpirunOptions mpirun;  // how the command workload starts MPI programs (from the agent)
 };
 
 [[noreturn]] void usage_error(const std::string& msg) {
@@ -64,6 +68,12 @@ Invocation parse_args(int argc, char** argv) {
     };
     if (a == "--spec")
       spec_file = value();
+    else if (a == "--mpirun")
+      inv.mpirun.mpirun = value();
+    else if (a == "--mpirun-arg")
+      inv.mpirun.args.push_back(value());
+    else if (a == "--allow-run-as-root")
+      inv.mpirun.as_root = true;
     else if (a == "--emit") {
       std::string e = value();
       if (e != "table" && e != "records") usage_error("--emit takes table or records");
@@ -91,12 +101,18 @@ Invocation parse_args(int argc, char** argv) {
   if (!spec_file.empty()) {
     std::ifstream in(spec_file);
     if (!in) usage_error("cannot read " + spec_file);
-    Json j = Json::parse(in);
+    Json j;
+    try {
+      j = Json::parse(in);
+    } catch (const Json::exception& e) {
+      usage_error(spec_file + ": not a run spec: " + e.what());
+    }
     inv.run_id = j.value("run_id", 0LL);
     inv.spec = j.at("spec");
     return inv;
   }
   if (workload.empty()) usage_error("name a workload or give --spec");
+  if (workload == "command") usage_error("the command workload runs from a run spec (--spec); see docs/command.md");
   const WorkloadDef* def = find_workload(workload);
   if (!def) usage_error("unknown workload '" + workload + "'");
   RunSpec r;
@@ -242,7 +258,7 @@ int main(int argc, char** argv) {
     }
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--capabilities") {
-      Json caps{{"workloads", {"collective"}}, {"backends", {"mpi"}}, {"version", kVersion}};
+      Json caps{{"workloads", {"collective", "command"}}, {"backends", {"mpi"}}, {"version", kVersion}};
 #ifdef SCALEBENCH_HAVE_CUDA
       caps["backends"].push_back("nccl");
       caps["workloads"].push_back("copy");
@@ -251,6 +267,15 @@ int main(int argc, char** argv) {
       return 0;
     }
   Invocation inv = parse_args(argc, argv);
+  if (inv.spec.value("workload", "") == "command") {
+    // Outside MPI: the program is the MPI job (or torchrun's ranks), started from here.
+    try {
+      return run_command_workload(inv.run_id, inv.spec, inv.mpirun, emit);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "scalebench-run: error: %s\n", e.what());
+      return 1;
+    }
+  }
   MpiSession mpi(&argc, &argv);
   try {
     const std::string workload = inv.spec.value("workload", "");

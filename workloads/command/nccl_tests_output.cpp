@@ -82,6 +82,59 @@ NcclTestsOutput parse_nccl_tests_text(const std::string& text) {
   return out;
 }
 
+NcclTestsOutput parse_nccl_tests_json(const std::string& text) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const Json::exception& e) {
+    throw Error(std::string("nccl-tests JSON output is not JSON (cut short by a crash?): ") + e.what());
+  }
+  NcclTestsOutput out;
+  try {
+    if (!j.is_object() || !j.contains("results"))
+      throw Error("nccl-tests JSON output has no 'results' (did the test run?)");
+    if (j.contains("args") && !j["args"].empty()) {
+      const std::string a0 = j["args"][0];
+      out.test = a0.substr(a0.find_last_of('/') + 1);
+    }
+    const Json& config = j.value("config", Json::object());
+    out.threads = config.value("nthreads", 0);
+    out.gpus_per_thread = config.value("ngpus", 0);
+    out.warmup_iters = config.value("warmup_iters", 0);
+    out.iters = config.value("iterations", 0);
+    out.cuda_graph = config.value("graph", 0) != 0;
+    auto side_of = [](const Json& s) {
+      NcclTestsSide r;
+      if (s.is_null()) return r;
+      r.time_us = s.contains("time") ? s["time"].get<double>() : s.at("cpu_time").get<double>();
+      r.algbw = s.at("alg_bw").get<double>();
+      r.busbw = s.at("bus_bw").get<double>();
+      if (!s.at("nwrong").is_null()) r.wrong = static_cast<long long>(s["nwrong"].get<double>());
+      return r;
+    };
+    for (const auto& row : j["results"]) {
+      NcclTestsRow r;
+      r.size = row.at("size").get<std::uint64_t>();
+      r.count = row.at("count").get<std::uint64_t>();
+      r.type = row.value("type", "");
+      r.redop = row.value("redop", "");
+      const Json& root = row.value("root", Json("-1"));  // written as padded text: "     0"
+      r.root = root.is_number() ? root.get<int>() : std::stoi(root.get<std::string>());
+      r.out_of_place = side_of(row.value("out_of_place", Json()));
+      r.in_place = side_of(row.value("in_place", Json()));
+      out.rows.push_back(r);
+    }
+    if (j.contains("average_bus_bandwidth")) out.avg_busbw = j["average_bus_bandwidth"].value("bandwidth", 0.0);
+    if (j.contains("out_of_bounds")) out.out_of_bounds = j["out_of_bounds"].value("count", 0LL);
+  } catch (const Json::exception& e) {
+    throw Error(std::string("nccl-tests JSON output: a field is missing or of the wrong type: ") + e.what());
+  } catch (const std::invalid_argument&) {
+    throw Error("nccl-tests JSON output: a result's root is not a number");
+  }
+  if (out.rows.empty()) throw Error("nccl-tests JSON output has no result rows (did the test run?)");
+  return out;
+}
+
 std::vector<Json> nccl_tests_records(const Json& context, const NcclTestsOutput& out, bool in_place) {
   std::vector<Json> records;
   for (const auto& row : out.rows) {

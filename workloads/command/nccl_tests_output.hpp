@@ -38,6 +38,10 @@ struct NcclTestsOutput {
 // naming its line. An output without a single row is an Error too (the test did not run).
 NcclTestsOutput parse_nccl_tests_text(const std::string& text);
 
+// Parses the file nccl-tests writes with -J FILE.json (format version 3, nccl-tests 2.17 and
+// later): the same rows as the text. Its environment list is not read (it may hold secrets).
+NcclTestsOutput parse_nccl_tests_json(const std::string& text);
+
 // Records for the rows of `out`, as the collective workload writes them (time, algbw, busbw per
 // size; out of place, or in place when `in_place`), each on `context` (record_context's fields),
 // with point.size and point.count, and status failed when nccl-tests counted wrong elements.

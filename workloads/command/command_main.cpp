@@ -1,0 +1,324 @@
+#include "workloads/command/command_main.hpp"
+
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "common/error.hpp"
+#include "common/process.hpp"
+#include "common/record.hpp"
+#include "topology/discover.hpp"
+#include "workloads/command/figures.hpp"
+#include "workloads/command/nccl_tests_output.hpp"
+#include "workloads/environment.hpp"
+
+namespace scalebench {
+
+namespace {
+constexpr std::size_t kKeepOutput = 16u << 20;  // the last 16 MiB of each process's output are parsed
+constexpr std::size_t kMaxOutputFile = 64u << 20;
+constexpr const char* kRecordPrefix = "@@SCALEBENCH_RECORD ";
+
+// The process groups of the running program, for the signal handler: the agent ends a run by
+// signalling our group, and the program's groups must go with it.
+constexpr int kMaxGroups = 1024;
+std::atomic<pid_t> g_groups[kMaxGroups];
+std::atomic<int> g_group_count{0};
+
+void forward_and_exit(int sig) {
+  const int n = g_group_count.load();
+  for (int i = 0; i < n; ++i)
+    if (pid_t g = g_groups[i].load(); g > 0) killpg(g, SIGTERM);
+  timespec grace{1, 0};
+  nanosleep(&grace, nullptr);
+  for (int i = 0; i < n; ++i)
+    if (pid_t g = g_groups[i].load(); g > 0) killpg(g, SIGKILL);
+  _exit(128 + sig);
+}
+
+bool executable_found(const std::string& program) {
+  if (program.find('/') != std::string::npos) return access(program.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string d; std::getline(dirs, d, ':');)
+    if (!d.empty() && access((d + "/" + program).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+// A port on loopback that was free a moment ago, for MASTER_PORT.
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 29500;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = 29500;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  close(fd);
+  return port;
+}
+
+// The GPUs this run was given: CUDA_VISIBLE_DEVICES holds the node's (NVML) indices.
+Topology visible_gpus() {
+  const char* v = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!v || !*v) return Topology{};
+  const Topology node = discover_topology();
+  std::vector<std::string> ids;
+  std::stringstream list(v);
+  for (std::string item; std::getline(list, item, ',');) {
+    for (const auto& g : node.gpus)
+      if (std::to_string(g.index) == item || g.uuid == item) ids.push_back(g.pci_bus_id);
+  }
+  try {
+    return restrict_to(node, ids);
+  } catch (const Error&) {
+    return Topology{};
+  }
+}
+
+struct Running {
+  CommandProcess plan;
+  ChildProcess child;
+  std::string output;   // the last kKeepOutput bytes
+  std::string pending;  // a line not yet ended
+  bool eof = false;
+  bool truncated = false;
+};
+
+std::string tail_lines(const std::string& text, std::size_t lines) {
+  std::size_t pos = text.size();
+  while (pos > 0 && (text[pos - 1] == '\n' || text[pos - 1] == ' ')) --pos;
+  std::size_t end = pos;
+  for (std::size_t n = 0; pos > 0 && n < lines; --pos)
+    if (text[pos - 1] == '\n') ++n;
+  std::string t = text.substr(pos, end - pos);
+  for (auto& c : t)
+    if (c == '\n') c = '|';
+  return t.size() > 1500 ? "..." + t.substr(t.size() - 1500) : t;
+}
+
+// Echoes a line of the program into our output (the agent's run log), never as a record.
+void echo(const std::string& line, int rank, bool tagged) {
+  std::string l = line.rfind(kRecordPrefix, 0) == 0 ? "> " + line : line;
+  if (tagged)
+    std::printf("[rank %d] %s\n", rank, l.c_str());
+  else
+    std::printf("%s\n", l.c_str());
+}
+
+std::string read_file_capped(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("the program wrote no output file " + path);
+  std::string s;
+  s.resize(kMaxOutputFile + 1);
+  in.read(s.data(), static_cast<std::streamsize>(s.size()));
+  s.resize(static_cast<std::size_t>(in.gcount()));
+  if (s.size() > kMaxOutputFile) throw Error(path + " is larger than 64 MiB; not read");
+  return s;
+}
+}  // namespace
+
+int run_command_workload(long long run_id, const Json& spec, const MpirunOptions& mpirun,
+                         const std::function<void(const Json&)>& emit) {
+  const CommandSpec command = command_from_json(spec.at("command"));
+  const int ranks = spec.value("nodes", 1) * spec.value("ranks_per_node", 1);
+
+  const Topology gpus = visible_gpus();
+  RunEnvironment env = capture_local_environment(ranks, gpus, "command");
+  env.environment["command"] = Json{{"program", command.program}, {"launch", command.launch}};
+  Json context = record_context(run_id, spec, env.placement);
+  context["environment"] = env.environment;
+
+  // A folder of the run's own for files the program writes ({output_dir}); gone afterwards.
+  std::string dir_template = std::filesystem::temp_directory_path().string() + "/scalebench-command-XXXXXX";
+  if (!mkdtemp(dir_template.data())) throw Error("cannot create a temporary folder for the run's output");
+  const std::string output_dir = dir_template;
+  struct RemoveDir {
+    std::string path;
+    ~RemoveDir() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } remove_dir{output_dir};
+
+  const auto vars = command_vars(spec, run_id, output_dir, "127.0.0.1", free_port());
+  std::vector<std::string> forward;
+  const Json variant_env = spec.value("env", Json::object());  // named: items() only refers to it
+  for (const auto& [k, v] : variant_env.items()) forward.push_back(k);
+  if (std::getenv("CUDA_VISIBLE_DEVICES")) forward.push_back("CUDA_VISIBLE_DEVICES");
+  if (std::getenv("CUDA_DEVICE_ORDER")) forward.push_back("CUDA_DEVICE_ORDER");
+  const auto plans = plan_command(command, vars, ranks, forward, mpirun);
+
+  const std::string program = substitute(command.program, vars);
+  if (!executable_found(program)) {
+    emit(status_record(
+        context, "skipped",
+        "program '" + program + "' not found" + (program.find('/') == std::string::npos ? " on PATH" : "")));
+    return 0;
+  }
+  std::string cmdline;
+  for (const auto& a : plans.front().argv) cmdline += (cmdline.empty() ? "" : " ") + a;
+  context["environment"]["command"]["argv"] = cmdline;
+  std::printf("# %s%s\n", cmdline.c_str(),
+              plans.size() > 1 ? (" (x" + std::to_string(plans.size()) + ")").c_str() : "");
+  std::fflush(stdout);
+
+  // The run's own deadline, a little inside the agent's, so that a hung program still leaves a
+  // timeout record with its last output.
+  const double timeout_s = spec.value("timeout_s", 600.0);
+  const double own_s = std::max(timeout_s * 0.9, timeout_s - 5.0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(own_s);
+
+  struct sigaction sa {};
+  sa.sa_handler = forward_and_exit;
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+
+  std::vector<Running> procs;
+  for (const auto& p : plans) {
+    ChildProcess::Options o;
+    o.env = p.env;
+    o.capture_output = true;
+    procs.push_back(Running{p, ChildProcess::spawn(p.argv, o), {}, {}, false, false});
+    const int n = g_group_count.load();
+    if (n < kMaxGroups) {
+      g_groups[n] = procs.back().child.pid();
+      g_group_count = n + 1;
+    }
+  }
+  const bool tagged = procs.size() > 1;
+
+  bool timed_out = false;
+  char buf[65536];
+  auto all_eof = [&] {
+    for (const auto& r : procs)
+      if (!r.eof) return false;
+    return true;
+  };
+  while (!all_eof()) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      timed_out = true;
+      break;
+    }
+    std::vector<pollfd> fds;
+    std::vector<Running*> who;
+    for (auto& r : procs)
+      if (!r.eof) {
+        fds.push_back({r.child.output_fd(), POLLIN, 0});
+        who.push_back(&r);
+      }
+    if (poll(fds.data(), fds.size(), 200) <= 0) continue;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Running& r = *who[i];
+      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n <= 0) {
+        r.eof = true;
+        continue;
+      }
+      r.output.append(buf, static_cast<std::size_t>(n));
+      if (r.output.size() > kKeepOutput) {
+        r.output.erase(0, r.output.size() - kKeepOutput);
+        r.truncated = true;
+      }
+      r.pending.append(buf, static_cast<std::size_t>(n));
+      for (std::size_t nl; (nl = r.pending.find('\n')) != std::string::npos;) {
+        echo(r.pending.substr(0, nl), r.plan.rank, tagged);
+        r.pending.erase(0, nl + 1);
+      }
+      if (r.pending.size() > 65536) {
+        echo(r.pending, r.plan.rank, tagged);
+        r.pending.clear();
+      }
+    }
+    std::fflush(stdout);
+  }
+  for (auto& r : procs)
+    if (!r.pending.empty()) echo(r.pending, r.plan.rank, tagged);
+  std::fflush(stdout);
+
+  // Exit codes: within the deadline, or every group is ended.
+  std::vector<int> codes;
+  for (auto& r : procs) {
+    std::optional<int> rc;
+    while (!timed_out && !(rc = r.child.try_wait()) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!rc) {
+      timed_out = true;
+      rc = r.child.terminate_group(std::chrono::seconds(3));
+    }
+    codes.push_back(*rc);
+  }
+  if (timed_out)
+    for (auto& r : procs) r.child.terminate_group(std::chrono::seconds(3));
+  g_group_count = 0;
+
+  const Running& lead = procs.front();
+  const std::string last = "; last output: " + tail_lines(lead.output, 12);
+  if (timed_out) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", own_s);
+    emit(status_record(context, "timeout",
+                       std::string("no end within ") + limit + " s (the run's timeout, less a margin); ended" + last));
+    return 3;
+  }
+  for (std::size_t i = 0; i < codes.size(); ++i)
+    if (codes[i] != 0) {
+      const std::string who = procs.size() > 1 ? "rank " + std::to_string(procs[i].plan.rank) + " of " : "";
+      emit(status_record(context, "failed",
+                         who + "'" + program + "' exited with code " + std::to_string(codes[i]) +
+                             "; last output: " + tail_lines(procs[i].output, 12)));
+      return 3;
+    }
+
+  // Figures: from the output file when one is named, else from the lead process's output.
+  std::vector<Json> records;
+  std::vector<std::string> problems;
+  std::string text = lead.output;
+  try {
+    if (!command.output_file.empty()) text = read_file_capped(substitute(command.output_file, vars));
+    if (command.parser == "nccl-tests" || command.parser == "nccl-tests-json") {
+      const NcclTestsOutput out =
+          command.parser == "nccl-tests" ? parse_nccl_tests_text(text) : parse_nccl_tests_json(text);
+      Json c = context;
+      if (!out.version.empty()) c["environment"]["nccl_tests_version"] = out.version;
+      for (auto& r : nccl_tests_records(c, out, spec.value("params", Json::object()).value("in_place", false)))
+        records.push_back(std::move(r));
+    }
+    std::vector<Figure> figures = command.figures;
+    if (command.parser == "images-per-second") figures.insert(figures.begin(), images_per_second_figure());
+    if (!figures.empty()) {
+      FigureReadout readout = read_figures(figures, text);
+      for (const auto& m : readout.missing)
+        problems.push_back("figure '" + m + "' is not in the output" + (lead.truncated ? " (its last 16 MiB)" : ""));
+      problems.insert(problems.end(), readout.problems.begin(), readout.problems.end());
+      for (auto& r : figure_records(context, readout.values)) records.push_back(std::move(r));
+    }
+  } catch (const Error& e) {
+    problems.push_back(e.what());
+  }
+  for (const auto& r : records) emit(r);
+  if (!problems.empty()) {
+    std::string why;
+    for (const auto& p : problems) why += (why.empty() ? "" : "; ") + p;
+    emit(status_record(context, "failed", why + last));
+    return 3;
+  }
+  return records.empty() ? 3 : 0;
+}
+
+}  // namespace scalebench
