@@ -200,9 +200,9 @@ void write_ratios(std::ostream& out, const std::vector<VariantRatio>& ratios, co
                   const std::string& denominator, const std::string& format) {
   auto describe = [](const VariantRatio& v) {
     const Json& p = v.key["params"];
-    std::string s = v.key.value("workload", "");
+    std::string s;
     for (const char* k : {"op", "dtype", "test", "engine", "direction"})
-      if (p.contains(k) && p[k].is_string()) s += " " + p[k].get<std::string>();
+      if (p.contains(k) && p[k].is_string()) s += (s.empty() ? "" : " ") + p[k].get<std::string>();
     if (p.value("in_place", false)) s += " in-place";
     return s;
   };

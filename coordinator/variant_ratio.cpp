@@ -35,12 +35,13 @@ RatioCi paired_ratio(const std::vector<double>& a, const std::vector<double>& b)
 }
 
 namespace {
-// What makes two records the same measurement apart from their variant and round.
+// What makes two records the same measurement apart from their variant and round. The workload
+// is not part of it: a variant may run another program on the same points (nccl-tests beside
+// the collective workload), and that is the comparison asked for.
 Json match_key(const Json& r, const std::vector<std::string>& ignore) {
   Json params = r.value("params", Json::object());
   for (const auto& p : ignore) params.erase(p);
   Json key{{"experiment", r.value("experiment", "")},
-           {"workload", r.value("workload", "")},
            {"params", params},
            {"gpus", r.contains("placement") ? r["placement"].value("gpus", 0) : 0},
            {"ranks", r.contains("placement") ? r["placement"].value("ranks", 0) : 0},

@@ -7,12 +7,13 @@
 namespace scalebench {
 
 // The ratio of one variant's figure to another's (nvlink / pcie, say) for each point they share:
-// same experiment, workload, parameters (round aside), GPU count, message size and metric.
+// same experiment, parameters (round aside), GPU count, message size and metric (the workload may
+// differ: a variant can run another program on the same points).
 // Pairs come from interleaved rounds (A1 B1 A2 B2 ...: machine drift cancels within a pair);
 // with a single round, from the two runs' samples taken in order. The ratio is the geometric
 // mean of the pairs' ratios, with a 95% confidence interval from Student's t on their logs.
 struct VariantRatio {
-  Json key;  // workload, params (without round), gpus, point size, metric
+  Json key;  // experiment, params (without round), gpus, ranks, point size, metric
   std::string metric, unit;
   double numerator = 0, denominator = 0;  // medians of each side over its pairs
   double ratio = 0, ci_low = 0, ci_high = 0;

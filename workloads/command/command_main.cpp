@@ -19,9 +19,11 @@
 #include "common/process.hpp"
 #include "common/record.hpp"
 #include "topology/discover.hpp"
+#include "workloads/collective/nccl_transport.hpp"
 #include "workloads/command/figures.hpp"
 #include "workloads/command/nccl_tests_output.hpp"
 #include "workloads/environment.hpp"
+#include "workloads/link_peak.hpp"
 
 namespace scalebench {
 
@@ -157,6 +159,17 @@ int run_command_workload(long long run_id, const Json& spec, const MpirunOptions
 
   const auto vars = command_vars(spec, run_id, output_dir, "127.0.0.1", free_port());
   std::vector<std::string> forward;
+  // On GPUs the program may well use NCCL: its INFO log (to files of the run's folder) says which
+  // transport it connected with, checked against the variant's as for scalebench's own runs.
+  const bool read_nccl_log = spec.value("gpu", false) && !std::getenv("NCCL_DEBUG");
+  if (read_nccl_log) {
+    setenv("NCCL_DEBUG", "INFO", 1);
+    setenv("NCCL_DEBUG_SUBSYS", "INIT,P2P,SHM,NET", 0);
+    setenv("NCCL_DEBUG_FILE", (output_dir + "/nccl-%h-%p.log").c_str(), 1);
+    setenv("NCCL_RUNTIME_CONNECT", "0", 0);
+    for (const char* k : {"NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_RUNTIME_CONNECT"})
+      forward.push_back(k);
+  }
   const Json variant_env = spec.value("env", Json::object());  // named: items() only refers to it
   for (const auto& [k, v] : variant_env.items()) forward.push_back(k);
   if (std::getenv("CUDA_VISIBLE_DEVICES")) forward.push_back("CUDA_VISIBLE_DEVICES");
@@ -311,7 +324,37 @@ int run_command_workload(long long run_id, const Json& spec, const MpirunOptions
   } catch (const Error& e) {
     problems.push_back(e.what());
   }
+  // The transports NCCL used, over every process's log.
+  std::string transport_problem;
+  if (read_nccl_log) {
+    std::string log;
+    std::error_code ec;
+    for (const auto& f : std::filesystem::directory_iterator(output_dir, ec))
+      if (f.path().filename().string().rfind("nccl-", 0) == 0) {
+        std::ifstream in(f.path());
+        std::stringstream ss;
+        ss << in.rdbuf();
+        log += ss.str();
+      }
+    const auto transports = collective::count_transports(log);
+    transport_problem =
+        collective::transport_mismatch(transports, spec.value("env", Json::object()), spec.value("transport", ""));
+    const Json link = path_peak(gpus, transports);
+    for (auto& r : records) {
+      r["environment"]["nccl_transports"] = transports;
+      if (!link.is_null()) {
+        r["link"] = link;
+        if (r["metric"] == "busbw" && r["value"].is_number())
+          r["pct_of_peak"] = 100.0 * r["value"].get<double>() / link["peak_GBps"].get<double>();
+      }
+      if (!transport_problem.empty() && r["status"] == "ok") {
+        r["status"] = "failed";
+        r["reason"] = transport_problem;
+      }
+    }
+  }
   for (const auto& r : records) emit(r);
+  if (!transport_problem.empty()) return 3;
   if (!problems.empty()) {
     std::string why;
     for (const auto& p : problems) why += (why.empty() ? "" : "; ") + p;
