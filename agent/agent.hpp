@@ -24,6 +24,7 @@ class Agent {
     std::string work_dir;
     int slots = 1;
     LaunchConfig launch;
+    std::string token;  // bearer token for the coordinator ("" = none)
   };
   explicit Agent(Options options);
   ~Agent();

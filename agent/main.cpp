@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "agent/agent.hpp"
+#include "common/bearer_token.hpp"
 #include "common/log.hpp"
 #include "common/process.hpp"
 #include "common/version.hpp"
@@ -23,6 +24,7 @@ const char* kUsage = R"(usage: scalebench-agent --coordinator http://HOST:PORT [
   --mpirun PATH        the mpirun to use (default: mpirun on PATH)
   --mpirun-arg ARG     an extra mpirun argument (repeatable), e.g. --mpirun-arg=--mca ...
   --run-program PATH   scalebench-run (default: next to this program)
+  --token-file FILE    the agent token the coordinator wants (else SCALEBENCH_TOKEN)
   --version
 )";
 [[noreturn]] void usage_error(const std::string& msg) {
@@ -35,6 +37,7 @@ int main(int argc, char** argv) {
   using namespace scalebench;
   log::set_component("agent");
   Agent::Options o;
+  std::string token_file;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   o.name = host;
@@ -72,6 +75,8 @@ int main(int argc, char** argv) {
       o.launch.extra_args.push_back(value());
     else if (a == "--run-program")
       o.launch.run_program = value();
+    else if (a == "--token-file")
+      token_file = value();
     else if (a == "--version") {
       std::cout << "scalebench-agent " << kVersion << " (" << kGitRevision << ")\n";
       return 0;
@@ -82,6 +87,12 @@ int main(int argc, char** argv) {
       usage_error("unknown option " + a);
   }
   if (o.coordinator_url.empty()) usage_error("--coordinator is required");
+  try {
+    o.token = client_token(token_file).value_or("");
+    unsetenv("SCALEBENCH_TOKEN");  // the runs' programs inherit this environment: not the secret
+  } catch (const std::exception& e) {
+    usage_error(e.what());
+  }
   if (!std::regex_match(o.name, std::regex("[A-Za-z0-9_.:-]{1,128}")))
     usage_error("--name '" + o.name + "': use 1-128 of A-Z a-z 0-9 _ . : -");
   if (o.work_dir.empty()) o.work_dir = "/tmp/scalebench-agent-" + o.name;

@@ -15,6 +15,7 @@
 
 #include "cli/local_cluster.hpp"
 #include "cli/results_format.hpp"
+#include "common/bearer_token.hpp"
 #include "common/error.hpp"
 #include "common/http_client.hpp"
 #include "common/spec.hpp"
@@ -43,6 +44,13 @@ std::string coordinator_url(const CliArgs& a) {
   return url;
 }
 
+// A client of the coordinator at --coordinator, with the token of --token-file or SCALEBENCH_TOKEN.
+HttpClient coordinator_client(const CliArgs& a, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  HttpClient client(coordinator_url(a), timeout);
+  if (auto token = client_token(a.opt("token-file"))) client.set_bearer_token(*token);
+  return client;
+}
+
 std::string clock(double seconds) {
   int s = static_cast<int>(seconds + 0.5);
   char buf[32];
@@ -58,9 +66,10 @@ class Source {
       if (!std::filesystem::exists(a.opt("db"))) throw Error(a.opt("db") + ": no such store file");
       store_.emplace(a.opt("db"), true);
     } else {
-      client_.emplace(coordinator_url(a));
+      client_.emplace(coordinator_client(a));
     }
   }
+  explicit Source(HttpClient client) { client_.emplace(std::move(client)); }
   Json experiments() {
     if (store_) return store_->list_experiments();
     return client_->get_json("/api/v1/experiments").value("experiments", Json::array());
@@ -131,6 +140,7 @@ int cmd_study(const CliArgs& a) {
   std::cout << "scalebench study " << file << ": store " << db << ", logs " << logs << "\n" << std::flush;
   LocalCluster cluster(db, logs);
   HttpClient client(cluster.url(), std::chrono::seconds(10));
+  client.set_bearer_token(cluster.user_token());
   HttpResponse answer =
       client.request("POST", "/api/v1/experiments", yaml, "application/yaml", {{"X-Scalebench-Source", file}});
   Json submitted = Json::parse(answer.body.empty() ? "{}" : answer.body);
@@ -179,7 +189,7 @@ int cmd_study(const CliArgs& a) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
 
-  Json records = Source(CliArgs{"", {}, {{"coordinator", cluster.url()}}}).records(id);
+  Json records = Source(client).records(id);
   std::cout << "\n";
   write_table(std::cout, records);
   Json e = client.get_json("/api/v1/experiments/" + id);
@@ -196,11 +206,14 @@ int cmd_submit(const CliArgs& a) {
   if (a.positional.size() != 1) throw Error("usage: scalebench submit FILE.yaml [--coordinator URL]");
   const std::string yaml = read_file(a.positional[0]);
   parse_experiment(yaml, a.positional[0]);
-  HttpClient client(coordinator_url(a));
+  HttpClient client = coordinator_client(a);
   HttpResponse r = client.request("POST", "/api/v1/experiments", yaml, "application/yaml",
                                   {{"X-Scalebench-Source", a.positional[0]}});
   Json j = Json::parse(r.body.empty() ? "{}" : r.body);
-  if (r.status != 201) throw Error(j.value("error", r.body));
+  // A file the coordinator found wrong is bad input (2); a refusal or failure of its own is 4.
+  if (r.status == 400) throw Error(j.value("error", r.body));
+  if (r.status != 201)
+    throw Error(j.value("error", r.body) + " (HTTP " + std::to_string(r.status) + " from " + client.base_url() + ")");
   std::cout << "submitted experiment " << j["name"].get<std::string>() << " as id " << j["experiment_id"] << " ("
             << j["runs"] << " runs)\n";
   return 0;
@@ -248,7 +261,7 @@ int cmd_ratio(const CliArgs& a) {
 }
 
 int cmd_agents(const CliArgs& a) {
-  HttpClient client(coordinator_url(a));
+  HttpClient client = coordinator_client(a);
   Json agents = client.get_json("/api/v1/agents").value("agents", Json::array());
   std::printf("%-20s %-20s %-6s %-6s %s\n", "id", "hostname", "state", "gpus", "last heartbeat");
   for (const auto& ag : agents)
@@ -260,7 +273,7 @@ int cmd_agents(const CliArgs& a) {
 
 int cmd_cancel(const CliArgs& a) {
   if (a.positional.size() != 1) throw Error("usage: scalebench cancel EXPERIMENT [--coordinator URL]");
-  HttpClient client(coordinator_url(a));
+  HttpClient client = coordinator_client(a);
   Json j = client.post_json("/api/v1/experiments/" + a.positional[0] + "/cancel", Json::object());
   std::cout << "cancelled " << j["cancelled_queued"] << " queued runs; " << j["cancelling_running"]
             << " running runs are being stopped\n";

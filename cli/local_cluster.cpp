@@ -5,6 +5,7 @@
 #include <fstream>
 #include <thread>
 
+#include "common/bearer_token.hpp"
 #include "common/error.hpp"
 #include "common/http_client.hpp"
 
@@ -15,10 +16,22 @@ LocalCluster::LocalCluster(const std::string& db_path, const std::string& log_di
   const std::string bin = executable_dir();
   const std::string port_file = log_dir + "/coordinator.port";
   std::filesystem::remove(port_file);
+  // Tokens in files only this user can read; the command lines name the files, not the tokens.
+  user_token_ = random_token();
+  const std::string agent_token = random_token();
+  const std::string tokens_file = log_dir + "/coordinator.tokens", agent_token_file = log_dir + "/agent.token";
+  auto write_private = [](const std::string& path, const std::string& text) {
+    std::filesystem::remove(path);
+    { std::ofstream(path) << ""; }
+    std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    std::ofstream(path) << text;
+  };
+  write_private(tokens_file, "agent " + agent_token + "\nuser " + user_token_ + "\n");
+  write_private(agent_token_file, agent_token + "\n");
   ChildProcess::Options co;
   co.output_file = log_dir + "/coordinator.log";
   coordinator_ = ChildProcess::spawn({bin + "/scalebench-coordinator", "--listen", "127.0.0.1", "--port", "0",
-                                      "--port-file", port_file, "--db", db_path},
+                                      "--port-file", port_file, "--db", db_path, "--token-file", tokens_file},
                                      co);
   std::string port;
   for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(15);
@@ -34,9 +47,11 @@ LocalCluster::LocalCluster(const std::string& db_path, const std::string& log_di
 
   ChildProcess::Options ao;
   ao.output_file = log_dir + "/agent.log";
-  agent_ = ChildProcess::spawn(
-      {bin + "/scalebench-agent", "--coordinator", url_, "--name", "local", "--work-dir", log_dir + "/agent"}, ao);
+  agent_ = ChildProcess::spawn({bin + "/scalebench-agent", "--coordinator", url_, "--name", "local", "--work-dir",
+                                log_dir + "/agent", "--token-file", agent_token_file},
+                               ao);
   HttpClient client(url_, std::chrono::seconds(5));
+  client.set_bearer_token(user_token_);
   for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
        std::chrono::steady_clock::now() < until;) {
     if (auto rc = agent_->try_wait())

@@ -13,12 +13,15 @@ class LocalCluster {
   LocalCluster(const std::string& db_path, const std::string& log_dir);
   ~LocalCluster();
   const std::string& url() const { return url_; }
+  // The cluster is closed like any other: fresh random tokens, the user's for this process.
+  const std::string& user_token() const { return user_token_; }
   // Exit code of whichever child has died, if one has.
   std::optional<std::string> dead_child();
 
  private:
   std::string log_dir_;
   std::string url_;
+  std::string user_token_;
   std::optional<ChildProcess> coordinator_;
   std::optional<ChildProcess> agent_;
 };

@@ -19,12 +19,14 @@ const char* kUsage = R"(usage: scalebench COMMAND [ARGS] [OPTIONS]
   agents [--coordinator URL]
   cancel EXPERIMENT [--coordinator URL]
   version
-The coordinator URL defaults to $SCALEBENCH_COORDINATOR, else http://127.0.0.1:8470.
+The coordinator URL defaults to $SCALEBENCH_COORDINATOR, else http://127.0.0.1:8470. A coordinator
+that wants tokens gets the one in --token-file FILE, else $SCALEBENCH_TOKEN (a user token to submit
+and cancel, a read token to look).
 Exit codes: 0 ok; 1 a reference failed; 2 bad usage or input; 3 runs failed or timed out;
 4 the coordinator could not be reached or refused.
 )";
-const std::set<std::string> kValueOptions = {"db",   "coordinator", "format",        "experiment",
-                                             "logs", "variants",    "ignore-params", "metric"};
+const std::set<std::string> kValueOptions = {"db",       "coordinator",   "format", "experiment", "logs",
+                                             "variants", "ignore-params", "metric", "token-file"};
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -44,6 +44,7 @@ HttpResponse HttpClient::request(std::string_view method, const std::string& tar
   req.set(http::field::host, host_);
   req.set(http::field::user_agent, std::string("scalebench/") + kVersion);
   req.set(http::field::connection, "close");
+  if (!bearer_token_.empty()) req.set(http::field::authorization, "Bearer " + bearer_token_);
   for (const auto& [name, value] : headers) req.set(name, value);
   if (!body.empty() || method == "POST") {
     req.set(http::field::content_type, content_type);

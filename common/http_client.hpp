@@ -29,6 +29,8 @@ class HttpClient {
   Json post_json(const std::string& target, const Json& body) const;
 
   const std::string& base_url() const { return base_url_; }
+  // Sent as "Authorization: Bearer TOKEN" with every request (never logged).
+  void set_bearer_token(std::string token) { bearer_token_ = std::move(token); }
 
  private:
   Json parse_answer(const std::string& method, const std::string& target, const HttpResponse& r) const;
@@ -37,6 +39,7 @@ class HttpClient {
   std::string port_;
   std::chrono::milliseconds timeout_;
   std::size_t body_limit_;
+  std::string bearer_token_;
 };
 
 }  // namespace scalebench

@@ -42,7 +42,7 @@ std::optional<long long> to_int(const std::string& s) {
 }
 }  // namespace
 
-HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req) {
+HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessTokens& tokens) {
   const std::string target(req.target());
   const auto qpos = target.find('?');
   const std::string path = target.substr(0, qpos);
@@ -52,6 +52,22 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req) {
   static const std::regex agent_re("^/api/v1/agents/([A-Za-z0-9_.:-]{1,128})/heartbeat$");
   static const std::regex exp_re("^/api/v1/experiments/([A-Za-z0-9_.-]{1,100})(/cancel)?$");
   std::smatch m;
+
+  const std::string role = required_role(std::string(req.method_string()), path, tokens.protect_metrics);
+  const auto auth = req[http::field::authorization];
+  if (const int verdict = authorize(tokens, role, std::string_view(auth.data(), auth.size())); verdict != 200) {
+    // Which role was wanted, never which token came.
+    log::warn(std::string(req.method_string()) + " " + path + ": refused (" +
+              (verdict == 401 ? "no valid token" : "token of another role") + ", needs " + role + ")");
+    HttpResponseMsg res =
+        bad(verdict, verdict == 401 ? std::string(role == "agent" ? "this route needs an " : "this route needs a ") +
+                                          role + " token (Authorization: Bearer ...)"
+                                    : "this token may not " + std::string(role == "agent"  ? "act as an agent"
+                                                                          : role == "user" ? "submit or cancel"
+                                                                                           : "read"));
+    if (verdict == 401) res.set(http::field::www_authenticate, "Bearer");
+    return res;
+  }
 
   auto json_body = [&](Json& out) -> bool {
     try {

@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/version.hpp"
+#include "coordinator/access.hpp"
 #include "coordinator/api.hpp"
 #include "coordinator/coordinator.hpp"
 #include "coordinator/http_server.hpp"
@@ -36,7 +37,8 @@ const char* kUsage = R"(usage: scalebench-coordinator [options]
 int main(int argc, char** argv) {
   using namespace scalebench;
   log::set_component("coordinator");
-  std::string listen = "127.0.0.1", port_file;
+  std::string listen = "127.0.0.1", port_file, token_file;
+  bool protect_metrics = false;
   int port = 8470;
   Coordinator::Options options;
   options.db_path = "scalebench.db";
@@ -57,6 +59,10 @@ int main(int argc, char** argv) {
         options.db_path = value();
       else if (a == "--heartbeat-interval")
         options.heartbeat_interval_s = std::stod(value());
+      else if (a == "--token-file")
+        token_file = value();
+      else if (a == "--protect-metrics")
+        protect_metrics = true;
       else if (a == "--heartbeat-timeout")
         options.heartbeat_timeout_s = std::stod(value());
       else if (a == "--version") {
@@ -73,12 +79,14 @@ int main(int argc, char** argv) {
   }
   if (port < 0 || port > 65535) usage_error("--port must be 0..65535");
   try {
+    AccessTokens tokens = load_access_tokens(token_file);
+    tokens.protect_metrics = protect_metrics;
     Coordinator coordinator(options);
     boost::asio::io_context ioc;
     auto address = boost::asio::ip::make_address(listen);
     auto server =
         std::make_shared<HttpServer>(ioc, boost::asio::ip::tcp::endpoint(address, static_cast<unsigned short>(port)),
-                                     [&](const HttpRequest& r) { return handle_api(coordinator, r); });
+                                     [&](const HttpRequest& r) { return handle_api(coordinator, r, tokens); });
     server->start();
     const unsigned short actual = server->port();
     if (!port_file.empty()) {
@@ -86,7 +94,13 @@ int main(int argc, char** argv) {
       std::ofstream(tmp) << actual << "\n";
       std::rename(tmp.c_str(), port_file.c_str());  // readers never see a half-written file
     }
-    log::info("listening on http://" + listen + ":" + std::to_string(actual) + ", store " + options.db_path);
+    log::info("listening on http://" + listen + ":" + std::to_string(actual) + ", store " + options.db_path + ", " +
+              (tokens.any() ? std::to_string(tokens.agent.size()) + " agent, " + std::to_string(tokens.user.size()) +
+                                  " user, " + std::to_string(tokens.read.size()) + " read token(s)"
+                            : "no tokens"));
+    if (!tokens.any() && !address.is_loopback())
+      log::warn("listening beyond loopback without tokens: anyone who reaches " + listen +
+                " may register agents and submit; see --token-file");
 
     boost::asio::steady_timer timer(ioc);
     std::function<void()> tick = [&] {
