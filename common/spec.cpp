@@ -257,16 +257,14 @@ std::optional<CommandSpec> parse_command(Parser& p, const YAML::Node& node, cons
 // Every {placeholder} of a command names a parameter of the run or a built-in one.
 void check_placeholders(Parser& p, const YAML::Node& node, const std::string& field, const CommandSpec& c,
                         const std::set<std::string>& params) {
+  const auto& builtin = command_builtin_vars();
+  std::string builtin_list;
+  for (const auto& b : builtin) builtin_list += (builtin_list.empty() ? "" : ", ") + b;
   auto check = [&](const std::string& text, const YAML::Node& at, const std::string& f) {
     try {
       for (const auto& name : placeholders(text)) {
-        const auto& b = command_builtin_vars();
-        if (!params.count(name) && std::find(b.begin(), b.end(), name) == b.end())
-          p.issue(at, f,
-                  "{" + name +
-                      "} is neither a parameter of this experiment nor one of gpus, gpus_per_node, "
-                      "nodes, ranks, ranks_per_node, variant, round, repetitions, run_id, output_dir, "
-                      "master_addr, master_port, node_rank");
+        if (!params.count(name) && std::find(builtin.begin(), builtin.end(), name) == builtin.end())
+          p.issue(at, f, "{" + name + "} is neither a parameter of this experiment nor one of " + builtin_list);
       }
     } catch (const Error& e) {
       p.issue(at, f, e.what());

@@ -61,4 +61,11 @@ std::string transport_unavailable(const Topology& t, const std::string& transpor
   return "";
 }
 
+void add_link_peak(Json& record, const Json& link, const std::string& percent_of) {
+  if (link.is_null()) return;
+  record["link"] = link;
+  if (record.value("metric", "") == percent_of && record.contains("value") && record["value"].is_number())
+    record["pct_of_peak"] = 100.0 * record["value"].get<double>() / link["peak_GBps"].get<double>();
+}
+
 }  // namespace scalebench

@@ -21,6 +21,10 @@ Json path_peak(const Topology& topology, const std::map<std::string, int>& trans
 // -1 for the host. `directions` 2 doubles it (the sum of a bidirectional copy). Null if unknown.
 Json copy_path_peak(const Topology& topology, int src, int dst, bool peer_access, int directions = 1);
 
+// Puts `link` (a path_peak or copy_path_peak answer; nothing when null) on `record`, and the
+// record's value as a percentage of its peak when `percent_of` names the record's metric.
+void add_link_peak(Json& record, const Json& link, const std::string& percent_of = "busbw");
+
 // Why a transport request cannot be honoured on these GPUs ("" when it can or when the topology
 // is unknown): nvlink needs every pair joined by NVLink; p2p-pcie needs no pair joined by NVLink
 // (P2P between NVLink-joined GPUs rides NVLink, so a PCIe-only P2P figure cannot be taken).

@@ -237,8 +237,7 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
           r["status"] = "failed";
           r["reason"] = transport_problem;
         }
-        if (!link.is_null() && r["metric"] == "busbw" && r["value"].is_number())
-          r["pct_of_peak"] = 100.0 * r["value"].get<double>() / link["peak_GBps"].get<double>();
+        add_link_peak(r, link);
         emit(r);
       }
     else

@@ -48,13 +48,18 @@ std::string transport_mismatch(const std::map<std::string, int>& transports, con
   return "";
 }
 
+std::vector<std::string> request_nccl_connection_log(const std::string& file) {
+  setenv("NCCL_DEBUG", "INFO", 1);
+  setenv("NCCL_DEBUG_SUBSYS", "INIT,P2P,SHM,NET", 0);
+  setenv("NCCL_DEBUG_FILE", file.c_str(), 1);
+  setenv("NCCL_RUNTIME_CONNECT", "0", 0);
+  return {"NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_RUNTIME_CONNECT"};
+}
+
 NcclLog::NcclLog() {
   if (std::getenv("NCCL_DEBUG")) return;
   path_ = "/tmp/scalebench-nccl-" + std::to_string(getpid()) + ".log";
-  setenv("NCCL_DEBUG", "INFO", 1);
-  setenv("NCCL_DEBUG_SUBSYS", "INIT,P2P,SHM,NET", 0);
-  setenv("NCCL_DEBUG_FILE", path_.c_str(), 1);
-  setenv("NCCL_RUNTIME_CONNECT", "0", 0);
+  request_nccl_connection_log(path_);
 }
 
 NcclLog::~NcclLog() {

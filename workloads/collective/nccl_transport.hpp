@@ -1,6 +1,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/json.hpp"
 
@@ -20,6 +21,11 @@ std::string transport_mismatch(const std::map<std::string, int>& transports, con
 
 // A short summary of the transports, "P2P:48 SHM:0" style, for tables.
 std::string describe_transports(const std::map<std::string, int>& transports);
+
+// Asks NCCL (of this process and of the processes it starts) to write its INFO log of
+// connections to `file` (NCCL's %h and %p expand to host and pid), connecting at init
+// (NCCL_RUNTIME_CONNECT=0 unless set). Returns the variables set, for mpirun -x.
+std::vector<std::string> request_nccl_connection_log(const std::string& file);
 
 // NCCL's INFO log of this rank, in a file of its own, read for the transports it connected
 // with. Create it before the communicator. If the user set NCCL_DEBUG, their log setting stands

@@ -132,96 +132,18 @@ std::string read_file_capped(const std::string& path) {
   if (s.size() > kMaxOutputFile) throw Error(path + " is larger than 64 MiB; not read");
   return s;
 }
-}  // namespace
 
-int run_command_workload(long long run_id, const Json& spec, const MpirunOptions& mpirun,
-                         const std::function<void(const Json&)>& emit) {
-  const CommandSpec command = command_from_json(spec.at("command"));
-  const int ranks = spec.value("nodes", 1) * spec.value("ranks_per_node", 1);
-
-  const Topology gpus = visible_gpus();
-  RunEnvironment env = capture_local_environment(ranks, gpus, "command");
-  env.environment["command"] = Json{{"program", command.program}, {"launch", command.launch}};
-  Json context = record_context(run_id, spec, env.placement);
-  context["environment"] = env.environment;
-
-  // A folder of the run's own for files the program writes ({output_dir}); gone afterwards.
-  std::string dir_template = std::filesystem::temp_directory_path().string() + "/scalebench-command-XXXXXX";
-  if (!mkdtemp(dir_template.data())) throw Error("cannot create a temporary folder for the run's output");
-  const std::string output_dir = dir_template;
-  struct RemoveDir {
-    std::string path;
-    ~RemoveDir() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  } remove_dir{output_dir};
-
-  const auto vars = command_vars(spec, run_id, output_dir, "127.0.0.1", free_port());
-  std::vector<std::string> forward;
-  // On GPUs the program may well use NCCL: its INFO log (to files of the run's folder) says which
-  // transport it connected with, checked against the variant's as for scalebench's own runs.
-  const bool read_nccl_log = spec.value("gpu", false) && !std::getenv("NCCL_DEBUG");
-  if (read_nccl_log) {
-    setenv("NCCL_DEBUG", "INFO", 1);
-    setenv("NCCL_DEBUG_SUBSYS", "INIT,P2P,SHM,NET", 0);
-    setenv("NCCL_DEBUG_FILE", (output_dir + "/nccl-%h-%p.log").c_str(), 1);
-    setenv("NCCL_RUNTIME_CONNECT", "0", 0);
-    for (const char* k : {"NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_RUNTIME_CONNECT"})
-      forward.push_back(k);
-  }
-  const Json variant_env = spec.value("env", Json::object());  // named: items() only refers to it
-  for (const auto& [k, v] : variant_env.items()) forward.push_back(k);
-  if (std::getenv("CUDA_VISIBLE_DEVICES")) forward.push_back("CUDA_VISIBLE_DEVICES");
-  if (std::getenv("CUDA_DEVICE_ORDER")) forward.push_back("CUDA_DEVICE_ORDER");
-  const auto plans = plan_command(command, vars, ranks, forward, mpirun);
-
-  const std::string program = substitute(command.program, vars);
-  if (!executable_found(program)) {
-    emit(status_record(
-        context, "skipped",
-        "program '" + program + "' not found" + (program.find('/') == std::string::npos ? " on PATH" : "")));
-    return 0;
-  }
-  std::string cmdline;
-  for (const auto& a : plans.front().argv) cmdline += (cmdline.empty() ? "" : " ") + a;
-  context["environment"]["command"]["argv"] = cmdline;
-  std::printf("# %s%s\n", cmdline.c_str(),
-              plans.size() > 1 ? (" (x" + std::to_string(plans.size()) + ")").c_str() : "");
-  std::fflush(stdout);
-
-  // The run's own deadline, a little inside the agent's, so that a hung program still leaves a
-  // timeout record with its last output.
-  const double timeout_s = spec.value("timeout_s", 600.0);
-  const double own_s = std::max(timeout_s * 0.9, timeout_s - 5.0);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(own_s);
-
-  struct sigaction sa {};
-  sa.sa_handler = forward_and_exit;
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGINT, &sa, nullptr);
-
-  std::vector<Running> procs;
-  for (const auto& p : plans) {
-    ChildProcess::Options o;
-    o.env = p.env;
-    o.capture_output = true;
-    procs.push_back(Running{p, ChildProcess::spawn(p.argv, o), {}, {}, false, false});
-    const int n = g_group_count.load();
-    if (n < kMaxGroups) {
-      g_groups[n] = procs.back().child.pid();
-      g_group_count = n + 1;
-    }
-  }
+// Reads every process's output until all have closed it or the deadline passes (true then),
+// keeping the last kKeepOutput bytes of each and echoing its lines.
+bool pump_output(std::vector<Running>& procs, std::chrono::steady_clock::time_point deadline) {
   const bool tagged = procs.size() > 1;
-
-  bool timed_out = false;
   char buf[65536];
   auto all_eof = [&] {
     for (const auto& r : procs)
       if (!r.eof) return false;
     return true;
   };
+  bool timed_out = false;
   while (!all_eof()) {
     if (std::chrono::steady_clock::now() >= deadline) {
       timed_out = true;
@@ -263,8 +185,13 @@ int run_command_workload(long long run_id, const Json& spec, const MpirunOptions
   for (auto& r : procs)
     if (!r.pending.empty()) echo(r.pending, r.plan.rank, tagged);
   std::fflush(stdout);
+  return timed_out;
+}
 
-  // Exit codes: within the deadline, or every group is ended.
+// Exit codes of every process, waited for until the deadline; after it (or after a timeout
+// already seen, `timed_out` then true) every process group is ended.
+std::vector<int> wait_for_exit(std::vector<Running>& procs, std::chrono::steady_clock::time_point deadline,
+                               bool& timed_out) {
   std::vector<int> codes;
   for (auto& r : procs) {
     std::optional<int> rc;
@@ -278,6 +205,87 @@ int run_command_workload(long long run_id, const Json& spec, const MpirunOptions
   }
   if (timed_out)
     for (auto& r : procs) r.child.terminate_group(std::chrono::seconds(3));
+  return codes;
+}
+}  // namespace
+
+int run_command_workload(long long run_id, const Json& spec, const MpirunOptions& mpirun,
+                         const std::function<void(const Json&)>& emit) {
+  const CommandSpec command = command_from_json(spec.at("command"));
+  const int ranks = spec.value("nodes", 1) * spec.value("ranks_per_node", 1);
+
+  const Topology gpus = visible_gpus();
+  RunEnvironment env = capture_local_environment(ranks, gpus, "command");
+  env.environment["command"] = Json{{"program", command.program}, {"launch", command.launch}};
+  Json context = record_context(run_id, spec, env.placement);
+  context["environment"] = env.environment;
+
+  // A folder of the run's own for files the program writes ({output_dir}); gone afterwards.
+  std::string dir_template = std::filesystem::temp_directory_path().string() + "/scalebench-command-XXXXXX";
+  if (!mkdtemp(dir_template.data())) throw Error("cannot create a temporary folder for the run's output");
+  const std::string output_dir = dir_template;
+  struct RemoveDir {
+    std::string path;
+    ~RemoveDir() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } remove_dir{output_dir};
+
+  const auto vars = command_vars(spec, run_id, output_dir, "127.0.0.1", free_port());
+  std::vector<std::string> forward;
+  // On GPUs the program may well use NCCL: its INFO log (to files of the run's folder) says which
+  // transport it connected with, checked against the variant's as for scalebench's own runs.
+  const bool read_nccl_log = spec.value("gpu", false) && !std::getenv("NCCL_DEBUG");
+  if (read_nccl_log) forward = collective::request_nccl_connection_log(output_dir + "/nccl-%h-%p.log");
+  const Json variant_env = spec.value("env", Json::object());  // named: items() only refers to it
+  for (const auto& [k, v] : variant_env.items()) forward.push_back(k);
+  if (std::getenv("CUDA_VISIBLE_DEVICES")) forward.push_back("CUDA_VISIBLE_DEVICES");
+  if (std::getenv("CUDA_DEVICE_ORDER")) forward.push_back("CUDA_DEVICE_ORDER");
+  const auto plans = plan_command(command, vars, ranks, forward, mpirun);
+
+  const std::string program = substitute(command.program, vars);
+  if (!executable_found(program)) {
+    emit(status_record(
+        context, "skipped",
+        "program '" + program + "' not found" + (program.find('/') == std::string::npos ? " on PATH" : "")));
+    return 0;
+  }
+  std::string cmdline;
+  for (const auto& a : plans.front().argv) cmdline += (cmdline.empty() ? "" : " ") + a;
+  context["environment"]["command"]["argv"] = cmdline;
+  std::printf("# %s%s\n", cmdline.c_str(),
+              plans.size() > 1 ? (" (x" + std::to_string(plans.size()) + ")").c_str() : "");
+  std::fflush(stdout);
+
+  // The run's own deadline, a little inside the agent's, so that a hung program still leaves a
+  // timeout record with its last output.
+  const double timeout_s = spec.value("timeout_s", 600.0);
+  const double own_s = std::max(timeout_s * 0.9, timeout_s - 5.0);
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(own_s));
+
+  struct sigaction sa {};
+  sa.sa_handler = forward_and_exit;
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+
+  std::vector<Running> procs;
+  for (const auto& p : plans) {
+    ChildProcess::Options o;
+    o.env = p.env;
+    o.capture_output = true;
+    procs.push_back(Running{p, ChildProcess::spawn(p.argv, o), {}, {}, false, false});
+    const int n = g_group_count.load();
+    if (n < kMaxGroups) {
+      g_groups[n] = procs.back().child.pid();
+      g_group_count = n + 1;
+    }
+  }
+
+  bool timed_out = pump_output(procs, deadline);
+  const std::vector<int> codes = wait_for_exit(procs, deadline, timed_out);
   g_group_count = 0;
 
   const Running& lead = procs.front();
@@ -342,11 +350,7 @@ int run_command_workload(long long run_id, const Json& spec, const MpirunOptions
     const Json link = path_peak(gpus, transports);
     for (auto& r : records) {
       r["environment"]["nccl_transports"] = transports;
-      if (!link.is_null()) {
-        r["link"] = link;
-        if (r["metric"] == "busbw" && r["value"].is_number())
-          r["pct_of_peak"] = 100.0 * r["value"].get<double>() / link["peak_GBps"].get<double>();
-      }
+      add_link_peak(r, link);
       if (!transport_problem.empty() && r["status"] == "ok") {
         r["status"] = "failed";
         r["reason"] = transport_problem;

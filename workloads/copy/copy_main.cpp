@@ -44,10 +44,8 @@ void add_peak(const Topology& t, bool peer_access, Json& rec) {
   if (!rec["value"].is_number()) return;
   auto end = [](const Json& e) { return e.is_number_integer() ? e.get<int>() : -1; };
   const bool sum = rec.value("metric", "") == "bandwidth_sum";
-  Json link = copy_path_peak(t, end(rec["params"]["src"]), end(rec["params"]["dst"]), peer_access, sum ? 2 : 1);
-  if (link.is_null()) return;
-  rec["link"] = link;
-  rec["pct_of_peak"] = 100.0 * rec["value"].get<double>() / link["peak_GBps"].get<double>();
+  const Json link = copy_path_peak(t, end(rec["params"]["src"]), end(rec["params"]["dst"]), peer_access, sum ? 2 : 1);
+  add_link_peak(rec, link, rec.value("metric", ""));
 }
 }  // namespace
 
