@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "cli/local_cluster.hpp"
+#include "cli/record_source.hpp"
 #include "cli/results_format.hpp"
-#include "common/bearer_token.hpp"
 #include "common/error.hpp"
 #include "common/http_client.hpp"
 #include "common/spec.hpp"
@@ -35,82 +35,12 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-std::string coordinator_url(const CliArgs& a) {
-  std::string url = a.opt("coordinator");
-  if (url.empty()) {
-    const char* env = std::getenv("SCALEBENCH_COORDINATOR");
-    url = env ? env : "http://127.0.0.1:8470";
-  }
-  return url;
-}
-
-// A client of the coordinator at --coordinator, with the token of --token-file or SCALEBENCH_TOKEN.
-HttpClient coordinator_client(const CliArgs& a, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
-  HttpClient client(coordinator_url(a), timeout);
-  if (auto token = client_token(a.opt("token-file"))) client.set_bearer_token(*token);
-  return client;
-}
-
 std::string clock(double seconds) {
   int s = static_cast<int>(seconds + 0.5);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60);
   return buf;
 }
-
-// Records and experiment summaries from a running coordinator or straight from a store file.
-class Source {
- public:
-  explicit Source(const CliArgs& a) {
-    if (!a.opt("db").empty()) {
-      if (!std::filesystem::exists(a.opt("db"))) throw Error(a.opt("db") + ": no such store file");
-      store_.emplace(a.opt("db"), true);
-    } else {
-      client_.emplace(coordinator_client(a));
-    }
-  }
-  explicit Source(HttpClient client) { client_.emplace(std::move(client)); }
-  Json experiments() {
-    if (store_) return store_->list_experiments();
-    return client_->get_json("/api/v1/experiments").value("experiments", Json::array());
-  }
-  Json experiment(const std::string& id) {
-    if (store_) {
-      auto found = store_->find_experiment(id);
-      if (!found) throw Error("no experiment '" + id + "'");
-      return store_->experiment_summary(*found);
-    }
-    return client_->get_json("/api/v1/experiments/" + id);
-  }
-  Json records(const std::string& experiment) {
-    Json all = Json::array();
-    long long after = 0;
-    for (;;) {
-      Json page;
-      if (store_) {
-        std::optional<long long> id;
-        if (!experiment.empty()) {
-          id = store_->find_experiment(experiment);
-          if (!id) throw Error("no experiment '" + experiment + "'");
-        }
-        page = store_->records(id, after, 5000);
-      } else {
-        page = client_
-                   ->get_json("/api/v1/results?limit=5000&after=" + std::to_string(after) +
-                              (experiment.empty() ? "" : "&experiment=" + experiment))
-                   .value("records", Json::array());
-      }
-      if (page.empty()) break;
-      for (auto& r : page) all.push_back(r);
-      after = page.back()["record_id"].get<long long>();
-    }
-    return all;
-  }
-
- private:
-  std::optional<Store> store_;
-  std::optional<HttpClient> client_;
-};
 
 int print_results(const Json& records, const std::string& format) {
   if (format == "json")

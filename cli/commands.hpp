@@ -25,5 +25,6 @@ int cmd_results(const CliArgs& a);
 int cmd_agents(const CliArgs& a);
 int cmd_cancel(const CliArgs& a);
 int cmd_ratio(const CliArgs& a);
+int cmd_report(const CliArgs& a);
 
 }  // namespace scalebench

@@ -16,6 +16,9 @@ const char* kUsage = R"(usage: scalebench COMMAND [ARGS] [OPTIONS]
   ratio [--experiment NAME|ID] [--variants A,B] [--metric M] [--ignore-params P,Q] [--format table|json|csv]
         [--coordinator URL | --db FILE]      A/B ratio per point (default nvlink,pcie on busbw) with a
                                              95% CI from interleaved rounds (or the samples of one round)
+  report [--experiment NAME|ID] [--out DIR] [--coordinator URL | --db FILE]
+                                             an HTML page (with SVG charts), Markdown, CSV, JSON and
+                                             PNG charts of the experiment(s) in DIR (default report/)
   agents [--coordinator URL]
   cancel EXPERIMENT [--coordinator URL]
   version
@@ -26,7 +29,7 @@ Exit codes: 0 ok; 1 a reference failed; 2 bad usage or input; 3 runs failed or t
 4 the coordinator could not be reached or refused.
 )";
 const std::set<std::string> kValueOptions = {"db",       "coordinator",   "format", "experiment", "logs",
-                                             "variants", "ignore-params", "metric", "token-file"};
+                                             "variants", "ignore-params", "metric", "token-file", "out"};
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,6 +73,7 @@ int main(int argc, char** argv) {
     if (a.command == "agents") return cmd_agents(a);
     if (a.command == "ratio") return cmd_ratio(a);
     if (a.command == "cancel") return cmd_cancel(a);
+    if (a.command == "report") return cmd_report(a);
     if (a.command == "version") {
       std::cout << "scalebench " << kVersion << " (" << kGitRevision << ")\n";
       return 0;

@@ -1,0 +1,72 @@
+#include "cli/record_source.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/bearer_token.hpp"
+#include "common/error.hpp"
+
+namespace scalebench {
+
+std::string coordinator_url(const CliArgs& a) {
+  std::string url = a.opt("coordinator");
+  if (url.empty()) {
+    const char* env = std::getenv("SCALEBENCH_COORDINATOR");
+    url = env ? env : "http://127.0.0.1:8470";
+  }
+  return url;
+}
+
+HttpClient coordinator_client(const CliArgs& a, std::chrono::milliseconds timeout) {
+  HttpClient client(coordinator_url(a), timeout);
+  if (auto token = client_token(a.opt("token-file"))) client.set_bearer_token(*token);
+  return client;
+}
+
+Source::Source(const CliArgs& a) {
+  if (!a.opt("db").empty()) {
+    if (!std::filesystem::exists(a.opt("db"))) throw Error(a.opt("db") + ": no such store file");
+    store_.emplace(a.opt("db"), true);
+  } else {
+    client_.emplace(coordinator_client(a));
+  }
+}
+
+Source::Source(HttpClient client) { client_.emplace(std::move(client)); }
+
+Json Source::experiments() {
+  if (store_) return store_->list_experiments();
+  return client_->get_json("/api/v1/experiments").value("experiments", Json::array());
+}
+
+Json Source::experiment(const std::string& id) {
+  if (store_) {
+    auto found = store_->find_experiment(id);
+    if (!found) throw Error("no experiment '" + id + "'");
+    return store_->experiment_summary(*found);
+  }
+  return client_->get_json("/api/v1/experiments/" + id);
+}
+
+Json Source::records(const std::string& experiment) {
+  Json all = Json::array();
+  long long after = 0;
+  std::optional<long long> id;
+  if (store_ && !experiment.empty()) {
+    id = store_->find_experiment(experiment);
+    if (!id) throw Error("no experiment '" + experiment + "'");
+  }
+  for (;;) {
+    Json page = store_ ? store_->records(id, after, 5000)
+                       : client_
+                             ->get_json("/api/v1/results?limit=5000&after=" + std::to_string(after) +
+                                        (experiment.empty() ? "" : "&experiment=" + experiment))
+                             .value("records", Json::array());
+    if (page.empty()) break;
+    for (auto& r : page) all.push_back(r);
+    after = page.back()["record_id"].get<long long>();
+  }
+  return all;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,35 @@
+#pragma once
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "common/http_client.hpp"
+#include "common/json.hpp"
+#include "coordinator/store.hpp"
+
+namespace scalebench {
+
+// The coordinator URL: --coordinator, else $SCALEBENCH_COORDINATOR, else http://127.0.0.1:8470.
+std::string coordinator_url(const CliArgs& a);
+
+// A client of the coordinator at --coordinator, with the token of --token-file or SCALEBENCH_TOKEN.
+HttpClient coordinator_client(const CliArgs& a, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+// Records and experiment summaries from a running coordinator (--coordinator) or straight from a
+// store file (--db, opened read-only).
+class Source {
+ public:
+  explicit Source(const CliArgs& a);
+  explicit Source(HttpClient client);
+  Json experiments();
+  Json experiment(const std::string& id);
+  // Every record of the experiment (all experiments when empty), in store order, read in pages.
+  Json records(const std::string& experiment);
+
+ private:
+  std::optional<Store> store_;
+  std::optional<HttpClient> client_;
+};
+
+}  // namespace scalebench
