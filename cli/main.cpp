@@ -16,9 +16,17 @@ const char* kUsage = R"(usage: scalebench COMMAND [ARGS] [OPTIONS]
   ratio [--experiment NAME|ID] [--variants A,B] [--metric M] [--ignore-params P,Q] [--format table|json|csv]
         [--coordinator URL | --db FILE]      A/B ratio per point (default nvlink,pcie on busbw) with a
                                              95% CI from interleaved rounds (or the samples of one round)
-  report [--experiment NAME|ID] [--out DIR] [--coordinator URL | --db FILE]
+  report [--experiment NAME|ID] [--out DIR] [--title TEXT] [--coordinator URL | --db FILE | --records FILE]
                                              an HTML page (with SVG charts), Markdown, CSV, JSON and
-                                             PNG charts of the experiment(s) in DIR (default report/)
+                                             PNG charts of the experiment(s) in DIR (default report/);
+                                             --records reads `results --format json` output (- = stdin)
+  compare BASELINE CANDIDATE | compare CANDIDATE --baseline FILE [--tolerance PCT] [--metric M]
+        [--ignore-params P,Q] [--format table|csv|json] [--outliers] [--outlier-threshold PCT]
+        [--coordinator URL | --db FILE]      each metric's change per point between two experiments
+                                             (name or id), or against FILE (`results --format json`
+                                             output), with a 95% noise band, worst first; exit 1 on a
+                                             regression beyond the tolerance (default 5%; a reference's
+                                             wins) and the noise, 3 when no point is in both
   agents [--coordinator URL]
   cancel EXPERIMENT [--coordinator URL]
   version
@@ -28,8 +36,11 @@ and cancel, a read token to look).
 Exit codes: 0 ok; 1 a reference failed; 2 bad usage or input; 3 runs failed or timed out;
 4 the coordinator could not be reached or refused.
 )";
-const std::set<std::string> kValueOptions = {"db",       "coordinator",   "format", "experiment", "logs",
-                                             "variants", "ignore-params", "metric", "token-file", "out"};
+const std::set<std::string> kValueOptions = {
+    "db",         "coordinator", "format",  "experiment", "logs",     "variants",  "ignore-params",    "metric",
+    "token-file", "out",         "records", "title",      "baseline", "tolerance", "outlier-threshold"};
+// Options that take no value.
+const std::set<std::string> kFlagOptions = {"outliers"};
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,7 +65,7 @@ int main(int argc, char** argv) {
         }
         value = argv[++i];
       }
-      if (!kValueOptions.count(key)) {
+      if (!kValueOptions.count(key) && !kFlagOptions.count(key)) {
         std::cerr << "scalebench: unknown option --" << key << "\n" << kUsage;
         return 2;
       }
@@ -74,6 +85,7 @@ int main(int argc, char** argv) {
     if (a.command == "ratio") return cmd_ratio(a);
     if (a.command == "cancel") return cmd_cancel(a);
     if (a.command == "report") return cmd_report(a);
+    if (a.command == "compare") return cmd_compare(a);
     if (a.command == "version") {
       std::cout << "scalebench " << kVersion << " (" << kGitRevision << ")\n";
       return 0;

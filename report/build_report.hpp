@@ -1,0 +1,24 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "report/report_model.hpp"
+
+namespace scalebench {
+
+struct ReportOptions {
+  std::string title = "scalebench report";
+  std::vector<int> extrapolate_to = {16, 64, 256, 1024};  // GPU counts the scaling models predict
+};
+
+// Turns stored records (a JSON array, as `scalebench results --format json` gives them) into the
+// report: the machine header, a section per experiment with its collective curves, NVLink/PCIe
+// ratios, throughput scaling (speedup and efficiency), fitted scaling models, every other figure,
+// and the runs that did not end ok. Deterministic: the same records give the same report.
+Report build_report(const Json& records, const ReportOptions& options = {});
+
+// Numbers as the report prints them: 3 significant digits up to 1000, no exponent below 1e-3.
+std::string format_number(double v);
+
+}  // namespace scalebench

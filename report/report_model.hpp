@@ -1,0 +1,59 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+
+namespace scalebench {
+
+// What a report shows, before it is written as HTML, Markdown, CSV or JSON: every writer reads
+// this model and nothing else, so the formats cannot disagree.
+
+// A table of formatted cells. `numeric` marks columns that are right-aligned numbers.
+struct Table {
+  std::string id;  // file-name safe: CSV files and HTML anchors use it
+  std::string title;
+  std::string note;  // one line under the title: what the numbers are and how they were made
+  std::vector<std::string> columns;
+  std::vector<bool> numeric;
+  std::vector<std::vector<std::string>> rows;
+};
+
+struct ChartPoint {
+  double x = 0, y = 0;
+  double low = 0, high = 0;  // spread around y (min and max of the samples); equal to y when none
+};
+
+struct Series {
+  std::string name;
+  std::vector<ChartPoint> points;
+  bool dashed = false;  // ideal lines and model extrapolations
+  bool markers = true;  // measured points get markers, model curves do not
+  bool error_bars = true;
+};
+
+struct Chart {
+  std::string id;  // file-name safe
+  std::string title;
+  std::string x_label, y_label;
+  bool log_x = false, log_y = false;
+  bool x_bytes = false;  // x is a size in bytes: ticks read 8 B, 1 KiB, 1 MiB ...
+  std::vector<Series> series;
+};
+
+struct Section {
+  std::string id;
+  std::string title;
+  std::vector<std::string> paragraphs;
+  std::vector<Table> tables;
+  std::vector<Chart> charts;
+};
+
+struct Report {
+  std::string title;
+  std::vector<std::pair<std::string, std::string>> header;  // machine, GPUs, versions ... as label/value
+  Table topology;                                           // GPU x GPU link matrix (empty on host memory)
+  std::vector<Section> sections;
+};
+
+}  // namespace scalebench
