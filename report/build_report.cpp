@@ -217,7 +217,8 @@ void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gp
   Table model = make_table(
       sec.id + "-alpha-beta", "Alpha-beta model per collective and GPU count",
       "time(S) = alpha + S·beta fitted on relative error over every size; bus bandwidth = busbw factor / beta. "
-      "Predicted busbw at the largest size for more GPUs assumes a ring whose added GPUs join through links as "
+      "busbw @N: the measured busbw at the largest size times model(N) / model(measured count); it assumes a ring "
+      "whose added GPUs join through links as "
       "fast as the measured ones, with the same latency per step (a lower bound inside one NVLink domain; "
       "across nodes the network's bandwidth takes beta's place)",
       {{"collective", false}, {"series", false}, {"alpha µs", true}, {"bus bandwidth GB/s", true}, {"R²", true}});
@@ -278,7 +279,10 @@ void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gp
               format_number(collective::busbw_factor(collective::parse_op(g.op), c.workers) / fit.beta_us_per_byte /
                             1e3),
               format_number(fit.r2)};
-          for (int n : opt.extrapolate_to) row.push_back(format_number(predict_busbw(fit, g.op, c.workers, n, top)));
+          // The model gives the shape; the measurement at the largest size anchors it.
+          const double at_fit = predict_busbw(fit, g.op, c.workers, c.workers, top);
+          for (int n : opt.extrapolate_to)
+            row.push_back(format_number(p.median * predict_busbw(fit, g.op, c.workers, n, top) / at_fit));
           model.rows.push_back(row);
         }
       }
@@ -307,8 +311,9 @@ void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gp
       Series model_line;
       model_line.name = line + " model";
       model_line.dashed = true, model_line.markers = false, model_line.error_bars = false;
+      const double anchor = m.count(n_fit) ? m[n_fit].median / predict_busbw(fit, g.op, n_fit, n_fit, common_size) : 1;
       for (int n = n_fit; n <= opt.extrapolate_to.back(); n *= 2) {
-        const double b = predict_busbw(fit, g.op, n_fit, n, common_size);
+        const double b = anchor * predict_busbw(fit, g.op, n_fit, n, common_size);
         model_line.points.push_back({double(n), b, b, b});
       }
       scale.series.push_back(model_line);
@@ -364,26 +369,26 @@ void add_transport_ratios(Section& sec, const Json& exp_records) {
         const std::string name = op + (p.value("in_place", false) ? " in-place" : "") + " · " + std::to_string(w);
         auto& s = series[name];
         s.name = name;
-        s.points.push_back({v.key["size"].get<double>(), v.ratio, v.ci_low, v.ci_high});
+        s.points.push_back({v.key["point"].get<double>(), v.ratio, v.ci_low, v.ci_high});
         rows[name].push_back(&v);
       }
       for (auto& [name, s] : series) {
         std::sort(s.points.begin(), s.points.end(), [](auto& a, auto& b) { return a.x < b.x; });
         chart.series.push_back(s);
         auto& rs = rows[name];
-        std::sort(rs.begin(), rs.end(), [](auto* a, auto* b) { return a->key["size"] < b->key["size"]; });
+        std::sort(rs.begin(), rs.end(), [](auto* a, auto* b) { return a->key["point"] < b->key["point"]; });
         std::set<const VariantRatio*> pick = {rs.front(), rs.back()};
         const VariantRatio* mib = rs.front();
         for (auto* v : rs)
-          if (std::fabs(std::log2(v->key["size"].get<double>() / 1048576.0)) <
-              std::fabs(std::log2(mib->key["size"].get<double>() / 1048576.0)))
+          if (std::fabs(std::log2(v->key["point"].get<double>() / 1048576.0)) <
+              std::fabs(std::log2(mib->key["point"].get<double>() / 1048576.0)))
             mib = v;
         pick.insert(mib);
         for (auto* v : rs) {
           if (!pick.count(v)) continue;
           const Json& p = v->key["params"];
           t.rows.push_back({nv + " / " + pc, p.value("op", "") + (p.value("in_place", false) ? " in-place" : ""),
-                            name.substr(name.rfind(' ') + 1), format_size(v->key["size"].get<std::uint64_t>()),
+                            name.substr(name.rfind(' ') + 1), format_size(v->key["point"].get<std::uint64_t>()),
                             format_number(v->numerator), format_number(v->denominator), format_number(v->ratio),
                             format_number(v->ci_low) + " – " + format_number(v->ci_high), std::to_string(v->pairs)});
         }

@@ -1,0 +1,212 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "report/build_report.hpp"
+#include "report/report_writers.hpp"
+#include "report/scaling_model.hpp"
+
+namespace scalebench {
+namespace {
+
+// ---- scaling models -------------------------------------------------------------------------
+
+TEST(AlphaBeta, RecoversStartupAndBandwidthFromExactTimes) {
+  std::vector<double> sizes, times;
+  for (double s = 8; s <= 1 << 30; s *= 8) {
+    sizes.push_back(s);
+    times.push_back(12.0 + s / 150e3);  // 12 us start-up, 150 GB/s (bytes per us = 150e3)
+  }
+  const AlphaBetaFit fit = fit_alpha_beta(sizes, times);
+  ASSERT_TRUE(fit.ok());
+  EXPECT_NEAR(fit.alpha_us, 12.0, 1e-6);
+  EXPECT_NEAR(1 / fit.beta_us_per_byte, 150e3, 1e-3);
+  EXPECT_NEAR(fit.r2, 1.0, 1e-9);
+}
+
+TEST(AlphaBeta, TooFewPointsIsNotAFit) {
+  EXPECT_FALSE(fit_alpha_beta({1024}, {3.0}).ok());
+  EXPECT_FALSE(fit_alpha_beta({}, {}).ok());
+}
+
+TEST(AlphaBeta, RingStepsPerCollective) {
+  EXPECT_EQ(ring_steps("all_reduce", 4), 6);
+  EXPECT_EQ(ring_steps("all_gather", 4), 3);
+  EXPECT_EQ(ring_steps("reduce_scatter", 8), 7);
+  EXPECT_EQ(ring_steps("alltoall", 2), 1);
+  EXPECT_EQ(ring_steps("broadcast", 4), 3);
+  EXPECT_EQ(ring_steps("sendrecv", 8), 1);
+  EXPECT_EQ(ring_steps("all_reduce", 1), 0);
+  EXPECT_EQ(ring_steps("no_such_op", 4), 0);
+}
+
+TEST(AlphaBeta, PredictionAtTheFittedCountReproducesTheMeasuredBusbw) {
+  // all_reduce at 4 ranks: busbw = S/t * 2(n-1)/n.
+  std::vector<double> sizes = {1 << 20, 1 << 24, 1 << 28}, times;
+  for (double s : sizes) times.push_back(30.0 + s / 100e3);
+  const AlphaBetaFit fit = fit_alpha_beta(sizes, times);
+  const double s = 1 << 28;
+  const double measured = s / (30.0 + s / 100e3) * 1.5 / 1e3;
+  EXPECT_NEAR(predict_busbw(fit, "all_reduce", 4, 4, s), measured, measured * 1e-6);
+  // More ranks: more start-up steps, the same bus bandwidth, so busbw can only fall.
+  const double at64 = predict_busbw(fit, "all_reduce", 4, 64, s), at1024 = predict_busbw(fit, "all_reduce", 4, 1024, s);
+  EXPECT_LT(at64, measured);
+  EXPECT_LT(at1024, at64);
+  EXPECT_GT(at1024, 0);
+  EXPECT_EQ(predict_busbw(fit, "all_reduce", 4, 1, s), 0);
+}
+
+TEST(ThroughputModel, FitsComputePlusExposedAllReduce) {
+  // t(N) = 2 ms + 0.1 ms * 2(N-1)/N per item and worker.
+  std::vector<int> w = {1, 2, 4, 8};
+  std::vector<double> tp;
+  for (int n : w) tp.push_back(n / (2.0 + 0.1 * 2.0 * (n - 1) / n));
+  const ThroughputModel m = fit_throughput(w, tp);
+  ASSERT_TRUE(m.ok());
+  EXPECT_NEAR(m.t1, 2.0, 1e-9);
+  EXPECT_NEAR(m.c, 0.1, 1e-9);
+  EXPECT_NEAR(predict_efficiency(m, 1), 1.0, 1e-12);
+  EXPECT_NEAR(predict_efficiency(m, 1024), 2.0 / (2.0 + 0.2 * 1023 / 1024), 1e-9);
+  EXPECT_LT(predict_efficiency(m, 16), predict_efficiency(m, 8) + 1e-12);
+}
+
+TEST(ThroughputModel, PerfectScalingStaysAtFullEfficiency) {
+  const ThroughputModel m = fit_throughput({1, 2, 4}, {100, 200, 400});
+  ASSERT_TRUE(m.ok());
+  EXPECT_NEAR(predict_efficiency(m, 1024), 1.0, 1e-9);
+}
+
+// ---- the report from records ----------------------------------------------------------------
+
+Json throughput_record(const std::string& variant, int gpus, double value, Json params = Json::object()) {
+  return Json{{"schema_version", 1},
+              {"run_id", gpus},
+              {"experiment", "train"},
+              {"workload", "command"},
+              {"variant", variant},
+              {"round", 1},
+              {"transport", ""},
+              {"params", params},
+              {"placement", {{"nodes", 1}, {"ranks", gpus}, {"gpus", gpus}}},
+              {"point", Json::object()},
+              {"metric", "throughput"},
+              {"unit", "images/s"},
+              {"better", "higher"},
+              {"value", value},
+              {"stats", {{"n", 1}, {"median", value}, {"min", value}, {"max", value}, {"samples", {value}}}},
+              {"status", "ok"},
+              {"reason", ""}};
+}
+
+const Table* find_table(const Report& r, const std::string& suffix) {
+  for (const Table* t : all_tables(r))
+    if (t->id.size() >= suffix.size() && t->id.compare(t->id.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return t;
+  return nullptr;
+}
+
+TEST(Report, ThroughputScalingGivesSpeedupAndEfficiencyAgainstTheSmallestCount) {
+  Json recs = Json::array({throughput_record("nvlink", 1, 1000), throughput_record("nvlink", 2, 1980),
+                           throughput_record("nvlink", 4, 3800)});
+  const Report r = build_report(recs);
+  const Table* t = find_table(r, "-scaling");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->rows.size(), 3u);
+  // columns: series, GPUs, throughput, unit, min – max, cv %, speedup, efficiency %, scaling
+  EXPECT_EQ(t->rows[0][6], "1.000");
+  EXPECT_EQ(t->rows[1][6], "1.980");
+  EXPECT_EQ(t->rows[1][7], "99.00");
+  EXPECT_EQ(t->rows[2][6], "3.800");
+  EXPECT_EQ(t->rows[2][7], "95.00");
+  EXPECT_EQ(t->rows[2][8], "weak");
+  const Table* model = find_table(r, "-scaling-model");
+  ASSERT_NE(model, nullptr);
+  ASSERT_EQ(model->rows.size(), 1u);
+  // Efficiency falls as the model extrapolates, and stays a percentage.
+  const double e16 = std::stod(model->rows[0][2]), e1024 = std::stod(model->rows[0][5]);
+  EXPECT_LE(e16, 100.0);
+  EXPECT_LE(e1024, e16);
+  EXPECT_GT(e1024, 0);
+  // A chart with the measured line, the ideal line and the model.
+  ASSERT_EQ(r.sections.back().charts.size(), 1u);
+  EXPECT_EQ(r.sections.back().charts[0].series.size(), 3u);
+  EXPECT_TRUE(r.sections.back().charts[0].series[1].dashed);
+}
+
+TEST(Report, StrongScalingIsTellByAGlobalBatchSplitOverGpus) {
+  Json recs = Json::array({throughput_record("a", 1, 1000, {{"batch_size", 256}}),
+                           throughput_record("a", 2, 1900, {{"batch_size", 128}}),
+                           throughput_record("a", 4, 3500, {{"batch_size", 64}})});
+  const Table* t = find_table(build_report(recs), "-scaling");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->rows.size(), 3u);  // batch_size differs per count, yet the rows are one series
+  EXPECT_EQ(t->rows[2][8], "strong");
+}
+
+TEST(Report, FailedRunsAreListedWithTheirReason) {
+  Json bad = throughput_record("a", 2, 0);
+  bad["status"] = "failed", bad["value"] = nullptr, bad["metric"] = "run", bad["reason"] = "agent lost";
+  const Report r = build_report(Json::array({throughput_record("a", 1, 10), bad}));
+  const Table* t = find_table(r, "-problems");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->rows.size(), 1u);
+  EXPECT_EQ(t->rows[0][4], "failed");
+  EXPECT_EQ(t->rows[0][5], "agent lost");
+}
+
+TEST(Report, HtmlEscapesWhatRecordsSay) {
+  Json rec = throughput_record("<script>alert(1)</script>", 1, 10);
+  const std::string html = html_report(build_report(Json::array({rec})));
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+}
+
+// ---- golden outputs -------------------------------------------------------------------------
+// tests/data/report/records.jsonl holds real records: a host-memory quick study and the
+// all_reduce points of a 4-GPU nvlink/pcie study with nccl-tests run beside it. Set
+// SCALEBENCH_UPDATE_GOLDEN=1 to rewrite the expected files after a deliberate change.
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void expect_golden(const std::filesystem::path& path, const std::string& actual) {
+  if (std::getenv("SCALEBENCH_UPDATE_GOLDEN")) {
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << actual;
+  }
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
+  EXPECT_EQ(slurp(path), actual) << "differs from " << path << " (SCALEBENCH_UPDATE_GOLDEN=1 rewrites it)";
+}
+
+TEST(ReportGolden, MarkdownCsvAndJsonOfRealRecords) {
+  const std::filesystem::path dir = std::filesystem::path(SCALEBENCH_TEST_DATA) / "report";
+  Json records = Json::array();
+  std::istringstream lines(slurp(dir / "records.jsonl"));
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) records.push_back(Json::parse(line));
+  ASSERT_GT(records.size(), 100u);
+  const Report r = build_report(records);
+  expect_golden(dir / "golden" / "report.md", markdown_report(r));
+  expect_golden(dir / "golden" / "report.json", json_report(r));
+  for (const Table* t : all_tables(r)) expect_golden(dir / "golden" / "tables" / (t->id + ".csv"), csv_table(*t));
+  // What the golden files must show, so that a rewrite cannot bless a broken report.
+  const Table* ratio = find_table(r, "-nvlink-vs-pcie");
+  ASSERT_NE(ratio, nullptr);
+  EXPECT_GE(ratio->rows.size(), 6u);  // two variant pairs x three sizes
+  const Table* largest = find_table(r, "nccl-tests-vs-scalebench-busbw-largest");
+  ASSERT_NE(largest, nullptr);
+  EXPECT_EQ(largest->rows.size(), 4u);  // 4 variants at 4 GPUs
+  for (const auto& row : largest->rows) EXPECT_FALSE(row[8].empty()) << "% of peak missing";
+  EXPECT_FALSE(r.topology.rows.empty());
+}
+
+}  // namespace
+}  // namespace scalebench
