@@ -28,26 +28,37 @@ std::string xml_escape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
 }
 
-SvgCanvas::SvgCanvas(int width, int height, const std::string& title)
-    : width_(width), height_(height), title_(title) {}
+SvgCanvas::SvgCanvas(int width, int height, const std::string& title) : width_(width), height_(height), title_(title) {}
 
 void SvgCanvas::polyline(const std::vector<Point2>& points, const Stroke& stroke) {
   if (points.size() < 2) return;
   body_ << "<polyline fill=\"none\" stroke=\"" << rgb(stroke.color) << "\"" << opacity(stroke.color, "stroke-opacity")
         << " stroke-width=\"" << num(stroke.width) << "\"" << (stroke.dashed ? " stroke-dasharray=\"6 4\"" : "")
         << " points=\"";
-  for (std::size_t i = 0; i < points.size(); ++i) body_ << (i ? " " : "") << num(points[i].x) << "," << num(points[i].y);
+  for (std::size_t i = 0; i < points.size(); ++i)
+    body_ << (i ? " " : "") << num(points[i].x) << "," << num(points[i].y);
   body_ << "\"/>\n";
 }
 
