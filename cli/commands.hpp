@@ -26,5 +26,6 @@ int cmd_agents(const CliArgs& a);
 int cmd_cancel(const CliArgs& a);
 int cmd_ratio(const CliArgs& a);
 int cmd_report(const CliArgs& a);
+int cmd_compare(const CliArgs& a);  // 1: a regression was flagged; 3: no point in common
 
 }  // namespace scalebench

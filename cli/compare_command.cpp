@@ -1,0 +1,301 @@
+// scalebench compare: a candidate experiment against a baseline (another experiment or a records
+// file), each metric's change with its noise band and verdict, worst first (docs/compare.md).
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/record_source.hpp"
+#include "common/error.hpp"
+#include "common/units.hpp"
+#include "report/compare.hpp"
+#include "report/outliers.hpp"
+
+namespace scalebench {
+
+namespace {
+const char* kCompareUsage =
+    "usage: scalebench compare BASELINE CANDIDATE [--db FILE | --coordinator URL]\n"
+    "       scalebench compare CANDIDATE --baseline FILE [--db FILE | --coordinator URL]\n"
+    "         [--tolerance PCT] [--metric M] [--ignore-params P,Q] [--format table|csv|json]\n"
+    "         [--outliers] [--outlier-threshold PCT]";
+
+double percent_option(const CliArgs& a, const std::string& name, double fallback) {
+  const std::string s = a.opt(name);
+  if (s.empty()) return fallback;
+  std::size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || !std::isfinite(v) || v < 0)
+    throw Error("--" + name + " takes a percentage >= 0 (e.g. 5), got '" + s + "'");
+  return v;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  for (std::size_t start = 0; start < s.size();) {
+    auto end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+Json read_baseline_file(const std::string& path) {
+  std::stringstream text;
+  if (path == "-") {
+    text << std::cin.rdbuf();
+  } else {
+    std::ifstream in(path);
+    if (!in) throw Error(path + ": cannot open the baseline file");
+    text << in.rdbuf();
+  }
+  return parse_records_text(text.str(), path == "-" ? "<stdin>" : path);
+}
+
+// "quick (id 3)" from the store's or the coordinator's summary of the experiment.
+std::string label_of(const Json& summary, const std::string& asked) {
+  if (!summary.is_object() || !summary.contains("name")) return asked;
+  return summary["name"].get<std::string>() + " (id " + summary.value("id", Json(asked)).dump() + ")";
+}
+
+std::string number(double v) {
+  char buf[64];
+  const double m = std::fabs(v);
+  if (v != 0 && (m >= 1e6 || m < 1e-2))
+    std::snprintf(buf, sizeof buf, "%.3e", v);
+  else
+    std::snprintf(buf, sizeof buf, m >= 100 ? "%.1f" : "%.3g", v);
+  return buf;
+}
+
+std::string pct(double v) {
+  if (std::isnan(v)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", v);
+  return buf;
+}
+
+// What tells points apart in a table: the sweep's usual parameters, then the point's context.
+std::string what(const CompareRow& r) {
+  std::string s;
+  auto add = [&](const std::string& part) { s += (s.empty() ? "" : " ") + part; };
+  const Json& p = r.key["params"];
+  for (const char* k : {"op", "dtype", "backend", "test", "engine", "direction"})
+    if (p.contains(k) && p[k].is_string()) add(p[k].get<std::string>());
+  if (p.value("in_place", false)) add("in-place");
+  if (p.contains("src") && p.contains("dst")) {
+    auto str = [](const Json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); };
+    add(str(p["src"]) + "->" + str(p["dst"]));
+  }
+  static const std::set<std::string> shown = {"size", "count", "chunk", "busbw_factor"};
+  for (auto it = r.key["point"].begin(); it != r.key["point"].end(); ++it)
+    if (!shown.count(it.key())) add(it.key() + "=" + (it->is_string() ? it->get<std::string>() : it->dump()));
+  return s;
+}
+
+std::string size_of(const CompareRow& r) {
+  const Json& pt = r.key["point"];
+  if (!pt.contains("size") || !pt["size"].is_number_unsigned()) return "";
+  return format_size(pt["size"].get<std::uint64_t>());
+}
+
+void write_table(std::ostream& out, const std::vector<CompareRow>& rows) {
+  std::vector<std::vector<std::string>> cells = {{"verdict", "change", "95% band", "tolerance", "baseline", "candidate",
+                                                  "metric", "variant", "ranks", "gpus", "what", "size", "records"}};
+  for (const auto& r : rows) {
+    const bool band = !std::isnan(r.band_low_pct);
+    std::string tol = number(r.tolerance_pct) + "%" + (r.tolerance_from == "reference" ? " (ref)" : "");
+    std::vector<std::string> c = {to_string(r.verdict),
+                                  pct(r.change_pct),
+                                  band ? "[" + pct(r.band_low_pct) + ", " + pct(r.band_high_pct) + "]" : "",
+                                  tol,
+                                  r.baseline ? number(*r.baseline) : "-",
+                                  r.candidate ? number(*r.candidate) : "-",
+                                  r.metric + "(" + r.unit + ")",
+                                  r.variant,
+                                  std::to_string(r.ranks),
+                                  std::to_string(r.gpus),
+                                  what(r),
+                                  size_of(r),
+                                  std::to_string(r.baseline_records) + "/" + std::to_string(r.candidate_records) +
+                                      (r.noise_from.empty() ? "" : " " + r.noise_from)};
+    if (!r.note.empty()) c.push_back(r.note);
+    cells.push_back(std::move(c));
+  }
+  std::vector<std::size_t> width;
+  for (const auto& row : cells)
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], row[i].size());
+    }
+  for (const auto& row : cells) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i)
+      line += row[i] + (i + 1 < row.size() ? std::string(width[i] - row[i].size() + 2, ' ') : "");
+    out << line << "\n";
+  }
+}
+
+std::string csv_cell(std::string s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void write_csv(std::ostream& out, const std::vector<CompareRow>& rows) {
+  const std::vector<std::string> cols = {"verdict",
+                                         "workload",
+                                         "variant",
+                                         "metric",
+                                         "unit",
+                                         "better",
+                                         "nodes",
+                                         "ranks",
+                                         "gpus",
+                                         "params",
+                                         "point",
+                                         "baseline",
+                                         "candidate",
+                                         "baseline_records",
+                                         "candidate_records",
+                                         "change_pct",
+                                         "band_low_pct",
+                                         "band_high_pct",
+                                         "noise_from",
+                                         "tolerance_pct",
+                                         "tolerance_from",
+                                         "note"};
+  for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
+  out << "\n";
+  for (const auto& r : rows) {
+    const Json j = to_json(r);
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      const Json& v = j[cols[i]];
+      out << (i ? "," : "") << csv_cell(v.is_null() ? "" : v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    out << "\n";
+  }
+}
+
+void write_outliers_table(std::ostream& out, const std::vector<NodeOutlier>& outliers, double threshold) {
+  out << "\nper-node outliers of the candidate (worse than the median of >= 3 hosts by more than " << number(threshold)
+      << "%):\n";
+  if (outliers.empty()) {
+    out << "none\n";
+    return;
+  }
+  for (const auto& o : outliers) {
+    std::string where =
+        o.key["variant"].get<std::string>() + " ranks=" + o.key["ranks"].dump() + " gpus=" + o.key["gpus"].dump();
+    const Json& pt = o.key["point"];
+    if (pt.contains("size") && pt["size"].is_number_unsigned())
+      where += " size=" + format_size(pt["size"].get<std::uint64_t>());
+    out << o.host << ": " << o.metric << " " << number(o.value) << " " << o.unit << " is " << pct(o.deviation_pct)
+        << " from the median " << number(o.group_median) << " of " << o.group_size << " hosts (" << where << ")\n";
+  }
+}
+}  // namespace
+
+int cmd_compare(const CliArgs& a) {
+  const std::string baseline_file = a.opt("baseline");
+  const std::size_t want = baseline_file.empty() ? 2 : 1;
+  if (a.positional.size() != want) throw Error(kCompareUsage);
+  for (const auto& p : a.positional)
+    if (p.empty()) throw Error("an experiment name or id must not be empty\n" + std::string(kCompareUsage));
+  const std::string format = a.opt("format", "table");
+  if (format != "table" && format != "csv" && format != "json") throw Error("--format takes table, csv or json");
+  CompareOptions options;
+  options.tolerance_pct = percent_option(a, "tolerance", 5);
+  options.metric = a.opt("metric");
+  options.ignore_params = split_commas(a.opt("ignore-params"));
+  const bool outliers_wanted = a.options.count("outliers") > 0;
+  const double outlier_threshold = percent_option(a, "outlier-threshold", 10);
+
+  // Bad input (2) before the store or coordinator is asked anything.
+  Json baseline;
+  std::string baseline_label;
+  if (!baseline_file.empty()) {
+    baseline = read_baseline_file(baseline_file);
+    std::set<std::string> names;
+    for (const auto& r : baseline) names.insert(r.value("experiment", ""));
+    baseline_label = baseline_file;
+    if (names.size() > 1)
+      std::cerr << "scalebench: note: " << baseline_file << " holds records of " << names.size()
+                << " experiments; all of them form the baseline\n";
+  }
+
+  Source src(a);
+  Json candidate;
+  std::string candidate_label;
+  try {
+    if (baseline_file.empty()) {
+      baseline_label = label_of(src.experiment(a.positional[0]), a.positional[0]);
+      baseline = src.records(a.positional[0]);
+    }
+    const std::string& cand = a.positional.back();
+    candidate_label = label_of(src.experiment(cand), cand);
+    candidate = src.records(cand);
+  } catch (const Error& e) {
+    // An unknown experiment is bad input (2), also when the coordinator is the one saying so.
+    const std::string msg = e.what();
+    if (msg.rfind("no experiment '", 0) != 0) throw;
+    std::cerr << "scalebench: " << msg.substr(0, msg.find(" (HTTP ")) << "\n";
+    return 2;
+  }
+
+  const auto rows = compare_records(baseline, candidate, options);
+  auto counts = count_verdicts(rows);
+  const int compared = counts[Verdict::kRegression] + counts[Verdict::kUnchanged] + counts[Verdict::kImprovement];
+  std::vector<NodeOutlier> outliers;
+  if (outliers_wanted) outliers = find_node_outliers(candidate, outlier_threshold);
+
+  std::string summary;
+  for (auto v : {Verdict::kRegression, Verdict::kMissing, Verdict::kUnchanged, Verdict::kImprovement, Verdict::kNew})
+    summary += (summary.empty() ? "" : ", ") + std::to_string(counts[v]) + " " + to_string(v) +
+               (counts[v] != 1 && (v == Verdict::kRegression || v == Verdict::kImprovement) ? "s" : "");
+  summary += ": candidate " + candidate_label + " against baseline " + baseline_label + ", tolerance " +
+             number(options.tolerance_pct) + "% where no reference sets one";
+  if (outliers_wanted) summary += "; " + std::to_string(outliers.size()) + " per-node outliers";
+
+  if (format == "json") {
+    Json j{{"baseline", baseline_label},
+           {"candidate", candidate_label},
+           {"tolerance_pct", options.tolerance_pct},
+           {"counts", Json::object()},
+           {"rows", Json::array()}};
+    for (const auto& [v, n] : counts) j["counts"][to_string(v)] = n;
+    for (const auto& r : rows) j["rows"].push_back(to_json(r));
+    if (outliers_wanted) {
+      j["outlier_threshold_pct"] = outlier_threshold;
+      j["outliers"] = Json::array();
+      for (const auto& o : outliers) j["outliers"].push_back(to_json(o));
+    }
+    std::cout << j.dump(2) << "\n";
+  } else if (format == "csv") {
+    write_csv(std::cout, rows);
+    std::cerr << summary << "\n";
+  } else {
+    if (!rows.empty()) write_table(std::cout, rows);
+    if (outliers_wanted) write_outliers_table(std::cout, outliers, outlier_threshold);
+    std::cout << summary << "\n";
+  }
+
+  if (compared == 0) {
+    std::cerr << "scalebench: nothing to compare: no point has ok records in both the baseline ("
+              << counts[Verdict::kMissing] << " points) and the candidate (" << counts[Verdict::kNew] << " points)\n";
+    return 3;
+  }
+  return counts[Verdict::kRegression] > 0 ? 1 : 0;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,393 @@
+#include "report/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/error.hpp"
+#include "common/stats.hpp"
+#include "coordinator/variant_ratio.hpp"
+
+namespace scalebench {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Objects with their keys sorted, so that the same parameters written in another order (a
+// variant's overrides come last) give the same key.
+Json sorted(const Json& j) {
+  if (!j.is_object()) return j;
+  std::map<std::string, Json> m;
+  for (auto it = j.begin(); it != j.end(); ++it) m[it.key()] = sorted(it.value());
+  Json out = Json::object();
+  for (auto& [k, v] : m) out[k] = std::move(v);
+  return out;
+}
+
+}  // namespace
+
+Json point_key(const Json& r, const std::vector<std::string>& ignore) {
+  Json params = r.value("params", Json::object());
+  if (params.is_object()) {
+    params.erase("round");
+    for (const auto& p : default_ignored_params()) params.erase(p);
+    for (const auto& p : ignore) params.erase(p);
+  }
+  Json point = r.value("point", Json::object());
+  if (point.is_object()) {
+    point.erase("iters");    // resolved from iters: auto at run time
+    point.erase("blocked");  // copy: whether the spin kernel's hold was dropped for a sample
+  }
+  const Json pl = r.value("placement", Json::object());
+  auto count = [&](const char* k) { return pl.is_object() && pl.contains(k) && pl[k].is_number() ? pl[k] : Json(0); };
+  return Json{{"workload", r.value("workload", "")},
+              {"variant", r.value("variant", "")},
+              {"metric", r.value("metric", "")},
+              {"unit", r.value("unit", "")},
+              {"params", sorted(params)},
+              {"nodes", count("nodes")},
+              {"ranks", count("ranks")},
+              {"gpus", count("gpus")},
+              {"point", sorted(point)}};
+}
+
+namespace {
+
+bool is_point(const Json& r) {
+  return r.is_object() && r.value("metric", "") != "run" && r.contains("metric") && r["metric"].is_string();
+}
+
+bool comparable(const Json& r) {
+  if (!is_point(r) || r.value("status", "") != "ok") return false;
+  if (!r.contains("value") || !r["value"].is_number()) return false;
+  const std::string better = r.value("better", "");
+  return better == "higher" || better == "lower";
+}
+
+std::vector<double> values_of(const std::vector<const Json*>& recs) {
+  std::vector<double> v;
+  for (const Json* r : recs) v.push_back((*r)["value"].get<double>());
+  return v;
+}
+
+std::vector<double> samples_of(const std::vector<const Json*>& recs) {
+  std::vector<double> v;
+  for (const Json* r : recs) {
+    const Json* st = r->contains("stats") ? &(*r)["stats"] : nullptr;
+    if (st && st->is_object() && st->contains("samples") && (*st)["samples"].is_array()) {
+      for (const auto& x : (*st)["samples"])
+        if (x.is_number()) v.push_back(x.get<double>());
+    } else {
+      v.push_back((*r)["value"].get<double>());  // a record without samples counts as one
+    }
+  }
+  return v;
+}
+
+// Half-width of Welch's 95% interval of the difference of the mean logs of a and b; NaN when
+// neither side has two values or a value is not positive.
+double log_half_width(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() < 2 && b.size() < 2) return kNaN;
+  std::vector<double> la, lb;
+  for (double x : a) {
+    if (!(x > 0)) return kNaN;
+    la.push_back(std::log(x));
+  }
+  for (double x : b) {
+    if (!(x > 0)) return kNaN;
+    lb.push_back(std::log(x));
+  }
+  // A side with one value shows no spread of its own; the other side's spread stands for both.
+  const double na = static_cast<double>(la.size()), nb = static_cast<double>(lb.size());
+  const double va = la.size() >= 2 ? std::pow(stddev(la), 2) / na : 0;
+  const double vb = lb.size() >= 2 ? std::pow(stddev(lb), 2) / nb : 0;
+  const double se2 = va + vb;
+  if (se2 <= 0) return 0;
+  double den = 0;
+  if (la.size() >= 2) den += va * va / (na - 1);
+  if (lb.size() >= 2) den += vb * vb / (nb - 1);
+  const int dof = std::max(1, static_cast<int>(std::floor(se2 * se2 / den)));
+  return t_quantile_975(dof) * std::sqrt(se2);
+}
+
+std::optional<double> strictest_reference(const std::vector<const Json*>& recs) {
+  std::optional<double> tol;
+  for (const Json* r : recs)
+    if (auto t = reference_tolerance_pct(*r)) tol = tol ? std::min(*tol, *t) : *t;
+  return tol;
+}
+
+struct Group {
+  std::vector<const Json*> base, cand;
+  std::string failed_reason;  // a candidate record of this point that was not ok
+};
+
+void describe(CompareRow& row, const Json& key, const Json& r) {
+  row.key = key;
+  row.workload = key["workload"];
+  row.variant = key["variant"];
+  row.metric = key["metric"];
+  row.unit = key["unit"];
+  row.better = r.value("better", "");
+  row.params = r.value("params", Json::object());
+  row.point = r.value("point", Json::object());
+  row.nodes = key["nodes"].get<int>();
+  row.ranks = key["ranks"].get<int>();
+  row.gpus = key["gpus"].get<int>();
+}
+
+std::string after_column(const std::string& what) {
+  // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5: why"
+  auto col = what.find("column ");
+  auto colon = col == std::string::npos ? std::string::npos : what.find(": ", col);
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
+void check_record(const Json& r, const std::string& where) {
+  if (!r.is_object()) throw Error(where + ": expected a JSON object (one result record)");
+  for (const char* f : {"metric", "status"})
+    if (!r.contains(f) || !r[f].is_string()) throw Error(where + ": field '" + f + "': missing or not a string");
+  for (const char* f : {"params", "placement", "point", "stats"})
+    if (r.contains(f) && !r[f].is_object()) throw Error(where + ": field '" + std::string(f) + "': not an object");
+  if (r["status"] == "ok" && r["metric"] != "run" && (!r.contains("value") || !r["value"].is_number()))
+    throw Error(where + ": field 'value': an ok point record needs a number");
+}
+}  // namespace
+
+const std::vector<std::string>& default_ignored_params() {
+  static const std::vector<std::string> p = {"warmup",    "iters",     "time_cap_s",  "target_cv",
+                                             "min_bytes", "max_bytes", "step_factor", "check"};
+  return p;
+}
+
+std::string to_string(Verdict v) {
+  switch (v) {
+    case Verdict::kRegression:
+      return "regression";
+    case Verdict::kMissing:
+      return "missing";
+    case Verdict::kUnchanged:
+      return "unchanged";
+    case Verdict::kImprovement:
+      return "improvement";
+    case Verdict::kNew:
+      return "new";
+  }
+  return "";
+}
+
+std::optional<double> reference_tolerance_pct(const Json& record) {
+  if (!record.is_object() || !record.contains("references") || !record["references"].is_array()) return std::nullopt;
+  const std::string better = record.value("better", "");
+  const char* bound = better == "higher" ? "lower_bound" : better == "lower" ? "upper_bound" : nullptr;
+  if (!bound) return std::nullopt;
+  std::optional<double> tol;
+  for (const auto& ref : record["references"]) {
+    if (!ref.is_object() || !ref.contains("target") || !ref["target"].is_number() || !ref.contains(bound) ||
+        !ref[bound].is_number())
+      continue;
+    const double target = ref["target"].get<double>(), b = ref[bound].get<double>();
+    if (target == 0) continue;
+    const double t = std::fabs(b - target) / std::fabs(target) * 100;
+    tol = tol ? std::min(*tol, t) : t;
+  }
+  return tol;
+}
+
+std::vector<CompareRow> compare_records(const Json& baseline, const Json& candidate, const CompareOptions& options) {
+  std::map<std::string, Group> groups;
+  std::vector<std::string> order;  // first-seen order: baseline's, then what only the candidate has
+  auto add = [&](const Json& records, bool is_base) {
+    if (!records.is_array()) return;
+    for (const auto& r : records) {
+      if (!is_point(r)) continue;
+      if (!options.metric.empty() && r.value("metric", "") != options.metric) continue;
+      const std::string key = point_key(r, options.ignore_params).dump();
+      if (!comparable(r)) {
+        if (!is_base && r.value("status", "") != "ok") {
+          auto& g = groups[key];
+          if (g.failed_reason.empty()) g.failed_reason = r.value("status", "") + ": " + r.value("reason", "");
+        }
+        continue;
+      }
+      if (!groups.count(key) || (groups[key].base.empty() && groups[key].cand.empty())) order.push_back(key);
+      (is_base ? groups[key].base : groups[key].cand).push_back(&r);
+    }
+  };
+  add(baseline, true);
+  add(candidate, false);
+
+  std::vector<CompareRow> rows;
+  for (const auto& k : order) {
+    const Group& g = groups[k];
+    const Json key = Json::parse(k);
+    CompareRow row;
+    describe(row, key, g.cand.empty() ? *g.base.front() : *g.cand.front());
+    row.baseline_records = static_cast<int>(g.base.size());
+    row.candidate_records = static_cast<int>(g.cand.size());
+    row.change_pct = row.band_low_pct = row.band_high_pct = kNaN;
+    if (!g.base.empty()) row.baseline = median(values_of(g.base));
+    if (!g.cand.empty()) row.candidate = median(values_of(g.cand));
+
+    if (auto ref = strictest_reference(g.cand)) {
+      row.tolerance_pct = *ref;
+      row.tolerance_from = "reference";
+    } else if (auto bref = strictest_reference(g.base)) {
+      row.tolerance_pct = *bref;
+      row.tolerance_from = "reference";
+    } else {
+      row.tolerance_pct = options.tolerance_pct;
+      row.tolerance_from = "option";
+    }
+
+    if (g.cand.empty()) {
+      row.verdict = Verdict::kMissing;
+      row.note = g.failed_reason.empty() ? "no ok record in the candidate" : "candidate " + g.failed_reason;
+      rows.push_back(std::move(row));
+      continue;
+    }
+    if (g.base.empty()) {
+      row.verdict = Verdict::kNew;
+      rows.push_back(std::move(row));
+      continue;
+    }
+    const double b = *row.baseline, c = *row.candidate;
+    if (b == 0) {
+      row.verdict = Verdict::kUnchanged;
+      row.note = "baseline median is 0: no relative change";
+      rows.push_back(std::move(row));
+      continue;
+    }
+    row.change_pct = (c - b) / std::fabs(b) * 100;
+
+    // Rounds when both sides have several records of the point (run-to-run spread); otherwise
+    // the samples within the runs, which miss run-to-run spread: the tolerance covers that.
+    const bool by_rounds = g.base.size() >= 2 && g.cand.size() >= 2;
+    const auto ua = by_rounds ? values_of(g.base) : samples_of(g.base);
+    const auto ub = by_rounds ? values_of(g.cand) : samples_of(g.cand);
+    const double half = b > 0 && c > 0 ? log_half_width(ua, ub) : kNaN;
+    if (!std::isnan(half)) {
+      const double centre = std::log(c / b);
+      row.band_low_pct = (std::exp(centre - half) - 1) * 100;
+      row.band_high_pct = (std::exp(centre + half) - 1) * 100;
+      row.noise_from = by_rounds ? "rounds" : "samples";
+    }
+
+    // Goodness: the change with its sign turned so that positive is better.
+    const double sign = row.better == "higher" ? 1 : -1;
+    const double good = sign * row.change_pct;
+    const bool band = !std::isnan(row.band_low_pct);
+    const double good_lo = band ? std::min(sign * row.band_low_pct, sign * row.band_high_pct) : good;
+    const double good_hi = band ? std::max(sign * row.band_low_pct, sign * row.band_high_pct) : good;
+    if (good < -row.tolerance_pct && good_hi < 0)
+      row.verdict = Verdict::kRegression;
+    else if (good > row.tolerance_pct && good_lo > 0)
+      row.verdict = Verdict::kImprovement;
+    else
+      row.verdict = Verdict::kUnchanged;
+    rows.push_back(std::move(row));
+  }
+
+  auto goodness = [](const CompareRow& r) {
+    if (std::isnan(r.change_pct)) return 0.0;
+    return r.better == "higher" ? r.change_pct : -r.change_pct;
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const CompareRow& x, const CompareRow& y) {
+    if (x.verdict != y.verdict) return static_cast<int>(x.verdict) < static_cast<int>(y.verdict);
+    return goodness(x) < goodness(y);
+  });
+  return rows;
+}
+
+std::map<Verdict, int> count_verdicts(const std::vector<CompareRow>& rows) {
+  std::map<Verdict, int> n{{Verdict::kRegression, 0},
+                           {Verdict::kMissing, 0},
+                           {Verdict::kUnchanged, 0},
+                           {Verdict::kImprovement, 0},
+                           {Verdict::kNew, 0}};
+  for (const auto& r : rows) ++n[r.verdict];
+  return n;
+}
+
+Json to_json(const CompareRow& row) {
+  auto num = [](double x) { return std::isnan(x) ? Json() : Json(x); };
+  auto opt = [](const std::optional<double>& x) { return x ? Json(*x) : Json(); };
+  return Json{{"verdict", to_string(row.verdict)},
+              {"workload", row.workload},
+              {"variant", row.variant},
+              {"metric", row.metric},
+              {"unit", row.unit},
+              {"better", row.better},
+              {"nodes", row.nodes},
+              {"ranks", row.ranks},
+              {"gpus", row.gpus},
+              {"params", row.key["params"]},
+              {"point", row.key["point"]},
+              {"baseline", opt(row.baseline)},
+              {"candidate", opt(row.candidate)},
+              {"baseline_records", row.baseline_records},
+              {"candidate_records", row.candidate_records},
+              {"change_pct", num(row.change_pct)},
+              {"band_low_pct", num(row.band_low_pct)},
+              {"band_high_pct", num(row.band_high_pct)},
+              {"noise_from", row.noise_from},
+              {"tolerance_pct", row.tolerance_pct},
+              {"tolerance_from", row.tolerance_from},
+              {"note", row.note}};
+}
+
+Json parse_records_text(const std::string& text, const std::string& file) {
+  auto line_col = [&](std::size_t byte, std::size_t from) {
+    // nlohmann's byte count is 1-based and points at the last character read.
+    const std::size_t end = std::min(text.size(), from + (byte > 0 ? byte - 1 : 0));
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < end; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    return std::to_string(line) + ":" + std::to_string(col);
+  };
+  Json out = Json::array();
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) throw Error(file + ": no records (empty file)");
+  if (text[first] == '[') {
+    Json all;
+    try {
+      all = Json::parse(text);
+    } catch (const Json::parse_error& e) {
+      throw Error(file + ":" + line_col(e.byte, 0) + ": not valid JSON: " + after_column(e.what()));
+    }
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      check_record(all[i], file + ": record " + std::to_string(i + 1) + " of the array");
+      out.push_back(std::move(all[i]));
+    }
+  } else {
+    std::size_t start = 0;
+    for (int line = 1; start <= text.size(); ++line) {
+      auto end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      const std::string s = text.substr(start, end - start);
+      if (s.find_first_not_of(" \t\r") != std::string::npos) {
+        const std::string where = file + ":" + std::to_string(line);
+        Json r;
+        try {
+          r = Json::parse(s);
+        } catch (const Json::parse_error& e) {
+          throw Error(where + ": not a JSON record (one a line, as `scalebench results --format json` writes): " +
+                      after_column(e.what()));
+        }
+        check_record(r, where);
+        out.push_back(std::move(r));
+      }
+      start = end + 1;
+    }
+  }
+  if (out.empty()) throw Error(file + ": no records");
+  return out;
+}
+
+}  // namespace scalebench

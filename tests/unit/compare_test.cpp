@@ -1,0 +1,322 @@
+#include "report/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "common/error.hpp"
+#include "report/outliers.hpp"
+
+namespace scalebench {
+namespace {
+
+// A collective point record as the workload writes it, trimmed to what compare reads.
+Json record(const std::string& experiment, const std::string& metric, double value, std::vector<double> samples = {},
+            std::uint64_t size = 1024) {
+  const bool time = metric == "time";
+  if (samples.empty()) samples = {value};
+  return Json{{"experiment", experiment},
+              {"workload", "collective"},
+              {"variant", "default"},
+              {"round", 1},
+              {"params", {{"backend", "mpi"}, {"op", "all_reduce"}, {"iters", "auto"}, {"time_cap_s", 0.5}}},
+              {"placement", {{"nodes", 1}, {"ranks", 2}, {"gpus", 0}, {"hosts", {"a"}}}},
+              {"point", {{"size", size}, {"iters", 100}}},
+              {"metric", metric},
+              {"unit", time ? "us" : "GB/s"},
+              {"better", time ? "lower" : "higher"},
+              {"value", value},
+              {"stats", {{"samples", samples}}},
+              {"status", "ok"}};
+}
+
+const CompareRow& only(const std::vector<CompareRow>& rows) {
+  EXPECT_EQ(rows.size(), 1u);
+  return rows.front();
+}
+
+TEST(CompareKey, IgnoresExperimentRoundSamplingParamsAndChosenIters) {
+  Json a = record("base", "busbw", 10);
+  Json b = record("cand", "busbw", 10);
+  b["round"] = 3;
+  b["run_id"] = 7;
+  // Another key order, other sampling parameters (how long to sample, not what), iters chosen by auto.
+  b["params"] = Json{{"op", "all_reduce"}, {"backend", "mpi"}, {"iters", 20}, {"time_cap_s", 2.0}};
+  b["point"]["iters"] = 7;
+  b["placement"]["hosts"] = Json::array({"other-host"});
+  EXPECT_EQ(point_key(a).dump(), point_key(b).dump());
+  const auto rows = compare_records(Json::array({a}), Json::array({b}), {});
+  EXPECT_EQ(only(rows).verdict, Verdict::kUnchanged);
+  EXPECT_NEAR(only(rows).change_pct, 0, 1e-12);
+}
+
+TEST(CompareKey, WhatWasMeasuredKeepsPointsApart) {
+  Json base = Json::array({record("b", "busbw", 10)});
+  for (auto change : {std::function<void(Json&)>([](Json& r) { r["params"]["op"] = "all_gather"; }),
+                      std::function<void(Json&)>([](Json& r) { r["variant"] = "tcp"; }),
+                      std::function<void(Json&)>([](Json& r) { r["placement"]["ranks"] = 4; }),
+                      std::function<void(Json&)>([](Json& r) { r["point"]["size"] = 2048; }),
+                      std::function<void(Json&)>([](Json& r) { r["metric"] = "algbw"; })}) {
+    Json c = record("c", "busbw", 10);
+    change(c);
+    const auto rows = compare_records(base, Json::array({c}), {});
+    ASSERT_EQ(rows.size(), 2u) << c.dump();
+    EXPECT_EQ(rows[0].verdict, Verdict::kMissing);
+    EXPECT_EQ(rows[1].verdict, Verdict::kNew);
+  }
+}
+
+TEST(CompareChange, LessBandwidthIsANegativeRegression) {
+  const auto rows = compare_records(Json::array({record("b", "busbw", 10, {9.9, 10, 10.1})}),
+                                    Json::array({record("c", "busbw", 8, {7.9, 8, 8.1})}), {});
+  EXPECT_NEAR(only(rows).change_pct, -20, 1e-9);
+  EXPECT_EQ(only(rows).verdict, Verdict::kRegression);
+  EXPECT_EQ(only(rows).noise_from, "samples");
+  EXPECT_LT(only(rows).band_high_pct, 0);
+}
+
+TEST(CompareChange, MoreTimeIsAPositiveRegressionAndLessTimeAnImprovement) {
+  const Json base = Json::array({record("b", "time", 100, {99, 100, 101})});
+  const auto slower = compare_records(base, Json::array({record("c", "time", 150, {149, 150, 151})}), {});
+  EXPECT_NEAR(only(slower).change_pct, 50, 1e-9);
+  EXPECT_EQ(only(slower).verdict, Verdict::kRegression);
+  const auto faster = compare_records(base, Json::array({record("c", "time", 50, {49, 50, 51})}), {});
+  EXPECT_NEAR(only(faster).change_pct, -50, 1e-9);
+  EXPECT_EQ(only(faster).verdict, Verdict::kImprovement);
+  // More bandwidth is an improvement too.
+  const auto more = compare_records(Json::array({record("b", "busbw", 10, {9.9, 10, 10.1})}),
+                                    Json::array({record("c", "busbw", 12, {11.9, 12, 12.1})}), {});
+  EXPECT_EQ(only(more).verdict, Verdict::kImprovement);
+}
+
+TEST(CompareNoise, ABigChangeInsideTheNoiseIsUnchanged) {
+  // 20% lower median, but the samples scatter over a factor of 3 on both sides.
+  const auto rows = compare_records(Json::array({record("b", "busbw", 10, {5, 10, 15})}),
+                                    Json::array({record("c", "busbw", 8, {4, 8, 14})}), {});
+  EXPECT_NEAR(only(rows).change_pct, -20, 1e-9);
+  EXPECT_LT(only(rows).band_low_pct, 0);
+  EXPECT_GT(only(rows).band_high_pct, 0);
+  EXPECT_EQ(only(rows).verdict, Verdict::kUnchanged);
+}
+
+TEST(CompareNoise, BandIsWelchsIntervalOnLogsCentredOnTheMedians) {
+  const std::vector<double> a = {10, 11, 12}, b = {8, 9, 10};
+  const auto rows =
+      compare_records(Json::array({record("b", "busbw", 11, a)}), Json::array({record("c", "busbw", 9, b)}), {});
+  auto logs = [](const std::vector<double>& v) {
+    std::vector<double> l;
+    for (double x : v) l.push_back(std::log(x));
+    return l;
+  };
+  auto var = [](const std::vector<double>& l) {
+    double m = 0, s = 0;
+    for (double x : l) m += x / static_cast<double>(l.size());
+    for (double x : l) s += (x - m) * (x - m);
+    return s / static_cast<double>(l.size() - 1);
+  };
+  const double va = var(logs(a)) / 3, vb = var(logs(b)) / 3;
+  const int dof = static_cast<int>(std::floor((va + vb) * (va + vb) / (va * va / 2 + vb * vb / 2)));
+  const double t[] = {12.706, 4.303, 3.182, 2.776};
+  const double half = t[dof - 1] * std::sqrt(va + vb);
+  const double centre = std::log(9.0 / 11.0);
+  EXPECT_NEAR(only(rows).band_low_pct, (std::exp(centre - half) - 1) * 100, 1e-9);
+  EXPECT_NEAR(only(rows).band_high_pct, (std::exp(centre + half) - 1) * 100, 1e-9);
+}
+
+TEST(CompareNoise, RoundsGiveTheSpreadWhenBothSidesHaveSeveral) {
+  // Each run is steady, but the runs disagree with each other: the rounds show it.
+  Json base = Json::array(), cand = Json::array();
+  for (double v : {10.0, 14.0, 6.0}) base.push_back(record("b", "busbw", v, {v, v, v}));
+  for (double v : {8.0, 12.0, 5.0}) cand.push_back(record("c", "busbw", v, {v, v, v}));
+  const auto rows = compare_records(base, cand, {});
+  EXPECT_EQ(only(rows).noise_from, "rounds");
+  EXPECT_EQ(only(rows).baseline_records, 3);
+  EXPECT_DOUBLE_EQ(*only(rows).baseline, 10);
+  EXPECT_DOUBLE_EQ(*only(rows).candidate, 8);
+  EXPECT_EQ(only(rows).verdict, Verdict::kUnchanged);
+}
+
+TEST(CompareNoise, WithoutAnySpreadTheToleranceDecides) {
+  const auto rows =
+      compare_records(Json::array({record("b", "busbw", 10)}), Json::array({record("c", "busbw", 9)}), {});
+  EXPECT_TRUE(std::isnan(only(rows).band_low_pct));
+  EXPECT_EQ(only(rows).verdict, Verdict::kRegression);  // -10% beyond the default 5%
+}
+
+TEST(CompareTolerance, OptionAppliesWhereNoReferenceGivesOne) {
+  const Json base = Json::array({record("b", "busbw", 10)}), cand = Json::array({record("c", "busbw", 9.3)});
+  EXPECT_EQ(only(compare_records(base, cand, {})).verdict, Verdict::kRegression);  // -7% vs 5%
+  CompareOptions generous;
+  generous.tolerance_pct = 10;
+  const auto rows = compare_records(base, cand, generous);
+  EXPECT_EQ(only(rows).verdict, Verdict::kUnchanged);
+  EXPECT_EQ(only(rows).tolerance_from, "option");
+  EXPECT_DOUBLE_EQ(only(rows).tolerance_pct, 10);
+}
+
+TEST(CompareTolerance, TheReferenceWinsOverTheOption) {
+  // A reference passing at >= 9.8 of a 10 target: 2% on the worse (lower) side.
+  Json c = record("c", "busbw", 9.3);
+  c["references"] = Json::array({{{"target", 10}, {"unit", "GB/s"}, {"lower_bound", 9.8}, {"outcome", "fail"}}});
+  CompareOptions generous;
+  generous.tolerance_pct = 10;
+  const auto rows = compare_records(Json::array({record("b", "busbw", 10)}), Json::array({c}), generous);
+  EXPECT_EQ(only(rows).tolerance_from, "reference");
+  EXPECT_NEAR(only(rows).tolerance_pct, 2, 1e-9);
+  EXPECT_EQ(only(rows).verdict, Verdict::kRegression);
+}
+
+TEST(CompareTolerance, ReferenceToleranceIsTheWorseSidesBound) {
+  Json t = record("c", "time", 10);
+  t["references"] = Json::array(
+      {{{"target", 100}, {"lower_bound", 50}, {"upper_bound", 120}}, {{"target", 100}, {"upper_bound", 110}}});
+  EXPECT_NEAR(*reference_tolerance_pct(t), 10, 1e-9);  // the strictest upper bound (lower is better)
+  Json bw = record("c", "busbw", 10);
+  bw["references"] = Json::array({{{"target", 100}, {"upper_bound", 120}}});
+  EXPECT_FALSE(reference_tolerance_pct(bw));  // only the better side is bounded
+  EXPECT_FALSE(reference_tolerance_pct(record("c", "busbw", 10)));
+}
+
+TEST(CompareRows, MissingNewAndFailedCandidatePoints) {
+  Json failed = record("c", "busbw", 10, {}, 2048);
+  failed["status"] = "failed";
+  failed["reason"] = "3 wrong elements in the output";
+  failed["value"] = nullptr;
+  const auto rows = compare_records(
+      Json::array({record("b", "busbw", 10, {}, 1024), record("b", "busbw", 10, {}, 2048)}),
+      Json::array({record("c", "busbw", 10, {}, 1024), failed, record("c", "busbw", 10, {}, 4096)}), {});
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].verdict, Verdict::kMissing);
+  EXPECT_EQ(rows[0].key["point"]["size"], 2048);
+  EXPECT_NE(rows[0].note.find("3 wrong elements"), std::string::npos);
+  EXPECT_EQ(rows[1].verdict, Verdict::kUnchanged);
+  EXPECT_EQ(rows[2].verdict, Verdict::kNew);
+  EXPECT_EQ(rows[2].key["point"]["size"], 4096);
+  const auto n = count_verdicts(rows);
+  EXPECT_EQ(n.at(Verdict::kMissing), 1);
+  EXPECT_EQ(n.at(Verdict::kRegression), 0);
+}
+
+TEST(CompareRows, WorstFirstAndMetricFilter) {
+  const Json base = Json::array(
+      {record("b", "busbw", 10, {}, 1024), record("b", "busbw", 10, {}, 2048), record("b", "time", 10, {}, 1024)});
+  const Json cand = Json::array(
+      {record("c", "busbw", 9, {}, 1024), record("c", "busbw", 5, {}, 2048), record("c", "time", 13, {}, 1024)});
+  const auto rows = compare_records(base, cand, {});
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_NEAR(rows[0].change_pct, -50, 1e-9);
+  EXPECT_EQ(rows[1].metric, "time");  // +30% time is the second worst
+  EXPECT_NEAR(rows[2].change_pct, -10, 1e-9);
+  CompareOptions only_time;
+  only_time.metric = "time";
+  EXPECT_EQ(compare_records(base, cand, only_time).size(), 1u);
+}
+
+TEST(CompareRows, IgnoreParamsMatchesWhatAVariantChanged) {
+  Json c = record("c", "busbw", 10);
+  c["params"]["blocking"] = true;
+  CompareOptions o;
+  EXPECT_EQ(compare_records(Json::array({record("b", "busbw", 10)}), Json::array({c}), o).size(), 2u);
+  o.ignore_params = {"blocking"};
+  EXPECT_EQ(compare_records(Json::array({record("b", "busbw", 10)}), Json::array({c}), o).size(), 1u);
+}
+
+TEST(CompareFile, ReadsJsonLinesAndArrays) {
+  const std::string line = record("b", "busbw", 10).dump();
+  EXPECT_EQ(parse_records_text(line + "\n\n" + line + "\n", "f").size(), 2u);
+  EXPECT_EQ(parse_records_text("[" + line + "," + line + "]", "f").size(), 2u);
+}
+
+TEST(CompareFile, ErrorsNameFileLineAndField) {
+  const std::string line = record("b", "busbw", 10).dump();
+  auto message = [](const std::string& text) {
+    try {
+      parse_records_text(text, "base.jsonl");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(line + "\n{oops\n").rfind("base.jsonl:2: not a JSON record", 0), 0u) << message(line + "\n{oops\n");
+  Json bad = record("b", "busbw", 10);
+  bad["value"] = "fast";
+  EXPECT_EQ(message(line + "\n" + line + "\n" + bad.dump()),
+            "base.jsonl:3: field 'value': an ok point record needs a number");
+  bad.erase("metric");
+  EXPECT_EQ(message(bad.dump()), "base.jsonl:1: field 'metric': missing or not a string");
+  EXPECT_EQ(message("[1]"), "base.jsonl: record 1 of the array: expected a JSON object (one result record)");
+  EXPECT_EQ(message("[\n" + line + ",\n]").rfind("base.jsonl:3:", 0), 0u) << message("[\n" + line + ",\n]");
+  EXPECT_EQ(message(" \n"), "base.jsonl: no records (empty file)");
+}
+
+// Host `host`'s busbw of one point: one run on that host alone.
+Json on_host(const std::string& host, double value, const std::string& metric = "busbw") {
+  Json r = record("acceptance", metric, value);
+  r["placement"]["hosts"] = Json::array({host});
+  return r;
+}
+
+TEST(NodeOutliers, FlagsTheHostFarUnderTheMedianOfTheOthers) {
+  const Json recs = Json::array({on_host("n1", 100), on_host("n2", 98), on_host("n3", 102), on_host("n4", 101),
+                                 on_host("n7", 80), on_host("n5", 95)});
+  const auto out = find_node_outliers(recs);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].host, "n7");
+  EXPECT_EQ(out[0].metric, "busbw");
+  EXPECT_EQ(out[0].group_size, 6u);
+  EXPECT_DOUBLE_EQ(out[0].group_median, 99);
+  EXPECT_NEAR(out[0].deviation_pct, (80 - 99) / 99.0 * 100, 1e-9);
+  // n5 is 4% under: flagged only with a threshold under that.
+  EXPECT_EQ(find_node_outliers(recs, 3).size(), 2u);
+  EXPECT_EQ(find_node_outliers(recs, 25).size(), 0u);
+}
+
+TEST(NodeOutliers, DirectionComesFromBetter) {
+  // Time: the slow host has the highest value; a fast host is never an outlier.
+  const Json recs = Json::array(
+      {on_host("a", 10, "time"), on_host("b", 10, "time"), on_host("c", 15, "time"), on_host("d", 5, "time")});
+  const auto out = find_node_outliers(recs);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].host, "c");
+  EXPECT_NEAR(out[0].deviation_pct, 50, 1e-9);
+}
+
+TEST(NodeOutliers, FewerThanThreeHostsGiveNone) {
+  EXPECT_TRUE(find_node_outliers(Json::array({on_host("a", 100), on_host("b", 10)})).empty());
+  // Several rounds on one host are that host's one figure (their median), not more hosts.
+  EXPECT_TRUE(find_node_outliers(Json::array({on_host("a", 100), on_host("a", 100), on_host("b", 10)})).empty());
+}
+
+TEST(NodeOutliers, RunsSpanningHostsAreNoNodesFigure) {
+  Json wide = on_host("x", 10);
+  wide["placement"]["hosts"] = Json::array({"x", "y"});
+  wide["placement"]["nodes"] = 2;
+  EXPECT_EQ(single_host(wide), "");
+  EXPECT_TRUE(find_node_outliers(Json::array({on_host("a", 100), on_host("b", 100), wide})).empty());
+  // Without placement.hosts the ranks' hostnames say it.
+  Json env = on_host("z", 10);
+  env["placement"].erase("hosts");
+  env["environment"] = {{"hostnames", {"z"}}};
+  EXPECT_EQ(single_host(env), "z");
+  const auto out = find_node_outliers(Json::array({on_host("a", 100), on_host("b", 100), env}));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].host, "z");
+}
+
+TEST(NodeOutliers, GroupsArePointsAndHostsMedianTheirRounds) {
+  // Two sizes: the 2048 group has only two hosts. n3's rounds (60, 100, 100) give 100.
+  const Json recs = Json::array({on_host("n1", 100), on_host("n2", 100), on_host("n3", 60), on_host("n3", 100),
+                                 on_host("n3", 100), record("acceptance", "busbw", 1, {}, 2048), on_host("n4", 40)});
+  Json other = on_host("n9", 1);
+  other["point"]["size"] = 2048;
+  Json all = recs;
+  all.push_back(other);
+  const auto out = find_node_outliers(all);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].host, "n4");
+  EXPECT_EQ(out[0].group_size, 4u);
+}
+
+}  // namespace
+}  // namespace scalebench
