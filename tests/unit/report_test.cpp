@@ -141,10 +141,36 @@ TEST(Report, StrongScalingIsTellByAGlobalBatchSplitOverGpus) {
   Json recs = Json::array({throughput_record("a", 1, 1000, {{"batch_size", 256}}),
                            throughput_record("a", 2, 1900, {{"batch_size", 128}}),
                            throughput_record("a", 4, 3500, {{"batch_size", 64}})});
-  const Table* t = find_table(build_report(recs), "-scaling");
+  const Report r = build_report(recs);
+  const Table* t = find_table(r, "-scaling");
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(t->rows.size(), 3u);  // batch_size differs per count, yet the rows are one series
   EXPECT_EQ(t->rows[2][8], "strong");
+}
+
+TEST(Report, AVariantWithoutTheOneGpuRunScalesAgainstAnotherVariantsRun) {
+  // pcie skips one GPU (no link to cross): its 4-GPU efficiency is against nvlink's 1-GPU run.
+  Json recs = Json::array({throughput_record("nvlink", 1, 1000), throughput_record("nvlink", 4, 3960),
+                           throughput_record("pcie", 2, 1950), throughput_record("pcie", 4, 3800)});
+  const Report r = build_report(recs);
+  const Table* t = find_table(r, "-scaling");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->rows.size(), 4u);
+  EXPECT_EQ(t->rows[2][0], "command throughput · pcie");
+  EXPECT_EQ(t->rows[2][7], "97.50");  // 1950 / (2 x 1000)
+  EXPECT_EQ(t->rows[3][7], "95.00");
+  EXPECT_EQ(t->rows[3][8], "weak (base: nvlink at 1)");
+}
+
+TEST(Report, APerGpuFigureScalesByItsValueTimesTheCount) {
+  Json a = throughput_record("nvlink", 1, 1000), b = throughput_record("nvlink", 4, 990);
+  a["metric"] = b["metric"] = "per_gpu";
+  const Report r = build_report(Json::array({a, b}));
+  const Table* t = find_table(r, "-scaling");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->rows.size(), 2u);
+  EXPECT_EQ(t->rows[1][6], "3.960");
+  EXPECT_EQ(t->rows[1][7], "99.00");
 }
 
 TEST(Report, FailedRunsAreListedWithTheirReason) {
