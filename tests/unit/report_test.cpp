@@ -173,6 +173,23 @@ TEST(Report, APerGpuFigureScalesByItsValueTimesTheCount) {
   EXPECT_EQ(t->rows[1][7], "99.00");
 }
 
+TEST(Report, ANodeWellUnderItsPeersIsFlagged) {
+  Json recs = Json::array();
+  const std::vector<std::pair<std::string, double>> nodes = {{"n1", 100}, {"n2", 101}, {"n3", 99}, {"n7", 78}};
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    Json r = throughput_record("default", 8, nodes[i].second);
+    r["run_id"] = static_cast<int>(i + 1);
+    r["placement"]["hosts"] = Json::array({nodes[i].first});
+    recs.push_back(r);
+  }
+  const Report r = build_report(recs);
+  const Table* t = find_table(r, "-outliers");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->rows.size(), 1u);
+  EXPECT_EQ(t->rows[0][0], "n7");
+  EXPECT_EQ(t->rows[0][7], "4");
+}
+
 TEST(Report, FailedRunsAreListedWithTheirReason) {
   Json bad = throughput_record("a", 2, 0);
   bad["status"] = "failed", bad["value"] = nullptr, bad["metric"] = "run", bad["reason"] = "agent lost";
