@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # The main job: set up, build, and run the quick study on this machine (GPUs if present,
-# else host-memory MPI ranks), then print its results table.
+# else host-memory MPI ranks), print its results table, and write its report page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-exec build/bin/scalebench study examples/quick.yaml --db "${SCALEBENCH_DB:-quick.db}"
+db=${SCALEBENCH_DB:-quick.db}
+status=0
+build/bin/scalebench study examples/quick.yaml --db "$db" || status=$?
+# The report shows what was stored even when some runs failed.
+if [[ -f $db ]]; then
+  build/bin/scalebench report --db "$db" --experiment quick --out "${db%.db}-report" || true
+fi
+exit "$status"
