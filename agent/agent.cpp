@@ -99,6 +99,7 @@ void Agent::start_run(const Json& a) {
       outbox_->post(records_path,
                     Json{{"attempt", attempt}, {"records", Json::array({{{"seq", seq++}, {"record", record}}})}});
     };
+    if (options_.on_run) options_.on_run(run_id, spec.value("experiment", ""));
     RunSupervisor supervisor(options_.launch, options_.work_dir);
     RunSupervisor::Outcome outcome;
     try {
@@ -118,6 +119,7 @@ void Agent::start_run(const Json& a) {
                      {"hosts", Json::array({info_["hostname"]})}};
       sink(status_record(record_context(run_id, spec, placement), outcome.status, outcome.reason));
     }
+    if (options_.on_run) options_.on_run(0, "");
     log::info("run " + std::to_string(run_id) + " " + outcome.status + " (" + std::to_string(outcome.records) +
               " records)" + (outcome.reason.empty() ? "" : ": " + outcome.reason));
     outbox_->post(

@@ -1,5 +1,6 @@
 #pragma once
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,9 @@ class Agent {
     int slots = 1;
     LaunchConfig launch;
     std::string token;  // bearer token for the coordinator ("" = none)
+    // Told when a run starts (its id and experiment) and when it ends (0, ""): the GPU
+    // telemetry labels its series with the run. Called from the run's thread.
+    std::function<void(long long run_id, const std::string& experiment)> on_run;
   };
   explicit Agent(Options options);
   ~Agent();

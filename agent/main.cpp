@@ -3,12 +3,20 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <boost/asio/ip/address.hpp>
+#include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <regex>
 #include <sstream>
 
 #include "agent/agent.hpp"
+#include "agent/gpu_telemetry.hpp"
+#include "agent/metrics_endpoint.hpp"
 #include "common/bearer_token.hpp"
+#include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/process.hpp"
 #include "common/version.hpp"
@@ -25,6 +33,13 @@ const char* kUsage = R"(usage: scalebench-agent --coordinator http://HOST:PORT [
   --mpirun-arg ARG     an extra mpirun argument (repeatable), e.g. --mpirun-arg=--mca ...
   --run-program PATH   scalebench-run (default: next to this program)
   --token-file FILE    the agent token the coordinator wants (else SCALEBENCH_TOKEN)
+  --metrics-port N     serve GPU telemetry at http://ADDRESS:N/metrics (0 picks a free port;
+                       default: no endpoint)
+  --metrics-address A  address of the metrics endpoint (default 127.0.0.1: loopback only)
+  --metrics-port-file FILE  write the metrics port actually used here once listening
+  --telemetry-interval S    seconds between GPU telemetry readings (default 1)
+  --nvml-library PATH  the NVML the telemetry reads (default: SCALEBENCH_NVML_LIBRARY, else
+                       libnvidia-ml.so.1)
   --version
 )";
 [[noreturn]] void usage_error(const std::string& msg) {
@@ -38,6 +53,10 @@ int main(int argc, char** argv) {
   log::set_component("agent");
   Agent::Options o;
   std::string token_file;
+  std::optional<int> metrics_port;
+  std::string metrics_address = "127.0.0.1", metrics_port_file;
+  GpuTelemetry::Options telemetry;
+  if (const char* lib = std::getenv("SCALEBENCH_NVML_LIBRARY"); lib && *lib) telemetry.nvml_library = lib;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   o.name = host;
@@ -77,6 +96,34 @@ int main(int argc, char** argv) {
       o.launch.run_program = value();
     else if (a == "--token-file")
       token_file = value();
+    else if (a == "--metrics-port") {
+      std::string v = value();
+      std::size_t used = 0;
+      try {
+        metrics_port = std::stoi(v, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (!metrics_port || used != v.size() || *metrics_port < 0 || *metrics_port > 65535)
+        usage_error("--metrics-port needs a port number 0..65535, got '" + v + "'");
+    } else if (a == "--metrics-address")
+      metrics_address = value();
+    else if (a == "--metrics-port-file")
+      metrics_port_file = value();
+    else if (a == "--telemetry-interval") {
+      std::string v = value();
+      double s = 0;
+      std::size_t used = 0;
+      try {
+        s = std::stod(v, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != v.size() || !(s >= 0.1 && s <= 3600))
+        usage_error("--telemetry-interval needs seconds between 0.1 and 3600, got '" + v + "'");
+      telemetry.interval = std::chrono::milliseconds(static_cast<long long>(s * 1000));
+    } else if (a == "--nvml-library")
+      telemetry.nvml_library = value();
     else if (a == "--version") {
       std::cout << "scalebench-agent " << kVersion << " (" << kGitRevision << ")\n";
       return 0;
@@ -96,12 +143,37 @@ int main(int argc, char** argv) {
   if (!std::regex_match(o.name, std::regex("[A-Za-z0-9_.:-]{1,128}")))
     usage_error("--name '" + o.name + "': use 1-128 of A-Z a-z 0-9 _ . : -");
   if (o.work_dir.empty()) o.work_dir = "/tmp/scalebench-agent-" + o.name;
+  if (!metrics_port && !metrics_port_file.empty()) usage_error("--metrics-port-file needs --metrics-port");
+  if (boost::system::error_code ec; boost::asio::ip::make_address(metrics_address, ec), ec)
+    usage_error("--metrics-address '" + metrics_address + "': not an IP address (" + ec.message() + ")");
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
   try {
+    // GPU telemetry on /metrics, only when asked for: without NVML the endpoint still answers,
+    // with scalebench_agent_gpu_telemetry_available 0.
+    std::unique_ptr<GpuTelemetry> gpu_telemetry;
+    std::unique_ptr<MetricsEndpoint> endpoint;
+    if (metrics_port) {
+      telemetry.agent = o.name;
+      telemetry.hostname = host;
+      gpu_telemetry = std::make_unique<GpuTelemetry>(telemetry);
+      endpoint = std::make_unique<MetricsEndpoint>(metrics_address, static_cast<unsigned short>(*metrics_port),
+                                                   [t = gpu_telemetry.get()] { return t->metrics_text(); });
+      if (!metrics_port_file.empty()) {
+        std::string tmp = metrics_port_file + ".tmp";
+        std::ofstream(tmp) << endpoint->port() << "\n";
+        if (std::rename(tmp.c_str(), metrics_port_file.c_str()) != 0)  // readers never see half a file
+          throw Error("cannot write --metrics-port-file " + metrics_port_file);
+      }
+      log::info("metrics on http://" + metrics_address + ":" + std::to_string(endpoint->port()) + "/metrics" +
+                (gpu_telemetry->available() ? "" : " (no GPU telemetry: " + gpu_telemetry->unavailable_reason() + ")"));
+      o.on_run = [t = gpu_telemetry.get()](long long run_id, const std::string& experiment) {
+        t->set_run(run_id, experiment);
+      };
+    }
     Agent agent(o);
     agent.run(g_stop);
     return 0;

@@ -9,59 +9,11 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "topology/nvml_abi.hpp"
+#include "topology/nvml_impl.hpp"
 
 namespace scalebench {
 
 namespace abi = nvml_abi;
-
-struct NvmlLibrary::Impl {
-  struct DlClose {
-    void operator()(void* handle) const {
-      if (handle) dlclose(handle);
-    }
-  };
-  std::unique_ptr<void, DlClose> handle;  // a member: closed after ~Impl's body shut NVML down
-  bool initialized = false;
-
-  // Named as NVML names them, so that NVML_CHECK's message shows the NVML call.
-  nvmlInit_v2_fn nvmlInit_v2 = nullptr;
-  nvmlShutdown_fn nvmlShutdown = nullptr;
-  nvmlErrorString_fn nvmlErrorString = nullptr;
-  nvmlDeviceGetCount_v2_fn nvmlDeviceGetCount_v2 = nullptr;
-  nvmlDeviceGetHandleByIndex_v2_fn nvmlDeviceGetHandleByIndex_v2 = nullptr;
-  nvmlDeviceGetName_fn nvmlDeviceGetName = nullptr;
-  nvmlDeviceGetUUID_fn nvmlDeviceGetUUID = nullptr;
-  nvmlDeviceGetPciInfo_v3_fn nvmlDeviceGetPciInfo_v3 = nullptr;
-  nvmlDeviceGetPcieValue_fn nvmlDeviceGetCurrPcieLinkGeneration = nullptr;
-  nvmlDeviceGetPcieValue_fn nvmlDeviceGetMaxPcieLinkGeneration = nullptr;
-  nvmlDeviceGetPcieValue_fn nvmlDeviceGetCurrPcieLinkWidth = nullptr;
-  nvmlDeviceGetPcieValue_fn nvmlDeviceGetMaxPcieLinkWidth = nullptr;
-  nvmlDeviceGetTopologyCommonAncestor_fn nvmlDeviceGetTopologyCommonAncestor = nullptr;
-  nvmlDeviceGetNvLinkState_fn nvmlDeviceGetNvLinkState = nullptr;
-  nvmlDeviceGetNvLinkRemotePciInfo_v2_fn nvmlDeviceGetNvLinkRemotePciInfo_v2 = nullptr;
-  nvmlDeviceGetNvLinkVersion_fn nvmlDeviceGetNvLinkVersion = nullptr;
-  nvmlDeviceGetNvLinkRemoteDeviceType_fn nvmlDeviceGetNvLinkRemoteDeviceType = nullptr;  // optional (NVML 11+)
-
-  Impl() = default;
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
-  ~Impl() {
-    if (initialized) nvmlShutdown();
-  }
-
-  std::string error_string(nvmlReturn_t rc) const {
-    const char* s = nvmlErrorString ? nvmlErrorString(rc) : nullptr;
-    return std::string(s ? s : "unknown NVML error") + " (" + std::to_string(rc) + ")";
-  }
-
-  void check(nvmlReturn_t rc, const char* call, const char* file, int line) const {
-    if (rc != abi::kSuccess)
-      throw Error(std::string(file) + ":" + std::to_string(line) + ": " + call + ": " + error_string(rc));
-  }
-};
-
-// Every NVML call that must work: throws with file:line, the call as written and NVML's message.
-#define NVML_CHECK(nvml, call) (nvml).check((nvml).call, #call, __FILE__, __LINE__)
 
 namespace {
 
@@ -105,6 +57,13 @@ NvmlLibrary NvmlLibrary::open(const std::string& path) {
   load_symbol(handle, "nvmlDeviceGetNvLinkRemotePciInfo_v2", n.nvmlDeviceGetNvLinkRemotePciInfo_v2, &missing);
   load_symbol(handle, "nvmlDeviceGetNvLinkVersion", n.nvmlDeviceGetNvLinkVersion, &missing);
   load_symbol(handle, "nvmlDeviceGetNvLinkRemoteDeviceType", n.nvmlDeviceGetNvLinkRemoteDeviceType, nullptr);
+  // Telemetry calls are optional: a driver that lacks one leaves that quantity unread.
+  load_symbol(handle, "nvmlDeviceGetPowerUsage", n.nvmlDeviceGetPowerUsage, nullptr);
+  load_symbol(handle, "nvmlDeviceGetClockInfo", n.nvmlDeviceGetClockInfo, nullptr);
+  load_symbol(handle, "nvmlDeviceGetUtilizationRates", n.nvmlDeviceGetUtilizationRates, nullptr);
+  load_symbol(handle, "nvmlDeviceGetMemoryInfo", n.nvmlDeviceGetMemoryInfo, nullptr);
+  load_symbol(handle, "nvmlDeviceGetPcieThroughput", n.nvmlDeviceGetPcieThroughput, nullptr);
+  load_symbol(handle, "nvmlDeviceGetFieldValues", n.nvmlDeviceGetFieldValues, nullptr);
   if (!missing.empty()) {
     lib.reason_ = path + " lacks " + missing + " (a driver older than NVML 11?)";
     return lib;  // impl's handle closes here

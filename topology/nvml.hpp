@@ -1,10 +1,29 @@
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "topology/topology.hpp"
 
 namespace scalebench {
+
+// One GPU's telemetry at one moment, in NVML's own units. A quantity that the GPU or the driver
+// does not offer (NVML_ERROR_NOT_SUPPORTED, an entry point the library lacks) is left empty.
+struct NvmlGpuReading {
+  int index = 0;  // NVML index
+  std::string uuid, name;
+  std::optional<unsigned int> power_mw;                                     // nvmlDeviceGetPowerUsage
+  std::optional<unsigned int> sm_clock_mhz;                                 // nvmlDeviceGetClockInfo(NVML_CLOCK_SM)
+  std::optional<unsigned int> gpu_utilization_pct;                          // nvmlDeviceGetUtilizationRates .gpu
+  std::optional<unsigned int> memory_utilization_pct;                       // .memory (memory controller busy)
+  std::optional<unsigned long long> memory_used_bytes, memory_total_bytes;  // nvmlDeviceGetMemoryInfo
+  std::optional<unsigned int> pcie_tx_kBps, pcie_rx_kBps;  // nvmlDeviceGetPcieThroughput: KB/s over 20 ms
+  // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_{TX,RX} over all links: cumulative KiB of payload (a rate
+  // needs two readings), with NVML's timestamp of the values (microseconds since 1970).
+  std::optional<unsigned long long> nvlink_tx_kib, nvlink_rx_kib;
+  long long nvlink_timestamp_us = 0;
+};
 
 // NVML (libnvidia-ml.so.1, installed with the NVIDIA driver) opened with dlopen at run time, so
 // that scalebench builds and runs where there is no driver. Move-only; the destructor calls
@@ -30,6 +49,11 @@ class NvmlLibrary {
   // that NVML refuses (NVML_ERROR_NO_PERMISSION: hidden by a cgroup) is left out. Throws Error
   // (file:line, the call, NVML's message) when a call that must work fails, or when not available.
   Topology read_topology() const;
+
+  // Telemetry of every GPU NVML sees (topology/nvml_telemetry.cpp), in NVML index order; GPUs
+  // NVML refuses (no permission) are left out. Throws Error when not available, or when the GPUs
+  // cannot be listed; a single quantity that cannot be read is left empty instead.
+  std::vector<NvmlGpuReading> read_telemetry() const;
 
  private:
   struct Impl;

@@ -13,6 +13,9 @@ typedef int nvmlReturn_t;               // enum nvmlReturn_enum
 typedef int nvmlEnableState_t;          // enum nvmlEnableState_enum
 typedef int nvmlGpuTopologyLevel_t;     // enum nvmlGpuLevel_enum
 typedef int nvmlIntNvLinkDeviceType_t;  // enum nvmlIntNvLinkDeviceType_enum
+typedef int nvmlClockType_t;            // enum nvmlClockType_enum
+typedef int nvmlPcieUtilCounter_t;      // enum nvmlPcieUtilCounter_enum
+typedef int nvmlValueType_t;            // enum nvmlValueType_enum
 
 typedef struct nvmlDevice_st* nvmlDevice_t;
 
@@ -26,6 +29,38 @@ typedef struct nvmlPciInfo_st {
   unsigned int pciSubSystemId;
   char busId[32];  // NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE: "00000000:19:00.0"
 } nvmlPciInfo_t;
+
+// Telemetry (topology/nvml_telemetry.cpp).
+typedef struct nvmlUtilization_st {
+  unsigned int gpu;     // % of the last sample period in which a kernel ran
+  unsigned int memory;  // % of the last sample period in which device memory was read or written
+} nvmlUtilization_t;
+
+typedef struct nvmlMemory_st {  // v1, as nvmlDeviceGetMemoryInfo fills it; bytes
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+} nvmlMemory_t;
+
+typedef union nvmlValue_st {
+  double dVal;
+  int siVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  signed long long sllVal;
+  unsigned short usVal;
+} nvmlValue_t;
+
+typedef struct nvmlFieldValue_st {
+  unsigned int fieldId;  // NVML_FI_*, set by the caller
+  unsigned int scopeId;  // for NVLink throughput: the link, or UINT_MAX for the sum over all links
+  long long timestamp;   // CPU time of the value, microseconds since 1970
+  long long latencyUsec;
+  nvmlValueType_t valueType;
+  nvmlReturn_t nvmlReturn;  // this value's own status: value is undefined unless NVML_SUCCESS
+  nvmlValue_t value;
+} nvmlFieldValue_t;
 
 typedef nvmlReturn_t (*nvmlInit_v2_fn)(void);
 typedef nvmlReturn_t (*nvmlShutdown_fn)(void);
@@ -46,12 +81,27 @@ typedef nvmlReturn_t (*nvmlDeviceGetNvLinkRemotePciInfo_v2_fn)(nvmlDevice_t devi
 typedef nvmlReturn_t (*nvmlDeviceGetNvLinkVersion_fn)(nvmlDevice_t device, unsigned int link, unsigned int* version);
 typedef nvmlReturn_t (*nvmlDeviceGetNvLinkRemoteDeviceType_fn)(nvmlDevice_t device, unsigned int link,
                                                                nvmlIntNvLinkDeviceType_t* pNvLinkDeviceType);
+typedef nvmlReturn_t (*nvmlDeviceGetPowerUsage_fn)(nvmlDevice_t device, unsigned int* power);  // mW
+typedef nvmlReturn_t (*nvmlDeviceGetClockInfo_fn)(nvmlDevice_t device, nvmlClockType_t type,
+                                                  unsigned int* clock);  // MHz
+typedef nvmlReturn_t (*nvmlDeviceGetUtilizationRates_fn)(nvmlDevice_t device, nvmlUtilization_t* utilization);
+typedef nvmlReturn_t (*nvmlDeviceGetMemoryInfo_fn)(nvmlDevice_t device, nvmlMemory_t* memory);
+// KB/s over a 20 ms window
+typedef nvmlReturn_t (*nvmlDeviceGetPcieThroughput_fn)(nvmlDevice_t device, nvmlPcieUtilCounter_t counter,
+                                                       unsigned int* value);
+typedef nvmlReturn_t (*nvmlDeviceGetFieldValues_fn)(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t* values);
 
 }  // extern "C"
 
 // Layout of nvmlPciInfo_t as nvml.h declares it: 16 + 5 x 4 + 32 bytes, busId at 36.
 static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t must match nvml.h");
 static_assert(offsetof(nvmlPciInfo_t, busId) == 36, "nvmlPciInfo_t must match nvml.h");
+// nvmlFieldValue_t: 2 x 4 + 2 x 8 + 2 x 4 bytes, then the 8-byte union.
+static_assert(sizeof(nvmlValue_t) == 8, "nvmlValue_t must match nvml.h");
+static_assert(offsetof(nvmlFieldValue_t, valueType) == 24, "nvmlFieldValue_t must match nvml.h");
+static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t must match nvml.h");
+static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t must match nvml.h");
+static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t must match nvml.h");
 
 namespace scalebench::nvml_abi {
 
@@ -75,5 +125,22 @@ inline constexpr nvmlGpuTopologyLevel_t kTopologySystem = 50;      // across NUM
 inline constexpr nvmlIntNvLinkDeviceType_t kNvLinkDeviceGpu = 0x00;
 inline constexpr nvmlIntNvLinkDeviceType_t kNvLinkDeviceIbmNpu = 0x01;
 inline constexpr nvmlIntNvLinkDeviceType_t kNvLinkDeviceSwitch = 0x02;
+
+inline constexpr nvmlClockType_t kClockSm = 1;                // NVML_CLOCK_SM
+inline constexpr nvmlPcieUtilCounter_t kPcieUtilTxBytes = 0;  // NVML_PCIE_UTIL_TX_BYTES
+inline constexpr nvmlPcieUtilCounter_t kPcieUtilRxBytes = 1;  // NVML_PCIE_UTIL_RX_BYTES
+// NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_{TX,RX}: payload KiB since the driver loaded (counters).
+inline constexpr unsigned int kFieldNvLinkThroughputDataTx = 138;
+inline constexpr unsigned int kFieldNvLinkThroughputDataRx = 139;
+inline constexpr unsigned int kScopeAllLinks = 0xFFFFFFFFu;  // scopeId UINT_MAX: summed over every link
+
+// nvmlValueType_t values.
+inline constexpr nvmlValueType_t kValueDouble = 0;
+inline constexpr nvmlValueType_t kValueUnsignedInt = 1;
+inline constexpr nvmlValueType_t kValueUnsignedLong = 2;
+inline constexpr nvmlValueType_t kValueUnsignedLongLong = 3;
+inline constexpr nvmlValueType_t kValueSignedLongLong = 4;
+inline constexpr nvmlValueType_t kValueSignedInt = 5;
+inline constexpr nvmlValueType_t kValueUnsignedShort = 6;
 
 }  // namespace scalebench::nvml_abi

@@ -1,6 +1,8 @@
-// A stand-in for libnvidia-ml.so.1, built only with the tests, so that NvmlLibrary's loading,
-// reading and NVLink counting run on machines without a GPU. It answers the calls
-// topology/nvml.cpp makes, for a node picked by FAKE_NVML_SCENARIO when nvmlInit_v2 is called:
+// A stand-in for libnvidia-ml.so.1, built only with the tests and never installed: it measures
+// nothing. It lets NvmlLibrary's loading, topology and telemetry reading, NVLink counting and the
+// agent's GPU telemetry run on machines without a GPU. It answers the calls topology/nvml.cpp and
+// topology/nvml_telemetry.cpp make, for a node picked by FAKE_NVML_SCENARIO when nvmlInit_v2 is
+// called:
 //   nvswitch4 (default)  4 x "NVIDIA H200", PCIe Gen5 x16, 18 active NVLink 4.0 links each, all to
 //                        NVSwitches; GPU0-GPU1 and GPU2-GPU3 share a NUMA node (NODE), others SYS
 //   direct4              4 x "NVIDIA A100-SXM4-80GB", NVLink 3.1, 4 links straight to each other GPU
@@ -11,6 +13,12 @@
 //   ibmnpu2              2 GPUs, each with 2 links to the other and 2 to the CPU (IBM NPU)
 //   none                 no GPU
 //   no_driver            nvmlInit_v2 fails with NVML_ERROR_DRIVER_NOT_LOADED
+// Telemetry is made up, plausible and changing with the time since nvmlInit_v2 (so that a
+// scraper sees it move): power 60..260 W, SM clock 1095..1980 MHz, utilisation sweeping 0..100 %,
+// a few GiB of memory in use out of the model's size, PCIe tens of MB/s, and NVLink counters
+// growing at (index + 1) GiB/s sent and half that received on GPUs with NVLink (NOT_SUPPORTED on
+// the others).
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -28,6 +36,7 @@ struct FakeLink {
 
 struct FakeGpu {
   std::string name, uuid, bus;
+  unsigned long long memory_bytes = 0;
   unsigned int gen = 0, gen_max = 0, width = 0, width_max = 0;
   unsigned int nvlink_version = 0;  // nvmlNvlinkVersion_t
   std::vector<FakeLink> links;      // empty: NVLink not supported
@@ -37,6 +46,18 @@ struct FakeGpu {
 std::vector<FakeGpu> g_gpus;
 std::vector<std::vector<int>> g_levels;  // nvmlGpuTopologyLevel_t per pair
 int g_live_inits = 0;
+std::chrono::steady_clock::time_point g_init_time;
+
+// Seconds since nvmlInit_v2: what the made-up telemetry varies with.
+double uptime_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_init_time).count(); }
+
+unsigned long long memory_of(const std::string& name) {
+  const unsigned long long mib = 1ull << 20;
+  if (name == "NVIDIA H200") return 143771 * mib;
+  if (name == "NVIDIA A100-SXM4-80GB") return 81920 * mib;
+  if (name == "NVIDIA L40S") return 46068 * mib;
+  return 16384 * mib;
+}
 
 FakeGpu gpu(const std::string& name, int i, const std::string& bus, unsigned int gen, unsigned int gen_max,
             unsigned int width) {
@@ -48,6 +69,7 @@ FakeGpu gpu(const std::string& name, int i, const std::string& bus, unsigned int
   g.gen_max = gen_max;
   g.width = width;
   g.width_max = width;
+  g.memory_bytes = memory_of(name);
   return g;
 }
 
@@ -118,6 +140,7 @@ nvmlReturn_t nvmlInit_v2(void) {
   const std::string scenario = s && *s ? s : "nvswitch4";
   if (scenario == "no_driver") return 9;  // NVML_ERROR_DRIVER_NOT_LOADED
   build(scenario);
+  g_init_time = std::chrono::steady_clock::now();
   ++g_live_inits;
   return 0;
 }
@@ -214,6 +237,73 @@ nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t d, unsigned int link, unsig
 nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t d, unsigned int link, nvmlIntNvLinkDeviceType_t* type) {
   if (link >= of(d)->links.size()) return 2;
   *type = of(d)->links[link].remote_type;
+  return 0;
+}
+
+// Telemetry. Each value is a function of the GPU's index and the time since nvmlInit_v2.
+std::size_t index_of(nvmlDevice_t d) { return static_cast<std::size_t>(of(d) - g_gpus.data()); }
+unsigned int sweep(double period_s, unsigned int lo, unsigned int hi, std::size_t phase) {
+  double x = uptime_s() / period_s + 0.25 * static_cast<double>(phase);
+  x -= static_cast<double>(static_cast<long long>(x));  // 0..1, a sawtooth
+  return lo + static_cast<unsigned int>(x * (hi - lo));
+}
+
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int* mw) {
+  *mw = sweep(10, 60000, 260000, index_of(d));
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, nvmlClockType_t type, unsigned int* mhz) {
+  if (type < 0 || type > 3) return 2;
+  *mhz = type == scalebench::nvml_abi::kClockSm ? sweep(7, 1095, 1980, index_of(d)) : 1593;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t* u) {
+  u->gpu = sweep(5, 0, 101, index_of(d));
+  u->memory = u->gpu / 2;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
+  m->total = of(d)->memory_bytes;
+  m->used = (512ull << 20) + (static_cast<unsigned long long>(sweep(8, 0, 4096, index_of(d))) << 20);
+  m->free = m->total - m->used;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, nvmlPcieUtilCounter_t counter, unsigned int* kBps) {
+  if (counter != 0 && counter != 1) return 2;
+  *kBps = sweep(3, 1000, 50000, index_of(d) + static_cast<std::size_t>(counter));
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int count, nvmlFieldValue_t* values) {
+  if (count < 0 || !values) return 2;
+  const long long now_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  for (int k = 0; k < count; ++k) {
+    nvmlFieldValue_t& f = values[k];
+    f.timestamp = now_us;
+    f.latencyUsec = 0;
+    const bool nvlink_field = f.fieldId == scalebench::nvml_abi::kFieldNvLinkThroughputDataTx ||
+                              f.fieldId == scalebench::nvml_abi::kFieldNvLinkThroughputDataRx;
+    if (!nvlink_field || f.scopeId != scalebench::nvml_abi::kScopeAllLinks) {
+      f.nvmlReturn = 2;  // NVML_ERROR_INVALID_ARGUMENT: a field this stand-in does not know
+      continue;
+    }
+    if (of(d)->links.empty()) {
+      f.nvmlReturn = 3;
+      continue;
+    }
+    // TX (index + 1) GiB/s, RX half of that: distinct, so that a swap shows.
+    const bool tx = f.fieldId == scalebench::nvml_abi::kFieldNvLinkThroughputDataTx;
+    const double kib_per_s = static_cast<double>(index_of(d) + 1) * 1024 * 1024 * (tx ? 1.0 : 0.5);
+    f.valueType = scalebench::nvml_abi::kValueUnsignedLongLong;
+    f.value.ullVal = static_cast<unsigned long long>(uptime_s() * kib_per_s);
+    f.nvmlReturn = 0;
+  }
   return 0;
 }
 

@@ -1,0 +1,97 @@
+// NvmlLibrary::read_telemetry: power, SM clock, utilisation, memory, PCIe and NVLink traffic of
+// every GPU, each read with the call NVML documents for it.
+#include <cstring>
+
+#include "common/error.hpp"
+#include "topology/nvml.hpp"
+#include "topology/nvml_abi.hpp"
+#include "topology/nvml_impl.hpp"
+
+namespace scalebench {
+
+namespace abi = nvml_abi;
+
+namespace {
+
+// A field value as an unsigned 64-bit count, whatever type NVML chose to return it in.
+std::optional<unsigned long long> field_count(const nvmlFieldValue_t& f) {
+  if (f.nvmlReturn != abi::kSuccess) return std::nullopt;
+  switch (f.valueType) {
+    case abi::kValueUnsignedInt:
+      return f.value.uiVal;
+    case abi::kValueUnsignedLong:
+      return f.value.ulVal;
+    case abi::kValueUnsignedLongLong:
+      return f.value.ullVal;
+    case abi::kValueSignedLongLong:
+      return f.value.sllVal >= 0 ? std::optional<unsigned long long>(f.value.sllVal) : std::nullopt;
+    case abi::kValueSignedInt:
+      return f.value.siVal >= 0 ? std::optional<unsigned long long>(f.value.siVal) : std::nullopt;
+    case abi::kValueUnsignedShort:
+      return f.value.usVal;
+    case abi::kValueDouble:
+      return f.value.dVal >= 0 ? std::optional<unsigned long long>(static_cast<unsigned long long>(f.value.dVal))
+                               : std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::vector<NvmlGpuReading> NvmlLibrary::read_telemetry() const {
+  if (!impl_) throw Error("NVML is not available: " + reason_);
+  const Impl& n = *impl_;
+  unsigned int count = 0;
+  NVML_CHECK(n, nvmlDeviceGetCount_v2(&count));
+  std::vector<NvmlGpuReading> out;
+  for (unsigned int i = 0; i < count; ++i) {
+    nvmlDevice_t d = nullptr;
+    nvmlReturn_t rc = n.nvmlDeviceGetHandleByIndex_v2(i, &d);
+    if (rc == abi::kErrorNoPermission) continue;  // hidden by a cgroup, as in read_topology
+    n.check(rc, ("nvmlDeviceGetHandleByIndex_v2(" + std::to_string(i) + ")").c_str(), __FILE__, __LINE__);
+    NvmlGpuReading r;
+    r.index = static_cast<int>(i);
+    char name[abi::kNameBufferSize] = {};
+    NVML_CHECK(n, nvmlDeviceGetName(d, name, abi::kNameBufferSize));
+    char uuid[abi::kUuidBufferSize] = {};
+    NVML_CHECK(n, nvmlDeviceGetUUID(d, uuid, abi::kUuidBufferSize));
+    r.name.assign(name, strnlen(name, sizeof name));
+    r.uuid.assign(uuid, strnlen(uuid, sizeof uuid));
+
+    unsigned int v = 0;
+    if (n.nvmlDeviceGetPowerUsage && n.nvmlDeviceGetPowerUsage(d, &v) == abi::kSuccess) r.power_mw = v;
+    if (n.nvmlDeviceGetClockInfo && n.nvmlDeviceGetClockInfo(d, abi::kClockSm, &v) == abi::kSuccess) r.sm_clock_mhz = v;
+    nvmlUtilization_t util{};
+    if (n.nvmlDeviceGetUtilizationRates && n.nvmlDeviceGetUtilizationRates(d, &util) == abi::kSuccess) {
+      r.gpu_utilization_pct = util.gpu;
+      r.memory_utilization_pct = util.memory;
+    }
+    nvmlMemory_t mem{};
+    if (n.nvmlDeviceGetMemoryInfo && n.nvmlDeviceGetMemoryInfo(d, &mem) == abi::kSuccess) {
+      r.memory_used_bytes = mem.used;
+      r.memory_total_bytes = mem.total;
+    }
+    if (n.nvmlDeviceGetPcieThroughput) {
+      if (n.nvmlDeviceGetPcieThroughput(d, abi::kPcieUtilTxBytes, &v) == abi::kSuccess) r.pcie_tx_kBps = v;
+      if (n.nvmlDeviceGetPcieThroughput(d, abi::kPcieUtilRxBytes, &v) == abi::kSuccess) r.pcie_rx_kBps = v;
+    }
+    if (n.nvmlDeviceGetFieldValues) {
+      // Both directions in one call, so that they share one timestamp. A GPU without NVLink
+      // answers NOT_SUPPORTED in each value's own nvmlReturn.
+      nvmlFieldValue_t f[2] = {};
+      f[0].fieldId = abi::kFieldNvLinkThroughputDataTx;
+      f[1].fieldId = abi::kFieldNvLinkThroughputDataRx;
+      f[0].scopeId = f[1].scopeId = abi::kScopeAllLinks;
+      if (n.nvmlDeviceGetFieldValues(d, 2, f) == abi::kSuccess) {
+        r.nvlink_tx_kib = field_count(f[0]);
+        r.nvlink_rx_kib = field_count(f[1]);
+        r.nvlink_timestamp_us = f[0].timestamp;
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace scalebench
