@@ -1,5 +1,6 @@
 #include "coordinator/coordinator.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <regex>
 #include <set>
@@ -40,6 +41,7 @@ Coordinator::Coordinator(Options options) : options_(std::move(options)), store_
     for (const auto& r : page) metrics_.record_ingested(r);
     after = page.back()["record_id"].get<long long>();
   }
+  for (const auto& e : store_.list_experiments()) track_progress(e["name"], e["id"]);
   refresh_gauges();
 }
 
@@ -66,6 +68,42 @@ void Coordinator::refresh_gauges() {
   for (const auto& a : store_.agents()) (a.state == "alive" ? alive : lost) += a.state != "gone";
   metrics_.set_agents(alive, lost);
   metrics_.set_runs(store_.count_runs("queued"), store_.count_runs("running") + store_.count_runs("cancelling"));
+}
+
+void Coordinator::track_progress(const std::string& name, long long experiment_id) {
+  std::erase_if(progress_experiments_, [&](const auto& e) { return e.first == name; });
+  progress_experiments_.emplace_back(name, experiment_id);
+  while (progress_experiments_.size() > Metrics::kMaxExperiments) {
+    ended_at_.erase(progress_experiments_.front().second);
+    progress_experiments_.pop_front();
+  }
+}
+
+void Coordinator::refresh_progress() {
+  const double t = now();
+  std::vector<Metrics::ExperimentProgress> progress;
+  for (const auto& [name, id] : progress_experiments_) {
+    Json summary = store_.experiment_summary(id);
+    if (summary.is_null()) continue;
+    Metrics::ExperimentProgress p;
+    p.name = name;
+    for (const auto& [state, n] : summary["states"].items()) p.runs_by_state[state] = n.get<int>();
+    const double submitted = summary["submitted_at"].get<double>();
+    double end = t;
+    if (summary["finished"].get<bool>()) {
+      // A finished experiment stays finished (a new submission gets a new id): read its end once.
+      auto it = ended_at_.find(id);
+      if (it == ended_at_.end()) {
+        double last = submitted;
+        for (const auto& r : store_.runs(id)) last = std::max(last, r.finished_at);
+        it = ended_at_.emplace(id, last).first;
+      }
+      end = it->second;
+    }
+    p.elapsed_s = std::max(0.0, end - submitted);
+    progress.push_back(std::move(p));
+  }
+  metrics_.set_progress(progress);
 }
 
 void Coordinator::end_run(Store::Run& run, const std::string& state, const std::string& reason,
@@ -101,6 +139,7 @@ ApiResult Coordinator::submit(const std::string& yaml, const std::string& source
   double t = now();
   long long id = store_.add_experiment(ex.name, source, yaml, runs, t);
   metrics_.experiment_submitted(ex.name);
+  track_progress(ex.name, id);
   spec_cache_[id] = ex;
   // Runs that were settled at expansion (skipped, unplaceable) get their record now.
   for (auto& run : store_.runs(id))
@@ -319,6 +358,7 @@ void Coordinator::check_liveness() {
 
 std::string Coordinator::metrics_text() {
   std::lock_guard lock(mutex_);
+  refresh_progress();  // elapsed time moves between scrapes
   return metrics_.text();
 }
 

@@ -1,7 +1,9 @@
 #pragma once
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "common/json.hpp"
 #include "common/spec.hpp"
@@ -48,12 +50,18 @@ class Coordinator {
   const Experiment* experiment_spec(long long experiment_id);
   void end_run(Store::Run& run, const std::string& state, const std::string& reason, bool add_status_record);
   void refresh_gauges();
+  void track_progress(const std::string& name, long long experiment_id);
+  void refresh_progress();
 
   Options options_;
   std::mutex mutex_;
   Store store_;
   Metrics metrics_;
   std::map<long long, Experiment> spec_cache_;
+  // The newest Metrics::kMaxExperiments experiment names with the id of each one's newest
+  // submission, oldest first: the experiments /metrics shows progress for.
+  std::deque<std::pair<std::string, long long>> progress_experiments_;
+  std::map<long long, double> ended_at_;  // when each finished experiment's last run ended
 };
 
 }  // namespace scalebench

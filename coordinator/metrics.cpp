@@ -26,7 +26,31 @@ Metrics::Metrics()
                              .Name("scalebench_experiments_submitted_total")
                              .Help("Experiments submitted")
                              .Register(*registry_)
-                             .Add({})) {
+                             .Add({})),
+      experiment_runs_(prometheus::BuildGauge()
+                           .Name("scalebench_experiment_runs")
+                           .Help("Runs of an experiment by state")
+                           .Register(*registry_)),
+      experiment_progress_(prometheus::BuildGauge()
+                               .Name("scalebench_experiment_progress_ratio")
+                               .Help("Share of an experiment's runs that have ended (0..1)")
+                               .Register(*registry_)),
+      experiment_elapsed_(prometheus::BuildGauge()
+                              .Name("scalebench_experiment_elapsed_seconds")
+                              .Help("Seconds since the experiment was submitted, until its last run ended")
+                              .Register(*registry_)),
+      experiment_remaining_(prometheus::BuildGauge()
+                                .Name("scalebench_experiment_remaining_seconds")
+                                .Help("Estimated seconds until the experiment's last run ends: elapsed / done x left")
+                                .Register(*registry_)),
+      placement_gpus_(prometheus::BuildGauge()
+                          .Name("scalebench_placement_gpus")
+                          .Help("GPUs of a placement that results were measured at (its gpus label as a value)")
+                          .Register(*registry_)),
+      placement_ranks_(prometheus::BuildGauge()
+                           .Name("scalebench_placement_ranks")
+                           .Help("Ranks of a placement that results were measured at (its ranks label as a value)")
+                           .Register(*registry_)) {
   for (const char* s : {"ok", "failed", "timeout", "skipped", "cancelled"}) runs_finished_.Add({{"status", s}});
 }
 
@@ -38,6 +62,43 @@ void Metrics::set_agents(int alive, int lost) {
 void Metrics::set_runs(int queued, int running) {
   runs_.Add({{"state", "queued"}}).Set(queued);
   runs_.Add({{"state", "running"}}).Set(running);
+}
+
+const std::vector<std::string>& Metrics::run_states() {
+  static const std::vector<std::string> states{"queued", "running", "cancelling", "ok",
+                                               "failed", "timeout", "skipped",    "cancelled"};
+  return states;
+}
+
+std::optional<double> Metrics::remaining_seconds(int total, int done, double elapsed_s) {
+  if (done >= total) return 0.0;
+  if (done <= 0) return std::nullopt;
+  return elapsed_s / done * (total - done);
+}
+
+void Metrics::set_progress(const std::vector<ExperimentProgress>& experiments) {
+  for (const Series& s : progress_series_) s.family->Remove(s.gauge);
+  progress_series_.clear();
+  auto set = [&](prometheus::Family<prometheus::Gauge>& family, const std::map<std::string, std::string>& labels,
+                 double value) {
+    prometheus::Gauge& g = family.Add(labels);
+    g.Set(value);
+    progress_series_.push_back({&family, &g});
+  };
+  for (const ExperimentProgress& e : experiments) {
+    int total = 0, done = 0;
+    for (const std::string& state : run_states()) {
+      auto it = e.runs_by_state.find(state);
+      const int n = it == e.runs_by_state.end() ? 0 : it->second;
+      set(experiment_runs_, {{"experiment", e.name}, {"state", state}}, n);
+      total += n;
+      if (state != "queued" && state != "running" && state != "cancelling") done += n;
+    }
+    set(experiment_progress_, {{"experiment", e.name}}, total > 0 ? static_cast<double>(done) / total : 1.0);
+    set(experiment_elapsed_, {{"experiment", e.name}}, e.elapsed_s);
+    if (auto left = remaining_seconds(total, done, e.elapsed_s))
+      set(experiment_remaining_, {{"experiment", e.name}}, *left);
+  }
 }
 
 void Metrics::run_finished(const std::string& status) { runs_finished_.Add({{"status", status}}).Increment(); }
@@ -107,11 +168,20 @@ void Metrics::record_ingested(const Json& r) {
   auto& family =
       result_family(result_metric_name(r.value("workload", ""), r.value("metric", ""), unit),
                     "Latest median of " + r.value("metric", std::string()) + " (" + unit + " in base units)");
-  auto& gauge = family.Add(labels);
-  gauge.Set(value);
   auto& list = series_by_experiment_[experiment];
-  if (std::none_of(list.begin(), list.end(), [&](const Series& s) { return s.gauge == &gauge; }))
-    list.push_back({&family, &gauge});
+  auto keep = [&](prometheus::Family<prometheus::Gauge>& f, const std::map<std::string, std::string>& l, double v) {
+    auto& gauge = f.Add(l);
+    gauge.Set(v);
+    if (std::none_of(list.begin(), list.end(), [&](const Series& s) { return s.gauge == &gauge; }))
+      list.push_back({&f, &gauge});
+  };
+  keep(family, labels, value);
+  // The placement's GPU and rank counts as values, so that PromQL can divide by them (labels
+  // cannot be turned into numbers): deploy/prometheus/rules.yml's speedup and efficiency.
+  const std::map<std::string, std::string> placement_labels{
+      {"experiment", experiment}, {"nodes", labels["nodes"]}, {"gpus", labels["gpus"]}, {"ranks", labels["ranks"]}};
+  keep(placement_gpus_, placement_labels, placement.value("gpus", 0));
+  keep(placement_ranks_, placement_labels, placement.value("ranks", 0));
 }
 
 std::string Metrics::text() const { return prometheus::TextSerializer().Serialize(registry_->Collect()); }

@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,20 @@ class Metrics {
  public:
   static constexpr std::size_t kMaxExperiments = 32;
   Metrics();
+
+  // How far one experiment has come, for the progress series.
+  struct ExperimentProgress {
+    std::string name;
+    std::map<std::string, int> runs_by_state;  // Store::Run states; missing ones count 0
+    double elapsed_s = 0;                      // since submission; until its last run ended once finished
+  };
+  // Every run state the progress series name, in this order.
+  static const std::vector<std::string>& run_states();
+  // elapsed / done x (total - done): 0 once nothing is left, nullopt while no run is done.
+  static std::optional<double> remaining_seconds(int total, int done, double elapsed_s);
+  // Replaces every progress series with those of `experiments` (the coordinator passes the newest
+  // kMaxExperiments names).
+  void set_progress(const std::vector<ExperimentProgress>& experiments);
 
   void set_agents(int alive, int lost);
   void set_runs(int queued, int running);
@@ -43,6 +58,12 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& runs_finished_;
   prometheus::Counter& records_total_;
   prometheus::Counter& experiments_total_;
+  prometheus::Family<prometheus::Gauge>& experiment_runs_;
+  prometheus::Family<prometheus::Gauge>& experiment_progress_;
+  prometheus::Family<prometheus::Gauge>& experiment_elapsed_;
+  prometheus::Family<prometheus::Gauge>& experiment_remaining_;
+  prometheus::Family<prometheus::Gauge>& placement_gpus_;
+  prometheus::Family<prometheus::Gauge>& placement_ranks_;
   std::map<std::string, prometheus::Family<prometheus::Gauge>*> result_families_;
   struct Series {
     prometheus::Family<prometheus::Gauge>* family;
@@ -50,6 +71,7 @@ class Metrics {
   };
   std::map<std::string, std::vector<Series>> series_by_experiment_;
   std::deque<std::string> experiment_order_;  // oldest first
+  std::vector<Series> progress_series_;       // what set_progress added last
 };
 
 }  // namespace scalebench

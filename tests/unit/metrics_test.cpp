@@ -198,5 +198,68 @@ TEST(Metrics, ServiceGaugesAndCounters) {
   EXPECT_DOUBLE_EQ(*sample(m.text(), "scalebench_agents", {"state=\"alive\""}), 0);
 }
 
+TEST(Metrics, PlacementCountsAreValuesForTheRecordingRules) {
+  Metrics m;
+  m.record_ingested(record("quick", "busbw", "GB/s", 12.5));
+  Json host = record("quick", "busbw", "GB/s", 1);
+  host["placement"] = {{"nodes", 1}, {"ranks", 4}, {"gpus", 0}};
+  m.record_ingested(host);
+  std::string text = m.text();
+  const std::vector<std::string> gpu_point{"experiment=\"quick\"", "nodes=\"1\"", "gpus=\"2\"", "ranks=\"2\""};
+  const std::vector<std::string> host_point{"experiment=\"quick\"", "nodes=\"1\"", "gpus=\"0\"", "ranks=\"4\""};
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_placement_gpus", gpu_point), 2);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_placement_ranks", gpu_point), 2);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_placement_gpus", host_point), 0);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_placement_ranks", host_point), 4);
+  // Only the placement labels: one series per placement, however many points it measured.
+  EXPECT_EQ(text.find("scalebench_placement_gpus{backend"), std::string::npos);
+  m.record_ingested(record("quick", "busbw", "GB/s", 13, 2048));
+  EXPECT_EQ(label_values(m.text(), "scalebench_placement_gpus", "gpus"), (std::set<std::string>{"0", "2"}));
+
+  m.experiment_submitted("quick");  // a resubmission drops them with the results
+  text = m.text();
+  EXPECT_FALSE(sample(text, "scalebench_placement_gpus", {"experiment=\"quick\""})) << text;
+  EXPECT_FALSE(sample(text, "scalebench_placement_ranks", {"experiment=\"quick\""})) << text;
+}
+
+TEST(MetricsProgress, RemainingIsElapsedPerDoneRunTimesRunsLeft) {
+  EXPECT_DOUBLE_EQ(*Metrics::remaining_seconds(10, 4, 20.0), 30.0);
+  EXPECT_DOUBLE_EQ(*Metrics::remaining_seconds(10, 10, 20.0), 0.0);
+  EXPECT_DOUBLE_EQ(*Metrics::remaining_seconds(0, 0, 0.0), 0.0);
+  EXPECT_FALSE(Metrics::remaining_seconds(10, 0, 20.0)) << "no run done: no estimate";
+}
+
+TEST(MetricsProgress, RunsByStateProgressElapsedAndRemaining) {
+  Metrics m;
+  m.set_progress(
+      {{"study", {{"queued", 3}, {"running", 1}, {"ok", 5}, {"failed", 1}}, 60.0}, {"waiting", {{"queued", 4}}, 2.0}});
+  const std::string text = m.text();
+  const std::string study = "experiment=\"study\"";
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_experiment_runs", {study, "state=\"queued\""}), 3);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_experiment_runs", {study, "state=\"running\""}), 1);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_experiment_runs", {study, "state=\"ok\""}), 5);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_experiment_runs", {study, "state=\"failed\""}), 1);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_experiment_runs", {study, "state=\"timeout\""}), 0)
+      << "every state has a series, so sums and ratios need no absent-series handling";
+  EXPECT_EQ(label_values(text, "scalebench_experiment_runs", "state").size(), Metrics::run_states().size());
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_experiment_progress_ratio", {study}), 0.6);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_experiment_elapsed_seconds", {study}), 60);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_experiment_remaining_seconds", {study}), 40);  // 60 / 6 x 4
+
+  const std::string waiting = "experiment=\"waiting\"";
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_experiment_progress_ratio", {waiting}), 0);
+  EXPECT_FALSE(sample(text, "scalebench_experiment_remaining_seconds", {waiting})) << "no estimate before a run ends";
+}
+
+TEST(MetricsProgress, EachUpdateReplacesTheExperimentsShown) {
+  Metrics m;
+  m.set_progress({{"old", {{"ok", 2}}, 5.0}});
+  m.set_progress({{"new", {{"queued", 1}, {"ok", 1}}, 5.0}});
+  const std::string text = m.text();
+  EXPECT_EQ(label_values(text, "scalebench_experiment_runs", "experiment"), (std::set<std::string>{"new"})) << text;
+  EXPECT_FALSE(sample(text, "scalebench_experiment_elapsed_seconds", {"experiment=\"old\""}));
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_experiment_remaining_seconds", {"experiment=\"new\""}), 5);
+}
+
 }  // namespace
 }  // namespace scalebench
