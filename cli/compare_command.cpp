@@ -110,7 +110,8 @@ std::string size_of(const CompareRow& r) {
 
 void write_table(std::ostream& out, const std::vector<CompareRow>& rows) {
   std::vector<std::vector<std::string>> cells = {{"verdict", "change", "95% band", "tolerance", "baseline", "candidate",
-                                                  "metric", "variant", "ranks", "gpus", "what", "size", "records"}};
+                                                  "metric", "variant", "ranks", "gpus", "what", "size",
+                                                  "records (samples)"}};
   for (const auto& r : rows) {
     const bool band = !std::isnan(r.band_low_pct);
     std::string tol = number(r.tolerance_pct) + "%" + (r.tolerance_from == "reference" ? " (ref)" : "");
@@ -127,7 +128,8 @@ void write_table(std::ostream& out, const std::vector<CompareRow>& rows) {
                                   what(r),
                                   size_of(r),
                                   std::to_string(r.baseline_records) + "/" + std::to_string(r.candidate_records) +
-                                      (r.noise_from.empty() ? "" : " " + r.noise_from)};
+                                      " (" + std::to_string(r.baseline_samples) + "/" +
+                                      std::to_string(r.candidate_samples) + ")"};
     if (!r.note.empty()) c.push_back(r.note);
     cells.push_back(std::move(c));
   }
@@ -171,7 +173,8 @@ void write_csv(std::ostream& out, const std::vector<CompareRow>& rows) {
                                          "change_pct",
                                          "band_low_pct",
                                          "band_high_pct",
-                                         "noise_from",
+                                         "baseline_samples",
+                                         "candidate_samples",
                                          "tolerance_pct",
                                          "tolerance_from",
                                          "note"};
@@ -187,11 +190,19 @@ void write_csv(std::ostream& out, const std::vector<CompareRow>& rows) {
   }
 }
 
-void write_outliers_table(std::ostream& out, const std::vector<NodeOutlier>& outliers, double threshold) {
+void write_outliers_table(std::ostream& out, const std::vector<NodeOutlier>& outliers, double threshold,
+                          const Json& candidate) {
   out << "\nper-node outliers of the candidate (worse than the median of >= 3 hosts by more than " << number(threshold)
       << "%):\n";
   if (outliers.empty()) {
-    out << "none\n";
+    std::set<std::string> hosts;
+    for (const auto& r : candidate)
+      if (auto h = single_host(r); !h.empty()) hosts.insert(h);
+    out << "none";
+    if (hosts.size() < 3)
+      out << " (its single-host runs ran on " << hosts.size() << " host" << (hosts.size() == 1 ? "" : "s")
+          << "; the rule needs 3 or more)";
+    out << "\n";
     return;
   }
   for (const auto& o : outliers) {
@@ -286,13 +297,14 @@ int cmd_compare(const CliArgs& a) {
     std::cerr << summary << "\n";
   } else {
     if (!rows.empty()) write_table(std::cout, rows);
-    if (outliers_wanted) write_outliers_table(std::cout, outliers, outlier_threshold);
+    if (outliers_wanted) write_outliers_table(std::cout, outliers, outlier_threshold, candidate);
     std::cout << summary << "\n";
   }
 
   if (compared == 0) {
-    std::cerr << "scalebench: nothing to compare: no point has ok records in both the baseline ("
-              << counts[Verdict::kMissing] << " points) and the candidate (" << counts[Verdict::kNew] << " points)\n";
+    std::cerr << "scalebench: nothing to compare: no point has ok records on both sides (" << counts[Verdict::kMissing]
+              << " only in the baseline, " << counts[Verdict::kNew] << " only in the candidate"
+              << (options.metric.empty() ? "" : ", metric " + options.metric) << ")\n";
     return 3;
   }
   return counts[Verdict::kRegression] > 0 ? 1 : 0;

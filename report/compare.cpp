@@ -6,7 +6,6 @@
 
 #include "common/error.hpp"
 #include "common/stats.hpp"
-#include "coordinator/variant_ratio.hpp"
 
 namespace scalebench {
 
@@ -84,30 +83,13 @@ std::vector<double> samples_of(const std::vector<const Json*>& recs) {
   return v;
 }
 
-// Half-width of Welch's 95% interval of the difference of the mean logs of a and b; NaN when
-// neither side has two values or a value is not positive.
-double log_half_width(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() < 2 && b.size() < 2) return kNaN;
-  std::vector<double> la, lb;
-  for (double x : a) {
-    if (!(x > 0)) return kNaN;
-    la.push_back(std::log(x));
-  }
-  for (double x : b) {
-    if (!(x > 0)) return kNaN;
-    lb.push_back(std::log(x));
-  }
-  // A side with one value shows no spread of its own; the other side's spread stands for both.
-  const double na = static_cast<double>(la.size()), nb = static_cast<double>(lb.size());
-  const double va = la.size() >= 2 ? std::pow(stddev(la), 2) / na : 0;
-  const double vb = lb.size() >= 2 ? std::pow(stddev(lb), 2) / nb : 0;
-  const double se2 = va + vb;
-  if (se2 <= 0) return 0;
-  double den = 0;
-  if (la.size() >= 2) den += va * va / (na - 1);
-  if (lb.size() >= 2) den += vb * vb / (nb - 1);
-  const int dof = std::max(1, static_cast<int>(std::floor(se2 * se2 / den)));
-  return t_quantile_975(dof) * std::sqrt(se2);
+// `most` evenly spaced order statistics, so that the n x m pairwise ratios stay at a million at most.
+std::vector<double> thinned(std::vector<double> v, std::size_t most) {
+  if (v.size() <= most) return v;
+  std::sort(v.begin(), v.end());
+  std::vector<double> out;
+  for (std::size_t i = 0; i < most; ++i) out.push_back(v[i * (v.size() - 1) / (most - 1)]);
+  return out;
 }
 
 std::optional<double> strictest_reference(const std::vector<const Json*>& recs) {
@@ -260,17 +242,14 @@ std::vector<CompareRow> compare_records(const Json& baseline, const Json& candid
     }
     row.change_pct = (c - b) / std::fabs(b) * 100;
 
-    // Rounds when both sides have several records of the point (run-to-run spread); otherwise
-    // the samples within the runs, which miss run-to-run spread: the tolerance covers that.
-    const bool by_rounds = g.base.size() >= 2 && g.cand.size() >= 2;
-    const auto ua = by_rounds ? values_of(g.base) : samples_of(g.base);
-    const auto ub = by_rounds ? values_of(g.cand) : samples_of(g.cand);
-    const double half = b > 0 && c > 0 ? log_half_width(ua, ub) : kNaN;
-    if (!std::isnan(half)) {
-      const double centre = std::log(c / b);
-      row.band_low_pct = (std::exp(centre - half) - 1) * 100;
-      row.band_high_pct = (std::exp(centre + half) - 1) * 100;
-      row.noise_from = by_rounds ? "rounds" : "samples";
+    // Every sample of every round pooled: within-run noise, plus run-to-run spread when a side
+    // has several rounds; a single run a side misses the latter, and the tolerance covers it.
+    const auto sb = samples_of(g.base), sc = samples_of(g.cand);
+    row.baseline_samples = sb.size();
+    row.candidate_samples = sc.size();
+    if (auto ci = ratio_interval(sb, sc)) {
+      row.band_low_pct = (ci->low - 1) * 100;
+      row.band_high_pct = (ci->high - 1) * 100;
     }
 
     // Goodness: the change with its sign turned so that positive is better.
@@ -297,6 +276,62 @@ std::vector<CompareRow> compare_records(const Json& baseline, const Json& candid
     return goodness(x) < goodness(y);
   });
   return rows;
+}
+
+std::size_t mann_whitney_k(std::size_t n, std::size_t m) {
+  if (n == 0 || m == 0) return 0;
+  constexpr double kTail = 0.025;  // two-sided 95%
+  if (n * m > 2500) {
+    // Normal approximation of U (mean nm/2, variance nm(n+m+1)/12), continuity-corrected.
+    const double nm = static_cast<double>(n * m);
+    const double k = std::floor(nm / 2 - 1.959964 * std::sqrt(nm * static_cast<double>(n + m + 1) / 12) + 0.5);
+    return k < 1 ? 0 : static_cast<std::size_t>(k);
+  }
+  // count[u]: orderings of n and m values whose U statistic is u (the Gaussian binomial
+  // coefficient's terms), built up over (i, j) from c(i, j) = c(i-1, j) shifted by j + c(i, j-1).
+  std::vector<std::vector<double>> row(m + 1, std::vector<double>{1});
+  for (std::size_t i = 1; i <= n; ++i) {
+    std::vector<std::vector<double>> next(m + 1);
+    next[0] = {1};
+    for (std::size_t j = 1; j <= m; ++j) {
+      std::vector<double> c(i * j + 1, 0);
+      for (std::size_t u = 0; u < row[j].size(); ++u) c[u + j] += row[j][u];
+      for (std::size_t u = 0; u < next[j - 1].size(); ++u) c[u] += next[j - 1][u];
+      next[j] = std::move(c);
+    }
+    row = std::move(next);
+  }
+  const auto& count = row[m];
+  double total = 0;
+  for (double c : count) total += c;
+  double cumulative = 0;
+  std::size_t k = 0;
+  for (std::size_t u = 0; u < count.size(); ++u) {
+    cumulative += count[u];
+    if (cumulative / total > kTail * (1 + 1e-12)) break;
+    k = u + 1;
+  }
+  return k;
+}
+
+std::optional<RatioInterval> ratio_interval(std::vector<double> baseline, std::vector<double> candidate) {
+  for (const auto* side : {&baseline, &candidate})
+    for (double x : *side)
+      if (!(x > 0) || !std::isfinite(x)) return std::nullopt;
+  baseline = thinned(std::move(baseline), 1000);
+  candidate = thinned(std::move(candidate), 1000);
+  const std::size_t k = mann_whitney_k(baseline.size(), candidate.size());
+  if (k == 0) return std::nullopt;
+  std::vector<double> d;
+  d.reserve(baseline.size() * candidate.size());
+  for (double c : candidate)
+    for (double b : baseline) d.push_back(std::log(c) - std::log(b));
+  auto lo = d.begin() + static_cast<std::ptrdiff_t>(k - 1);
+  auto hi = d.begin() + static_cast<std::ptrdiff_t>(d.size() - k);
+  std::nth_element(d.begin(), lo, d.end());
+  const double low = *lo;
+  std::nth_element(d.begin(), hi, d.end());
+  return RatioInterval{std::exp(low), std::exp(*hi)};
 }
 
 std::map<Verdict, int> count_verdicts(const std::vector<CompareRow>& rows) {
@@ -330,7 +365,8 @@ Json to_json(const CompareRow& row) {
               {"change_pct", num(row.change_pct)},
               {"band_low_pct", num(row.band_low_pct)},
               {"band_high_pct", num(row.band_high_pct)},
-              {"noise_from", row.noise_from},
+              {"baseline_samples", row.baseline_samples},
+              {"candidate_samples", row.candidate_samples},
               {"tolerance_pct", row.tolerance_pct},
               {"tolerance_from", row.tolerance_from},
               {"note", row.note}};

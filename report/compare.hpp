@@ -42,10 +42,10 @@ struct CompareRow {
   // (candidate - baseline) / |baseline| x 100, signed as measured: a regression is negative for
   // better=higher (less bandwidth) and positive for better=lower (more time). NaN when absent.
   double change_pct = 0;
-  // 95% noise band of the change (Welch's t on the logs of both sides' values, centred on the
-  // medians' change); NaN when neither side shows any spread to estimate it from.
+  // 95% noise band of the change: the distribution-free interval of candidate/baseline over both
+  // sides' pooled samples (ratio_interval), in %. NaN when there are too few samples for it.
   double band_low_pct = 0, band_high_pct = 0;
-  std::string noise_from;  // "rounds" (each record's value) or "samples" (stats.samples); "" if none
+  std::size_t baseline_samples = 0, candidate_samples = 0;  // pooled stats.samples behind the band
   double tolerance_pct = 0;
   std::string tolerance_from;  // "reference" (the records' references) or "option"
   Verdict verdict = Verdict::kUnchanged;
@@ -54,6 +54,21 @@ struct CompareRow {
 
 // Rows worst first: regressions (largest first), missing, unchanged, improvements, new.
 std::vector<CompareRow> compare_records(const Json& baseline, const Json& candidate, const CompareOptions& options);
+
+// The Hodges-Lehmann interval of a shift, as the Mann-Whitney U test gives it: with the n x m
+// pairwise differences sorted, [d(k), d(nm+1-k)] covers the shift with at least 95%. Returns k
+// (1-based), exact from U's distribution for n x m <= 2500, else from its normal approximation;
+// 0 when even [min, max] falls short of 95% (3 and 3 values, or 2 and up to 7).
+std::size_t mann_whitney_k(std::size_t n, std::size_t m);
+
+// 95% interval of the ratio candidate/baseline: the Hodges-Lehmann interval of the shift between
+// the logs of the two sets of values (so every pairwise ratio c/b counts; robust to outliers, no
+// assumption of normality). None when a value is not positive or there are too few values.
+// Sets over 1000 values are thinned to 1000 evenly spaced order statistics first.
+struct RatioInterval {
+  double low = 0, high = 0;
+};
+std::optional<RatioInterval> ratio_interval(std::vector<double> baseline, std::vector<double> candidate);
 
 // How many rows have each verdict (every verdict present, zero or not).
 std::map<Verdict, int> count_verdicts(const std::vector<CompareRow>& rows);

@@ -68,72 +68,94 @@ TEST(CompareKey, WhatWasMeasuredKeepsPointsApart) {
 }
 
 TEST(CompareChange, LessBandwidthIsANegativeRegression) {
-  const auto rows = compare_records(Json::array({record("b", "busbw", 10, {9.9, 10, 10.1})}),
-                                    Json::array({record("c", "busbw", 8, {7.9, 8, 8.1})}), {});
+  const auto rows = compare_records(Json::array({record("b", "busbw", 10, {9.8, 9.9, 10, 10.1, 10.2})}),
+                                    Json::array({record("c", "busbw", 8, {7.8, 7.9, 8, 8.1, 8.2})}), {});
   EXPECT_NEAR(only(rows).change_pct, -20, 1e-9);
   EXPECT_EQ(only(rows).verdict, Verdict::kRegression);
-  EXPECT_EQ(only(rows).noise_from, "samples");
+  EXPECT_EQ(only(rows).baseline_samples, 5u);
   EXPECT_LT(only(rows).band_high_pct, 0);
 }
 
 TEST(CompareChange, MoreTimeIsAPositiveRegressionAndLessTimeAnImprovement) {
-  const Json base = Json::array({record("b", "time", 100, {99, 100, 101})});
-  const auto slower = compare_records(base, Json::array({record("c", "time", 150, {149, 150, 151})}), {});
+  const Json base = Json::array({record("b", "time", 100, {98, 99, 100, 101, 102})});
+  const auto slower = compare_records(base, Json::array({record("c", "time", 150, {148, 149, 150, 151, 152})}), {});
   EXPECT_NEAR(only(slower).change_pct, 50, 1e-9);
+  EXPECT_GT(only(slower).band_low_pct, 0);
   EXPECT_EQ(only(slower).verdict, Verdict::kRegression);
-  const auto faster = compare_records(base, Json::array({record("c", "time", 50, {49, 50, 51})}), {});
+  const auto faster = compare_records(base, Json::array({record("c", "time", 50, {48, 49, 50, 51, 52})}), {});
   EXPECT_NEAR(only(faster).change_pct, -50, 1e-9);
   EXPECT_EQ(only(faster).verdict, Verdict::kImprovement);
   // More bandwidth is an improvement too.
-  const auto more = compare_records(Json::array({record("b", "busbw", 10, {9.9, 10, 10.1})}),
-                                    Json::array({record("c", "busbw", 12, {11.9, 12, 12.1})}), {});
+  const auto more = compare_records(Json::array({record("b", "busbw", 10, {9.8, 9.9, 10, 10.1, 10.2})}),
+                                    Json::array({record("c", "busbw", 12, {11.8, 11.9, 12, 12.1, 12.2})}), {});
   EXPECT_EQ(only(more).verdict, Verdict::kImprovement);
 }
 
 TEST(CompareNoise, ABigChangeInsideTheNoiseIsUnchanged) {
-  // 20% lower median, but the samples scatter over a factor of 3 on both sides.
-  const auto rows = compare_records(Json::array({record("b", "busbw", 10, {5, 10, 15})}),
-                                    Json::array({record("c", "busbw", 8, {4, 8, 14})}), {});
+  // 20% lower median, but the samples of both sides scatter over a factor of 3 and overlap.
+  const auto rows = compare_records(Json::array({record("b", "busbw", 10, {5, 8, 10, 12, 15})}),
+                                    Json::array({record("c", "busbw", 8, {4, 7, 8, 11, 14})}), {});
   EXPECT_NEAR(only(rows).change_pct, -20, 1e-9);
   EXPECT_LT(only(rows).band_low_pct, 0);
   EXPECT_GT(only(rows).band_high_pct, 0);
   EXPECT_EQ(only(rows).verdict, Verdict::kUnchanged);
 }
 
-TEST(CompareNoise, BandIsWelchsIntervalOnLogsCentredOnTheMedians) {
-  const std::vector<double> a = {10, 11, 12}, b = {8, 9, 10};
-  const auto rows =
-      compare_records(Json::array({record("b", "busbw", 11, a)}), Json::array({record("c", "busbw", 9, b)}), {});
-  auto logs = [](const std::vector<double>& v) {
-    std::vector<double> l;
-    for (double x : v) l.push_back(std::log(x));
-    return l;
-  };
-  auto var = [](const std::vector<double>& l) {
-    double m = 0, s = 0;
-    for (double x : l) m += x / static_cast<double>(l.size());
-    for (double x : l) s += (x - m) * (x - m);
-    return s / static_cast<double>(l.size() - 1);
-  };
-  const double va = var(logs(a)) / 3, vb = var(logs(b)) / 3;
-  const int dof = static_cast<int>(std::floor((va + vb) * (va + vb) / (va * va / 2 + vb * vb / 2)));
-  const double t[] = {12.706, 4.303, 3.182, 2.776};
-  const double half = t[dof - 1] * std::sqrt(va + vb);
-  const double centre = std::log(9.0 / 11.0);
-  EXPECT_NEAR(only(rows).band_low_pct, (std::exp(centre - half) - 1) * 100, 1e-9);
-  EXPECT_NEAR(only(rows).band_high_pct, (std::exp(centre + half) - 1) * 100, 1e-9);
+TEST(CompareNoise, MannWhitneyOrderStatisticsMatchTheTables) {
+  // k = the two-sided 5% critical value of U + 1 (published tables); 0 where 95% is out of reach.
+  EXPECT_EQ(mann_whitney_k(3, 3), 0u);
+  EXPECT_EQ(mann_whitney_k(2, 7), 0u);
+  EXPECT_EQ(mann_whitney_k(2, 8), 1u);
+  EXPECT_EQ(mann_whitney_k(4, 4), 1u);
+  EXPECT_EQ(mann_whitney_k(3, 5), 1u);
+  EXPECT_EQ(mann_whitney_k(5, 5), 3u);
+  EXPECT_EQ(mann_whitney_k(10, 10), 24u);
+  EXPECT_EQ(mann_whitney_k(20, 20), 128u);
+  EXPECT_EQ(mann_whitney_k(50, 50), 966u);
+  EXPECT_EQ(mann_whitney_k(60, 60), 1427u);  // normal approximation
 }
 
-TEST(CompareNoise, RoundsGiveTheSpreadWhenBothSidesHaveSeveral) {
-  // Each run is steady, but the runs disagree with each other: the rounds show it.
+TEST(CompareNoise, BandIsTheHodgesLehmannIntervalOfTheRatio) {
+  // 4 and 4 values: k = 1, the interval is the smallest and largest pairwise ratio.
+  auto ci = ratio_interval({1, 2, 3, 4}, {2, 4, 6, 8});
+  ASSERT_TRUE(ci);
+  EXPECT_NEAR(ci->low, 2.0 / 4, 1e-12);
+  EXPECT_NEAR(ci->high, 8.0 / 1, 1e-12);
+  // 5 and 5: k = 3; the 25 ratios are 0.8, 0.9, 1.0, 1.1, 1.2, five times each.
+  ci = ratio_interval({10, 10, 10, 10, 10}, {8, 9, 10, 11, 12});
+  ASSERT_TRUE(ci);
+  EXPECT_NEAR(ci->low, 0.8, 1e-12);
+  EXPECT_NEAR(ci->high, 1.2, 1e-12);
+  EXPECT_FALSE(ratio_interval({1, 2, 3}, {1, 2, 3}));  // too few for 95%
+  EXPECT_FALSE(ratio_interval({1, 2, 3, 0}, {1, 2, 3, 4}));
+  const auto rows = compare_records(Json::array({record("b", "busbw", 10, {10, 10, 10, 10, 10})}),
+                                    Json::array({record("c", "busbw", 10, {8, 9, 10, 11, 12})}), {});
+  EXPECT_NEAR(only(rows).band_low_pct, -20, 1e-9);
+  EXPECT_NEAR(only(rows).band_high_pct, 20, 1e-9);
+}
+
+TEST(CompareNoise, AnOutlierSampleDoesNotHideARegression) {
+  // One sample of the baseline hit a stall; a mean-and-deviation band would span 0.
+  std::vector<double> base(9, 10.0), cand(10, 5.0);
+  base.push_back(0.1);
+  const auto rows =
+      compare_records(Json::array({record("b", "busbw", 10, base)}), Json::array({record("c", "busbw", 5, cand)}), {});
+  EXPECT_LT(only(rows).band_high_pct, 0);
+  EXPECT_EQ(only(rows).verdict, Verdict::kRegression);
+}
+
+TEST(CompareNoise, SamplesOfEveryRoundArePooled) {
+  // Each run is steady, but the runs disagree with each other: pooled, their samples overlap.
   Json base = Json::array(), cand = Json::array();
   for (double v : {10.0, 14.0, 6.0}) base.push_back(record("b", "busbw", v, {v, v, v}));
   for (double v : {8.0, 12.0, 5.0}) cand.push_back(record("c", "busbw", v, {v, v, v}));
   const auto rows = compare_records(base, cand, {});
-  EXPECT_EQ(only(rows).noise_from, "rounds");
   EXPECT_EQ(only(rows).baseline_records, 3);
+  EXPECT_EQ(only(rows).baseline_samples, 9u);
   EXPECT_DOUBLE_EQ(*only(rows).baseline, 10);
   EXPECT_DOUBLE_EQ(*only(rows).candidate, 8);
+  EXPECT_LT(only(rows).band_low_pct, 0);
+  EXPECT_GT(only(rows).band_high_pct, 0);
   EXPECT_EQ(only(rows).verdict, Verdict::kUnchanged);
 }
 
