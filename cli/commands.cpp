@@ -172,14 +172,7 @@ int cmd_ratio(const CliArgs& a) {
   const std::string num = variants.substr(0, comma), den = variants.substr(comma + 1);
   const std::string format = a.opt("format", "table");
   if (format != "table" && format != "csv" && format != "json") throw Error("--format takes table, json or csv");
-  std::vector<std::string> ignore;
-  const std::string ig = a.opt("ignore-params");
-  for (std::size_t start = 0; start < ig.size();) {
-    auto end = ig.find(',', start);
-    if (end == std::string::npos) end = ig.size();
-    if (end > start) ignore.push_back(ig.substr(start, end - start));
-    start = end + 1;
-  }
+  const std::vector<std::string> ignore = a.opt_list("ignore-params");
   Source src(a);
   const auto ratios = variant_ratios(src.records(a.opt("experiment")), num, den, a.opt("metric", "busbw"), ignore);
   if (ratios.empty()) {

@@ -14,6 +14,18 @@ struct CliArgs {
     auto it = options.find(key);
     return it == options.end() ? fallback : it->second;
   }
+  // A comma-separated option ("a,b,,c" -> a, b, c); empty when not given.
+  std::vector<std::string> opt_list(const std::string& key) const {
+    std::vector<std::string> out;
+    const std::string s = opt(key);
+    for (std::size_t start = 0; start < s.size();) {
+      auto end = s.find(',', start);
+      if (end == std::string::npos) end = s.size();
+      if (end > start) out.push_back(s.substr(start, end - start));
+      start = end + 1;
+    }
+    return out;
+  }
 };
 
 // Each returns the process exit code: 0 fine, 1 a reference failed, 2 bad usage or input,

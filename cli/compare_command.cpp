@@ -2,10 +2,8 @@
 // file), each metric's change with its noise band and verdict, worst first (docs/compare.md).
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <set>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/record_source.hpp"
@@ -36,29 +34,6 @@ double percent_option(const CliArgs& a, const std::string& name, double fallback
   if (used != s.size() || !std::isfinite(v) || v < 0)
     throw Error("--" + name + " takes a percentage >= 0 (e.g. 5), got '" + s + "'");
   return v;
-}
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  for (std::size_t start = 0; start < s.size();) {
-    auto end = s.find(',', start);
-    if (end == std::string::npos) end = s.size();
-    if (end > start) out.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-Json read_baseline_file(const std::string& path) {
-  std::stringstream text;
-  if (path == "-") {
-    text << std::cin.rdbuf();
-  } else {
-    std::ifstream in(path);
-    if (!in) throw Error(path + ": cannot open the baseline file");
-    text << in.rdbuf();
-  }
-  return parse_records_text(text.str(), path == "-" ? "<stdin>" : path);
 }
 
 // "quick (id 3)" from the store's or the coordinator's summary of the experiment.
@@ -228,7 +203,7 @@ int cmd_compare(const CliArgs& a) {
   CompareOptions options;
   options.tolerance_pct = percent_option(a, "tolerance", 5);
   options.metric = a.opt("metric");
-  options.ignore_params = split_commas(a.opt("ignore-params"));
+  options.ignore_params = a.opt_list("ignore-params");
   const bool outliers_wanted = a.options.count("outliers") > 0;
   const double outlier_threshold = percent_option(a, "outlier-threshold", 10);
 
@@ -236,7 +211,7 @@ int cmd_compare(const CliArgs& a) {
   Json baseline;
   std::string baseline_label;
   if (!baseline_file.empty()) {
-    baseline = read_baseline_file(baseline_file);
+    baseline = read_records_file(baseline_file);
     std::set<std::string> names;
     for (const auto& r : baseline) names.insert(r.value("experiment", ""));
     baseline_label = baseline_file;

@@ -2,9 +2,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
 
 #include "common/bearer_token.hpp"
 #include "common/error.hpp"
+#include "report/compare.hpp"
 
 namespace scalebench {
 
@@ -21,6 +25,18 @@ HttpClient coordinator_client(const CliArgs& a, std::chrono::milliseconds timeou
   HttpClient client(coordinator_url(a), timeout);
   if (auto token = client_token(a.opt("token-file"))) client.set_bearer_token(*token);
   return client;
+}
+
+Json read_records_file(const std::string& path) {
+  std::stringstream text;
+  if (path == "-") {
+    text << std::cin.rdbuf();
+  } else {
+    std::ifstream in(path);
+    if (!in) throw Error(path + ": cannot open");
+    text << in.rdbuf();
+  }
+  return parse_records_text(text.str(), path == "-" ? "<stdin>" : path);
 }
 
 Source::Source(const CliArgs& a) {

@@ -16,6 +16,10 @@ std::string coordinator_url(const CliArgs& a);
 // A client of the coordinator at --coordinator, with the token of --token-file or SCALEBENCH_TOKEN.
 HttpClient coordinator_client(const CliArgs& a, std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
+// Records saved by `scalebench results --format json` (JSON lines) or as a JSON array, from a file
+// or standard input ("-"); errors name the file, line and field.
+Json read_records_file(const std::string& path);
+
 // Records and experiment summaries from a running coordinator (--coordinator) or straight from a
 // store file (--db, opened read-only).
 class Source {

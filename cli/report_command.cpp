@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/record_source.hpp"
@@ -17,47 +16,6 @@
 namespace scalebench {
 
 namespace {
-
-// Records from `scalebench results --format json` output (JSON lines) or a JSON array; errors
-// name the file and line.
-Json read_records_file(const std::string& path) {
-  std::ifstream file;
-  if (path != "-") {
-    file.open(path);
-    if (!file) throw Error(path + ": cannot open");
-  }
-  std::istream& in = path == "-" ? std::cin : file;
-  std::stringstream all;
-  all << in.rdbuf();
-  const std::string text = all.str();
-  const std::string name = path == "-" ? "<stdin>" : path;
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '[') {
-    try {
-      Json j = Json::parse(text);
-      return j;
-    } catch (const Json::exception& e) {
-      throw Error(name + ": not a JSON array of records: " + e.what());
-    }
-  }
-  Json records = Json::array();
-  std::istringstream lines(text);
-  std::string line;
-  for (int n = 1; std::getline(lines, line); ++n) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    try {
-      Json r = Json::parse(line);
-      if (!r.is_object() || !r.contains("metric") || !r.contains("experiment"))
-        throw Error("not a result record (no experiment or metric)");
-      records.push_back(std::move(r));
-    } catch (const Json::exception& e) {
-      throw Error(name + ":" + std::to_string(n) + ": " + e.what());
-    } catch (const Error& e) {
-      throw Error(name + ":" + std::to_string(n) + ": " + e.what());
-    }
-  }
-  return records;
-}
 
 void write_file(const std::filesystem::path& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary);
