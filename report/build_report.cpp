@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "common/stats.hpp"
 #include "common/units.hpp"
@@ -180,9 +181,8 @@ void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gp
   group_keys.insert("backend");  // a variant running another program may name no backend
   const auto extra_keys = varying_params(bw, group_keys);
 
-  std::map<std::string, CollectiveGroup> groups;
-  for (const Json* r : bw) {
-    const Json& p = (*r)["params"];
+  // "all_reduce float32 sum in-place": the chart a collective point belongs to.
+  auto group_title = [](const Json& p) {
     std::string title;
     for (const auto& k : kCollectiveGroupParams)
       if (p.contains(k)) {
@@ -193,15 +193,27 @@ void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gp
           title += (title.empty() ? "" : " ") + text_of(p[k]);
         }
       }
+    return title;
+  };
+  auto name_of = [&](const Json& r) {
+    return series_name(r.value("variant", ""), workers_of(r), gpus, params_text(r["params"], extra_keys));
+  };
+  std::map<std::string, CollectiveGroup> groups;
+  for (const Json* r : bw) {
+    const Json& p = (*r)["params"];
+    const std::string title = group_title(p);
     auto& g = groups[title];
     g.title = title, g.op = text_of(p["op"]), g.id = id_safe(title);
-    const std::string extra = params_text(p, extra_keys);
-    const int w = workers_of(*r);
-    const std::string name = series_name(r->value("variant", ""), w, gpus, extra);
-    auto& c = g.curves[name];
-    c.variant = r->value("variant", ""), c.extra = extra, c.workers = w;
+    auto& c = g.curves[name_of(*r)];
+    c.variant = r->value("variant", ""), c.extra = params_text(p, extra_keys), c.workers = workers_of(*r);
     c.by_size[(*r)["point"]["size"].get<double>()].push_back(r);
   }
+  // The time records of the same points (chart, curve, size), indexed once for the alpha-beta fits.
+  std::map<std::tuple<std::string, std::string, double>, std::vector<const Json*>> times_at;
+  for (const Json* r : recs)
+    if ((*r)["metric"] == "time" && (*r)["params"].contains("op") && (*r).contains("point") &&
+        (*r)["point"].contains("size"))
+      times_at[{group_title((*r)["params"]), name_of(*r), (*r)["point"]["size"].get<double>()}].push_back(r);
 
   Table largest = make_table(
       sec.id + "-busbw-largest", "Bus bandwidth at the largest size",
@@ -258,18 +270,10 @@ void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gp
       // Fit alpha-beta on the time records of the same points.
       std::vector<double> sizes, times;
       for (auto& [size, rs] : c.by_size) {
-        std::vector<const Json*> trs;
-        for (const Json* r : recs)
-          if ((*r)["metric"] == "time" && r->value("variant", "") == c.variant && workers_of(*r) == c.workers &&
-              (*r).contains("point") && (*r)["point"].value("size", -1.0) == size &&
-              (*r)["params"].value("op", "") == g.op && params_text((*r)["params"], extra_keys) == c.extra &&
-              (*r)["params"].value("dtype", "") == (*rs.front())["params"].value("dtype", "") &&
-              (*r)["params"].value("in_place", false) == (*rs.front())["params"].value("in_place", false))
-            trs.push_back(r);
-        if (!trs.empty()) {
-          sizes.push_back(size);
-          times.push_back(pool(trs).median);
-        }
+        auto found = times_at.find({title, name, size});
+        if (found == times_at.end()) continue;
+        sizes.push_back(size);
+        times.push_back(pool(found->second).median);
       }
       const std::string line = c.variant + (c.extra.empty() ? "" : " · " + c.extra);
       if (c.workers >= 2) {
