@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/version.hpp"
+#include "topology/discover.hpp"
 
 namespace scalebench {
 
@@ -117,6 +118,14 @@ RunEnvironment capture_local_environment(int ranks, const Topology& gpus, const 
   e.environment = base_environment(hosts, models, "", backend);
   if (!gpus.gpus.empty()) e.environment["topology"] = to_json(gpus);
   return e;
+}
+
+Topology placement_topology(const Json& placement) {
+  std::vector<std::string> ids;
+  for (const auto& d : placement.value("devices", Json::array()))
+    if (d.contains("pci_bus_id") && d.value("host", "") == placement["hosts"][0])
+      ids.push_back(d["pci_bus_id"].get<std::string>());
+  return discover_devices(ids);
 }
 
 }  // namespace scalebench

@@ -25,4 +25,8 @@ RunEnvironment capture_environment(const MpiSession& mpi, const std::string& bac
 // topology joins the environment.
 RunEnvironment capture_local_environment(int ranks, const Topology& gpus, const std::string& backend);
 
+// The links between the run's GPUs on the lead's host (in rank order), read from NVML or
+// nvidia-smi: what every GPU record carries as environment.topology.
+Topology placement_topology(const Json& placement);
+
 }  // namespace scalebench

@@ -138,15 +138,6 @@ void emit(const Json& record) {
   std::fflush(stdout);
 }
 
-// The links between the run's GPUs on the lead's host (in rank order).
-Topology run_topology(const Json& placement) {
-  std::vector<std::string> ids;
-  for (const auto& d : placement.value("devices", Json::array()))
-    if (d.contains("pci_bus_id") && d.value("host", "") == placement["hosts"][0])
-      ids.push_back(d["pci_bus_id"].get<std::string>());
-  return discover_devices(ids);
-}
-
 int run_collective(const MpiSession& mpi, const Invocation& inv) {
   Json params = inv.spec.at("params");
   std::string backend_name = params.value("backend", "auto");
@@ -184,7 +175,7 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
   std::string topology_skip;
   if (!devices.empty()) {
     if (lead) {
-      topology = run_topology(env.placement);
+      topology = placement_topology(env.placement);
       context["environment"]["topology"] = to_json(topology);
       topology_skip = transport_unavailable(topology, transport);
     }

@@ -1,0 +1,164 @@
+#include "workloads/compute/compute_records.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "common/record.hpp"
+#include "common/stats.hpp"
+
+namespace scalebench::compute {
+
+Json RankOutcome::to_json() const {
+  return Json{{"status", status}, {"reason", reason},   {"seconds", seconds},
+              {"wrong", wrong},   {"checked", checked}, {"details", details}};
+}
+
+RankOutcome RankOutcome::from_json(const Json& j) {
+  RankOutcome o;
+  o.status = j.at("status").get<std::string>();
+  o.reason = j.at("reason").get<std::string>();
+  o.seconds = j.at("seconds").get<std::vector<double>>();
+  o.wrong = j.at("wrong").get<long long>();
+  o.checked = j.at("checked").get<long long>();
+  o.details = j.at("details");
+  return o;
+}
+
+namespace {
+Json stats_json(const std::vector<double>& v, const std::string& stop) {
+  const Summary s = summarize(v);
+  return Json{{"n", s.n},     {"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv},
+              {"min", s.min}, {"max", s.max},       {"samples", v},   {"stop", stop}};
+}
+
+Json correctness_json(long long wrong, long long checked) {
+  if (wrong < 0) return Json{{"checked", false}, {"passed", nullptr}, {"wrong", nullptr}};
+  return Json{{"checked", true}, {"passed", wrong == 0}, {"wrong", wrong}, {"elements", checked}};
+}
+
+std::vector<double> throughputs(const Throughput& tp, const std::vector<double>& seconds) {
+  std::vector<double> out;
+  for (double s : seconds) out.push_back(s > 0 ? tp.work / s * tp.scale : 0);
+  return out;
+}
+
+Json metric_record(const Json& context, const Json& point, const char* metric, const std::string& unit,
+                   const char* better, const std::vector<double>& values) {
+  Json r = context;
+  r["point"] = point;
+  r["metric"] = metric;
+  r["unit"] = unit;
+  r["better"] = better;
+  Json st = stats_json(values, "repetitions");
+  r["value"] = st["median"];
+  r["stats"] = st;
+  r["time"] = utc_timestamp();
+  return r;
+}
+
+void set_outcome(Json& r, long long wrong, long long checked, const std::string& status, const std::string& reason) {
+  r["correctness"] = correctness_json(wrong, checked);
+  r["status"] = status;
+  r["reason"] = reason;
+}
+
+std::string wrong_reason(long long wrong, long long checked) {
+  return std::to_string(wrong) + " of " + std::to_string(checked) + " checked output elements off the reference";
+}
+}  // namespace
+
+std::vector<Json> point_records(const Json& context, const Json& point, const Throughput& tp,
+                                const std::vector<RankOutcome>& ranks) {
+  // A rank that could not measure: the point is one status record (skipped wins over failed only
+  // when every rank skipped; one rank failing fails the point).
+  for (const RankOutcome& o : ranks)
+    if (o.status != "ok" && o.seconds.empty()) {
+      const bool all_skipped =
+          std::all_of(ranks.begin(), ranks.end(), [](const RankOutcome& x) { return x.status == "skipped"; });
+      const RankOutcome& first =
+          *std::find_if(ranks.begin(), ranks.end(), [](const RankOutcome& x) { return x.status != "ok"; });
+      Json r = status_record(context, all_skipped ? "skipped" : "failed", first.reason);
+      r["point"] = point;
+      return {r};
+    }
+
+  std::vector<Json> out;
+  std::size_t common_samples = ranks.empty() ? 0 : ranks[0].seconds.size();
+  long long wrong_total = -1, checked_total = 0;
+  std::string first_problem;
+  std::vector<double> medians;
+  for (std::size_t g = 0; g < ranks.size(); ++g) {
+    const RankOutcome& o = ranks[g];
+    common_samples = std::min(common_samples, o.seconds.size());
+    if (o.wrong >= 0) wrong_total = std::max(wrong_total, 0LL) + o.wrong;
+    checked_total += o.checked;
+    std::string status = o.status, reason = o.reason;
+    if (status == "ok" && o.wrong > 0) {
+      status = "failed";
+      reason = wrong_reason(o.wrong, o.checked);
+    }
+    if (status != "ok" && first_problem.empty()) first_problem = "GPU " + std::to_string(g) + ": " + reason;
+
+    Json gpu_point = point;
+    gpu_point["gpu"] = static_cast<int>(g);
+    std::vector<double> us;
+    for (double s : o.seconds) us.push_back(s * 1e6);
+    const std::vector<double> tput = throughputs(tp, o.seconds);
+    medians.push_back(median(tput));
+    for (Json r : {metric_record(context, gpu_point, "time", "us", "lower", us),
+                   metric_record(context, gpu_point, "throughput", tp.unit, "higher", tput)}) {
+      set_outcome(r, o.wrong, o.checked, status, reason);
+      if (!o.details.empty()) r["details"] = o.details;
+      out.push_back(std::move(r));
+    }
+  }
+  if (ranks.size() < 2) return out;
+
+  // All GPUs at once: sample k of the total is the sum of every GPU's sample k (they ran it
+  // together; each point starts on every rank at the same moment).
+  std::vector<double> total(common_samples, 0.0);
+  for (const RankOutcome& o : ranks) {
+    const std::vector<double> tput = throughputs(tp, o.seconds);
+    for (std::size_t k = 0; k < common_samples; ++k) total[k] += tput[k];
+  }
+  const Summary per_gpu = summarize(medians);
+  const double spread = per_gpu.median > 0 ? 100.0 * (per_gpu.max - per_gpu.min) / per_gpu.median : 0.0;
+  const auto slowest = std::min_element(medians.begin(), medians.end()) - medians.begin();
+  Json all_point = point;
+  all_point["gpu"] = "all";
+  all_point["gpus"] = static_cast<int>(ranks.size());
+  const std::string status = first_problem.empty() ? "ok" : "failed";
+  Json t = metric_record(context, all_point, "throughput_total", tp.unit, "higher", total);
+  set_outcome(t, wrong_total, checked_total, status, first_problem);
+  out.push_back(std::move(t));
+  Json s = metric_record(context, all_point, "gpu_spread", "%", "lower", {spread});
+  s["stats"]["stop"] = "gpus";
+  s["details"] = Json{{"per_gpu_median", medians}, {"slowest_gpu", slowest}};
+  set_outcome(s, wrong_total, checked_total, status, first_problem);
+  out.push_back(std::move(s));
+  return out;
+}
+
+std::string table_row(const Json& point, const Throughput& tp, const std::vector<RankOutcome>& ranks) {
+  std::string label;
+  for (const auto& [k, v] : point.items())
+    label += (label.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  for (const RankOutcome& o : ranks)
+    if (o.status != "ok" && o.seconds.empty()) return label + "  " + o.status + ": " + o.reason;
+  std::vector<double> medians;
+  long long wrong = 0;
+  for (const RankOutcome& o : ranks) {
+    medians.push_back(median(throughputs(tp, o.seconds)));
+    wrong += std::max(o.wrong, 0LL);
+  }
+  double total = 0;
+  for (double m : medians) total += m;
+  const Summary s = summarize(medians);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  per-GPU %.4g %s (min %.4g, max %.4g)  total %.4g %s  spread %.1f%%  wrong %lld",
+                s.median, tp.unit.c_str(), s.min, s.max, total, tp.unit.c_str(),
+                s.median > 0 ? 100.0 * (s.max - s.min) / s.median : 0.0, wrong);
+  return label + buf;
+}
+
+}  // namespace scalebench::compute

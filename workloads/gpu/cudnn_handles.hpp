@@ -1,0 +1,61 @@
+#pragma once
+#include <cudnn.h>
+
+#include <string>
+#include <utility>
+
+#include "common/error.hpp"
+
+namespace scalebench {
+
+// cuDNN's CHECK macro: file:line, the call and cuDNN's own error string.
+#define CUDNN_CHECK(call)                                                                                  \
+  do {                                                                                                     \
+    cudnnStatus_t cudnn_check_rc_ = (call);                                                                \
+    if (cudnn_check_rc_ != CUDNN_STATUS_SUCCESS)                                                           \
+      throw ::scalebench::Error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #call ": " + \
+                                cudnnGetErrorString(cudnn_check_rc_));                                     \
+  } while (0)
+
+namespace gpu {
+
+// Move-only owner of one cuDNN object made by `create` and freed by `destroy` (the handle and
+// each descriptor kind share this shape). The destructor never throws.
+template <typename T, cudnnStatus_t (*Create)(T*), cudnnStatus_t (*Destroy)(T)>
+class CudnnObject {
+ public:
+  CudnnObject() { CUDNN_CHECK(Create(&h_)); }
+  ~CudnnObject() {
+    if (h_) Destroy(h_);
+  }
+  CudnnObject(CudnnObject&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  CudnnObject& operator=(CudnnObject&& o) noexcept {
+    if (this != &o) {
+      if (h_) Destroy(h_);
+      h_ = std::exchange(o.h_, nullptr);
+    }
+    return *this;
+  }
+  CudnnObject(const CudnnObject&) = delete;
+  CudnnObject& operator=(const CudnnObject&) = delete;
+  T get() const { return h_; }
+
+ private:
+  T h_ = nullptr;
+};
+
+using CudnnHandle = CudnnObject<cudnnHandle_t, cudnnCreate, cudnnDestroy>;
+using TensorDescriptor =
+    CudnnObject<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor>;
+using FilterDescriptor =
+    CudnnObject<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor>;
+using ConvolutionDescriptor =
+    CudnnObject<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor, cudnnDestroyConvolutionDescriptor>;
+using DropoutDescriptor =
+    CudnnObject<cudnnDropoutDescriptor_t, cudnnCreateDropoutDescriptor, cudnnDestroyDropoutDescriptor>;
+using RnnDescriptor = CudnnObject<cudnnRNNDescriptor_t, cudnnCreateRNNDescriptor, cudnnDestroyRNNDescriptor>;
+using RnnDataDescriptor =
+    CudnnObject<cudnnRNNDataDescriptor_t, cudnnCreateRNNDataDescriptor, cudnnDestroyRNNDataDescriptor>;
+
+}  // namespace gpu
+}  // namespace scalebench
