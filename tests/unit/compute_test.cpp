@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "common/record.hpp"
 #include "workloads/compute/compute_records.hpp"
+#include "workloads/compute/peak.hpp"
 #include "workloads/compute/precision.hpp"
 
 using namespace scalebench;
@@ -159,4 +160,19 @@ TEST(ComputeRecords, OutcomeTravelsBetweenRanksIntact) {
   EXPECT_EQ(back.wrong, 2);
   EXPECT_EQ(back.checked, 1000);
   EXPECT_EQ(back.details["algorithm"], 3);
+}
+
+TEST(Peak, HopperAndAmpereDensePeaksAtTheMaximumClock) {
+  // H200: 132 SMs at 1980 MHz. bf16 dense: 4096 FLOP per SM per clock = 1070.5 TFLOP/s.
+  EXPECT_NEAR(peak_ops_per_second(Precision::kBf16, 9, 0, 132, 1980) / 1e12, 1070.5, 0.1);
+  EXPECT_NEAR(peak_ops_per_second(Precision::kFp32, 9, 0, 132, 1980) / 1e12, 66.9, 0.1);
+  EXPECT_DOUBLE_EQ(peak_ops_per_second(Precision::kFp8E4M3, 9, 0, 132, 1980),
+                   2 * peak_ops_per_second(Precision::kFp16, 9, 0, 132, 1980));
+  EXPECT_DOUBLE_EQ(peak_ops_per_second(Precision::kTf32, 9, 0, 132, 1980),
+                   peak_ops_per_second(Precision::kFp16, 9, 0, 132, 1980) / 2);
+  // A100 SXM: 108 SMs at 1410 MHz: the data sheet's 312 TFLOP/s fp16, 19.5 fp64.
+  EXPECT_NEAR(peak_ops_per_second(Precision::kFp16, 8, 0, 108, 1410) / 1e12, 311.9, 0.1);
+  EXPECT_NEAR(peak_ops_per_second(Precision::kFp64, 8, 0, 108, 1410) / 1e12, 19.5, 0.1);
+  EXPECT_EQ(peak_ops_per_second(Precision::kFp8E4M3, 8, 0, 108, 1410), 0);  // no fp8 on A100
+  EXPECT_EQ(peak_ops_per_second(Precision::kFp16, 7, 5, 40, 1590), 0);      // not in the table
 }
