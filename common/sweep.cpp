@@ -142,6 +142,7 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
             }
             if (r.workload == "command" && r.command.value("launch", "") == "once") r.ranks_per_node = 1;
             if (r.workload == "copy" && !shape.gpu) r.skip_reason = "the copy workload needs GPUs; no agent has any";
+            if (r.workload == "gemm" && !shape.gpu) r.skip_reason = "the gemm workload needs GPUs; no agent has any";
             if (r.params.contains("backend")) {
               std::string b = r.params["backend"];
               if (b == "auto")

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <regex>
+#include <sstream>
 
 #include "common/units.hpp"
 
@@ -115,6 +117,52 @@ const std::vector<WorkloadDef>& workload_defs() {
             "stop sampling a pair after this many seconds of timed copies (min 3 samples)"},
            {"target_cv", ParamType::kNumber, 0.0, {}, 0, "stop sampling once the CV is under this (0: off)"},
        }},
+      {"gemm",
+       "matrix multiply on cuBLASLt in one precision, square and DeepBench shapes, TFLOP/s and % of the GPU's "
+       "peak, on every GPU at once (docs/gemm.md)",
+       {
+           {"precision",
+            ParamType::kEnum,
+            "bf16",
+            {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8e4m3", "fp8e5m2", "int8"},
+            {},
+            "number format: fp32 on the CUDA cores, tf32 fp32 data on the Tensor Cores, fp8/int8 run as TN"},
+           {"shapes",
+            ParamType::kText,
+            "square",
+            {},
+            {},
+            "comma-separated: square, deepbench-train, deepbench-inference, deepbench-device, deepbench, or "
+            "MxNxK[:op]"},
+           {"sizes", ParamType::kText, "1024,2048,4096,8192", {}, {}, "edges of the square shapes, comma-separated"},
+           {"op",
+            ParamType::kEnum,
+            "nn",
+            {"nn", "nt", "tn", "tt"},
+            {},
+            "transposes of A and B (BLAS column-major) for square and MxNxK shapes; DeepBench's keep their own"},
+           {"algo",
+            ParamType::kEnum,
+            "search",
+            {"heuristic", "search"},
+            {},
+            "heuristic: cuBLASLt's first choice; search: time its top candidates and keep the fastest"},
+           {"candidates", ParamType::kInt, 8, {}, 1, "search: how many heuristic candidates are timed"},
+           {"check", ParamType::kBool, true, {}, {}, "compare sampled outputs with an fp64 reference"},
+           {"warmup", ParamType::kInt, 5, {}, 0, "untimed GEMMs before each shape's samples"},
+           {"iters",
+            ParamType::kIntOrAuto,
+            "auto",
+            {},
+            1,
+            "GEMMs per timed sample; auto: enough for about 5 ms a sample"},
+           {"time_cap",
+            ParamType::kNumber,
+            1.0,
+            {},
+            0,
+            "stop sampling a shape after this many seconds (min 3 samples)"},
+       }},
       {"command",
        "any program (nccl-tests, a PyTorch script, ...) launched on the run's GPUs; its figures read from its "
        "output (the experiment's `command:` block, docs/command.md)",
@@ -219,6 +267,29 @@ std::string check_param_set(const WorkloadDef& def, const Json& params) {
       return "cuda_graph and blocking exclude each other (a graph launches a sample's operations at once)";
     if (params.value("gpus_per_process", 1) > 1 && params.value("backend", "") == "mpi")
       return "gpus_per_process applies to the nccl backend only";
+  }
+  if (def.name == "gemm") {
+    // The same syntax the workload reads (workloads/gemm/gemm_config.cpp), checked at validation.
+    static const std::regex shape(R"(\d+x\d+x\d+(:(nn|nt|tn|tt))?)");
+    static const std::regex edge(R"(\d+)");
+    auto items = [](const Json& v) {
+      std::vector<std::string> out;
+      std::stringstream in(v.is_string() ? v.get<std::string>() : v.dump());
+      for (std::string item; std::getline(in, item, ',');) {
+        item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
+        if (!item.empty()) out.push_back(item);
+      }
+      return out;
+    };
+    for (const std::string& s : items(params.value("shapes", Json("square"))))
+      if (s != "square" && s != "deepbench" && s != "deepbench-train" && s != "deepbench-inference" &&
+          s != "deepbench-device" && !std::regex_match(s, shape))
+        return "shapes: '" + s +
+               "' is neither a set (square, deepbench-train, deepbench-inference, deepbench-device, deepbench) nor "
+               "MxNxK[:op]";
+    for (const std::string& e : items(params.value("sizes", Json("1024"))))
+      if (!std::regex_match(e, edge) || e.find_first_not_of('0') == std::string::npos)
+        return "sizes: '" + e + "' is not a positive integer";
   }
   if (def.name == "copy") {
     if (params.value("test", "d2d") == "d2d" && params.value("engine", "ce") == "sm" &&

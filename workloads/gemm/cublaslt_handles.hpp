@@ -1,0 +1,79 @@
+#pragma once
+#include <cublasLt.h>
+
+#include <string>
+#include <utility>
+
+#include "common/error.hpp"
+
+namespace scalebench::gemm {
+
+// cuBLAS(Lt)'s CHECK macro: file:line, the call's text and cuBLAS's own status string.
+#define CUBLAS_CHECK(call)                                                                                 \
+  do {                                                                                                     \
+    cublasStatus_t cublas_check_rc_ = (call);                                                              \
+    if (cublas_check_rc_ != CUBLAS_STATUS_SUCCESS)                                                         \
+      throw ::scalebench::Error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #call ": " + \
+                                cublasLtGetStatusString(cublas_check_rc_));                                \
+  } while (0)
+
+// Move-only owner of one cuBLASLt object; `Destroy` frees it and never throws.
+template <typename T, cublasStatus_t (*Destroy)(T)>
+class LtObject {
+ public:
+  LtObject() = default;
+  ~LtObject() {
+    if (h_) Destroy(h_);
+  }
+  LtObject(LtObject&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  LtObject& operator=(LtObject&& o) noexcept {
+    if (this != &o) {
+      if (h_) Destroy(h_);
+      h_ = std::exchange(o.h_, nullptr);
+    }
+    return *this;
+  }
+  LtObject(const LtObject&) = delete;
+  LtObject& operator=(const LtObject&) = delete;
+  T get() const { return h_; }
+  T* out() { return &h_; }  // for the create call; only on an empty object
+
+ private:
+  T h_ = nullptr;
+};
+
+class LtHandle : public LtObject<cublasLtHandle_t, cublasLtDestroy> {
+ public:
+  LtHandle() { CUBLAS_CHECK(cublasLtCreate(out())); }
+};
+
+class MatmulDesc : public LtObject<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy> {
+ public:
+  MatmulDesc(cublasComputeType_t compute, cudaDataType_t scale) {
+    CUBLAS_CHECK(cublasLtMatmulDescCreate(out(), compute, scale));
+  }
+  template <typename V>
+  void set(cublasLtMatmulDescAttributes_t attr, const V& value) {
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(get(), attr, &value, sizeof value));
+  }
+};
+
+// A column-major matrix of `rows` x `cols` elements, `ld` apart between columns.
+class MatrixLayout : public LtObject<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy> {
+ public:
+  MatrixLayout(cudaDataType_t type, long long rows, long long cols, long long ld) {
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(out(), type, static_cast<std::uint64_t>(rows),
+                                            static_cast<std::uint64_t>(cols), ld));
+  }
+};
+
+class MatmulPreference : public LtObject<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy> {
+ public:
+  explicit MatmulPreference(std::size_t workspace_bytes) {
+    CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(out()));
+    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
+                                                      sizeof workspace_bytes));
+  }
+};
+
+}  // namespace scalebench::gemm

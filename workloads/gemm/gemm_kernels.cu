@@ -1,0 +1,127 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include <cstdint>
+
+#include "workloads/gemm/gemm_kernels.cuh"
+#include "workloads/gemm/gemm_pattern.hpp"
+#include "workloads/gpu/cuda_check.hpp"
+
+namespace scalebench::gemm {
+
+namespace {
+template <typename T>
+__device__ T from_float(float v) {
+  return static_cast<T>(v);
+}
+template <>
+__device__ __half from_float<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+template <>
+__device__ __nv_fp8_e4m3 from_float<__nv_fp8_e4m3>(float v) {
+  return __nv_fp8_e4m3(v);
+}
+template <>
+__device__ __nv_fp8_e5m2 from_float<__nv_fp8_e5m2>(float v) {
+  return __nv_fp8_e5m2(v);
+}
+
+template <typename T>
+__global__ void fill_kernel(T* data, long long rows, long long cols, long long ld, unsigned which, bool transposed,
+                            float step) {
+  const long long total = rows * cols;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long r = e % rows, c = e / rows;
+    const int v = transposed ? pattern_int(which, c, r) : pattern_int(which, r, c);
+    data[r + c * ld] = from_float<T>(static_cast<float>(v) * step);
+  }
+}
+
+template <typename T>
+__device__ double to_double(T v) {
+  return static_cast<double>(v);
+}
+template <>
+__device__ double to_double<__half>(__half v) {
+  return __half2float(v);
+}
+template <>
+__device__ double to_double<__nv_bfloat16>(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+
+template <typename T>
+__global__ void gather_kernel(const T* c, const long long* index, int count, double* out) {
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < count) out[e] = to_double(c[index[e]]);
+}
+
+template <typename T>
+void launch_fill(void* data, long long rows, long long cols, long long ld, unsigned which, bool transposed, float step,
+                 cudaStream_t stream) {
+  const long long total = rows * cols;
+  const int threads = 256;
+  const long long blocks = (total + threads - 1) / threads;
+  fill_kernel<T><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), threads, 0, stream>>>(
+      static_cast<T*>(data), rows, cols, ld, which, transposed, step);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+template <typename T>
+void launch_gather(const void* c, const long long* index, int count, double* out, cudaStream_t stream) {
+  gather_kernel<T><<<(count + 127) / 128, 128, 0, stream>>>(static_cast<const T*>(c), index, count, out);
+  CUDA_CHECK(cudaGetLastError());
+}
+}  // namespace
+
+void fill_pattern(void* data, DataType type, long long rows, long long cols, long long ld, unsigned which,
+                  bool transposed, cudaStream_t stream) {
+  const float step = static_cast<float>(kFloatInputStep);
+  switch (type) {
+    case DataType::kF64:
+      return launch_fill<double>(data, rows, cols, ld, which, transposed, step, stream);
+    case DataType::kF32:
+      return launch_fill<float>(data, rows, cols, ld, which, transposed, step, stream);
+    case DataType::kF16:
+      return launch_fill<__half>(data, rows, cols, ld, which, transposed, step, stream);
+    case DataType::kBf16:
+      return launch_fill<__nv_bfloat16>(data, rows, cols, ld, which, transposed, step, stream);
+    case DataType::kE4M3:
+      return launch_fill<__nv_fp8_e4m3>(data, rows, cols, ld, which, transposed, step, stream);
+    case DataType::kE5M2:
+      return launch_fill<__nv_fp8_e5m2>(data, rows, cols, ld, which, transposed, step, stream);
+    case DataType::kI8:
+      return launch_fill<std::int8_t>(data, rows, cols, ld, which, transposed, 1.0f, stream);
+    case DataType::kI32:
+      return launch_fill<std::int32_t>(data, rows, cols, ld, which, transposed, 1.0f, stream);
+  }
+}
+
+void gather_as_double(const void* c, DataType type, const long long* index, int count, double* out,
+                      cudaStream_t stream) {
+  switch (type) {
+    case DataType::kF64:
+      return launch_gather<double>(c, index, count, out, stream);
+    case DataType::kF32:
+      return launch_gather<float>(c, index, count, out, stream);
+    case DataType::kF16:
+      return launch_gather<__half>(c, index, count, out, stream);
+    case DataType::kBf16:
+      return launch_gather<__nv_bfloat16>(c, index, count, out, stream);
+    case DataType::kI32:
+      return launch_gather<std::int32_t>(c, index, count, out, stream);
+    case DataType::kE4M3:
+    case DataType::kE5M2:
+    case DataType::kI8:
+      throw Error("gemm: no output is stored as " + std::string(name(type)));
+  }
+}
+
+}  // namespace scalebench::gemm
