@@ -103,6 +103,7 @@ TEST(RnnConfig, ParamsAreReadAndBadOnesNamed) {
   p["mode"] = "inference";
   p["precision"] = "fp16";
   p["algo"] = "persist_static";
+  p["cuda_graph"] = true;
   const Config c = Config::from_params(p);
   EXPECT_EQ(c.cell, Cell::kGru);
   EXPECT_EQ(c.directions(), 2);
@@ -111,6 +112,7 @@ TEST(RnnConfig, ParamsAreReadAndBadOnesNamed) {
   EXPECT_EQ(c.mode, Mode::kInference);
   EXPECT_EQ(c.precision, Precision::kFp16);
   EXPECT_EQ(c.algo, Algo::kPersistStatic);
+  EXPECT_TRUE(c.cuda_graph);
   EXPECT_EQ(plan(c)[0]["input"], 40);
 
   EXPECT_EQ(parse_hidden_list(Json(" 64, 128 ,2048")), (std::vector<int>{64, 128, 2048}));

@@ -103,6 +103,7 @@ Config Config::from_params(const Json& params) {
     throw Error(std::string("rnn: precision ") + compute::name(c.precision) + " is not offered (fp32, tf32, fp16)");
   c.algo = parse_algo(params.value("algo", std::string("auto")));
   c.check = params.value("check", c.check);
+  c.cuda_graph = params.value("cuda_graph", c.cuda_graph);
   return c;
 }
 

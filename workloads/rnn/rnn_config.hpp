@@ -36,6 +36,7 @@ struct Config {
   compute::Precision precision = compute::Precision::kFp32;
   Algo algo = Algo::kAuto;
   bool check = true;
+  bool cuda_graph = false;  // time steps captured into a CUDA graph
 
   int directions() const { return bidirectional ? 2 : 1; }
   int input_size(int hidden_size) const { return input > 0 ? input : hidden_size; }
