@@ -1,5 +1,7 @@
 #!/bin/bash
 # The rnn workload and the torch.nn.LSTM peer, side by side on one GPU (peer before and after).
+# As run: this file sat in the bundle folder (bin/scalebench-run, env.sh) beside .peers-torch/lstm_peer.py;
+# $OUT is the folder the results go to.
 B=$(cd "$(dirname "$0")" && pwd)
 cd "$(dirname "$B")"
 run() { timeout "$1" $B/env.sh mpirun -np 1 scalebench-run rnn "${@:2}"; }
