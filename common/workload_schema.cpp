@@ -163,6 +163,57 @@ const std::vector<WorkloadDef>& workload_defs() {
             0,
             "stop sampling a shape after this many seconds (min 3 samples)"},
        }},
+      {"rnn",
+       "recurrent networks on cuDNN (vanilla tanh/relu, LSTM, GRU): inference or a full training step, samples/s "
+       "per GPU and on all GPUs at once (docs/rnn.md)",
+       {
+           {"cell", ParamType::kEnum, "lstm", {"lstm", "gru", "rnn_tanh", "rnn_relu"}, {}, "the recurrent cell"},
+           {"layers", ParamType::kInt, 1, {}, 1, "stacked layers"},
+           {"bidirectional", ParamType::kBool, false, {}, {}, "both directions, outputs concatenated"},
+           {"seq", ParamType::kInt, 32, {}, 1, "time steps per sequence"},
+           {"batch", ParamType::kInt, 128, {}, 1, "sequences per step"},
+           {"hidden",
+            ParamType::kText,
+            "128,256,512,1024",
+            {},
+            {},
+            "hidden size, or a comma-separated list of them (one point each)"},
+           {"input", ParamType::kIntOrAuto, "auto", {}, 1, "input size; auto: the hidden size"},
+           {"mode",
+            ParamType::kEnum,
+            "training",
+            {"training", "inference"},
+            {},
+            "training: forward, backward data, backward weights and an SGD update; inference: forward"},
+           {"precision",
+            ParamType::kEnum,
+            "fp32",
+            {"fp32", "tf32", "fp16"},
+            {},
+            "fp32: no Tensor Cores; tf32: fp32 data, TF32 Tensor Cores allowed (PyTorch's default for RNNs); fp16: "
+            "fp16 data, fp32 math inside, Tensor Cores"},
+           {"algo",
+            ParamType::kEnum,
+            "auto",
+            {"auto", "standard", "persist_static"},
+            {},
+            "cuDNN's RNN algorithm; auto: both, the faster kept (recorded in details.algo)"},
+           {"check", ParamType::kBool, true, {}, {}, "compare a sample of the output with an fp64 host reference"},
+           {"cuda_graph",
+            ParamType::kBool,
+            false,
+            {},
+            {},
+            "capture a step into a CUDA graph and time its launches (no host launch cost per kernel)"},
+           {"warmup", ParamType::kInt, 5, {}, 0, "untimed steps before timing"},
+           {"iters", ParamType::kIntOrAuto, "auto", {}, 1, "steps per timed sample; auto: about 5 ms a sample"},
+           {"time_cap",
+            ParamType::kNumber,
+            1.0,
+            {},
+            0,
+            "stop sampling a point after this many seconds (min 3 samples)"},
+       }},
       {"command",
        "any program (nccl-tests, a PyTorch script, ...) launched on the run's GPUs; its figures read from its "
        "output (the experiment's `command:` block, docs/command.md)",
@@ -296,6 +347,25 @@ std::string check_param_set(const WorkloadDef& def, const Json& params) {
         !params.value("peer_access", true))
       return "engine sm copies between GPUs need peer_access true (a kernel cannot address another GPU's memory "
              "without it); use engine ce to measure copies without peer access";
+  }
+  if (def.name == "rnn" && params.contains("hidden")) {
+    // One size or a comma-separated list of sizes, each 1..1048576.
+    const Json& h = params.at("hidden");
+    const std::string text = h.is_number_integer() ? std::to_string(h.get<long long>())
+                             : h.is_string()       ? h.get<std::string>()
+                                                   : "";
+    std::size_t pos = 0;
+    do {
+      std::size_t comma = text.find(',', pos);
+      if (comma == std::string::npos) comma = text.size();
+      std::string item = text.substr(pos, comma - pos);
+      item.erase(0, item.find_first_not_of(' '));
+      item.erase(item.find_last_not_of(' ') + 1);
+      const auto v = parse_int(item);
+      if (!v || *v < 1 || *v > (1 << 20))
+        return "hidden: '" + item + "' is not a size from 1 to 1048576 (write one size or a list such as 128,256)";
+      pos = comma + 1;
+    } while (pos <= text.size());
   }
   return "";
 }

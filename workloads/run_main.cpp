@@ -26,6 +26,7 @@
 #include "workloads/collective/nccl_backend.hpp"
 #include "workloads/copy/copy_main.hpp"
 #include "workloads/gemm/gemm_main.hpp"
+#include "workloads/rnn/rnn_main.hpp"
 #endif
 
 namespace {
@@ -254,6 +255,7 @@ int main(int argc, char** argv) {
       caps["backends"].push_back("nccl");
       caps["workloads"].push_back("copy");
       caps["workloads"].push_back("gemm");
+      caps["workloads"].push_back("rnn");
 #endif
       std::puts(caps.dump().c_str());
       return 0;
@@ -284,6 +286,13 @@ int main(int argc, char** argv) {
       return run_gemm_workload(mpi, inv.run_id, inv.spec, inv.records, emit);
 #else
       throw Error("the gemm workload needs CUDA; this scalebench-run was built without it");
+#endif
+    }
+    if (workload == "rnn") {
+#ifdef SCALEBENCH_HAVE_CUDA
+      return run_rnn_workload(mpi, inv.run_id, inv.spec, inv.records, emit);
+#else
+      throw Error("the rnn workload needs CUDA and cuDNN; this scalebench-run was built without them");
 #endif
     }
     throw Error("workload '" + inv.spec.value("workload", std::string()) + "' is not built into this scalebench-run");
