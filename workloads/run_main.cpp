@@ -24,6 +24,7 @@
 #include "workloads/link_peak.hpp"
 #ifdef SCALEBENCH_HAVE_CUDA
 #include "workloads/collective/nccl_backend.hpp"
+#include "workloads/conv/conv_main.hpp"
 #include "workloads/copy/copy_main.hpp"
 #endif
 
@@ -252,6 +253,7 @@ int main(int argc, char** argv) {
 #ifdef SCALEBENCH_HAVE_CUDA
       caps["backends"].push_back("nccl");
       caps["workloads"].push_back("copy");
+      caps["workloads"].push_back("conv");
 #endif
       std::puts(caps.dump().c_str());
       return 0;
@@ -275,6 +277,13 @@ int main(int argc, char** argv) {
       return run_copy_workload(mpi, inv.run_id, inv.spec, inv.records, emit);
 #else
       throw Error("the copy workload needs CUDA; this scalebench-run was built without it");
+#endif
+    }
+    if (workload == "conv") {
+#ifdef SCALEBENCH_HAVE_CUDA
+      return run_conv_workload(mpi, inv.run_id, inv.spec, inv.records, emit);
+#else
+      throw Error("the conv workload needs CUDA and cuDNN; this scalebench-run was built without them");
 #endif
     }
     throw Error("workload '" + inv.spec.value("workload", std::string()) + "' is not built into this scalebench-run");
