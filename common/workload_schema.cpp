@@ -155,6 +155,13 @@ const std::vector<WorkloadDef>& workload_defs() {
             "heuristic: cuDNN's first pick (cudnnGet*Algorithm_v7); search: the fastest cuDNN measures "
             "(cudnnFind*AlgorithmEx)"},
            {"check", ParamType::kBool, true, {}, {}, "compare sampled outputs with an fp64 reference"},
+           {"graph",
+            ParamType::kBool,
+            true,
+            {},
+            {},
+            "time CUDA graphs of 20 back-to-back convolutions (the GPU's time); false: one cuDNN call from the host "
+            "each (adds the host's cost per call where it exceeds the convolution's)"},
            {"warmup", ParamType::kInt, 5, {}, 0, "untimed convolutions before the timed samples"},
            {"iters", ParamType::kInt, 0, {}, 0, "convolutions per timed sample; 0: enough for about 5 ms a sample"},
            {"time_cap",

@@ -152,6 +152,8 @@ TEST(ConvConfig, DefaultsListsAndPlanOrder) {
   EXPECT_EQ(d.shapes[0].n, 64);
   EXPECT_FALSE(d.search);
   EXPECT_TRUE(d.check);
+  EXPECT_TRUE(d.graph);
+  EXPECT_FALSE(Config::from_params(Json{{"graph", false}}).graph);
   const Config c = Config::from_params(Json{{"precision", "fp16, bf16"},
                                             {"layout", "nchw,nhwc"},
                                             {"pass", "bwd_filter"},
@@ -293,6 +295,10 @@ TEST(ConvTolerance, RoundedOutputsPassAndWrongOnesFail) {
     EXPECT_FALSE(compute::within_tolerance(Precision::kBf16, ref + 4 * scale * compute::rel_tolerance(Precision::kBf16),
                                            ref, scale));
   }
+  // FFT and Winograd are held to the worst-case bound of a sum: terms x mean|value|^2.
+  const ConvShape& big = resnet50_shapes(64)[2];
+  EXPECT_NEAR(result_scale(big, ConvPass::kBackwardFilter, true), 64.0 * 56 * 56 * 25.0 / 81, 1e-6);
+  EXPECT_GT(result_scale(big, ConvPass::kBackwardFilter, true), 100 * result_scale(big, ConvPass::kBackwardFilter));
   // Backward-filter sums are long: fewer samples keep the host's share bounded.
   EXPECT_EQ(sample_count(resnet50_shapes(64)[0], ConvPass::kBackwardFilter), 16);
   EXPECT_EQ(sample_count(s, ConvPass::kForward), 256);

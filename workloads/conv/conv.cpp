@@ -113,6 +113,7 @@ Config Config::from_params(const Json& params) {
     throw Error("algo: unknown value '" + algo + "'; expected heuristic or search");
   c.search = algo == "search";
   c.check = params.value("check", true);
+  c.graph = params.value("graph", true);
   return c;
 }
 

@@ -43,6 +43,7 @@ struct Config {
   std::vector<ConvShape> shapes;
   bool search = false;  // algo=search: cuDNN times every algorithm (Find); else its heuristic's pick
   bool check = true;
+  bool graph = true;  // time CUDA graphs of back-to-back convolutions; false: one host call each
   // From the params (precision, layout, pass: one value or a comma-separated list; shapes,
   // batch, algo, check). Throws Error naming the parameter.
   static Config from_params(const Json& params);

@@ -66,8 +66,10 @@ double reduction_length(const ConvShape& s, ConvPass pass) {
   return 1;
 }
 
-double result_scale(const ConvShape& s, ConvPass pass) {
-  return std::sqrt(reduction_length(s, pass)) * kGridRms * kGridRms;
+double result_scale(const ConvShape& s, ConvPass pass, bool transform_algorithm) {
+  const double terms = reduction_length(s, pass);
+  if (transform_algorithm) return terms * kGridMeanAbs * kGridMeanAbs;
+  return std::sqrt(terms) * kGridRms * kGridRms;
 }
 
 long long sample_count(const ConvShape& s, ConvPass pass) {

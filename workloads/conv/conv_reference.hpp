@@ -34,8 +34,12 @@ long long sample_count(const ConvShape& s, ConvPass pass);
 // Terms summed for one result element (interior, no padding): C/g x R x S for fwd, K/g x R x S
 // / (stride_h x stride_w) for bwd_data, N x P x Q for bwd_filter.
 double reduction_length(const ConvShape& s, ConvPass pass);
-// Typical size of a result element, the tolerance's floor: sqrt(terms) x rms(input)^2.
-double result_scale(const ConvShape& s, ConvPass pass);
+// The size a result's rounding error is measured against (the tolerance's floor). Direct
+// algorithms (implicit GEMM and the like) round like a sum of random-signed terms: the typical
+// result, sqrt(terms) x rms(input)^2. Transform algorithms (FFT, Winograd) compute in a transformed
+// domain whose rounding does not cancel that way; they get the worst-case bound of a sum,
+// terms x mean|input|^2.
+double result_scale(const ConvShape& s, ConvPass pass, bool transform_algorithm = false);
 
 // Element `i` of the pass's result, in fp64, from the grid values of x, w and dy.
 double reference_element(const ConvShape& s, ConvPass pass, const Index& i);

@@ -29,5 +29,7 @@ SCALEBENCH_HOST_DEVICE inline float grid_value(TensorRole role, std::uint64_t lo
 
 // Root mean square of grid_value: sqrt((2 * (1 + 4 + 9 + 16) / 16) / 9).
 constexpr double kGridRms = 0.6454972243679028;
+// Mean absolute value of grid_value: 2 x (0.25 + 0.5 + 0.75 + 1) / 9.
+constexpr double kGridMeanAbs = 5.0 / 9.0;
 
 }  // namespace scalebench::conv
