@@ -214,6 +214,65 @@ const std::vector<WorkloadDef>& workload_defs() {
             0,
             "stop sampling a point after this many seconds (min 3 samples)"},
        }},
+      {"conv",
+       "cuDNN convolution (forward, backward-data, backward-filter) on ResNet-50's and DeepBench's layers, every GPU "
+       "at once (docs/conv.md)",
+       {
+           {"precision",
+            ParamType::kText,
+            "fp32,tf32,fp16,bf16",
+            {},
+            {},
+            "fp32 (CUDA cores), tf32, fp16, bf16 (Tensor Cores; fp32 sums), one or a comma-separated list"},
+           {"layout", ParamType::kText, "nhwc", {}, {}, "nchw or nhwc (channels last), or both: nchw,nhwc"},
+           {"pass",
+            ParamType::kText,
+            "fwd,bwd_data,bwd_filter",
+            {},
+            {},
+            "fwd, bwd_data, bwd_filter, or a comma-separated list of them"},
+           {"shapes",
+            ParamType::kText,
+            "resnet50",
+            {},
+            {},
+            "resnet50 (its 23 distinct convolutions), deepbench-train, deepbench-inference, or a comma-separated "
+            "list of KxCxRxS@HxW[:sSTRIDE][:pPAD][:dDILATION][:gGROUPS]"},
+           {"batch",
+            ParamType::kInt,
+            64,
+            {},
+            1,
+            "images per batch for resnet50 and explicit shapes (DeepBench's carry their own)"},
+           {"algo",
+            ParamType::kEnum,
+            "heuristic",
+            {"heuristic", "search"},
+            {},
+            "heuristic: cuDNN's first pick (cudnnGet*Algorithm_v7); search: the fastest cuDNN measures "
+            "(cudnnFind*AlgorithmEx)"},
+           {"check", ParamType::kBool, true, {}, {}, "compare sampled outputs with an fp64 reference"},
+           {"graph",
+            ParamType::kBool,
+            true,
+            {},
+            {},
+            "time CUDA graphs of 20 back-to-back convolutions (the GPU's time); false: one cuDNN call from the host "
+            "each (adds the host's cost per call where it exceeds the convolution's)"},
+           {"warmup",
+            ParamType::kInt,
+            5,
+            {},
+            0,
+            "untimed operations (graphs of 20 convolutions, or single ones with graph false) first"},
+           {"iters", ParamType::kInt, 0, {}, 0, "operations per timed sample; 0: enough for about 5 ms a sample"},
+           {"time_cap",
+            ParamType::kNumber,
+            1.0,
+            {},
+            0,
+            "stop sampling a point after this many timed seconds (min 3 samples)"},
+       }},
       {"command",
        "any program (nccl-tests, a PyTorch script, ...) launched on the run's GPUs; its figures read from its "
        "output (the experiment's `command:` block, docs/command.md)",
@@ -341,6 +400,46 @@ std::string check_param_set(const WorkloadDef& def, const Json& params) {
     for (const std::string& e : items(params.value("sizes", Json("1024"))))
       if (!std::regex_match(e, edge) || e.find_first_not_of('0') == std::string::npos)
         return "sizes: '" + e + "' is not a positive integer";
+  }
+  if (def.name == "conv") {
+    // Lists of words: every item must be one of the choices (the workload re-parses them).
+    auto list_error = [&](const char* key, std::vector<std::string> choices) -> std::string {
+      const Json v = params.value(key, Json(""));
+      if (!v.is_string()) return std::string(key) + ": expected a word or a comma-separated list, got " + v.dump();
+      std::string all;
+      for (const auto& c : choices) all += (all.empty() ? "" : ", ") + c;
+      std::stringstream items(v.get<std::string>());
+      std::string item;
+      int n = 0;
+      while (std::getline(items, item, ',')) {
+        if (item.empty()) continue;
+        ++n;
+        if (std::find(choices.begin(), choices.end(), item) == choices.end())
+          return std::string(key) + ": unknown value '" + item + "'; expected one of: " + all;
+      }
+      return n == 0 ? std::string(key) + ": empty; expected one or more of: " + all : "";
+    };
+    for (std::string e :
+         {list_error("precision", {"fp32", "tf32", "fp16", "bf16"}), list_error("layout", {"nchw", "nhwc"}),
+          list_error("pass", {"fwd", "bwd_data", "bwd_filter"})})
+      if (!e.empty()) return e;
+    const Json shapes = params.value("shapes", Json("resnet50"));
+    const std::string text = shapes.is_string() ? shapes.get<std::string>() : shapes.dump();
+    if (text != "resnet50" && text != "deepbench-train" && text != "deepbench-inference") {
+      static const std::regex kShape(R"(\d+x\d+x\d+x\d+@\d+x\d+(:[spdg]\d+)*)");
+      std::stringstream items(text);
+      std::string item;
+      int n = 0;
+      while (std::getline(items, item, ',')) {
+        if (item.empty()) continue;
+        ++n;
+        if (!std::regex_match(item, kShape))
+          return "shapes: '" + item +
+                 "' is not resnet50, deepbench-train, deepbench-inference or KxCxRxS@HxW[:sSTRIDE][:pPAD][:dDILATION]"
+                 "[:gGROUPS] (e.g. 256x64x1x1@56x56 or 64x64x3x3@56x56:p1)";
+      }
+      if (n == 0) return "shapes: empty";
+    }
   }
   if (def.name == "copy") {
     if (params.value("test", "d2d") == "d2d" && params.value("engine", "ce") == "sm" &&

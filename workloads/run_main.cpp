@@ -24,6 +24,7 @@
 #include "workloads/link_peak.hpp"
 #ifdef SCALEBENCH_HAVE_CUDA
 #include "workloads/collective/nccl_backend.hpp"
+#include "workloads/conv/conv_main.hpp"
 #include "workloads/copy/copy_main.hpp"
 #include "workloads/gemm/gemm_main.hpp"
 #include "workloads/rnn/rnn_main.hpp"
@@ -256,6 +257,7 @@ int main(int argc, char** argv) {
       caps["workloads"].push_back("copy");
       caps["workloads"].push_back("gemm");
       caps["workloads"].push_back("rnn");
+      caps["workloads"].push_back("conv");
 #endif
       std::puts(caps.dump().c_str());
       return 0;
@@ -293,6 +295,13 @@ int main(int argc, char** argv) {
       return run_rnn_workload(mpi, inv.run_id, inv.spec, inv.records, emit);
 #else
       throw Error("the rnn workload needs CUDA and cuDNN; this scalebench-run was built without them");
+#endif
+    }
+    if (workload == "conv") {
+#ifdef SCALEBENCH_HAVE_CUDA
+      return run_conv_workload(mpi, inv.run_id, inv.spec, inv.records, emit);
+#else
+      throw Error("the conv workload needs CUDA and cuDNN; this scalebench-run was built without them");
 #endif
     }
     throw Error("workload '" + inv.spec.value("workload", std::string()) + "' is not built into this scalebench-run");

@@ -1,0 +1,105 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+
+#include "workloads/conv/conv_kernels.cuh"
+#include "workloads/gpu/cuda_check.hpp"
+
+namespace scalebench::conv {
+
+namespace {
+template <typename T>
+__device__ T from_float(float v);
+template <>
+__device__ float from_float<float>(float v) {
+  return v;
+}
+template <>
+__device__ __half from_float<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+__device__ float to_float(float v) { return v; }
+__device__ float to_float(__half v) { return __half2float(v); }
+__device__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+// One thread per element, grid-stride: the element's memory position gives its logical
+// coordinates, whose N,C,H,W-order index picks the value.
+template <typename T>
+__global__ void fill_kernel(T* dst, long long d0, long long d1, long long d2, long long d3, bool nhwc,
+                            TensorRole role) {
+  const long long total = d0 * d1 * d2 * d3;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    long long logical = i;
+    if (nhwc) {  // i = ((i0 * d2 + i2) * d3 + i3) * d1 + i1
+      const long long i1 = i % d1;
+      long long t = i / d1;
+      const long long i3 = t % d3;
+      t /= d3;
+      const long long i2 = t % d2;
+      const long long i0 = t / d2;
+      logical = ((i0 * d1 + i1) * d2 + i2) * d3 + i3;
+    }
+    dst[i] = from_float<T>(grid_value(role, static_cast<unsigned long long>(logical)));
+  }
+}
+
+template <typename T>
+__global__ void gather_kernel(const T* src, const long long* offsets, int count, float* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) out[i] = to_float(src[offsets[i]]);
+}
+
+int blocks_for(long long n, int threads) {
+  constexpr long long kMaxBlocks = 65536;  // grid-stride beyond this
+  return static_cast<int>(std::min((n + threads - 1) / threads, kMaxBlocks));
+}
+}  // namespace
+
+void fill_grid(void* dst, DataKind kind, const long long dims[4], bool nhwc, TensorRole role, cudaStream_t stream) {
+  constexpr int kThreads = 256;
+  const int blocks = blocks_for(dims[0] * dims[1] * dims[2] * dims[3], kThreads);
+  if (blocks == 0) return;
+  switch (kind) {
+    case DataKind::kFloat:
+      fill_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<float*>(dst), dims[0], dims[1], dims[2], dims[3], nhwc,
+                                                   role);
+      break;
+    case DataKind::kHalf:
+      fill_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<__half*>(dst), dims[0], dims[1], dims[2], dims[3], nhwc,
+                                                   role);
+      break;
+    case DataKind::kBf16:
+      fill_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), dims[0], dims[1], dims[2], dims[3],
+                                                   nhwc, role);
+      break;
+  }
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void gather_as_float(const void* src, DataKind kind, const long long* offsets, int count, float* out,
+                     cudaStream_t stream) {
+  constexpr int kThreads = 128;
+  if (count <= 0) return;
+  const int blocks = (count + kThreads - 1) / kThreads;
+  switch (kind) {
+    case DataKind::kFloat:
+      gather_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const float*>(src), offsets, count, out);
+      break;
+    case DataKind::kHalf:
+      gather_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const __half*>(src), offsets, count, out);
+      break;
+    case DataKind::kBf16:
+      gather_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const __nv_bfloat16*>(src), offsets, count, out);
+      break;
+  }
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace scalebench::conv
