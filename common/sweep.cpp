@@ -141,8 +141,10 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
               if (!why.empty()) r.skip_reason = why;
             }
             if (r.workload == "command" && r.command.value("launch", "") == "once") r.ranks_per_node = 1;
-            if (r.workload == "copy" && !shape.gpu) r.skip_reason = "the copy workload needs GPUs; no agent has any";
-            if (r.workload == "gemm" && !shape.gpu) r.skip_reason = "the gemm workload needs GPUs; no agent has any";
+            // GPU-only workloads on a cluster without GPUs: skipped records with the reason, not failed runs.
+            for (const char* w : {"copy", "gemm", "conv", "rnn"})
+              if (r.workload == w && !shape.gpu)
+                r.skip_reason = "the " + r.workload + " workload needs GPUs; no agent has any";
             if (r.params.contains("backend")) {
               std::string b = r.params["backend"];
               if (b == "auto")
