@@ -26,7 +26,7 @@ namespace {
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop.store(true); }
 
-const char* kUsage = R"(usage: scalebench-agent --coordinator http://HOST:PORT [options]
+const char* kUsage = R"(usage: scalebench-agent --coordinator http[s]://HOST:PORT [options]
   --name NAME          agent id (default: the hostname)
   --work-dir DIR       run specs and logs (default /tmp/scalebench-agent-NAME)
   --slots N            ranks this node offers for host-memory runs (default: number of cores)
@@ -40,6 +40,8 @@ const char* kUsage = R"(usage: scalebench-agent --coordinator http://HOST:PORT [
   --srun-arg ARG       an extra srun argument (repeatable), e.g. --srun-arg=--partition=gpu
   --run-program PATH   scalebench-run (default: next to this program)
   --token-file FILE    the agent token the coordinator wants (else SCALEBENCH_TOKEN)
+  --ca-file FILE       an https:// coordinator's certificate must chain to this PEM file (else
+                       SCALEBENCH_CA_FILE, else the system's trusted certificates)
   --metrics-port N     serve GPU telemetry at http://ADDRESS:N/metrics (0 picks a free port;
                        default: no endpoint)
   --metrics-address A  address of the metrics endpoint (default 127.0.0.1: loopback only)
@@ -112,6 +114,8 @@ int main(int argc, char** argv) {
       o.launch.run_program = value();
     else if (a == "--token-file")
       token_file = value();
+    else if (a == "--ca-file")
+      o.ca_file = value();
     else if (a == "--metrics-port") {
       std::string v = value();
       std::size_t used = 0;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What the tests need beyond the build (Debian 12 packages): a real Prometheus for the dashboard
 # test, headless Chromium for the report-page test, and SLURM (controller, node daemon, client
-# commands, munge; the pmix plugin comes with slurm-wlm-basic-plugins) for the SLURM test.
+# commands, munge; the pmix plugin comes with slurm-wlm-basic-plugins) plus openssl for the
+# SLURM and TLS tests.
 set -euo pipefail
-packages=(chromium prometheus slurmctld slurmd slurm-client munge)
+packages=(chromium prometheus slurmctld slurmd slurm-client munge openssl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
