@@ -19,6 +19,7 @@ namespace scalebench {
 Agent::Agent(Options options)
     : options_(std::move(options)), client_(options_.coordinator_url, std::chrono::seconds(5)) {
   if (!options_.token.empty()) client_.set_bearer_token(options_.token);
+  if (!options_.ca_file.empty()) client_.set_ca_file(options_.ca_file);
   std::filesystem::create_directories(options_.work_dir);
   char host[256] = {};
   gethostname(host, sizeof host - 1);

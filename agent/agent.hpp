@@ -25,7 +25,8 @@ class Agent {
     std::string work_dir;
     int slots = 1;
     LaunchConfig launch;
-    std::string token;  // bearer token for the coordinator ("" = none)
+    std::string token;    // bearer token for the coordinator ("" = none)
+    std::string ca_file;  // https:// coordinator: the CA its certificate must chain to ("" = default)
     // Told when a run starts (its id and experiment) and when it ends (0, ""): the GPU
     // telemetry labels its series with the run. Called from the run's thread.
     std::function<void(long long run_id, const std::string& experiment)> on_run;

@@ -1,8 +1,10 @@
 #include "agent/launcher.hpp"
 
+#include "agent/local_launch.hpp"
+#include "agent/srun_launch.hpp"
+
 namespace scalebench {
 
-namespace {
 void set_visible_devices(LaunchPlan& plan, const std::vector<int>& gpu_ids) {
   if (gpu_ids.empty()) return;
   std::string visible;
@@ -11,10 +13,14 @@ void set_visible_devices(LaunchPlan& plan, const std::vector<int>& gpu_ids) {
   // The ids are the inventory's (NVML, PCI bus order); CUDA numbers by speed unless told.
   plan.env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
 }
-}  // namespace
 
 LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const std::string& spec_file,
                        const std::vector<int>& gpu_ids) {
+  // A command workload's scalebench-run starts its program itself, whichever the launcher.
+  if (config.launcher == Launcher::local && run_spec.value("workload", "") != "command")
+    return plan_local_launch(config, run_spec, spec_file, gpu_ids);
+  if (config.launcher == Launcher::srun && run_spec.value("workload", "") != "command")
+    return plan_srun_launch(config, run_spec, spec_file, gpu_ids, {config.slurm_node});
   LaunchPlan plan;
   if (run_spec.value("workload", "") == "command") {
     // scalebench-run starts the program itself (under mpirun, or as ranks with torchrun's

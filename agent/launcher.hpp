@@ -7,12 +7,21 @@
 
 namespace scalebench {
 
-// How the agent starts a run's ranks. `mpirun` here; srun and multi-node hostfiles build on it.
+// Which program starts a run's ranks: Open MPI's mpirun, SLURM's srun inside an allocation
+// (agent/srun_launch.hpp), or scalebench-run itself for a one-rank run (agent/local_launch.hpp).
+enum class Launcher { mpirun, srun, local };
+
+// How the agent starts a run's ranks.
 struct LaunchConfig {
+  Launcher launcher = Launcher::mpirun;
   std::string mpirun = "mpirun";
   std::vector<std::string> extra_args;  // site options, e.g. "--mca btl ^openib"
   std::string run_program;              // path of scalebench-run
   bool as_root = false;                 // Open MPI refuses root unless told
+  std::string srun = "srun";
+  std::string srun_mpi = "pmix";             // srun --mpi=: Debian's Open MPI 4.1 takes its ranks from PMIx
+  std::vector<std::string> srun_extra_args;  // site options, e.g. "--partition=gpu"
+  std::string slurm_node;                    // this node's SLURM name (SLURMD_NODENAME)
 };
 
 struct LaunchPlan {
@@ -25,5 +34,8 @@ struct LaunchPlan {
 // workload's run is one scalebench-run outside mpirun, which launches the program itself.
 LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const std::string& spec_file,
                        const std::vector<int>& gpu_ids);
+
+// CUDA_VISIBLE_DEVICES (and the PCI bus order the ids are in) for the run's GPUs; none for host runs.
+void set_visible_devices(LaunchPlan& plan, const std::vector<int>& gpu_ids);
 
 }  // namespace scalebench

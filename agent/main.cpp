@@ -14,6 +14,7 @@
 
 #include "agent/agent.hpp"
 #include "agent/gpu_telemetry.hpp"
+#include "agent/launcher_choice.hpp"
 #include "agent/metrics_endpoint.hpp"
 #include "common/bearer_token.hpp"
 #include "common/error.hpp"
@@ -25,14 +26,22 @@ namespace {
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop.store(true); }
 
-const char* kUsage = R"(usage: scalebench-agent --coordinator http://HOST:PORT [options]
+const char* kUsage = R"(usage: scalebench-agent --coordinator http[s]://HOST:PORT [options]
   --name NAME          agent id (default: the hostname)
   --work-dir DIR       run specs and logs (default /tmp/scalebench-agent-NAME)
   --slots N            ranks this node offers for host-memory runs (default: number of cores)
+  --launcher L         how runs start their ranks: mpirun, srun (a job step inside this SLURM
+                       allocation), local (one-rank runs, no MPI launcher) or auto (default:
+                       srun when SLURM_JOB_ID is set, else mpirun)
   --mpirun PATH        the mpirun to use (default: mpirun on PATH)
   --mpirun-arg ARG     an extra mpirun argument (repeatable), e.g. --mpirun-arg=--mca ...
+  --srun PATH          the srun to use (default: srun on PATH)
+  --srun-mpi PLUGIN    srun's --mpi plugin (default pmix; `srun --mpi=list` shows the site's)
+  --srun-arg ARG       an extra srun argument (repeatable), e.g. --srun-arg=--partition=gpu
   --run-program PATH   scalebench-run (default: next to this program)
   --token-file FILE    the agent token the coordinator wants (else SCALEBENCH_TOKEN)
+  --ca-file FILE       an https:// coordinator's certificate must chain to this PEM file (else
+                       SCALEBENCH_CA_FILE, else the system's trusted certificates)
   --metrics-port N     serve GPU telemetry at http://ADDRESS:N/metrics (0 picks a free port;
                        default: no endpoint)
   --metrics-address A  address of the metrics endpoint (default 127.0.0.1: loopback only)
@@ -56,6 +65,7 @@ int main(int argc, char** argv) {
   std::optional<int> metrics_port;
   std::string metrics_address = "127.0.0.1", metrics_port_file;
   GpuTelemetry::Options telemetry;
+  std::string launcher = "auto";
   if (const char* lib = std::getenv("SCALEBENCH_NVML_LIBRARY"); lib && *lib) telemetry.nvml_library = lib;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -92,10 +102,20 @@ int main(int argc, char** argv) {
       o.launch.mpirun = value();
     else if (a == "--mpirun-arg")
       o.launch.extra_args.push_back(value());
+    else if (a == "--launcher")
+      launcher = value();
+    else if (a == "--srun")
+      o.launch.srun = value();
+    else if (a == "--srun-mpi")
+      o.launch.srun_mpi = value();
+    else if (a == "--srun-arg")
+      o.launch.srun_extra_args.push_back(value());
     else if (a == "--run-program")
       o.launch.run_program = value();
     else if (a == "--token-file")
       token_file = value();
+    else if (a == "--ca-file")
+      o.ca_file = value();
     else if (a == "--metrics-port") {
       std::string v = value();
       std::size_t used = 0;
@@ -142,6 +162,16 @@ int main(int argc, char** argv) {
   }
   if (!std::regex_match(o.name, std::regex("[A-Za-z0-9_.:-]{1,128}")))
     usage_error("--name '" + o.name + "': use 1-128 of A-Z a-z 0-9 _ . : -");
+  try {
+    o.launch.launcher = choose_launcher(launcher, std::getenv("SLURM_JOB_ID"));
+  } catch (const std::exception& e) {
+    usage_error(e.what());
+  }
+  if (o.launch.launcher == Launcher::srun) {
+    // The node this agent runs on, as SLURM names it (it may differ from the hostname).
+    const char* node = std::getenv("SLURMD_NODENAME");
+    o.launch.slurm_node = node && *node ? node : host;
+  }
   if (o.work_dir.empty()) o.work_dir = "/tmp/scalebench-agent-" + o.name;
   if (!metrics_port && !metrics_port_file.empty()) usage_error("--metrics-port-file needs --metrics-port");
   if (boost::system::error_code ec; boost::asio::ip::make_address(metrics_address, ec), ec)
@@ -174,6 +204,10 @@ int main(int argc, char** argv) {
         t->set_run(run_id, experiment);
       };
     }
+    log::info(std::string("runs start with ") + launcher_name(o.launch.launcher) +
+              (o.launch.launcher == Launcher::srun
+                   ? " --mpi=" + o.launch.srun_mpi + " on SLURM node " + o.launch.slurm_node
+                   : std::string()));
     Agent agent(o);
     agent.run(g_stop);
     return 0;

@@ -32,13 +32,14 @@ const char* kUsage = R"(usage: scalebench COMMAND [ARGS] [OPTIONS]
   version
 The coordinator URL defaults to $SCALEBENCH_COORDINATOR, else http://127.0.0.1:8470. A coordinator
 that wants tokens gets the one in --token-file FILE, else $SCALEBENCH_TOKEN (a user token to submit
-and cancel, a read token to look).
+and cancel, a read token to look). An https:// coordinator's certificate is checked against
+--ca-file FILE, else $SCALEBENCH_CA_FILE, else the system's trusted certificates.
 Exit codes: 0 ok; 1 a reference failed; 2 bad usage or input; 3 runs failed or timed out;
 4 the coordinator could not be reached or refused.
 )";
 const std::set<std::string> kValueOptions = {
-    "db",         "coordinator", "format",  "experiment", "logs",     "variants",  "ignore-params",    "metric",
-    "token-file", "out",         "records", "title",      "baseline", "tolerance", "outlier-threshold"};
+    "db",         "coordinator", "format",  "experiment", "logs",     "variants",  "ignore-params",     "metric",
+    "token-file", "out",         "records", "title",      "baseline", "tolerance", "outlier-threshold", "ca-file"};
 // Options that take no value.
 const std::set<std::string> kFlagOptions = {"outliers"};
 }  // namespace
@@ -101,7 +102,7 @@ int main(int argc, char** argv) {
     std::string msg = e.what();
     std::cerr << "scalebench: " << msg << "\n";
     // Network trouble and coordinator refusals are 4; bad files and usage are 2.
-    bool network = msg.find("http://") != std::string::npos;
+    bool network = msg.find("http://") != std::string::npos || msg.find("https://") != std::string::npos;
     return network ? 4 : 2;
   } catch (const std::exception& e) {
     std::cerr << "scalebench: " << e.what() << "\n";

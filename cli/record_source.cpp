@@ -23,6 +23,7 @@ std::string coordinator_url(const CliArgs& a) {
 
 HttpClient coordinator_client(const CliArgs& a, std::chrono::milliseconds timeout) {
   HttpClient client(coordinator_url(a), timeout);
+  if (!a.opt("ca-file").empty()) client.set_ca_file(a.opt("ca-file"));
   if (auto token = client_token(a.opt("token-file"))) client.set_bearer_token(*token);
   return client;
 }

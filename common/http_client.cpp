@@ -5,8 +5,11 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+#include <cstdlib>
 
 #include "common/error.hpp"
+#include "common/tls_context.hpp"
 #include "common/version.hpp"
 
 namespace scalebench {
@@ -19,26 +22,83 @@ using tcp = net::ip::tcp;
 HttpClient::HttpClient(std::string base_url, std::chrono::milliseconds timeout, std::size_t body_limit)
     : base_url_(std::move(base_url)), timeout_(timeout), body_limit_(body_limit) {
   std::string rest = base_url_;
-  const std::string scheme = "http://";
-  if (rest.rfind(scheme, 0) == 0)
+  std::string scheme;
+  for (const char* s : {"http://", "https://"})
+    if (rest.rfind(s, 0) == 0) scheme = s;
+  if (!scheme.empty())
     rest = rest.substr(scheme.size());
   else if (rest.find("://") != std::string::npos)
-    throw Error("coordinator URL '" + base_url_ + "': only http:// is supported");
+    throw Error("coordinator URL '" + base_url_ + "': only http:// and https:// are supported");
+  else
+    scheme = "http://";
   while (!rest.empty() && rest.back() == '/') rest.pop_back();
   if (rest.find('/') != std::string::npos)
-    throw Error("coordinator URL '" + base_url_ + "': give only http://HOST:PORT");
+    throw Error("coordinator URL '" + base_url_ + "': give only " + scheme + "HOST:PORT");
   auto colon = rest.rfind(':');
   if (colon == std::string::npos || colon + 1 == rest.size())
-    throw Error("coordinator URL '" + base_url_ + "': missing :PORT (e.g. http://127.0.0.1:8470)");
+    throw Error("coordinator URL '" + base_url_ + "': missing :PORT (e.g. " + scheme + "127.0.0.1:8470)");
   host_ = rest.substr(0, colon);
   port_ = rest.substr(colon + 1);
-  base_url_ = "http://" + rest;
+  base_url_ = scheme + rest;
+  if (scheme == "https://") {
+    const char* ca = std::getenv("SCALEBENCH_CA_FILE");
+    set_ca_file(ca ? ca : "");
+  }
 }
+
+void HttpClient::set_ca_file(const std::string& ca_file) {
+  if (base_url_.rfind("https://", 0) != 0) return;  // plain http: nothing to check against
+  tls_ = make_tls_client_context(ca_file);
+}
+
+namespace {
+// Connect (TLS: handshake, checking the certificate against the CA and the host name), send
+// `req`, read the answer into `parser`; all on `ioc`, run here to the end, under the stream's
+// deadline. The first error, or success, lands in `result`.
+template <class Stream>
+void exchange(net::io_context& ioc, Stream& stream, tcp::resolver& resolver, const std::string& host,
+              const std::string& port, http::request<http::string_body>& req,
+              http::response_parser<http::string_body>& parser, beast::flat_buffer& buffer, beast::error_code& result) {
+  auto send = [&] {
+    http::async_write(stream, req, [&](beast::error_code ec, std::size_t) {
+      if (ec) return void(result = ec);
+      http::async_read(stream, buffer, parser, [&](beast::error_code ec, std::size_t) { result = ec; });
+    });
+  };
+  resolver.async_resolve(host, port, [&, send](beast::error_code ec, tcp::resolver::results_type results) {
+    if (ec) return void(result = ec);
+    beast::get_lowest_layer(stream).async_connect(results, [&, send](beast::error_code ec, const tcp::endpoint&) {
+      if (ec) return void(result = ec);
+      if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+        send();
+      } else {
+        stream.async_handshake(net::ssl::stream_base::client, [&, send](beast::error_code ec) {
+          if (ec) return void(result = ec);
+          send();
+        });
+      }
+    });
+  });
+  ioc.run();
+}
+
+// The server's certificate must name `host`: a DNS name (also sent as SNI) or an IP address.
+void expect_host(SSL* ssl, const std::string& host) {
+  X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
+  boost::system::error_code ec;
+  net::ip::make_address(host, ec);
+  if (!ec) {
+    X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str());
+  } else {
+    X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size());
+    SSL_set_tlsext_host_name(ssl, host.c_str());
+  }
+}
+}  // namespace
 
 HttpResponse HttpClient::request(std::string_view method, const std::string& target, const std::string& body,
                                  const std::string& content_type, const Headers& headers) const {
   net::io_context ioc;
-  beast::tcp_stream stream(ioc);
   http::request<http::string_body> req{http::string_to_verb(boost::beast::string_view(method.data(), method.size())),
                                        target, 11};
   req.set(http::field::host, host_);
@@ -59,23 +119,22 @@ HttpResponse HttpClient::request(std::string_view method, const std::string& tar
 
   // All steps run asynchronously on a private io_context so that the stream's deadline applies.
   tcp::resolver resolver(ioc);
-  stream.expires_after(timeout_);
-  resolver.async_resolve(host_, port_, [&](beast::error_code ec, tcp::resolver::results_type results) {
-    if (ec) return void(result = ec);
-    stream.async_connect(results, [&](beast::error_code ec, const tcp::endpoint&) {
-      if (ec) return void(result = ec);
-      http::async_write(stream, req, [&](beast::error_code ec, std::size_t) {
-        if (ec) return void(result = ec);
-        http::async_read(stream, buffer, parser, [&](beast::error_code ec, std::size_t) { result = ec; });
-      });
-    });
-  });
-  ioc.run();
+  if (tls_) {
+    beast::ssl_stream<beast::tcp_stream> stream(ioc, *tls_);
+    expect_host(stream.native_handle(), host_);
+    beast::get_lowest_layer(stream).expires_after(timeout_);
+    exchange(ioc, stream, resolver, host_, port_, req, parser, buffer, result);
+    // The answer is complete; the TLS close_notify is not waited for.
+  } else {
+    beast::tcp_stream stream(ioc);
+    stream.expires_after(timeout_);
+    exchange(ioc, stream, resolver, host_, port_, req, parser, buffer, result);
+    beast::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  }
   if (result == beast::error::timeout)
     throw Error(where + ": no answer within " + std::to_string(timeout_.count()) + " ms");
   if (result) throw Error(where + ": " + result.message());
-  beast::error_code ignored;
-  stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
   return {static_cast<int>(parser.get().result_int()), parser.get().body()};
 }
 

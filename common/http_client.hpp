@@ -1,5 +1,7 @@
 #pragma once
+#include <boost/asio/ssl/context.hpp>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,8 +16,10 @@ struct HttpResponse {
   std::string body;
 };
 
-// A small blocking HTTP/1.1 client (Boost.Beast) for the agent and the CLI. Every request has a
-// deadline and a response-size limit; failures throw Error naming the URL.
+// A small blocking HTTP/1.1 client (Boost.Beast) for the agent and the CLI, over http:// or
+// https:// (OpenSSL: the server's certificate is checked against the CA file, by default
+// $SCALEBENCH_CA_FILE, else the system's trusted certificates, and must name the URL's host).
+// Every request has a deadline and a response-size limit; failures throw Error naming the URL.
 class HttpClient {
  public:
   explicit HttpClient(std::string base_url, std::chrono::milliseconds timeout = std::chrono::seconds(10),
@@ -31,6 +35,9 @@ class HttpClient {
   const std::string& base_url() const { return base_url_; }
   // Sent as "Authorization: Bearer TOKEN" with every request (never logged).
   void set_bearer_token(std::string token) { bearer_token_ = std::move(token); }
+  // https:// only: trust the certificates in this PEM file ("" = the system's). Throws Error
+  // naming a file that cannot be used.
+  void set_ca_file(const std::string& ca_file);
 
  private:
   Json parse_answer(const std::string& method, const std::string& target, const HttpResponse& r) const;
@@ -40,6 +47,7 @@ class HttpClient {
   std::chrono::milliseconds timeout_;
   std::size_t body_limit_;
   std::string bearer_token_;
+  std::shared_ptr<boost::asio::ssl::context> tls_;  // set for https://
 };
 
 }  // namespace scalebench

@@ -13,8 +13,20 @@ namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-HttpServer::HttpServer(net::io_context& ioc, const tcp::endpoint& endpoint, HttpHandler handler)
-    : ioc_(ioc), acceptor_(net::make_strand(ioc)), handler_(std::make_shared<HttpHandler>(std::move(handler))) {
+namespace {
+std::string endpoint_text(beast::tcp_stream& stream) {
+  beast::error_code ec;
+  auto remote = stream.socket().remote_endpoint(ec);
+  return ec ? std::string("a client") : remote.address().to_string() + ":" + std::to_string(remote.port());
+}
+}  // namespace
+
+HttpServer::HttpServer(net::io_context& ioc, const tcp::endpoint& endpoint, HttpHandler handler,
+                       std::shared_ptr<net::ssl::context> tls)
+    : ioc_(ioc),
+      acceptor_(net::make_strand(ioc)),
+      handler_(std::make_shared<HttpHandler>(std::move(handler))),
+      tls_(std::move(tls)) {
   beast::error_code ec;
   acceptor_.open(endpoint.protocol(), ec);
   if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
@@ -44,28 +56,65 @@ void HttpServer::on_accept(beast::error_code ec, tcp::socket socket) {
   if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
   if (ec)
     log::warn("accept: " + ec.message());
+  else if (tls_)
+    std::make_shared<HttpSession<TlsStream>>(std::move(socket), handler_, tls_.get())->run();
   else
-    std::make_shared<HttpSession>(std::move(socket), handler_)->run();
+    std::make_shared<HttpSession<PlainStream>>(std::move(socket), handler_, nullptr)->run();
   do_accept();
 }
 
-HttpSession::HttpSession(tcp::socket&& socket, std::shared_ptr<HttpHandler> handler)
-    : stream_(std::move(socket)), handler_(std::move(handler)) {}
+namespace {
+template <class Stream>
+Stream make_stream(tcp::socket&& socket, net::ssl::context* tls) {
+  if constexpr (std::is_same_v<Stream, TlsStream>)
+    return Stream(std::move(socket), *tls);
+  else
+    return Stream(std::move(socket));
+}
+}  // namespace
 
-void HttpSession::run() {
-  net::dispatch(stream_.get_executor(), beast::bind_front_handler(&HttpSession::do_read, shared_from_this()));
+template <class Stream>
+HttpSession<Stream>::HttpSession(tcp::socket&& socket, std::shared_ptr<HttpHandler> handler, net::ssl::context* tls)
+    : stream_(make_stream<Stream>(std::move(socket), tls)), handler_(std::move(handler)) {}
+
+template <class Stream>
+void HttpSession<Stream>::run() {
+  if constexpr (std::is_same_v<Stream, TlsStream>) {
+    // The handshake is a read like any other: it has the same deadline.
+    tcp().expires_after(std::chrono::seconds(HttpServer::kReadTimeoutS));
+    stream_.async_handshake(net::ssl::stream_base::server,
+                            beast::bind_front_handler(&HttpSession::on_handshake, this->shared_from_this()));
+  } else {
+    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&HttpSession::do_read, this->shared_from_this()));
+  }
 }
 
-void HttpSession::do_read() {
+template <class Stream>
+void HttpSession<Stream>::on_handshake(beast::error_code ec) {
+  // Plain HTTP, a wrong protocol version or an untrusted client end here: the connection closes.
+  if (ec) {
+    log::info("TLS handshake with " + endpoint_text(tcp()) + " failed: " + ec.message());
+    beast::error_code ignored;
+    tcp().socket().close(ignored);
+    return;
+  }
+  do_read();
+}
+
+template <class Stream>
+void HttpSession<Stream>::do_read() {
   parser_.emplace();
   parser_->body_limit(HttpServer::kBodyLimit);
   parser_->header_limit(16 * 1024);
-  stream_.expires_after(std::chrono::seconds(HttpServer::kReadTimeoutS));
-  http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&HttpSession::on_read, shared_from_this()));
+  tcp().expires_after(std::chrono::seconds(HttpServer::kReadTimeoutS));
+  http::async_read(stream_, buffer_, *parser_,
+                   beast::bind_front_handler(&HttpSession::on_read, this->shared_from_this()));
 }
 
-void HttpSession::on_read(beast::error_code ec, std::size_t) {
-  if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::connection_reset)
+template <class Stream>
+void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
+  if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::connection_reset ||
+      ec == net::ssl::error::stream_truncated)
     return do_close();
   if (ec) {
     // Too large or malformed: say so once, then close.
@@ -79,7 +128,7 @@ void HttpSession::on_read(beast::error_code ec, std::size_t) {
     res->prepare_payload();
     response_ = res;
     return http::async_write(stream_, *response_,
-                             beast::bind_front_handler(&HttpSession::on_write, shared_from_this(), true));
+                             beast::bind_front_handler(&HttpSession::on_write, this->shared_from_this(), true));
   }
   const HttpRequest& req = parser_->get();
   auto res = std::make_shared<HttpResponseMsg>((*handler_)(req));
@@ -87,18 +136,33 @@ void HttpSession::on_read(beast::error_code ec, std::size_t) {
   res->prepare_payload();
   bool close = res->need_eof();
   response_ = res;
-  http::async_write(stream_, *response_, beast::bind_front_handler(&HttpSession::on_write, shared_from_this(), close));
+  http::async_write(stream_, *response_,
+                    beast::bind_front_handler(&HttpSession::on_write, this->shared_from_this(), close));
 }
 
-void HttpSession::on_write(bool close, beast::error_code ec, std::size_t) {
+template <class Stream>
+void HttpSession<Stream>::on_write(bool close, beast::error_code ec, std::size_t) {
   if (ec || close) return do_close();
   response_.reset();
   do_read();
 }
 
-void HttpSession::do_close() {
-  beast::error_code ec;
-  stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+template <class Stream>
+void HttpSession<Stream>::do_close() {
+  if constexpr (std::is_same_v<Stream, TlsStream>) {
+    // TLS close_notify, within a short deadline; the socket closes either way.
+    tcp().expires_after(std::chrono::seconds(5));
+    stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) {
+      beast::error_code ignored;
+      self->tcp().socket().close(ignored);
+    });
+  } else {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
 }
+
+template class HttpSession<PlainStream>;
+template class HttpSession<TlsStream>;
 
 }  // namespace scalebench

@@ -1,6 +1,8 @@
 #pragma once
+#include <boost/asio/ssl/context.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <memory>
 #include <optional>
 
@@ -8,20 +10,28 @@
 
 namespace scalebench {
 
-// One client connection: read a request (deadline, size limit), answer it, repeat while the
-// client keeps the connection alive.
-class HttpSession : public std::enable_shared_from_this<HttpSession> {
+using PlainStream = boost::beast::tcp_stream;
+using TlsStream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
+
+// One client connection, plain or TLS: (TLS: the handshake, within the read deadline,) then read
+// a request (deadline, size limit), answer it, repeat while the client keeps the connection alive.
+template <class Stream>
+class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
-  HttpSession(boost::asio::ip::tcp::socket&& socket, std::shared_ptr<HttpHandler> handler);
+  // `tls` is the server's TLS context for a TlsStream, unused for a PlainStream.
+  HttpSession(boost::asio::ip::tcp::socket&& socket, std::shared_ptr<HttpHandler> handler,
+              boost::asio::ssl::context* tls);
   void run();
 
  private:
+  void on_handshake(boost::beast::error_code ec);
   void do_read();
   void on_read(boost::beast::error_code ec, std::size_t bytes);
   void on_write(bool close, boost::beast::error_code ec, std::size_t bytes);
   void do_close();
+  boost::beast::tcp_stream& tcp() { return boost::beast::get_lowest_layer(stream_); }
 
-  boost::beast::tcp_stream stream_;
+  Stream stream_;
   boost::beast::flat_buffer buffer_;
   std::shared_ptr<HttpHandler> handler_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;

@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "common/tls_context.hpp"
 #include "common/version.hpp"
 #include "coordinator/access.hpp"
 #include "coordinator/api.hpp"
@@ -25,6 +26,10 @@ const char* kUsage = R"(usage: scalebench-coordinator [options]
   --db FILE                SQLite store (default scalebench.db)
   --heartbeat-interval S   seconds between agent heartbeats (default 1)
   --heartbeat-timeout S    an agent silent this long is lost, and its runs fail (default 10)
+  --token-file FILE        bearer tokens, one "ROLE TOKEN" a line (ROLE: agent, user, read)
+  --protect-metrics        /metrics wants a read token too
+  --tls-cert FILE          serve https only, with this PEM certificate (chain) ...
+  --tls-key FILE           ... and its PEM private key (both or neither)
   --version
 )";
 
@@ -37,7 +42,7 @@ const char* kUsage = R"(usage: scalebench-coordinator [options]
 int main(int argc, char** argv) {
   using namespace scalebench;
   log::set_component("coordinator");
-  std::string listen = "127.0.0.1", port_file, token_file;
+  std::string listen = "127.0.0.1", port_file, token_file, tls_cert, tls_key;
   bool protect_metrics = false;
   int port = 8470;
   Coordinator::Options options;
@@ -61,6 +66,10 @@ int main(int argc, char** argv) {
         options.heartbeat_interval_s = std::stod(value());
       else if (a == "--token-file")
         token_file = value();
+      else if (a == "--tls-cert")
+        tls_cert = value();
+      else if (a == "--tls-key")
+        tls_key = value();
       else if (a == "--protect-metrics")
         protect_metrics = true;
       else if (a == "--heartbeat-timeout")
@@ -78,15 +87,18 @@ int main(int argc, char** argv) {
     }
   }
   if (port < 0 || port > 65535) usage_error("--port must be 0..65535");
+  if (tls_cert.empty() != tls_key.empty()) usage_error("--tls-cert and --tls-key go together");
   try {
     AccessTokens tokens = load_access_tokens(token_file);
     tokens.protect_metrics = protect_metrics;
+    // Certificate problems stop the start, before the store is opened.
+    auto tls = tls_cert.empty() ? nullptr : make_tls_server_context(tls_cert, tls_key);
     Coordinator coordinator(options);
     boost::asio::io_context ioc;
     auto address = boost::asio::ip::make_address(listen);
-    auto server =
-        std::make_shared<HttpServer>(ioc, boost::asio::ip::tcp::endpoint(address, static_cast<unsigned short>(port)),
-                                     [&](const HttpRequest& r) { return handle_api(coordinator, r, tokens); });
+    auto server = std::make_shared<HttpServer>(
+        ioc, boost::asio::ip::tcp::endpoint(address, static_cast<unsigned short>(port)),
+        [&](const HttpRequest& r) { return handle_api(coordinator, r, tokens); }, tls);
     server->start();
     const unsigned short actual = server->port();
     if (!port_file.empty()) {
@@ -94,7 +106,8 @@ int main(int argc, char** argv) {
       std::ofstream(tmp) << actual << "\n";
       std::rename(tmp.c_str(), port_file.c_str());  // readers never see a half-written file
     }
-    log::info("listening on http://" + listen + ":" + std::to_string(actual) + ", store " + options.db_path + ", " +
+    log::info(std::string("listening on ") + (tls ? "https://" : "http://") + listen + ":" + std::to_string(actual) +
+              ", store " + options.db_path + ", " + (tls ? "TLS certificate " + tls_cert + ", " : std::string()) +
               (tokens.any() ? std::to_string(tokens.agent.size()) + " agent, " + std::to_string(tokens.user.size()) +
                                   " user, " + std::to_string(tokens.read.size()) + " read token(s)"
                             : "no tokens"));

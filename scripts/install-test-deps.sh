@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # What the tests need beyond the build (Debian 12 packages): a real Prometheus for the dashboard
-# test and headless Chromium for the report-page test.
+# test, headless Chromium for the report-page test, and SLURM (controller, node daemon, client
+# commands, munge; the pmix plugin comes with slurm-wlm-basic-plugins) plus openssl for the
+# SLURM and TLS tests.
 set -euo pipefail
-packages=(chromium prometheus)
+packages=(chromium prometheus slurmctld slurmd slurm-client munge openssl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -16,7 +18,8 @@ sudo=""
 echo "install-test-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
-# policy-rc.d: the package's own prometheus service must not start (tests start their own).
+# policy-rc.d: the packages' own services (prometheus, munge, slurmctld, slurmd) must not start;
+# the tests start their own.
 if [[ ! -e /usr/sbin/policy-rc.d ]]; then
   printf '#!/bin/sh\nexit 101\n' | $sudo tee /usr/sbin/policy-rc.d >/dev/null
   $sudo chmod +x /usr/sbin/policy-rc.d

@@ -1,8 +1,12 @@
 #include "agent/launcher.hpp"
+#include "agent/launcher_choice.hpp"
+#include "agent/srun_launch.hpp"
+#include "common/error.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -103,6 +107,101 @@ TEST(PlanLaunch, ProgramAndItsArgumentsComeLast) {
   Args tail(p.argv.end() - 5, p.argv.end());
   EXPECT_EQ(tail, (Args{"/opt/scalebench/bin/scalebench-run", "--spec", "/tmp/x y.json", "--emit", "records"}))
       << "a path with a space stays one argument";
+}
+
+LaunchConfig srun_config() {
+  LaunchConfig c = config();
+  c.launcher = Launcher::srun;
+  c.slurm_node = "gpu-node-07";
+  return c;
+}
+
+TEST(SrunLaunch, HostRunIsOneJobStepOnThisNode) {
+  LaunchPlan p = plan_launch(srun_config(), spec(2), "/work/run-5-1.json", {});
+  EXPECT_EQ(p.argv,
+            (Args{"srun", "--mpi=pmix", "--nodes=1", "--ntasks=2", "--ntasks-per-node=2", "--nodelist=gpu-node-07",
+                  "--overlap", "--overcommit", "--cpu-bind=none", "--kill-on-bad-exit=1", "--export=ALL",
+                  "/opt/scalebench/bin/scalebench-run", "--spec", "/work/run-5-1.json", "--emit", "records"}));
+  EXPECT_TRUE(p.env.empty());
+}
+
+TEST(SrunLaunch, PlacementBecomesSlurmOptions) {
+  Json s = spec(4);
+  s["nodes"] = 2;
+  LaunchPlan p = plan_srun_launch(srun_config(), s, "s.json", {}, {"n1", "n2"});
+  for (const char* opt : {"--nodes=2", "--ntasks=8", "--ntasks-per-node=4", "--nodelist=n1,n2"})
+    EXPECT_GE(index_of(p.argv, opt), 0) << opt;
+  EXPECT_LT(index_of(p.argv, "--nodelist=n1,n2"), index_of(p.argv, config().run_program));
+}
+
+TEST(SrunLaunch, NodeListMustMatchThePlacement) {
+  Json s = spec(1);
+  s["nodes"] = 2;
+  EXPECT_THROW(plan_srun_launch(srun_config(), s, "s.json", {}, {"n1"}), Error);
+  EXPECT_THROW(plan_srun_launch(srun_config(), spec(1), "s.json", {}, {""}), Error) << "no SLURMD_NODENAME";
+  EXPECT_THROW(plan_srun_launch(srun_config(), spec(0), "s.json", {}, {"n1"}), Error);
+}
+
+TEST(SrunLaunch, SiteOptionsPluginAndSrunPath) {
+  LaunchConfig c = srun_config();
+  c.srun = "/opt/slurm/bin/srun";
+  c.srun_mpi = "pmi2";
+  c.srun_extra_args = {"--partition=gpu", "--qos=bench"};
+  c.extra_args = {"--mca", "btl", "^openib"};
+  LaunchPlan p = plan_launch(c, spec(2), "s.json", {});
+  EXPECT_EQ(p.argv[0], "/opt/slurm/bin/srun");
+  EXPECT_EQ(p.argv[1], "--mpi=pmi2");
+  const long partition = index_of(p.argv, "--partition=gpu");
+  ASSERT_GT(partition, 0);
+  EXPECT_EQ(p.argv[static_cast<std::size_t>(partition) + 1], "--qos=bench");
+  EXPECT_LT(partition, index_of(p.argv, c.run_program));
+  EXPECT_EQ(index_of(p.argv, "--mca"), -1) << "mpirun's options are not srun's";
+  EXPECT_EQ(index_of(p.argv, "--allow-run-as-root"), -1);
+}
+
+TEST(SrunLaunch, VariantEnvironmentIsExportedToRanks) {
+  LaunchPlan p =
+      plan_launch(srun_config(), spec(2, Json{{"NCCL_ALGO", "Ring,Tree"}, {"NCCL_P2P_DISABLE", "1"}}), "s.json", {});
+  EXPECT_EQ(p.env, (std::map<std::string, std::string>{{"NCCL_ALGO", "Ring,Tree"}, {"NCCL_P2P_DISABLE", "1"}}));
+  EXPECT_GE(index_of(p.argv, "--export=ALL"), 0) << "srun's environment, the variant's included, reaches the ranks";
+  EXPECT_EQ(index_of(p.argv, "-x"), -1);
+}
+
+TEST(SrunLaunch, AssignedGpusAreSetInEachRank) {
+  LaunchPlan p = plan_launch(srun_config(), spec(2, Json{{"CUDA_VISIBLE_DEVICES", "0"}}), "s.json", {2, 3});
+  EXPECT_EQ(p.env.at("CUDA_VISIBLE_DEVICES"), "2,3");
+  Args tail(p.argv.end() - 8, p.argv.end());
+  EXPECT_EQ(tail, (Args{"env", "CUDA_VISIBLE_DEVICES=2,3", "CUDA_DEVICE_ORDER=PCI_BUS_ID", config().run_program,
+                        "--spec", "s.json", "--emit", "records"}))
+      << "set by each rank, after slurmd's GPU plugin has set its own";
+}
+
+TEST(SrunLaunch, CommandWorkloadStartsItsOwnProgram) {
+  Json s = spec(2);
+  s["workload"] = "command";
+  LaunchPlan p = plan_launch(srun_config(), s, "s.json", {});
+  EXPECT_EQ(p.argv[0], config().run_program);
+}
+
+TEST(LocalLaunch, OneRankStartsTheProgramDirectly) {
+  LaunchConfig c = config();
+  c.launcher = Launcher::local;
+  LaunchPlan p = plan_launch(c, spec(1, Json{{"A", "b"}}), "s.json", {4});
+  EXPECT_EQ(p.argv, (Args{config().run_program, "--spec", "s.json", "--emit", "records"}));
+  EXPECT_EQ(p.env.at("A"), "b");
+  EXPECT_EQ(p.env.at("CUDA_VISIBLE_DEVICES"), "4");
+  EXPECT_THROW(plan_launch(c, spec(2), "s.json", {}), Error) << "several ranks need mpirun or srun";
+}
+
+TEST(LauncherChoice, NamesAndAuto) {
+  EXPECT_EQ(choose_launcher("mpirun", "12"), Launcher::mpirun);
+  EXPECT_EQ(choose_launcher("srun", nullptr), Launcher::srun);
+  EXPECT_EQ(choose_launcher("local", nullptr), Launcher::local);
+  EXPECT_EQ(choose_launcher("auto", "12345"), Launcher::srun) << "inside a SLURM allocation";
+  EXPECT_EQ(choose_launcher("auto", nullptr), Launcher::mpirun);
+  EXPECT_EQ(choose_launcher("auto", ""), Launcher::mpirun);
+  EXPECT_THROW(choose_launcher("slurm", nullptr), Error);
+  EXPECT_STREQ(launcher_name(Launcher::srun), "srun");
 }
 
 }  // namespace

@@ -1,0 +1,54 @@
+#include "agent/srun_launch.hpp"
+
+#include "common/error.hpp"
+
+namespace scalebench {
+
+LaunchPlan plan_srun_launch(const LaunchConfig& config, const Json& run_spec, const std::string& spec_file,
+                            const std::vector<int>& gpu_ids, const std::vector<std::string>& nodes) {
+  const int node_count = run_spec.value("nodes", 1);
+  const int ranks_per_node = run_spec.value("ranks_per_node", 1);
+  if (node_count < 1 || ranks_per_node < 1)
+    throw Error("srun launch: placement needs nodes >= 1 and ranks_per_node >= 1");
+  if (static_cast<int>(nodes.size()) != node_count)
+    throw Error("srun launch: the placement has " + std::to_string(node_count) + " node(s) but " +
+                std::to_string(nodes.size()) + " SLURM node name(s) were given");
+  std::string nodelist;
+  for (const auto& n : nodes) {
+    if (n.empty()) throw Error("srun launch: no SLURM node name for this agent (is SLURMD_NODENAME set?)");
+    nodelist += (nodelist.empty() ? "" : ",") + n;
+  }
+
+  LaunchPlan plan;
+  plan.argv = {config.srun, "--mpi=" + config.srun_mpi, "--nodes=" + std::to_string(node_count),
+               "--ntasks=" + std::to_string(node_count * ranks_per_node),
+               "--ntasks-per-node=" + std::to_string(ranks_per_node), "--nodelist=" + nodelist,
+               // The step shares the allocation with the agents' own step, which holds CPUs too.
+               "--overlap",
+               // Placement is ours to decide (as with mpirun --oversubscribe --bind-to none): more
+               // ranks than allocated cores is allowed and no rank is pinned to a core.
+               "--overcommit", "--cpu-bind=none",
+               // One rank failing ends the step, as mpirun ends the job.
+               "--kill-on-bad-exit=1",
+               // srun's whole environment, the variant's variables included, goes to every rank,
+               // whatever SLURM_EXPORT_ENV the job was submitted with. Values with commas survive,
+               // which --export=NAME=VALUE lists would split.
+               "--export=ALL"};
+  for (const auto& a : config.srun_extra_args) plan.argv.push_back(a);
+  if (run_spec.contains("env"))
+    for (const auto& [k, v] : run_spec["env"].items()) plan.env[k] = v.get<std::string>();
+  set_visible_devices(plan, gpu_ids);
+  if (!gpu_ids.empty()) {
+    // slurmd's GPU plugin rewrites CUDA_VISIBLE_DEVICES in each task (to the step's GPUs, or to
+    // nothing when the step asked for none), so each rank sets the placement's devices itself.
+    plan.argv.push_back("env");
+    for (const char* var : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"})
+      plan.argv.push_back(std::string(var) + "=" + plan.env.at(var));
+  }
+  for (const std::string& a :
+       {config.run_program, std::string("--spec"), spec_file, std::string("--emit"), std::string("records")})
+    plan.argv.push_back(a);
+  return plan;
+}
+
+}  // namespace scalebench
