@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +26,7 @@ namespace scalebench {
 
 namespace {
 std::atomic<bool> g_interrupted{false};
+
 void on_interrupt(int) { g_interrupted.store(true); }
 
 std::string read_file(const std::string& path) {
@@ -57,20 +59,11 @@ int print_results(const Json& records, const std::string& format) {
 }
 }  // namespace
 
-int cmd_study(const CliArgs& a) {
-  if (a.positional.size() != 1) throw Error("usage: scalebench study FILE.yaml [--db FILE] [--logs DIR]");
-  const std::string file = a.positional[0];
-  const std::string yaml = read_file(file);
-  parse_experiment(yaml, file);  // bad input stops here, before anything starts
-  const std::string db = a.opt("db", "scalebench.db");
-  const std::string logs = a.opt("logs", db + ".logs");
-  signal(SIGINT, on_interrupt);
-  signal(SIGTERM, on_interrupt);
-
-  std::cout << "scalebench study " << file << ": store " << db << ", logs " << logs << "\n" << std::flush;
-  LocalCluster cluster(db, logs);
-  HttpClient client(cluster.url(), std::chrono::seconds(10));
-  client.set_bearer_token(cluster.user_token());
+namespace {
+// Submits one experiment to the local cluster, follows its runs to the end with a line per run,
+// and prints its records. Returns the experiment's exit code (0, 1 reference failed, 3 failed runs).
+int run_experiment(LocalCluster& cluster, HttpClient& client, const std::string& yaml, const std::string& file,
+                   const std::string& db) {
   HttpResponse answer =
       client.request("POST", "/api/v1/experiments", yaml, "application/yaml", {{"X-Scalebench-Source", file}});
   Json submitted = Json::parse(answer.body.empty() ? "{}" : answer.body);
@@ -80,7 +73,6 @@ int cmd_study(const CliArgs& a) {
   std::cout << "experiment " << submitted["name"].get<std::string>() << " (id " << id << "): " << total << " runs on "
             << (submitted["gpu"].get<bool>() ? "GPUs" : "host memory (no GPU found)") << "\n"
             << std::flush;
-
   const auto start = std::chrono::steady_clock::now();
   std::set<long long> reported;
   double last_note = 0;
@@ -130,6 +122,35 @@ int cmd_study(const CliArgs& a) {
   for (const auto& f : refs) std::cout << "REFERENCE FAILED: " << f << "\n";
   if (!refs.empty()) return 1;
   return failed > 0 ? 3 : 0;
+}
+
+}  // namespace
+
+int cmd_study(const CliArgs& a) {
+  if (a.positional.size() != 1) throw Error("usage: scalebench study FILE.yaml [--db FILE] [--logs DIR]");
+  const std::string file = a.positional[0];
+  // A study file holds one experiment, or several separated by `---` lines, run one after another.
+  const std::vector<std::string> experiments = split_yaml_documents(read_file(file));
+  for (const std::string& yaml : experiments) parse_experiment(yaml, file);  // bad input stops here
+  const std::string db = a.opt("db", "scalebench.db");
+  const std::string logs = a.opt("logs", db + ".logs");
+  signal(SIGINT, on_interrupt);
+  signal(SIGTERM, on_interrupt);
+
+  std::cout << "scalebench study " << file << ": " << experiments.size() << " experiment"
+            << (experiments.size() == 1 ? "" : "s") << ", store " << db << ", logs " << logs << "\n"
+            << std::flush;
+  LocalCluster cluster(db, logs);
+  HttpClient client(cluster.url(), std::chrono::seconds(10));
+  client.set_bearer_token(cluster.user_token());
+  int worst = 0;
+  for (std::size_t k = 0; k < experiments.size(); ++k) {
+    if (k > 0) std::cout << "\n";
+    const int rc = run_experiment(cluster, client, experiments[k], file, db);
+    if (rc == 130) return rc;
+    worst = std::max(worst, rc);
+  }
+  return worst;
 }
 
 int cmd_submit(const CliArgs& a) {

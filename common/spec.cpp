@@ -547,4 +547,32 @@ Experiment load_experiment_file(const std::string& path) {
   return parse_experiment(ss.str(), path);
 }
 
+std::vector<std::string> split_yaml_documents(std::string_view text) {
+  std::vector<std::string> docs;
+  std::string current;
+  int line_no = 0;
+  bool has_content = false;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view line = text.substr(pos, end - pos);
+    const bool separator = line.substr(0, 3) == "---" && line.find_first_not_of(' ', 3) == std::string_view::npos;
+    if (separator) {
+      if (has_content) docs.push_back(current);
+      current.assign(static_cast<std::size_t>(line_no + 1), '\n');  // keep later lines where they are
+      has_content = false;
+    } else {
+      current.append(line);
+      current.push_back('\n');
+      const std::size_t first = line.find_first_not_of(" \t\r");
+      if (first != std::string_view::npos && line[first] != '#') has_content = true;
+    }
+    ++line_no;
+    if (end == text.size()) break;
+    pos = end + 1;
+  }
+  if (has_content || docs.empty()) docs.push_back(current);
+  return docs;
+}
+
 }  // namespace scalebench

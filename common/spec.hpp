@@ -75,4 +75,8 @@ struct Experiment {
 Experiment parse_experiment(std::string_view yaml_text, std::string_view source_name);
 Experiment load_experiment_file(const std::string& path);
 
+// The experiments of a study file: its YAML documents (separated by `---` lines). Each keeps its
+// place in the file (the lines before it become empty lines), so errors name the file's line.
+std::vector<std::string> split_yaml_documents(std::string_view text);
+
 }  // namespace scalebench

@@ -507,3 +507,39 @@ TEST(SpecFile, MissingFileIsAnErrorNamingThePath) {
 
 }  // namespace
 }  // namespace scalebench
+
+namespace scalebench {
+namespace {
+
+TEST(StudyFile, SeveralExperimentsSplitAtSeparatorsAndKeepTheirLines) {
+  const std::string text =
+      "# a study of two experiments\n"  // 1
+      "---\n"                           // 2
+      "name: first\n"                   // 3
+      "workload: collective\n"          // 4
+      "--- \n"                          // 5
+      "# the second\n"                  // 6
+      "name: second\n"                  // 7
+      "workload: collective\n"          // 8
+      "params:\n"                       // 9
+      "  op: all_sum\n"                 // 10: not an op
+      "---\n";                          // 11: nothing after it
+  const std::vector<std::string> docs = split_yaml_documents(text);
+  ASSERT_EQ(docs.size(), 2u);
+  EXPECT_EQ(parse_experiment(docs[0], "study.yaml").name, "first");
+  try {
+    parse_experiment(docs[1], "study.yaml");
+    FAIL() << "all_sum accepted";
+  } catch (const SpecError& e) {
+    ASSERT_FALSE(e.issues().empty());
+    EXPECT_EQ(e.issues()[0].line, 10) << e.what();
+    EXPECT_EQ(e.issues()[0].field, "params.op") << e.what();
+  }
+  // One experiment, no separator: the file as it is.
+  EXPECT_EQ(split_yaml_documents("name: only\nworkload: collective\n").size(), 1u);
+  // "---" inside a value is not a separator.
+  EXPECT_EQ(split_yaml_documents("name: a\ndescription: x --- y\nworkload: collective\n").size(), 1u);
+}
+
+}  // namespace
+}  // namespace scalebench

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ class Backend {
   // and returns each local rank's output elements (recv_count of them), in the same order.
   using Buffers = std::vector<std::vector<std::byte>>;
   virtual Buffers run_checked(const Config& c, const Layout& l, const Buffers& inputs) = 0;
+  // Correctness where the data lives: writes the inputs, runs the operation once and counts the
+  // wrong output elements of this process's ranks without moving buffers to the host. nullopt
+  // when the backend has no such check (the runner then uses run_checked).
+  virtual std::optional<long long> count_wrong_in_place(const Config&, const Layout&) { return std::nullopt; }
 };
 
 }  // namespace scalebench::collective

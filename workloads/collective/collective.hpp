@@ -5,12 +5,9 @@
 #include <vector>
 
 #include "common/json.hpp"
+#include "workloads/collective/types.hpp"
 
 namespace scalebench::collective {
-
-enum class Op { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kSendRecv };
-enum class DType { kFloat32, kFloat64, kFloat16, kBFloat16, kInt32, kInt64, kInt8, kUInt8 };
-enum class RedOp { kSum, kProd, kMax, kMin, kAvg };
 
 Op parse_op(const std::string& s);
 DType parse_dtype(const std::string& s);

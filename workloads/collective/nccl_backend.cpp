@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "workloads/bootstrap/mpi_check.hpp"
+#include "workloads/collective/pattern.hpp"
+#include "workloads/collective/pattern_kernels.cuh"
 
 namespace scalebench::collective {
 
@@ -218,6 +220,10 @@ double NcclBackend::elapsed_slowest() const {
 double NcclBackend::time_ops(const Config& c, const Layout& l, int iters) {
   if (c.cuda_graph) capture(c, l, iters);
   mpi_.barrier();
+  // One untimed operation lines the GPUs up: it ends at about the same moment on every rank, so
+  // the window below does not also hold the ranks' skew leaving the barrier (which, over a short
+  // window of small operations, reads as microseconds more per operation).
+  launch_all(c, l);
   for (auto& g : gpus_) on_device(g->device, [&] { CUDA_CHECK(cudaEventRecord(g->start.get(), g->stream.get())); });
   if (c.cuda_graph) {
     for (std::size_t k = 0; k < gpus_.size(); ++k)
@@ -258,6 +264,31 @@ NcclBackend::Buffers NcclBackend::run_checked(const Config& c, const Layout& l, 
     out.push_back(std::move(o));
   }
   return out;
+}
+
+std::optional<long long> NcclBackend::count_wrong_in_place(const Config& c, const Layout& l) {
+  for (auto& g : gpus_)
+    on_device(g->device, [&] {
+      cudaStream_t s = g->stream.get();
+      CUDA_CHECK(cudaMemsetAsync(g->recv.get(), 0xff, g->recv.bytes(), s));  // poison: unwritten outputs show as wrong
+      CUDA_CHECK(cudaMemsetAsync(g->wrong.get(), 0, g->wrong.bytes(), s));
+      fill_input_on_gpu(check_shape(c, l, nranks_, g->rank), send_ptr(*g, c, l), l.send_count, s);
+      CUDA_CHECK(cudaStreamSynchronize(s));
+    });
+  mpi_.barrier();  // every rank's input is in place before any rank reads it
+  launch_all(c, l);
+  long long wrong = 0;
+  for (auto& g : gpus_)
+    on_device(g->device, [&] {
+      cudaStream_t s = g->stream.get();
+      auto* counter = reinterpret_cast<unsigned long long*>(g->wrong.get());
+      count_wrong_on_gpu(check_shape(c, l, nranks_, g->rank), recv_ptr(*g, c, l), l.recv_count, counter, s);
+      unsigned long long mine = 0;
+      CUDA_CHECK(cudaMemcpyAsync(&mine, counter, sizeof mine, cudaMemcpyDeviceToHost, s));
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      wrong += static_cast<long long>(mine);
+    });
+  return wrong;
 }
 
 std::string describe_device(int device) {

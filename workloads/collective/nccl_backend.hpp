@@ -22,6 +22,7 @@ class NcclBackend final : public Backend {
   void allocate(const Config& c, const Layout& largest) override;
   double time_ops(const Config& c, const Layout& l, int iters) override;
   Buffers run_checked(const Config& c, const Layout& l, const Buffers& inputs) override;
+  std::optional<long long> count_wrong_in_place(const Config& c, const Layout& l) override;
   std::vector<int> devices() const;
 
  private:
@@ -33,6 +34,7 @@ class NcclBackend final : public Backend {
     gpu::Stream stream;
     gpu::Event start, stop;
     gpu::DeviceBuffer send, recv;
+    gpu::DeviceBuffer wrong{sizeof(unsigned long long)};  // the GPU check's counter
   };
   // All GPUs' operations of one step, in one NCCL group.
   void launch_all(const Config& c, const Layout& l);

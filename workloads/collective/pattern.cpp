@@ -1,6 +1,5 @@
 #include "workloads/collective/pattern.hpp"
 
-#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -36,48 +35,10 @@ std::uint16_t float_to_bf16(float f) {
 }
 float bf16_to_float(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 
-// Largest integer the type holds exactly (and every integer under it).
-int exact_limit(DType t) {
-  switch (t) {
-    case DType::kInt8:
-      return 127;
-    case DType::kUInt8:
-      return 255;
-    case DType::kBFloat16:
-      return 256;
-    case DType::kFloat16:
-      return 2048;
-    default:
-      return 1 << 20;
-  }
-}
-
-double reduce(RedOp r, double acc, double v) {
-  switch (r) {
-    case RedOp::kSum:
-    case RedOp::kAvg:
-      return acc + v;
-    case RedOp::kProd:
-      return acc * v;
-    case RedOp::kMax:
-      return std::max(acc, v);
-    case RedOp::kMin:
-      return std::min(acc, v);
-  }
-  return acc;
-}
 }  // namespace
 
 double input_value(DType t, RedOp r, int nranks, int rank, std::size_t i) {
-  const auto n = static_cast<std::size_t>(std::max(1, nranks));
-  const bool marked = i % n == static_cast<std::size_t>(rank);  // one rank per element
-  // prod: one 2 among ones, so the product is 2 on any number of ranks.
-  if (r == RedOp::kProd) return marked ? 2.0 : 1.0;
-  // Values up to m per rank keep the sum over all ranks exact; with too many ranks for even
-  // ones, a single 1 among zeros still tells which rank's element landed where.
-  const int m = std::min(13, exact_limit(t) / nranks);
-  if (m < 1) return marked ? 1.0 : 0.0;
-  return static_cast<double>((static_cast<std::size_t>(rank) * 7 + i * 3) % static_cast<std::size_t>(m) + 1);
+  return formula::input_value(t, r, nranks, rank, i);
 }
 
 void encode(DType t, double v, std::byte* base, std::size_t i) {
@@ -139,44 +100,24 @@ std::vector<std::byte> make_input(const Config& c, const Layout& l, int nranks, 
 }
 
 std::optional<double> expected_output(const Config& c, const Layout& l, int n, int rank, std::size_t j) {
-  auto in = [&](int r, std::size_t i) { return input_value(c.dtype, c.redop, n, r, i); };
-  auto reduced = [&](std::size_t i) {
-    double acc = in(0, i);
-    for (int r = 1; r < n; ++r) acc = reduce(c.redop, acc, in(r, i));
-    return c.redop == RedOp::kAvg ? acc / n : acc;
-  };
-  const std::size_t chunk = l.chunk;
-  switch (c.op) {
-    case Op::kAllReduce:
-      return reduced(j);
-    case Op::kReduce:
-      return rank == c.root ? std::optional<double>(reduced(j)) : std::nullopt;
-    case Op::kBroadcast:
-      return in(c.root, j);
-    case Op::kAllGather:
-      return in(static_cast<int>(j / chunk), j % chunk);
-    case Op::kReduceScatter:
-      return reduced(static_cast<std::size_t>(rank) * chunk + j);
-    case Op::kAllToAll:
-      return in(static_cast<int>(j / chunk), static_cast<std::size_t>(rank) * chunk + j % chunk);
-    case Op::kSendRecv:
-      return in((rank - 1 + n) % n, j);
-  }
-  return std::nullopt;
+  double want = 0;
+  if (!formula::expected_value(check_shape(c, l, n, rank), j, &want)) return std::nullopt;
+  return want;
 }
 
 std::size_t count_wrong(const Config& c, const Layout& l, int n, int rank, const std::vector<std::byte>& out) {
-  // avg divides, so half types round: allow their precision; everything else must be exact.
-  double tol = 0;
-  if (c.redop == RedOp::kAvg) tol = (c.dtype == DType::kBFloat16) ? 1e-2 : (c.dtype == DType::kFloat16 ? 1e-3 : 1e-6);
+  const formula::CheckShape shape = check_shape(c, l, n, rank);
+  const double tol = formula::relative_tolerance(c.dtype, c.redop);
   std::size_t wrong = 0;
-  for (std::size_t j = 0; j < l.recv_count; ++j) {
-    auto want = expected_output(c, l, n, rank, j);
-    if (!want) continue;
-    double got = decode(c.dtype, out.data(), j);
-    if (!(std::fabs(got - *want) <= tol * std::fabs(*want))) ++wrong;
-  }
+  double want = 0;
+  for (std::size_t j = 0; j < l.recv_count; ++j)
+    if (formula::expected_value(shape, j, &want) && !formula::matches(decode(c.dtype, out.data(), j), want, tol))
+      ++wrong;
   return wrong;
+}
+
+formula::CheckShape check_shape(const Config& c, const Layout& l, int nranks, int rank) {
+  return formula::CheckShape{c.op, c.dtype, c.redop, c.root, nranks, rank, l.chunk};
 }
 
 }  // namespace scalebench::collective

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "workloads/collective/collective.hpp"
+#include "workloads/collective/pattern_formula.hpp"
 
 namespace scalebench::collective {
 
@@ -20,5 +21,7 @@ std::vector<std::byte> make_input(const Config& c, const Layout& l, int nranks, 
 std::optional<double> expected_output(const Config& c, const Layout& l, int nranks, int rank, std::size_t j);
 // Elements of `out` (recv_count of them) that differ from the expectation.
 std::size_t count_wrong(const Config& c, const Layout& l, int nranks, int rank, const std::vector<std::byte>& out);
+// The run as the formulas (and the GPU check) see it.
+formula::CheckShape check_shape(const Config& c, const Layout& l, int nranks, int rank);
 
 }  // namespace scalebench::collective
