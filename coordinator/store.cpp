@@ -7,6 +7,15 @@
 namespace scalebench {
 
 namespace {
+// SQLite's message, and for a failed write what usually lies behind it.
+std::string describe(sqlite3* db) {
+  std::string msg = sqlite3_errmsg(db);
+  const int code = sqlite3_extended_errcode(db);
+  if (code == SQLITE_FULL || code == SQLITE_IOERR_WRITE || code == SQLITE_IOERR_FSYNC)
+    msg += " (could not write: is the disk full, or a file size limit reached?)";
+  return msg;
+}
+
 // A prepared statement that finalizes itself; every sqlite3 error names the store's path.
 class Statement {
  public:
@@ -45,7 +54,7 @@ class Statement {
     if (rc != SQLITE_OK) fail("bind");
     return *this;
   }
-  [[noreturn]] void fail(const char* what) { throw Error("store " + path_ + ": " + what + ": " + sqlite3_errmsg(db_)); }
+  [[noreturn]] void fail(const char* what) { throw Error("store " + path_ + ": " + what + ": " + describe(db_)); }
   sqlite3* db_;
   const std::string& path_;
   sqlite3_stmt* stmt_ = nullptr;
@@ -103,7 +112,7 @@ Store::~Store() { sqlite3_close(db_); }
 void Store::exec(const std::string& sql) {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
+    std::string msg = err ? describe(db_) : "unknown error";
     sqlite3_free(err);
     throw Error("store " + path_ + ": " + msg);
   }
