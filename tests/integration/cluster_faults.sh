@@ -72,10 +72,13 @@ api /api/v1/experiments/hang >"$WORK/h.json"
 # Every rank, the hung one on the other node included, is gone within moments of the timeout.
 all_gone() {
   local rank pid
-  while read -r rank pid; do kill -0 "$pid" 2>/dev/null && [[ $(ps -o stat= -p "$pid") != Z* ]] && return 1; done <"$WORK/hang.pids"
+  while read -r rank pid _; do kill -0 "$pid" 2>/dev/null && [[ $(ps -o stat= -p "$pid") != Z* ]] && return 1; done <"$WORK/hang.pids"
   return 0
 }
 wait_until 10 all_gone
+# Each rank was bound to its host of the placement: ranks 0,1 on the first, 2,3 on the second.
+want=$(py '"\n".join("%d %s %d" % (r, d["run_list"][0]["hosts"][r // 2]["host"], r % 2) for r in range(4))' <"$WORK/h.json")
+[[ $(awk '{print $1, $3, $4}' "$WORK/hang.pids" | sort) == "$want" ]] || fail "ranks' hosts: $(cat "$WORK/hang.pids")"
 hang_run=$(py 'd["run_list"][0]["run_id"]' <"$WORK/h.json")
 wait_until 10 '[[ -z $(run_pids "$hang_run" 1) ]]'
 hang_hosts=$(py '",".join(h["host"] for h in d["run_list"][0]["hosts"])' <"$WORK/h.json")
