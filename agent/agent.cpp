@@ -27,6 +27,7 @@ Agent::Agent(Options options)
   Json node = read_node_gpus();
   info_ = Json{{"name", options_.name},
                {"hostname", host},
+               {"address", options_.address.empty() ? std::string(host) : options_.address},
                {"gpus", node["gpus"]},
                {"topology", node["topology"]},
                {"slots", options_.slots},
@@ -43,7 +44,22 @@ Agent::Agent(Options options)
 }
 
 Agent::~Agent() {
-  if (worker_.joinable()) worker_.join();
+  for (auto& [id, t] : workers_)
+    if (t.joinable()) t.join();
+}
+
+void Agent::join_finished() {
+  std::set<long long> done;
+  {
+    std::lock_guard lock(mutex_);
+    done.swap(finished_workers_);
+  }
+  for (long long id : done) {
+    auto it = workers_.find(id);
+    if (it == workers_.end()) continue;
+    if (it->second.joinable()) it->second.join();
+    workers_.erase(it);
+  }
 }
 
 void Agent::register_self() {
@@ -81,18 +97,32 @@ void Agent::start_run(const Json& a) {
   const long long run_id = a.at("run_id").get<long long>();
   const int attempt = a.at("attempt").get<int>();
   const Json spec = a.at("spec");
+  // Where the run goes: this node first (it starts mpirun), then the others, each with its GPUs.
+  std::vector<LaunchHost> hosts;
+  for (const auto& h : a.value("hosts", Json::array()))
+    hosts.push_back({h.value("host", std::string()), h.value("gpus", std::vector<int>{})});
+  join_finished();
+  if (workers_.count(run_id)) {
+    log::warn("run " + std::to_string(run_id) + " is assigned again while its previous attempt is ending; waiting");
+    if (workers_[run_id].joinable()) workers_[run_id].join();
+    workers_.erase(run_id);
+  }
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   {
     std::lock_guard lock(mutex_);
     active_.insert(run_id);
     cancel_flags_[run_id] = cancel;
   }
-  if (worker_.joinable()) worker_.join();  // one run at a time: the previous one has ended
-  worker_ = std::thread([this, run_id, attempt, spec, cancel] {
+  workers_[run_id] = std::thread([this, run_id, attempt, spec, hosts, cancel] {
     std::vector<int> gpus;
-    if (spec.value("gpu", false))
-      for (int i = 0; i < gpus_per_node_of(spec); ++i)
-        gpus.push_back(info_["gpus"][static_cast<std::size_t>(i)].value("index", i));
+    if (spec.value("gpu", false)) {
+      if (!hosts.empty()) {
+        gpus = hosts.front().gpus;  // the GPUs the coordinator gave this run here
+      } else {
+        for (int i = 0; i < gpus_per_node_of(spec); ++i)
+          gpus.push_back(info_["gpus"][static_cast<std::size_t>(i)].value("index", i));
+      }
+    }
     const std::string records_path = "/api/v1/runs/" + std::to_string(run_id) + "/records";
     long long seq = 0;
     auto sink = [&](Json record) {
@@ -104,7 +134,7 @@ void Agent::start_run(const Json& a) {
     RunSupervisor supervisor(options_.launch, options_.work_dir);
     RunSupervisor::Outcome outcome;
     try {
-      outcome = supervisor.execute(run_id, attempt, spec, gpus, *cancel, sink);
+      outcome = supervisor.execute(run_id, attempt, spec, gpus, hosts, *cancel, sink);
     } catch (const std::exception& e) {
       outcome = {"failed", std::string("agent could not launch the run: ") + e.what(), 0, false};
     }
@@ -113,11 +143,14 @@ void Agent::start_run(const Json& a) {
       outcome.reason = "the agent was stopped (SIGTERM) while the run was in flight";
     }
     if (outcome.status != "ok" && outcome.status != "skipped" && !outcome.outcome_recorded) {
+      Json host_names = Json::array();
+      for (const auto& h : hosts) host_names.push_back(h.host);
+      if (hosts.empty()) host_names.push_back(info_["hostname"]);
       Json placement{{"nodes", spec.value("nodes", 1)},
                      {"ranks_per_node", spec.value("ranks_per_node", 1)},
                      {"ranks", spec.value("nodes", 1) * spec.value("ranks_per_node", 1)},
                      {"gpus", static_cast<int>(gpus.size())},
-                     {"hosts", Json::array({info_["hostname"]})}};
+                     {"hosts", host_names}};
       sink(status_record(record_context(run_id, spec, placement), outcome.status, outcome.reason));
     }
     if (options_.on_run) options_.on_run(0, "");
@@ -128,6 +161,7 @@ void Agent::start_run(const Json& a) {
         Json{{"run_id", run_id}, {"attempt", attempt}, {"status", outcome.status}, {"reason", outcome.reason}});
     std::lock_guard lock(mutex_);
     cancel_flags_.erase(run_id);
+    finished_workers_.insert(run_id);
   });
 }
 
@@ -157,7 +191,9 @@ void Agent::run(const std::atomic<bool>& stop) {
     std::lock_guard lock(mutex_);
     for (auto& [id, flag] : cancel_flags_) flag->store(true);
   }
-  if (worker_.joinable()) worker_.join();
+  for (auto& [id, t] : workers_)
+    if (t.joinable()) t.join();
+  workers_.clear();
   if (!outbox_->drain(std::chrono::seconds(10)))
     log::warn(std::to_string(outbox_->pending()) + " messages not delivered");
 }

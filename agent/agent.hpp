@@ -22,6 +22,9 @@ class Agent {
   struct Options {
     std::string coordinator_url;
     std::string name;
+    // The name other nodes' mpirun reaches this node by, written into the hostfiles of runs
+    // over several nodes ("" = the hostname).
+    std::string address;
     std::string work_dir;
     int slots = 1;
     LaunchConfig launch;
@@ -50,7 +53,11 @@ class Agent {
   std::mutex mutex_;
   std::set<long long> active_;  // assigned runs whose end the coordinator has not acknowledged
   std::map<long long, std::shared_ptr<std::atomic<bool>>> cancel_flags_;
-  std::thread worker_;
+  // One thread per run in flight: an agent runs as many runs at once as the coordinator places
+  // on its GPUs. A finished run's thread is joined at the next start or at stop.
+  std::map<long long, std::thread> workers_;
+  std::set<long long> finished_workers_;
+  void join_finished();
   std::atomic<bool> stopping_{false};
 };
 

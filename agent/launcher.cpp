@@ -14,14 +14,40 @@ void set_visible_devices(LaunchPlan& plan, const std::vector<int>& gpu_ids) {
   plan.env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
 }
 
+namespace {
+std::string hostfile_text(const std::vector<LaunchHost>& hosts, int ranks_per_node) {
+  std::string text;
+  for (const auto& h : hosts) text += h.host + " slots=" + std::to_string(ranks_per_node) + "\n";
+  return text;
+}
+}  // namespace
+
 LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const std::string& spec_file,
-                       const std::vector<int>& gpu_ids) {
-  // A command workload's scalebench-run starts its program itself, whichever the launcher.
-  if (config.launcher == Launcher::local && run_spec.value("workload", "") != "command")
-    return plan_local_launch(config, run_spec, spec_file, gpu_ids);
-  if (config.launcher == Launcher::srun && run_spec.value("workload", "") != "command")
-    return plan_srun_launch(config, run_spec, spec_file, gpu_ids, {config.slurm_node});
+                       const std::vector<int>& gpu_ids, const std::vector<LaunchHost>& hosts,
+                       const std::string& hostfile, const std::string& run_file_text) {
+  // A command workload's scalebench-run starts its program itself, whichever the launcher. Runs
+  // over several nodes go through mpirun's hostfile (inside a SLURM allocation Open MPI starts
+  // its daemons through SLURM), since each rank binds its own host's GPUs from the run file.
+  const bool own_program = run_spec.value("workload", "") == "command";
+  if (hosts.size() <= 1 && !own_program) {
+    if (config.launcher == Launcher::local) return plan_local_launch(config, run_spec, spec_file, gpu_ids);
+    if (config.launcher == Launcher::srun)
+      return plan_srun_launch(config, run_spec, spec_file, gpu_ids, {config.slurm_node});
+  }
   LaunchPlan plan;
+  const bool multi_node = hosts.size() > 1;
+  std::vector<std::string> placement_args;  // mpirun's, for runs over several nodes
+  if (multi_node) {
+    plan.hostfile_text = hostfile_text(hosts, run_spec.value("ranks_per_node", 1));
+    placement_args = {"--hostfile", hostfile, "--map-by", "slot"};
+  }
+  // Over several nodes each rank picks its host's GPUs itself: only the numbering goes along.
+  auto visible = [&](LaunchPlan& p) {
+    if (!multi_node)
+      set_visible_devices(p, gpu_ids);
+    else if (!gpu_ids.empty())
+      p.env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
+  };
   if (run_spec.value("workload", "") == "command") {
     // scalebench-run starts the program itself (under mpirun, or as ranks with torchrun's
     // variables, or once) and reads its figures; it is told how this node runs mpirun.
@@ -30,10 +56,14 @@ LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const s
       plan.argv.push_back("--mpirun-arg");
       plan.argv.push_back(a);
     }
+    for (const auto& a : placement_args) {
+      plan.argv.push_back("--mpirun-arg");
+      plan.argv.push_back(a);
+    }
     if (config.as_root) plan.argv.push_back("--allow-run-as-root");
     if (run_spec.contains("env"))
       for (const auto& [k, v] : run_spec["env"].items()) plan.env[k] = v.get<std::string>();
-    set_visible_devices(plan, gpu_ids);
+    visible(plan);
     return plan;
   }
   const int ranks = run_spec.value("nodes", 1) * run_spec.value("ranks_per_node", 1);
@@ -42,16 +72,21 @@ LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const s
   // Placement is ours to decide: no core binding, and more ranks than cores is allowed on hosts.
   for (const char* a : {"--oversubscribe", "--bind-to", "none"}) plan.argv.push_back(a);
   for (const auto& a : config.extra_args) plan.argv.push_back(a);
+  for (const auto& a : placement_args) plan.argv.push_back(a);
   if (run_spec.contains("env"))
     for (const auto& [k, v] : run_spec["env"].items()) plan.env[k] = v.get<std::string>();
-  set_visible_devices(plan, gpu_ids);
+  visible(plan);
+  if (multi_node) plan.env["SCALEBENCH_RUN_FILE"] = run_file_text;
   for (const auto& [k, v] : plan.env) {
     plan.argv.push_back("-x");
     plan.argv.push_back(k);
   }
-  for (const std::string& a :
-       {config.run_program, std::string("--spec"), spec_file, std::string("--emit"), std::string("records")})
-    plan.argv.push_back(a);
+  plan.argv.push_back(config.run_program);
+  if (multi_node)
+    plan.argv.insert(plan.argv.end(), {"--spec-env", "SCALEBENCH_RUN_FILE"});
+  else
+    plan.argv.insert(plan.argv.end(), {"--spec", spec_file});
+  plan.argv.insert(plan.argv.end(), {"--emit", "records"});
   return plan;
 }
 

@@ -28,6 +28,8 @@ void on_signal(int) { g_stop.store(true); }
 
 const char* kUsage = R"(usage: scalebench-agent --coordinator http[s]://HOST:PORT [options]
   --name NAME          agent id (default: the hostname)
+  --address HOST       the name or address mpirun on other nodes reaches this node by; it goes
+                       into the hostfiles of runs over several nodes (default: the hostname)
   --work-dir DIR       run specs and logs (default /tmp/scalebench-agent-NAME)
   --slots N            ranks this node offers for host-memory runs (default: number of cores)
   --launcher L         how runs start their ranks: mpirun, srun (a job step inside this SLURM
@@ -89,7 +91,12 @@ int main(int argc, char** argv) {
       o.coordinator_url = value();
     else if (a == "--name")
       o.name = value();
-    else if (a == "--work-dir")
+    else if (a == "--address") {
+      o.address = value();
+      // It becomes a hostfile line: one token of host-name characters.
+      if (!std::regex_match(o.address, std::regex("[A-Za-z0-9_.:-]{1,253}")))
+        usage_error("--address '" + o.address + "': use a host name or IP address");
+    } else if (a == "--work-dir")
       o.work_dir = value();
     else if (a == "--slots") {
       try {

@@ -26,14 +26,25 @@ std::string join_tail(const std::deque<std::string>& tail) {
 }  // namespace
 
 RunSupervisor::Outcome RunSupervisor::execute(long long run_id, int attempt, const Json& spec,
-                                              const std::vector<int>& gpu_ids, const std::atomic<bool>& cancel,
-                                              const RecordSink& sink) {
+                                              const std::vector<int>& gpu_ids, const std::vector<LaunchHost>& hosts,
+                                              const std::atomic<bool>& cancel, const RecordSink& sink) {
   const std::string base = work_dir_ + "/run-" + std::to_string(run_id) + "-" + std::to_string(attempt);
   const std::string spec_file = base + ".json";
-  std::ofstream(spec_file) << Json{{"run_id", run_id}, {"attempt", attempt}, {"spec", spec}}.dump(2);
+  Json run_file{{"run_id", run_id}, {"attempt", attempt}, {"spec", spec}};
+  if (hosts.size() > 1) {
+    // Every rank finds its host's GPUs here.
+    Json list = Json::array();
+    for (const auto& h : hosts) list.push_back({{"host", h.host}, {"gpus", h.gpus}});
+    run_file["hosts"] = list;
+  }
+  std::ofstream(spec_file) << run_file.dump(2);
   std::ofstream log_file(base + ".log");
 
-  LaunchPlan plan = plan_launch(launch_, spec, spec_file, gpu_ids);
+  LaunchPlan plan = plan_launch(launch_, spec, spec_file, gpu_ids, hosts, base + ".hosts", run_file.dump());
+  if (!plan.hostfile_text.empty()) {
+    std::ofstream(base + ".hosts") << plan.hostfile_text;
+    log_file << "# hostfile " << base << ".hosts:\n" << plan.hostfile_text;
+  }
   std::string cmdline;
   for (const auto& a : plan.argv) cmdline += (cmdline.empty() ? "" : " ") + a;
   log_file << "# " << cmdline << "\n";
@@ -42,6 +53,7 @@ RunSupervisor::Outcome RunSupervisor::execute(long long run_id, int attempt, con
   ChildProcess::Options options;
   options.env = plan.env;
   options.capture_output = true;
+  options.kill_with_parent = true;  // an agent killed outright takes its mpirun (and so the job) along
   ChildProcess child = ChildProcess::spawn(plan.argv, options);
 
   const double timeout_s = spec.value("timeout_s", 600.0);

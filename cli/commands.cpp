@@ -207,11 +207,18 @@ int cmd_ratio(const CliArgs& a) {
 int cmd_agents(const CliArgs& a) {
   HttpClient client = coordinator_client(a);
   Json agents = client.get_json("/api/v1/agents").value("agents", Json::array());
-  std::printf("%-20s %-20s %-6s %-6s %s\n", "id", "hostname", "state", "gpus", "last heartbeat");
-  for (const auto& ag : agents)
-    std::printf("%-20s %-20s %-6s %-6zu %.1f s ago\n", ag["id"].get<std::string>().c_str(),
-                ag["hostname"].get<std::string>().c_str(), ag["state"].get<std::string>().c_str(), ag["gpus"].size(),
-                ag["seconds_since_heartbeat"].get<double>());
+  std::printf("%-20s %-20s %-6s %-9s %-16s %s\n", "id", "address", "state", "gpus busy", "last heartbeat", "runs");
+  for (const auto& ag : agents) {
+    const std::string address = ag.value("address", ag.value("hostname", std::string()));
+    const std::string gpus = std::to_string(ag.value("busy_gpus", Json::array()).size()) + "/" +
+                             std::to_string(ag.value("gpus", Json::array()).size());
+    std::string runs;
+    for (const auto& r : ag.value("runs", Json::array())) runs += (runs.empty() ? "" : ",") + r.dump();
+    char seen[32];
+    std::snprintf(seen, sizeof seen, "%.1f s ago", ag["seconds_since_heartbeat"].get<double>());
+    std::printf("%-20s %-20s %-6s %-9s %-16s %s\n", ag["id"].get<std::string>().c_str(), address.c_str(),
+                ag["state"].get<std::string>().c_str(), gpus.c_str(), seen, runs.empty() ? "-" : runs.c_str());
+  }
   return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,10 +39,15 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv, const Opt
   for (auto& s : argv_copy) args.push_back(s.data());
   args.push_back(nullptr);
 
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) throw Error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     setpgid(0, 0);
+    if (options.kill_with_parent) {
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid() != parent) _exit(127);  // it died before the request took hold
+    }
     int out = options.capture_output ? pipefd[1] : file_fd;
     if (out >= 0) {
       dup2(out, STDOUT_FILENO);

@@ -17,6 +17,9 @@ class ChildProcess {
     std::map<std::string, std::string> env;  // added to (or replacing in) this process's environment
     bool capture_output = false;             // stdout+stderr into a pipe read through output_fd()
     std::string output_file;                 // else: append stdout+stderr here ("" keeps ours)
+    // SIGTERM to the child when the thread that spawned it dies (the process killed outright):
+    // nothing it started outlives it unsupervised.
+    bool kill_with_parent = false;
   };
   static ChildProcess spawn(const std::vector<std::string>& argv, const Options& options);
 

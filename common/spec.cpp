@@ -115,9 +115,9 @@ class Parser {
   std::vector<SourceIssue> issues_;
 };
 
-const std::set<std::string> kTopKeys = {"name",   "description", "workload",  "command",  "params",
-                                        "matrix", "zip",         "placement", "variants", "repetitions",
-                                        "rounds", "timeout",     "references"};
+const std::set<std::string> kTopKeys = {"name",   "description", "workload",   "command",  "params",
+                                        "matrix", "zip",         "placement",  "variants", "repetitions",
+                                        "rounds", "timeout",     "references", "priority", "retries"};
 
 void parse_params(Parser& p, const WorkloadDef& wl, const YAML::Node& node, const std::string& field, Json& out) {
   if (!node.IsMap()) {
@@ -361,9 +361,9 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
       if (pl["nodes"]) {
         ex.placement.nodes = p.int_list(pl["nodes"], "placement.nodes", 1);
         for (int n : ex.placement.nodes)
-          if (n > 1)
+          if (n > kMaxNodes)
             p.issue(pl["nodes"], "placement.nodes",
-                    "runs over several nodes are not supported by this version; use nodes: 1");
+                    std::to_string(n) + " nodes is over the limit of " + std::to_string(kMaxNodes) + " per run");
       }
       if (pl["gpus_per_node"]) {
         ParamDef def{"gpus_per_node", ParamType::kInt, {}, {}, 1.0, ""};
@@ -458,6 +458,20 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
   if (root["rounds"]) {
     ParamDef def{"rounds", ParamType::kInt, {}, {}, 1.0, ""};
     if (auto v = p.typed(def, root["rounds"], "rounds")) ex.rounds = v->get<int>();
+  }
+  if (root["priority"]) {
+    ParamDef def{"priority", ParamType::kInt, {}, {}, -1000.0, ""};
+    if (auto v = p.typed(def, root["priority"], "priority")) {
+      ex.priority = v->get<int>();
+      if (ex.priority > 1000) p.issue(root["priority"], "priority", "expected an integer from -1000 to 1000");
+    }
+  }
+  if (root["retries"]) {
+    ParamDef def{"retries", ParamType::kInt, {}, {}, 0.0, ""};
+    if (auto v = p.typed(def, root["retries"], "retries")) {
+      ex.retries = v->get<int>();
+      if (ex.retries > 5) p.issue(root["retries"], "retries", "expected an integer from 0 to 5");
+    }
   }
   if (root["timeout"]) {
     if (auto s = p.scalar(root["timeout"], "timeout")) {

@@ -45,6 +45,9 @@ struct SweepAxis {
   std::vector<Json> values;  // typed
 };
 
+// The most nodes one run may span: a hostfile of this many lines is still read at a glance.
+inline constexpr int kMaxNodes = 1024;
+
 struct Placement {
   std::vector<int> nodes{1};
   std::vector<Json> gpus_per_node{1};  // ints or "all"
@@ -68,6 +71,11 @@ struct Experiment {
   // ratios can be taken per round and machine drift cancels.
   int rounds = 1;
   double timeout_s = 600;
+  // Runs start by priority (higher first), then in submission order.
+  int priority = 0;
+  // How often a run is queued again after its agent was lost (heartbeats stopped, or it
+  // restarted) while the run was in flight; never after the run itself failed.
+  int retries = 0;
   std::vector<Reference> references;
 };
 

@@ -23,6 +23,8 @@ Json to_json(const RunSpec& r) {
          {"gpu", r.gpu},
          {"repetitions", r.repetitions},
          {"timeout_s", r.timeout_s},
+         {"priority", r.priority},
+         {"retries", r.retries},
          {"skip_reason", r.skip_reason},
          {"fail_reason", r.fail_reason}};
   if (!r.command.is_null()) j["command"] = r.command;
@@ -51,6 +53,8 @@ RunSpec run_spec_from_json(const Json& j) {
   r.gpu = j.value("gpu", false);
   r.repetitions = j.value("repetitions", 20);
   r.timeout_s = j.value("timeout_s", 600.0);
+  r.priority = j.value("priority", 0);
+  r.retries = j.value("retries", 0);
   r.skip_reason = j.value("skip_reason", "");
   r.fail_reason = j.value("fail_reason", "");
   r.command = j.value("command", Json());
@@ -134,6 +138,8 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
             r.gpu = shape.gpu;
             r.repetitions = ex.repetitions;
             r.timeout_s = ex.timeout_s;
+            r.priority = ex.priority;
+            r.retries = ex.retries;
             if (r.gpu) {
               r.gpus_per_node = n;
               std::string why;

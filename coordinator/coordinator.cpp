@@ -21,7 +21,13 @@ bool is_terminal(const std::string& state) {
 Json placement_of(const Store::Run& run) {
   const Json& s = run.spec;
   int nodes = s.value("nodes", 1), per = s.value("ranks_per_node", 1);
-  return Json{{"nodes", nodes}, {"ranks_per_node", per}, {"ranks", nodes * per}, {"gpus", nodes * gpus_per_node_of(s)}};
+  Json p{{"nodes", nodes}, {"ranks_per_node", per}, {"ranks", nodes * per}, {"gpus", nodes * gpus_per_node_of(s)}};
+  if (!run.hosts.empty()) {
+    Json hosts = Json::array();
+    for (const auto& h : run.hosts) hosts.push_back(h.value("host", ""));
+    p["hosts"] = hosts;
+  }
+  return p;
 }
 }  // namespace
 
@@ -141,9 +147,14 @@ ApiResult Coordinator::submit(const std::string& yaml, const std::string& source
   metrics_.experiment_submitted(ex.name);
   track_progress(ex.name, id);
   spec_cache_[id] = ex;
-  // Runs that were settled at expansion (skipped, unplaceable) get their record now.
+  // Runs that were settled at expansion (skipped, unplaceable) get their record now, and so do
+  // those that need more nodes than the cluster has.
+  const auto agents = store_.agents();
   for (auto& run : store_.runs(id))
-    if (run.state == "skipped" || run.state == "failed") end_run(run, run.state, run.reason, true);
+    if (run.state == "skipped" || run.state == "failed")
+      end_run(run, run.state, run.reason, true);
+    else if (std::string why = never_fits(run.spec, agents); !why.empty())
+      end_run(run, "failed", why, true);
   refresh_gauges();
   log::info("experiment " + std::to_string(id) + " '" + ex.name + "' submitted from " + source + ": " +
             std::to_string(runs.size()) + " runs");
@@ -170,6 +181,7 @@ ApiResult Coordinator::experiment(const std::string& id_or_name) {
                     {"attempt", r.attempt},
                     {"variant", r.spec.value("variant", "")},
                     {"placement", placement_of(r)},
+                    {"hosts", r.hosts},
                     {"params", r.spec.value("params", Json::object())},
                     {"started_at", r.started_at},
                     {"finished_at", r.finished_at},
@@ -233,6 +245,9 @@ ApiResult Coordinator::register_agent(const Json& info) {
 
 ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) {
   std::lock_guard lock(mutex_);
+  heard_from_[agent_id] = now();  // alive even if the store cannot record it just now
+  // All or nothing: a store error (locked, full) leaves no run half-assigned; the agent retries.
+  Store::Transaction tx(store_);
   auto agent = store_.agent(agent_id);
   if (!agent || agent->state == "gone") return error(404, "unknown agent '" + agent_id + "'; register again");
   agent->last_seen = now();
@@ -246,32 +261,69 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
       if (id.is_number_integer()) active.insert(id.get<long long>());
 
   Json cancel = Json::array();
-  bool busy = false;
+  std::set<long long> held;
   for (auto& r : store_.runs_held_by(agent_id)) {
     if (!active.count(r.id)) {
       // The agent does not know this run (it restarted): it will never report it.
-      end_run(r, "failed", "agent " + agent_id + " restarted while the run was in flight", true);
+      lose_run(r, "agent " + agent_id + " restarted while the run was in flight");
       continue;
     }
-    busy = true;
+    held.insert(r.id);
     if (r.state == "cancelling") cancel.push_back(r.id);
   }
+  // A run the agent still runs whose attempt has ended here (the agent was lost and came back,
+  // or a node of the run was lost): stop it. Until it is gone the agent is given nothing, as a
+  // leader or as a node of another run, since what that run holds is no longer known here.
+  draining_.erase(agent_id);
+  for (long long id : active)
+    if (!held.count(id)) {
+      draining_.insert(agent_id);
+      cancel.push_back(id);
+    }
 
   Json assign = Json::array();
-  if (!busy && active.empty()) {
-    if (auto run = pick_run(store_.runs(std::nullopt, "queued"), *agent)) {
+  if (!draining_.count(agent_id)) {
+    const auto agents = store_.agents();
+    Occupancy busy = occupancy(store_.runs_in_flight());
+    busy.whole.insert(draining_.begin(), draining_.end());
+    Schedule plan = schedule(store_.runs(std::nullopt, "queued"), agents, busy, agent_id);
+    for (const auto& [id, why] : plan.fail)
+      if (auto r = store_.run(id)) end_run(*r, "failed", why, true);
+    for (const auto& [id, hosts] : plan.start) {
+      auto run = store_.run(id);
+      if (!run) continue;
       run->state = "running";
       run->agent_id = agent_id;
       run->attempt += 1;
       run->started_at = now();
+      run->reason.clear();
+      run->hosts = to_json(hosts);
       store_.update_run(*run);
-      assign.push_back({{"run_id", run->id}, {"attempt", run->attempt}, {"spec", run->spec}});
-      log::info("run " + std::to_string(run->id) + " -> agent " + agent_id);
+      assign.push_back({{"run_id", run->id}, {"attempt", run->attempt}, {"spec", run->spec}, {"hosts", run->hosts}});
+      std::string where;
+      for (const auto& h : hosts) where += (where.empty() ? "" : ", ") + h.agent;
+      log::info("run " + std::to_string(run->id) + " attempt " + std::to_string(run->attempt) + " -> " + where);
     }
   }
+  tx.commit();
   if (was_lost) log::info("agent " + agent_id + " is back");
   refresh_gauges();
   return {200, Json{{"runs", assign}, {"cancel", cancel}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
+}
+
+void Coordinator::lose_run(Store::Run& run, const std::string& why) {
+  const int attempt = run.attempt;
+  end_run(run, "failed", why, true);  // the lost attempt's record says why, and stays
+  const int retries = run.spec.value("retries", 0);
+  if (attempt <= retries) {
+    run.state = "queued";
+    run.reason = "attempt " + std::to_string(attempt) + " lost (" + why + "); queued again";
+    run.agent_id.clear();
+    run.hosts = Json::array();
+    run.finished_at = 0;
+    store_.update_run(run);
+    log::warn("run " + std::to_string(run.id) + ": " + run.reason);
+  }
 }
 
 ApiResult Coordinator::add_records(long long run_id, const Json& body) {
@@ -329,31 +381,53 @@ ApiResult Coordinator::list_agents() {
   std::lock_guard lock(mutex_);
   Json out = Json::array();
   double t = now();
-  for (const auto& a : store_.agents())
+  const auto in_flight = store_.runs_in_flight();
+  for (const auto& a : store_.agents()) {
+    // What the agent's node is busy with: runs it leads or is a node of, and their GPUs there.
+    Json runs = Json::array(), busy = Json::array();
+    for (const auto& r : in_flight)
+      for (const auto& h : hosts_from_json(r.hosts))
+        if (h.agent == a.id) {
+          runs.push_back(r.id);
+          for (int g : h.gpus) busy.push_back(g);
+        }
     out.push_back({{"id", a.id},
                    {"hostname", a.hostname},
+                   {"address", a.info.value("address", a.hostname)},
                    {"state", a.state},
                    {"gpus", a.info.value("gpus", Json::array())},
+                   {"busy_gpus", busy},
+                   {"runs", runs},
                    {"capabilities", a.info.value("capabilities", Json::array())},
                    {"seconds_since_heartbeat", t - a.last_seen}});
+  }
   return {200, Json{{"agents", out}}};
 }
 
 void Coordinator::check_liveness() {
   std::lock_guard lock(mutex_);
-  double t = now();
-  bool changed = false;
+  const double t = now();
+  std::vector<Store::Agent> lost;
   for (auto a : store_.agents()) {
-    if (a.state != "alive" || t - a.last_seen <= options_.heartbeat_timeout_s) continue;
+    if (auto it = heard_from_.find(a.id); it != heard_from_.end()) a.last_seen = std::max(a.last_seen, it->second);
+    if (a.state == "alive" && t - a.last_seen > options_.heartbeat_timeout_s) lost.push_back(a);
+  }
+  if (lost.empty()) return;  // the usual case: no write, so a locked store does not stall the API
+  Store::Transaction tx(store_);
+  for (auto& a : lost) {
     a.state = "lost";
     store_.upsert_agent(a);
-    changed = true;
     std::string why =
         "agent lost: no heartbeat from " + a.id + " for " + std::to_string(static_cast<int>(t - a.last_seen)) + " s";
     log::warn(why);
-    for (auto& r : store_.runs_held_by(a.id)) end_run(r, "failed", why, true);
+    for (auto& r : store_.runs_in_flight()) {
+      bool involved = r.agent_id == a.id;
+      for (const auto& h : hosts_from_json(r.hosts)) involved = involved || h.agent == a.id;
+      if (involved) lose_run(r, why);  // a follower lost is the whole MPI job lost
+    }
   }
-  if (changed) refresh_gauges();
+  tx.commit();
+  refresh_gauges();
 }
 
 std::string Coordinator::metrics_text() {

@@ -2,6 +2,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -49,6 +50,9 @@ class Coordinator {
   double now() const;
   const Experiment* experiment_spec(long long experiment_id);
   void end_run(Store::Run& run, const std::string& state, const std::string& reason, bool add_status_record);
+  // The run's attempt ended because an agent of it was lost: failed, and queued again while the
+  // experiment's `retries` allow.
+  void lose_run(Store::Run& run, const std::string& why);
   void refresh_gauges();
   void track_progress(const std::string& name, long long experiment_id);
   void refresh_progress();
@@ -61,7 +65,12 @@ class Coordinator {
   // The newest Metrics::kMaxExperiments experiment names with the id of each one's newest
   // submission, oldest first: the experiments /metrics shows progress for.
   std::deque<std::pair<std::string, long long>> progress_experiments_;
-  std::map<long long, double> ended_at_;  // when each finished experiment's last run ended
+  std::map<long long, double> ended_at_;
+  std::set<std::string> draining_;
+  // When each agent's last heartbeat arrived, kept here too: a heartbeat the store could not
+  // record (locked, full) still proves the agent alive.
+  std::map<std::string, double> heard_from_;  // agents still stopping a run whose attempt ended here  // when each
+                                              // finished experiment's last run ended
 };
 
 }  // namespace scalebench

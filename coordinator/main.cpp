@@ -2,6 +2,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -88,6 +89,9 @@ int main(int argc, char** argv) {
   }
   if (port < 0 || port > 65535) usage_error("--port must be 0..65535");
   if (tls_cert.empty() != tls_key.empty()) usage_error("--tls-cert and --tls-key go together");
+  // A file-size limit reached (ulimit -f) is then a failed write, which the store reports like a
+  // full disk, instead of a signal that kills the coordinator mid-transaction.
+  signal(SIGXFSZ, SIG_IGN);
   try {
     AccessTokens tokens = load_access_tokens(token_file);
     tokens.protect_metrics = protect_metrics;

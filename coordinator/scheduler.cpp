@@ -13,6 +13,18 @@ bool has_nccl(const Store::Agent& a) {
     if (c == "nccl") return true;
   return false;
 }
+// The name other nodes' mpirun reaches this agent's node by.
+std::string address_of(const Store::Agent& a) {
+  std::string addr = a.info.value("address", std::string());
+  return addr.empty() ? a.hostname : addr;
+}
+std::vector<int> gpu_indices(const Store::Agent& a) {
+  std::vector<int> out;
+  int i = 0;
+  for (const auto& g : a.info.value("gpus", Json::array())) out.push_back(g.value("index", i++));
+  return out;
+}
+bool can_hold_gpus(const Store::Agent& a, int per_node) { return has_nccl(a) && gpu_count(a) >= per_node; }
 }  // namespace
 
 ClusterShape cluster_shape(const std::vector<Store::Agent>& agents) {
@@ -30,17 +42,137 @@ ClusterShape cluster_shape(const std::vector<Store::Agent>& agents) {
   return s;
 }
 
-bool fits(const Store::Run& run, const Store::Agent& agent) {
-  if (agent.state != "alive") return false;
-  if (run.spec.value("nodes", 1) != 1) return false;
-  if (!run.spec.value("gpu", false)) return true;
-  return has_nccl(agent) && gpu_count(agent) >= gpus_per_node_of(run.spec);
+Json to_json(const std::vector<HostPlacement>& hosts) {
+  Json out = Json::array();
+  for (const auto& h : hosts) out.push_back({{"agent", h.agent}, {"host", h.host}, {"gpus", h.gpus}});
+  return out;
 }
 
-std::optional<Store::Run> pick_run(const std::vector<Store::Run>& queued, const Store::Agent& agent) {
-  for (const auto& r : queued)
-    if (fits(r, agent)) return r;
-  return std::nullopt;
+std::vector<HostPlacement> hosts_from_json(const Json& j) {
+  std::vector<HostPlacement> out;
+  if (!j.is_array()) return out;
+  for (const auto& h : j)
+    out.push_back(
+        {h.value("agent", std::string()), h.value("host", std::string()), h.value("gpus", std::vector<int>{})});
+  return out;
+}
+
+void Occupancy::take(const std::vector<HostPlacement>& hosts, bool gpu_run) {
+  for (const auto& h : hosts) {
+    if (!gpu_run) whole.insert(h.agent);
+    gpus[h.agent].insert(h.gpus.begin(), h.gpus.end());
+  }
+}
+
+bool Occupancy::idle(const std::string& agent) const {
+  auto it = gpus.find(agent);
+  return !whole.count(agent) && (it == gpus.end() || it->second.empty());
+}
+
+Occupancy occupancy(const std::vector<Store::Run>& held) {
+  Occupancy o;
+  for (const auto& r : held) {
+    auto hosts = hosts_from_json(r.hosts);
+    if (hosts.empty() && !r.agent_id.empty()) hosts.push_back({r.agent_id, "", {}});  // a store from before placements
+    // A GPU run recorded without its GPUs (older store) takes its agent whole: safe, not wasteful for long.
+    const bool gpu = r.spec.value("gpu", false) && !hosts.empty() && !hosts.front().gpus.empty();
+    o.take(hosts, gpu);
+  }
+  return o;
+}
+
+std::string never_fits(const Json& spec, const std::vector<Store::Agent>& agents) {
+  const int nodes = spec.value("nodes", 1);
+  const bool gpu = spec.value("gpu", false);
+  const int per_node = gpus_per_node_of(spec);
+  int able = 0, registered = 0;
+  for (const auto& a : agents) {
+    if (a.state != "alive" && a.state != "lost") continue;  // a lost agent may come back
+    ++registered;
+    if (!gpu || can_hold_gpus(a, per_node)) ++able;
+  }
+  if (able >= nodes) return "";
+  if (!gpu)
+    return "needs " + std::to_string(nodes) + " nodes; the cluster has " + std::to_string(registered) + " agent" +
+           (registered == 1 ? "" : "s");
+  return "needs " + std::to_string(nodes) + " node" + (nodes == 1 ? "" : "s") + " with " + std::to_string(per_node) +
+         " GPU" + (per_node == 1 ? "" : "s") + " each; the cluster has " + std::to_string(able) + " such node" +
+         (able == 1 ? "" : "s");
+}
+
+std::optional<std::vector<HostPlacement>> place(const Json& spec, const std::vector<Store::Agent>& agents,
+                                                const Occupancy& busy, const std::string& leader) {
+  const int nodes = spec.value("nodes", 1);
+  const bool gpu = spec.value("gpu", false);
+  const int per_node = gpus_per_node_of(spec);
+  struct Candidate {
+    const Store::Agent* agent;
+    std::vector<int> free;
+  };
+  std::vector<Candidate> candidates;
+  for (const auto& a : agents) {
+    if (a.state != "alive") continue;
+    if (!gpu) {
+      if (busy.idle(a.id)) candidates.push_back({&a, {}});
+      continue;
+    }
+    if (!can_hold_gpus(a, per_node) || busy.whole.count(a.id)) continue;
+    std::vector<int> free;
+    auto it = busy.gpus.find(a.id);
+    for (int g : gpu_indices(a))
+      if (it == busy.gpus.end() || !it->second.count(g)) free.push_back(g);
+    if (static_cast<int>(free.size()) >= per_node) candidates.push_back({&a, std::move(free)});
+  }
+  if (static_cast<int>(candidates.size()) < nodes) return std::nullopt;
+  // Tightest fit first (fewest free GPUs), then by name, so that placements are predictable.
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
+    if (x.free.size() != y.free.size()) return x.free.size() < y.free.size();
+    return x.agent->id < y.agent->id;
+  });
+  if (!leader.empty()) {
+    auto it =
+        std::find_if(candidates.begin(), candidates.end(), [&](const Candidate& c) { return c.agent->id == leader; });
+    if (it == candidates.end()) return std::nullopt;
+    std::rotate(candidates.begin(), it, it + 1);  // the leader first, the others keep their order
+  }
+  std::vector<HostPlacement> out;
+  for (int n = 0; n < nodes; ++n) {
+    const Candidate& c = candidates[static_cast<std::size_t>(n)];
+    HostPlacement h{c.agent->id, address_of(*c.agent), {}};
+    if (gpu) h.gpus.assign(c.free.begin(), c.free.begin() + per_node);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+void sort_queue(std::vector<Store::Run>& queued) {
+  std::stable_sort(queued.begin(), queued.end(), [](const Store::Run& a, const Store::Run& b) {
+    const int pa = a.spec.value("priority", 0), pb = b.spec.value("priority", 0);
+    if (pa != pb) return pa > pb;
+    return a.id < b.id;
+  });
+}
+
+Schedule schedule(std::vector<Store::Run> queued, const std::vector<Store::Agent>& agents, Occupancy busy,
+                  const std::string& leader) {
+  Schedule out;
+  sort_queue(queued);
+  bool blocked = false;
+  for (const auto& r : queued) {
+    if (std::string why = never_fits(r.spec, agents); !why.empty()) {
+      out.fail.emplace_back(r.id, why);
+      continue;
+    }
+    if (blocked) continue;
+    auto hosts = place(r.spec, agents, busy, leader);
+    if (!hosts) {
+      blocked = true;  // it waits for GPUs (or for another leader): so do the runs behind it
+      continue;
+    }
+    busy.take(*hosts, r.spec.value("gpu", false));
+    out.start.emplace_back(r.id, std::move(*hosts));
+  }
+  return out;
 }
 
 }  // namespace scalebench

@@ -1,5 +1,9 @@
 #pragma once
+#include <map>
 #include <optional>
+#include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "common/sweep.hpp"
@@ -10,10 +14,52 @@ namespace scalebench {
 // What the registered, alive agents offer: decides how an experiment expands (GPU or host).
 ClusterShape cluster_shape(const std::vector<Store::Agent>& agents);
 
-// Whether an agent can take a run: enough GPUs for a GPU run; any agent for a host run.
-bool fits(const Store::Run& run, const Store::Agent& agent);
+// One node of a run's placement: the agent, the name mpirun on the leader reaches that node
+// by (the agent's advertised address), and the GPUs (inventory indices) the run holds there.
+struct HostPlacement {
+  std::string agent;
+  std::string host;
+  std::vector<int> gpus;
+  bool operator==(const HostPlacement&) const = default;
+};
+Json to_json(const std::vector<HostPlacement>& hosts);
+std::vector<HostPlacement> hosts_from_json(const Json& j);
 
-// The oldest queued run (submission order) that fits the agent.
-std::optional<Store::Run> pick_run(const std::vector<Store::Run>& queued, const Store::Agent& agent);
+// What the runs in flight hold: GPUs per agent, and agents taken whole by host-memory runs
+// (those use the node's cores and memory, so nothing shares the node with them).
+struct Occupancy {
+  std::map<std::string, std::set<int>> gpus;
+  std::set<std::string> whole;
+  void take(const std::vector<HostPlacement>& hosts, bool gpu_run);
+  bool idle(const std::string& agent) const;
+};
+// From the runs that are running or cancelling (each with its hosts).
+Occupancy occupancy(const std::vector<Store::Run>& held);
+
+// Why the run can never be placed on the registered agents (alive or lost: a lost one may come
+// back): more nodes, or more GPUs per node, than they have; "" when it could be once enough of
+// them are free.
+std::string never_fits(const Json& spec, const std::vector<Store::Agent>& agents);
+
+// A placement on what is free now: `nodes` distinct alive agents, each with gpus_per_node free
+// GPUs (GPU runs) or nothing running at all (host runs). With a `leader`, it must be one of them
+// and comes first: it starts mpirun. The other nodes are the tightest fits, so that large free
+// agents stay free for large runs.
+std::optional<std::vector<HostPlacement>> place(const Json& spec, const std::vector<Store::Agent>& agents,
+                                                const Occupancy& busy, const std::string& leader = "");
+
+// The order runs start in: higher priority first, then submission order (run id).
+void sort_queue(std::vector<Store::Run>& queued);
+
+struct Schedule {
+  std::vector<std::pair<long long, std::vector<HostPlacement>>> start;  // run id, placement (leader first)
+  std::vector<std::pair<long long, std::string>> fail;                  // run id, why it can never fit
+};
+// One pass when agent `leader` asks for work. Runs are taken in queue order; one that can never
+// fit fails at once; the first that cannot start now holds back those behind it (no backfill, so
+// that a many-node run is not starved by small ones); runs that can start with `leader` as their
+// first node start, and so may several at once when they fit its free GPUs.
+Schedule schedule(std::vector<Store::Run> queued, const std::vector<Store::Agent>& agents, Occupancy busy,
+                  const std::string& leader);
 
 }  // namespace scalebench

@@ -7,6 +7,15 @@
 namespace scalebench {
 
 namespace {
+// SQLite's message, and for a failed write what usually lies behind it.
+std::string describe(sqlite3* db) {
+  std::string msg = sqlite3_errmsg(db);
+  const int code = sqlite3_extended_errcode(db);
+  if (code == SQLITE_FULL || code == SQLITE_IOERR_WRITE || code == SQLITE_IOERR_FSYNC)
+    msg += " (could not write: is the disk full, or a file size limit reached?)";
+  return msg;
+}
+
 // A prepared statement that finalizes itself; every sqlite3 error names the store's path.
 class Statement {
  public:
@@ -45,7 +54,7 @@ class Statement {
     if (rc != SQLITE_OK) fail("bind");
     return *this;
   }
-  [[noreturn]] void fail(const char* what) { throw Error("store " + path_ + ": " + what + ": " + sqlite3_errmsg(db_)); }
+  [[noreturn]] void fail(const char* what) { throw Error("store " + path_ + ": " + what + ": " + describe(db_)); }
   sqlite3* db_;
   const std::string& path_;
   sqlite3_stmt* stmt_ = nullptr;
@@ -57,7 +66,8 @@ CREATE TABLE IF NOT EXISTS experiments(
 CREATE TABLE IF NOT EXISTS runs(
   id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id), idx INTEGER,
   spec_json TEXT NOT NULL, state TEXT NOT NULL, reason TEXT DEFAULT '', agent_id TEXT DEFAULT '',
-  attempt INTEGER DEFAULT 0, queued_at REAL, started_at REAL DEFAULT 0, finished_at REAL DEFAULT 0);
+  attempt INTEGER DEFAULT 0, queued_at REAL, started_at REAL DEFAULT 0, finished_at REAL DEFAULT 0,
+  hosts_json TEXT DEFAULT '[]');
 CREATE INDEX IF NOT EXISTS runs_by_state ON runs(state);
 CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs(experiment_id);
 CREATE TABLE IF NOT EXISTS records(
@@ -76,13 +86,25 @@ Store::Store(const std::string& path, bool read_only) : path_(path) {
     db_ = nullptr;
     throw Error("store " + path + ": cannot open: " + msg);
   }
-  sqlite3_busy_timeout(db_, 5000);
+  sqlite3_busy_timeout(db_, 1000);
   if (!read_only) {
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");  // WAL + NORMAL: a killed process loses nothing committed
     exec("PRAGMA foreign_keys=ON");
     exec(kSchema);
   }
+  // Stores from before multi-node placement have no hosts column: it is added (every row kept),
+  // or, read-only, read as empty.
+  bool has_hosts = false;
+  {
+    Statement q(db_, path_, "SELECT name FROM pragma_table_info('runs')");
+    while (q.step()) has_hosts = has_hosts || q.text(0) == "hosts_json";
+  }
+  if (!has_hosts && !read_only) exec("ALTER TABLE runs ADD COLUMN hosts_json TEXT DEFAULT '[]'");
+  run_columns_ = std::string(
+                     "SELECT id, experiment_id, idx, spec_json, state, reason, agent_id, attempt, queued_at, "
+                     "started_at, finished_at, ") +
+                 (has_hosts || !read_only ? "hosts_json" : "'[]'") + " FROM runs";
 }
 
 Store::~Store() { sqlite3_close(db_); }
@@ -90,7 +112,7 @@ Store::~Store() { sqlite3_close(db_); }
 void Store::exec(const std::string& sql) {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
+    std::string msg = err ? describe(db_) : "unknown error";
     sqlite3_free(err);
     throw Error("store " + path_ + ": " + msg);
   }
@@ -183,11 +205,7 @@ std::optional<std::string> Store::experiment_yaml(long long id, std::string* sou
 }
 
 namespace {
-constexpr const char* kRunColumns =
-    "SELECT id, experiment_id, idx, spec_json, state, reason, agent_id, attempt, queued_at, started_at, finished_at "
-    "FROM runs";
-
-// One row of kRunColumns.
+// One row of run_columns_.
 Store::Run read_run(Statement& q) {
   Store::Run r;
   r.id = q.i64(0);
@@ -201,12 +219,14 @@ Store::Run read_run(Statement& q) {
   r.queued_at = q.real(8);
   r.started_at = q.real(9);
   r.finished_at = q.real(10);
+  const std::string hosts = q.text(11);
+  r.hosts = hosts.empty() ? Json::array() : Json::parse(hosts);
   return r;
 }
 }  // namespace
 
 std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std::optional<std::string> state) {
-  std::string sql = kRunColumns;
+  std::string sql = run_columns_;
   sql += " WHERE (?1 IS NULL OR experiment_id=?1) AND (?2 IS NULL OR state=?2) ORDER BY id";
   Statement q(db_, path_, sql.c_str());
   if (experiment_id)
@@ -225,9 +245,17 @@ std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std:
 }
 
 std::vector<Store::Run> Store::runs_held_by(const std::string& agent_id) {
-  std::string sql = std::string(kRunColumns) + " WHERE agent_id=? AND state IN ('running', 'cancelling') ORDER BY id";
+  std::string sql = run_columns_ + " WHERE agent_id=? AND state IN ('running', 'cancelling') ORDER BY id";
   Statement q(db_, path_, sql.c_str());
   q.bind(1, agent_id);
+  std::vector<Run> out;
+  while (q.step()) out.push_back(read_run(q));
+  return out;
+}
+
+std::vector<Store::Run> Store::runs_in_flight() {
+  std::string sql = run_columns_ + " WHERE state IN ('running', 'cancelling') ORDER BY id";
+  Statement q(db_, path_, sql.c_str());
   std::vector<Run> out;
   while (q.step()) out.push_back(read_run(q));
   return out;
@@ -241,7 +269,7 @@ int Store::count_runs(const std::string& state) {
 }
 
 std::optional<Store::Run> Store::run(long long id) {
-  std::string sql = std::string(kRunColumns) + " WHERE id=?";
+  std::string sql = run_columns_ + " WHERE id=?";
   Statement q(db_, path_, sql.c_str());
   q.bind(1, id);
   if (!q.step()) return std::nullopt;
@@ -250,14 +278,16 @@ std::optional<Store::Run> Store::run(long long id) {
 
 void Store::update_run(const Run& r) {
   Statement q(db_, path_,
-              "UPDATE runs SET state=?, reason=?, agent_id=?, attempt=?, started_at=?, finished_at=? WHERE id=?");
+              "UPDATE runs SET state=?, reason=?, agent_id=?, attempt=?, started_at=?, finished_at=?, hosts_json=? "
+              "WHERE id=?");
   q.bind(1, r.state)
       .bind(2, r.reason)
       .bind(3, r.agent_id)
       .bind(4, r.attempt)
       .bind(5, r.started_at)
-      .bind(6, r.finished_at);
-  q.bind(7, r.id).step();
+      .bind(6, r.finished_at)
+      .bind(7, r.hosts.dump());
+  q.bind(8, r.id).step();
 }
 
 bool Store::add_record(long long run_id, int attempt, long long seq, const Json& record) {

@@ -29,6 +29,8 @@ class Store {
     std::string agent_id;
     int attempt = 0;
     double queued_at = 0, started_at = 0, finished_at = 0;
+    // Where the current attempt runs: [{agent, host, gpus}], the leader (agent_id) first.
+    Json hosts = Json::array();
   };
   struct Agent {
     std::string id;
@@ -49,6 +51,8 @@ class Store {
                         std::optional<std::string> state = std::nullopt);
   // Runs an agent holds (running or cancelling): what each heartbeat reconciles.
   std::vector<Run> runs_held_by(const std::string& agent_id);
+  // Every run that is running or cancelling, on any agents: what the GPUs in use are.
+  std::vector<Run> runs_in_flight();
   int count_runs(const std::string& state);
   std::optional<Run> run(long long id);
   void update_run(const Run& run);
@@ -79,6 +83,7 @@ class Store {
   void exec(const std::string& sql);
   sqlite3* db_ = nullptr;
   std::string path_;
+  std::string run_columns_;  // SELECT ... FROM runs, as this store's schema has them
 };
 
 }  // namespace scalebench

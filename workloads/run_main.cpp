@@ -1,7 +1,12 @@
 // scalebench-run: one process per GPU (or per rank on host memory), started by mpirun or srun.
 // Runs one workload and reports each measured point as it completes.
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -9,11 +14,13 @@
 #include <optional>
 
 #include "common/error.hpp"
+#include "common/process.hpp"
 #include "common/record.hpp"
 #include "common/sweep.hpp"
 #include "common/version.hpp"
 #include "common/workload_schema.hpp"
 #include "topology/discover.hpp"
+#include "workloads/bootstrap/host_binding.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/collective/mpi_backend.hpp"
 #include "workloads/collective/nccl_transport.hpp"
@@ -38,6 +45,8 @@ const char* kUsage =
        mpirun -np N scalebench-run --spec RUN.json [--emit records]
        scalebench-run --spec RUN.json [--mpirun PATH] [--mpirun-arg ARG]... [--allow-run-as-root]
                                        (a command workload's run: starts its program itself)
+       mpirun -np N scalebench-run --spec-env VAR [--emit records]
+                                       (the run file's JSON in variable VAR: runs over several nodes)
        scalebench-run --capabilities
        scalebench-run --topology       this node's GPUs and the links between them
 Workloads and their parameters are listed in docs/experiments.md (e.g. collective -p op=all_reduce
@@ -48,7 +57,8 @@ constexpr const char* kRecordPrefix = "@@SCALEBENCH_RECORD ";
 
 struct Invocation {
   long long run_id = 0;
-  Json spec;  // RunSpec as JSON
+  Json run_file;  // the whole --spec file (run_id, attempt, spec, hosts)
+  Json spec;      // RunSpec as JSON
   bool records = false;
   MpirunOptions mpirun;  // how the command workload starts MPI programs (from the agent)
 };
@@ -60,7 +70,7 @@ struct Invocation {
 
 Invocation parse_args(int argc, char** argv) {
   Invocation inv;
-  std::string workload, spec_file;
+  std::string workload, spec_file, spec_env;
   Json params = Json::object();
   int repetitions = 20;
   for (int i = 1; i < argc; ++i) {
@@ -71,6 +81,8 @@ Invocation parse_args(int argc, char** argv) {
     };
     if (a == "--spec")
       spec_file = value();
+    else if (a == "--spec-env")
+      spec_env = value();
     else if (a == "--mpirun")
       inv.mpirun.mpirun = value();
     else if (a == "--mpirun-arg")
@@ -101,17 +113,25 @@ Invocation parse_args(int argc, char** argv) {
     else
       usage_error("unknown argument '" + a + "'");
   }
-  if (!spec_file.empty()) {
-    std::ifstream in(spec_file);
-    if (!in) usage_error("cannot read " + spec_file);
+  if (!spec_file.empty() || !spec_env.empty()) {
     Json j;
     try {
-      j = Json::parse(in);
+      if (!spec_env.empty()) {
+        // A run over several nodes: the run file comes through mpirun (it is not on this node).
+        const char* text = std::getenv(spec_env.c_str());
+        if (!text) usage_error("--spec-env: " + spec_env + " is not set");
+        j = Json::parse(text);
+      } else {
+        std::ifstream in(spec_file);
+        if (!in) usage_error("cannot read " + spec_file);
+        j = Json::parse(in);
+      }
     } catch (const Json::exception& e) {
-      usage_error(spec_file + ": not a run spec: " + e.what());
+      usage_error((spec_env.empty() ? spec_file : spec_env) + ": not a run spec: " + e.what());
     }
     inv.run_id = j.value("run_id", 0LL);
     inv.spec = j.at("spec");
+    inv.run_file = j;
     return inv;
   }
   if (workload.empty()) usage_error("name a workload or give --spec");
@@ -262,8 +282,31 @@ int main(int argc, char** argv) {
       std::puts(caps.dump().c_str());
       return 0;
     }
+  for (int i = 1; i + 2 < argc; ++i)
+    if (std::string(argv[i]) == "--exec-on-host") {
+      // A command workload's rank over several nodes: take this rank's host GPUs from the run
+      // file, then become the program (same pid, so mpirun signals it directly).
+      if (std::string(argv[i + 2]) != "--" || i + 3 >= argc) usage_error("--exec-on-host VAR -- PROGRAM [ARGS...]");
+      try {
+        const char* text = std::getenv(argv[i + 1]);
+        if (!text) throw Error(std::string(argv[i + 1]) + " is not set");
+        apply_host_binding(Json::parse(text));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "scalebench-run: --exec-on-host: %s\n", e.what());
+        return 1;
+      }
+      execvp(argv[i + 3], argv + i + 3);
+      std::fprintf(stderr, "scalebench-run: cannot run %s: %s\n", argv[i + 3], std::strerror(errno));
+      return 127;
+    }
   Invocation inv = parse_args(argc, argv);
   if (inv.spec.value("workload", "") == "command") {
+    if (inv.run_file.is_object() && inv.run_file.value("hosts", Json::array()).size() > 1) {
+      // Over several nodes each rank must see its own host's GPUs: through this program.
+      setenv("SCALEBENCH_RUN_FILE", inv.run_file.dump().c_str(), 1);
+      inv.mpirun.rank_prefix = {executable_dir() + "/scalebench-run", "--exec-on-host", "SCALEBENCH_RUN_FILE", "--"};
+      inv.mpirun.args.insert(inv.mpirun.args.end(), {"-x", "SCALEBENCH_RUN_FILE"});
+    }
     // Outside MPI: the program is the MPI job (or torchrun's ranks), started from here.
     try {
       return run_command_workload(inv.run_id, inv.spec, inv.mpirun, emit);
@@ -271,6 +314,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "scalebench-run: error: %s\n", e.what());
       return 1;
     }
+  }
+  try {
+    apply_host_binding(inv.run_file);  // before MPI and CUDA start: the rank's host and GPUs
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "scalebench-run: error: %s\n", e.what());
+    return 1;
   }
   MpiSession mpi(&argc, &argv);
   try {

@@ -37,10 +37,11 @@ start_coordinator() {
   URL=http://127.0.0.1:$PORT
 }
 
-# start_agent NAME: sets AGENT_PID; waits until it is registered.
+# start_agent NAME [AGENT-OPTIONS...]: sets AGENT_PID; waits until it is registered.
 start_agent() {
   local name=$1
-  "$BIN/scalebench-agent" --coordinator "$URL" --name "$name" --work-dir "$WORK/agent-$name" >>"$WORK/agent-$name.log" 2>&1 &
+  shift
+  "$BIN/scalebench-agent" --coordinator "$URL" --name "$name" --work-dir "$WORK/agent-$name" "$@" >>"$WORK/agent-$name.log" 2>&1 &
   AGENT_PID=$!
   PIDS+=("$AGENT_PID")
   for _ in $(seq 100); do
@@ -48,6 +49,45 @@ start_agent() {
     sleep 0.1
   done
   fail "agent $name did not register"
+}
+
+# use_local_nodes: runs over several "nodes" on this machine. Agents advertise distinct loopback
+# addresses (127.0.0.2, ...), mpirun reaches them through local_rsh.sh (no ssh daemon needed),
+# whose calls are logged to $WORK/rsh.log.
+# Open MPI's shared-memory transport names its files by hostname and local rank, so two "nodes"
+# of one machine would share them: ranks talk over TCP on loopback instead, as between nodes.
+use_local_nodes() {
+  export OMPI_MCA_plm_rsh_agent="$SRC/tests/integration/programs/local_rsh.sh"
+  export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+  export SCALEBENCH_RSH_LOG="$WORK/rsh.log"
+  : >"$SCALEBENCH_RSH_LOG"
+}
+
+# run_pids RUN_ID ATTEMPT: the processes of that attempt of a run on any of this machine's
+# "nodes": the run file's name in their command line, or the run file in their environment
+# (ranks over several nodes get it from mpirun as SCALEBENCH_RUN_FILE).
+run_pids() {
+  {
+    grep -laz -- "run-$1-$2[.]" /proc/[0-9]*/cmdline
+    grep -laz -- "^SCALEBENCH_RUN_FILE=[{]\"run_id\":$1,\"attempt\":$2," /proc/[0-9]*/environ
+  } 2>/dev/null | cut -d/ -f3 | sort -u
+}
+
+# api PATH: GET from the coordinator, JSON on stdout.
+api() { curl -sf --max-time 10 "$URL$1"; }
+
+# py EXPR < JSON: evaluates a Python expression over the JSON document `d`, prints the result.
+py() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
+
+# wait_until SECONDS BASH-CONDITION: polls every 0.2 s.
+wait_until() {
+  local limit=$1
+  shift
+  for _ in $(seq $((limit * 5))); do
+    if eval "$@"; then return 0; fi
+    sleep 0.2
+  done
+  fail "not within $limit s: $*"
 }
 
 # wait_finished EXPERIMENT SECONDS

@@ -115,6 +115,31 @@ variants:
       "mpirun", "-np", "2", "--oversubscribe", "--bind-to", "none", "-x", "NCCL_P2P_DISABLE", "broadcast_perf", "-n",
       "20",     "-g",  "1"};
   EXPECT_EQ(plan[0].argv, want);
+
+  // Over several nodes every rank goes through the prefix (scalebench-run --exec-on-host), which
+  // sets its host's GPUs and becomes the program.
+  MpirunOptions multi;
+  multi.args = {"--hostfile", "/w/run.hosts"};
+  multi.rank_prefix = {"/bin/scalebench-run", "--exec-on-host", "SCALEBENCH_RUN_FILE", "--"};
+  const auto wrapped = plan_command(command_from_json(runs[3].command), vars, 4, {}, multi);
+  const std::vector<std::string> want_wrapped{"mpirun",
+                                              "-np",
+                                              "4",
+                                              "--oversubscribe",
+                                              "--bind-to",
+                                              "none",
+                                              "--hostfile",
+                                              "/w/run.hosts",
+                                              "/bin/scalebench-run",
+                                              "--exec-on-host",
+                                              "SCALEBENCH_RUN_FILE",
+                                              "--",
+                                              "broadcast_perf",
+                                              "-n",
+                                              "20",
+                                              "-g",
+                                              "1"};
+  EXPECT_EQ(wrapped[0].argv, want_wrapped);
 }
 
 TEST(CommandExperiment, ErrorsNameFileLineAndField) {

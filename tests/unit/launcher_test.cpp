@@ -204,5 +204,48 @@ TEST(LauncherChoice, NamesAndAuto) {
   EXPECT_STREQ(launcher_name(Launcher::srun), "srun");
 }
 
+TEST(PlanLaunch, SeveralHostsGetAHostfileMappedBySlot) {
+  Json s = spec(2);
+  s["nodes"] = 2;
+  s["gpu"] = true;
+  const std::vector<LaunchHost> hosts{{"node-a", {0, 1}}, {"node-b", {4, 5}}};
+  LaunchPlan p = plan_launch(config(), s, "s.json", {0, 1}, hosts, "/work/run-5-1.hosts", R"({"run_id": 5})");
+  EXPECT_EQ(p.hostfile_text, "node-a slots=2\nnode-b slots=2\n") << "the leader first, ranks_per_node slots each";
+  const long hostfile = index_of(p.argv, "--hostfile");
+  ASSERT_GT(hostfile, 0);
+  EXPECT_EQ(p.argv[static_cast<std::size_t>(hostfile) + 1], "/work/run-5-1.hosts");
+  const long map = index_of(p.argv, "--map-by");
+  ASSERT_GT(map, 0);
+  EXPECT_EQ(p.argv[static_cast<std::size_t>(map) + 1], "slot") << "rank r on host r / ranks_per_node";
+  EXPECT_EQ(p.argv[2], "4");
+  EXPECT_EQ(p.env.count("CUDA_VISIBLE_DEVICES"), 0u)
+      << "one list cannot be right on both hosts: each rank sets its own";
+  EXPECT_EQ(p.env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
+  EXPECT_LT(map, index_of(p.argv, config().run_program));
+  // The other nodes do not have the agent's folder: the run file travels in the environment.
+  EXPECT_EQ(p.env.at("SCALEBENCH_RUN_FILE"), R"({"run_id": 5})");
+  const long x = index_of(p.argv, "SCALEBENCH_RUN_FILE");
+  ASSERT_GT(x, 0);
+  EXPECT_EQ(p.argv[static_cast<std::size_t>(x) - 1], "-x");
+  Args tail(p.argv.end() - 5, p.argv.end());
+  EXPECT_EQ(tail, (Args{config().run_program, "--spec-env", "SCALEBENCH_RUN_FILE", "--emit", "records"}));
+
+  LaunchPlan one = plan_launch(config(), spec(2), "s.json", {3}, {{"node-a", {3}}}, "/work/h");
+  EXPECT_EQ(one.hostfile_text, "") << "one node: no hostfile";
+  EXPECT_EQ(index_of(one.argv, "--hostfile"), -1);
+  EXPECT_EQ(one.env.at("CUDA_VISIBLE_DEVICES"), "3");
+}
+
+TEST(PlanLaunch, ACommandRunOverSeveralHostsPassesTheHostfileToItsMpirun) {
+  Json s = spec(1);
+  s["nodes"] = 2;
+  s["workload"] = "command";
+  LaunchPlan p = plan_launch(config(), s, "s.json", {}, {{"a", {}}, {"b", {}}}, "/w/h");
+  const Args want{"--mpirun-arg", "--hostfile", "--mpirun-arg", "/w/h",
+                  "--mpirun-arg", "--map-by",   "--mpirun-arg", "slot"};
+  EXPECT_NE(std::search(p.argv.begin(), p.argv.end(), want.begin(), want.end()), p.argv.end());
+  EXPECT_EQ(p.hostfile_text, "a slots=1\nb slots=1\n");
+}
+
 }  // namespace
 }  // namespace scalebench

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,46 +76,171 @@ TEST(ClusterShape, MissingSlotsCountAsOne) {
   EXPECT_EQ(s.ranks_per_node, 1);
 }
 
-TEST(Fits, GpuRunsNeedEnoughGpusAndNccl) {
-  EXPECT_TRUE(fits(run(1, true, 4), agent("a", 4, true)));
-  EXPECT_TRUE(fits(run(1, true, 2), agent("a", 8, true)));
-  EXPECT_FALSE(fits(run(1, true, 8), agent("a", 4, true)));
-  EXPECT_FALSE(fits(run(1, true, 1), agent("a", 4, false)));
-  EXPECT_FALSE(fits(run(1, true, 1), agent("a", 0, false)));
+Store::Run gpu_run(long long id, int gpus_per_node, int nodes = 1, int priority = 0) {
+  Store::Run r = run(id, true, gpus_per_node, nodes);
+  r.spec["gpus_per_node"] = gpus_per_node;
+  r.spec["priority"] = priority;
+  return r;
 }
 
-TEST(Fits, HostRunsFitAnyAliveAgent) {
-  EXPECT_TRUE(fits(run(1, false, 2), agent("a", 0, false, 1)));
-  EXPECT_TRUE(fits(run(1, false, 2), agent("a", 8, true)));
+// A run in flight on `hosts`.
+Store::Run held(long long id, bool gpu, std::vector<HostPlacement> hosts) {
+  Store::Run r = run(id, gpu, 1, static_cast<int>(hosts.size()));
+  r.state = "running";
+  r.agent_id = hosts.front().agent;
+  r.hosts = to_json(hosts);
+  return r;
 }
 
-TEST(Fits, NeverOnAnAgentThatIsNotAlive) {
-  EXPECT_FALSE(fits(run(1, false, 1), agent("a", 8, true, 8, "lost")));
-  EXPECT_FALSE(fits(run(1, true, 1), agent("a", 8, true, 8, "gone")));
+TEST(Place, GpuRunsNeedEnoughFreeGpusAndNccl) {
+  EXPECT_TRUE(place(gpu_run(1, 4).spec, {agent("a", 4, true)}, {}));
+  EXPECT_FALSE(place(gpu_run(1, 8).spec, {agent("a", 4, true)}, {}));
+  EXPECT_FALSE(place(gpu_run(1, 1).spec, {agent("a", 4, false)}, {})) << "GPUs without NCCL";
+  EXPECT_FALSE(place(gpu_run(1, 1).spec, {agent("a", 8, true, 8, "lost")}, {})) << "only alive agents";
 }
 
-TEST(Fits, MultiNodeRunsDoNotFitOneAgent) {
-  EXPECT_FALSE(fits(run(1, false, 1, 2), agent("a", 8, true)));
-  EXPECT_FALSE(fits(run(1, true, 1, 2), agent("a", 8, true)));
+TEST(Place, NoTwoRunsShareAGpu) {
+  const std::vector<Store::Agent> agents{agent("a", 4, true)};
+  Occupancy busy;
+  auto first = place(gpu_run(1, 2).spec, agents, busy);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->front().gpus, (std::vector<int>{0, 1}));
+  busy.take(*first, true);
+  auto second = place(gpu_run(2, 2).spec, agents, busy);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->front().gpus, (std::vector<int>{2, 3}));
+  busy.take(*second, true);
+  EXPECT_FALSE(place(gpu_run(3, 1).spec, agents, busy)) << "every GPU is held";
+  EXPECT_FALSE(busy.idle("a"));
 }
 
-TEST(PickRun, TakesTheOldestRunThatFits) {
-  std::vector<Store::Run> queued{run(10, true, 8), run(11, true, 2), run(12, false, 1), run(13, true, 1)};
-  auto four_gpus = pick_run(queued, agent("a", 4, true));
-  ASSERT_TRUE(four_gpus);
-  EXPECT_EQ(four_gpus->id, 11) << "run 10 needs 8 GPUs and is passed over";
-  auto eight_gpus = pick_run(queued, agent("b", 8, true));
-  ASSERT_TRUE(eight_gpus);
-  EXPECT_EQ(eight_gpus->id, 10);
-  auto host = pick_run(queued, agent("c", 0, false));
-  ASSERT_TRUE(host);
-  EXPECT_EQ(host->id, 12);
+TEST(Place, MultiNodeRunsTakeDistinctAgentsLeaderFirst) {
+  const std::vector<Store::Agent> agents{agent("a", 4, true), agent("b", 4, true), agent("c", 4, true)};
+  auto hosts = place(gpu_run(1, 2, 3).spec, agents, {}, "b");
+  ASSERT_TRUE(hosts);
+  ASSERT_EQ(hosts->size(), 3u);
+  EXPECT_EQ((*hosts)[0].agent, "b") << "the leader starts mpirun and comes first";
+  EXPECT_EQ((*hosts)[1].agent, "a");
+  EXPECT_EQ((*hosts)[2].agent, "c");
+  for (const auto& h : *hosts) EXPECT_EQ(h.gpus, (std::vector<int>{0, 1}));
+  EXPECT_FALSE(place(gpu_run(1, 2, 4).spec, agents, {})) << "4 nodes on 3 agents";
 }
 
-TEST(PickRun, NothingFits) {
-  EXPECT_FALSE(pick_run({}, agent("a", 8, true)));
-  EXPECT_FALSE(pick_run({run(1, true, 8)}, agent("a", 4, true)));
-  EXPECT_FALSE(pick_run({run(1, false, 1)}, agent("a", 4, true, 8, "lost")));
+TEST(Place, HostsCarryTheAgentsAdvertisedAddress) {
+  Store::Agent a = agent("a", 0, false);
+  a.info["address"] = "10.0.0.7";
+  Store::Agent b = agent("b", 0, false);  // no address: its hostname
+  auto hosts = place(run(1, false, 2, 2).spec, {a, b}, {}, "a");
+  ASSERT_TRUE(hosts);
+  EXPECT_EQ((*hosts)[0].host, "10.0.0.7");
+  EXPECT_EQ((*hosts)[1].host, "b");
+  EXPECT_TRUE((*hosts)[0].gpus.empty());
+}
+
+TEST(Place, TheLeaderMustBeFreeToLead) {
+  const std::vector<Store::Agent> agents{agent("a", 2, true), agent("b", 2, true)};
+  Occupancy busy;
+  busy.take({{"a", "a", {0, 1}}}, true);
+  EXPECT_FALSE(place(gpu_run(1, 1).spec, agents, busy, "a"));
+  auto elsewhere = place(gpu_run(1, 1).spec, agents, busy);
+  ASSERT_TRUE(elsewhere);
+  EXPECT_EQ(elsewhere->front().agent, "b");
+}
+
+TEST(Place, TightestFitKeepsLargeAgentsFree) {
+  const std::vector<Store::Agent> agents{agent("big", 8, true), agent("small", 2, true)};
+  auto hosts = place(gpu_run(1, 2).spec, agents, {});
+  ASSERT_TRUE(hosts);
+  EXPECT_EQ(hosts->front().agent, "small");
+}
+
+TEST(Place, HostRunsTakeTheirAgentsWhole) {
+  const std::vector<Store::Agent> agents{agent("a", 4, true)};
+  Occupancy busy;
+  busy.take({{"a", "a", {}}}, false);
+  EXPECT_FALSE(place(gpu_run(1, 1).spec, agents, busy)) << "a GPU run beside a host-memory run";
+  EXPECT_FALSE(place(run(2, false, 2).spec, agents, busy));
+  Occupancy gpu_busy;
+  gpu_busy.take({{"a", "a", {3}}}, true);
+  EXPECT_FALSE(place(run(2, false, 2).spec, agents, gpu_busy)) << "a host run beside a GPU run";
+  EXPECT_TRUE(place(gpu_run(3, 3).spec, agents, gpu_busy));
+}
+
+TEST(Occupancy, ReadFromTheRunsInFlight) {
+  Occupancy o =
+      occupancy({held(1, true, {{"a", "h1", {0, 1}}, {"b", "h2", {2, 3}}}), held(2, false, {{"c", "h3", {}}})});
+  EXPECT_EQ(o.gpus["a"], (std::set<int>{0, 1}));
+  EXPECT_EQ(o.gpus["b"], (std::set<int>{2, 3}));
+  EXPECT_TRUE(o.whole.count("c"));
+  EXPECT_FALSE(o.whole.count("a"));
+  Store::Run old = run(3, true, 2);  // a run stored before placements: its agent is taken whole
+  old.state = "running";
+  old.agent_id = "d";
+  EXPECT_TRUE(occupancy({old}).whole.count("d"));
+}
+
+TEST(NeverFits, MoreNodesOrGpusThanTheCluster) {
+  const std::vector<Store::Agent> agents{agent("a", 4, true), agent("b", 2, true), agent("c", 8, true, 8, "gone")};
+  EXPECT_EQ(never_fits(gpu_run(1, 2, 2).spec, agents), "");
+  EXPECT_EQ(never_fits(gpu_run(1, 4, 2).spec, agents), "needs 2 nodes with 4 GPUs each; the cluster has 1 such node");
+  EXPECT_EQ(never_fits(gpu_run(1, 2, 3).spec, agents), "needs 3 nodes with 2 GPUs each; the cluster has 2 such nodes");
+  EXPECT_EQ(never_fits(run(1, false, 1, 3).spec, agents), "needs 3 nodes; the cluster has 2 agents");
+}
+
+TEST(NeverFits, ALostAgentMayComeBack) {
+  const std::vector<Store::Agent> agents{agent("a", 2, true), agent("b", 2, true, 8, "lost")};
+  EXPECT_EQ(never_fits(gpu_run(1, 2, 2).spec, agents), "");
+  EXPECT_FALSE(place(gpu_run(1, 2, 2).spec, agents, {})) << "it waits for b";
+}
+
+TEST(Schedule, PriorityFirstThenSubmissionOrder) {
+  std::vector<Store::Run> queued{gpu_run(10, 1), gpu_run(11, 1, 1, 5), gpu_run(12, 1), gpu_run(13, 1, 1, 5)};
+  sort_queue(queued);
+  std::vector<long long> order;
+  for (const auto& r : queued) order.push_back(r.id);
+  EXPECT_EQ(order, (std::vector<long long>{11, 13, 10, 12}));
+}
+
+TEST(Schedule, OneLeaderTakesAsManyRunsAsItsGpusHold) {
+  const std::vector<Store::Agent> agents{agent("a", 4, true)};
+  Schedule s = schedule({gpu_run(1, 2), gpu_run(2, 1), gpu_run(3, 2)}, agents, {}, "a");
+  ASSERT_EQ(s.start.size(), 2u) << "2 + 1 GPUs fit, the next 2 do not";
+  EXPECT_EQ(s.start[0].first, 1);
+  EXPECT_EQ(s.start[1].first, 2);
+  EXPECT_EQ(s.start[1].second.front().gpus, (std::vector<int>{2}));
+  EXPECT_TRUE(s.fail.empty());
+}
+
+TEST(Schedule, AWaitingRunHoldsBackTheRunsBehindIt) {
+  const std::vector<Store::Agent> agents{agent("a", 4, true), agent("b", 4, true)};
+  Occupancy busy;
+  busy.take({{"b", "b", {0}}}, true);
+  // Run 1 needs both nodes whole; b is partly busy, so run 1 waits and run 2 must not pass it.
+  Schedule s = schedule({gpu_run(1, 4, 2), gpu_run(2, 1)}, agents, busy, "a");
+  EXPECT_TRUE(s.start.empty());
+  EXPECT_TRUE(s.fail.empty());
+}
+
+TEST(Schedule, RunsThatCanNeverFitFailAtOnceEvenBehindAWaitingRun) {
+  const std::vector<Store::Agent> agents{agent("a", 4, true), agent("b", 4, true)};
+  Occupancy busy;
+  busy.take({{"b", "b", {0}}}, true);
+  Schedule s = schedule({gpu_run(1, 4, 2), gpu_run(2, 8), gpu_run(3, 2, 3)}, agents, busy, "a");
+  EXPECT_TRUE(s.start.empty());
+  ASSERT_EQ(s.fail.size(), 2u);
+  EXPECT_EQ(s.fail[0].first, 2);
+  EXPECT_EQ(s.fail[0].second, "needs 1 node with 8 GPUs each; the cluster has 0 such nodes");
+  EXPECT_EQ(s.fail[1].first, 3);
+}
+
+TEST(Schedule, ARunPlaceableWithAnotherLeaderWaitsForIt) {
+  const std::vector<Store::Agent> agents{agent("a", 2, true), agent("b", 2, true)};
+  Occupancy busy;
+  busy.take({{"a", "a", {0, 1}}}, true);
+  EXPECT_TRUE(schedule({gpu_run(1, 2)}, agents, busy, "a").start.empty());
+  Schedule s = schedule({gpu_run(1, 2)}, agents, busy, "b");
+  ASSERT_EQ(s.start.size(), 1u);
+  EXPECT_EQ(s.start[0].second.front().agent, "b");
 }
 
 // Expanding on the shape of a mixed cluster: "all" must fit every GPU agent, but a placement is
@@ -126,9 +252,7 @@ TEST(ClusterShape, APlacementThatTheLargestAgentFitsIsNotOversize) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].fail_reason, "");
   EXPECT_EQ(runs[0].skip_reason, "");
-  Store::Run r;
-  r.spec = to_json(runs[0]);
-  EXPECT_TRUE(fits(r, agents[0]));
+  EXPECT_TRUE(place(to_json(runs[0]), agents, {}));
 }
 
 }  // namespace

@@ -254,12 +254,12 @@ TEST(SpecErrors, BadRepetitions) {
 TEST(SpecErrors, BadPlacement) {
   const std::string yaml = std::string(kHeader) +             // 1-2
                            "placement:\n"                     // 3
-                           "  nodes: 2\n"                     // 4
+                           "  nodes: 2000\n"                  // 4
                            "  gpus_per_node: [1, 0, most]\n"  // 5
                            "  oversize: shrink\n"             // 6
                            "  racks: 1\n";                    // 7
   SpecError e = spec_error(yaml);
-  expect_at(issue_for(e, "placement.nodes"), 4, 10, "not supported");
+  expect_at(issue_for(e, "placement.nodes"), 4, 10, "over the limit of 1024");
   expect_at(issue_for(e, "placement.gpus_per_node[1]"), 5, 22, "at least 1");
   expect_at(issue_for(e, "placement.gpus_per_node[2]"), 5, 25, "expected an integer");
   expect_at(issue_for(e, "placement.oversize"), 6, 13, "unknown value 'shrink'");

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "workloads/bootstrap/mpi_check.hpp"
 
 namespace scalebench {
@@ -18,12 +20,19 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
   MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size_));
-  MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_comm_));
+  // A run placed over several nodes knows its node (host_binding.hpp): ranks group by it, so
+  // that local ranks follow the placement even where two of its nodes share a machine.
+  const char* node = std::getenv("SCALEBENCH_NODE");
+  if (node && *node)
+    MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, std::atoi(node), rank_, &node_comm_));
+  else
+    MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_comm_));
   MPI_CHECK(MPI_Comm_rank(node_comm_, &local_rank_));
   MPI_CHECK(MPI_Comm_size(node_comm_, &local_size_));
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  hostname_ = host;
+  const char* placed = std::getenv("SCALEBENCH_HOST");  // the placement's name of this node
+  hostname_ = placed && *placed ? placed : host;
 }
 
 MpiSession::~MpiSession() {

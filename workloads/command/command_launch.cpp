@@ -53,6 +53,7 @@ std::vector<CommandProcess> plan_command(const CommandSpec& command, const std::
       p.argv.push_back("-x");
       p.argv.push_back(k);
     }
+    p.argv.insert(p.argv.end(), mpirun.rank_prefix.begin(), mpirun.rank_prefix.end());
     p.argv.insert(p.argv.end(), program.begin(), program.end());
     out.push_back(std::move(p));
   } else if (command.launch == "ranks") {

@@ -13,6 +13,9 @@ struct MpirunOptions {
   std::string mpirun = "mpirun";
   std::vector<std::string> args;  // site options
   bool as_root = false;
+  // Put before the program on every rank (launch mpi): over several nodes, scalebench-run's
+  // --exec-on-host, which sets the rank's host GPUs and then becomes the program.
+  std::vector<std::string> rank_prefix;
 };
 
 // One process the command workload starts, with the variables it adds to the environment.

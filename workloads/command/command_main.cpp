@@ -216,6 +216,18 @@ int run_command_workload(long long run_id, const Json& spec, const MpirunOptions
 
   const Topology gpus = visible_gpus();
   RunEnvironment env = capture_local_environment(ranks, gpus, "command");
+  if (const char* run_file = std::getenv("SCALEBENCH_RUN_FILE")) {
+    // Over several nodes (run_main put the run file here): the placement is the run's hosts.
+    const Json hosts = Json::parse(run_file).value("hosts", Json::array());
+    if (hosts.size() > 1) {
+      Json names = Json::array();
+      for (const auto& h : hosts) names.push_back(h.value("host", std::string()));
+      env.placement["nodes"] = hosts.size();
+      env.placement["ranks_per_node"] = spec.value("ranks_per_node", 1);
+      env.placement["hosts"] = names;
+      env.placement["gpus"] = static_cast<int>(hosts.size()) * spec.value("gpus_per_node", 0);
+    }
+  }
   env.environment["command"] = Json{{"program", command.program}, {"launch", command.launch}};
   Json context = record_context(run_id, spec, env.placement);
   context["environment"] = env.environment;

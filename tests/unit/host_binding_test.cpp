@@ -1,0 +1,60 @@
+#include "workloads/bootstrap/host_binding.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "common/error.hpp"
+
+namespace scalebench {
+namespace {
+
+const Json kHosts = Json::parse(R"([{"host": "node-a", "gpus": [0, 1]}, {"host": "node-b", "gpus": [2, 3]}])");
+
+TEST(HostBinding, RanksFillEachHostInHostfileOrder) {
+  for (int rank = 0; rank < 4; ++rank) {
+    HostBinding b = host_binding(kHosts, 2, rank, rank % 2);
+    EXPECT_EQ(b.node, rank / 2) << rank;
+    EXPECT_EQ(b.host, rank < 2 ? "node-a" : "node-b") << rank;
+    EXPECT_EQ(b.gpus, rank < 2 ? (std::vector<int>{0, 1}) : (std::vector<int>{2, 3})) << rank;
+  }
+}
+
+TEST(HostBinding, ALocalRankThatDisagreesIsAnError) {
+  // Round-robin mapping (--map-by node) would put rank 1 on the second host as its local rank 0.
+  try {
+    host_binding(kHosts, 2, 1, 0);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("did not map ranks by slot"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(host_binding(kHosts, 2, 3, -1)) << "no local rank variable: nothing to check";
+}
+
+TEST(HostBinding, RankOutsideTheHosts) {
+  EXPECT_THROW(host_binding(kHosts, 2, 4, 0), Error);
+  EXPECT_THROW(host_binding(kHosts, 2, -1, 0), Error);
+  EXPECT_THROW(host_binding(Json::array(), 2, 0, 0), Error);
+}
+
+TEST(HostBinding, AppliedFromOpenMpisVariables) {
+  Json run_file{{"run_id", 7}, {"spec", {{"ranks_per_node", 2}, {"nodes", 2}}}, {"hosts", kHosts}};
+  setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  auto b = apply_host_binding(run_file);
+  ASSERT_TRUE(b);
+  EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "2,3");
+  EXPECT_STREQ(std::getenv("SCALEBENCH_HOST"), "node-b");
+  EXPECT_STREQ(std::getenv("SCALEBENCH_NODE"), "1");
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "CUDA_VISIBLE_DEVICES", "SCALEBENCH_HOST",
+                        "SCALEBENCH_NODE"})
+    unsetenv(v);
+  Json one_host = run_file;
+  one_host["hosts"] = Json::array({kHosts[0]});
+  EXPECT_FALSE(apply_host_binding(one_host)) << "one node: the agent's CUDA_VISIBLE_DEVICES stands";
+  EXPECT_FALSE(apply_host_binding(Json())) << "started by hand";
+  EXPECT_THROW(apply_host_binding(run_file), Error) << "several hosts but no rank variable";
+}
+
+}  // namespace
+}  // namespace scalebench

@@ -1,0 +1,59 @@
+#include "workloads/bootstrap/host_binding.hpp"
+
+#include <cstdlib>
+
+#include "common/error.hpp"
+
+namespace scalebench {
+
+namespace {
+// The first of the variables that is set, as an integer; -1 when none is.
+int env_int(std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (const char* v = std::getenv(n); v && *v) {
+      try {
+        return std::stoi(v);
+      } catch (const std::exception&) {
+        throw Error(std::string(n) + "='" + v + "' is not a rank number");
+      }
+    }
+  return -1;
+}
+}  // namespace
+
+HostBinding host_binding(const Json& hosts, int ranks_per_node, int world_rank, int local_rank) {
+  if (!hosts.is_array() || hosts.empty()) throw Error("the run file has no hosts");
+  if (ranks_per_node < 1) throw Error("ranks_per_node must be at least 1");
+  const int node = world_rank / ranks_per_node;
+  if (world_rank < 0 || node >= static_cast<int>(hosts.size()))
+    throw Error("rank " + std::to_string(world_rank) + " is outside the run's " + std::to_string(hosts.size()) +
+                " hosts x " + std::to_string(ranks_per_node) + " ranks");
+  if (local_rank >= 0 && local_rank != world_rank % ranks_per_node)
+    throw Error("rank " + std::to_string(world_rank) + " has local rank " + std::to_string(local_rank) + ", not " +
+                std::to_string(world_rank % ranks_per_node) +
+                ": the launcher did not map ranks by slot over the hostfile, so GPUs cannot be assigned");
+  const Json& h = hosts[static_cast<std::size_t>(node)];
+  return HostBinding{node, h.value("host", std::string()), h.value("gpus", std::vector<int>{})};
+}
+
+std::optional<HostBinding> apply_host_binding(const Json& run_file) {
+  if (!run_file.is_object()) return std::nullopt;  // started by hand, without a run file
+  const Json hosts = run_file.value("hosts", Json::array());
+  if (!hosts.is_array() || hosts.size() < 2) return std::nullopt;
+  const int rank = env_int({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID"});
+  if (rank < 0)
+    throw Error("a run over several hosts needs its launcher's rank (OMPI_COMM_WORLD_RANK, PMIX_RANK or SLURM_PROCID)");
+  const int local = env_int({"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"});
+  const int per_node = run_file.value("spec", Json::object()).value("ranks_per_node", 1);
+  HostBinding b = host_binding(hosts, per_node, rank, local);
+  if (!b.gpus.empty()) {
+    std::string visible;
+    for (int g : b.gpus) visible += (visible.empty() ? "" : ",") + std::to_string(g);
+    setenv("CUDA_VISIBLE_DEVICES", visible.c_str(), 1);
+  }
+  setenv("SCALEBENCH_HOST", b.host.c_str(), 1);
+  setenv("SCALEBENCH_NODE", std::to_string(b.node).c_str(), 1);
+  return b;
+}
+
+}  // namespace scalebench

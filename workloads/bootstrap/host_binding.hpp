@@ -1,0 +1,30 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+
+namespace scalebench {
+
+// Where a rank of a run over several nodes is: the run's node (index into the run file's hosts
+// list), that host's name, and the GPUs the run holds there (inventory indices).
+struct HostBinding {
+  int node = 0;
+  std::string host;
+  std::vector<int> gpus;
+};
+
+// The launcher maps ranks by slot, ranks_per_node per host in the order of `hosts`, so rank r is
+// on host r / ranks_per_node with local rank r % ranks_per_node. Throws Error when the launcher's
+// own local rank disagrees (the job was not mapped as planned: GPUs would be wrong) or the rank
+// is outside the hosts.
+HostBinding host_binding(const Json& hosts, int ranks_per_node, int world_rank, int local_rank);
+
+// For scalebench-run before MPI and CUDA start: when the run file lists several hosts, finds
+// this rank's (from the launcher's rank variables: Open MPI's, PMIx's or Slurm's) and sets
+// CUDA_VISIBLE_DEVICES to its GPUs, SCALEBENCH_HOST to its name and SCALEBENCH_NODE to its index.
+// Returns the binding, or nothing for a run on one node. Throws Error with the reason.
+std::optional<HostBinding> apply_host_binding(const Json& run_file);
+
+}  // namespace scalebench
