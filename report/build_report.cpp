@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -75,6 +76,16 @@ std::string id_safe(const std::string& s) {
     if (!(c == '-' && (squeezed.empty() || squeezed.back() == '-'))) squeezed += c;
   while (!squeezed.empty() && squeezed.back() == '-') squeezed.pop_back();
   return squeezed;
+}
+
+// A chart id short enough for a file name (every file system takes 255 bytes): long ids keep
+// their first 80 characters and a hash of the whole, so they stay distinct.
+std::string bounded_id(const std::string& id) {
+  if (id.size() <= 100) return id;
+  char hash[20];
+  std::snprintf(hash, sizeof hash, "-%016llx",
+                static_cast<unsigned long long>(std::hash<std::string>{}(id)));  // stable within a build
+  return id.substr(0, 80) + hash;
 }
 
 bool is_ok_point(const Json& r) {
@@ -203,7 +214,7 @@ void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gp
     const Json& p = (*r)["params"];
     const std::string title = group_title(p);
     auto& g = groups[title];
-    g.title = title, g.op = text_of(p["op"]), g.id = id_safe(title);
+    g.title = title, g.op = text_of(p["op"]), g.id = bounded_id(id_safe(title));
     auto& c = g.curves[name_of(*r)];
     c.variant = r->value("variant", ""), c.extra = params_text(p, extra_keys), c.workers = workers_of(*r);
     c.by_size[(*r)["point"]["size"].get<double>()].push_back(r);
@@ -360,7 +371,7 @@ void add_transport_ratios(Section& sec, const Json& exp_records) {
       const auto ratios = variant_ratios(exp_records, nv, pc, "busbw");
       if (ratios.empty()) continue;
       Chart chart;
-      chart.id = sec.id + "-ratio-" + id_safe(nv + "-" + pc);
+      chart.id = bounded_id(sec.id + "-ratio-" + id_safe(nv + "-" + pc));
       chart.title = sec.title + ": busbw " + nv + " / " + pc + " by message size";
       chart.x_label = "message size", chart.y_label = "busbw ratio";
       chart.log_x = true, chart.x_bytes = true;
@@ -409,6 +420,8 @@ void add_transport_ratios(Section& sec, const Json& exp_records) {
 // Throughput scaling (images/s, samples/s, TFLOP/s ...: higher-is-better figures that are not a
 // bandwidth): speedup and efficiency against the smallest worker count, the ideal line, and the
 // throughput model's continuation.
+constexpr std::size_t kMaxScalingCharts = 24;
+
 bool is_throughput(const Json& r) {
   const std::string unit = r.value("unit", "");
   return r.value("better", "") == "higher" && unit.size() > 2 && unit.substr(unit.size() - 2) == "/s" &&
@@ -447,8 +460,14 @@ bool per_worker(const Json& r) {
 
 void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, bool gpus, const ReportOptions& opt) {
   std::vector<const Json*> tp;
-  for (const Json* r : recs)
-    if (is_throughput(*r)) tp.push_back(r);
+  for (const Json* r : recs) {
+    if (!is_throughput(*r)) continue;
+    // The compute workloads (gemm, conv, rnn) report each GPU and, with several, the total: the
+    // total is the run's figure, and a one-GPU run's GPU 0 is its total.
+    const Json point = r->value("point", Json::object());
+    if (point.contains("gpu") && point["gpu"].is_number() && workers_of(*r) > 1) continue;
+    tp.push_back(r);
+  }
   if (tp.empty()) return;
   const auto extra_keys = varying_params(tp, {"batch_size", "batch", "global_batch"});
   // chart: workload metric · extra params; inside it variant -> workers -> records.
@@ -456,11 +475,16 @@ void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, 
   std::map<std::string, std::string> unit_of;
   std::map<std::string, bool> per_gpu;
   for (const Json* r : tp) {
-    std::string key = (*r)["workload"].get<std::string>() + " " + (*r)["metric"].get<std::string>();
+    std::string metric = (*r)["metric"].get<std::string>();
+    if (metric == "throughput_total") metric = "throughput";
+    std::string key = (*r)["workload"].get<std::string>() + " " + metric;
     const std::string extra = params_text((*r)["params"], extra_keys);
     if (!extra.empty()) key += " · " + extra;
-    if ((*r).contains("point") && !(*r)["point"].empty() && !(*r)["point"].contains("size"))
-      key += " · " + (*r)["point"].dump();
+    if ((*r).contains("point") && !(*r)["point"].empty() && !(*r)["point"].contains("size")) {
+      Json point = (*r)["point"];
+      point.erase("gpu"), point.erase("gpus");
+      key += " · " + point.dump();
+    }
     groups[key][r->value("variant", "default")][workers_of(*r)].push_back(r);
     unit_of[key] = (*r)["unit"].get<std::string>();
     per_gpu[key] = per_worker(*r);
@@ -492,6 +516,10 @@ void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, 
     m.columns.push_back("eff. % @" + std::to_string(n));
     m.numeric.push_back(true);
   }
+  // A chart per point is readable for a handful of points (a training run's images/s); a
+  // compute sweep has hundreds (every layer, pass and precision): those get the tables only.
+  const bool draw = groups.size() <= kMaxScalingCharts;
+  if (!draw) t.note += "; " + std::to_string(groups.size()) + " points: tables only, no charts";
   for (auto& [key, variants] : groups) {
     const bool pg = per_gpu[key];
     // The smallest count of any variant, and its figure: the base of every variant's speedup.
@@ -502,7 +530,7 @@ void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, 
     const Pooled base_p = pool(variants[base_variant][w0]);
     const double base_total = base_p.median * (pg ? w0 : 1);
     Chart c;
-    c.id = sec.id + "-throughput-" + id_safe(key);
+    c.id = bounded_id(sec.id + "-throughput-" + id_safe(key));
     c.title = sec.title + ": " + key + " by " + one + " count";
     c.x_label = axis, c.y_label = key.substr(0, key.find(" · ")) + " (" + unit_of[key] + ")";
     c.log_x = true, c.log_y = !pg;
@@ -554,7 +582,7 @@ void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, 
       ideal.points.push_back({double(n), v, v, v});
     }
     c.series.push_back(ideal);
-    sec.charts.push_back(c);
+    if (draw) sec.charts.push_back(c);
   }
   sec.tables.push_back(t);
   if (!m.rows.empty()) sec.tables.push_back(m);
