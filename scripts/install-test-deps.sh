@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What the tests need beyond the build (Debian 12 packages): a real Prometheus for the dashboard
-# test and headless Chromium for the report-page test.
+# test, headless Chromium for the report-page test, and clang with its libFuzzer and sanitizer
+# runtimes for scripts/fuzz.sh.
 set -euo pipefail
-packages=(chromium prometheus)
+packages=(chromium prometheus clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
