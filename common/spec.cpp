@@ -545,9 +545,10 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
     for (const auto& axis : ex.matrix) runs *= static_cast<double>(axis.values.size());
     if (!ex.zip.empty()) runs *= static_cast<double>(ex.zip.front().values.size());
     if (runs > kMaxRuns)
-      p.issue(root, "", "expands into up to " + std::to_string(static_cast<long long>(std::min(runs, 1e18))) +
-                            " runs (placements x sweep points x rounds x variants); at most " +
-                            std::to_string(kMaxRuns) + " are allowed");
+      p.issue(root, "",
+              "expands into up to " + std::to_string(static_cast<long long>(std::min(runs, 1e18))) +
+                  " runs (placements x sweep points x rounds x variants); at most " + std::to_string(kMaxRuns) +
+                  " are allowed");
   }
   if (!p.ok()) throw SpecError(p.take());
   return ex;
