@@ -1,5 +1,7 @@
 #include "agent/outbox.hpp"
 
+#include <vector>
+
 #include "common/error.hpp"
 #include "common/log.hpp"
 
@@ -35,27 +37,55 @@ bool Outbox::drain(std::chrono::milliseconds timeout) {
   return cv_.wait_for(lock, timeout, [&] { return queue_.empty(); });
 }
 
+namespace {
+// Consecutive record posts of one run and attempt go out as one request of up to this many
+// records: at thousands of records a second, a request per record would cost the coordinator
+// more than storing them.
+constexpr std::size_t kMaxBatchRecords = 500;
+bool is_records_path(const std::string& path) {
+  return path.size() > 8 && path.compare(path.size() - 8, 8, "/records") == 0;
+}
+}  // namespace
+
 void Outbox::loop() {
   std::chrono::milliseconds backoff(100);
   bool warned = false;
+  std::size_t unbatched = 0;  // entries to send one by one: a rejected batch is retried so
   for (;;) {
-    std::pair<std::string, Json> item;
+    std::string path;
+    Json body;
+    std::size_t taken = 1;  // queue entries this request carries
     {
       std::unique_lock lock(mutex_);
       cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping with nothing left
-      item = queue_.front();
+      path = queue_.front().first;
+      body = queue_.front().second;
+      if (unbatched > 0) {
+        --unbatched;
+      } else if (is_records_path(path) && body.contains("records") && body["records"].is_array()) {
+        while (taken < queue_.size() && body["records"].size() < kMaxBatchRecords) {
+          const auto& [next_path, next] = queue_[taken];
+          if (next_path != path || next.value("attempt", -1) != body.value("attempt", -1) ||
+              !next.contains("records") || !next["records"].is_array())
+            break;
+          for (const auto& r : next["records"]) body["records"].push_back(r);
+          ++taken;
+        }
+      }
     }
     bool done = false;
     try {
-      HttpResponse r = client_.request("POST", item.first, item.second.dump());
+      HttpResponse r = client_.request("POST", path, body.dump());
       if (r.status >= 200 && r.status < 300) {
         done = true;
-        on_delivered_(item.first, item.second);
+      } else if (r.status >= 400 && r.status < 500 && taken > 1) {
+        // One bad record fails the batch: resend its entries singly, so only that one is lost.
+        unbatched = taken;
+        continue;
       } else if (r.status >= 400 && r.status < 500) {
-        log::error("coordinator rejected " + item.first + " (HTTP " + std::to_string(r.status) + "): " + r.body);
-        done = true;
-        on_delivered_(item.first, item.second);  // settled either way: resending cannot change it
+        log::error("coordinator rejected " + path + " (HTTP " + std::to_string(r.status) + "): " + r.body);
+        done = true;  // settled either way: resending cannot change it
       } else {
         throw Error("HTTP " + std::to_string(r.status) + ": " + r.body);
       }
@@ -63,9 +93,17 @@ void Outbox::loop() {
       if (!warned) log::warn(std::string("cannot deliver to the coordinator, will retry: ") + e.what());
       warned = true;
     }
+    if (done) {
+      std::vector<std::pair<std::string, Json>> delivered;
+      {
+        std::lock_guard lock(mutex_);
+        for (std::size_t i = 0; i < taken; ++i) delivered.push_back(queue_[i]);
+      }
+      for (const auto& [p, b] : delivered) on_delivered_(p, b);
+    }
     std::unique_lock lock(mutex_);
     if (done) {
-      queue_.pop_front();
+      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(taken));
       backoff = std::chrono::milliseconds(100);
       if (warned) log::info("coordinator reachable again; delivering");
       warned = false;

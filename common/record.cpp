@@ -51,6 +51,18 @@ std::string validate_record(const Json& r) {
   for (const char* key : {"experiment", "workload", "metric", "unit", "status"})
     if (!r.contains(key) || !r[key].is_string()) return std::string("missing string '") + key + "'";
   if (!r.contains("run_id") || !r["run_id"].is_number_integer()) return "missing integer 'run_id'";
+  // Optional fields that the coordinator reads (references, /metrics labels) must have their type.
+  for (const char* key : {"params", "placement", "point", "env_overrides", "stats", "environment"})
+    if (r.contains(key) && !r[key].is_object()) return std::string("'") + key + "' must be an object";
+  for (const char* key : {"variant", "transport", "better", "reason", "time"})
+    if (r.contains(key) && !r[key].is_string()) return std::string("'") + key + "' must be a string";
+  if (r.contains("round") && !r["round"].is_number_integer()) return "'round' must be an integer";
+  if (r.contains("value") && !r["value"].is_number() && !r["value"].is_null())
+    return "'value' must be a number or null";
+  if (r.contains("placement"))
+    for (const char* key : {"nodes", "ranks", "ranks_per_node", "gpus"})
+      if (r["placement"].contains(key) && !r["placement"][key].is_number_integer())
+        return std::string("'placement.") + key + "' must be an integer";
   const std::string status = r["status"];
   if (status != "ok" && status != "failed" && status != "timeout" && status != "skipped" && status != "cancelled")
     return "status '" + status + "' is not one of ok, failed, timeout, skipped, cancelled";

@@ -549,6 +549,21 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
     if (v.command)
       check_placeholders(p, root["variants"][v.name]["command"], "variants." + v.name + ".command", *v.command, names);
 
+  constexpr int kMaxRuns = 100000;  // docs/experiments.md#validation-errors
+  // An upper bound of the runs it expands into (every placement, point, round and variant), so
+  // that a typo such as "rounds: 1000000" is refused here instead of filling the coordinator.
+  if (p.ok()) {
+    double runs = static_cast<double>(ex.placement.nodes.size()) *
+                  static_cast<double>(std::max(ex.placement.gpus_per_node.size(), ex.placement.ranks_per_node.size())) *
+                  std::max<double>(1, static_cast<double>(ex.variants.size())) * ex.rounds;
+    for (const auto& axis : ex.matrix) runs *= static_cast<double>(axis.values.size());
+    if (!ex.zip.empty()) runs *= static_cast<double>(ex.zip.front().values.size());
+    if (runs > kMaxRuns)
+      p.issue(root, "",
+              "expands into up to " + std::to_string(static_cast<long long>(std::min(runs, 1e18))) +
+                  " runs (placements x sweep points x rounds x variants); at most " + std::to_string(kMaxRuns) +
+                  " are allowed");
+  }
   if (!p.ok()) throw SpecError(p.take());
   return ex;
 }

@@ -2,9 +2,12 @@
 
 #include <charconv>
 #include <regex>
+#include <string_view>
 
 #include "common/log.hpp"
 #include "common/version.hpp"
+#include "coordinator/record_batch.hpp"
+#include "coordinator/request_checks.hpp"
 
 namespace scalebench {
 
@@ -18,8 +21,11 @@ HttpResponseMsg respond(int status, const std::string& body, const std::string& 
   res.body() = body;
   return res;
 }
-HttpResponseMsg respond(const ApiResult& r) { return respond(r.status, r.body.dump()); }
-HttpResponseMsg bad(int status, const std::string& msg) { return respond(status, Json{{"error", msg}}.dump()); }
+// Answers quote what clients sent (paths, names), which need not be UTF-8: such bytes are
+// replaced rather than failing the answer.
+std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+HttpResponseMsg respond(const ApiResult& r) { return respond(r.status, dump(r.body)); }
+HttpResponseMsg bad(int status, const std::string& msg) { return respond(status, dump(Json{{"error", msg}})); }
 
 std::string query_param(const std::string& query, const std::string& key) {
   std::size_t pos = 0;
@@ -33,6 +39,32 @@ std::string query_param(const std::string& query, const std::string& key) {
   }
   return "";
 }
+
+// Whether arrays and objects in `text` nest at most `limit` deep (brackets inside strings do not
+// count). Checked before parsing: serialising a record is recursive, and a body of a few MiB of
+// "[" would otherwise exhaust a server thread's stack.
+bool json_depth_within(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char ch : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (ch == '\\')
+        escaped = true;
+      else if (ch == '"')
+        in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > limit) return false;
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
+constexpr int kMaxJsonDepth = 64;
 
 std::optional<long long> to_int(const std::string& s) {
   long long v = 0;
@@ -69,13 +101,18 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessT
     return res;
   }
 
+  std::string body_problem;
   auto json_body = [&](Json& out) -> bool {
-    try {
-      out = req.body().empty() ? Json::object() : Json::parse(req.body());
-      return out.is_object();
-    } catch (const std::exception&) {
+    if (!json_depth_within(req.body(), kMaxJsonDepth)) {
+      body_problem = "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
       return false;
     }
+    out = req.body().empty() ? Json::object() : Json::parse(req.body(), nullptr, /*allow_exceptions=*/false);
+    if (out.is_discarded())
+      body_problem = "body is not valid JSON";
+    else if (!out.is_object())
+      body_problem = "body is not a JSON object";
+    return body_problem.empty();
   };
 
   try {
@@ -86,6 +123,11 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessT
       if (post) {
         std::string source = std::string(req["X-Scalebench-Source"]);
         if (source.empty()) source = "<submitted>";
+        try {  // stored and sent back as JSON strings: UTF-8 only
+          (void)Json::array({req.body(), source}).dump();
+        } catch (const Json::type_error&) {
+          return bad(400, "the experiment file and X-Scalebench-Source must be UTF-8 text");
+        }
         return respond(c.submit(req.body(), source));
       }
     }
@@ -102,17 +144,27 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessT
     if (path == "/api/v1/agents" && get) return respond(c.list_agents());
     Json body;
     if (post && path == "/api/v1/agents/register") {
-      if (!json_body(body)) return bad(400, "body is not a JSON object");
+      if (!json_body(body)) return bad(400, body_problem);
+      if (auto problem = check_register_body(body); !problem.empty()) return bad(400, problem);
       return respond(c.register_agent(body));
     }
     if (post && std::regex_match(path, m, agent_re)) {
-      if (!json_body(body)) return bad(400, "body is not a JSON object");
+      if (!json_body(body)) return bad(400, body_problem);
+      if (auto problem = check_heartbeat_body(body); !problem.empty()) return bad(400, problem);
       return respond(c.heartbeat(m[1], body));
     }
     if (post && std::regex_match(path, m, run_re)) {
-      if (!json_body(body)) return bad(400, "body is not a JSON object");
-      long long id = std::stoll(m[1]);
-      return respond(m[2] == "records" ? c.add_records(id, body) : c.finish_run(id, body));
+      const long long id = std::stoll(m[1]);
+      if (m[2] == "records") {
+        // Read in one pass without a JSON tree per record: the hot path of a busy cluster.
+        RecordBatch batch;
+        if (auto problem = read_record_batch(req.body(), batch, kMaxJsonDepth); !problem.empty())
+          return bad(400, problem);
+        return respond(c.add_records(id, batch));
+      }
+      if (!json_body(body)) return bad(400, body_problem);
+      if (auto problem = check_finish_body(body); !problem.empty()) return bad(400, problem);
+      return respond(c.finish_run(id, body));
     }
     return bad(404, "no route " + std::string(req.method_string()) + " " + path);
   } catch (const std::exception& e) {

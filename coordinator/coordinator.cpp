@@ -70,9 +70,8 @@ const Experiment* Coordinator::experiment_spec(long long experiment_id) {
 }
 
 void Coordinator::refresh_gauges() {
-  int alive = 0, lost = 0;
-  for (const auto& a : store_.agents()) (a.state == "alive" ? alive : lost) += a.state != "gone";
-  metrics_.set_agents(alive, lost);
+  auto agents = store_.agent_counts();
+  metrics_.set_agents(agents["alive"], agents["lost"]);
   metrics_.set_runs(store_.count_runs("queued"), store_.count_runs("running") + store_.count_runs("cancelling"));
 }
 
@@ -253,7 +252,8 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   agent->last_seen = now();
   bool was_lost = agent->state != "alive";
   agent->state = "alive";
-  store_.upsert_agent(*agent);
+  store_.touch_agent(agent_id, agent->state, agent->last_seen);
+  bool changed = was_lost;  // the gauges are refreshed only when a count moved
 
   std::set<long long> active;
   if (body.contains("active") && body["active"].is_array())
@@ -266,6 +266,7 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
     if (!active.count(r.id)) {
       // The agent does not know this run (it restarted): it will never report it.
       lose_run(r, "agent " + agent_id + " restarted while the run was in flight");
+      changed = true;
       continue;
     }
     held.insert(r.id);
@@ -288,7 +289,10 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
     busy.whole.insert(draining_.begin(), draining_.end());
     Schedule plan = schedule(store_.runs(std::nullopt, "queued"), agents, busy, agent_id);
     for (const auto& [id, why] : plan.fail)
-      if (auto r = store_.run(id)) end_run(*r, "failed", why, true);
+      if (auto r = store_.run(id)) {
+        end_run(*r, "failed", why, true);
+        changed = true;
+      }
     for (const auto& [id, hosts] : plan.start) {
       auto run = store_.run(id);
       if (!run) continue;
@@ -300,6 +304,7 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
       run->hosts = to_json(hosts);
       store_.update_run(*run);
       assign.push_back({{"run_id", run->id}, {"attempt", run->attempt}, {"spec", run->spec}, {"hosts", run->hosts}});
+      changed = true;
       std::string where;
       for (const auto& h : hosts) where += (where.empty() ? "" : ", ") + h.agent;
       log::info("run " + std::to_string(run->id) + " attempt " + std::to_string(run->attempt) + " -> " + where);
@@ -307,7 +312,7 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   }
   tx.commit();
   if (was_lost) log::info("agent " + agent_id + " is back");
-  refresh_gauges();
+  if (changed) refresh_gauges();
   return {200, Json{{"runs", assign}, {"cancel", cancel}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
 }
 
@@ -326,41 +331,61 @@ void Coordinator::lose_run(Store::Run& run, const std::string& why) {
   }
 }
 
-ApiResult Coordinator::add_records(long long run_id, const Json& body) {
-  std::lock_guard lock(mutex_);
-  auto run = store_.run(run_id);
-  if (!run) return error(404, "no run " + std::to_string(run_id));
-  if (!body.contains("records") || !body["records"].is_array()) return error(400, "body needs 'records' (an array)");
-  int attempt = body.value("attempt", 0);
-  if (attempt != run->attempt)
-    return error(409, "stale attempt " + std::to_string(attempt) + " of run " + std::to_string(run_id));
-  if (is_terminal(run->state))
-    return error(409, "run " + std::to_string(run_id) + " already ended as " + run->state +
-                          (run->reason.empty() ? "" : ": " + run->reason));
-  const Experiment* ex = experiment_spec(run->experiment_id);
-  int stored = 0;
-  for (const auto& item : body["records"]) {
-    if (!item.contains("seq") || !item["seq"].is_number_integer() || !item.contains("record"))
-      return error(400, "each entry needs integer 'seq' and 'record'");
-    Json rec = item["record"];
-    std::string problem = validate_record(rec);
+ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
+  // A batch is checked outside the lock and stored under it in one transaction, so that
+  // heartbeats and other calls wait for the inserts only. Records are stored as the text they
+  // came in (read_record_batch checked it is JSON), unless a reference adds its outcome.
+  const int attempt = batch.attempt;
+  for (const auto& item : batch.records) {
+    std::string problem = validate_record(item.fields);
     if (!problem.empty())
-      return error(400, "record " + item["seq"].dump() + " of run " + std::to_string(run_id) + ": " + problem);
-    if (rec["run_id"].get<long long>() != run_id) return error(400, "record names run " + rec["run_id"].dump());
-    if (ex) {
-      Json outcomes = Json::array();
-      for (const auto& ref : ex->references) {
-        Json o = evaluate_reference(ref, rec);
-        if (!o.is_null()) outcomes.push_back(o);
-      }
-      if (!outcomes.empty()) rec["references"] = outcomes;
-    }
-    if (store_.add_record(run_id, attempt, item["seq"].get<long long>(), rec)) {
-      metrics_.record_ingested(rec);
-      ++stored;
-    }
+      return error(400, "record " + std::to_string(item.seq) + " of run " + std::to_string(run_id) + ": " + problem);
+    if (item.fields["run_id"].get<long long>() != run_id)
+      return error(400, "record names run " + item.fields["run_id"].dump());
   }
-  return {200, Json{{"stored", stored}}};
+  // Why the run takes no records (empty when it does).
+  auto refused = [&](const std::optional<Store::Run>& run) -> std::optional<ApiResult> {
+    if (!run) return error(404, "no run " + std::to_string(run_id));
+    if (attempt != run->attempt)
+      return error(409, "stale attempt " + std::to_string(attempt) + " of run " + std::to_string(run_id));
+    if (is_terminal(run->state))
+      return error(409, "run " + std::to_string(run_id) + " already ended as " + run->state +
+                            (run->reason.empty() ? "" : ": " + run->reason));
+    return std::nullopt;
+  };
+  std::vector<Reference> references;
+  {
+    std::lock_guard lock(mutex_);
+    auto run = store_.run(run_id);
+    if (auto r = refused(run)) return *r;
+    if (const Experiment* ex = experiment_spec(run->experiment_id)) references = ex->references;
+  }
+  std::vector<std::string> rewritten(batch.records.size());  // records a reference applies to
+  for (std::size_t i = 0; i < batch.records.size() && !references.empty(); ++i) {
+    Json outcomes = Json::array();
+    for (const auto& ref : references) {
+      Json o = evaluate_reference(ref, batch.records[i].fields);
+      if (!o.is_null()) outcomes.push_back(o);
+    }
+    if (outcomes.empty()) continue;
+    Json full = Json::parse(batch.records[i].text);
+    full["references"] = outcomes;
+    rewritten[i] = full.dump();
+  }
+  std::vector<std::size_t> stored;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto r = refused(store_.run(run_id))) return *r;  // it may have ended meanwhile
+    Store::Transaction tx(store_);
+    for (std::size_t i = 0; i < batch.records.size(); ++i) {
+      const auto& item = batch.records[i];
+      const std::string_view text = rewritten[i].empty() ? item.text : std::string_view(rewritten[i]);
+      if (store_.add_record_text(run_id, attempt, item.seq, text)) stored.push_back(i);
+    }
+    tx.commit();
+  }
+  for (std::size_t i : stored) metrics_.record_ingested(batch.records[i].fields);
+  return {200, Json{{"stored", stored.size()}}};
 }
 
 ApiResult Coordinator::finish_run(long long run_id, const Json& body) {
@@ -407,22 +432,23 @@ ApiResult Coordinator::list_agents() {
 void Coordinator::check_liveness() {
   std::lock_guard lock(mutex_);
   const double t = now();
-  std::vector<Store::Agent> lost;
-  for (auto a : store_.agents()) {
-    if (auto it = heard_from_.find(a.id); it != heard_from_.end()) a.last_seen = std::max(a.last_seen, it->second);
-    if (a.state == "alive" && t - a.last_seen > options_.heartbeat_timeout_s) lost.push_back(a);
+  const double cutoff = t - options_.heartbeat_timeout_s;
+  std::vector<std::pair<std::string, double>> lost;
+  for (const auto& [id, last_seen] : store_.silent_agents(cutoff)) {
+    double seen = last_seen;  // a heartbeat the store could not record still counts
+    if (auto it = heard_from_.find(id); it != heard_from_.end()) seen = std::max(seen, it->second);
+    if (seen < cutoff) lost.emplace_back(id, seen);
   }
   if (lost.empty()) return;  // the usual case: no write, so a locked store does not stall the API
   Store::Transaction tx(store_);
-  for (auto& a : lost) {
-    a.state = "lost";
-    store_.upsert_agent(a);
+  for (const auto& [id, last_seen] : lost) {
+    store_.touch_agent(id, "lost", last_seen);
     std::string why =
-        "agent lost: no heartbeat from " + a.id + " for " + std::to_string(static_cast<int>(t - a.last_seen)) + " s";
+        "agent lost: no heartbeat from " + id + " for " + std::to_string(static_cast<int>(t - last_seen)) + " s";
     log::warn(why);
     for (auto& r : store_.runs_in_flight()) {
-      bool involved = r.agent_id == a.id;
-      for (const auto& h : hosts_from_json(r.hosts)) involved = involved || h.agent == a.id;
+      bool involved = r.agent_id == id;
+      for (const auto& h : hosts_from_json(r.hosts)) involved = involved || h.agent == id;
       if (involved) lose_run(r, why);  // a follower lost is the whole MPI job lost
     }
   }
@@ -431,9 +457,11 @@ void Coordinator::check_liveness() {
 }
 
 std::string Coordinator::metrics_text() {
-  std::lock_guard lock(mutex_);
-  refresh_progress();  // elapsed time moves between scrapes
-  return metrics_.text();
+  {
+    std::lock_guard lock(mutex_);
+    refresh_progress();  // elapsed time moves between scrapes
+  }
+  return metrics_.text();  // serialised without the lock: Metrics guards itself
 }
 
 }  // namespace scalebench

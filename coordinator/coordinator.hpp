@@ -9,6 +9,7 @@
 #include "common/json.hpp"
 #include "common/spec.hpp"
 #include "coordinator/metrics.hpp"
+#include "coordinator/record_batch.hpp"
 #include "coordinator/store.hpp"
 
 namespace scalebench {
@@ -38,7 +39,7 @@ class Coordinator {
 
   ApiResult register_agent(const Json& info);
   ApiResult heartbeat(const std::string& agent_id, const Json& body);
-  ApiResult add_records(long long run_id, const Json& body);
+  ApiResult add_records(long long run_id, const RecordBatch& batch);
   ApiResult finish_run(long long run_id, const Json& body);
   ApiResult list_agents();
 

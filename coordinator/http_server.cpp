@@ -105,7 +105,7 @@ template <class Stream>
 void HttpSession<Stream>::do_read() {
   parser_.emplace();
   parser_->body_limit(HttpServer::kBodyLimit);
-  parser_->header_limit(16 * 1024);
+  parser_->header_limit(HttpServer::kHeaderLimit);
   tcp().expires_after(std::chrono::seconds(HttpServer::kReadTimeoutS));
   http::async_read(stream_, buffer_, *parser_,
                    beast::bind_front_handler(&HttpSession::on_read, this->shared_from_this()));
@@ -118,11 +118,16 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
     return do_close();
   if (ec) {
     // Too large or malformed: say so once, then close.
-    auto res = std::make_shared<HttpResponseMsg>(
-        ec == http::error::body_limit ? http::status::payload_too_large : http::status::bad_request, 11);
+    const bool body_big = ec == http::error::body_limit, header_big = ec == http::error::header_limit;
+    auto res = std::make_shared<HttpResponseMsg>(body_big     ? http::status::payload_too_large
+                                                 : header_big ? http::status::request_header_fields_too_large
+                                                              : http::status::bad_request,
+                                                 11);
     res->set(http::field::content_type, "application/json");
     res->body() = "{\"error\":\"" +
-                  std::string(ec == http::error::body_limit ? "request body over 8 MiB" : "malformed HTTP request") +
+                  std::string(body_big     ? "request body over 8 MiB"
+                              : header_big ? "request headers over 16 KiB"
+                                           : "malformed HTTP request") +
                   "\"}";
     res->keep_alive(false);
     res->prepare_payload();

@@ -19,6 +19,7 @@ using HttpHandler = std::function<HttpResponseMsg(const HttpRequest&)>;
 class HttpServer : public std::enable_shared_from_this<HttpServer> {
  public:
   static constexpr std::size_t kBodyLimit = 8u << 20;
+  static constexpr std::uint32_t kHeaderLimit = 16 * 1024;
   static constexpr int kReadTimeoutS = 30;
 
   HttpServer(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint, HttpHandler handler,

@@ -55,11 +55,13 @@ Metrics::Metrics()
 }
 
 void Metrics::set_agents(int alive, int lost) {
+  std::lock_guard lock(mutex_);
   agents_.Add({{"state", "alive"}}).Set(alive);
   agents_.Add({{"state", "lost"}}).Set(lost);
 }
 
 void Metrics::set_runs(int queued, int running) {
+  std::lock_guard lock(mutex_);
   runs_.Add({{"state", "queued"}}).Set(queued);
   runs_.Add({{"state", "running"}}).Set(running);
 }
@@ -77,6 +79,7 @@ std::optional<double> Metrics::remaining_seconds(int total, int done, double ela
 }
 
 void Metrics::set_progress(const std::vector<ExperimentProgress>& experiments) {
+  std::lock_guard lock(mutex_);
   for (const Series& s : progress_series_) s.family->Remove(s.gauge);
   progress_series_.clear();
   auto set = [&](prometheus::Family<prometheus::Gauge>& family, const std::map<std::string, std::string>& labels,
@@ -101,9 +104,13 @@ void Metrics::set_progress(const std::vector<ExperimentProgress>& experiments) {
   }
 }
 
-void Metrics::run_finished(const std::string& status) { runs_finished_.Add({{"status", status}}).Increment(); }
+void Metrics::run_finished(const std::string& status) {
+  std::lock_guard lock(mutex_);
+  runs_finished_.Add({{"status", status}}).Increment();
+}
 
 void Metrics::experiment_submitted(const std::string& name) {
+  std::lock_guard lock(mutex_);
   experiments_total_.Increment();
   forget_experiment(name);  // a new run of the same name replaces the old series
 }
@@ -140,6 +147,7 @@ void Metrics::forget_experiment(const std::string& name) {
 }
 
 void Metrics::record_ingested(const Json& r) {
+  std::lock_guard lock(mutex_);
   records_total_.Increment();
   if (r.value("status", "") != "ok" || !r.contains("value") || !r["value"].is_number()) return;
   const std::string experiment = r.value("experiment", "");
@@ -184,6 +192,9 @@ void Metrics::record_ingested(const Json& r) {
   keep(placement_ranks_, placement_labels, placement.value("ranks", 0));
 }
 
-std::string Metrics::text() const { return prometheus::TextSerializer().Serialize(registry_->Collect()); }
+std::string Metrics::text() const {
+  std::lock_guard lock(mutex_);
+  return prometheus::TextSerializer().Serialize(registry_->Collect());
+}
 
 }  // namespace scalebench

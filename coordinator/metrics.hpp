@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,7 +18,8 @@ namespace scalebench {
 
 // The coordinator's /metrics: service counters plus the latest result of every measured point as
 // gauges. Result series are kept for the newest kMaxExperiments experiment names only, and a
-// re-run of a name replaces its series, so the label sets cannot grow without bound.
+// re-run of a name replaces its series, so the label sets cannot grow without bound. Thread-safe:
+// the coordinator updates it after storing, outside its own lock.
 class Metrics {
  public:
   static constexpr std::size_t kMaxExperiments = 32;
@@ -52,6 +54,7 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>& result_family(const std::string& name, const std::string& help);
   void forget_experiment(const std::string& name);
 
+  mutable std::mutex mutex_;
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Gauge>& agents_;
   prometheus::Family<prometheus::Gauge>& runs_;

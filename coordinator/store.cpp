@@ -2,9 +2,34 @@
 
 #include <sqlite3.h>
 
+#include <unordered_map>
+
 #include "common/error.hpp"
 
 namespace scalebench {
+
+// Prepared statements, compiled once per SQL text and kept for the store's life: the hot
+// paths (a heartbeat, a batch of records) then pay no SQL parsing.
+class StatementCache {
+ public:
+  explicit StatementCache(sqlite3* db) : db_(db) {}
+  ~StatementCache() {
+    for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
+  }
+  sqlite3* db() const { return db_; }
+  sqlite3_stmt* get(const char* sql) {
+    auto it = cache_.find(sql);
+    if (it != cache_.end()) return it->second;
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr) != SQLITE_OK) return nullptr;
+    cache_.emplace(sql, stmt);
+    return stmt;
+  }
+
+ private:
+  sqlite3* db_;
+  std::unordered_map<std::string, sqlite3_stmt*> cache_;
+};
 
 namespace {
 // SQLite's message, and for a failed write what usually lies behind it.
@@ -16,20 +41,26 @@ std::string describe(sqlite3* db) {
   return msg;
 }
 
-// A prepared statement that finalizes itself; every sqlite3 error names the store's path.
+// One use of a cached prepared statement, reset when it goes out of scope; every sqlite3 error
+// names the store's path.
 class Statement {
  public:
-  Statement(sqlite3* db, const std::string& path, const char* sql) : db_(db), path_(path) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) fail("prepare");
+  Statement(StatementCache& cache, const std::string& path, const char* sql) : db_(cache.db()), path_(path) {
+    stmt_ = cache.get(sql);
+    if (!stmt_) fail("prepare");
   }
-  ~Statement() { sqlite3_finalize(stmt_); }
+  ~Statement() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
 
   Statement& bind(int i, long long v) { return check(sqlite3_bind_int64(stmt_, i, v)); }
   Statement& bind(int i, int v) { return check(sqlite3_bind_int64(stmt_, i, v)); }
   Statement& bind(int i, double v) { return check(sqlite3_bind_double(stmt_, i, v)); }
-  Statement& bind(int i, const std::string& v) {
+  Statement& bind(int i, const std::string& v) { return bind(i, std::string_view(v)); }
+  Statement& bind(int i, std::string_view v) {
     return check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
   }
   Statement& bind_null(int i) { return check(sqlite3_bind_null(stmt_, i)); }
@@ -70,6 +101,7 @@ CREATE TABLE IF NOT EXISTS runs(
   hosts_json TEXT DEFAULT '[]');
 CREATE INDEX IF NOT EXISTS runs_by_state ON runs(state);
 CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs(experiment_id);
+CREATE INDEX IF NOT EXISTS runs_by_agent ON runs(agent_id, state);
 CREATE TABLE IF NOT EXISTS records(
   id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), attempt INTEGER, seq INTEGER,
   json TEXT NOT NULL, UNIQUE(run_id, attempt, seq));
@@ -87,6 +119,7 @@ Store::Store(const std::string& path, bool read_only) : path_(path) {
     throw Error("store " + path + ": cannot open: " + msg);
   }
   sqlite3_busy_timeout(db_, 1000);
+  statements_ = std::make_unique<StatementCache>(db_);
   if (!read_only) {
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");  // WAL + NORMAL: a killed process loses nothing committed
@@ -97,7 +130,7 @@ Store::Store(const std::string& path, bool read_only) : path_(path) {
   // or, read-only, read as empty.
   bool has_hosts = false;
   {
-    Statement q(db_, path_, "SELECT name FROM pragma_table_info('runs')");
+    Statement q(*statements_, path_, "SELECT name FROM pragma_table_info('runs')");
     while (q.step()) has_hosts = has_hosts || q.text(0) == "hosts_json";
   }
   if (!has_hosts && !read_only) exec("ALTER TABLE runs ADD COLUMN hosts_json TEXT DEFAULT '[]'");
@@ -107,7 +140,10 @@ Store::Store(const std::string& path, bool read_only) : path_(path) {
                  (has_hosts || !read_only ? "hosts_json" : "'[]'") + " FROM runs";
 }
 
-Store::~Store() { sqlite3_close(db_); }
+Store::~Store() {
+  statements_.reset();  // finalized before the connection closes
+  sqlite3_close(db_);
+}
 
 void Store::exec(const std::string& sql) {
   char* err = nullptr;
@@ -135,13 +171,13 @@ void Store::Transaction::commit() {
 long long Store::add_experiment(const std::string& name, const std::string& source, const std::string& yaml,
                                 const std::vector<RunSpec>& runs, double now) {
   Transaction tx(*this);
-  Statement ins(db_, path_, "INSERT INTO experiments(name, source, spec_yaml, submitted_at) VALUES(?,?,?,?)");
+  Statement ins(*statements_, path_, "INSERT INTO experiments(name, source, spec_yaml, submitted_at) VALUES(?,?,?,?)");
   ins.bind(1, name).bind(2, source).bind(3, yaml).bind(4, now).step();
   long long id = sqlite3_last_insert_rowid(db_);
   for (const auto& r : runs) {
     std::string state = !r.skip_reason.empty() ? "skipped" : !r.fail_reason.empty() ? "failed" : "queued";
     std::string reason = !r.skip_reason.empty() ? r.skip_reason : r.fail_reason;
-    Statement one(db_, path_,
+    Statement one(*statements_, path_,
                   "INSERT INTO runs(experiment_id, idx, spec_json, state, reason, queued_at) VALUES(?,?,?,?,?,?)");
     one.bind(1, id).bind(2, r.index).bind(3, to_json(r).dump()).bind(4, state).bind(5, reason).bind(6, now).step();
   }
@@ -150,13 +186,13 @@ long long Store::add_experiment(const std::string& name, const std::string& sour
 }
 
 Json Store::experiment_summary(long long id) {
-  Statement q(db_, path_, "SELECT id, name, source, submitted_at FROM experiments WHERE id=?");
+  Statement q(*statements_, path_, "SELECT id, name, source, submitted_at FROM experiments WHERE id=?");
   q.bind(1, id);
   if (!q.step()) return nullptr;
   Json e{{"id", q.i64(0)}, {"name", q.text(1)}, {"source", q.text(2)}, {"submitted_at", q.real(3)}};
   Json counts = Json::object();
   int total = 0, open = 0;
-  Statement c(db_, path_, "SELECT state, COUNT(*) FROM runs WHERE experiment_id=? GROUP BY state");
+  Statement c(*statements_, path_, "SELECT state, COUNT(*) FROM runs WHERE experiment_id=? GROUP BY state");
   c.bind(1, id);
   while (c.step()) {
     std::string state = c.text(0);
@@ -176,7 +212,7 @@ Json Store::list_experiments() {
   Json out = Json::array();
   std::vector<long long> ids;
   {
-    Statement q(db_, path_, "SELECT id FROM experiments ORDER BY id");
+    Statement q(*statements_, path_, "SELECT id FROM experiments ORDER BY id");
     while (q.step()) ids.push_back(q.i64(0));
   }
   for (long long id : ids) out.push_back(experiment_summary(id));
@@ -186,18 +222,18 @@ Json Store::list_experiments() {
 std::optional<long long> Store::find_experiment(const std::string& id_or_name) {
   bool numeric = !id_or_name.empty() && id_or_name.find_first_not_of("0123456789") == std::string::npos;
   if (numeric) {
-    Statement q(db_, path_, "SELECT id FROM experiments WHERE id=?");
+    Statement q(*statements_, path_, "SELECT id FROM experiments WHERE id=?");
     q.bind(1, std::stoll(id_or_name));
     if (q.step()) return q.i64(0);
   }
-  Statement q(db_, path_, "SELECT id FROM experiments WHERE name=? ORDER BY id DESC LIMIT 1");
+  Statement q(*statements_, path_, "SELECT id FROM experiments WHERE name=? ORDER BY id DESC LIMIT 1");
   q.bind(1, id_or_name);
   if (q.step()) return q.i64(0);
   return std::nullopt;
 }
 
 std::optional<std::string> Store::experiment_yaml(long long id, std::string* source) {
-  Statement q(db_, path_, "SELECT spec_yaml, source FROM experiments WHERE id=?");
+  Statement q(*statements_, path_, "SELECT spec_yaml, source FROM experiments WHERE id=?");
   q.bind(1, id);
   if (!q.step()) return std::nullopt;
   if (source) *source = q.text(1);
@@ -228,7 +264,7 @@ Store::Run read_run(Statement& q) {
 std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std::optional<std::string> state) {
   std::string sql = run_columns_;
   sql += " WHERE (?1 IS NULL OR experiment_id=?1) AND (?2 IS NULL OR state=?2) ORDER BY id";
-  Statement q(db_, path_, sql.c_str());
+  Statement q(*statements_, path_, sql.c_str());
   if (experiment_id)
     q.bind(1, *experiment_id);
   else
@@ -246,7 +282,7 @@ std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std:
 
 std::vector<Store::Run> Store::runs_held_by(const std::string& agent_id) {
   std::string sql = run_columns_ + " WHERE agent_id=? AND state IN ('running', 'cancelling') ORDER BY id";
-  Statement q(db_, path_, sql.c_str());
+  Statement q(*statements_, path_, sql.c_str());
   q.bind(1, agent_id);
   std::vector<Run> out;
   while (q.step()) out.push_back(read_run(q));
@@ -255,14 +291,14 @@ std::vector<Store::Run> Store::runs_held_by(const std::string& agent_id) {
 
 std::vector<Store::Run> Store::runs_in_flight() {
   std::string sql = run_columns_ + " WHERE state IN ('running', 'cancelling') ORDER BY id";
-  Statement q(db_, path_, sql.c_str());
+  Statement q(*statements_, path_, sql.c_str());
   std::vector<Run> out;
   while (q.step()) out.push_back(read_run(q));
   return out;
 }
 
 int Store::count_runs(const std::string& state) {
-  Statement q(db_, path_, "SELECT COUNT(*) FROM runs WHERE state=?");
+  Statement q(*statements_, path_, "SELECT COUNT(*) FROM runs WHERE state=?");
   q.bind(1, state);
   q.step();
   return static_cast<int>(q.i64(0));
@@ -270,14 +306,14 @@ int Store::count_runs(const std::string& state) {
 
 std::optional<Store::Run> Store::run(long long id) {
   std::string sql = run_columns_ + " WHERE id=?";
-  Statement q(db_, path_, sql.c_str());
+  Statement q(*statements_, path_, sql.c_str());
   q.bind(1, id);
   if (!q.step()) return std::nullopt;
   return read_run(q);
 }
 
 void Store::update_run(const Run& r) {
-  Statement q(db_, path_,
+  Statement q(*statements_, path_,
               "UPDATE runs SET state=?, reason=?, agent_id=?, attempt=?, started_at=?, finished_at=?, hosts_json=? "
               "WHERE id=?");
   q.bind(1, r.state)
@@ -291,20 +327,24 @@ void Store::update_run(const Run& r) {
 }
 
 bool Store::add_record(long long run_id, int attempt, long long seq, const Json& record) {
-  Statement q(db_, path_, "INSERT OR IGNORE INTO records(run_id, attempt, seq, json) VALUES(?,?,?,?)");
-  q.bind(1, run_id).bind(2, attempt).bind(3, seq).bind(4, record.dump()).step();
+  return add_record_text(run_id, attempt, seq, record.dump());
+}
+
+bool Store::add_record_text(long long run_id, int attempt, long long seq, std::string_view record_json) {
+  Statement q(*statements_, path_, "INSERT OR IGNORE INTO records(run_id, attempt, seq, json) VALUES(?,?,?,?)");
+  q.bind(1, run_id).bind(2, attempt).bind(3, seq).bind(4, record_json).step();
   return sqlite3_changes(db_) > 0;
 }
 
 std::size_t Store::record_count(long long run_id) {
-  Statement q(db_, path_, "SELECT COUNT(*) FROM records WHERE run_id=?");
+  Statement q(*statements_, path_, "SELECT COUNT(*) FROM records WHERE run_id=?");
   q.bind(1, run_id);
   q.step();
   return static_cast<std::size_t>(q.i64(0));
 }
 
 Json Store::records(std::optional<long long> experiment_id, long long after_id, int limit) {
-  Statement q(db_, path_,
+  Statement q(*statements_, path_,
               "SELECT records.id, records.json FROM records JOIN runs ON runs.id = records.run_id "
               "WHERE records.id > ?1 AND (?2 IS NULL OR runs.experiment_id = ?2) ORDER BY records.id LIMIT ?3");
   q.bind(1, after_id);
@@ -323,7 +363,7 @@ Json Store::records(std::optional<long long> experiment_id, long long after_id, 
 }
 
 void Store::upsert_agent(const Agent& a) {
-  Statement q(db_, path_,
+  Statement q(*statements_, path_,
               "INSERT INTO agents(id, hostname, info_json, state, registered_at, last_seen) VALUES(?,?,?,?,?,?) "
               "ON CONFLICT(id) DO UPDATE SET hostname=excluded.hostname, info_json=excluded.info_json, "
               "state=excluded.state, registered_at=excluded.registered_at, last_seen=excluded.last_seen");
@@ -337,13 +377,36 @@ void Store::upsert_agent(const Agent& a) {
 }
 
 std::optional<Store::Agent> Store::agent(const std::string& id) {
-  for (auto& a : agents())
-    if (a.id == id) return a;
-  return std::nullopt;
+  Statement q(*statements_, path_,
+              "SELECT id, hostname, info_json, state, registered_at, last_seen FROM agents WHERE id=?");
+  q.bind(1, id);
+  if (!q.step()) return std::nullopt;
+  return Agent{q.text(0), q.text(1), Json::parse(q.text(2)), q.text(3), q.real(4), q.real(5)};
+}
+
+void Store::touch_agent(const std::string& id, const std::string& state, double last_seen) {
+  Statement q(*statements_, path_, "UPDATE agents SET state=?, last_seen=? WHERE id=?");
+  q.bind(1, state).bind(2, last_seen).bind(3, id).step();
+}
+
+std::map<std::string, int> Store::agent_counts() {
+  Statement q(*statements_, path_, "SELECT state, COUNT(*) FROM agents GROUP BY state");
+  std::map<std::string, int> out;
+  while (q.step()) out[q.text(0)] = static_cast<int>(q.i64(1));
+  return out;
+}
+
+std::vector<std::pair<std::string, double>> Store::silent_agents(double seen_before) {
+  Statement q(*statements_, path_, "SELECT id, last_seen FROM agents WHERE state='alive' AND last_seen<? ORDER BY id");
+  q.bind(1, seen_before);
+  std::vector<std::pair<std::string, double>> out;
+  while (q.step()) out.emplace_back(q.text(0), q.real(1));
+  return out;
 }
 
 std::vector<Store::Agent> Store::agents() {
-  Statement q(db_, path_, "SELECT id, hostname, info_json, state, registered_at, last_seen FROM agents ORDER BY id");
+  Statement q(*statements_, path_,
+              "SELECT id, hostname, info_json, state, registered_at, last_seen FROM agents ORDER BY id");
   std::vector<Agent> out;
   while (q.step()) out.push_back({q.text(0), q.text(1), Json::parse(q.text(2)), q.text(3), q.real(4), q.real(5)});
   return out;

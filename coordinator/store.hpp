@@ -1,6 +1,9 @@
 #pragma once
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/json.hpp"
@@ -9,6 +12,8 @@
 struct sqlite3;
 
 namespace scalebench {
+
+class StatementCache;
 
 // Everything the coordinator knows, in one SQLite file (WAL journal), so that a restart or a
 // crash loses nothing that was acknowledged. Not thread-safe: the coordinator serialises calls.
@@ -59,6 +64,8 @@ class Store {
 
   // False when (run, attempt, seq) was stored before: agents resend after a lost answer.
   bool add_record(long long run_id, int attempt, long long seq, const Json& record);
+  // The same with the record already serialised (the coordinator does that outside its lock).
+  bool add_record_text(long long run_id, int attempt, long long seq, std::string_view record_json);
   std::size_t record_count(long long run_id);
   // Records in insertion order after `after_id`, each with its "record_id".
   Json records(std::optional<long long> experiment_id, long long after_id, int limit);
@@ -66,6 +73,11 @@ class Store {
   void upsert_agent(const Agent& agent);
   std::optional<Agent> agent(const std::string& id);
   std::vector<Agent> agents();
+  // A heartbeat's change: state and time only, so that the agent's info is not rewritten.
+  void touch_agent(const std::string& id, const std::string& state, double last_seen);
+  std::map<std::string, int> agent_counts();  // by state
+  // Alive agents last seen before `seen_before`: id and last_seen.
+  std::vector<std::pair<std::string, double>> silent_agents(double seen_before);
 
   // Many changes as one (submit of a large experiment); rolls back if the scope throws.
   class Transaction {
@@ -82,6 +94,7 @@ class Store {
  private:
   void exec(const std::string& sql);
   sqlite3* db_ = nullptr;
+  std::unique_ptr<StatementCache> statements_;
   std::string path_;
   std::string run_columns_;  // SELECT ... FROM runs, as this store's schema has them
 };

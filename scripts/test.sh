@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up, build, and run every test (unit tests, then integration tests that start a real
-# coordinator, agents and mpirun on loopback).
+# coordinator, agents and mpirun on loopback), then a bounded fuzz run of the parsers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -8,3 +8,4 @@ scripts/install-test-deps.sh
 scripts/build.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ctest --test-dir build --output-on-failure --timeout 600
+scripts/fuzz.sh

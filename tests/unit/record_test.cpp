@@ -6,6 +6,8 @@
 #include <limits>
 #include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace scalebench {
 namespace {
@@ -118,6 +120,31 @@ TEST(ValidateRecord, OkRecordsNeedANumericValueAndStats) {
   r = busbw_record(100);
   r.erase("stats");
   EXPECT_NE(validate_record(r).find("stats"), std::string::npos);
+}
+
+// The coordinator reads these for references and /metrics labels: a wrong type is refused here,
+// naming the field, instead of failing later after the record was stored.
+TEST(ValidateRecord, OptionalFieldsMustHaveTheirType) {
+  const std::vector<std::pair<std::string, Json>> cases{
+      {"'placement' must be an object", "node1"},  // placement
+      {"'params' must be an object", Json::array()},
+      {"'point' must be an object", 1024},
+      {"'variant' must be a string", 3},
+      {"'round' must be an integer", "1"},
+  };
+  const char* fields[] = {"placement", "params", "point", "variant", "round"};
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    Json r = busbw_record(100);
+    r[fields[i]] = cases[i].second;
+    EXPECT_EQ(validate_record(r), cases[i].first) << fields[i];
+  }
+  Json r = busbw_record(100);
+  r["placement"]["gpus"] = "2";
+  EXPECT_EQ(validate_record(r), "'placement.gpus' must be an integer");
+  r = status_record(record_context(1, kRunSpec, kPlacement), "failed", "why");
+  EXPECT_EQ(validate_record(r), "");  // value null is fine
+  r["value"] = "n/a";
+  EXPECT_EQ(validate_record(r), "'value' must be a number or null");
 }
 
 TEST(EvaluateReference, PassesWithinTheTolerances) {

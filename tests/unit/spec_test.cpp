@@ -541,5 +541,14 @@ TEST(StudyFile, SeveralExperimentsSplitAtSeparatorsAndKeepTheirLines) {
   EXPECT_EQ(split_yaml_documents("name: a\ndescription: x --- y\nworkload: collective\n").size(), 1u);
 }
 
+// A typo in rounds or a huge sweep is refused at validation, before anything expands it.
+TEST(SpecErrors, TooManyRunsAreRefused) {
+  SpecError e = spec_error("name: big\nworkload: collective\nrounds: 200000\n");
+  ASSERT_EQ(e.issues().size(), 1u);
+  EXPECT_NE(e.issues()[0].message.find("expands into up to 200000 runs"), std::string::npos) << e.what();
+  EXPECT_NE(e.issues()[0].message.find("at most 100000"), std::string::npos);
+  const Experiment ok = parse_experiment("name: ok\nworkload: collective\nrounds: 1000\n", "ok.yaml");
+  EXPECT_EQ(ok.rounds, 1000);
+}
 }  // namespace
 }  // namespace scalebench

@@ -1,0 +1,391 @@
+#include "coordinator/record_batch.hpp"
+
+#include <charconv>
+#include <cstdint>
+
+#include "coordinator/request_checks.hpp"
+
+namespace scalebench {
+
+namespace {
+
+// A strict JSON reader over a string: skips values while checking them (RFC 8259: strings with
+// valid escapes and well-formed UTF-8, no control characters; numbers; literals; nesting at most
+// max_depth). It accepts exactly what nlohmann::json accepts, so that a record stored as the text
+// it came in always reads back.
+class Scanner {
+ public:
+  Scanner(std::string_view s, int max_depth) : s_(s), max_depth_(max_depth) {}
+
+  std::size_t pos() const { return pos_; }
+  bool too_deep() const { return too_deep_; }
+  void ws() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) ++pos_;
+  }
+  bool at_end() {
+    ws();
+    return pos_ == s_.size();
+  }
+  char peek() {
+    ws();
+    return pos_ < s_.size() ? s_[pos_] : '\0';
+  }
+  bool eat(char c) {
+    ws();
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  bool enter() {
+    if (++depth_ > max_depth_) too_deep_ = true;
+    return !too_deep_;
+  }
+  void leave() { --depth_; }
+
+  // One value of any kind; its text is s_[start, pos()).
+  bool value() {
+    ws();
+    if (pos_ >= s_.size()) return false;
+    switch (s_[pos_]) {
+      case '{': {
+        ++pos_;
+        if (!enter()) return false;
+        if (eat('}')) return leave(), true;
+        do {
+          ws();
+          if (!string(nullptr) || !eat(':') || !value()) return false;
+        } while (eat(','));
+        if (!eat('}')) return false;
+        leave();
+        return true;
+      }
+      case '[': {
+        ++pos_;
+        if (!enter()) return false;
+        if (eat(']')) return leave(), true;
+        do {
+          if (!value()) return false;
+        } while (eat(','));
+        if (!eat(']')) return false;
+        leave();
+        return true;
+      }
+      case '"':
+        return string(nullptr);
+      case 't':
+        return literal("true");
+      case 'f':
+        return literal("false");
+      case 'n':
+        return literal("null");
+      default:
+        return number();
+    }
+  }
+
+  // A string at pos(); its content decoded into `out` when given (keys).
+  bool string(std::string* out) {
+    if (pos_ >= s_.size() || s_[pos_] != '"') return false;
+    ++pos_;
+    while (pos_ < s_.size()) {
+      const auto c = static_cast<unsigned char>(s_[pos_]);
+      if (c == '"') {
+        ++pos_;
+        return true;
+      }
+      if (c < 0x20) return false;
+      if (c == '\\') {
+        if (!escape(out)) return false;
+        continue;
+      }
+      const std::size_t start = pos_;
+      if (c >= 0x80 && !utf8()) return false;
+      if (c < 0x80) ++pos_;
+      if (out) out->append(s_.substr(start, pos_ - start));
+    }
+    return false;
+  }
+
+ private:
+  bool literal(std::string_view word) {
+    if (s_.substr(pos_, word.size()) != word) return false;
+    pos_ += word.size();
+    return true;
+  }
+  bool digits() {
+    const std::size_t start = pos_;
+    while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') ++pos_;
+    return pos_ > start;
+  }
+  bool number() {
+    if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
+    if (pos_ >= s_.size()) return false;
+    if (s_[pos_] == '0')
+      ++pos_;
+    else if (!digits())
+      return false;
+    if (pos_ < s_.size() && s_[pos_] == '.') {
+      ++pos_;
+      if (!digits()) return false;
+    }
+    if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
+      ++pos_;
+      if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
+      if (!digits()) return false;
+    }
+    return true;
+  }
+  int hex4() {  // -1 when not 4 hex digits
+    if (pos_ + 4 > s_.size()) return -1;
+    int v = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char h = s_[pos_++];
+      v <<= 4;
+      if (h >= '0' && h <= '9')
+        v |= h - '0';
+      else if (h >= 'a' && h <= 'f')
+        v |= h - 'a' + 10;
+      else if (h >= 'A' && h <= 'F')
+        v |= h - 'A' + 10;
+      else
+        return -1;
+    }
+    return v;
+  }
+  bool escape(std::string* out) {
+    ++pos_;  // the backslash
+    if (pos_ >= s_.size()) return false;
+    const char e = s_[pos_++];
+    const char* simple = "\"\\/bfnrt";
+    const char* meaning = "\"\\/\b\f\n\r\t";
+    for (int i = 0; simple[i]; ++i)
+      if (e == simple[i]) {
+        if (out) out->push_back(meaning[i]);
+        return true;
+      }
+    if (e != 'u') return false;
+    long cp = hex4();
+    if (cp < 0) return false;
+    if (cp >= 0xDC00 && cp <= 0xDFFF) return false;  // a low surrogate alone
+    if (cp >= 0xD800 && cp <= 0xDBFF) {              // needs its low half
+      if (pos_ + 2 > s_.size() || s_[pos_] != '\\' || s_[pos_ + 1] != 'u') return false;
+      pos_ += 2;
+      const int low = hex4();
+      if (low < 0xDC00 || low > 0xDFFF) return false;
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    }
+    if (out) {
+      if (cp < 0x80) {
+        out->push_back(static_cast<char>(cp));
+      } else if (cp < 0x800) {
+        out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+        out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+      } else if (cp < 0x10000) {
+        out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+        out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+        out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+      } else {
+        out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+        out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+        out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+        out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+      }
+    }
+    return true;
+  }
+  // One well-formed multi-byte UTF-8 sequence (no overlong forms, surrogates or > U+10FFFF).
+  bool utf8() {
+    const auto b0 = static_cast<unsigned char>(s_[pos_]);
+    unsigned char lo = 0x80, hi = 0xBF;
+    int more = 0;
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      more = 1;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      more = 2;
+      if (b0 == 0xE0) lo = 0xA0;
+      if (b0 == 0xED) hi = 0x9F;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      more = 3;
+      if (b0 == 0xF0) lo = 0x90;
+      if (b0 == 0xF4) hi = 0x8F;
+    } else {
+      return false;
+    }
+    if (pos_ + 1 + static_cast<std::size_t>(more) > s_.size()) return false;
+    for (int i = 1; i <= more; ++i) {
+      const auto b = static_cast<unsigned char>(s_[pos_ + static_cast<std::size_t>(i)]);
+      if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xBF)) return false;
+    }
+    pos_ += 1 + static_cast<std::size_t>(more);
+    return true;
+  }
+
+  std::string_view s_;
+  std::size_t pos_ = 0;
+  int depth_ = 0;
+  int max_depth_;
+  bool too_deep_ = false;
+};
+
+// The text of the value the scanner is at, checked; nullopt-like false when invalid.
+bool take_value(Scanner& sc, std::string_view body, std::string_view& text) {
+  sc.ws();
+  const std::size_t start = sc.pos();
+  if (!sc.value()) return false;
+  text = body.substr(start, sc.pos() - start);
+  return true;
+}
+
+// One value the scanner checked. Plain strings, integers and literals are decoded here, as
+// nlohmann::json would decode them (a non-negative integer is unsigned); the rest by nlohmann.
+bool parse_small(std::string_view text, Json& out) {
+  if (text.size() >= 2 && text.front() == '"' && text.find('\\') == std::string_view::npos) {
+    out = std::string(text.substr(1, text.size() - 2));
+    return true;
+  }
+  if (text == "true" || text == "false") {
+    out = text == "true";
+    return true;
+  }
+  if (text == "null") {
+    out = nullptr;
+    return true;
+  }
+  if (!text.empty() && (text.front() == '-' || (text.front() >= '0' && text.front() <= '9')) &&
+      text.find_first_of(".eE") == std::string_view::npos) {
+    const char* end = text.data() + text.size();
+    if (text.front() == '-') {
+      std::int64_t v = 0;
+      if (auto [p, ec] = std::from_chars(text.data(), end, v); ec == std::errc() && p == end) {
+        out = v;
+        return true;
+      }
+    } else {
+      std::uint64_t v = 0;
+      if (auto [p, ec] = std::from_chars(text.data(), end, v); ec == std::errc() && p == end) {
+        out = v;
+        return true;
+      }
+    }
+  }
+  out = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return !out.is_discarded();
+}
+}  // namespace
+
+bool record_field_is_bulky(std::string_view key) {
+  return key == "stats" || key == "environment" || key == "correctness" || key == "link";
+}
+
+std::string read_record_batch(std::string_view body, RecordBatch& out, int max_depth) {
+  out = RecordBatch{};
+  Scanner sc(body, max_depth);
+  const std::string invalid = "body is not valid JSON";
+  auto failed = [&]() -> std::string {
+    return sc.too_deep() ? "JSON nested deeper than " + std::to_string(max_depth) + " levels" : invalid;
+  };
+  Json skeleton = Json::object();  // the envelope, each record as {}: what check_records_body reads
+  if (!sc.at_end()) {
+    if (sc.peek() != '{') {
+      std::string_view text;
+      return take_value(sc, body, text) && sc.at_end() ? "body is not a JSON object" : failed();
+    }
+    sc.eat('{');
+    sc.enter();
+    if (!sc.eat('}')) {
+      do {
+        sc.ws();
+        std::string key;
+        if (!sc.string(&key) || !sc.eat(':')) return failed();
+        if (key == "records" && sc.peek() == '[') {
+          out.records.clear();
+          Json entries = Json::array();
+          sc.eat('[');
+          if (!sc.enter()) return failed();
+          if (!sc.eat(']')) {
+            do {
+              if (sc.peek() != '{') {
+                std::string_view text;
+                Json v;
+                if (!take_value(sc, body, text) || !parse_small(text, v)) return failed();
+                entries.push_back(std::move(v));
+                continue;
+              }
+              sc.eat('{');
+              if (!sc.enter()) return failed();
+              Json entry = Json::object();
+              RawRecord raw;
+              bool has_record = false;
+              if (!sc.eat('}')) {
+                do {
+                  sc.ws();
+                  std::string ekey;
+                  if (!sc.string(&ekey) || !sc.eat(':')) return failed();
+                  if (ekey == "record" && sc.peek() == '{') {
+                    // The record: its text as a whole, and its top-level fields one by one.
+                    const std::size_t start = sc.pos();
+                    raw.fields = Json::object();
+                    sc.eat('{');
+                    if (!sc.enter()) return failed();
+                    if (!sc.eat('}')) {
+                      do {
+                        sc.ws();
+                        std::string rkey;
+                        std::string_view text;
+                        if (!sc.string(&rkey) || !sc.eat(':') || !take_value(sc, body, text)) return failed();
+                        Json v;
+                        if (record_field_is_bulky(rkey) && text.front() == '{')
+                          v = Json::object();
+                        else if (!parse_small(text, v))
+                          return failed();
+                        raw.fields[rkey] = std::move(v);
+                      } while (sc.eat(','));
+                      if (!sc.eat('}')) return failed();
+                    }
+                    sc.leave();
+                    raw.text = body.substr(start, sc.pos() - start);
+                    entry["record"] = Json::object();
+                    has_record = true;
+                  } else {
+                    std::string_view text;
+                    Json v;
+                    if (!take_value(sc, body, text) || !parse_small(text, v)) return failed();
+                    if (ekey == "record") has_record = false;
+                    entry[ekey] = std::move(v);
+                  }
+                } while (sc.eat(','));
+                if (!sc.eat('}')) return failed();
+              }
+              sc.leave();
+              if (has_record) out.records.push_back(std::move(raw));
+              entries.push_back(std::move(entry));
+            } while (sc.eat(','));
+            if (!sc.eat(']')) return failed();
+          }
+          sc.leave();
+          skeleton["records"] = std::move(entries);
+        } else {
+          std::string_view text;
+          Json v;
+          if (!take_value(sc, body, text) || !parse_small(text, v)) return failed();
+          skeleton[key] = std::move(v);
+          if (key == "records") out.records.clear();
+        }
+      } while (sc.eat(','));
+      if (!sc.eat('}')) return failed();
+    }
+    sc.leave();
+    if (!sc.at_end()) return invalid;
+  }
+  if (std::string problem = check_records_body(skeleton); !problem.empty()) return problem;
+  // Every entry now has an integer seq and an object record, in order.
+  const Json& entries = skeleton["records"];
+  if (entries.size() != out.records.size()) return invalid;  // cannot happen after the check
+  out.attempt = skeleton["attempt"].get<int>();
+  for (std::size_t i = 0; i < entries.size(); ++i) out.records[i].seq = entries[i]["seq"].get<long long>();
+  return "";
+}
+
+}  // namespace scalebench

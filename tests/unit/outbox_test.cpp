@@ -1,0 +1,100 @@
+#include "agent/outbox.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "coordinator/http_server.hpp"
+
+namespace scalebench {
+namespace {
+
+namespace http = boost::beast::http;
+
+// A real HTTP server on loopback that stores the records it is posted, refusing with 400 any
+// request that carries a record marked bad (as the coordinator refuses a whole batch), and
+// answering slowly at first so that the outbox's queue fills up behind the first request.
+class RecordSink {
+ public:
+  RecordSink() {
+    server_ = std::make_shared<HttpServer>(
+        ioc_, boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0),
+        [this](const HttpRequest& req) { return answer(req); });
+    server_->start();
+    thread_ = std::thread([this] { ioc_.run(); });
+  }
+  ~RecordSink() {
+    ioc_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(server_->port()); }
+  std::vector<long long> seqs() {
+    std::lock_guard lock(mutex_);
+    return seqs_;
+  }
+  int requests() const { return requests_.load(); }
+
+ private:
+  HttpResponseMsg answer(const HttpRequest& req) {
+    if (requests_++ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    Json body = Json::parse(req.body());
+    HttpResponseMsg res{http::status::ok, 11};
+    for (const auto& e : body["records"])
+      if (e["record"].value("bad", false)) {
+        res.result(http::status::bad_request);
+        res.body() = R"({"error":"record is bad"})";
+        return res;
+      }
+    std::lock_guard lock(mutex_);
+    for (const auto& e : body["records"]) seqs_.push_back(e["seq"].get<long long>());
+    res.body() = "{}";
+    return res;
+  }
+  boost::asio::io_context ioc_;
+  std::shared_ptr<HttpServer> server_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::vector<long long> seqs_;
+  std::atomic<int> requests_{0};
+};
+
+// Posts records 0..n-1 of run 1, record `bad` marked bad (-1: none); waits until all are settled.
+void post_all(RecordSink& sink, int n, int bad, std::atomic<int>& delivered) {
+  HttpClient client(sink.url(), std::chrono::seconds(5));
+  Outbox outbox(client, [&](const std::string&, const Json&) { ++delivered; });
+  for (int i = 0; i < n; ++i)
+    outbox.post("/api/v1/runs/1/records",
+                Json{{"attempt", 1}, {"records", {{{"seq", i}, {"record", {{"i", i}, {"bad", i == bad}}}}}}});
+  ASSERT_TRUE(outbox.drain(std::chrono::seconds(60)));
+}
+
+TEST(Outbox, SendsQueuedRecordsOfARunTogether) {
+  RecordSink sink;
+  std::atomic<int> delivered{0};
+  post_all(sink, 1000, -1, delivered);
+  std::vector<long long> want;
+  for (int i = 0; i < 1000; ++i) want.push_back(i);
+  EXPECT_EQ(sink.seqs(), want);
+  EXPECT_EQ(delivered.load(), 1000);
+  // What queued behind the first (slow) answer went out in batches of at most 500.
+  EXPECT_LE(sink.requests(), 5);
+}
+
+TEST(Outbox, ABatchRefusedForOneRecordLosesOnlyThatRecord) {
+  RecordSink sink;
+  std::atomic<int> delivered{0};
+  post_all(sink, 600, 300, delivered);
+  std::vector<long long> want;
+  for (int i = 0; i < 600; ++i)
+    if (i != 300) want.push_back(i);
+  EXPECT_EQ(sink.seqs(), want);  // in order, all but the bad one
+  EXPECT_EQ(delivered.load(), 600);
+}
+
+}  // namespace
+}  // namespace scalebench

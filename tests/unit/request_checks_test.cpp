@@ -1,0 +1,62 @@
+#include "coordinator/request_checks.hpp"
+
+#include <gtest/gtest.h>
+
+namespace scalebench {
+namespace {
+
+const Json kAgent{{"name", "node1"},
+                  {"hostname", "node1"},
+                  {"gpus", Json::array({{{"index", 0}}})},
+                  {"slots", 8},
+                  {"capabilities", {"mpi", "nccl"}},
+                  {"workloads", {"collective"}},
+                  {"topology", Json::object()},
+                  {"version", "0.1.0"}};
+
+TEST(RequestChecks, AcceptTheBodiesTheAgentSends) {
+  EXPECT_EQ(check_register_body(kAgent), "");
+  EXPECT_EQ(check_register_body(Json{{"name", "n"}, {"gpus", Json::array()}}), "");
+  EXPECT_EQ(check_heartbeat_body(Json{{"active", {1, 2}}}), "");
+  EXPECT_EQ(check_heartbeat_body(Json::object()), "");
+  EXPECT_EQ(check_records_body(Json{{"attempt", 1}, {"records", {{{"seq", 0}, {"record", Json::object()}}}}}), "");
+  EXPECT_EQ(check_finish_body(Json{{"run_id", 5}, {"attempt", 1}, {"status", "ok"}, {"reason", ""}}), "");
+}
+
+TEST(RequestChecks, NameTheUnknownField) {
+  Json a = kAgent;
+  a["gpu_count"] = 8;
+  EXPECT_EQ(check_register_body(a),
+            "register: unknown field 'gpu_count' (known: name, hostname, gpus, slots, capabilities, workloads, "
+            "topology, version)");
+  EXPECT_EQ(check_heartbeat_body(Json{{"actve", Json::array()}}), "heartbeat: unknown field 'actve' (known: active)");
+  EXPECT_EQ(check_records_body(Json{{"attempt", 1}, {"records", {{{"seq", 0}, {"record", Json::object()}, {"x", 1}}}}}),
+            "records[0]: unknown field 'x' (known: seq, record)");
+}
+
+TEST(RequestChecks, NameTheFieldOfTheWrongType) {
+  Json a = kAgent;
+  a["slots"] = "8";
+  EXPECT_EQ(check_register_body(a), "register: field 'slots' must be an integer from 1 to 4096, not string");
+  a = kAgent;
+  a["gpus"] = Json::array({1});
+  EXPECT_EQ(check_register_body(a), "register: field 'gpus' must be an array of objects, not array");
+  EXPECT_EQ(check_heartbeat_body(Json{{"active", {"run-1"}}}),
+            "heartbeat: field 'active' must be an array of run ids (integers), not array");
+  EXPECT_EQ(check_records_body(Json{{"attempt", 1.5}, {"records", Json::array()}}),
+            "records: field 'attempt' must be an integer, not number");
+  EXPECT_EQ(check_finish_body(Json{{"attempt", 1}, {"status", 3}}),
+            "finish: field 'status' must be a string, not number");
+}
+
+TEST(RequestChecks, NameTheMissingField) {
+  EXPECT_EQ(check_register_body(Json{{"gpus", Json::array()}}), "register: missing field 'name' (a string)");
+  EXPECT_EQ(check_records_body(Json{{"records", Json::array()}}), "records: missing field 'attempt' (an integer)");
+  EXPECT_EQ(check_records_body(Json{{"attempt", 1}, {"records", {{{"record", Json::object()}}}}}),
+            "records[0]: missing field 'seq' (an integer)");
+  EXPECT_EQ(check_finish_body(Json{{"status", "ok"}}), "finish: missing field 'attempt' (an integer)");
+  EXPECT_EQ(check_register_body(Json::array()), "register: body is not a JSON object");
+}
+
+}  // namespace
+}  // namespace scalebench
