@@ -27,7 +27,7 @@ TEST(RequestChecks, NameTheUnknownField) {
   Json a = kAgent;
   a["gpu_count"] = 8;
   EXPECT_EQ(check_register_body(a),
-            "register: unknown field 'gpu_count' (known: name, hostname, gpus, slots, capabilities, workloads, "
+            "register: unknown field 'gpu_count' (known: name, hostname, address, gpus, slots, capabilities, workloads, "
             "topology, version)");
   EXPECT_EQ(check_heartbeat_body(Json{{"actve", Json::array()}}), "heartbeat: unknown field 'actve' (known: active)");
   EXPECT_EQ(check_records_body(Json{{"attempt", 1}, {"records", {{{"seq", 0}, {"record", Json::object()}, {"x", 1}}}}}),
