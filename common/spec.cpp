@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -285,7 +287,53 @@ std::map<std::string, std::string> transport_env(const std::string& transport) {
   return {};
 }
 
+namespace {
+// Where the first byte that is not part of well-formed UTF-8 lies (no overlong forms, surrogates
+// or code points past U+10FFFF); npos when the whole text is UTF-8. Experiments are stored and
+// served as JSON strings, which hold UTF-8 only.
+std::size_t first_invalid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    int len = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      len = 2, cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3, cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4, cp = c & 0x07;
+    } else {
+      return i;
+    }
+    if (i + static_cast<std::size_t>(len) > s.size()) return i;
+    for (int k = 1; k < len; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
+      if ((b & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    static constexpr std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += static_cast<std::size_t>(len);
+  }
+  return std::string_view::npos;
+}
+}  // namespace
+
 Experiment parse_experiment(std::string_view yaml_text, std::string_view source_name) {
+  if (const std::size_t bad = first_invalid_utf8(yaml_text); bad != std::string_view::npos) {
+    const std::string_view before = yaml_text.substr(0, bad);
+    const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t line_start = before.rfind('\n');
+    const int column = static_cast<int>(bad - (line_start == std::string_view::npos ? 0 : line_start + 1)) + 1;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(yaml_text[bad]));
+    throw SpecError({{std::string(source_name), line, column, "",
+                      std::string("not UTF-8 text (byte ") + byte + "); experiment files are UTF-8"}});
+  }
   Parser p{std::string(source_name)};
   YAML::Node root;
   try {

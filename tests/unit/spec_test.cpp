@@ -552,3 +552,21 @@ TEST(SpecErrors, TooManyRunsAreRefused) {
 }
 }  // namespace
 }  // namespace scalebench
+
+namespace scalebench {
+namespace {
+
+TEST(SpecErrors, TextThatIsNotUtf8NamesTheLineColumnAndByte) {
+  SpecError e = spec_error("name: demo\nworkload: collective\ndescription: caf\xFD\n");
+  ASSERT_EQ(e.issues().size(), 1u);
+  expect_at(e.issues()[0], 3, 17, "not UTF-8 text (byte 0xFD)");
+  // Well-formed multi-byte text is fine; an overlong form or a cut sequence is not.
+  EXPECT_EQ(
+      parse_experiment("name: demo\nworkload: collective\ndescription: \xC2\xB5s and \xE2\x80\x94\n", "ok.yaml").name,
+      "demo");
+  EXPECT_EQ(spec_error("name: demo\nworkload: collective\ndescription: \xC0\xAF\n").issues()[0].line, 3);
+  EXPECT_EQ(spec_error("name: demo\nworkload: collective\ndescription: \xE2\x80").issues()[0].line, 3);
+}
+
+}  // namespace
+}  // namespace scalebench
