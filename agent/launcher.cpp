@@ -39,7 +39,10 @@ LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const s
   std::vector<std::string> placement_args;  // mpirun's, for runs over several nodes
   if (multi_node) {
     plan.hostfile_text = hostfile_text(hosts, run_spec.value("ranks_per_node", 1));
-    placement_args = {"--hostfile", hostfile, "--map-by", "slot"};
+    // Open MPI 4.1's daemons share the topology through shared memory mapped into a "hole" of
+    // their address space, and crash there at random (orted: hwloc_shmem_topology_write,
+    // SIGSEGV), leaving mpirun waiting for ever: ranks discover the topology themselves instead.
+    placement_args = {"--hostfile", hostfile, "--map-by", "slot", "--mca", "rtc_hwloc_vmhole", "none"};
   }
   // Over several nodes each rank picks its host's GPUs itself: only the numbering goes along.
   auto visible = [&](LaunchPlan& p) {

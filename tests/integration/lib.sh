@@ -61,6 +61,9 @@ use_local_nodes() {
   export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
   export SCALEBENCH_RSH_LOG="$WORK/rsh.log"
   : >"$SCALEBENCH_RSH_LOG"
+  # Open MPI's daemons keep their session folders under TMPDIR named by hostname: each "node"
+  # gets a TMPDIR of its own, as separate machines would, or two daemons race creating them.
+  export SCALEBENCH_RSH_TMPDIR="$WORK/node-tmp"
 }
 
 # run_pids RUN_ID ATTEMPT: the processes of that attempt of a run on any of this machine's

@@ -218,6 +218,10 @@ TEST(PlanLaunch, SeveralHostsGetAHostfileMappedBySlot) {
   ASSERT_GT(map, 0);
   EXPECT_EQ(p.argv[static_cast<std::size_t>(map) + 1], "slot") << "rank r on host r / ranks_per_node";
   EXPECT_EQ(p.argv[2], "4");
+  const long mca = index_of(p.argv, "rtc_hwloc_vmhole");
+  ASSERT_GT(mca, 0) << "Open MPI's daemons must not share the topology through a mapped hole";
+  EXPECT_EQ(p.argv[static_cast<std::size_t>(mca) - 1], "--mca");
+  EXPECT_EQ(p.argv[static_cast<std::size_t>(mca) + 1], "none");
   EXPECT_EQ(p.env.count("CUDA_VISIBLE_DEVICES"), 0u)
       << "one list cannot be right on both hosts: each rank sets its own";
   EXPECT_EQ(p.env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");

@@ -16,4 +16,11 @@ case $host in
   *) getent hosts "$host" | grep -q '^127\.' || { echo "local_rsh: $host is not this machine" >&2; exit 255; } ;;
 esac
 [[ -n ${SCALEBENCH_RSH_LOG:-} ]] && echo "$host $*" >>"$SCALEBENCH_RSH_LOG"
-exec setsid env -i PATH="$PATH" HOME="${HOME:-/root}" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" bash -c "$*"
+# Separate machines have separate /tmp: with SCALEBENCH_RSH_TMPDIR each host gets a folder in it.
+tmp=${TMPDIR:-/tmp}
+if [[ -n ${SCALEBENCH_RSH_TMPDIR:-} ]]; then
+  tmp=$SCALEBENCH_RSH_TMPDIR/$host
+  mkdir -p "$tmp"
+fi
+exec setsid env -i PATH="$PATH" HOME="${HOME:-/root}" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" TMPDIR="$tmp" \
+  bash -c "$*"
