@@ -16,6 +16,10 @@
 
 namespace scalebench {
 
+namespace {
+bool is_finish(const std::string& path) { return path.size() > 7 && path.compare(path.size() - 7, 7, "/finish") == 0; }
+}  // namespace
+
 Agent::Agent(Options options)
     : options_(std::move(options)), client_(options_.coordinator_url, std::chrono::seconds(5)) {
   if (!options_.token.empty()) client_.set_bearer_token(options_.token);
@@ -34,13 +38,28 @@ Agent::Agent(Options options)
                {"capabilities", caps.value("backends", Json::array())},
                {"workloads", caps.value("workloads", Json::array())},
                {"version", kVersion}};
-  outbox_ = std::make_unique<Outbox>(client_, [this](const std::string& path, const Json& body) {
-    // A delivered run end: the coordinator knows, so the run leaves the active set.
-    if (path.size() > 7 && path.compare(path.size() - 7, 7, "/finish") == 0) {
-      std::lock_guard lock(mutex_);
-      active_.erase(body.value("run_id", 0LL));
-    }
-  });
+  auto journal = std::make_unique<OutboxJournal>(options_.work_dir + "/outbox.jsonl");
+  outbox_ = std::make_unique<Outbox>(
+      client_,
+      [this](const std::string& path, const Json& body) {
+        // A delivered run end: the coordinator knows, so the run leaves the active set.
+        if (is_finish(path)) {
+          std::lock_guard lock(mutex_);
+          active_.erase(body.value("run_id", 0LL));
+        }
+      },
+      std::move(journal));
+  // Results a previous process of this agent could not deliver go out first. A run whose end is
+  // among them stays claimed in heartbeats until that end is delivered, so the coordinator
+  // does not take it for lost meanwhile.
+  const auto left = outbox_->queued();
+  if (!left.empty()) {
+    std::lock_guard lock(mutex_);
+    for (const auto& [path, body] : left)
+      if (is_finish(path)) active_.insert(body.value("run_id", 0LL));
+    log::info("delivering " + std::to_string(left.size()) + " messages left undelivered in " +
+              outbox_->journal()->path() + " by the agent's previous run");
+  }
 }
 
 Agent::~Agent() {
@@ -195,7 +214,9 @@ void Agent::run(const std::atomic<bool>& stop) {
     if (t.joinable()) t.join();
   workers_.clear();
   if (!outbox_->drain(std::chrono::seconds(10)))
-    log::warn(std::to_string(outbox_->pending()) + " messages not delivered");
+    log::warn(std::to_string(outbox_->pending()) + " messages not delivered yet: they are kept in " +
+              (outbox_->journal() ? outbox_->journal()->path() : std::string("memory (lost)")) +
+              " and go out when this agent starts again with the same --work-dir");
 }
 
 }  // namespace scalebench

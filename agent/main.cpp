@@ -30,7 +30,8 @@ const char* kUsage = R"(usage: scalebench-agent --coordinator http[s]://HOST:POR
   --name NAME          agent id (default: the hostname)
   --address HOST       the name or address mpirun on other nodes reaches this node by; it goes
                        into the hostfiles of runs over several nodes (default: the hostname)
-  --work-dir DIR       run specs and logs (default /tmp/scalebench-agent-NAME)
+  --work-dir DIR       run specs, logs and the journal of undelivered results (outbox.jsonl);
+                       one agent per folder (default /tmp/scalebench-agent-NAME)
   --slots N            ranks this node offers for host-memory runs (default: number of cores)
   --launcher L         how runs start their ranks: mpirun, srun (a job step inside this SLURM
                        allocation), local (one-rank runs, no MPI launcher) or auto (default:

@@ -7,8 +7,12 @@
 
 namespace scalebench {
 
-Outbox::Outbox(const HttpClient& client, Delivered on_delivered)
-    : client_(client), on_delivered_(std::move(on_delivered)), thread_([this] { loop(); }) {}
+Outbox::Outbox(const HttpClient& client, Delivered on_delivered, std::unique_ptr<OutboxJournal> journal)
+    : client_(client), on_delivered_(std::move(on_delivered)), journal_(std::move(journal)) {
+  if (journal_)
+    for (const auto& m : journal_->undelivered()) queue_.push_back(m);
+  thread_ = std::thread([this] { loop(); });
+}
 
 Outbox::~Outbox() {
   {
@@ -22,6 +26,20 @@ Outbox::~Outbox() {
 void Outbox::post(std::string path, Json body) {
   {
     std::lock_guard lock(mutex_);
+    if (journal_) {
+      try {
+        journal_->append(path, body);
+      } catch (const std::exception& e) {
+        // A journal that missed a message would replay the wrong ones: give it up; messages
+        // still go out from memory.
+        log::warn(std::string(e.what()) + "; the journal is off, messages are kept in memory only");
+        try {
+          journal_->clear();
+        } catch (const std::exception&) {
+        }
+        journal_.reset();
+      }
+    }
     queue_.emplace_back(std::move(path), std::move(body));
   }
   cv_.notify_all();
@@ -30,6 +48,11 @@ void Outbox::post(std::string path, Json body) {
 std::size_t Outbox::pending() const {
   std::lock_guard lock(mutex_);
   return queue_.size();
+}
+
+std::vector<Outbox::Message> Outbox::queued() const {
+  std::lock_guard lock(mutex_);
+  return {queue_.begin(), queue_.end()};
 }
 
 bool Outbox::drain(std::chrono::milliseconds timeout) {
@@ -104,6 +127,16 @@ void Outbox::loop() {
     std::unique_lock lock(mutex_);
     if (done) {
       queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(taken));
+      if (journal_) {
+        try {
+          if (queue_.empty())
+            journal_->clear();
+          else
+            journal_->delivered(taken);
+        } catch (const std::exception& e) {
+          log::warn(e.what());
+        }
+      }
       backoff = std::chrono::milliseconds(100);
       if (warned) log::info("coordinator reachable again; delivering");
       warned = false;

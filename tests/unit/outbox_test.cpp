@@ -5,10 +5,13 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "common/error.hpp"
 #include "coordinator/http_server.hpp"
 
 namespace scalebench {
@@ -94,6 +97,94 @@ TEST(Outbox, ABatchRefusedForOneRecordLosesOnlyThatRecord) {
     if (i != 300) want.push_back(i);
   EXPECT_EQ(sink.seqs(), want);  // in order, all but the bad one
   EXPECT_EQ(delivered.load(), 600);
+}
+
+// A fresh folder for one test's journal, removed at the end.
+struct TempDir {
+  TempDir() {
+    char tmpl[] = "/tmp/scalebench-outbox-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string file(const std::string& name) const { return path + "/" + name; }
+  std::string path;
+};
+
+Json record_body(int i) { return Json{{"attempt", 1}, {"records", {{{"seq", i}, {"record", {{"i", i}}}}}}}; }
+
+TEST(OutboxJournal, KeepsWhatWasNotDeliveredAcrossProcesses) {
+  TempDir dir;
+  const std::string path = dir.file("outbox.jsonl");
+  {
+    OutboxJournal j(path);
+    EXPECT_TRUE(j.undelivered().empty());
+    for (int i = 0; i < 4; ++i) j.append("/api/v1/runs/1/records", record_body(i));
+    j.delivered(1);
+    j.delivered(1);
+  }
+  {
+    OutboxJournal j(path);
+    ASSERT_EQ(j.undelivered().size(), 2u);
+    EXPECT_EQ(j.undelivered()[0].second["records"][0]["seq"], 2);
+    EXPECT_EQ(j.undelivered()[1].second["records"][0]["seq"], 3);
+    EXPECT_EQ(j.undelivered()[1].first, "/api/v1/runs/1/records");
+    j.clear();
+  }
+  OutboxJournal j(path);
+  EXPECT_TRUE(j.undelivered().empty()) << "a cleared journal brings nothing back";
+}
+
+TEST(OutboxJournal, ALineACrashCutShortIsDroppedAndGarbageSkipped) {
+  TempDir dir;
+  const std::string path = dir.file("outbox.jsonl");
+  {
+    OutboxJournal j(path);
+    j.append("/a", Json{{"n", 1}});
+  }
+  {
+    std::ofstream out(path, std::ios::app);
+    out << "not json\n";
+    out << R"({"path":"/b","body":{"n":2}})"
+        << "\n";
+    out << R"({"path":"/c","body":{"n")";  // the write a crash interrupted
+  }
+  OutboxJournal j(path);
+  ASSERT_EQ(j.undelivered().size(), 2u);
+  EXPECT_EQ(j.undelivered()[0].first, "/a");
+  EXPECT_EQ(j.undelivered()[1].first, "/b");
+}
+
+TEST(OutboxJournal, TwoAgentsCannotShareOne) {
+  TempDir dir;
+  OutboxJournal first(dir.file("outbox.jsonl"));
+  EXPECT_THROW(OutboxJournal second(dir.file("outbox.jsonl")), Error);
+}
+
+TEST(Outbox, WhatCouldNotBeDeliveredGoesOutWhenTheNextProcessStarts) {
+  TempDir dir;
+  const std::string path = dir.file("outbox.jsonl");
+  {
+    // No coordinator: nothing is accepted before the outbox stops.
+    HttpClient nowhere("http://127.0.0.1:1", std::chrono::seconds(1));
+    Outbox outbox(
+        nowhere, [](const std::string&, const Json&) {}, std::make_unique<OutboxJournal>(path));
+    for (int i = 0; i < 50; ++i) outbox.post("/api/v1/runs/1/records", record_body(i));
+    EXPECT_FALSE(outbox.drain(std::chrono::milliseconds(200)));
+  }
+  RecordSink sink;
+  HttpClient client(sink.url(), std::chrono::seconds(5));
+  std::atomic<int> delivered{0};
+  {
+    Outbox outbox(
+        client, [&](const std::string&, const Json&) { ++delivered; }, std::make_unique<OutboxJournal>(path));
+    EXPECT_EQ(outbox.queued().size(), 50u);
+    ASSERT_TRUE(outbox.drain(std::chrono::seconds(30)));
+  }
+  std::vector<long long> want;
+  for (int i = 0; i < 50; ++i) want.push_back(i);
+  EXPECT_EQ(sink.seqs(), want);
+  EXPECT_EQ(delivered.load(), 50);
+  EXPECT_TRUE(OutboxJournal(path).undelivered().empty()) << "delivered messages are not sent twice";
 }
 
 }  // namespace
