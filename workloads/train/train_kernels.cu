@@ -1,0 +1,359 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+
+#include "workloads/gpu/cuda_check.hpp"
+#include "workloads/train/train_kernels.cuh"
+
+namespace scalebench::train {
+
+namespace {
+constexpr int kThreads = 256;
+
+__device__ __forceinline__ float to_f(float v) { return v; }
+__device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <typename T>
+__device__ __forceinline__ T from_f(float v);
+template <>
+__device__ __forceinline__ float from_f<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __half from_f<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+// Calls f with a null pointer of the element type of `t` (the type is what matters).
+template <typename F>
+void with_type(DType t, F&& f) {
+  switch (t) {
+    case DType::kFloat:
+      f(static_cast<float*>(nullptr));
+      break;
+    case DType::kHalf:
+      f(static_cast<__half*>(nullptr));
+      break;
+    case DType::kBf16:
+      f(static_cast<__nv_bfloat16*>(nullptr));
+      break;
+  }
+}
+
+unsigned blocks_for(long long n) {
+  return static_cast<unsigned>(std::clamp<long long>((n + kThreads - 1) / kThreads, 1, 132LL * 16));
+}
+
+__device__ __forceinline__ std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+template <typename T>
+__global__ void fill_normal_kernel(T* dst, long long n, float mean, float std, std::uint64_t seed) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const std::uint64_t h = mix(seed * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(i));
+    const float u1 = (static_cast<float>(h >> 40) + 1.0f) / 16777217.0f;  // (0, 1]
+    const float u2 = static_cast<float>((h >> 16) & 0xffffff) / 16777216.0f;
+    dst[i] = from_f<T>(mean + std * sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2));
+  }
+}
+
+__global__ void fill_value_kernel(float* dst, long long n, float v) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    dst[i] = v;
+}
+
+__global__ void fill_labels_kernel(int* dst, long long n, int classes, std::uint64_t seed) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    dst[i] = static_cast<int>(mix(seed ^ (0x5bd1e995ULL * (i + 1))) % static_cast<std::uint64_t>(classes));
+}
+
+template <typename T>
+__global__ void convert_kernel(const float* src, T* dst, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    dst[i] = from_f<T>(src[i]);
+}
+
+template <typename T>
+__global__ void add_relu_kernel(T* y, const T* z, bool relu, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float v = to_f(y[i]) + (z ? to_f(z[i]) : 0.0f);
+    y[i] = from_f<T>(relu ? fmaxf(v, 0.0f) : v);
+  }
+}
+
+template <typename T>
+__global__ void relu_forward_kernel(const T* x, T* y, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    y[i] = from_f<T>(fmaxf(to_f(x[i]), 0.0f));
+}
+
+template <typename T>
+__global__ void relu_backward_kernel(const T* y, const T* dy, T* dx, bool accumulate, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const float g = to_f(y[i]) > 0.0f ? to_f(dy[i]) : 0.0f;
+    dx[i] = from_f<T>(accumulate ? to_f(dx[i]) + g : g);
+  }
+}
+
+template <typename T>
+__global__ void add_into_kernel(T* dst, const T* src, bool accumulate, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    dst[i] = accumulate ? from_f<T>(to_f(dst[i]) + to_f(src[i])) : src[i];
+}
+
+// One thread per (image, channel): consecutive threads read consecutive channels.
+template <typename T>
+__global__ void avgpool_forward_kernel(const T* x, T* y, int n, int hw, int c) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= static_cast<long long>(n) * c) return;
+  const long long img = i / c, ch = i % c;
+  const T* p = x + img * hw * c + ch;
+  float sum = 0;
+  for (int k = 0; k < hw; ++k) sum += to_f(p[static_cast<long long>(k) * c]);
+  y[i] = from_f<T>(sum / hw);
+}
+
+template <typename T>
+__global__ void avgpool_backward_kernel(const T* dy, T* dx, bool accumulate, int n, int hw, int c) {
+  const long long total = static_cast<long long>(n) * hw * c;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long img = i / (static_cast<long long>(hw) * c), ch = i % c;
+    const float g = to_f(dy[img * c + ch]) / hw;
+    dx[i] = from_f<T>(accumulate ? to_f(dx[i]) + g : g);
+  }
+}
+
+// One block per image: max, sum of exponentials, loss, gradient.
+template <typename T>
+__global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogits, int n, int k,
+                                    const float* loss_scale, double* loss) {
+  __shared__ float red[kThreads];
+  const int img = blockIdx.x;
+  const T* row = logits + static_cast<long long>(img) * k;
+  float m = -INFINITY;
+  for (int j = threadIdx.x; j < k; j += blockDim.x) m = fmaxf(m, to_f(row[j]));
+  red[threadIdx.x] = m;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) red[threadIdx.x] = fmaxf(red[threadIdx.x], red[threadIdx.x + w]);
+    __syncthreads();
+  }
+  m = red[0];
+  __syncthreads();
+  float sum = 0;
+  for (int j = threadIdx.x; j < k; j += blockDim.x) sum += expf(to_f(row[j]) - m);
+  red[threadIdx.x] = sum;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) red[threadIdx.x] += red[threadIdx.x + w];
+    __syncthreads();
+  }
+  sum = red[0];
+  const int label = labels[img];
+  if (threadIdx.x == 0) {
+    const double l = static_cast<double>(logf(sum) + m - to_f(row[label]));
+    atomicAdd(loss, l / n);
+  }
+  if (!dlogits) return;
+  const float scale = (loss_scale ? *loss_scale : 1.0f) / n;
+  T* drow = dlogits + static_cast<long long>(img) * k;
+  for (int j = threadIdx.x; j < k; j += blockDim.x) {
+    const float p = expf(to_f(row[j]) - m) / sum;
+    drow[j] = from_f<T>((p - (j == label ? 1.0f : 0.0f)) * scale);
+  }
+}
+
+template <typename T>
+__global__ void nonfinite_kernel(const T* g, long long n, int* flag) {
+  bool bad = false;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    bad |= !isfinite(to_f(g[i]));
+  if (__syncthreads_or(bad) && threadIdx.x == 0) *flag = 1;
+}
+
+template <typename T>
+__global__ void sgd_kernel(float* w, float* v, const T* grad, T* copy, long long n, float lr, float momentum, float wd,
+                           float divisor, const float* loss_scale, const int* skip) {
+  if (*skip) return;
+  const float inv = 1.0f / (divisor * (loss_scale ? *loss_scale : 1.0f));
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const float wi = w[i];
+    const float g = to_f(grad[i]) * inv + wd * wi;
+    const float vi = momentum * v[i] + g;
+    v[i] = vi;
+    const float nw = wi - lr * vi;
+    w[i] = nw;
+    if (copy) copy[i] = from_f<T>(nw);
+  }
+}
+
+__global__ void loss_scale_kernel(float* scale, int* good, int* flag, int interval, bool dynamic) {
+  if (dynamic) {
+    if (*flag) {
+      *scale = fmaxf(*scale * 0.5f, 1.0f);
+      *good = 0;
+    } else if (++*good >= interval) {
+      *scale *= 2.0f;
+      *good = 0;
+    }
+  }
+  *flag = 0;
+}
+
+__global__ void checksum_kernel(const float* p, long long n, unsigned long long* bits, double* sum) {
+  unsigned long long b = 0;
+  double s = 0;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    b += __float_as_uint(p[i]);
+    s += p[i];
+  }
+  atomicAdd(bits, b);
+  atomicAdd(sum, s);
+}
+}  // namespace
+
+int dtype_bytes(DType t) { return t == DType::kFloat ? 4 : 2; }
+
+void fill_normal(void* dst, DType t, long long n, float mean, float std, std::uint64_t seed, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    fill_normal_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<T*>(dst), n, mean, std, seed);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void fill_value(float* dst, long long n, float value, cudaStream_t s) {
+  fill_value_kernel<<<blocks_for(n), kThreads, 0, s>>>(dst, n, value);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void fill_labels(int* dst, long long n, int classes, std::uint64_t seed, cudaStream_t s) {
+  fill_labels_kernel<<<blocks_for(n), kThreads, 0, s>>>(dst, n, classes, seed);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void convert_from_float(const float* src, void* dst, DType t, long long n, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    convert_kernel<<<blocks_for(n), kThreads, 0, s>>>(src, static_cast<T*>(dst), n);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void add_relu(void* y, const void* z, bool relu, DType t, long long n, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    add_relu_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<T*>(y), static_cast<const T*>(z), relu, n);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void relu_forward(const void* x, void* y, DType t, long long n, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    relu_forward_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y), n);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void relu_backward(const void* y, const void* dy, void* dx, bool accumulate, DType t, long long n, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    relu_backward_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<const T*>(y), static_cast<const T*>(dy),
+                                                            static_cast<T*>(dx), accumulate, n);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void add_into(void* dst, const void* src, bool accumulate, DType t, long long n, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    add_into_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<T*>(dst), static_cast<const T*>(src), accumulate, n);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void avgpool_forward(const void* x, void* y, DType t, int n, int hw, int c, cudaStream_t s) {
+  const long long total = static_cast<long long>(n) * c;
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    avgpool_forward_kernel<<<static_cast<unsigned>((total + kThreads - 1) / kThreads), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<T*>(y), n, hw, c);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void avgpool_backward(const void* dy, void* dx, bool accumulate, DType t, int n, int hw, int c, cudaStream_t s) {
+  const long long total = static_cast<long long>(n) * hw * c;
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    avgpool_backward_kernel<<<blocks_for(total), kThreads, 0, s>>>(static_cast<const T*>(dy), static_cast<T*>(dx),
+                                                                   accumulate, n, hw, c);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void softmax_cross_entropy(const void* logits, const int* labels, void* dlogits, DType t, int n, int k,
+                           const float* loss_scale, double* loss, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    softmax_xent_kernel<<<static_cast<unsigned>(n), kThreads, 0, s>>>(static_cast<const T*>(logits), labels,
+                                                                      static_cast<T*>(dlogits), n, k, loss_scale, loss);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void find_nonfinite(const void* grad, DType t, long long n, int* flag, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    nonfinite_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<const T*>(grad), n, flag);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void sgd_step(float* master, float* velocity, const void* grad, void* compute_copy, DType t, long long n, float lr,
+              float momentum, float weight_decay, float divisor, const float* loss_scale, const int* skip,
+              cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    sgd_kernel<<<blocks_for(n), kThreads, 0, s>>>(master, velocity, static_cast<const T*>(grad),
+                                                  static_cast<T*>(compute_copy), n, lr, momentum, weight_decay, divisor,
+                                                  loss_scale, skip);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void update_loss_scale(float* scale, int* good_steps, int* flag, int interval, bool dynamic, cudaStream_t s) {
+  loss_scale_kernel<<<1, 1, 0, s>>>(scale, good_steps, flag, interval, dynamic);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void checksum(const float* p, long long n, unsigned long long* bits, double* sum, cudaStream_t s) {
+  checksum_kernel<<<blocks_for(n), kThreads, 0, s>>>(p, n, bits, sum);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace scalebench::train
