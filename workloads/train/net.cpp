@@ -173,6 +173,11 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
     auto st = std::make_unique<LayerState>();
     const std::size_t bytes = static_cast<std::size_t>(n) * static_cast<std::size_t>(l.out.elements()) * eb;
     if (l.op != Op::kSoftmaxLoss) {
+      // cuDNN's legacy tensor descriptors count elements in 32 bits.
+      if (static_cast<long long>(n) * l.out.elements() > 0x7fffffffLL)
+        throw TooLarge(l.name + "'s output at batch " + std::to_string(n) + " has " +
+                       std::to_string(static_cast<long long>(n) * l.out.elements()) +
+                       " elements, more than cuDNN's tensor descriptors take (2^31 - 1)");
       alloc(st->y, bytes);
       CUDNN_CHECK(cudnnSetTensor4dDescriptor(st->y_desc.get(), CUDNN_TENSOR_NHWC, cudnn_type(ct_), n, l.out.c, l.out.h,
                                              l.out.w));
@@ -184,6 +189,9 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
   }
   alloc(labels_, static_cast<std::size_t>(n) * sizeof(int));
   if (cfg_.training) alloc(scratch_, largest);
+  int widest = 1;
+  for (const Layer& l : model_.layers) widest = std::max(widest, l.bias ? l.channels : 1);
+  if (cfg_.training) alloc(bias32_, static_cast<std::size_t>(widest) * 4);
   if (cfg_.training && mixed) alloc(bn_grad32_, bn_params * 4);
 
   // Weights as torchvision initialises them: convolutions He-normal (fan out), batch norm scale 1
@@ -480,10 +488,7 @@ void Net::conv_backward(int i, const std::function<void(int)>& done) {
                                              st.dy.get(), st.bwd_filter_desc.get(),
                                              static_cast<cudnnConvolutionBwdFilterAlgo_t>(st.bwd_filter.algo),
                                              workspace_.get(), workspace_.bytes(), &zero, st.w_desc.get(), grad(i)));
-  if (l.bias)
-    CUDNN_CHECK(cudnnConvolutionBackwardBias(cudnn_.get(), &one, st.y_desc.get(), st.dy.get(), &zero,
-                                             st.bias_desc.get(),
-                                             static_cast<std::byte*>(grad(i)) + l.weight_params() * dtype_bytes(ct_)));
+  if (l.bias) bias_backward(i);
   done(i);
   if (l.input > 0) {
     const float beta = st.acc_input ? 1.0f : 0.0f;
@@ -492,6 +497,19 @@ void Net::conv_backward(int i, const std::function<void(int)>& done) {
         static_cast<cudnnConvolutionBwdDataAlgo_t>(st.bwd_data.algo), workspace_.get(), workspace_.bytes(), &beta,
         in.y_desc.get(), dact(l.input)));
   }
+}
+
+// cuDNN's backward bias has no bf16: per-channel sums in fp32, then into the flat buffer.
+void Net::bias_backward(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  float* sums = reinterpret_cast<float*>(bias32_.get());
+  CUDA_CHECK(cudaMemsetAsync(sums, 0, static_cast<std::size_t>(l.channels) * 4, stream_));
+  train::bias_grad(dact(i), ct_, static_cast<long long>(cfg_.batch) * l.out.h * l.out.w, l.channels, sums, stream_);
+  void* db = static_cast<std::byte*>(grad(i)) + l.weight_params() * dtype_bytes(ct_);
+  if (ct_ == DType::kFloat)
+    CUDA_CHECK(cudaMemcpyAsync(db, sums, static_cast<std::size_t>(l.channels) * 4, cudaMemcpyDeviceToDevice, stream_));
+  else
+    convert_from_float(sums, db, ct_, l.channels, stream_);
 }
 
 void Net::fc_forward(int i) {
@@ -509,11 +527,7 @@ void Net::fc_backward(int i, const std::function<void(int)>& done) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
   st.fc_bwd_weight.run(lt_, act(l.input), st.dy.get(), grad(i), false, lt_workspace_.get(), stream_);
-  const float one = 1.0f, zero = 0.0f;
-  if (l.bias)
-    CUDNN_CHECK(cudnnConvolutionBackwardBias(cudnn_.get(), &one, st.y_desc.get(), st.dy.get(), &zero,
-                                             st.bias_desc.get(),
-                                             static_cast<std::byte*>(grad(i)) + l.weight_params() * dtype_bytes(ct_)));
+  if (l.bias) bias_backward(i);
   done(i);
   if (l.input > 0)
     st.fc_bwd_data.run(lt_, weight(i), st.dy.get(), dact(l.input), st.acc_input, lt_workspace_.get(), stream_);
@@ -586,6 +600,7 @@ void Net::bn_backward(int i, const std::function<void(int)>& done) {
 
 void Net::forward(Pass pass) {
   if (pass == Pass::kTrain && !cfg_.training) throw Error("a net built for inference cannot train");
+  if (marks_) CUDA_CHECK(cudaEventRecord(marks_->fwd[0], stream_));
   for (std::size_t k = 1; k < model_.layers.size(); ++k) {
     const int i = static_cast<int>(k);
     const Layer& l = model_.layers[k];
@@ -626,6 +641,7 @@ void Net::forward(Pass pass) {
                               loss_scale_device(), loss_device(), stream_);
         break;
     }
+    if (marks_) CUDA_CHECK(cudaEventRecord(marks_->fwd[k], stream_));
   }
 }
 
@@ -665,7 +681,45 @@ void Net::backward(const std::function<void(int)>& grads_done) {
         fc_backward(i, grads_done);
         break;
     }
+    if (marks_) CUDA_CHECK(cudaEventRecord(marks_->bwd[static_cast<std::size_t>(i)], stream_));
   }
+}
+
+Json Net::time_by_op() {
+  Marks m;
+  const std::size_t n = model_.layers.size();
+  m.fwd.resize(n), m.bwd.resize(n + 1);
+  std::vector<gpu::Event> owned(2 * n + 1);
+  for (std::size_t k = 0; k < n; ++k) m.fwd[k] = owned[k].get(), m.bwd[k] = owned[n + k].get();
+  m.bwd[n] = owned[2 * n].get();
+  marks_ = &m;
+  try {
+    forward(Pass::kTrain);
+    CUDA_CHECK(cudaEventRecord(m.bwd[n], stream_));
+    backward([](int) {});
+  } catch (...) {
+    marks_ = nullptr;
+    throw;
+  }
+  marks_ = nullptr;
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  std::map<std::string, double> ms;
+  std::vector<std::pair<double, std::string>> layers;
+  for (std::size_t k = 1; k < n; ++k) {
+    float f = 0, b = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&f, m.fwd[k - 1], m.fwd[k]));
+    // Backward runs from the last layer down: layer k's time ends at its mark, starts at k+1's.
+    CUDA_CHECK(cudaEventElapsedTime(&b, k + 1 < n ? m.bwd[k + 1] : m.bwd[n], m.bwd[k]));
+    const std::string op = name(model_.layers[k].op);
+    ms[op + " fwd"] += f;
+    ms[op + " bwd"] += b;
+    layers.push_back({f + b, model_.layers[k].name});
+  }
+  std::sort(layers.rbegin(), layers.rend());
+  Json top = Json::array();
+  for (std::size_t k = 0; k < std::min<std::size_t>(5, layers.size()); ++k)
+    top.push_back(Json{{"layer", layers[k].second}, {"ms", layers[k].first}});
+  return Json{{"by_op_ms", ms}, {"slowest_layers", top}};
 }
 
 void Net::optimizer_step(float divisor) {

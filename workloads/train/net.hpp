@@ -30,6 +30,12 @@ class OutOfMemory : public Error {
   using Error::Error;
 };
 
+// The batch makes a tensor larger than cuDNN takes.
+class TooLarge : public Error {
+ public:
+  using Error::Error;
+};
+
 struct NetConfig {
   compute::Precision precision = compute::Precision::kFp32;  // fp32, tf32, fp16 or bf16
   int batch = 32;
@@ -76,6 +82,9 @@ class Net {
   // The chosen algorithms, fusion, workspace, memory: recorded in a point's details.
   Json describe() const;
   std::size_t bytes_allocated() const { return allocated_; }
+  // One eager forward and backward pass with an event after every layer: GPU milliseconds summed
+  // by op and pass ("conv fwd", "batchnorm bwd", ...), and the five slowest layers.
+  Json time_by_op();
 
  private:
   struct LayerState;
@@ -92,6 +101,11 @@ class Net {
   void fc_backward(int i, const std::function<void(int)>& done);
   void bn_forward(int i, Pass pass);
   void bn_backward(int i, const std::function<void(int)>& done);
+  void bias_backward(int i);
+  struct Marks {
+    std::vector<cudaEvent_t> fwd, bwd;
+  };
+  Marks* marks_ = nullptr;
 
   Model model_;
   NetConfig cfg_;
@@ -101,7 +115,7 @@ class Net {
   cublasLtHandle_t lt_ = nullptr;
   std::vector<std::unique_ptr<LayerState>> layers_;
   gpu::DeviceBuffer master_, compute_copy_, velocity_, grad_, bn_grad32_;
-  gpu::DeviceBuffer labels_, loss_, scale_, good_steps_, overflow_, workspace_, lt_workspace_, scratch_;
+  gpu::DeviceBuffer labels_, loss_, scale_, good_steps_, overflow_, workspace_, lt_workspace_, scratch_, bias32_;
   std::size_t allocated_ = 0;
   gpu::ActivationDescriptor relu_;
   Json algos_ = Json::object();

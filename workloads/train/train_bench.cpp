@@ -123,6 +123,9 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   } catch (const OutOfMemory& e) {
     out.status = "skipped";
     out.reason = std::string("the batch does not fit: ") + e.what();
+  } catch (const TooLarge& e) {
+    out.status = "skipped";
+    out.reason = std::string("the batch is too large: ") + e.what();
   } catch (const std::exception& e) {
     out.status = "failed";
     out.reason = e.what();
@@ -209,6 +212,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   CUDA_CHECK(cudaStreamSynchronize(s));
   details["memory_used_bytes"] = memory_in_use();
   details["flops_per_image"] = 3 * forward_flops(model);
+  details["profile"] = net->time_by_op();
 
   if (cfg.check) {
     long long wrong = 0, checked = 0;
@@ -264,6 +268,9 @@ compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cf
   } catch (const OutOfMemory& e) {
     out.status = "skipped";
     out.reason = std::string("the batch does not fit: ") + e.what();
+  } catch (const TooLarge& e) {
+    out.status = "skipped";
+    out.reason = std::string("the batch is too large: ") + e.what();
   } catch (const std::exception& e) {
     out.status = "failed";
     out.reason = e.what();
@@ -349,7 +356,10 @@ compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cf
       double rms = 0;
       for (float r : ref) rms += static_cast<double>(r) * r;
       rms = std::sqrt(rms / static_cast<double>(ref.size()));
-      const double tol = point.precision == Precision::kBf16 ? 0.15 : 0.05;
+      // A random-weight ResNet amplifies rounding from layer to layer: on the GPU machine fp16
+      // logits were within 0.12 x rms of fp32's and bf16's within 0.53 x rms (docs/train.md); a
+      // broken layer is off by the whole rms or more.
+      const double tol = point.precision == Precision::kBf16 ? 1.0 : 0.25;
       long long wrong = 0;
       double worst = 0;
       for (std::size_t i = 0; i < ref.size(); ++i) {
@@ -388,10 +398,12 @@ Json TrainBench::gradient_check(cudaStream_t s) {
   CUDA_CHECK(cudaStreamSynchronize(s));
   double largest = 0;
   for (float g : analytic) largest = std::max(largest, static_cast<double>(std::fabs(g)));
-  // Central differences with a step of 1e-3 of the weight scale; fp32 rounding of the loss and the
-  // kinks of ReLU and max pooling leave about 1e-3 of the largest gradient as noise.
-  const float eps = 1e-3f;
-  const double rel = 2e-2, abs_tol = 2e-3 * largest;
+  // Central differences. The fp32 loss moves in steps of its unit roundoff (2.4e-7 near 2.3),
+  // which limits a difference quotient to about ulp / (2 eps): the absolute bound allows 8 of
+  // those and 1e-3 of the largest gradient (ReLU and max-pool kinks).
+  const float eps = 5e-3f;
+  const double ulp = std::ldexp(1.0, std::ilogb(std::max(net.read_loss(), 1e-30)) - 23);
+  const double rel = 2e-2, abs_tol = 1e-3 * largest + 8 * ulp / (2.0 * eps);
   long long wrong = 0;
   double worst = 0;
   auto loss_at = [&](std::size_t j, float v) {

@@ -183,6 +183,17 @@ __global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogi
   }
 }
 
+// Threads of a block cover 32 channels by 8 rows; blocks stride over the rows, one atomic add per
+// thread and channel at the end.
+template <typename T>
+__global__ void bias_grad_kernel(const T* dy, long long rows, int c, float* sums) {
+  const int ch = blockIdx.x * 32 + threadIdx.x;
+  if (ch >= c) return;
+  float acc = 0;
+  for (long long r = blockIdx.y * 8LL + threadIdx.y; r < rows; r += gridDim.y * 8LL) acc += to_f(dy[r * c + ch]);
+  atomicAdd(&sums[ch], acc);
+}
+
 template <typename T>
 __global__ void nonfinite_kernel(const T* g, long long n, int* flag) {
   bool bad = false;
@@ -322,6 +333,17 @@ void softmax_cross_entropy(const void* logits, const int* labels, void* dlogits,
     using T = std::remove_pointer_t<decltype(tag)>;
     softmax_xent_kernel<<<static_cast<unsigned>(n), kThreads, 0, s>>>(static_cast<const T*>(logits), labels,
                                                                       static_cast<T*>(dlogits), n, k, loss_scale, loss);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void bias_grad(const void* dy, DType t, long long rows, int c, float* sums, cudaStream_t s) {
+  const dim3 block(32, 8);
+  const dim3 grid(static_cast<unsigned>((c + 31) / 32), static_cast<unsigned>(std::clamp<long long>(
+                                                            (rows + 63) / 64, 1, std::max(1, 4096 / ((c + 31) / 32)))));
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    bias_grad_kernel<<<grid, block, 0, s>>>(static_cast<const T*>(dy), rows, c, sums);
   });
   CUDA_CHECK(cudaGetLastError());
 }

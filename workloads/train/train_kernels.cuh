@@ -42,6 +42,10 @@ void avgpool_backward(const void* dy, void* dx, bool accumulate, DType t, int n,
 void softmax_cross_entropy(const void* logits, const int* labels, void* dlogits, DType t, int n, int k,
                            const float* loss_scale, double* loss, cudaStream_t s);
 
+// Per-channel sums of dy (rows x c, channels fastest) added to sums (fp32, zeroed by the caller):
+// the gradient of a bias added to every row.
+void bias_grad(const void* dy, DType t, long long rows, int c, float* sums, cudaStream_t s);
+
 // Sets *flag to 1 when any of the n gradients is inf or nan (flag left alone otherwise).
 void find_nonfinite(const void* grad, DType t, long long n, int* flag, cudaStream_t s);
 
