@@ -328,7 +328,7 @@ const std::vector<WorkloadDef>& workload_defs() {
             {},
             "train: gradient check of a tiny net, loss falls, weights equal on every rank; inference: logits "
             "against an fp32 net"},
-           {"lr", ParamType::kNumber, 0.1, {}, 0, "SGD learning rate"},
+           {"lr", ParamType::kNumber, 0.02, {}, 0, "SGD learning rate (small: the loss check trains one fixed batch)"},
            {"momentum", ParamType::kNumber, 0.9, {}, 0, "SGD momentum"},
            {"weight_decay", ParamType::kNumber, 1e-4, {}, 0, "SGD weight decay (L2, every parameter)"},
            {"time_cap",

@@ -192,6 +192,9 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
   int widest = 1;
   for (const Layer& l : model_.layers) widest = std::max(widest, l.bias ? l.channels : 1);
   if (cfg_.training) alloc(bias32_, static_cast<std::size_t>(widest) * 4);
+  int bn_channels = 1;
+  for (const Layer& l : model_.layers) bn_channels = std::max(bn_channels, l.op == Op::kBatchNorm ? l.out.c : 1);
+  alloc(bn_work_, bn_work_bytes(bn_channels));
   if (cfg_.training && mixed) alloc(bn_grad32_, bn_params * 4);
 
   // Weights as torchvision initialises them: convolutions He-normal (fan out), batch norm scale 1
@@ -541,10 +544,11 @@ void Net::bn_forward(int i, Pass pass) {
   const float* scale = master() + l.param_offset;
   const float* shift = scale + l.out.c;
   const void* z = l.residual >= 0 ? act(l.residual) : nullptr;
+  const long long rows = static_cast<long long>(cfg_.batch) * l.out.h * l.out.w;
   if (pass == Pass::kInfer) {
-    CUDNN_CHECK(cudnnBatchNormalizationForwardInference(
-        cudnn_.get(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, in.y_desc.get(), in.y.get(), st.y_desc.get(), st.y.get(),
-        st.bn_desc.get(), scale, shift, st.running_mean.get(), st.running_var.get(), kBnEpsilon));
+    bn_forward_infer(in.y.get(), z, st.y.get(), ct_, rows, l.out.c, scale, shift,
+                     reinterpret_cast<const float*>(st.running_mean.get()),
+                     reinterpret_cast<const float*>(st.running_var.get()), kBnEpsilon, l.relu, bn_work_.get(), stream_);
   } else if (st.fused && pass == Pass::kTrain) {
     const cudnnBatchNormOps_t ops =
         l.residual >= 0 ? CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION : CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
@@ -554,14 +558,12 @@ void Net::bn_forward(int i, Pass pass) {
         kBnMomentum, st.running_mean.get(), st.running_var.get(), kBnEpsilon, st.saved_mean.get(),
         st.saved_inv_var.get(), relu_.get(), workspace_.get(), workspace_.bytes(), st.reserve.get(),
         st.reserve.bytes()));
-    return;
   } else {
-    CUDNN_CHECK(cudnnBatchNormalizationForwardTraining(
-        cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, &one, &zero, in.y_desc.get(), in.y.get(), st.y_desc.get(),
-        st.y.get(), st.bn_desc.get(), scale, shift, pass == Pass::kCalibrate ? 1.0 : kBnMomentum, st.running_mean.get(),
-        st.running_var.get(), kBnEpsilon, st.saved_mean.get(), st.saved_inv_var.get()));
+    bn_forward_train(in.y.get(), z, st.y.get(), ct_, rows, l.out.c, scale, shift,
+                     reinterpret_cast<float*>(st.saved_mean.get()), reinterpret_cast<float*>(st.saved_inv_var.get()),
+                     reinterpret_cast<float*>(st.running_mean.get()), reinterpret_cast<float*>(st.running_var.get()),
+                     pass == Pass::kCalibrate ? 1.0 : kBnMomentum, kBnEpsilon, l.relu, bn_work_.get(), stream_);
   }
-  if (l.relu || z) add_relu(st.y.get(), z, l.relu, ct_, cfg_.batch * l.out.elements(), stream_);
 }
 
 void Net::bn_backward(int i, const std::function<void(int)>& done) {
@@ -582,17 +584,10 @@ void Net::bn_backward(int i, const std::function<void(int)>& done) {
         st.bn_grad32, st.bn_grad32 + l.out.c, kBnEpsilon, st.saved_mean.get(), st.saved_inv_var.get(), relu_.get(),
         workspace_.get(), workspace_.bytes(), st.reserve.get(), st.reserve.bytes()));
   } else {
-    // The gradient through the ReLU (and to the residual), then through the normalisation.
-    const void* g = st.dy.get();
-    if (l.relu) {
-      relu_backward(st.y.get(), st.dy.get(), scratch_.get(), false, ct_, count, stream_);
-      g = scratch_.get();
-    }
-    if (l.residual >= 0) add_into(dact(l.residual), g, st.acc_residual, ct_, count, stream_);
-    CUDNN_CHECK(cudnnBatchNormalizationBackward(
-        cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, &one, &beta_dx, &one, &zero, in.y_desc.get(), in.y.get(),
-        st.y_desc.get(), g, in.y_desc.get(), dact(l.input), st.bn_desc.get(), scale, st.bn_grad32,
-        st.bn_grad32 + l.out.c, kBnEpsilon, st.saved_mean.get(), st.saved_inv_var.get()));
+    train::bn_backward(
+        in.y.get(), st.y.get(), st.dy.get(), dact(l.input), l.residual >= 0 ? dact(l.residual) : nullptr, st.acc_input,
+        st.acc_residual, ct_, count / l.out.c, l.out.c, scale, reinterpret_cast<const float*>(st.saved_mean.get()),
+        reinterpret_cast<const float*>(st.saved_inv_var.get()), l.relu, st.bn_grad32, bn_work_.get(), stream_);
   }
   if (ct_ != DType::kFloat) convert_from_float(st.bn_grad32, grad(i), ct_, l.params, stream_);
   done(i);

@@ -115,7 +115,8 @@ class Net {
   cublasLtHandle_t lt_ = nullptr;
   std::vector<std::unique_ptr<LayerState>> layers_;
   gpu::DeviceBuffer master_, compute_copy_, velocity_, grad_, bn_grad32_;
-  gpu::DeviceBuffer labels_, loss_, scale_, good_steps_, overflow_, workspace_, lt_workspace_, scratch_, bias32_;
+  gpu::DeviceBuffer labels_, loss_, scale_, good_steps_, overflow_, workspace_, lt_workspace_, scratch_, bias32_,
+      bn_work_;
   std::size_t allocated_ = 0;
   gpu::ActivationDescriptor relu_;
   Json algos_ = Json::object();

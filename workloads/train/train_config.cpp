@@ -59,7 +59,7 @@ Config Config::from_params(const Json& params) {
   c.search = params.value("algo", std::string("search")) == "search";
   c.fuse = params.value("fuse", c.fuse);
   c.check = params.value("check", c.check);
-  c.lr = static_cast<float>(params.value("lr", 0.1));
+  c.lr = static_cast<float>(params.value("lr", 0.02));
   c.momentum = static_cast<float>(params.value("momentum", 0.9));
   c.weight_decay = static_cast<float>(params.value("weight_decay", 1e-4));
   return c;

@@ -22,7 +22,7 @@ struct Config {
   bool search = true;   // cuDNN algorithm search per shape
   bool fuse = true;     // cuDNN's fused batch norm + add + ReLU where it exists
   bool check = true;
-  float lr = 0.1f, momentum = 0.9f, weight_decay = 1e-4f;
+  float lr = 0.02f, momentum = 0.9f, weight_decay = 1e-4f;
   // From the params (model, image, mode, precision and batch: one value or a comma-separated list,
   // bucket_mb, overlap, graph, algo, fuse, check, lr, momentum, weight_decay). Throws Error naming
   // the parameter.

@@ -244,7 +244,169 @@ __global__ void checksum_kernel(const float* p, long long n, unsigned long long*
   atomicAdd(bits, b);
   atomicAdd(sum, s);
 }
+
+// Per-channel sums over rows: blocks of 32 channels x 8 rows, blocks striding over the rows; the
+// block's partial sums meet in shared memory, then one fp64 atomic per channel. kind 0: sum x and
+// x^2; kind 1: sum g and g * (x - mean) (g = dy, masked by y > 0 when relu).
+template <typename T, int kKind>
+__global__ void bn_reduce_kernel(const T* x, const T* y, const T* dy, long long rows, int c, const float* mean,
+                                 bool relu, double* out) {
+  __shared__ float s0[8][33], s1[8][33];
+  const int ch = blockIdx.x * 32 + threadIdx.x;
+  float a0 = 0, a1 = 0;
+  if (ch < c) {
+    const float m = kKind == 1 ? mean[ch] : 0.0f;
+    for (long long r = blockIdx.y * 8LL + threadIdx.y; r < rows; r += gridDim.y * 8LL) {
+      const long long i = r * c + ch;
+      const float xv = to_f(x[i]);
+      if (kKind == 0) {
+        a0 += xv;
+        a1 += xv * xv;
+      } else {
+        float g = to_f(dy[i]);
+        if (relu && !(to_f(y[i]) > 0.0f)) g = 0.0f;
+        a0 += g;
+        a1 += g * (xv - m);
+      }
+    }
+  }
+  s0[threadIdx.y][threadIdx.x] = a0;
+  s1[threadIdx.y][threadIdx.x] = a1;
+  __syncthreads();
+  if (threadIdx.y == 0 && ch < c) {
+    double t0 = 0, t1 = 0;
+    for (int k = 0; k < 8; ++k) t0 += s0[k][threadIdx.x], t1 += s1[k][threadIdx.x];
+    atomicAdd(&out[ch], t0);
+    atomicAdd(&out[c + ch], t1);
+  }
+}
+
+// coef[0..c): a, coef[c..2c): b for y = x * a + b.
+__global__ void bn_stats_kernel(const double* sums, long long rows, int c, const float* gamma, const float* beta,
+                                float* saved_mean, float* saved_inv_std, float* running_mean, float* running_var,
+                                double momentum, double eps, float* coef) {
+  const int ch = blockIdx.x * blockDim.x + threadIdx.x;
+  if (ch >= c) return;
+  const double mean = sums[ch] / rows;
+  const double var = fmax(sums[c + ch] / rows - mean * mean, 0.0);
+  const double inv = 1.0 / sqrt(var + eps);
+  saved_mean[ch] = static_cast<float>(mean);
+  saved_inv_std[ch] = static_cast<float>(inv);
+  const double unbiased = rows > 1 ? var * rows / (rows - 1) : var;
+  running_mean[ch] = static_cast<float>((1 - momentum) * running_mean[ch] + momentum * mean);
+  running_var[ch] = static_cast<float>((1 - momentum) * running_var[ch] + momentum * unbiased);
+  const double a = gamma[ch] * inv;
+  coef[ch] = static_cast<float>(a);
+  coef[c + ch] = static_cast<float>(beta[ch] - mean * a);
+}
+
+__global__ void bn_infer_coef_kernel(int c, const float* gamma, const float* beta, const float* running_mean,
+                                     const float* running_var, double eps, float* coef) {
+  const int ch = blockIdx.x * blockDim.x + threadIdx.x;
+  if (ch >= c) return;
+  const float a = gamma[ch] * static_cast<float>(rsqrt(static_cast<double>(running_var[ch]) + eps));
+  coef[ch] = a;
+  coef[c + ch] = beta[ch] - running_mean[ch] * a;
+}
+
+template <typename T>
+__global__ void bn_apply_kernel(const T* x, const T* z, T* y, long long total, int c, const float* coef, bool relu) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int ch = static_cast<int>(i % c);
+    float v = to_f(x[i]) * coef[ch] + coef[c + ch];
+    if (z) v += to_f(z[i]);
+    y[i] = from_f<T>(relu ? fmaxf(v, 0.0f) : v);
+  }
+}
+
+// From sum g and sum g (x - mean): dgamma, dbeta, and dx = A g + B x + D per channel.
+__global__ void bn_grad_coef_kernel(const double* sums, long long rows, int c, const float* gamma,
+                                    const float* saved_mean, const float* saved_inv_std, float* dparams, float* coef) {
+  const int ch = blockIdx.x * blockDim.x + threadIdx.x;
+  if (ch >= c) return;
+  const double inv = saved_inv_std[ch], mean = saved_mean[ch];
+  const double sg = sums[ch], sgx = sums[c + ch] * inv;  // sum g, sum g * xhat
+  dparams[ch] = static_cast<float>(sgx);
+  dparams[c + ch] = static_cast<float>(sg);
+  const double a = gamma[ch] * inv, mg = sg / rows, mgx = sgx / rows;
+  const double b = -a * inv * mgx;
+  coef[ch] = static_cast<float>(a);
+  coef[c + ch] = static_cast<float>(b);
+  coef[2 * c + ch] = static_cast<float>(-a * mg - b * mean);
+}
+
+template <typename T>
+__global__ void bn_backward_apply_kernel(const T* x, const T* y, const T* dy, T* dx, T* dz, bool acc_dx, bool acc_dz,
+                                         long long total, int c, const float* coef, bool relu) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int ch = static_cast<int>(i % c);
+    float g = to_f(dy[i]);
+    if (relu && !(to_f(y[i]) > 0.0f)) g = 0.0f;
+    if (dz) dz[i] = from_f<T>(acc_dz ? to_f(dz[i]) + g : g);
+    const float d = coef[ch] * g + coef[c + ch] * to_f(x[i]) + coef[2 * c + ch];
+    dx[i] = from_f<T>(acc_dx ? to_f(dx[i]) + d : d);
+  }
+}
+
+dim3 reduce_grid(long long rows, int c) {
+  const unsigned gx = static_cast<unsigned>((c + 31) / 32);
+  const long long gy = std::clamp<long long>((rows + 63) / 64, 1, std::max<long long>(1, 2048 / gx));
+  return dim3(gx, static_cast<unsigned>(gy));
+}
 }  // namespace
+
+std::size_t bn_work_bytes(int c) { return static_cast<std::size_t>(c) * (2 * sizeof(double) + 4 * sizeof(float)); }
+
+void bn_forward_train(const void* x, const void* z, void* y, DType t, long long rows, int c, const float* gamma,
+                      const float* beta, float* saved_mean, float* saved_inv_std, float* running_mean,
+                      float* running_var, double momentum, double eps, bool relu, void* work, cudaStream_t s) {
+  double* sums = static_cast<double*>(work);
+  float* coef = reinterpret_cast<float*>(sums + 2 * c);
+  CUDA_CHECK(cudaMemsetAsync(sums, 0, 2 * static_cast<std::size_t>(c) * sizeof(double), s));
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    bn_reduce_kernel<T, 0><<<reduce_grid(rows, c), dim3(32, 8), 0, s>>>(static_cast<const T*>(x), nullptr, nullptr,
+                                                                        rows, c, nullptr, false, sums);
+    bn_stats_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, beta, saved_mean, saved_inv_std, running_mean,
+                                                    running_var, momentum, eps, coef);
+    bn_apply_kernel<<<blocks_for(rows * c), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<const T*>(z),
+                                                              static_cast<T*>(y), rows * c, c, coef, relu);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void bn_forward_infer(const void* x, const void* z, void* y, DType t, long long rows, int c, const float* gamma,
+                      const float* beta, const float* running_mean, const float* running_var, double eps, bool relu,
+                      void* work, cudaStream_t s) {
+  float* coef = reinterpret_cast<float*>(static_cast<double*>(work) + 2 * c);
+  bn_infer_coef_kernel<<<(c + 127) / 128, 128, 0, s>>>(c, gamma, beta, running_mean, running_var, eps, coef);
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    bn_apply_kernel<<<blocks_for(rows * c), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<const T*>(z),
+                                                              static_cast<T*>(y), rows * c, c, coef, relu);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void bn_backward(const void* x, const void* y, const void* dy, void* dx, void* dz, bool acc_dx, bool acc_dz, DType t,
+                 long long rows, int c, const float* gamma, const float* saved_mean, const float* saved_inv_std,
+                 bool relu, float* dparams, void* work, cudaStream_t s) {
+  double* sums = static_cast<double*>(work);
+  float* coef = reinterpret_cast<float*>(sums + 2 * c);
+  CUDA_CHECK(cudaMemsetAsync(sums, 0, 2 * static_cast<std::size_t>(c) * sizeof(double), s));
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    bn_reduce_kernel<T, 1><<<reduce_grid(rows, c), dim3(32, 8), 0, s>>>(
+        static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(dy), rows, c, saved_mean, relu, sums);
+    bn_grad_coef_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, saved_mean, saved_inv_std, dparams, coef);
+    bn_backward_apply_kernel<<<blocks_for(rows * c), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(dy), static_cast<T*>(dx),
+        static_cast<T*>(dz), acc_dx, acc_dz, rows * c, c, coef, relu);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
 
 int dtype_bytes(DType t) { return t == DType::kFloat ? 4 : 2; }
 
