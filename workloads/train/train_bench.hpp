@@ -29,7 +29,8 @@ class TrainBench {
   ncclComm_t comm();
 
   const MpiSession& mpi_;
-  gpu::Stream stream_, comm_stream_;
+  gpu::Stream stream_;
+  gpu::Stream comm_stream_;  // the highest priority: an all-reduce waiting for SMs holds up every rank
   std::optional<gpu::NcclComm> comm_;
   std::optional<Json> grad_check_;
 };
