@@ -3,7 +3,9 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "common/workload_schema.hpp"
 #include "workloads/train/model.hpp"
+#include "workloads/train/train_config.hpp"
 
 using namespace scalebench;
 using namespace scalebench::train;
@@ -118,4 +120,36 @@ TEST(TrainModel, UnknownModelNamesTheChoices) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("resnet50, resnet101"), std::string::npos);
   }
+}
+
+// The workload's parameters: lists of precisions and batches become points, precision outermost;
+// bad items are refused naming the parameter, before any GPU work.
+TEST(TrainConfig, PlanAndBadParameters) {
+  const WorkloadDef* def = find_workload("train");
+  ASSERT_NE(def, nullptr);
+  Json params = Json::object();
+  for (const auto& p : def->params) params[p.name] = p.default_value;
+  params["precision"] = "fp16,bf16";
+  params["batch"] = "64,256";
+  EXPECT_EQ(check_param_set(*def, params), "");
+  const Config cfg = Config::from_params(params);
+  const std::vector<TrainPoint> pts = plan(cfg);
+  ASSERT_EQ(pts.size(), 4u);
+  EXPECT_EQ(pts[0].to_json(), (Json{{"precision", "fp16"}, {"batch", 64}}));
+  EXPECT_EQ(pts[3].to_json(), (Json{{"precision", "bf16"}, {"batch", 256}}));
+  EXPECT_EQ(TrainPoint::from_json(pts[1].to_json()).batch, 256);
+  EXPECT_EQ(throughput(pts[1]).work, 256);
+  EXPECT_EQ(throughput(pts[1]).unit, "images/s");
+  params["batch"] = 128;  // YAML makes a single batch a number
+  EXPECT_EQ(Config::from_params(params).batches, std::vector<int>{128});
+
+  Json bad = params;
+  bad["precision"] = "fp16,fp8e4m3";
+  EXPECT_NE(check_param_set(*def, bad).find("precision: unknown value 'fp8e4m3'"), std::string::npos);
+  EXPECT_THROW(Config::from_params(bad), Error);
+  bad = params;
+  bad["batch"] = "64,0";
+  EXPECT_NE(check_param_set(*def, bad).find("batch: '0'"), std::string::npos);
+  EXPECT_THROW(Config::from_params(bad), Error);
+  EXPECT_NE(parse_param(*def->find("model"), "resnet18").error, "");
 }
