@@ -273,6 +273,71 @@ const std::vector<WorkloadDef>& workload_defs() {
             0,
             "stop sampling a point after this many timed seconds (min 3 samples)"},
        }},
+      {"train",
+       "data-parallel CNN training (ResNet-50/101/152, VGG-16) on cuDNN and cuBLASLt, gradients all-reduced through "
+       "NCCL in buckets overlapped with the backward pass; or inference: images/s per GPU and on all GPUs "
+       "(docs/train.md)",
+       {
+           {"model",
+            ParamType::kEnum,
+            "resnet50",
+            {"resnet50", "resnet101", "resnet152", "vgg16", "tiny"},
+            {},
+            "the network (torchvision's layouts; tiny: a few layers for checks)"},
+           {"mode",
+            ParamType::kEnum,
+            "train",
+            {"train", "inference"},
+            {},
+            "train: forward, backward, all-reduce, SGD step; inference: forward only, with latency percentiles"},
+           {"precision",
+            ParamType::kText,
+            "fp32",
+            {},
+            {},
+            "fp32 (no TF32), tf32, fp16 (mixed: fp32 master weights, dynamic loss scaling), bf16 (mixed); one or a "
+            "comma-separated list"},
+           {"batch", ParamType::kText, "64", {}, {}, "images per GPU per step; one or a comma-separated list"},
+           {"image", ParamType::kInt, 224, {}, 32, "image height and width (3 channels, synthetic, made on the GPU)"},
+           {"steps", ParamType::kInt, 5, {}, 1, "steps (or forward passes) per timed sample"},
+           {"warmup", ParamType::kInt, 10, {}, 0, "untimed steps before timing"},
+           {"bucket_mb", ParamType::kNumber, 25.0, {}, 0.001, "gradient bytes per all-reduce bucket (MiB)"},
+           {"overlap",
+            ParamType::kBool,
+            true,
+            {},
+            {},
+            "all-reduce each bucket as soon as its gradients are done (during the backward pass); false: after it"},
+           {"graph", ParamType::kBool, true, {}, {}, "run each step as one CUDA graph; false: host calls each step"},
+           {"algo",
+            ParamType::kEnum,
+            "search",
+            {"search", "heuristic"},
+            {},
+            "search: cuDNN times every convolution algorithm once per shape; heuristic: its first pick"},
+           {"fuse",
+            ParamType::kBool,
+            true,
+            {},
+            {},
+            "cuDNN's batch norm fused with the residual add and ReLU where the precision has it (fp16)"},
+           {"check",
+            ParamType::kBool,
+            true,
+            {},
+            {},
+            "train: gradient check of a tiny net, loss falls, weights equal on every rank; inference: logits "
+            "against an fp32 net"},
+           {"lr", ParamType::kNumber, 0.02, {}, 0, "SGD learning rate (small: the loss check trains one fixed batch)"},
+           {"momentum", ParamType::kNumber, 0.9, {}, 0, "SGD momentum"},
+           {"weight_decay", ParamType::kNumber, 1e-4, {}, 0, "SGD weight decay (L2, every parameter)"},
+           {"time_cap",
+            ParamType::kNumber,
+            10.0,
+            {},
+            0,
+            "stop sampling a point after this many timed seconds (min 3 samples)"},
+       }},
       {"command",
        "any program (nccl-tests, a PyTorch script, ...) launched on the run's GPUs; its figures read from its "
        "output (the experiment's `command:` block, docs/command.md)",
@@ -439,6 +504,28 @@ std::string check_param_set(const WorkloadDef& def, const Json& params) {
                  "[:gGROUPS] (e.g. 256x64x1x1@56x56 or 64x64x3x3@56x56:p1)";
       }
       if (n == 0) return "shapes: empty";
+    }
+  }
+  if (def.name == "train") {
+    for (const char* key : {"precision", "batch"}) {
+      const Json v = params.value(key, Json(""));
+      const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+      std::stringstream in(text);
+      std::string item;
+      int n = 0;
+      while (std::getline(in, item, ',')) {
+        item.erase(0, item.find_first_not_of(' '));
+        item.erase(item.find_last_not_of(' ') + 1);
+        if (item.empty()) continue;
+        ++n;
+        if (std::string(key) == "precision" && item != "fp32" && item != "tf32" && item != "fp16" && item != "bf16")
+          return "precision: unknown value '" + item + "'; expected one of: fp32, tf32, fp16, bf16";
+        if (std::string(key) == "batch") {
+          const auto b = parse_int(item);
+          if (!b || *b < 1 || *b > (1 << 20)) return "batch: '" + item + "' is not a positive integer";
+        }
+      }
+      if (n == 0) return std::string(key) + ": empty";
     }
   }
   if (def.name == "copy") {

@@ -35,6 +35,7 @@
 #include "workloads/copy/copy_main.hpp"
 #include "workloads/gemm/gemm_main.hpp"
 #include "workloads/rnn/rnn_main.hpp"
+#include "workloads/train/train_main.hpp"
 #endif
 
 namespace {
@@ -278,6 +279,7 @@ int main(int argc, char** argv) {
       caps["workloads"].push_back("gemm");
       caps["workloads"].push_back("rnn");
       caps["workloads"].push_back("conv");
+      caps["workloads"].push_back("train");
 #endif
       std::puts(caps.dump().c_str());
       return 0;
@@ -351,6 +353,13 @@ int main(int argc, char** argv) {
       return run_conv_workload(mpi, inv.run_id, inv.spec, inv.records, emit);
 #else
       throw Error("the conv workload needs CUDA and cuDNN; this scalebench-run was built without them");
+#endif
+    }
+    if (workload == "train") {
+#ifdef SCALEBENCH_HAVE_CUDA
+      return run_train_workload(mpi, inv.run_id, inv.spec, inv.records, emit);
+#else
+      throw Error("the train workload needs CUDA, cuDNN and NCCL; this scalebench-run was built without them");
 #endif
     }
     throw Error("workload '" + inv.spec.value("workload", std::string()) + "' is not built into this scalebench-run");

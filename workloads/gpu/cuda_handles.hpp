@@ -13,6 +13,8 @@ namespace scalebench::gpu {
 class Stream {
  public:
   Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  // Lower numbers run first where kernels wait for SMs (cudaDeviceGetStreamPriorityRange).
+  explicit Stream(int priority) { CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, priority)); }
   ~Stream() {
     if (s_) cudaStreamDestroy(s_);
   }

@@ -56,6 +56,10 @@ using DropoutDescriptor =
 using RnnDescriptor = CudnnObject<cudnnRNNDescriptor_t, cudnnCreateRNNDescriptor, cudnnDestroyRNNDescriptor>;
 using RnnDataDescriptor =
     CudnnObject<cudnnRNNDataDescriptor_t, cudnnCreateRNNDataDescriptor, cudnnDestroyRNNDataDescriptor>;
+using ActivationDescriptor =
+    CudnnObject<cudnnActivationDescriptor_t, cudnnCreateActivationDescriptor, cudnnDestroyActivationDescriptor>;
+using PoolingDescriptor =
+    CudnnObject<cudnnPoolingDescriptor_t, cudnnCreatePoolingDescriptor, cudnnDestroyPoolingDescriptor>;
 
 }  // namespace gpu
 }  // namespace scalebench

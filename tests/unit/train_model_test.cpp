@@ -1,0 +1,155 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/error.hpp"
+#include "common/workload_schema.hpp"
+#include "workloads/train/model.hpp"
+#include "workloads/train/train_config.hpp"
+
+using namespace scalebench;
+using namespace scalebench::train;
+
+namespace {
+const Layer& find(const Model& m, const std::string& n) {
+  for (const Layer& l : m.layers)
+    if (l.name == n) return l;
+  throw Error("no layer " + n);
+}
+}  // namespace
+
+// torchvision's parameter counts (sum of numel over model.parameters()).
+TEST(TrainModel, ParameterCountsMatchTorchvision) {
+  EXPECT_EQ(build_model("resnet50").param_count, 25557032);
+  EXPECT_EQ(build_model("resnet101").param_count, 44549160);
+  EXPECT_EQ(build_model("resnet152").param_count, 60192808);
+  EXPECT_EQ(build_model("vgg16").param_count, 138357544);
+  // tiny: conv0 3*8*9+8, conv1 8*8*9, bn1 16, block conv1 8*4, bn 8, conv2 4*4*9, bn 8, conv3 4*16,
+  // projection 8*16, bn 32, bn3 32, fc 16*10+10.
+  EXPECT_EQ(build_model("tiny").param_count, 224 + 576 + 16 + 32 + 8 + 144 + 8 + 64 + 128 + 32 + 32 + 170);
+}
+
+// Multiply-adds x 2 of the forward pass: ResNet-50 4.09 GMACs, ResNet-101 7.80, ResNet-152 11.51,
+// VGG-16 15.47 (the usual published figures, convolutions and fully connected layers).
+TEST(TrainModel, ForwardFlops) {
+  EXPECT_NEAR(forward_flops(build_model("resnet50")) / 2e9, 4.09, 0.01);
+  EXPECT_NEAR(forward_flops(build_model("resnet101")) / 2e9, 7.80, 0.01);
+  EXPECT_NEAR(forward_flops(build_model("resnet152")) / 2e9, 11.51, 0.01);
+  EXPECT_NEAR(forward_flops(build_model("vgg16")) / 2e9, 15.47, 0.01);
+}
+
+TEST(TrainModel, ShapesFollowTorchvisionV15) {
+  const Model m = build_model("resnet50");
+  EXPECT_EQ(find(m, "conv1").out, (Dims{64, 112, 112}));
+  EXPECT_EQ(find(m, "maxpool").out, (Dims{64, 56, 56}));
+  // v1.5: layer2's first block strides in its 3x3 conv, not its first 1x1.
+  EXPECT_EQ(find(m, "layer2.0.conv1").out, (Dims{128, 56, 56}));
+  EXPECT_EQ(find(m, "layer2.0.conv2").out, (Dims{128, 28, 28}));
+  EXPECT_EQ(find(m, "layer2.0.conv2").stride, 2);
+  EXPECT_EQ(find(m, "layer4.2.bn3").out, (Dims{2048, 7, 7}));
+  EXPECT_EQ(find(m, "avgpool").out, (Dims{2048, 1, 1}));
+  EXPECT_EQ(find(m, "fc").params, 2048 * 1000 + 1000);
+  // The residual add: bn3 of a projecting block adds the projection's bn; others the block input.
+  const Layer& bn3 = find(m, "layer1.0.bn3");
+  EXPECT_EQ(m.layers[static_cast<std::size_t>(bn3.residual)].name, "layer1.0.downsample.1");
+  const Layer& bn3b = find(m, "layer1.1.bn3");
+  EXPECT_EQ(m.layers[static_cast<std::size_t>(bn3b.residual)].name, "layer1.0.bn3");
+  EXPECT_TRUE(bn3b.relu);
+  EXPECT_FALSE(find(m, "layer1.0.downsample.1").relu);
+  // 53 convolutions and batch norms, one fc, a loss last.
+  int convs = 0, bns = 0;
+  for (const Layer& l : m.layers) convs += l.op == Op::kConv, bns += l.op == Op::kBatchNorm;
+  EXPECT_EQ(convs, 53);
+  EXPECT_EQ(bns, 53);
+  EXPECT_EQ(m.layers.back().op, Op::kSoftmaxLoss);
+  // Every layer reads an earlier one.
+  for (std::size_t i = 1; i < m.layers.size(); ++i) {
+    EXPECT_GE(m.layers[i].input, 0);
+    EXPECT_LT(m.layers[i].input, static_cast<int>(i));
+    EXPECT_LT(m.layers[i].residual, static_cast<int>(i));
+  }
+}
+
+TEST(TrainModel, ParametersAreContiguousInLayerOrder) {
+  for (const std::string& n : model_names()) {
+    const Model m = build_model(n);
+    long long next = 0;
+    for (const Layer& l : m.layers) {
+      EXPECT_EQ(l.param_offset, next) << n << " " << l.name;
+      next += l.params;
+    }
+    EXPECT_EQ(next, m.param_count) << n;
+  }
+}
+
+TEST(TrainModel, BucketsCoverParametersBackwardsInWholeLayers) {
+  const Model m = build_model("resnet50");
+  const double target = 25.0 * 1024 * 1024;
+  const std::vector<Bucket> b = make_buckets(m, target, 4);
+  ASSERT_GE(b.size(), 3u);
+  // The first bucket holds the last layers (fc first), buckets abut and end at parameter 0.
+  EXPECT_EQ(b.front().end, m.param_count);
+  EXPECT_EQ(b.front().last_layer, static_cast<int>(m.layers.size()) - 2);  // fc, before the loss
+  EXPECT_EQ(b.back().begin, 0);
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const Layer& first = m.layers[static_cast<std::size_t>(b[i].first_layer)];
+    const Layer& last = m.layers[static_cast<std::size_t>(b[i].last_layer)];
+    EXPECT_EQ(b[i].begin, first.param_offset);
+    EXPECT_EQ(b[i].end, last.param_offset + last.params);
+    if (i + 1 < b.size()) {
+      EXPECT_EQ(b[i + 1].end, b[i].begin);
+      // Closed as soon as it reached the target: without its first layer it was under it.
+      EXPECT_GE((b[i].end - b[i].begin) * 4.0, target);
+      EXPECT_LT((b[i].end - first.param_offset - first.params) * 4.0, target);
+    }
+  }
+  // fp16 gradients: half the bytes, so about half as many buckets.
+  EXPECT_LT(make_buckets(m, target, 2).size(), b.size());
+  // A target of one byte: one bucket per layer with parameters.
+  int with_params = 0;
+  for (const Layer& l : m.layers) with_params += l.params > 0;
+  EXPECT_EQ(make_buckets(m, 1, 4).size(), static_cast<std::size_t>(with_params));
+  // A target above the model: everything at once.
+  EXPECT_EQ(make_buckets(m, 1e12, 4).size(), 1u);
+}
+
+TEST(TrainModel, UnknownModelNamesTheChoices) {
+  try {
+    build_model("resnet18");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("resnet50, resnet101"), std::string::npos);
+  }
+}
+
+// The workload's parameters: lists of precisions and batches become points, precision outermost;
+// bad items are refused naming the parameter, before any GPU work.
+TEST(TrainConfig, PlanAndBadParameters) {
+  const WorkloadDef* def = find_workload("train");
+  ASSERT_NE(def, nullptr);
+  Json params = Json::object();
+  for (const auto& p : def->params) params[p.name] = p.default_value;
+  params["precision"] = "fp16,bf16";
+  params["batch"] = "64,256";
+  EXPECT_EQ(check_param_set(*def, params), "");
+  const Config cfg = Config::from_params(params);
+  const std::vector<TrainPoint> pts = plan(cfg);
+  ASSERT_EQ(pts.size(), 4u);
+  EXPECT_EQ(pts[0].to_json(), (Json{{"precision", "fp16"}, {"batch", 64}}));
+  EXPECT_EQ(pts[3].to_json(), (Json{{"precision", "bf16"}, {"batch", 256}}));
+  EXPECT_EQ(TrainPoint::from_json(pts[1].to_json()).batch, 256);
+  EXPECT_EQ(throughput(pts[1]).work, 256);
+  EXPECT_EQ(throughput(pts[1]).unit, "images/s");
+  params["batch"] = 128;  // YAML makes a single batch a number
+  EXPECT_EQ(Config::from_params(params).batches, std::vector<int>{128});
+
+  Json bad = params;
+  bad["precision"] = "fp16,fp8e4m3";
+  EXPECT_NE(check_param_set(*def, bad).find("precision: unknown value 'fp8e4m3'"), std::string::npos);
+  EXPECT_THROW(Config::from_params(bad), Error);
+  bad = params;
+  bad["batch"] = "64,0";
+  EXPECT_NE(check_param_set(*def, bad).find("batch: '0'"), std::string::npos);
+  EXPECT_THROW(Config::from_params(bad), Error);
+  EXPECT_NE(parse_param(*def->find("model"), "resnet18").error, "");
+}

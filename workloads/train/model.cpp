@@ -1,0 +1,228 @@
+#include "workloads/train/model.hpp"
+
+#include "common/error.hpp"
+
+namespace scalebench::train {
+
+const char* name(Op op) {
+  switch (op) {
+    case Op::kInput:
+      return "input";
+    case Op::kConv:
+      return "conv";
+    case Op::kBatchNorm:
+      return "batchnorm";
+    case Op::kRelu:
+      return "relu";
+    case Op::kMaxPool:
+      return "maxpool";
+    case Op::kGlobalAvgPool:
+      return "avgpool";
+    case Op::kFc:
+      return "fc";
+    case Op::kSoftmaxLoss:
+      return "softmax_cross_entropy";
+  }
+  return "?";
+}
+
+long long Layer::weight_params() const {
+  if (op == Op::kBatchNorm) return params / 2;
+  return params - (bias ? channels : 0);
+}
+
+namespace {
+// Appends layers, inferring each output's shape and parameter range as it goes.
+class Builder {
+ public:
+  Builder(std::string name, int classes, Dims input) {
+    m_.name = std::move(name);
+    m_.classes = classes;
+    Layer in;
+    in.op = Op::kInput;
+    in.name = "input";
+    in.out = input;
+    m_.layers.push_back(in);
+  }
+  int last() const { return static_cast<int>(m_.layers.size()) - 1; }
+  const Dims& dims(int layer) const { return m_.layers[static_cast<std::size_t>(layer)].out; }
+
+  int conv(const std::string& n, int in, int channels, int kernel, int stride, int pad, bool bias = false) {
+    const Dims d = dims(in);
+    Layer l = make(Op::kConv, n, in);
+    l.channels = channels, l.kernel = kernel, l.stride = stride, l.pad = pad, l.bias = bias;
+    l.out = {channels, (d.h + 2 * pad - kernel) / stride + 1, (d.w + 2 * pad - kernel) / stride + 1};
+    l.params = static_cast<long long>(channels) * d.c * kernel * kernel + (bias ? channels : 0);
+    return add(l);
+  }
+  int bn(const std::string& n, int in, bool relu, int residual = -1) {
+    Layer l = make(Op::kBatchNorm, n, in);
+    l.relu = relu, l.residual = residual;
+    l.out = dims(in);
+    if (residual >= 0 && !(dims(residual) == l.out))
+      throw Error("model " + m_.name + ": " + n + " adds a residual of another shape");
+    l.params = 2LL * l.out.c;
+    return add(l);
+  }
+  int relu(const std::string& n, int in) {
+    Layer l = make(Op::kRelu, n, in);
+    l.out = dims(in);
+    return add(l);
+  }
+  int maxpool(const std::string& n, int in, int kernel, int stride, int pad) {
+    const Dims d = dims(in);
+    Layer l = make(Op::kMaxPool, n, in);
+    l.kernel = kernel, l.stride = stride, l.pad = pad;
+    l.out = {d.c, (d.h + 2 * pad - kernel) / stride + 1, (d.w + 2 * pad - kernel) / stride + 1};
+    return add(l);
+  }
+  int avgpool(const std::string& n, int in) {
+    Layer l = make(Op::kGlobalAvgPool, n, in);
+    l.out = {dims(in).c, 1, 1};
+    return add(l);
+  }
+  // Reads the input as one vector per image (NHWC order).
+  int fc(const std::string& n, int in, int features, bool bias = true) {
+    Layer l = make(Op::kFc, n, in);
+    l.channels = features, l.bias = bias;
+    l.out = {features, 1, 1};
+    l.params = dims(in).elements() * features + (bias ? features : 0);
+    return add(l);
+  }
+  Model finish(int logits) {
+    Layer l = make(Op::kSoftmaxLoss, "loss", logits);
+    l.out = {1, 1, 1};
+    add(l);
+    return std::move(m_);
+  }
+
+ private:
+  Layer make(Op op, const std::string& n, int in) const {
+    Layer l;
+    l.op = op, l.name = n, l.input = in;
+    return l;
+  }
+  int add(Layer l) {
+    if (l.out.h < 1 || l.out.w < 1) throw Error("model " + m_.name + ": " + l.name + " has an empty output");
+    l.param_offset = m_.param_count;
+    m_.param_count += l.params;
+    m_.layers.push_back(std::move(l));
+    return last();
+  }
+  Model m_;
+};
+
+// torchvision's Bottleneck: 1x1 (width), 3x3 (width, stride here: v1.5), 1x1 (4 x width), with a
+// 1x1 strided projection on the shortcut where the shape changes.
+int bottleneck(Builder& b, const std::string& n, int in, int width, int stride) {
+  const int out_c = width * 4;
+  int x = b.conv(n + ".conv1", in, width, 1, 1, 0);
+  x = b.bn(n + ".bn1", x, true);
+  x = b.conv(n + ".conv2", x, width, 3, stride, 1);
+  x = b.bn(n + ".bn2", x, true);
+  x = b.conv(n + ".conv3", x, out_c, 1, 1, 0);
+  int shortcut = in;
+  if (stride != 1 || b.dims(in).c != out_c) {
+    const int d = b.conv(n + ".downsample.0", in, out_c, 1, stride, 0);
+    shortcut = b.bn(n + ".downsample.1", d, false);
+  }
+  // The bn3 goes after the shortcut's layers, so that everything it adds is computed before it.
+  return b.bn(n + ".bn3", x, true, shortcut);
+}
+
+Model resnet(const std::string& n, const int (&blocks)[4], int image) {
+  Builder b(n, 1000, {3, image, image});
+  int x = b.conv("conv1", 0, 64, 7, 2, 3);
+  x = b.bn("bn1", x, true);
+  x = b.maxpool("maxpool", x, 3, 2, 1);
+  for (int stage = 0; stage < 4; ++stage)
+    for (int i = 0; i < blocks[stage]; ++i)
+      x = bottleneck(b, "layer" + std::to_string(stage + 1) + "." + std::to_string(i), x, 64 << stage,
+                     i == 0 && stage > 0 ? 2 : 1);
+  x = b.avgpool("avgpool", x);
+  return b.finish(b.fc("fc", x, 1000));
+}
+
+Model vgg16(int image) {
+  Builder b("vgg16", 1000, {3, image, image});
+  int x = 0, i = 0;
+  for (int c : {64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0}) {
+    const std::string n = "features." + std::to_string(i);
+    if (c == 0) {
+      x = b.maxpool(n, x, 2, 2, 0);
+      ++i;
+    } else {
+      x = b.relu("features." + std::to_string(i + 1), b.conv(n, x, c, 3, 1, 1, true));
+      i += 2;
+    }
+  }
+  // torchvision's adaptive average pool to 7x7 is the identity on 224x224 inputs; the classifier's
+  // dropout layers are left out (they add no parameters and no multiply-adds).
+  if (b.dims(x).h != 7 || b.dims(x).w != 7) throw Error("vgg16 needs 224x224 images (7x7 before the classifier)");
+  x = b.relu("classifier.1", b.fc("classifier.0", x, 4096));
+  x = b.relu("classifier.4", b.fc("classifier.3", x, 4096));
+  return b.finish(b.fc("classifier.6", x, 1000));
+}
+
+// Every op the big models use, with a strided bottleneck and its projection, small enough for
+// finite differences on every parameter.
+Model tiny() {
+  Builder b("tiny", 10, {3, 16, 16});
+  int x = b.relu("relu0", b.conv("conv0", 0, 8, 3, 1, 1, true));
+  x = b.bn("bn1", b.conv("conv1", x, 8, 3, 1, 1), true);
+  x = b.maxpool("maxpool", x, 3, 2, 1);
+  x = bottleneck(b, "block", x, 4, 2);
+  x = b.avgpool("avgpool", x);
+  return b.finish(b.fc("fc", x, 10));
+}
+}  // namespace
+
+const std::vector<std::string>& model_names() {
+  static const std::vector<std::string> names = {"resnet50", "resnet101", "resnet152", "vgg16", "tiny"};
+  return names;
+}
+
+Model build_model(std::string_view name, int image) {
+  if (image < 32) throw Error("image size " + std::to_string(image) + " is too small (32 or more)");
+  if (name == "resnet50") return resnet("resnet50", {3, 4, 6, 3}, image);
+  if (name == "resnet101") return resnet("resnet101", {3, 4, 23, 3}, image);
+  if (name == "resnet152") return resnet("resnet152", {3, 8, 36, 3}, image);
+  if (name == "vgg16") return vgg16(image);
+  if (name == "tiny") return tiny();
+  std::string all;
+  for (const auto& n : model_names()) all += (all.empty() ? "" : ", ") + n;
+  throw Error("unknown model '" + std::string(name) + "'; expected one of: " + all);
+}
+
+double forward_flops(const Model& m) {
+  double macs = 0;
+  for (const Layer& l : m.layers)
+    if (l.op == Op::kConv || l.op == Op::kFc)
+      macs += static_cast<double>(l.weight_params()) * l.out.h * l.out.w;  // per output position
+  return 2 * macs;
+}
+
+std::vector<Bucket> make_buckets(const Model& m, double target_bytes, int bytes_per_element) {
+  std::vector<Bucket> out;
+  Bucket cur;
+  bool open = false;
+  for (int i = static_cast<int>(m.layers.size()) - 1; i >= 0; --i) {
+    const Layer& l = m.layers[static_cast<std::size_t>(i)];
+    if (l.params == 0) continue;
+    if (!open) {
+      cur = Bucket{l.param_offset, l.param_offset + l.params, i, i};
+      open = true;
+    } else {
+      cur.begin = l.param_offset;
+      cur.first_layer = i;
+    }
+    if (static_cast<double>(cur.end - cur.begin) * bytes_per_element >= target_bytes) {
+      out.push_back(cur);
+      open = false;
+    }
+  }
+  if (open) out.push_back(cur);
+  return out;
+}
+
+}  // namespace scalebench::train

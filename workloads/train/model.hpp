@@ -1,0 +1,67 @@
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+// The networks the train workload runs, as data: a list of layers in forward (topological) order,
+// each naming the layer it reads. Shapes, parameter counts, FLOPs and the all-reduce buckets all
+// follow from the list. Pure: no CUDA.
+namespace scalebench::train {
+
+// kBatchNorm carries the residual add and the ReLU that follow it in a ResNet block
+// (y = relu(bn(x) + residual)), the form cuDNN fuses; kRelu is a ReLU on its own (VGG).
+enum class Op { kInput, kConv, kBatchNorm, kRelu, kMaxPool, kGlobalAvgPool, kFc, kSoftmaxLoss };
+const char* name(Op op);
+
+// Channels, height, width of one image's activation (stored NHWC: channels fastest).
+struct Dims {
+  int c = 0, h = 0, w = 0;
+  long long elements() const { return static_cast<long long>(c) * h * w; }
+  bool operator==(const Dims&) const = default;
+};
+
+struct Layer {
+  Op op = Op::kInput;
+  std::string name;
+  int input = -1;                       // the layer whose output this one reads
+  int residual = -1;                    // kBatchNorm: the layer whose output is added before the ReLU, or -1
+  bool relu = false;                    // kBatchNorm: ReLU after the (add and) normalisation
+  bool bias = false;                    // kConv, kFc: a bias per output channel
+  int channels = 0;                     // kConv, kFc: output channels (features)
+  int kernel = 1, stride = 1, pad = 0;  // kConv, kMaxPool
+  Dims out;                             // this layer's output per image
+  long long param_offset = 0;           // first element in the flat parameter buffer
+  long long params = 0;                 // weights then bias (kBatchNorm: scale then shift)
+  long long weight_params() const;      // params without the bias (kBatchNorm: the scale)
+};
+
+struct Model {
+  std::string name;
+  int classes = 0;
+  std::vector<Layer> layers;  // layers[0] is the input, the last the loss
+  long long param_count = 0;  // elements of the flat parameter buffer
+};
+
+// resnet50, resnet101, resnet152 (torchvision's v1.5: the stride in the bottleneck's 3x3 conv),
+// vgg16 (torchvision's, without dropout), tiny (a few layers of every op on 16x16 images, 10
+// classes: for gradient checks). `image` is the input's height and width (224 for ImageNet; tiny
+// ignores it). Throws Error for an unknown name, naming the choices.
+Model build_model(std::string_view name, int image = 224);
+const std::vector<std::string>& model_names();
+
+// Multiply-adds x 2 of one image's forward pass through the convolutions and fully connected
+// layers (what papers quote as a model's FLOPs); a training step is about 3x that.
+double forward_flops(const Model& m);
+
+// A range of the flat gradient buffer all-reduced as one: the parameters of layers `first_layer`
+// ..`last_layer` (whole layers, contiguous since parameters are laid out in layer order). Buckets
+// are formed from the last layer backwards, each closed once it holds at least the target bytes,
+// so the first bucket is ready earliest in the backward pass: after layer `first_layer`'s
+// gradients, the last of the bucket's to be computed.
+struct Bucket {
+  long long begin = 0, end = 0;  // elements [begin, end)
+  int first_layer = 0, last_layer = 0;
+};
+std::vector<Bucket> make_buckets(const Model& m, double target_bytes, int bytes_per_element);
+
+}  // namespace scalebench::train

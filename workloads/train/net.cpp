@@ -1,0 +1,746 @@
+#include "workloads/train/net.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "workloads/gemm/cublaslt_handles.hpp"
+#include "workloads/gpu/cuda_check.hpp"
+
+namespace scalebench::train {
+
+namespace {
+using compute::Precision;
+using gemm::MatmulDesc;
+using gemm::MatmulPreference;
+using gemm::MatrixLayout;
+
+constexpr double kBnEpsilon = 1e-5;
+constexpr double kBnMomentum = 0.1;  // running = 0.9 running + 0.1 batch (PyTorch's default)
+constexpr std::size_t kLtWorkspace = 32u << 20;
+
+DType compute_dtype(Precision p) {
+  switch (p) {
+    case Precision::kFp32:
+    case Precision::kTf32:
+      return DType::kFloat;
+    case Precision::kFp16:
+      return DType::kHalf;
+    case Precision::kBf16:
+      return DType::kBf16;
+    default:
+      throw Error(std::string("the train workload runs fp32, tf32, fp16 or bf16, not ") + compute::name(p));
+  }
+}
+
+cudnnDataType_t cudnn_type(DType t) {
+  return t == DType::kFloat ? CUDNN_DATA_FLOAT : t == DType::kHalf ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16;
+}
+cudaDataType_t cuda_type(DType t) {
+  return t == DType::kFloat ? CUDA_R_32F : t == DType::kHalf ? CUDA_R_16F : CUDA_R_16BF;
+}
+
+// fp32: no TF32 anywhere (FMA math, cuBLAS pedantic); tf32: TF32 Tensor Cores allowed for fp32
+// data; fp16/bf16: Tensor Cores with fp32 sums.
+cudnnMathType_t conv_math(Precision p) {
+  return p == Precision::kFp32 ? CUDNN_FMA_MATH : p == Precision::kTf32 ? CUDNN_DEFAULT_MATH : CUDNN_TENSOR_OP_MATH;
+}
+cublasComputeType_t gemm_compute(Precision p) {
+  return p == Precision::kFp32   ? CUBLAS_COMPUTE_32F_PEDANTIC
+         : p == Precision::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                 : CUBLAS_COMPUTE_32F;
+}
+
+std::string status_text(cudnnStatus_t st) {
+  char msg[512] = {0};
+  cudnnGetLastErrorString(msg, sizeof msg);
+  std::string s = cudnnGetErrorString(st);
+  if (msg[0]) s += std::string(" (") + msg + ")";
+  return s;
+}
+
+// One cuBLASLt matmul, C(m x n) = op(A) op(B) + beta C, column-major, its algorithm chosen once.
+struct Gemm {
+  std::optional<MatmulDesc> desc;
+  std::optional<MatrixLayout> a, b, c;
+  cublasLtMatmulAlgo_t algo{};
+  void setup(cublasLtHandle_t lt, Precision p, DType t, bool ta, bool tb, long long m, long long n, long long k,
+             long long lda, long long ldb, long long ldc) {
+    desc.emplace(gemm_compute(p), CUDA_R_32F);
+    const cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    desc->set(CUBLASLT_MATMUL_DESC_TRANSA, opa);
+    desc->set(CUBLASLT_MATMUL_DESC_TRANSB, opb);
+    a.emplace(cuda_type(t), ta ? k : m, ta ? m : k, lda);
+    b.emplace(cuda_type(t), tb ? n : k, tb ? k : n, ldb);
+    c.emplace(cuda_type(t), m, n, ldc);
+    MatmulPreference pref(kLtWorkspace);
+    cublasLtMatmulHeuristicResult_t r{};
+    int found = 0;
+    CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(lt, desc->get(), a->get(), b->get(), c->get(), c->get(), pref.get(), 1,
+                                                &r, &found));
+    if (found < 1)
+      throw Error("cuBLASLt has no algorithm for a " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                  std::to_string(k) + " matmul");
+    algo = r.algo;
+  }
+  void run(cublasLtHandle_t lt, const void* A, const void* B, void* C, bool accumulate, void* ws,
+           cudaStream_t s) const {
+    const float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+    CUBLAS_CHECK(cublasLtMatmul(lt, desc->get(), &alpha, A, a->get(), B, b->get(), &beta, C, c->get(), C, c->get(),
+                                &algo, ws, kLtWorkspace, s));
+  }
+};
+
+struct ConvAlgo {
+  int algo = 0;
+  cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+  std::size_t workspace = 0;
+  float ms = -1;
+};
+}  // namespace
+
+struct Net::LayerState {
+  gpu::DeviceBuffer y, dy;
+  gpu::TensorDescriptor y_desc;
+  bool acc_input = false, acc_residual = false;  // backward adds into the gradient (another wrote it first)
+  // conv
+  gpu::FilterDescriptor w_desc;
+  gpu::ConvolutionDescriptor fwd_desc, bwd_data_desc, bwd_filter_desc;
+  gpu::TensorDescriptor bias_desc;
+  ConvAlgo fwd, bwd_data, bwd_filter;
+  // batch norm
+  gpu::TensorDescriptor bn_desc;
+  gpu::DeviceBuffer saved_mean, saved_inv_var, running_mean, running_var, reserve;
+  bool fused = false;
+  std::string unfused_reason;
+  float* bn_grad32 = nullptr;  // fp32 gradients of scale and shift (the flat buffer itself in fp32)
+  // maxpool
+  gpu::PoolingDescriptor pool;
+  // fc
+  Gemm fc_fwd, fc_bwd_data, fc_bwd_weight;
+};
+
+std::byte* Net::alloc(gpu::DeviceBuffer& b, std::size_t bytes) {
+  void* p = nullptr;
+  const cudaError_t rc = cudaMalloc(&p, std::max<std::size_t>(bytes, 1));
+  if (rc == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    throw OutOfMemory("out of GPU memory allocating " + std::to_string(bytes) + " bytes (" +
+                      std::to_string(allocated_) + " bytes allocated before) for " + model_.name + " at batch " +
+                      std::to_string(cfg_.batch));
+  }
+  CUDA_CHECK(rc);
+  CUDA_CHECK(cudaFree(p));  // owned below; the probe keeps the OOM path free of CUDA_CHECK's message
+  b = gpu::DeviceBuffer(std::max<std::size_t>(bytes, 1));
+  allocated_ += bytes;
+  return b.get();
+}
+
+Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
+    : model_(m), cfg_(cfg), ct_(compute_dtype(cfg.precision)), stream_(stream) {
+  CUDNN_CHECK(cudnnSetStream(cudnn_.get(), stream_));
+  CUBLAS_CHECK(cublasLtCreate(&lt_));
+  CUDNN_CHECK(cudnnSetActivationDescriptor(relu_.get(), CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+  const int n = cfg_.batch;
+  const long long params = model_.param_count;
+  const std::size_t eb = static_cast<std::size_t>(dtype_bytes(ct_));
+  const bool mixed = ct_ != DType::kFloat;
+
+  alloc(master_, static_cast<std::size_t>(params) * 4);
+  if (mixed) alloc(compute_copy_, static_cast<std::size_t>(params) * eb);
+  if (cfg_.training) {
+    alloc(velocity_, static_cast<std::size_t>(params) * 4);
+    alloc(grad_, static_cast<std::size_t>(params) * eb);
+    CUDA_CHECK(cudaMemsetAsync(velocity_.get(), 0, velocity_.bytes(), stream_));
+    CUDA_CHECK(cudaMemsetAsync(grad_.get(), 0, grad_.bytes(), stream_));
+  }
+  alloc(loss_, sizeof(double));
+  alloc(scale_, sizeof(float));
+  alloc(good_steps_, sizeof(int));
+  alloc(overflow_, sizeof(int));
+  alloc(lt_workspace_, kLtWorkspace);
+  // PyTorch's GradScaler starts at 2^16; bf16 and fp32 need no scaling.
+  fill_value(reinterpret_cast<float*>(scale_.get()), 1, ct_ == DType::kHalf ? 65536.0f : 1.0f, stream_);
+  CUDA_CHECK(cudaMemsetAsync(good_steps_.get(), 0, sizeof(int), stream_));
+  CUDA_CHECK(cudaMemsetAsync(overflow_.get(), 0, sizeof(int), stream_));
+
+  // Activations (and their gradients): one buffer per layer; the input layer's is the images.
+  std::size_t largest = 0, bn_params = 0;
+  for (std::size_t i = 0; i < model_.layers.size(); ++i) {
+    const Layer& l = model_.layers[i];
+    auto st = std::make_unique<LayerState>();
+    const std::size_t bytes = static_cast<std::size_t>(n) * static_cast<std::size_t>(l.out.elements()) * eb;
+    if (l.op != Op::kSoftmaxLoss) {
+      // cuDNN's legacy tensor descriptors count elements in 32 bits.
+      if (static_cast<long long>(n) * l.out.elements() > 0x7fffffffLL)
+        throw TooLarge(l.name + "'s output at batch " + std::to_string(n) + " has " +
+                       std::to_string(static_cast<long long>(n) * l.out.elements()) +
+                       " elements, more than cuDNN's tensor descriptors take (2^31 - 1)");
+      alloc(st->y, bytes);
+      CUDNN_CHECK(cudnnSetTensor4dDescriptor(st->y_desc.get(), CUDNN_TENSOR_NHWC, cudnn_type(ct_), n, l.out.c, l.out.h,
+                                             l.out.w));
+      if (cfg_.training && i > 0) alloc(st->dy, bytes);
+      largest = std::max(largest, bytes);
+    }
+    if (l.op == Op::kBatchNorm) bn_params += static_cast<std::size_t>(l.params);
+    layers_.push_back(std::move(st));
+  }
+  alloc(labels_, static_cast<std::size_t>(n) * sizeof(int));
+  if (cfg_.training) alloc(scratch_, largest);
+  int widest = 1;
+  for (const Layer& l : model_.layers) widest = std::max(widest, l.bias ? l.channels : 1);
+  if (cfg_.training) alloc(bias32_, static_cast<std::size_t>(widest) * 4);
+  int bn_channels = 1;
+  for (const Layer& l : model_.layers) bn_channels = std::max(bn_channels, l.op == Op::kBatchNorm ? l.out.c : 1);
+  alloc(bn_work_, bn_work_bytes(bn_channels));
+  if (cfg_.training && mixed) alloc(bn_grad32_, bn_params * 4);
+
+  // Weights as torchvision initialises them: convolutions He-normal (fan out), batch norm scale 1
+  // and shift 0, linear layers normal(0, 0.01), biases 0. The same seed on every rank.
+  std::size_t bn_at = 0;
+  for (std::size_t i = 0; i < model_.layers.size(); ++i) {
+    const Layer& l = model_.layers[i];
+    LayerState& st = *layers_[i];
+    float* w = master() + l.param_offset;
+    if (l.op == Op::kConv) {
+      fill_normal(w, DType::kFloat, l.weight_params(), 0.0f,
+                  std::sqrt(2.0f / (static_cast<float>(l.channels) * l.kernel * l.kernel)), cfg_.seed * 1000 + i,
+                  stream_);
+    } else if (l.op == Op::kFc) {
+      fill_normal(w, DType::kFloat, l.weight_params(), 0.0f, 0.01f, cfg_.seed * 1000 + i, stream_);
+    } else if (l.op == Op::kBatchNorm) {
+      fill_value(w, l.out.c, 1.0f, stream_);
+      fill_value(w + l.out.c, l.out.c, 0.0f, stream_);
+    }
+    if (l.bias) fill_value(w + l.weight_params(), l.channels, 0.0f, stream_);
+    if (l.op == Op::kBatchNorm) {
+      CUDNN_CHECK(cudnnDeriveBNTensorDescriptor(st.bn_desc.get(),
+                                                layers_[static_cast<std::size_t>(l.input)]->y_desc.get(),
+                                                CUDNN_BATCHNORM_SPATIAL_PERSISTENT));
+      const std::size_t c4 = static_cast<std::size_t>(l.out.c) * 4;
+      alloc(st.saved_mean, c4);
+      alloc(st.saved_inv_var, c4);
+      alloc(st.running_mean, c4);
+      alloc(st.running_var, c4);
+      fill_value(reinterpret_cast<float*>(st.running_mean.get()), l.out.c, 0.0f, stream_);
+      fill_value(reinterpret_cast<float*>(st.running_var.get()), l.out.c, 1.0f, stream_);
+      if (cfg_.training)
+        st.bn_grad32 = mixed ? reinterpret_cast<float*>(bn_grad32_.get()) + bn_at
+                             : reinterpret_cast<float*>(grad(static_cast<int>(i)));
+      bn_at += static_cast<std::size_t>(l.params);
+    }
+    if (l.op == Op::kMaxPool)
+      CUDNN_CHECK(cudnnSetPooling2dDescriptor(st.pool.get(), CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, l.kernel,
+                                              l.kernel, l.pad, l.pad, l.stride, l.stride));
+  }
+  sync_weights();
+  fill_normal(act(0), ct_, static_cast<long long>(n) * model_.layers[0].out.elements(), 0.0f, 1.0f,
+              cfg_.data_seed * 7919 + 1, stream_);
+  fill_labels(reinterpret_cast<int*>(labels_.get()), n, model_.classes, cfg_.data_seed * 104729 + 3, stream_);
+
+  // Who writes each gradient first in the backward pass (layers in reverse): the first writes,
+  // the others add.
+  if (cfg_.training) {
+    std::vector<bool> written(model_.layers.size(), false);
+    auto writes = [&](int target, bool& acc) {
+      acc = written[static_cast<std::size_t>(target)];
+      written[static_cast<std::size_t>(target)] = true;
+    };
+    for (int i = static_cast<int>(model_.layers.size()) - 1; i > 0; --i) {
+      const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+      LayerState& st = *layers_[static_cast<std::size_t>(i)];
+      if (l.residual >= 0) writes(l.residual, st.acc_residual);
+      if (l.input > 0) writes(l.input, st.acc_input);
+    }
+  }
+
+  // The workspace cuDNN's searches may use: half the free memory, at most 2 GiB.
+  std::size_t free_b = 0, total_b = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  gpu::DeviceBuffer search_ws;
+  const std::size_t search_bytes = std::min<std::size_t>(free_b / 2, std::size_t{2} << 30);
+  if (cfg_.search) alloc(search_ws, search_bytes);
+  std::size_t ws_need = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::map<std::string, std::tuple<ConvAlgo, ConvAlgo, ConvAlgo>> cache;
+  for (std::size_t i = 0; i < model_.layers.size(); ++i) {
+    const Layer& l = model_.layers[i];
+    LayerState& st = *layers_[i];
+    if (l.op == Op::kFc) setup_fc(static_cast<int>(i));
+    if (l.op == Op::kConv) {
+      setup_conv(static_cast<int>(i));
+      const Layer& in = model_.layers[static_cast<std::size_t>(l.input)];
+      const std::string key = std::to_string(in.out.c) + "x" + std::to_string(in.out.h) + "x" +
+                              std::to_string(in.out.w) + ">" + std::to_string(l.channels) + "k" +
+                              std::to_string(l.kernel) + "s" + std::to_string(l.stride) + "p" + std::to_string(l.pad);
+      cudnnHandle_t h = cudnn_.get();
+      const LayerState& ist = *layers_[static_cast<std::size_t>(l.input)];
+      void* ws = search_ws.get();
+      const std::size_t wsb = cfg_.search ? search_bytes : 0;
+      auto pick = [&](auto* perf, int count, cudnnConvolutionDescriptor_t desc, auto wsize) {
+        for (int k = 0; k < count; ++k) {
+          if (perf[k].status != CUDNN_STATUS_SUCCESS) continue;
+          ConvAlgo a;
+          a.algo = static_cast<int>(perf[k].algo);
+          a.math = cfg_.precision == Precision::kFp32 ? CUDNN_FMA_MATH : perf[k].mathType;
+          a.ms = cfg_.search ? perf[k].time : -1.0f;
+          CUDNN_CHECK(cudnnSetConvolutionMathType(desc, a.math));
+          if (wsize(a.algo, &a.workspace) != CUDNN_STATUS_SUCCESS) continue;
+          if (!cfg_.search && a.workspace > (free_b / 4)) continue;
+          return a;
+        }
+        throw Error("cuDNN has no algorithm for " + l.name + " (" + key + ") in " + compute::name(cfg_.precision));
+      };
+      if (auto hit = cache.find(key); hit != cache.end()) {
+        std::tie(st.fwd, st.bwd_data, st.bwd_filter) = hit->second;
+      } else {
+        constexpr int kMax = 16;
+        int got = 0;
+        {
+          cudnnConvolutionFwdAlgoPerf_t perf[kMax];
+          if (cfg_.search)
+            CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, ist.y_desc.get(), ist.y.get(), st.w_desc.get(),
+                                                               weight(static_cast<int>(i)), st.fwd_desc.get(),
+                                                               st.y_desc.get(), st.y.get(), kMax, &got, perf, ws, wsb));
+          else
+            CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, ist.y_desc.get(), st.w_desc.get(), st.fwd_desc.get(),
+                                                               st.y_desc.get(), kMax, &got, perf));
+          st.fwd = pick(perf, got, st.fwd_desc.get(), [&](int a, std::size_t* b) {
+            return cudnnGetConvolutionForwardWorkspaceSize(h, ist.y_desc.get(), st.w_desc.get(), st.fwd_desc.get(),
+                                                           st.y_desc.get(), static_cast<cudnnConvolutionFwdAlgo_t>(a),
+                                                           b);
+          });
+        }
+        if (cfg_.training) {
+          cudnnConvolutionBwdFilterAlgoPerf_t perf[kMax];
+          if (cfg_.search)
+            CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+                h, ist.y_desc.get(), ist.y.get(), st.y_desc.get(), st.y.get(), st.bwd_filter_desc.get(),
+                st.w_desc.get(), grad(static_cast<int>(i)), kMax, &got, perf, ws, wsb));
+          else
+            CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+                h, ist.y_desc.get(), st.y_desc.get(), st.bwd_filter_desc.get(), st.w_desc.get(), kMax, &got, perf));
+          st.bwd_filter = pick(perf, got, st.bwd_filter_desc.get(), [&](int a, std::size_t* b) {
+            return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, ist.y_desc.get(), st.y_desc.get(),
+                                                                  st.bwd_filter_desc.get(), st.w_desc.get(),
+                                                                  static_cast<cudnnConvolutionBwdFilterAlgo_t>(a), b);
+          });
+          if (l.input > 0) {
+            cudnnConvolutionBwdDataAlgoPerf_t dperf[kMax];
+            if (cfg_.search)
+              CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
+                  h, st.w_desc.get(), weight(static_cast<int>(i)), st.y_desc.get(), st.y.get(), st.bwd_data_desc.get(),
+                  ist.y_desc.get(), scratch_.get(), kMax, &got, dperf, ws, wsb));
+            else
+              CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                  h, st.w_desc.get(), st.y_desc.get(), st.bwd_data_desc.get(), ist.y_desc.get(), kMax, &got, dperf));
+            st.bwd_data = pick(dperf, got, st.bwd_data_desc.get(), [&](int a, std::size_t* b) {
+              return cudnnGetConvolutionBackwardDataWorkspaceSize(h, st.w_desc.get(), st.y_desc.get(),
+                                                                  st.bwd_data_desc.get(), ist.y_desc.get(),
+                                                                  static_cast<cudnnConvolutionBwdDataAlgo_t>(a), b);
+            });
+          }
+        }
+        cache[key] = {st.fwd, st.bwd_data, st.bwd_filter};
+        algos_[key] = Json{{"fwd", st.fwd.algo},
+                           {"fwd_ms", st.fwd.ms},
+                           {"bwd_data", st.bwd_data.algo},
+                           {"bwd_data_ms", st.bwd_data.ms},
+                           {"bwd_filter", st.bwd_filter.algo},
+                           {"bwd_filter_ms", st.bwd_filter.ms},
+                           {"math", static_cast<int>(st.fwd.math)}};
+      }
+      CUDNN_CHECK(cudnnSetConvolutionMathType(st.fwd_desc.get(), st.fwd.math));
+      CUDNN_CHECK(cudnnSetConvolutionMathType(st.bwd_data_desc.get(), st.bwd_data.math));
+      CUDNN_CHECK(cudnnSetConvolutionMathType(st.bwd_filter_desc.get(), st.bwd_filter.math));
+      ws_need = std::max({ws_need, st.fwd.workspace, st.bwd_data.workspace, st.bwd_filter.workspace});
+    }
+    if (l.op == Op::kBatchNorm && cfg_.training) {
+      // cuDNN fuses the add and the ReLU into its NHWC batch norm (fp16); where it cannot, or
+      // another layer wrote the residual's gradient first, our kernels do them.
+      const cudnnBatchNormOps_t ops = l.residual >= 0 ? CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION
+                                      : l.relu        ? CUDNN_BATCHNORM_OPS_BN_ACTIVATION
+                                                      : CUDNN_BATCHNORM_OPS_BN;
+      const cudnnTensorDescriptor_t xd = layers_[static_cast<std::size_t>(l.input)]->y_desc.get();
+      std::size_t fw = 0, bw = 0, rs = 0;
+      if (!cfg_.fuse)
+        st.unfused_reason = "fuse off";
+      else if (!l.relu)
+        st.unfused_reason = "nothing to fuse";
+      else if (st.acc_residual)
+        st.unfused_reason = "the residual's gradient is not written first here";
+      else if (ct_ != DType::kHalf)
+        st.unfused_reason = "cuDNN fuses batch norm with add and ReLU for fp16 NHWC data only";
+      else if (l.out.c % 4 != 0)
+        st.unfused_reason = "channels not a multiple of 4";
+      else {
+        cudnnStatus_t s1 = cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
+            cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, xd, l.residual >= 0 ? st.y_desc.get() : nullptr,
+            st.y_desc.get(), st.bn_desc.get(), relu_.get(), &fw);
+        cudnnStatus_t s2 = cudnnGetBatchNormalizationBackwardExWorkspaceSize(
+            cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, xd, st.y_desc.get(), st.y_desc.get(),
+            l.residual >= 0 ? st.y_desc.get() : nullptr, xd, st.bn_desc.get(), relu_.get(), &bw);
+        cudnnStatus_t s3 = cudnnGetBatchNormalizationTrainingExReserveSpaceSize(
+            cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, relu_.get(), xd, &rs);
+        if (s1 != CUDNN_STATUS_SUCCESS || s2 != CUDNN_STATUS_SUCCESS || s3 != CUDNN_STATUS_SUCCESS)
+          st.unfused_reason = "cuDNN: " + status_text(s1 != CUDNN_STATUS_SUCCESS   ? s1
+                                                      : s2 != CUDNN_STATUS_SUCCESS ? s2
+                                                                                   : s3);
+        else {
+          st.fused = true;
+          alloc(st.reserve, rs);
+          ws_need = std::max({ws_need, fw, bw});
+        }
+      }
+    }
+  }
+  search_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  search_ws = gpu::DeviceBuffer();
+  allocated_ -= cfg_.search ? search_bytes : 0;
+  alloc(workspace_, ws_need);
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+Net::~Net() {
+  if (lt_) cublasLtDestroy(lt_);
+}
+
+void* Net::act(int layer) const { return layers_[static_cast<std::size_t>(layer)]->y.get(); }
+void* Net::dact(int layer) const { return layers_[static_cast<std::size_t>(layer)]->dy.get(); }
+void* Net::logits() const { return act(model_.layers.back().input); }
+void* Net::weight(int layer) const {
+  const long long off = model_.layers[static_cast<std::size_t>(layer)].param_offset;
+  if (ct_ == DType::kFloat) return master() + off;
+  return compute_copy_.get() + off * dtype_bytes(ct_);
+}
+void* Net::grad(int layer) const {
+  return grad_.get() + model_.layers[static_cast<std::size_t>(layer)].param_offset * dtype_bytes(ct_);
+}
+
+void Net::sync_weights() {
+  if (ct_ != DType::kFloat) convert_from_float(master(), compute_copy_.get(), ct_, model_.param_count, stream_);
+}
+
+double Net::read_loss() const {
+  double v = 0;
+  CUDA_CHECK(cudaMemcpyAsync(&v, loss_.get(), sizeof v, cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return v;
+}
+
+void Net::setup_conv(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  const Layer& in = model_.layers[static_cast<std::size_t>(l.input)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  CUDNN_CHECK(cudnnSetFilter4dDescriptor(st.w_desc.get(), cudnn_type(ct_), CUDNN_TENSOR_NHWC, l.channels, in.out.c,
+                                         l.kernel, l.kernel));
+  for (cudnnConvolutionDescriptor_t d : {st.fwd_desc.get(), st.bwd_data_desc.get(), st.bwd_filter_desc.get()}) {
+    CUDNN_CHECK(cudnnSetConvolution2dDescriptor(d, l.pad, l.pad, l.stride, l.stride, 1, 1, CUDNN_CROSS_CORRELATION,
+                                                CUDNN_DATA_FLOAT));
+    CUDNN_CHECK(cudnnSetConvolutionMathType(d, conv_math(cfg_.precision)));
+  }
+  int on = 0, oc = 0, oh = 0, ow = 0;
+  CUDNN_CHECK(cudnnGetConvolution2dForwardOutputDim(st.fwd_desc.get(),
+                                                    layers_[static_cast<std::size_t>(l.input)]->y_desc.get(),
+                                                    st.w_desc.get(), &on, &oc, &oh, &ow));
+  if (oc != l.out.c || oh != l.out.h || ow != l.out.w)
+    throw Error(l.name + ": cuDNN's output shape differs from the model's");
+  if (l.bias)
+    CUDNN_CHECK(
+        cudnnSetTensor4dDescriptor(st.bias_desc.get(), CUDNN_TENSOR_NHWC, cudnn_type(ct_), 1, l.channels, 1, 1));
+}
+
+// Row-major W[out][in] is column-major in x out; X[n][in] is in x n; Y[n][out] is out x n.
+void Net::setup_fc(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  const long long in = model_.layers[static_cast<std::size_t>(l.input)].out.elements(), out = l.channels,
+                  n = cfg_.batch;
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  st.fc_fwd.setup(lt_, cfg_.precision, ct_, true, false, out, n, in, in, in, out);
+  if (cfg_.training) {
+    st.fc_bwd_data.setup(lt_, cfg_.precision, ct_, false, false, in, n, out, in, out, in);
+    st.fc_bwd_weight.setup(lt_, cfg_.precision, ct_, false, true, in, out, n, in, out, in);
+  }
+  if (l.bias)
+    CUDNN_CHECK(
+        cudnnSetTensor4dDescriptor(st.bias_desc.get(), CUDNN_TENSOR_NHWC, cudnn_type(ct_), 1, l.channels, 1, 1));
+}
+
+void Net::conv_forward(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
+  const float one = 1.0f, zero = 0.0f;
+  CUDNN_CHECK(cudnnConvolutionForward(cudnn_.get(), &one, in.y_desc.get(), in.y.get(), st.w_desc.get(), weight(i),
+                                      st.fwd_desc.get(), static_cast<cudnnConvolutionFwdAlgo_t>(st.fwd.algo),
+                                      workspace_.get(), workspace_.bytes(), &zero, st.y_desc.get(), st.y.get()));
+  if (l.bias)
+    CUDNN_CHECK(cudnnAddTensor(cudnn_.get(), &one, st.bias_desc.get(),
+                               static_cast<std::byte*>(weight(i)) + l.weight_params() * dtype_bytes(ct_), &one,
+                               st.y_desc.get(), st.y.get()));
+}
+
+void Net::conv_backward(int i, const std::function<void(int)>& done) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
+  const float one = 1.0f, zero = 0.0f;
+  CUDNN_CHECK(cudnnConvolutionBackwardFilter(cudnn_.get(), &one, in.y_desc.get(), in.y.get(), st.y_desc.get(),
+                                             st.dy.get(), st.bwd_filter_desc.get(),
+                                             static_cast<cudnnConvolutionBwdFilterAlgo_t>(st.bwd_filter.algo),
+                                             workspace_.get(), workspace_.bytes(), &zero, st.w_desc.get(), grad(i)));
+  if (l.bias) bias_backward(i);
+  done(i);
+  if (l.input > 0) {
+    const float beta = st.acc_input ? 1.0f : 0.0f;
+    CUDNN_CHECK(cudnnConvolutionBackwardData(
+        cudnn_.get(), &one, st.w_desc.get(), weight(i), st.y_desc.get(), st.dy.get(), st.bwd_data_desc.get(),
+        static_cast<cudnnConvolutionBwdDataAlgo_t>(st.bwd_data.algo), workspace_.get(), workspace_.bytes(), &beta,
+        in.y_desc.get(), dact(l.input)));
+  }
+}
+
+// cuDNN's backward bias has no bf16: per-channel sums in fp32, then into the flat buffer.
+void Net::bias_backward(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  float* sums = reinterpret_cast<float*>(bias32_.get());
+  CUDA_CHECK(cudaMemsetAsync(sums, 0, static_cast<std::size_t>(l.channels) * 4, stream_));
+  train::bias_grad(dact(i), ct_, static_cast<long long>(cfg_.batch) * l.out.h * l.out.w, l.channels, sums, stream_);
+  void* db = static_cast<std::byte*>(grad(i)) + l.weight_params() * dtype_bytes(ct_);
+  if (ct_ == DType::kFloat)
+    CUDA_CHECK(cudaMemcpyAsync(db, sums, static_cast<std::size_t>(l.channels) * 4, cudaMemcpyDeviceToDevice, stream_));
+  else
+    convert_from_float(sums, db, ct_, l.channels, stream_);
+}
+
+void Net::fc_forward(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  st.fc_fwd.run(lt_, weight(i), act(l.input), st.y.get(), false, lt_workspace_.get(), stream_);
+  const float one = 1.0f;
+  if (l.bias)
+    CUDNN_CHECK(cudnnAddTensor(cudnn_.get(), &one, st.bias_desc.get(),
+                               static_cast<std::byte*>(weight(i)) + l.weight_params() * dtype_bytes(ct_), &one,
+                               st.y_desc.get(), st.y.get()));
+}
+
+void Net::fc_backward(int i, const std::function<void(int)>& done) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  st.fc_bwd_weight.run(lt_, act(l.input), st.dy.get(), grad(i), false, lt_workspace_.get(), stream_);
+  if (l.bias) bias_backward(i);
+  done(i);
+  if (l.input > 0)
+    st.fc_bwd_data.run(lt_, weight(i), st.dy.get(), dact(l.input), st.acc_input, lt_workspace_.get(), stream_);
+}
+
+void Net::bn_forward(int i, Pass pass) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
+  const float one = 1.0f, zero = 0.0f;
+  const float* scale = master() + l.param_offset;
+  const float* shift = scale + l.out.c;
+  const void* z = l.residual >= 0 ? act(l.residual) : nullptr;
+  const long long rows = static_cast<long long>(cfg_.batch) * l.out.h * l.out.w;
+  if (pass == Pass::kInfer) {
+    bn_forward_infer(in.y.get(), z, st.y.get(), ct_, rows, l.out.c, scale, shift,
+                     reinterpret_cast<const float*>(st.running_mean.get()),
+                     reinterpret_cast<const float*>(st.running_var.get()), kBnEpsilon, l.relu, bn_work_.get(), stream_);
+  } else if (st.fused && pass == Pass::kTrain) {
+    const cudnnBatchNormOps_t ops =
+        l.residual >= 0 ? CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION : CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+    CUDNN_CHECK(cudnnBatchNormalizationForwardTrainingEx(
+        cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, &one, &zero, in.y_desc.get(), in.y.get(),
+        l.residual >= 0 ? st.y_desc.get() : nullptr, z, st.y_desc.get(), st.y.get(), st.bn_desc.get(), scale, shift,
+        kBnMomentum, st.running_mean.get(), st.running_var.get(), kBnEpsilon, st.saved_mean.get(),
+        st.saved_inv_var.get(), relu_.get(), workspace_.get(), workspace_.bytes(), st.reserve.get(),
+        st.reserve.bytes()));
+  } else {
+    bn_forward_train(in.y.get(), z, st.y.get(), ct_, rows, l.out.c, scale, shift,
+                     reinterpret_cast<float*>(st.saved_mean.get()), reinterpret_cast<float*>(st.saved_inv_var.get()),
+                     reinterpret_cast<float*>(st.running_mean.get()), reinterpret_cast<float*>(st.running_var.get()),
+                     pass == Pass::kCalibrate ? 1.0 : kBnMomentum, kBnEpsilon, l.relu, bn_work_.get(), stream_);
+  }
+}
+
+void Net::bn_backward(int i, const std::function<void(int)>& done) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
+  const float one = 1.0f, zero = 0.0f, beta_dx = st.acc_input ? 1.0f : 0.0f;
+  const float* scale = master() + l.param_offset;
+  const float* shift = scale + l.out.c;
+  const long long count = cfg_.batch * l.out.elements();
+  if (st.fused) {
+    const cudnnBatchNormOps_t ops =
+        l.residual >= 0 ? CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION : CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+    CUDNN_CHECK(cudnnBatchNormalizationBackwardEx(
+        cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, &one, &beta_dx, &one, &zero, in.y_desc.get(), in.y.get(),
+        st.y_desc.get(), st.y.get(), st.y_desc.get(), st.dy.get(), l.residual >= 0 ? st.y_desc.get() : nullptr,
+        l.residual >= 0 ? dact(l.residual) : nullptr, in.y_desc.get(), dact(l.input), st.bn_desc.get(), scale, shift,
+        st.bn_grad32, st.bn_grad32 + l.out.c, kBnEpsilon, st.saved_mean.get(), st.saved_inv_var.get(), relu_.get(),
+        workspace_.get(), workspace_.bytes(), st.reserve.get(), st.reserve.bytes()));
+  } else {
+    train::bn_backward(
+        in.y.get(), st.y.get(), st.dy.get(), dact(l.input), l.residual >= 0 ? dact(l.residual) : nullptr, st.acc_input,
+        st.acc_residual, ct_, count / l.out.c, l.out.c, scale, reinterpret_cast<const float*>(st.saved_mean.get()),
+        reinterpret_cast<const float*>(st.saved_inv_var.get()), l.relu, st.bn_grad32, bn_work_.get(), stream_);
+  }
+  if (ct_ != DType::kFloat) convert_from_float(st.bn_grad32, grad(i), ct_, l.params, stream_);
+  done(i);
+}
+
+void Net::forward(Pass pass) {
+  if (pass == Pass::kTrain && !cfg_.training) throw Error("a net built for inference cannot train");
+  if (marks_) CUDA_CHECK(cudaEventRecord(marks_->fwd[0], stream_));
+  for (std::size_t k = 1; k < model_.layers.size(); ++k) {
+    const int i = static_cast<int>(k);
+    const Layer& l = model_.layers[k];
+    LayerState& st = *layers_[k];
+    const long long n = cfg_.batch;
+    switch (l.op) {
+      case Op::kInput:
+        break;
+      case Op::kConv:
+        conv_forward(i);
+        break;
+      case Op::kBatchNorm:
+        bn_forward(i, pass);
+        break;
+      case Op::kRelu:
+        relu_forward(act(l.input), st.y.get(), ct_, n * l.out.elements(), stream_);
+        break;
+      case Op::kMaxPool: {
+        const float one = 1.0f, zero = 0.0f;
+        const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
+        CUDNN_CHECK(cudnnPoolingForward(cudnn_.get(), st.pool.get(), &one, in.y_desc.get(), in.y.get(), &zero,
+                                        st.y_desc.get(), st.y.get()));
+        break;
+      }
+      case Op::kGlobalAvgPool: {
+        const Dims& d = model_.layers[static_cast<std::size_t>(l.input)].out;
+        avgpool_forward(act(l.input), st.y.get(), ct_, cfg_.batch, d.h * d.w, d.c, stream_);
+        break;
+      }
+      case Op::kFc:
+        fc_forward(i);
+        break;
+      case Op::kSoftmaxLoss:
+        if (pass == Pass::kInfer) break;  // inference ends at the logits
+        CUDA_CHECK(cudaMemsetAsync(loss_.get(), 0, sizeof(double), stream_));
+        softmax_cross_entropy(act(l.input), reinterpret_cast<const int*>(labels_.get()),
+                              pass == Pass::kTrain ? dact(l.input) : nullptr, ct_, cfg_.batch, model_.classes,
+                              loss_scale_device(), loss_device(), stream_);
+        break;
+    }
+    if (marks_) CUDA_CHECK(cudaEventRecord(marks_->fwd[k], stream_));
+  }
+}
+
+void Net::backward(const std::function<void(int)>& grads_done) {
+  if (!cfg_.training) throw Error("a net built for inference has no backward pass");
+  for (int i = static_cast<int>(model_.layers.size()) - 1; i > 0; --i) {
+    const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+    LayerState& st = *layers_[static_cast<std::size_t>(i)];
+    const long long n = cfg_.batch;
+    switch (l.op) {
+      case Op::kInput:
+      case Op::kSoftmaxLoss:  // its gradient came with the forward pass
+        break;
+      case Op::kConv:
+        conv_backward(i, grads_done);
+        break;
+      case Op::kBatchNorm:
+        bn_backward(i, grads_done);
+        break;
+      case Op::kRelu:
+        relu_backward(st.y.get(), st.dy.get(), dact(l.input), st.acc_input, ct_, n * l.out.elements(), stream_);
+        break;
+      case Op::kMaxPool: {
+        const float one = 1.0f, beta = st.acc_input ? 1.0f : 0.0f;
+        const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
+        CUDNN_CHECK(cudnnPoolingBackward(cudnn_.get(), st.pool.get(), &one, st.y_desc.get(), st.y.get(),
+                                         st.y_desc.get(), st.dy.get(), in.y_desc.get(), in.y.get(), &beta,
+                                         in.y_desc.get(), dact(l.input)));
+        break;
+      }
+      case Op::kGlobalAvgPool: {
+        const Dims& d = model_.layers[static_cast<std::size_t>(l.input)].out;
+        avgpool_backward(st.dy.get(), dact(l.input), st.acc_input, ct_, cfg_.batch, d.h * d.w, d.c, stream_);
+        break;
+      }
+      case Op::kFc:
+        fc_backward(i, grads_done);
+        break;
+    }
+    if (marks_) CUDA_CHECK(cudaEventRecord(marks_->bwd[static_cast<std::size_t>(i)], stream_));
+  }
+}
+
+Json Net::time_by_op() {
+  Marks m;
+  const std::size_t n = model_.layers.size();
+  m.fwd.resize(n), m.bwd.resize(n + 1);
+  std::vector<gpu::Event> owned(2 * n + 1);
+  for (std::size_t k = 0; k < n; ++k) m.fwd[k] = owned[k].get(), m.bwd[k] = owned[n + k].get();
+  m.bwd[n] = owned[2 * n].get();
+  marks_ = &m;
+  try {
+    forward(Pass::kTrain);
+    CUDA_CHECK(cudaEventRecord(m.bwd[n], stream_));
+    backward([](int) {});
+  } catch (...) {
+    marks_ = nullptr;
+    throw;
+  }
+  marks_ = nullptr;
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  std::map<std::string, double> ms;
+  std::vector<std::pair<double, std::string>> layers;
+  for (std::size_t k = 1; k < n; ++k) {
+    float f = 0, b = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&f, m.fwd[k - 1], m.fwd[k]));
+    // Backward runs from the last layer down: layer k's time ends at its mark, starts at k+1's.
+    CUDA_CHECK(cudaEventElapsedTime(&b, k + 1 < n ? m.bwd[k + 1] : m.bwd[n], m.bwd[k]));
+    const std::string op = name(model_.layers[k].op);
+    ms[op + " fwd"] += f;
+    ms[op + " bwd"] += b;
+    layers.push_back({f + b, model_.layers[k].name});
+  }
+  std::sort(layers.rbegin(), layers.rend());
+  Json top = Json::array();
+  for (std::size_t k = 0; k < std::min<std::size_t>(5, layers.size()); ++k)
+    top.push_back(Json{{"layer", layers[k].second}, {"ms", layers[k].first}});
+  return Json{{"by_op_ms", ms}, {"slowest_layers", top}};
+}
+
+void Net::optimizer_step(float divisor) {
+  int* flag = reinterpret_cast<int*>(overflow_.get());
+  find_nonfinite(grad_.get(), ct_, model_.param_count, flag, stream_);
+  sgd_step(master(), reinterpret_cast<float*>(velocity_.get()), grad_.get(),
+           ct_ == DType::kFloat ? nullptr : compute_copy_.get(), ct_, model_.param_count, cfg_.lr, cfg_.momentum,
+           cfg_.weight_decay, divisor, loss_scale_device(), flag, stream_);
+  update_loss_scale(loss_scale_device(), reinterpret_cast<int*>(good_steps_.get()), flag, cfg_.loss_scale_interval,
+                    ct_ == DType::kHalf, stream_);
+}
+
+Json Net::describe() const {
+  Json bn = Json::object();
+  int fused = 0, bns = 0;
+  for (std::size_t i = 0; i < model_.layers.size(); ++i)
+    if (model_.layers[i].op == Op::kBatchNorm) {
+      ++bns;
+      fused += layers_[i]->fused;
+      if (!layers_[i]->fused && !layers_[i]->unfused_reason.empty())
+        bn[layers_[i]->unfused_reason] = bn.value(layers_[i]->unfused_reason, 0) + 1;
+    }
+  return Json{{"conv_algorithms", algos_},        {"algo_selection", cfg_.search ? "search" : "heuristic"},
+              {"algo_search_s", search_seconds_}, {"workspace_bytes", workspace_.bytes()},
+              {"batchnorm_fused", fused},         {"batchnorm_layers", bns},
+              {"batchnorm_unfused_why", bn},      {"allocated_bytes", allocated_}};
+}
+
+}  // namespace scalebench::train

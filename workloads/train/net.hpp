@@ -1,0 +1,126 @@
+#pragma once
+#include <cublasLt.h>
+#include <cudnn.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "common/json.hpp"
+#include "workloads/compute/precision.hpp"
+#include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/gpu/cudnn_handles.hpp"
+#include "workloads/train/model.hpp"
+#include "workloads/train/train_kernels.cuh"
+
+// A model of model.hpp on the current GPU: NHWC activations in the compute precision, convolutions
+// through cuDNN with the fastest algorithm measured once per shape, batch norm through cuDNN
+// (fused with the residual add and ReLU where the precision has it), the fully connected layers
+// through cuBLASLt, and the SGD step as one kernel over a flat parameter buffer. Every call
+// enqueues on the net's stream (graph-capturable after the first, uncaptured, pass). Built only
+// with SCALEBENCH_HAVE_CUDA.
+namespace scalebench::train {
+
+// The GPU ran out of memory building the net: the batch does not fit.
+class OutOfMemory : public Error {
+ public:
+  using Error::Error;
+};
+
+// The batch makes a tensor larger than cuDNN takes.
+class TooLarge : public Error {
+ public:
+  using Error::Error;
+};
+
+struct NetConfig {
+  compute::Precision precision = compute::Precision::kFp32;  // fp32, tf32, fp16 or bf16
+  int batch = 32;
+  bool training = true;  // gradients, optimizer state and the buffers of the backward pass
+  bool search = true;    // time every cuDNN algorithm per shape (Find); false: its heuristic's pick
+  bool fuse = true;      // cuDNN's fused BN + add + ReLU where it runs in this precision
+  float lr = 0.1f, momentum = 0.9f, weight_decay = 1e-4f;
+  int loss_scale_interval = 2000;  // fp16: double the loss scale after this many good steps
+  std::uint64_t seed = 1;          // weights: the same on every rank
+  std::uint64_t data_seed = 2;     // images and labels: one per rank
+};
+
+enum class Pass { kTrain, kCalibrate, kInfer };
+
+class Net {
+ public:
+  Net(const Model& m, const NetConfig& cfg, cudaStream_t stream);
+  ~Net();
+  Net(const Net&) = delete;
+  Net& operator=(const Net&) = delete;
+
+  // kTrain: batch statistics, loss and its gradient; kCalibrate: batch statistics become the
+  // running ones (what inference normalises with); kInfer: running statistics, logits only.
+  void forward(Pass pass);
+  // The backward pass; `grads_done(layer)` is called as soon as the last kernel writing that
+  // layer's parameter gradients has been enqueued (where an all-reduce of them may start).
+  void backward(const std::function<void(int layer)>& grads_done);
+  // Skips the step on inf/nan gradients; `divisor` divides the summed gradients (the rank count).
+  void optimizer_step(float divisor);
+
+  const Model& model() const { return model_; }
+  const NetConfig& config() const { return cfg_; }
+  DType compute_type() const { return ct_; }
+  void* grads() const { return grad_.get(); }  // flat, compute type, param_count elements
+  float* master() const { return reinterpret_cast<float*>(master_.get()); }
+  void* logits() const;
+  double* loss_device() const { return reinterpret_cast<double*>(loss_.get()); }
+  float* loss_scale_device() const { return reinterpret_cast<float*>(scale_.get()); }
+  cudaStream_t stream() const { return stream_; }
+  // The last forward's mean loss (waits for the stream).
+  double read_loss() const;
+  // Rewrites the compute copy of the weights from the master (after editing the master).
+  void sync_weights();
+  // The chosen algorithms, fusion, workspace, memory: recorded in a point's details.
+  Json describe() const;
+  std::size_t bytes_allocated() const { return allocated_; }
+  // One eager forward and backward pass with an event after every layer: GPU milliseconds summed
+  // by op and pass ("conv fwd", "batchnorm bwd", ...), and the five slowest layers.
+  Json time_by_op();
+
+ private:
+  struct LayerState;
+  std::byte* alloc(gpu::DeviceBuffer& b, std::size_t bytes);
+  void* act(int layer) const;
+  void* dact(int layer) const;
+  void* weight(int layer) const;  // compute type
+  void* grad(int layer) const;    // compute type, in the flat buffer
+  void setup_conv(int i);
+  void setup_fc(int i);
+  void conv_forward(int i);
+  void conv_backward(int i, const std::function<void(int)>& done);
+  void fc_forward(int i);
+  void fc_backward(int i, const std::function<void(int)>& done);
+  void bn_forward(int i, Pass pass);
+  void bn_backward(int i, const std::function<void(int)>& done);
+  void bias_backward(int i);
+  struct Marks {
+    std::vector<cudaEvent_t> fwd, bwd;
+  };
+  Marks* marks_ = nullptr;
+
+  Model model_;
+  NetConfig cfg_;
+  DType ct_;
+  cudaStream_t stream_;
+  gpu::CudnnHandle cudnn_;
+  cublasLtHandle_t lt_ = nullptr;
+  std::vector<std::unique_ptr<LayerState>> layers_;
+  gpu::DeviceBuffer master_, compute_copy_, velocity_, grad_, bn_grad32_;
+  gpu::DeviceBuffer labels_, loss_, scale_, good_steps_, overflow_, workspace_, lt_workspace_, scratch_, bias32_,
+      bn_work_;
+  std::size_t allocated_ = 0;
+  gpu::ActivationDescriptor relu_;
+  Json algos_ = Json::object();
+  double search_seconds_ = 0;
+};
+
+}  // namespace scalebench::train

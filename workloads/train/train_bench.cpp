@@ -1,0 +1,468 @@
+#include "workloads/train/train_bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+
+#include "common/stats.hpp"
+#include "workloads/gpu/cuda_check.hpp"
+#include "workloads/train/net.hpp"
+
+namespace scalebench::train {
+
+namespace {
+using compute::Precision;
+
+ncclDataType_t nccl_type(DType t) {
+  return t == DType::kFloat ? ncclFloat32 : t == DType::kHalf ? ncclFloat16 : ncclBfloat16;
+}
+
+// The whole of `body`'s work on `s` (and streams it forks to) as one graph.
+gpu::GraphExec capture(cudaStream_t s, const std::function<void()>& body) {
+  cudaGraph_t g = nullptr;
+  // Relaxed: NCCL's enqueue may make calls that a stricter mode refuses during capture.
+  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+  try {
+    body();
+  } catch (...) {
+    cudaStreamEndCapture(s, &g);
+    if (g) cudaGraphDestroy(g);
+    (void)cudaGetLastError();
+    throw;
+  }
+  CUDA_CHECK(cudaStreamEndCapture(s, &g));
+  return gpu::GraphExec(g);
+}
+
+double median_of(std::vector<double> v) { return v.empty() ? 0.0 : median(v); }
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+// The rank that could not build its net decides for all: no rank may start an all-reduce that
+// another will never join.
+std::optional<compute::RankOutcome> agree(const MpiSession& mpi, const compute::RankOutcome& mine) {
+  const std::vector<std::string> all = mpi.all_gather(Json{{"status", mine.status}, {"reason", mine.reason}}.dump());
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    const Json j = Json::parse(all[r]);
+    if (j.at("status").get<std::string>() == "ok") continue;
+    compute::RankOutcome o;
+    o.status = j.at("status").get<std::string>();
+    o.reason =
+        (all.size() > 1 ? "rank " + std::to_string(r) + ": " : std::string()) + j.at("reason").get<std::string>();
+    return o;
+  }
+  return std::nullopt;
+}
+
+std::size_t memory_in_use() {
+  std::size_t free_b = 0, total_b = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  return total_b - free_b;
+}
+}  // namespace
+
+namespace {
+int highest_priority() {
+  int least = 0, greatest = 0;
+  CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  return greatest;
+}
+}  // namespace
+
+TrainBench::TrainBench(const MpiSession& mpi) : mpi_(mpi), comm_stream_(highest_priority()) {}
+
+ncclComm_t TrainBench::comm() {
+  if (!comm_) {
+    ncclUniqueId id{};
+    if (mpi_.rank() == 0) NCCL_CHECK(ncclGetUniqueId(&id));
+    std::string hex;
+    for (unsigned char c : std::string(id.internal, sizeof id.internal)) {
+      char b[3];
+      std::snprintf(b, sizeof b, "%02x", c);
+      hex += b;
+    }
+    const std::string root = mpi_.all_gather(hex)[0];
+    for (std::size_t i = 0; i < sizeof id.internal; ++i)
+      id.internal[i] = static_cast<char>(std::stoi(root.substr(2 * i, 2), nullptr, 16));
+    comm_.emplace(mpi_.size(), id, mpi_.rank());
+  }
+  return comm_->get();
+}
+
+compute::RankOutcome TrainBench::measure(const TrainPoint& point, const Config& cfg,
+                                         const compute::TimingConfig& timing, const compute::DeviceInfo& gpu) {
+  compute::RankOutcome out;
+  if (std::string why = compute::unsupported_on(point.precision, gpu.cc_major, gpu.cc_minor); !why.empty()) {
+    out.status = "skipped";
+    out.reason = why;
+    return out;
+  }
+  return cfg.training ? train(point, cfg, timing) : infer(point, cfg, timing);
+}
+
+compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cfg,
+                                       const compute::TimingConfig& timing) {
+  const bool multi = mpi_.size() > 1;
+  if (multi) comm();  // every rank, before any can fail alone
+  cudaStream_t s = stream_.get(), cs = comm_stream_.get();
+  const Model model = build_model(cfg.model, cfg.image);
+  NetConfig nc;
+  nc.precision = point.precision;
+  nc.batch = point.batch;
+  nc.search = cfg.search;
+  nc.fuse = cfg.fuse;
+  nc.lr = cfg.lr, nc.momentum = cfg.momentum, nc.weight_decay = cfg.weight_decay;
+  nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
+
+  compute::RankOutcome out;
+  std::unique_ptr<Net> net;
+  try {
+    net = std::make_unique<Net>(model, nc, s);
+  } catch (const OutOfMemory& e) {
+    out.status = "skipped";
+    out.reason = std::string("the batch does not fit: ") + e.what();
+  } catch (const TooLarge& e) {
+    out.status = "skipped";
+    out.reason = std::string("the batch is too large: ") + e.what();
+  } catch (const std::exception& e) {
+    out.status = "failed";
+    out.reason = e.what();
+  }
+  if (auto problem = agree(mpi_, out)) return *problem;
+
+  const std::vector<Bucket> buckets = make_buckets(model, cfg.bucket_bytes, dtype_bytes(net->compute_type()));
+  std::vector<gpu::Event> ready(buckets.size());
+  gpu::Event comm_done, start_comm;
+  const ncclDataType_t nt = nccl_type(net->compute_type());
+  const std::size_t eb = static_cast<std::size_t>(dtype_bytes(net->compute_type()));
+  auto launch_bucket = [&](std::size_t b, cudaEvent_t after) {
+    CUDA_CHECK(cudaEventRecord(after, s));
+    CUDA_CHECK(cudaStreamWaitEvent(cs, after, 0));
+    std::byte* p = static_cast<std::byte*>(net->grads()) + static_cast<std::size_t>(buckets[b].begin) * eb;
+    NCCL_CHECK(
+        ncclAllReduce(p, p, static_cast<std::size_t>(buckets[b].end - buckets[b].begin), nt, ncclSum, comm(), cs));
+  };
+  // One step: forward, backward with each bucket's all-reduce launched on the communication stream
+  // once its last gradient is enqueued (overlap) or all after the backward pass, the optimizer
+  // after every bucket.
+  auto step = [&](bool allreduce) {
+    net->forward(Pass::kTrain);
+    std::size_t next = 0;
+    net->backward([&](int layer) {
+      if (!allreduce || !cfg.overlap) return;
+      while (next < buckets.size() && buckets[next].first_layer == layer) {
+        launch_bucket(next, ready[next].get());
+        ++next;
+      }
+    });
+    if (allreduce) {
+      for (; next < buckets.size(); ++next) launch_bucket(next, ready[next].get());
+      CUDA_CHECK(cudaEventRecord(comm_done.get(), cs));
+      CUDA_CHECK(cudaStreamWaitEvent(s, comm_done.get(), 0));
+    }
+    net->optimizer_step(allreduce ? static_cast<float>(mpi_.size()) : 1.0f);
+  };
+  auto allreduce_only = [&] {
+    for (std::size_t b = 0; b < buckets.size(); ++b) launch_bucket(b, ready[b].get());
+    CUDA_CHECK(cudaEventRecord(comm_done.get(), cs));
+    CUDA_CHECK(cudaStreamWaitEvent(s, comm_done.get(), 0));
+  };
+
+  Json details = net->describe();
+  // The first step runs eagerly: its loss is the start of the convergence check, and NCCL
+  // connects before any capture.
+  step(multi);
+  const double loss_first = net->read_loss();
+  std::optional<gpu::GraphExec> g_comm, g_local, g_reduce;
+  if (cfg.graph) {
+    if (multi) g_comm.emplace(capture(s, [&] { step(true); }));
+    g_local.emplace(capture(s, [&] { step(false); }));
+    if (multi) g_reduce.emplace(capture(s, allreduce_only));
+  }
+  auto timed = [&](std::optional<gpu::GraphExec>& g, const std::function<void()>& eager) {
+    mpi_.barrier();
+    return compute::time_on_stream(s, timing, [&](cudaStream_t st) {
+      if (g)
+        CUDA_CHECK(cudaGraphLaunch(g->get(), st));
+      else
+        eager();
+    });
+  };
+  // The step as the run measures it (with all-reduce on several GPUs), then the same step without
+  // communication: the difference is the all-reduce time the backward pass did not hide.
+  out.seconds = multi ? timed(g_comm, [&] { step(true); }) : timed(g_local, [&] { step(false); });
+  // Every rank's weights must be bit for bit the same after the all-reduced steps (before the
+  // steps without all-reduce below, which train each rank on its own gradients).
+  std::optional<bool> ranks_agree;
+  // Every rank's weights must be bit for bit the same after the steps.
+  if (multi && cfg.check) {
+    gpu::DeviceBuffer sums(sizeof(unsigned long long) + sizeof(double));
+    CUDA_CHECK(cudaMemsetAsync(sums.get(), 0, sums.bytes(), s));
+    checksum(net->master(), model.param_count, reinterpret_cast<unsigned long long*>(sums.get()),
+             reinterpret_cast<double*>(sums.get() + sizeof(unsigned long long)), s);
+    unsigned long long bits = 0;
+    CUDA_CHECK(cudaMemcpyAsync(&bits, sums.get(), sizeof bits, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    const std::vector<std::string> all = mpi_.all_gather(std::to_string(bits));
+    const bool same = std::all_of(all.begin(), all.end(), [&](const std::string& x) { return x == all[0]; });
+    ranks_agree = same;
+  }
+  const double step_s = median_of(out.seconds);
+  details["step_ms"] = step_s * 1e3;
+  details["buckets"] = buckets.size();
+  details["bucket_mb"] = cfg.bucket_bytes / (1024.0 * 1024.0);
+  details["gradient_bytes"] = static_cast<double>(model.param_count) * static_cast<double>(eb);
+  details["graph"] = cfg.graph;
+  details["overlap"] = cfg.overlap;
+  if (multi) {
+    const double local_s = median_of(timed(g_local, [&] { step(false); }));
+    const double reduce_s = median_of(timed(g_reduce, allreduce_only));
+    details["step_ms_without_allreduce"] = local_s * 1e3;
+    details["exposed_allreduce_ms"] = (step_s - local_s) * 1e3;
+    details["allreduce_alone_ms"] = reduce_s * 1e3;
+    if (reduce_s > 0)
+      details["allreduce_hidden_pct"] = 100.0 * std::clamp(1.0 - (step_s - local_s) / reduce_s, 0.0, 1.0);
+  }
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  details["memory_used_bytes"] = memory_in_use();
+  details["flops_per_image"] = 3 * forward_flops(model);
+  details["profile"] = net->time_by_op();
+
+  if (cfg.check) {
+    long long wrong = 0, checked = 0;
+    // Training on one fixed batch: the loss must have fallen since the first step.
+    const double loss_last = net->read_loss();
+    float scale = 1;
+    CUDA_CHECK(cudaMemcpy(&scale, net->loss_scale_device(), sizeof scale, cudaMemcpyDeviceToHost));
+    details["loss_first"] = loss_first;
+    details["loss_last"] = loss_last;
+    details["loss_scale"] = scale;
+    ++checked;
+    if (!(std::isfinite(loss_last) && loss_last < loss_first)) ++wrong;
+    if (ranks_agree) {
+      details["weights_identical_across_ranks"] = *ranks_agree;
+      ++checked;
+      if (!*ranks_agree) ++wrong;
+    }
+    if (!grad_check_) grad_check_ = gradient_check(s);
+    details["gradient_check"] = *grad_check_;
+    checked += grad_check_->at("tensors").get<long long>();
+    wrong += grad_check_->at("wrong").get<long long>();
+    out.wrong = wrong;
+    out.checked = checked;
+  }
+  out.details = details;
+  return out;
+}
+
+compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cfg,
+                                       const compute::TimingConfig& timing) {
+  cudaStream_t s = stream_.get();
+  const Model model = build_model(cfg.model, cfg.image);
+  NetConfig nc;
+  nc.precision = point.precision;
+  nc.batch = point.batch;
+  nc.training = false;
+  nc.search = cfg.search;
+  nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
+  compute::RankOutcome out;
+  std::unique_ptr<Net> net;
+  try {
+    net = std::make_unique<Net>(model, nc, s);
+  } catch (const OutOfMemory& e) {
+    out.status = "skipped";
+    out.reason = std::string("the batch does not fit: ") + e.what();
+  } catch (const TooLarge& e) {
+    out.status = "skipped";
+    out.reason = std::string("the batch is too large: ") + e.what();
+  } catch (const std::exception& e) {
+    out.status = "failed";
+    out.reason = e.what();
+  }
+  if (auto problem = agree(mpi_, out)) return *problem;
+  Json details = net->describe();
+  // Batch statistics of the synthetic batch become the running ones inference normalises with.
+  net->forward(Pass::kCalibrate);
+  std::optional<gpu::GraphExec> g;
+  if (cfg.graph) g.emplace(capture(s, [&] { net->forward(Pass::kInfer); }));
+  auto once = [&](cudaStream_t st) {
+    if (g)
+      CUDA_CHECK(cudaGraphLaunch(g->get(), st));
+    else
+      net->forward(Pass::kInfer);
+  };
+  for (int i = 0; i < timing.warmup; ++i) once(s);
+  // Each forward pass bracketed by its own events: the latency distribution of single batches.
+  const int count = std::clamp(timing.repetitions * std::max(timing.iters, 1), 3, 2000);
+  std::vector<gpu::Event> marks(static_cast<std::size_t>(count) + 1);
+  CUDA_CHECK(cudaEventRecord(marks[0].get(), s));
+  for (int i = 0; i < count; ++i) {
+    once(s);
+    CUDA_CHECK(cudaEventRecord(marks[static_cast<std::size_t>(i) + 1].get(), s));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  for (int i = 0; i < count; ++i) {
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, marks[static_cast<std::size_t>(i)].get(),
+                                    marks[static_cast<std::size_t>(i) + 1].get()));
+    out.seconds.push_back(ms * 1e-3);
+  }
+  details["latency_ms"] = Json{{"p50", percentile(out.seconds, 0.5) * 1e3},
+                               {"p90", percentile(out.seconds, 0.9) * 1e3},
+                               {"p99", percentile(out.seconds, 0.99) * 1e3}};
+  details["memory_used_bytes"] = memory_in_use();
+  details["flops_per_image"] = forward_flops(model);
+  details["graph"] = cfg.graph;
+
+  // Reduced precisions against the same net in fp32 (no TF32): same weights, same images, same
+  // calibration. Errors compound over the layers, so the bound is on the network's logits:
+  // |got - ref| <= tol x rms(ref logits).
+  if (cfg.check && point.precision != Precision::kFp32) {
+    const long long n = static_cast<long long>(point.batch) * model.classes;
+    std::vector<float> got(static_cast<std::size_t>(n)), ref(static_cast<std::size_t>(n));
+    {
+      gpu::DeviceBuffer f(static_cast<std::size_t>(n) * 4);
+      std::vector<unsigned short> raw;
+      if (net->compute_type() == DType::kFloat) {
+        CUDA_CHECK(cudaMemcpy(got.data(), net->logits(), f.bytes(), cudaMemcpyDeviceToHost));
+      } else {
+        raw.resize(static_cast<std::size_t>(n));
+        CUDA_CHECK(cudaMemcpy(raw.data(), net->logits(), raw.size() * 2, cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < raw.size(); ++i) {
+          unsigned int bits = 0;
+          if (net->compute_type() == DType::kBf16) {
+            bits = static_cast<unsigned int>(raw[i]) << 16;
+          } else {  // fp16 to fp32 by hand: sign, exponent, mantissa
+            const unsigned int h = raw[i], sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+            if (e == 0) {
+              float v = std::ldexp(static_cast<float>(m), -24);
+              std::memcpy(&bits, &v, 4);
+              bits |= sign;
+            } else if (e == 31) {
+              bits = sign | 0x7f800000u | (m << 13);
+            } else {
+              bits = sign | ((e + 112) << 23) | (m << 13);
+            }
+          }
+          std::memcpy(&got[i], &bits, 4);
+        }
+      }
+    }
+    try {
+      NetConfig rc = nc;
+      rc.precision = Precision::kFp32;
+      rc.search = false;
+      Net refnet(model, rc, s);
+      refnet.forward(Pass::kCalibrate);
+      refnet.forward(Pass::kInfer);
+      CUDA_CHECK(cudaMemcpyAsync(ref.data(), refnet.logits(), ref.size() * 4, cudaMemcpyDeviceToHost, s));
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      double rms = 0;
+      for (float r : ref) rms += static_cast<double>(r) * r;
+      rms = std::sqrt(rms / static_cast<double>(ref.size()));
+      // A random-weight ResNet amplifies rounding from layer to layer: on the GPU machine fp16
+      // logits were within 0.12 x rms of fp32's and bf16's within 0.53 x rms (docs/train.md); a
+      // broken layer is off by the whole rms or more.
+      const double tol = point.precision == Precision::kBf16 ? 1.0 : 0.25;
+      long long wrong = 0;
+      double worst = 0;
+      for (std::size_t i = 0; i < ref.size(); ++i) {
+        const double err = std::fabs(static_cast<double>(got[i]) - ref[i]);
+        worst = std::isfinite(err) ? std::max(worst, err / std::max(rms, 1e-30)) : INFINITY;
+        if (!(err <= tol * rms)) ++wrong;
+      }
+      out.wrong = wrong;
+      out.checked = static_cast<long long>(ref.size());
+      details["check"] = Json{{"reference", "fp32 net, same weights and images"},
+                              {"tolerance_x_rms", tol},
+                              {"max_error_x_rms", std::isfinite(worst) ? Json(worst) : Json("inf")},
+                              {"rms_logit", rms}};
+    } catch (const OutOfMemory& e) {
+      details["check"] = std::string("not checked: the fp32 reference does not fit beside the net: ") + e.what();
+    }
+  }
+  out.details = details;
+  return out;
+}
+
+Json TrainBench::gradient_check(cudaStream_t s) {
+  const Model model = build_model("tiny");
+  NetConfig nc;
+  nc.precision = Precision::kFp32;
+  nc.batch = 8;
+  nc.search = false;
+  nc.fuse = false;
+  Net net(model, nc, s);
+  net.forward(Pass::kTrain);
+  net.backward([](int) {});
+  const std::size_t p = static_cast<std::size_t>(model.param_count);
+  std::vector<float> analytic(p), w(p);
+  CUDA_CHECK(cudaMemcpyAsync(analytic.data(), net.grads(), p * 4, cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaMemcpyAsync(w.data(), net.master(), p * 4, cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  // Central differences of the fp32 loss along each parameter tensor's own gradient direction
+  // v = g / |g|: (L(w + e v) - L(w - e v)) / 2e must equal g . v = |g|. One parameter at a time
+  // drowns in the loss's roundoff (it moves in steps of 2.4e-7, where a weight's effect is ~1e-7);
+  // along v the whole tensor moves, and e is chosen so that the loss moves by about 1e-4. A wrong
+  // gradient (scale, sign, or direction off) changes the directional derivative.
+  const double tol = 0.02, ulp = std::ldexp(1.0, std::ilogb(std::max(net.read_loss(), 1e-30)) - 23);
+  long long wrong = 0, tensors = 0;
+  double worst = 0;
+  Json per_tensor = Json::object();
+  std::vector<float> moved(p);
+  auto loss_with = [&](long long begin, long long end, const std::vector<double>& v, double e) {
+    moved = w;
+    for (long long k = begin; k < end; ++k)
+      moved[static_cast<std::size_t>(k)] =
+          static_cast<float>(w[static_cast<std::size_t>(k)] + e * v[static_cast<std::size_t>(k - begin)]);
+    CUDA_CHECK(cudaMemcpyAsync(net.master(), moved.data(), p * 4, cudaMemcpyHostToDevice, s));
+    net.forward(Pass::kTrain);
+    return net.read_loss();
+  };
+  for (const Layer& l : model.layers) {
+    if (l.params == 0) continue;
+    const long long split = l.weight_params();  // weights, then the bias or BN shift as their own tensor
+    for (auto [begin, end] : {std::pair{l.param_offset, l.param_offset + split},
+                              std::pair{l.param_offset + split, l.param_offset + l.params}}) {
+      if (begin == end) continue;
+      double norm = 0;
+      for (long long k = begin; k < end; ++k)
+        norm += static_cast<double>(analytic[static_cast<std::size_t>(k)]) * analytic[static_cast<std::size_t>(k)];
+      norm = std::sqrt(norm);
+      std::vector<double> v(static_cast<std::size_t>(end - begin));
+      for (long long k = begin; k < end; ++k)
+        v[static_cast<std::size_t>(k - begin)] = norm > 0 ? analytic[static_cast<std::size_t>(k)] / norm : 0.0;
+      const double e = std::clamp(1e-4 / std::max(norm, 1e-12), 1e-4, 1e-2);
+      const double fd = (loss_with(begin, end, v, e) - loss_with(begin, end, v, -e)) / (2 * e);
+      // Beside the relative bound, 4 roundoff steps of the loss over the difference's width.
+      const double rel = std::fabs(fd - norm) / (std::max(norm, 1e-12) + 4 * ulp / (2 * e) / tol);
+      per_tensor[l.name + (begin == l.param_offset ? "" : ".bias")] =
+          Json{{"grad_norm", norm}, {"finite_difference", fd}, {"rel_error", rel}};
+      worst = std::isfinite(rel) ? std::max(worst, rel) : INFINITY;
+      ++tensors;
+      if (!(rel <= tol)) ++wrong;
+    }
+  }
+  CUDA_CHECK(cudaMemcpyAsync(net.master(), w.data(), p * 4, cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  return Json{{"model", "tiny"},
+              {"precision", "fp32"},
+              {"method", "central difference along each tensor's gradient direction"},
+              {"tensors", tensors},
+              {"wrong", wrong},
+              {"tolerance_rel", tol},
+              {"max_rel_error", std::isfinite(worst) ? Json(worst) : Json("inf")},
+              {"by_tensor", per_tensor}};
+}
+
+}  // namespace scalebench::train

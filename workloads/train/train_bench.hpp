@@ -1,0 +1,38 @@
+#pragma once
+#include <optional>
+
+#include "common/json.hpp"
+#include "workloads/bootstrap/mpi_session.hpp"
+#include "workloads/compute/compute_main.hpp"
+#include "workloads/compute/gpu_timer.hpp"
+#include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/train/train_config.hpp"
+
+// Measures one train point on this rank's GPU: data-parallel training steps (gradients all-reduced
+// through NCCL in buckets, overlapped with the backward pass) or inference. Every rank calls
+// measure at once. Built only with SCALEBENCH_HAVE_CUDA.
+namespace scalebench::train {
+
+class TrainBench {
+ public:
+  explicit TrainBench(const MpiSession& mpi);
+  compute::RankOutcome measure(const TrainPoint& point, const Config& cfg, const compute::TimingConfig& timing,
+                               const compute::DeviceInfo& gpu);
+
+  // The tiny net's gradients against central finite differences of its loss, in fp32 on the
+  // current GPU: {"params", "wrong", "max_error", "tolerance"}.
+  static Json gradient_check(cudaStream_t stream);
+
+ private:
+  compute::RankOutcome train(const TrainPoint& point, const Config& cfg, const compute::TimingConfig& timing);
+  compute::RankOutcome infer(const TrainPoint& point, const Config& cfg, const compute::TimingConfig& timing);
+  ncclComm_t comm();
+
+  const MpiSession& mpi_;
+  gpu::Stream stream_;
+  gpu::Stream comm_stream_;  // the highest priority: an all-reduce waiting for SMs holds up every rank
+  std::optional<gpu::NcclComm> comm_;
+  std::optional<Json> grad_check_;
+};
+
+}  // namespace scalebench::train

@@ -1,0 +1,88 @@
+#include "workloads/train/train_config.hpp"
+
+#include <sstream>
+
+#include "common/error.hpp"
+#include "workloads/train/model.hpp"
+
+namespace scalebench::train {
+
+namespace {
+// A parameter given as one value or a comma-separated list (YAML may have made it a number).
+std::vector<std::string> items(const Json& params, const char* key, const char* fallback) {
+  const Json v = params.value(key, Json(fallback));
+  const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (!item.empty()) out.push_back(item);
+  }
+  if (out.empty()) throw Error(std::string(key) + ": empty");
+  return out;
+}
+
+compute::Precision parse_train_precision(const std::string& text) {
+  using compute::Precision;
+  for (Precision p : {Precision::kFp32, Precision::kTf32, Precision::kFp16, Precision::kBf16})
+    if (text == compute::name(p)) return p;
+  throw Error("precision: '" + text + "' is not one train runs; expected fp32, tf32, fp16 or bf16");
+}
+}  // namespace
+
+Config Config::from_params(const Json& params) {
+  Config c;
+  c.model = params.value("model", c.model);
+  c.image = params.value("image", c.image);
+  build_model(c.model, c.image);  // throws naming the models
+  const std::string mode = params.value("mode", std::string("train"));
+  if (mode != "train" && mode != "inference") throw Error("mode: '" + mode + "'; expected train or inference");
+  c.training = mode == "train";
+  for (const std::string& p : items(params, "precision", "fp32")) c.precisions.push_back(parse_train_precision(p));
+  for (const std::string& b : items(params, "batch", "64")) {
+    std::size_t used = 0;
+    int v = 0;
+    try {
+      v = std::stoi(b, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != b.size() || v < 1) throw Error("batch: '" + b + "' is not a positive integer");
+    c.batches.push_back(v);
+  }
+  c.bucket_bytes = params.value("bucket_mb", 25.0) * 1024 * 1024;
+  if (c.bucket_bytes <= 0) throw Error("bucket_mb: must be positive");
+  c.overlap = params.value("overlap", c.overlap);
+  c.graph = params.value("graph", c.graph);
+  c.search = params.value("algo", std::string("search")) == "search";
+  c.fuse = params.value("fuse", c.fuse);
+  c.check = params.value("check", c.check);
+  c.lr = static_cast<float>(params.value("lr", 0.02));
+  c.momentum = static_cast<float>(params.value("momentum", 0.9));
+  c.weight_decay = static_cast<float>(params.value("weight_decay", 1e-4));
+  return c;
+}
+
+Json TrainPoint::to_json() const { return Json{{"precision", compute::name(precision)}, {"batch", batch}}; }
+
+TrainPoint TrainPoint::from_json(const Json& j) {
+  TrainPoint p;
+  p.precision = parse_train_precision(j.at("precision").get<std::string>());
+  p.batch = j.at("batch").get<int>();
+  return p;
+}
+
+std::vector<TrainPoint> plan(const Config& cfg) {
+  std::vector<TrainPoint> out;
+  for (compute::Precision p : cfg.precisions)
+    for (int b : cfg.batches) out.push_back(TrainPoint{p, b});
+  return out;
+}
+
+compute::Throughput throughput(const TrainPoint& p) {
+  return compute::Throughput{static_cast<double>(p.batch), 1, "images/s"};
+}
+
+}  // namespace scalebench::train

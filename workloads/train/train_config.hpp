@@ -1,0 +1,45 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "workloads/compute/compute_records.hpp"
+#include "workloads/compute/precision.hpp"
+
+// The train workload's parameters and points: which model, precisions, batches and mode it
+// measures. Pure: no CUDA.
+namespace scalebench::train {
+
+struct Config {
+  std::string model = "resnet50";
+  int image = 224;
+  bool training = true;  // mode train; false: inference (forward only)
+  std::vector<compute::Precision> precisions;
+  std::vector<int> batches;  // per GPU
+  double bucket_bytes = 25.0 * 1024 * 1024;
+  bool overlap = true;  // all-reduce each bucket as soon as its gradients are done
+  bool graph = true;    // one CUDA graph per step
+  bool search = true;   // cuDNN algorithm search per shape
+  bool fuse = true;     // cuDNN's fused batch norm + add + ReLU where it exists
+  bool check = true;
+  float lr = 0.02f, momentum = 0.9f, weight_decay = 1e-4f;
+  // From the params (model, image, mode, precision and batch: one value or a comma-separated list,
+  // bucket_mb, overlap, graph, algo, fuse, check, lr, momentum, weight_decay). Throws Error naming
+  // the parameter.
+  static Config from_params(const Json& params);
+};
+
+struct TrainPoint {
+  compute::Precision precision = compute::Precision::kFp32;
+  int batch = 0;
+  Json to_json() const;
+  static TrainPoint from_json(const Json& j);
+};
+
+// Precision outermost, then batch.
+std::vector<TrainPoint> plan(const Config& cfg);
+
+// Images per step (or per forward in inference), reported as images/s.
+compute::Throughput throughput(const TrainPoint& p);
+
+}  // namespace scalebench::train

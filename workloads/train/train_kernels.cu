@@ -1,0 +1,543 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+
+#include "workloads/gpu/cuda_check.hpp"
+#include "workloads/train/train_kernels.cuh"
+
+namespace scalebench::train {
+
+namespace {
+constexpr int kThreads = 256;
+
+__device__ __forceinline__ float to_f(float v) { return v; }
+__device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <typename T>
+__device__ __forceinline__ T from_f(float v);
+template <>
+__device__ __forceinline__ float from_f<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __half from_f<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+// Calls f with a null pointer of the element type of `t` (the type is what matters).
+template <typename F>
+void with_type(DType t, F&& f) {
+  switch (t) {
+    case DType::kFloat:
+      f(static_cast<float*>(nullptr));
+      break;
+    case DType::kHalf:
+      f(static_cast<__half*>(nullptr));
+      break;
+    case DType::kBf16:
+      f(static_cast<__nv_bfloat16*>(nullptr));
+      break;
+  }
+}
+
+unsigned blocks_for(long long n) {
+  return static_cast<unsigned>(std::clamp<long long>((n + kThreads - 1) / kThreads, 1, 132LL * 16));
+}
+
+__device__ __forceinline__ std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+template <typename T>
+__global__ void fill_normal_kernel(T* dst, long long n, float mean, float std, std::uint64_t seed) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const std::uint64_t h = mix(seed * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(i));
+    const float u1 = (static_cast<float>(h >> 40) + 1.0f) / 16777217.0f;  // (0, 1]
+    const float u2 = static_cast<float>((h >> 16) & 0xffffff) / 16777216.0f;
+    dst[i] = from_f<T>(mean + std * sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2));
+  }
+}
+
+__global__ void fill_value_kernel(float* dst, long long n, float v) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    dst[i] = v;
+}
+
+__global__ void fill_labels_kernel(int* dst, long long n, int classes, std::uint64_t seed) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    dst[i] = static_cast<int>(mix(seed ^ (0x5bd1e995ULL * (i + 1))) % static_cast<std::uint64_t>(classes));
+}
+
+template <typename T>
+__global__ void convert_kernel(const float* src, T* dst, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    dst[i] = from_f<T>(src[i]);
+}
+
+template <typename T>
+__global__ void add_relu_kernel(T* y, const T* z, bool relu, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float v = to_f(y[i]) + (z ? to_f(z[i]) : 0.0f);
+    y[i] = from_f<T>(relu ? fmaxf(v, 0.0f) : v);
+  }
+}
+
+template <typename T>
+__global__ void relu_forward_kernel(const T* x, T* y, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    y[i] = from_f<T>(fmaxf(to_f(x[i]), 0.0f));
+}
+
+template <typename T>
+__global__ void relu_backward_kernel(const T* y, const T* dy, T* dx, bool accumulate, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const float g = to_f(y[i]) > 0.0f ? to_f(dy[i]) : 0.0f;
+    dx[i] = from_f<T>(accumulate ? to_f(dx[i]) + g : g);
+  }
+}
+
+template <typename T>
+__global__ void add_into_kernel(T* dst, const T* src, bool accumulate, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    dst[i] = accumulate ? from_f<T>(to_f(dst[i]) + to_f(src[i])) : src[i];
+}
+
+// One thread per (image, channel): consecutive threads read consecutive channels.
+template <typename T>
+__global__ void avgpool_forward_kernel(const T* x, T* y, int n, int hw, int c) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= static_cast<long long>(n) * c) return;
+  const long long img = i / c, ch = i % c;
+  const T* p = x + img * hw * c + ch;
+  float sum = 0;
+  for (int k = 0; k < hw; ++k) sum += to_f(p[static_cast<long long>(k) * c]);
+  y[i] = from_f<T>(sum / hw);
+}
+
+template <typename T>
+__global__ void avgpool_backward_kernel(const T* dy, T* dx, bool accumulate, int n, int hw, int c) {
+  const long long total = static_cast<long long>(n) * hw * c;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long img = i / (static_cast<long long>(hw) * c), ch = i % c;
+    const float g = to_f(dy[img * c + ch]) / hw;
+    dx[i] = from_f<T>(accumulate ? to_f(dx[i]) + g : g);
+  }
+}
+
+// One block per image: max, sum of exponentials, loss, gradient.
+template <typename T>
+__global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogits, int n, int k,
+                                    const float* loss_scale, double* loss) {
+  __shared__ float red[kThreads];
+  const int img = blockIdx.x;
+  const T* row = logits + static_cast<long long>(img) * k;
+  float m = -INFINITY;
+  for (int j = threadIdx.x; j < k; j += blockDim.x) m = fmaxf(m, to_f(row[j]));
+  red[threadIdx.x] = m;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) red[threadIdx.x] = fmaxf(red[threadIdx.x], red[threadIdx.x + w]);
+    __syncthreads();
+  }
+  m = red[0];
+  __syncthreads();
+  float sum = 0;
+  for (int j = threadIdx.x; j < k; j += blockDim.x) sum += expf(to_f(row[j]) - m);
+  red[threadIdx.x] = sum;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) red[threadIdx.x] += red[threadIdx.x + w];
+    __syncthreads();
+  }
+  sum = red[0];
+  const int label = labels[img];
+  if (threadIdx.x == 0) {
+    const double l = static_cast<double>(logf(sum) + m - to_f(row[label]));
+    atomicAdd(loss, l / n);
+  }
+  if (!dlogits) return;
+  const float scale = (loss_scale ? *loss_scale : 1.0f) / n;
+  T* drow = dlogits + static_cast<long long>(img) * k;
+  for (int j = threadIdx.x; j < k; j += blockDim.x) {
+    const float p = expf(to_f(row[j]) - m) / sum;
+    drow[j] = from_f<T>((p - (j == label ? 1.0f : 0.0f)) * scale);
+  }
+}
+
+// Threads of a block cover 32 channels by 8 rows; blocks stride over the rows, one atomic add per
+// thread and channel at the end.
+template <typename T>
+__global__ void bias_grad_kernel(const T* dy, long long rows, int c, float* sums) {
+  const int ch = blockIdx.x * 32 + threadIdx.x;
+  if (ch >= c) return;
+  float acc = 0;
+  for (long long r = blockIdx.y * 8LL + threadIdx.y; r < rows; r += gridDim.y * 8LL) acc += to_f(dy[r * c + ch]);
+  atomicAdd(&sums[ch], acc);
+}
+
+template <typename T>
+__global__ void nonfinite_kernel(const T* g, long long n, int* flag) {
+  bool bad = false;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    bad |= !isfinite(to_f(g[i]));
+  if (__syncthreads_or(bad) && threadIdx.x == 0) *flag = 1;
+}
+
+template <typename T>
+__global__ void sgd_kernel(float* w, float* v, const T* grad, T* copy, long long n, float lr, float momentum, float wd,
+                           float divisor, const float* loss_scale, const int* skip) {
+  if (*skip) return;
+  const float inv = 1.0f / (divisor * (loss_scale ? *loss_scale : 1.0f));
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const float wi = w[i];
+    const float g = to_f(grad[i]) * inv + wd * wi;
+    const float vi = momentum * v[i] + g;
+    v[i] = vi;
+    const float nw = wi - lr * vi;
+    w[i] = nw;
+    if (copy) copy[i] = from_f<T>(nw);
+  }
+}
+
+__global__ void loss_scale_kernel(float* scale, int* good, int* flag, int interval, bool dynamic) {
+  if (dynamic) {
+    if (*flag) {
+      *scale = fmaxf(*scale * 0.5f, 1.0f);
+      *good = 0;
+    } else if (++*good >= interval) {
+      *scale *= 2.0f;
+      *good = 0;
+    }
+  }
+  *flag = 0;
+}
+
+__global__ void checksum_kernel(const float* p, long long n, unsigned long long* bits, double* sum) {
+  unsigned long long b = 0;
+  double s = 0;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    b += __float_as_uint(p[i]);
+    s += p[i];
+  }
+  atomicAdd(bits, b);
+  atomicAdd(sum, s);
+}
+
+// Per-channel sums over rows: blocks of 32 channels x 8 rows, blocks striding over the rows; the
+// block's partial sums meet in shared memory, then one fp64 atomic per channel. kind 0: sum x and
+// x^2; kind 1: sum g and g * (x - mean) (g = dy, masked by y > 0 when relu).
+template <typename T, int kKind>
+__global__ void bn_reduce_kernel(const T* x, const T* y, const T* dy, long long rows, int c, const float* mean,
+                                 bool relu, double* out) {
+  __shared__ float s0[8][33], s1[8][33];
+  const int ch = blockIdx.x * 32 + threadIdx.x;
+  float a0 = 0, a1 = 0;
+  if (ch < c) {
+    const float m = kKind == 1 ? mean[ch] : 0.0f;
+    for (long long r = blockIdx.y * 8LL + threadIdx.y; r < rows; r += gridDim.y * 8LL) {
+      const long long i = r * c + ch;
+      const float xv = to_f(x[i]);
+      if (kKind == 0) {
+        a0 += xv;
+        a1 += xv * xv;
+      } else {
+        float g = to_f(dy[i]);
+        if (relu && !(to_f(y[i]) > 0.0f)) g = 0.0f;
+        a0 += g;
+        a1 += g * (xv - m);
+      }
+    }
+  }
+  s0[threadIdx.y][threadIdx.x] = a0;
+  s1[threadIdx.y][threadIdx.x] = a1;
+  __syncthreads();
+  if (threadIdx.y == 0 && ch < c) {
+    double t0 = 0, t1 = 0;
+    for (int k = 0; k < 8; ++k) t0 += s0[k][threadIdx.x], t1 += s1[k][threadIdx.x];
+    atomicAdd(&out[ch], t0);
+    atomicAdd(&out[c + ch], t1);
+  }
+}
+
+// coef[0..c): a, coef[c..2c): b for y = x * a + b.
+__global__ void bn_stats_kernel(const double* sums, long long rows, int c, const float* gamma, const float* beta,
+                                float* saved_mean, float* saved_inv_std, float* running_mean, float* running_var,
+                                double momentum, double eps, float* coef) {
+  const int ch = blockIdx.x * blockDim.x + threadIdx.x;
+  if (ch >= c) return;
+  const double mean = sums[ch] / rows;
+  const double var = fmax(sums[c + ch] / rows - mean * mean, 0.0);
+  const double inv = 1.0 / sqrt(var + eps);
+  saved_mean[ch] = static_cast<float>(mean);
+  saved_inv_std[ch] = static_cast<float>(inv);
+  const double unbiased = rows > 1 ? var * rows / (rows - 1) : var;
+  running_mean[ch] = static_cast<float>((1 - momentum) * running_mean[ch] + momentum * mean);
+  running_var[ch] = static_cast<float>((1 - momentum) * running_var[ch] + momentum * unbiased);
+  const double a = gamma[ch] * inv;
+  coef[ch] = static_cast<float>(a);
+  coef[c + ch] = static_cast<float>(beta[ch] - mean * a);
+}
+
+__global__ void bn_infer_coef_kernel(int c, const float* gamma, const float* beta, const float* running_mean,
+                                     const float* running_var, double eps, float* coef) {
+  const int ch = blockIdx.x * blockDim.x + threadIdx.x;
+  if (ch >= c) return;
+  const float a = gamma[ch] * static_cast<float>(rsqrt(static_cast<double>(running_var[ch]) + eps));
+  coef[ch] = a;
+  coef[c + ch] = beta[ch] - running_mean[ch] * a;
+}
+
+template <typename T>
+__global__ void bn_apply_kernel(const T* x, const T* z, T* y, long long total, int c, const float* coef, bool relu) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int ch = static_cast<int>(i % c);
+    float v = to_f(x[i]) * coef[ch] + coef[c + ch];
+    if (z) v += to_f(z[i]);
+    y[i] = from_f<T>(relu ? fmaxf(v, 0.0f) : v);
+  }
+}
+
+// From sum g and sum g (x - mean): dgamma, dbeta, and dx = A g + B x + D per channel.
+__global__ void bn_grad_coef_kernel(const double* sums, long long rows, int c, const float* gamma,
+                                    const float* saved_mean, const float* saved_inv_std, float* dparams, float* coef) {
+  const int ch = blockIdx.x * blockDim.x + threadIdx.x;
+  if (ch >= c) return;
+  const double inv = saved_inv_std[ch], mean = saved_mean[ch];
+  const double sg = sums[ch], sgx = sums[c + ch] * inv;  // sum g, sum g * xhat
+  dparams[ch] = static_cast<float>(sgx);
+  dparams[c + ch] = static_cast<float>(sg);
+  const double a = gamma[ch] * inv, mg = sg / rows, mgx = sgx / rows;
+  const double b = -a * inv * mgx;
+  coef[ch] = static_cast<float>(a);
+  coef[c + ch] = static_cast<float>(b);
+  coef[2 * c + ch] = static_cast<float>(-a * mg - b * mean);
+}
+
+template <typename T>
+__global__ void bn_backward_apply_kernel(const T* x, const T* y, const T* dy, T* dx, T* dz, bool acc_dx, bool acc_dz,
+                                         long long total, int c, const float* coef, bool relu) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int ch = static_cast<int>(i % c);
+    float g = to_f(dy[i]);
+    if (relu && !(to_f(y[i]) > 0.0f)) g = 0.0f;
+    if (dz) dz[i] = from_f<T>(acc_dz ? to_f(dz[i]) + g : g);
+    const float d = coef[ch] * g + coef[c + ch] * to_f(x[i]) + coef[2 * c + ch];
+    dx[i] = from_f<T>(acc_dx ? to_f(dx[i]) + d : d);
+  }
+}
+
+dim3 reduce_grid(long long rows, int c) {
+  const unsigned gx = static_cast<unsigned>((c + 31) / 32);
+  const long long gy = std::clamp<long long>((rows + 63) / 64, 1, std::max<long long>(1, 2048 / gx));
+  return dim3(gx, static_cast<unsigned>(gy));
+}
+}  // namespace
+
+std::size_t bn_work_bytes(int c) { return static_cast<std::size_t>(c) * (2 * sizeof(double) + 4 * sizeof(float)); }
+
+void bn_forward_train(const void* x, const void* z, void* y, DType t, long long rows, int c, const float* gamma,
+                      const float* beta, float* saved_mean, float* saved_inv_std, float* running_mean,
+                      float* running_var, double momentum, double eps, bool relu, void* work, cudaStream_t s) {
+  double* sums = static_cast<double*>(work);
+  float* coef = reinterpret_cast<float*>(sums + 2 * c);
+  CUDA_CHECK(cudaMemsetAsync(sums, 0, 2 * static_cast<std::size_t>(c) * sizeof(double), s));
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    bn_reduce_kernel<T, 0><<<reduce_grid(rows, c), dim3(32, 8), 0, s>>>(static_cast<const T*>(x), nullptr, nullptr,
+                                                                        rows, c, nullptr, false, sums);
+    bn_stats_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, beta, saved_mean, saved_inv_std, running_mean,
+                                                    running_var, momentum, eps, coef);
+    bn_apply_kernel<<<blocks_for(rows * c), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<const T*>(z),
+                                                              static_cast<T*>(y), rows * c, c, coef, relu);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void bn_forward_infer(const void* x, const void* z, void* y, DType t, long long rows, int c, const float* gamma,
+                      const float* beta, const float* running_mean, const float* running_var, double eps, bool relu,
+                      void* work, cudaStream_t s) {
+  float* coef = reinterpret_cast<float*>(static_cast<double*>(work) + 2 * c);
+  bn_infer_coef_kernel<<<(c + 127) / 128, 128, 0, s>>>(c, gamma, beta, running_mean, running_var, eps, coef);
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    bn_apply_kernel<<<blocks_for(rows * c), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<const T*>(z),
+                                                              static_cast<T*>(y), rows * c, c, coef, relu);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void bn_backward(const void* x, const void* y, const void* dy, void* dx, void* dz, bool acc_dx, bool acc_dz, DType t,
+                 long long rows, int c, const float* gamma, const float* saved_mean, const float* saved_inv_std,
+                 bool relu, float* dparams, void* work, cudaStream_t s) {
+  double* sums = static_cast<double*>(work);
+  float* coef = reinterpret_cast<float*>(sums + 2 * c);
+  CUDA_CHECK(cudaMemsetAsync(sums, 0, 2 * static_cast<std::size_t>(c) * sizeof(double), s));
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    bn_reduce_kernel<T, 1><<<reduce_grid(rows, c), dim3(32, 8), 0, s>>>(
+        static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(dy), rows, c, saved_mean, relu, sums);
+    bn_grad_coef_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, saved_mean, saved_inv_std, dparams, coef);
+    bn_backward_apply_kernel<<<blocks_for(rows * c), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(dy), static_cast<T*>(dx),
+        static_cast<T*>(dz), acc_dx, acc_dz, rows * c, c, coef, relu);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+int dtype_bytes(DType t) { return t == DType::kFloat ? 4 : 2; }
+
+void fill_normal(void* dst, DType t, long long n, float mean, float std, std::uint64_t seed, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    fill_normal_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<T*>(dst), n, mean, std, seed);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void fill_value(float* dst, long long n, float value, cudaStream_t s) {
+  fill_value_kernel<<<blocks_for(n), kThreads, 0, s>>>(dst, n, value);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void fill_labels(int* dst, long long n, int classes, std::uint64_t seed, cudaStream_t s) {
+  fill_labels_kernel<<<blocks_for(n), kThreads, 0, s>>>(dst, n, classes, seed);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void convert_from_float(const float* src, void* dst, DType t, long long n, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    convert_kernel<<<blocks_for(n), kThreads, 0, s>>>(src, static_cast<T*>(dst), n);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void add_relu(void* y, const void* z, bool relu, DType t, long long n, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    add_relu_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<T*>(y), static_cast<const T*>(z), relu, n);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void relu_forward(const void* x, void* y, DType t, long long n, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    relu_forward_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y), n);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void relu_backward(const void* y, const void* dy, void* dx, bool accumulate, DType t, long long n, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    relu_backward_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<const T*>(y), static_cast<const T*>(dy),
+                                                            static_cast<T*>(dx), accumulate, n);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void add_into(void* dst, const void* src, bool accumulate, DType t, long long n, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    add_into_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<T*>(dst), static_cast<const T*>(src), accumulate, n);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void avgpool_forward(const void* x, void* y, DType t, int n, int hw, int c, cudaStream_t s) {
+  const long long total = static_cast<long long>(n) * c;
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    avgpool_forward_kernel<<<static_cast<unsigned>((total + kThreads - 1) / kThreads), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<T*>(y), n, hw, c);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void avgpool_backward(const void* dy, void* dx, bool accumulate, DType t, int n, int hw, int c, cudaStream_t s) {
+  const long long total = static_cast<long long>(n) * hw * c;
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    avgpool_backward_kernel<<<blocks_for(total), kThreads, 0, s>>>(static_cast<const T*>(dy), static_cast<T*>(dx),
+                                                                   accumulate, n, hw, c);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void softmax_cross_entropy(const void* logits, const int* labels, void* dlogits, DType t, int n, int k,
+                           const float* loss_scale, double* loss, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    softmax_xent_kernel<<<static_cast<unsigned>(n), kThreads, 0, s>>>(static_cast<const T*>(logits), labels,
+                                                                      static_cast<T*>(dlogits), n, k, loss_scale, loss);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void bias_grad(const void* dy, DType t, long long rows, int c, float* sums, cudaStream_t s) {
+  const dim3 block(32, 8);
+  const dim3 grid(static_cast<unsigned>((c + 31) / 32), static_cast<unsigned>(std::clamp<long long>(
+                                                            (rows + 63) / 64, 1, std::max(1, 4096 / ((c + 31) / 32)))));
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    bias_grad_kernel<<<grid, block, 0, s>>>(static_cast<const T*>(dy), rows, c, sums);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void find_nonfinite(const void* grad, DType t, long long n, int* flag, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    nonfinite_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<const T*>(grad), n, flag);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void sgd_step(float* master, float* velocity, const void* grad, void* compute_copy, DType t, long long n, float lr,
+              float momentum, float weight_decay, float divisor, const float* loss_scale, const int* skip,
+              cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    sgd_kernel<<<blocks_for(n), kThreads, 0, s>>>(master, velocity, static_cast<const T*>(grad),
+                                                  static_cast<T*>(compute_copy), n, lr, momentum, weight_decay, divisor,
+                                                  loss_scale, skip);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void update_loss_scale(float* scale, int* good_steps, int* flag, int interval, bool dynamic, cudaStream_t s) {
+  loss_scale_kernel<<<1, 1, 0, s>>>(scale, good_steps, flag, interval, dynamic);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void checksum(const float* p, long long n, unsigned long long* bits, double* sum, cudaStream_t s) {
+  checksum_kernel<<<blocks_for(n), kThreads, 0, s>>>(p, n, bits, sum);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace scalebench::train

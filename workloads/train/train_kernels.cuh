@@ -1,0 +1,89 @@
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+// The train workload's own kernels: what cuDNN and cuBLASLt do not do (synthetic data, residual add
+// and ReLU where cuDNN cannot fuse them, global average pooling, softmax cross-entropy, the fused
+// SGD step over the flat parameter buffer, loss scaling, checksums). Activations and gradients are
+// in the compute type; master weights, momentum and BN parameters in fp32.
+namespace scalebench::train {
+
+enum class DType { kFloat, kHalf, kBf16 };
+int dtype_bytes(DType t);
+
+// Normal(mean, std) values from a counter-based hash of (seed, index): the same on every GPU and
+// every run, whatever the launch shape.
+void fill_normal(void* dst, DType t, long long n, float mean, float std, std::uint64_t seed, cudaStream_t s);
+void fill_value(float* dst, long long n, float value, cudaStream_t s);
+void fill_labels(int* dst, long long n, int classes, std::uint64_t seed, cudaStream_t s);
+
+// dst = src converted to `t` (the compute copy of fp32 master weights, fp32 gradients into the
+// flat gradient buffer).
+void convert_from_float(const float* src, void* dst, DType t, long long n, cudaStream_t s);
+
+// y = relu(y + z) in place (z may be null, relu may be false).
+void add_relu(void* y, const void* z, bool relu, DType t, long long n, cudaStream_t s);
+// y = max(x, 0).
+void relu_forward(const void* x, void* y, DType t, long long n, cudaStream_t s);
+// dx = dy * (y > 0), or dx += that when accumulate.
+void relu_backward(const void* y, const void* dy, void* dx, bool accumulate, DType t, long long n, cudaStream_t s);
+// dst = src, or dst += src when accumulate.
+void add_into(void* dst, const void* src, bool accumulate, DType t, long long n, cudaStream_t s);
+
+// Global average pooling of NHWC x (n images of hw positions by c channels) to y (n x c), and its
+// gradient (dx = dy / hw at every position, or += when accumulate).
+void avgpool_forward(const void* x, void* y, DType t, int n, int hw, int c, cudaStream_t s);
+void avgpool_backward(const void* dy, void* dx, bool accumulate, DType t, int n, int hw, int c, cudaStream_t s);
+
+// Softmax cross-entropy of logits (n x k) against labels: adds the mean loss over the batch to
+// *loss (fp64, zeroed by the caller) and, when dlogits is not null, writes
+// dlogits = (softmax - onehot) * loss_scale / n (loss_scale read from device memory; null: 1).
+void softmax_cross_entropy(const void* logits, const int* labels, void* dlogits, DType t, int n, int k,
+                           const float* loss_scale, double* loss, cudaStream_t s);
+
+// Per-channel sums of dy (rows x c, channels fastest) added to sums (fp32, zeroed by the caller):
+// the gradient of a bias added to every row.
+void bias_grad(const void* dy, DType t, long long rows, int c, float* sums, cudaStream_t s);
+
+// Batch norm over NHWC (rows = images x positions, c channels fastest), our own kernels: cuDNN's
+// legacy NHWC batch norm outside its fused fp16 path took ~50 ms per ResNet-50 layer at batch 256.
+// Training forward: per-channel batch mean and variance, then y = act(x * a + b (+ z)) with
+// a = gamma / sqrt(var + eps), b = beta - mean * a; the batch mean and 1/sqrt(var + eps) are saved,
+// the running statistics updated (momentum; 1 makes them the batch's). `work` holds 4c floats
+// plus 2c doubles.
+void bn_forward_train(const void* x, const void* z, void* y, DType t, long long rows, int c, const float* gamma,
+                      const float* beta, float* saved_mean, float* saved_inv_std, float* running_mean,
+                      float* running_var, double momentum, double eps, bool relu, void* work, cudaStream_t s);
+// Inference: y = act(x * a + b (+ z)) from the running statistics.
+void bn_forward_infer(const void* x, const void* z, void* y, DType t, long long rows, int c, const float* gamma,
+                      const float* beta, const float* running_mean, const float* running_var, double eps, bool relu,
+                      void* work, cudaStream_t s);
+// Backward: g = dy masked by y > 0 when relu; dz = g (or += when acc_dz; skipped when dz is null);
+// dgamma = sum g * xhat, dbeta = sum g (fp32, into dparams[0..c) and [c..2c)); dx from the saved
+// statistics (or += when acc_dx).
+void bn_backward(const void* x, const void* y, const void* dy, void* dx, void* dz, bool acc_dx, bool acc_dz, DType t,
+                 long long rows, int c, const float* gamma, const float* saved_mean, const float* saved_inv_std,
+                 bool relu, float* dparams, void* work, cudaStream_t s);
+std::size_t bn_work_bytes(int c);
+
+// Sets *flag to 1 when any of the n gradients is inf or nan (flag left alone otherwise).
+void find_nonfinite(const void* grad, DType t, long long n, int* flag, cudaStream_t s);
+
+// The fused SGD step over a flat buffer, PyTorch's formulation (weight decay into the gradient,
+// then momentum): g = grad / (divisor * loss_scale) + wd * w; v = momentum * v + g; w -= lr * v;
+// and the compute copy (when not null) = w in `t`. Does nothing when *skip is set (a step whose
+// gradients overflowed).
+void sgd_step(float* master, float* velocity, const void* grad, void* compute_copy, DType t, long long n, float lr,
+              float momentum, float weight_decay, float divisor, const float* loss_scale, const int* skip,
+              cudaStream_t s);
+
+// Dynamic loss scaling after a step: on overflow (*flag) halve the scale and restart the count,
+// else double it after `interval` good steps in a row; then clear the flag. One thread.
+void update_loss_scale(float* scale, int* good_steps, int* flag, int interval, bool dynamic, cudaStream_t s);
+
+// Sum of the 32-bit patterns of n floats modulo 2^64 (order-free, so every rank's sum of equal
+// weights is equal) and their fp64 sum, added to out[0] and out[1] (zeroed by the caller).
+void checksum(const float* p, long long n, unsigned long long* bits, double* sum, cudaStream_t s);
+
+}  // namespace scalebench::train

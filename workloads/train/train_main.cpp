@@ -1,0 +1,40 @@
+#include "workloads/train/train_main.hpp"
+
+#include <cudnn.h>
+
+#include <optional>
+#include <string>
+
+#include "workloads/compute/compute_main.hpp"
+#include "workloads/compute/gpu_timer.hpp"
+#include "workloads/train/train_bench.hpp"
+#include "workloads/train/train_config.hpp"
+
+namespace scalebench {
+
+int run_train_workload(const MpiSession& mpi, long long run_id, const Json& spec, bool records,
+                       const std::function<void(const Json&)>& emit) {
+  const Json params = spec.at("params");
+  const train::Config cfg = train::Config::from_params(params);
+  compute::TimingConfig timing = compute::TimingConfig::from_params(params, spec.value("repetitions", 20));
+  timing.iters = params.value("steps", 5);  // steps per timed sample
+
+  std::optional<train::TrainBench> bench;  // made on first use, once the rank's GPU is current
+  compute::ComputeWorkload w;
+  w.plan = [&](const Json&) {
+    std::vector<Json> out;
+    for (const train::TrainPoint& p : train::plan(cfg)) out.push_back(p.to_json());
+    return out;
+  };
+  w.throughput = [](const Json&, const Json& point) { return train::throughput(train::TrainPoint::from_json(point)); };
+  w.measure = [&](const Json&, const Json& point, const compute::DeviceInfo& gpu) {
+    if (!bench) bench.emplace(mpi);
+    return bench->measure(train::TrainPoint::from_json(point), cfg, timing, gpu);
+  };
+  w.versions = Json{{"cudnn_headers", std::to_string(CUDNN_MAJOR) + "." + std::to_string(CUDNN_MINOR) + "." +
+                                          std::to_string(CUDNN_PATCHLEVEL)},
+                    {"cudnn_library", std::to_string(cudnnGetVersion())}};
+  return compute::run_compute_workload(mpi, run_id, spec, records, emit, w);
+}
+
+}  // namespace scalebench
