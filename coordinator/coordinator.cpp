@@ -4,6 +4,7 @@
 #include <chrono>
 #include <regex>
 #include <set>
+#include <string>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -35,11 +36,13 @@ Coordinator::Coordinator(Options options) : options_(std::move(options)), store_
   // After a restart, agents get a full timeout to reappear before their runs are declared lost,
   // and the result gauges are rebuilt from what was stored.
   double t = now();
-  for (auto a : store_.agents())
+  agents_ = store_.agents();  // in id order
+  for (auto& a : agents_)
     if (a.state == "alive") {
       a.last_seen = t;
       store_.upsert_agent(a);
     }
+  saved_at_ = t;
   long long after = 0;
   for (;;) {
     Json page = store_.records(std::nullopt, after, 5000);
@@ -49,6 +52,43 @@ Coordinator::Coordinator(Options options) : options_(std::move(options)), store_
   }
   for (const auto& e : store_.list_experiments()) track_progress(e["name"], e["id"]);
   refresh_gauges();
+}
+
+Coordinator::~Coordinator() {
+  try {
+    save_last_seen();
+  } catch (const std::exception& e) {
+    log::warn(std::string("could not save the agents' last heartbeat times: ") + e.what());
+  }
+}
+
+Store::Agent* Coordinator::find_agent(const std::string& id) {
+  auto it = std::lower_bound(agents_.begin(), agents_.end(), id,
+                             [](const Store::Agent& a, const std::string& key) { return a.id < key; });
+  return it != agents_.end() && it->id == id ? &*it : nullptr;
+}
+
+const Occupancy& Coordinator::occupancy_now() {
+  if (busy_generation_ != store_.open_runs_generation()) {
+    busy_ = occupancy(store_.runs_in_flight());
+    busy_generation_ = store_.open_runs_generation();
+  }
+  return busy_;
+}
+
+void Coordinator::save_last_seen() {
+  std::lock_guard lock(mutex_);
+  save_last_seen_locked();
+}
+
+void Coordinator::save_last_seen_locked() {
+  saved_at_ = now();
+  if (unsaved_seen_.empty()) return;
+  Store::Transaction tx(store_);
+  for (const auto& id : unsaved_seen_)
+    if (const Store::Agent* a = find_agent(id)) store_.touch_agent(a->id, a->state, a->last_seen);
+  tx.commit();
+  unsaved_seen_.clear();
 }
 
 double Coordinator::now() const {
@@ -70,8 +110,12 @@ const Experiment* Coordinator::experiment_spec(long long experiment_id) {
 }
 
 void Coordinator::refresh_gauges() {
-  auto agents = store_.agent_counts();
-  metrics_.set_agents(agents["alive"], agents["lost"]);
+  int alive = 0, lost = 0;
+  for (const auto& a : agents_) {
+    alive += a.state == "alive";
+    lost += a.state == "lost";
+  }
+  metrics_.set_agents(alive, lost);
   metrics_.set_runs(store_.count_runs("queued"), store_.count_runs("running") + store_.count_runs("cancelling"));
 }
 
@@ -137,7 +181,7 @@ ApiResult Coordinator::submit(const std::string& yaml, const std::string& source
           {{"file", i.file}, {"line", i.line}, {"column", i.column}, {"field", i.field}, {"message", i.message}});
     return {400, Json{{"error", e.what()}, {"issues", issues}}};
   }
-  ClusterShape shape = cluster_shape(store_.agents());
+  ClusterShape shape = cluster_shape(agents_);
   if (!shape.gpu && shape.ranks_per_node == 0)
     return error(409, "no agent is registered; start scalebench-agent --coordinator URL on a node first");
   std::vector<RunSpec> runs = expand(ex, shape);
@@ -148,11 +192,10 @@ ApiResult Coordinator::submit(const std::string& yaml, const std::string& source
   spec_cache_[id] = ex;
   // Runs that were settled at expansion (skipped, unplaceable) get their record now, and so do
   // those that need more nodes than the cluster has.
-  const auto agents = store_.agents();
   for (auto& run : store_.runs(id))
     if (run.state == "skipped" || run.state == "failed")
       end_run(run, run.state, run.reason, true);
-    else if (std::string why = never_fits(run.spec, agents); !why.empty())
+    else if (std::string why = never_fits(run.spec, agents_); !why.empty())
       end_run(run, "failed", why, true);
   refresh_gauges();
   log::info("experiment " + std::to_string(id) + " '" + ex.name + "' submitted from " + source + ": " +
@@ -237,6 +280,14 @@ ApiResult Coordinator::register_agent(const Json& info) {
   a.state = "alive";
   a.registered_at = a.last_seen = now();
   store_.upsert_agent(a);
+  if (Store::Agent* known = find_agent(a.id))
+    *known = a;
+  else
+    agents_.insert(std::upper_bound(agents_.begin(), agents_.end(), a,
+                                    [](const Store::Agent& x, const Store::Agent& y) { return x.id < y.id; }),
+                   a);
+  unsaved_seen_.erase(a.id);
+  ++agents_generation_;
   refresh_gauges();
   log::info("agent " + a.id + " registered (" + a.hostname + ", " + std::to_string(info["gpus"].size()) + " GPUs)");
   return {200, Json{{"agent_id", a.id}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
@@ -244,29 +295,24 @@ ApiResult Coordinator::register_agent(const Json& info) {
 
 ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) {
   std::lock_guard lock(mutex_);
-  heard_from_[agent_id] = now();  // alive even if the store cannot record it just now
-  // All or nothing: a store error (locked, full) leaves no run half-assigned; the agent retries.
-  Store::Transaction tx(store_);
-  auto agent = store_.agent(agent_id);
+  Store::Agent* agent = find_agent(agent_id);
   if (!agent || agent->state == "gone") return error(404, "unknown agent '" + agent_id + "'; register again");
+  // Alive from now on, whatever the store can record: last_seen is kept here and saved later.
   agent->last_seen = now();
-  bool was_lost = agent->state != "alive";
-  agent->state = "alive";
-  store_.touch_agent(agent_id, agent->state, agent->last_seen);
-  bool changed = was_lost;  // the gauges are refreshed only when a count moved
+  unsaved_seen_.insert(agent_id);
+  const bool was_lost = agent->state != "alive";
 
   std::set<long long> active;
   if (body.contains("active") && body["active"].is_array())
     for (const auto& id : body["active"])
       if (id.is_number_integer()) active.insert(id.get<long long>());
 
+  std::vector<Store::Run> restarted;  // held here, unknown to the agent: it restarted
   Json cancel = Json::array();
   std::set<long long> held;
   for (auto& r : store_.runs_held_by(agent_id)) {
     if (!active.count(r.id)) {
-      // The agent does not know this run (it restarted): it will never report it.
-      lose_run(r, "agent " + agent_id + " restarted while the run was in flight");
-      changed = true;
+      restarted.push_back(std::move(r));
       continue;
     }
     held.insert(r.id);
@@ -275,25 +321,61 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   // A run the agent still runs whose attempt has ended here (the agent was lost and came back,
   // or a node of the run was lost): stop it. Until it is gone the agent is given nothing, as a
   // leader or as a node of another run, since what that run holds is no longer known here.
-  draining_.erase(agent_id);
+  bool draining = false;
   for (long long id : active)
     if (!held.count(id)) {
-      draining_.insert(agent_id);
+      draining = true;
       cancel.push_back(id);
     }
+  if (draining_.count(agent_id) != draining) {
+    if (draining)
+      draining_.insert(agent_id);
+    else
+      draining_.erase(agent_id);
+    busy_generation_ = -1;  // what is busy includes the draining agents
+  }
 
+  // Whether a pass over the queue can change anything: with no queued run it cannot, nor when
+  // this agent can lead nothing now and neither the runs nor the agents changed since the last
+  // full pass (the one that failed every run that can never fit).
+  bool plan = false;
+  if (!draining_.count(agent_id) && store_.count_runs("queued") > 0) {
+    const Occupancy& busy = occupancy_now();
+    const std::pair<long long, long long> generations{store_.open_runs_generation(), agents_generation_};
+    plan = was_lost || generations != swept_ || may_lead(*agent, busy);
+  }
   Json assign = Json::array();
-  if (!draining_.count(agent_id)) {
-    const auto agents = store_.agents();
-    Occupancy busy = occupancy(store_.runs_in_flight());
+  if (!was_lost && restarted.empty() && !plan)
+    return {200, Json{{"runs", assign}, {"cancel", cancel}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
+
+  // All or nothing: a store error (locked, full) leaves no run half-assigned; the agent retries.
+  Store::Transaction tx(store_);
+  bool changed = was_lost;  // the gauges are refreshed only when a count moved
+  if (was_lost) store_.touch_agent(agent_id, "alive", agent->last_seen);
+  for (auto& r : restarted) {
+    lose_run(r, "agent " + agent_id + " restarted while the run was in flight");
+    changed = true;
+  }
+  // Alive for this pass; it stays so only if the transaction commits.
+  struct StateGuard {
+    Store::Agent* agent;
+    std::string before;
+    bool keep = false;
+    ~StateGuard() {
+      if (!keep) agent->state = before;
+    }
+  } guard{agent, agent->state};
+  agent->state = "alive";
+  if (plan) {
+    Occupancy busy = occupancy_now();
     busy.whole.insert(draining_.begin(), draining_.end());
-    Schedule plan = schedule(store_.runs(std::nullopt, "queued"), agents, busy, agent_id);
-    for (const auto& [id, why] : plan.fail)
+    Schedule plan_now = schedule(store_.queued_runs(), agents_, busy, agent_id);
+    for (const auto& [id, why] : plan_now.fail)
       if (auto r = store_.run(id)) {
         end_run(*r, "failed", why, true);
         changed = true;
       }
-    for (const auto& [id, hosts] : plan.start) {
+    for (const auto& [id, hosts] : plan_now.start) {
       auto run = store_.run(id);
       if (!run) continue;
       run->state = "running";
@@ -311,7 +393,12 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
     }
   }
   tx.commit();
-  if (was_lost) log::info("agent " + agent_id + " is back");
+  guard.keep = true;
+  if (was_lost) ++agents_generation_;
+  if (plan) swept_ = {store_.open_runs_generation(), agents_generation_};
+  if (was_lost) {
+    log::info("agent " + agent_id + " is back");
+  }
   if (changed) refresh_gauges();
   return {200, Json{{"runs", assign}, {"cancel", cancel}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
 }
@@ -407,7 +494,7 @@ ApiResult Coordinator::list_agents() {
   Json out = Json::array();
   double t = now();
   const auto in_flight = store_.runs_in_flight();
-  for (const auto& a : store_.agents()) {
+  for (const auto& a : agents_) {
     // What the agent's node is busy with: runs it leads or is a node of, and their GPUs there.
     Json runs = Json::array(), busy = Json::array();
     for (const auto& r : in_flight)
@@ -433,27 +520,39 @@ void Coordinator::check_liveness() {
   std::lock_guard lock(mutex_);
   const double t = now();
   const double cutoff = t - options_.heartbeat_timeout_s;
-  std::vector<std::pair<std::string, double>> lost;
-  for (const auto& [id, last_seen] : store_.silent_agents(cutoff)) {
-    double seen = last_seen;  // a heartbeat the store could not record still counts
-    if (auto it = heard_from_.find(id); it != heard_from_.end()) seen = std::max(seen, it->second);
-    if (seen < cutoff) lost.emplace_back(id, seen);
+  std::vector<Store::Agent*> lost;
+  for (auto& a : agents_)
+    if (a.state == "alive" && a.last_seen < cutoff) lost.push_back(&a);
+  if (!lost.empty()) {
+    Store::Transaction tx(store_);
+    for (const Store::Agent* a : lost) {
+      store_.touch_agent(a->id, "lost", a->last_seen);
+      std::string why = "agent lost: no heartbeat from " + a->id + " for " +
+                        std::to_string(static_cast<int>(t - a->last_seen)) + " s";
+      log::warn(why);
+      for (auto& r : store_.runs_in_flight()) {
+        bool involved = r.agent_id == a->id;
+        for (const auto& h : hosts_from_json(r.hosts)) involved = involved || h.agent == a->id;
+        if (involved) lose_run(r, why);  // a follower lost is the whole MPI job lost
+      }
+    }
+    tx.commit();
+    for (Store::Agent* a : lost) {
+      a->state = "lost";
+      unsaved_seen_.erase(a->id);
+    }
+    ++agents_generation_;
+    refresh_gauges();
   }
-  if (lost.empty()) return;  // the usual case: no write, so a locked store does not stall the API
-  Store::Transaction tx(store_);
-  for (const auto& [id, last_seen] : lost) {
-    store_.touch_agent(id, "lost", last_seen);
-    std::string why =
-        "agent lost: no heartbeat from " + id + " for " + std::to_string(static_cast<int>(t - last_seen)) + " s";
-    log::warn(why);
-    for (auto& r : store_.runs_in_flight()) {
-      bool involved = r.agent_id == id;
-      for (const auto& h : hosts_from_json(r.hosts)) involved = involved || h.agent == id;
-      if (involved) lose_run(r, why);  // a follower lost is the whole MPI job lost
+  // The usual case writes nothing here, so that a locked store does not stall the API; the
+  // heartbeat times go to the store every few seconds.
+  if (t - saved_at_ >= options_.last_seen_save_interval_s) {
+    try {
+      save_last_seen_locked();
+    } catch (const std::exception& e) {
+      log::warn(std::string("could not save the agents' last heartbeat times (retried): ") + e.what());
     }
   }
-  tx.commit();
-  refresh_gauges();
 }
 
 std::string Coordinator::metrics_text() {

@@ -144,6 +144,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 3; ++i) threads.emplace_back([&] { ioc.run(); });
     ioc.run();
     for (auto& t : threads) t.join();
+    coordinator.save_last_seen();  // heartbeats keep them in memory between saves
     log::info("stopped");
     return 0;
   } catch (const std::exception& e) {

@@ -157,6 +157,7 @@ void Store::exec(const std::string& sql) {
 Store::Transaction::Transaction(Store& s) : store_(s) { store_.exec("BEGIN IMMEDIATE"); }
 Store::Transaction::~Transaction() {
   if (!done_) {
+    store_.forget_open_runs();
     try {
       store_.exec("ROLLBACK");
     } catch (...) {
@@ -182,6 +183,7 @@ long long Store::add_experiment(const std::string& name, const std::string& sour
     one.bind(1, id).bind(2, r.index).bind(3, to_json(r).dump()).bind(4, state).bind(5, reason).bind(6, now).step();
   }
   tx.commit();
+  forget_open_runs();  // reloaded at the next heartbeat: submissions are rare
   return id;
 }
 
@@ -280,24 +282,66 @@ std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std:
   return out;
 }
 
+namespace {
+bool is_open(const std::string& state) { return state == "queued" || state == "running" || state == "cancelling"; }
+bool in_flight(const std::string& state) { return state == "running" || state == "cancelling"; }
+}  // namespace
+
+std::map<long long, Store::Run>& Store::open_runs() {
+  if (!open_) {
+    std::map<long long, Run> runs;
+    std::string sql = run_columns_ + " WHERE state IN ('queued', 'running', 'cancelling')";
+    Statement q(*statements_, path_, sql.c_str());
+    while (q.step()) {
+      Run r = read_run(q);
+      runs.emplace(r.id, std::move(r));
+    }
+    open_ = std::move(runs);
+  }
+  return *open_;
+}
+
+void Store::note_run(const Run& run) {
+  ++open_generation_;
+  if (!open_) return;
+  if (is_open(run.state))
+    (*open_)[run.id] = run;
+  else
+    open_->erase(run.id);
+}
+
+void Store::forget_open_runs() {
+  ++open_generation_;
+  open_.reset();
+}
+
 std::vector<Store::Run> Store::runs_held_by(const std::string& agent_id) {
-  std::string sql = run_columns_ + " WHERE agent_id=? AND state IN ('running', 'cancelling') ORDER BY id";
-  Statement q(*statements_, path_, sql.c_str());
-  q.bind(1, agent_id);
   std::vector<Run> out;
-  while (q.step()) out.push_back(read_run(q));
+  for (const auto& [id, r] : open_runs())
+    if (in_flight(r.state) && r.agent_id == agent_id) out.push_back(r);
   return out;
 }
 
 std::vector<Store::Run> Store::runs_in_flight() {
-  std::string sql = run_columns_ + " WHERE state IN ('running', 'cancelling') ORDER BY id";
-  Statement q(*statements_, path_, sql.c_str());
   std::vector<Run> out;
-  while (q.step()) out.push_back(read_run(q));
+  for (const auto& [id, r] : open_runs())
+    if (in_flight(r.state)) out.push_back(r);
+  return out;
+}
+
+std::vector<const Store::Run*> Store::queued_runs() {
+  std::vector<const Run*> out;
+  for (const auto& [id, r] : open_runs())
+    if (r.state == "queued") out.push_back(&r);
   return out;
 }
 
 int Store::count_runs(const std::string& state) {
+  if (is_open(state)) {
+    int n = 0;
+    for (const auto& [id, r] : open_runs()) n += r.state == state;
+    return n;
+  }
   Statement q(*statements_, path_, "SELECT COUNT(*) FROM runs WHERE state=?");
   q.bind(1, state);
   q.step();
@@ -324,6 +368,7 @@ void Store::update_run(const Run& r) {
       .bind(6, r.finished_at)
       .bind(7, r.hosts.dump());
   q.bind(8, r.id).step();
+  note_run(r);
 }
 
 bool Store::add_record(long long run_id, int attempt, long long seq, const Json& record) {

@@ -54,11 +54,18 @@ class Store {
 
   std::vector<Run> runs(std::optional<long long> experiment_id = std::nullopt,
                         std::optional<std::string> state = std::nullopt);
+  // The open runs (queued, running, cancelling) are also kept in memory, so that a heartbeat
+  // reads no row and parses no JSON: the three calls below answer from there.
   // Runs an agent holds (running or cancelling): what each heartbeat reconciles.
   std::vector<Run> runs_held_by(const std::string& agent_id);
   // Every run that is running or cancelling, on any agents: what the GPUs in use are.
   std::vector<Run> runs_in_flight();
+  // The queued runs, in id order: valid until the next change to a run.
+  std::vector<const Run*> queued_runs();
   int count_runs(const std::string& state);
+  // Changes whenever an open run changed (or may have: a rollback): what was computed from the
+  // open runs at one generation still holds at the same generation.
+  long long open_runs_generation() const { return open_generation_; }
   std::optional<Run> run(long long id);
   void update_run(const Run& run);
 
@@ -93,6 +100,13 @@ class Store {
 
  private:
   void exec(const std::string& sql);
+  // The open runs by id, loaded on first use; dropped when a transaction rolls back (the rows
+  // then are what they were, which the cache no longer knows), and reloaded.
+  std::map<long long, Run>& open_runs();
+  void note_run(const Run& run);
+  void forget_open_runs();
+  std::optional<std::map<long long, Run>> open_;
+  long long open_generation_ = 0;
   sqlite3* db_ = nullptr;
   std::unique_ptr<StatementCache> statements_;
   std::string path_;
