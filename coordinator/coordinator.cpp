@@ -310,13 +310,13 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   std::vector<Store::Run> restarted;  // held here, unknown to the agent: it restarted
   Json cancel = Json::array();
   std::set<long long> held;
-  for (auto& r : store_.runs_held_by(agent_id)) {
-    if (!active.count(r.id)) {
-      restarted.push_back(std::move(r));
+  for (const Store::Run* r : store_.runs_held_by(agent_id)) {
+    if (!active.count(r->id)) {
+      restarted.push_back(*r);
       continue;
     }
-    held.insert(r.id);
-    if (r.state == "cancelling") cancel.push_back(r.id);
+    held.insert(r->id);
+    if (r->state == "cancelling") cancel.push_back(r->id);
   }
   // A run the agent still runs whose attempt has ended here (the agent was lost and came back,
   // or a node of the run was lost): stop it. Until it is gone the agent is given nothing, as a
@@ -327,19 +327,16 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
       draining = true;
       cancel.push_back(id);
     }
-  if (draining_.count(agent_id) != draining) {
-    if (draining)
-      draining_.insert(agent_id);
-    else
-      draining_.erase(agent_id);
-    busy_generation_ = -1;  // what is busy includes the draining agents
-  }
+  if (draining)
+    draining_.insert(agent_id);
+  else
+    draining_.erase(agent_id);
 
   // Whether a pass over the queue can change anything: with no queued run it cannot, nor when
   // this agent can lead nothing now and neither the runs nor the agents changed since the last
   // full pass (the one that failed every run that can never fit).
   bool plan = false;
-  if (!draining_.count(agent_id) && store_.count_runs("queued") > 0) {
+  if (!draining_.count(agent_id) && store_.any_queued()) {
     const Occupancy& busy = occupancy_now();
     const std::pair<long long, long long> generations{store_.open_runs_generation(), agents_generation_};
     plan = was_lost || generations != swept_ || may_lead(*agent, busy);
@@ -366,6 +363,7 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
     }
   } guard{agent, agent->state};
   agent->state = "alive";
+  std::vector<std::pair<std::vector<HostPlacement>, bool>> started;  // hosts, GPU run
   if (plan) {
     Occupancy busy = occupancy_now();
     busy.whole.insert(draining_.begin(), draining_.end());
@@ -385,6 +383,8 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
       run->reason.clear();
       run->hosts = to_json(hosts);
       store_.update_run(*run);
+      // As occupancy() reads a run in flight: a GPU run holds its GPUs, any other its nodes whole.
+      started.emplace_back(hosts, run->spec.value("gpu", false) && !hosts.front().gpus.empty());
       assign.push_back({{"run_id", run->id}, {"attempt", run->attempt}, {"spec", run->spec}, {"hosts", run->hosts}});
       changed = true;
       std::string where;
@@ -394,6 +394,12 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   }
   tx.commit();
   guard.keep = true;
+  if (plan) {
+    // busy_ was computed after the runs lost above; what changed since is the runs started (and
+    // queued runs failed, which held nothing): it is brought up to date instead of recomputed.
+    for (const auto& [hosts, gpu] : started) busy_.take(hosts, gpu);
+    busy_generation_ = store_.open_runs_generation();
+  }
   if (was_lost) ++agents_generation_;
   if (plan) swept_ = {store_.open_runs_generation(), agents_generation_};
   if (was_lost) {
@@ -471,7 +477,7 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
     }
     tx.commit();
   }
-  for (std::size_t i : stored) metrics_.record_ingested(batch.records[i].fields);
+  for (std::size_t i : stored) metrics_.record_ingested(batch.records[i].fields, batch.records[i].series_text);
   return {200, Json{{"stored", stored.size()}}};
 }
 

@@ -64,6 +64,10 @@ class Statement {
     return check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
   }
   Statement& bind_null(int i) { return check(sqlite3_bind_null(stmt_, i)); }
+  // Text that outlives the statement's step (not copied by SQLite).
+  Statement& bind_static(int i, std::string_view v) {
+    return check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC));
+  }
 
   bool step() {  // true while there is a row
     int rc = sqlite3_step(stmt_);
@@ -297,6 +301,9 @@ std::map<long long, Store::Run>& Store::open_runs() {
       runs.emplace(r.id, std::move(r));
     }
     open_ = std::move(runs);
+    queued_count_ = 0;
+    held_.clear();
+    for (const auto& [id, r] : *open_) index_run(r, +1);
   }
   return *open_;
 }
@@ -304,10 +311,22 @@ std::map<long long, Store::Run>& Store::open_runs() {
 void Store::note_run(const Run& run) {
   ++open_generation_;
   if (!open_) return;
-  if (is_open(run.state))
-    (*open_)[run.id] = run;
-  else
-    open_->erase(run.id);
+  if (auto old = open_->find(run.id); old != open_->end()) {
+    index_run(old->second, -1);
+    open_->erase(old);
+  }
+  if (is_open(run.state)) index_run(open_->emplace(run.id, run).first->second, +1);
+}
+
+void Store::index_run(const Run& run, int sign) {
+  if (run.state == "queued") queued_count_ += sign;
+  if (!in_flight(run.state)) return;
+  if (sign > 0) {
+    held_[run.agent_id].insert(run.id);
+  } else if (auto it = held_.find(run.agent_id); it != held_.end()) {
+    it->second.erase(run.id);
+    if (it->second.empty()) held_.erase(it);
+  }
 }
 
 void Store::forget_open_runs() {
@@ -315,10 +334,11 @@ void Store::forget_open_runs() {
   open_.reset();
 }
 
-std::vector<Store::Run> Store::runs_held_by(const std::string& agent_id) {
-  std::vector<Run> out;
-  for (const auto& [id, r] : open_runs())
-    if (in_flight(r.state) && r.agent_id == agent_id) out.push_back(r);
+std::vector<const Store::Run*> Store::runs_held_by(const std::string& agent_id) {
+  auto& runs = open_runs();
+  std::vector<const Run*> out;
+  if (auto it = held_.find(agent_id); it != held_.end())
+    for (long long id : it->second) out.push_back(&runs.at(id));
   return out;
 }
 
@@ -377,7 +397,7 @@ bool Store::add_record(long long run_id, int attempt, long long seq, const Json&
 
 bool Store::add_record_text(long long run_id, int attempt, long long seq, std::string_view record_json) {
   Statement q(*statements_, path_, "INSERT OR IGNORE INTO records(run_id, attempt, seq, json) VALUES(?,?,?,?)");
-  q.bind(1, run_id).bind(2, attempt).bind(3, seq).bind(4, record_json).step();
+  q.bind(1, run_id).bind(2, attempt).bind(3, seq).bind_static(4, record_json).step();
   return sqlite3_changes(db_) > 0;
 }
 

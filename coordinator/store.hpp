@@ -2,8 +2,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/json.hpp"
@@ -56,13 +58,18 @@ class Store {
                         std::optional<std::string> state = std::nullopt);
   // The open runs (queued, running, cancelling) are also kept in memory, so that a heartbeat
   // reads no row and parses no JSON: the three calls below answer from there.
-  // Runs an agent holds (running or cancelling): what each heartbeat reconciles.
-  std::vector<Run> runs_held_by(const std::string& agent_id);
+  // Runs an agent holds (running or cancelling): what each heartbeat reconciles. Valid until the
+  // next change to a run.
+  std::vector<const Run*> runs_held_by(const std::string& agent_id);
   // Every run that is running or cancelling, on any agents: what the GPUs in use are.
   std::vector<Run> runs_in_flight();
   // The queued runs, in id order: valid until the next change to a run.
   std::vector<const Run*> queued_runs();
   int count_runs(const std::string& state);
+  bool any_queued() {
+    open_runs();  // loads the count too
+    return queued_count_ > 0;
+  }
   // Changes whenever an open run changed (or may have: a rollback): what was computed from the
   // open runs at one generation still holds at the same generation.
   long long open_runs_generation() const { return open_generation_; }
@@ -107,6 +114,9 @@ class Store {
   void forget_open_runs();
   std::optional<std::map<long long, Run>> open_;
   long long open_generation_ = 0;
+  int queued_count_ = 0;                                       // of open_
+  std::unordered_map<std::string, std::set<long long>> held_;  // open_'s runs in flight by agent
+  void index_run(const Run& run, int sign);
   sqlite3* db_ = nullptr;
   std::unique_ptr<StatementCache> statements_;
   std::string path_;

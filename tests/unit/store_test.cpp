@@ -328,9 +328,11 @@ TEST_F(StoreTest, OpenRunsFollowUpdatesAndRollbacks) {
   ASSERT_EQ(s.queued_runs().size(), 1u);
   EXPECT_EQ(s.queued_runs()[0]->state, "queued");
   EXPECT_EQ(s.count_runs("queued"), 1);
+  EXPECT_TRUE(s.any_queued());
   s.update_run(r);  // committed on its own
   EXPECT_EQ(s.runs_in_flight().size(), 1u);
-  EXPECT_EQ(s.runs_held_by("node-a").at(0).id, r.id);
+  EXPECT_EQ(s.runs_held_by("node-a").at(0)->id, r.id);
+  EXPECT_FALSE(s.any_queued());
   EXPECT_TRUE(s.runs_held_by("node-b").empty());
   EXPECT_EQ(s.count_runs("running"), 1);
   r.state = "ok";
