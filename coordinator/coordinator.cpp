@@ -35,6 +35,10 @@ Json placement_of(const Store::Run& run) {
 Coordinator::Coordinator(Options options) : options_(std::move(options)), store_(options_.db_path) {
   // After a restart, agents get a full timeout to reappear before their runs are declared lost,
   // and the result gauges are rebuilt from what was stored.
+  // Checkpoints run beside the API, not in the commit that fills the WAL; 16,384 pages (64 MiB)
+  // stays a bound should they fall behind.
+  checkpointer_ = std::make_unique<WalCheckpointer>(options_.db_path, std::chrono::milliseconds(500));
+  store_.set_wal_autocheckpoint(16384);
   double t = now();
   agents_ = store_.agents();  // in id order
   for (auto& a : agents_)

@@ -1,6 +1,7 @@
 #pragma once
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -12,6 +13,7 @@
 #include "coordinator/record_batch.hpp"
 #include "coordinator/scheduler.hpp"
 #include "coordinator/store.hpp"
+#include "coordinator/wal_checkpointer.hpp"
 
 namespace scalebench {
 
@@ -75,6 +77,8 @@ class Coordinator {
   Options options_;
   std::mutex mutex_;
   Store store_;
+  // After store_: stopped before the store closes.
+  std::unique_ptr<WalCheckpointer> checkpointer_;
   Metrics metrics_;
   std::map<long long, Experiment> spec_cache_;
   // The newest Metrics::kMaxExperiments experiment names with the id of each one's newest

@@ -144,6 +144,8 @@ Store::Store(const std::string& path, bool read_only) : path_(path) {
                  (has_hosts || !read_only ? "hosts_json" : "'[]'") + " FROM runs";
 }
 
+void Store::set_wal_autocheckpoint(int pages) { sqlite3_wal_autocheckpoint(db_, pages); }
+
 Store::~Store() {
   statements_.reset();  // finalized before the connection closes
   sqlite3_close(db_);

@@ -93,6 +93,9 @@ class Store {
   // Alive agents last seen before `seen_before`: id and last_seen.
   std::vector<std::pair<std::string, double>> silent_agents(double seen_before);
 
+  // The WAL size, in pages, at which a commit checkpoints (SQLite's default 1000; 0 never).
+  void set_wal_autocheckpoint(int pages);
+
   // Many changes as one (submit of a large experiment); rolls back if the scope throws.
   class Transaction {
    public:
