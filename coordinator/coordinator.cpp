@@ -441,7 +441,7 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
       return error(400, "record names run " + item.fields["run_id"].dump());
   }
   // Why the run takes no records (empty when it does).
-  auto refused = [&](const std::optional<Store::Run>& run) -> std::optional<ApiResult> {
+  auto refused = [&](const Store::Run* run) -> std::optional<ApiResult> {
     if (!run) return error(404, "no run " + std::to_string(run_id));
     if (attempt != run->attempt)
       return error(409, "stale attempt " + std::to_string(attempt) + " of run " + std::to_string(run_id));
@@ -450,10 +450,17 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
                             (run->reason.empty() ? "" : ": " + run->reason));
     return std::nullopt;
   };
+  // The run as it is now: from memory while it is open (the usual case), else from the file.
+  std::optional<Store::Run> ended;
+  auto current = [&]() -> const Store::Run* {
+    if (const Store::Run* open = store_.open_run(run_id)) return open;
+    ended = store_.run(run_id);
+    return ended ? &*ended : nullptr;
+  };
   std::vector<Reference> references;
   {
     std::lock_guard lock(mutex_);
-    auto run = store_.run(run_id);
+    const Store::Run* run = current();
     if (auto r = refused(run)) return *r;
     if (const Experiment* ex = experiment_spec(run->experiment_id)) references = ex->references;
   }
@@ -472,7 +479,7 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
   std::vector<std::size_t> stored;
   {
     std::lock_guard lock(mutex_);
-    if (auto r = refused(store_.run(run_id))) return *r;  // it may have ended meanwhile
+    if (auto r = refused(current())) return *r;  // it may have ended meanwhile
     Store::Transaction tx(store_);
     for (std::size_t i = 0; i < batch.records.size(); ++i) {
       const auto& item = batch.records[i];

@@ -63,6 +63,12 @@ class Store {
   std::vector<const Run*> runs_held_by(const std::string& agent_id);
   // Every run that is running or cancelling, on any agents: what the GPUs in use are.
   std::vector<Run> runs_in_flight();
+  // The run if it is open, else null: valid until the next change to a run.
+  const Run* open_run(long long id) {
+    auto& runs = open_runs();
+    auto it = runs.find(id);
+    return it == runs.end() ? nullptr : &it->second;
+  }
   // The queued runs, in id order: valid until the next change to a run.
   std::vector<const Run*> queued_runs();
   int count_runs(const std::string& state);
