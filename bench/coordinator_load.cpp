@@ -44,6 +44,7 @@ const char* kUsage = R"(usage: scalebench-coordinator-load [options]
                           records are then counted through the API, and RSS needs --coordinator-pid
   --coordinator-pid PID   sample this process's RSS
   --db FILE               the store of the coordinator it starts (default: a fresh one in a temporary folder)
+  --threads N             the started coordinator's --threads (default: its own default)
   --keep                  keep the temporary folder (store, coordinator log)
 )";
 
@@ -51,6 +52,7 @@ struct Options {
   int agents = 1000, gpus = 8, batch = 200, record_threads = 2;
   double duration_s = 30, heartbeat_interval_s = 1;
   std::string url, db;
+  int threads = 0;
   pid_t pid = -1;
   bool keep = false;
 };
@@ -193,6 +195,8 @@ int main(int argc, char** argv) {
         o.pid = std::stoi(value());
       else if (a == "--db")
         o.db = value();
+      else if (a == "--threads")
+        o.threads = std::stoi(value());
       else if (a == "--keep")
         o.keep = true;
       else if (a == "-h" || a == "--help") {
@@ -231,10 +235,22 @@ int main(int argc, char** argv) {
       copts.output_file = (work / "coordinator.log").string();
       // The timeout is generous: on a loaded machine a heartbeat may come late, and a lost agent
       // would fail its run and end the stream.
-      coordinator = ChildProcess::spawn(
-          {executable_dir() + "/scalebench-coordinator", "--port", "0", "--port-file", (work / "port").string(), "--db",
-           o.db, "--heartbeat-interval", std::to_string(o.heartbeat_interval_s), "--heartbeat-timeout", "60"},
-          copts);
+      std::vector<std::string> argv{executable_dir() + "/scalebench-coordinator",
+                                    "--port",
+                                    "0",
+                                    "--port-file",
+                                    (work / "port").string(),
+                                    "--db",
+                                    o.db,
+                                    "--heartbeat-interval",
+                                    std::to_string(o.heartbeat_interval_s),
+                                    "--heartbeat-timeout",
+                                    "60"};
+      if (o.threads > 0) {
+        argv.push_back("--threads");
+        argv.push_back(std::to_string(o.threads));
+      }
+      coordinator = ChildProcess::spawn(argv, copts);
       o.pid = coordinator->pid();
       for (int i = 0; i < 200 && !std::filesystem::exists(work / "port"); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -280,17 +296,25 @@ int main(int argc, char** argv) {
     std::string body;
     int st = http(port, "POST", "/api/v1/experiments", yaml, &body);
     if (st != 201) throw Error("submit: HTTP " + std::to_string(st) + " " + body);
-    // The first heartbeat of each agent takes a run.
+    // The first heartbeat of each agent takes a run: the queue handed out one run at a time.
+    const auto t_assign = Clock::now();
+    std::vector<double> first_ms;
     for (auto& a : agents) {
+      const auto s = Clock::now();
       st = http(port, "POST", "/api/v1/agents/" + a.name + "/heartbeat", R"({"active":[]})", &body);
+      first_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
       Json answer = Json::parse(body);
       if (st != 200 || answer["runs"].empty())
         throw Error("heartbeat of " + a.name + " got no run: HTTP " + std::to_string(st) + " " + body);
       a.run_id = answer["runs"][0]["run_id"].get<long long>();
       a.attempt = answer["runs"][0]["attempt"].get<int>();
     }
-    std::printf("registered %d agents in %.2f s (%.0f/s); each holds one run\n", o.agents, register_s,
-                o.agents / register_s);
+    const double assign_s = std::chrono::duration<double>(Clock::now() - t_assign).count();
+    std::printf(
+        "registered %d agents in %.2f s (%.0f/s); their first heartbeats took the %d queued runs in %.2f s "
+        "(p50 %.2f ms, max %.2f ms each)\n",
+        o.agents, register_s, o.agents / register_s, o.agents, assign_s, percentile(first_ms, 0.5),
+        percentile(first_ms, 1.0));
 
     std::atomic<bool> stop{false};
     std::atomic<long long> acknowledged{0}, posts{0}, errors{0}, late{0};
@@ -307,6 +331,7 @@ int main(int argc, char** argv) {
     };
 
     const double cpu0 = o.pid > 0 ? cpu_seconds(o.pid) : -1;
+    const double self_cpu0 = cpu_seconds(getpid());
     const auto t0 = Clock::now();
     const auto t_end = t0 + std::chrono::duration<double>(o.duration_s);
     std::vector<std::thread> threads;
@@ -411,6 +436,7 @@ int main(int argc, char** argv) {
     const double stream_s =
         std::chrono::duration<double>(Clock::time_point(Clock::duration(last_answer.load())) - t0).count();
     const double cpu = o.pid > 0 ? cpu_seconds(o.pid) - cpu0 : -1;
+    const double self_cpu = cpu_seconds(getpid()) - self_cpu0;
 
     // What was stored, counted in the store itself (or through the API for a coordinator we did
     // not start): every acknowledged record must be there.
@@ -454,6 +480,8 @@ int main(int argc, char** argv) {
           "coordinator CPU: %.2f s over %.1f s (%.2f cores busy), all its work (records, heartbeats, /metrics): "
           "%.0f records stored per CPU-second\n",
           cpu, elapsed, cpu / elapsed, static_cast<double>(stored) / cpu);
+    std::printf("this client's CPU: %.2f s (%.2f cores busy) on the same cores: building records and connecting\n",
+                self_cpu, self_cpu / elapsed);
     std::vector<double> mms;
     std::size_t msize = 0;
     for (auto& [ms, size] : metrics_ms) {

@@ -1,13 +1,13 @@
 #include "coordinator/api.hpp"
 
 #include <charconv>
-#include <regex>
 #include <string_view>
 
 #include "common/log.hpp"
 #include "common/version.hpp"
 #include "coordinator/record_batch.hpp"
 #include "coordinator/request_checks.hpp"
+#include "coordinator/route.hpp"
 
 namespace scalebench {
 
@@ -80,10 +80,8 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessT
   const std::string path = target.substr(0, qpos);
   const std::string query = qpos == std::string::npos ? "" : target.substr(qpos + 1);
   const bool get = req.method() == http::verb::get, post = req.method() == http::verb::post;
-  static const std::regex run_re("^/api/v1/runs/([0-9]{1,18})/(records|finish)$");
-  static const std::regex agent_re("^/api/v1/agents/([A-Za-z0-9_.:-]{1,128})/heartbeat$");
-  static const std::regex exp_re("^/api/v1/experiments/([A-Za-z0-9_.-]{1,100})(/cancel)?$");
-  std::smatch m;
+  using Kind = Route::Kind;
+  const Route route = match_route(path);
 
   const std::string role = required_role(std::string(req.method_string()), path, tokens.protect_metrics);
   const auto auth = req[http::field::authorization];
@@ -131,10 +129,8 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessT
         return respond(c.submit(req.body(), source));
       }
     }
-    if (std::regex_match(path, m, exp_re)) {
-      if (get && !m[2].matched) return respond(c.experiment(m[1]));
-      if (post && m[2].matched) return respond(c.cancel(m[1]));
-    }
+    if (get && route.kind == Kind::kExperiment) return respond(c.experiment(std::string(route.id)));
+    if (post && route.kind == Kind::kExperimentCancel) return respond(c.cancel(std::string(route.id)));
     if (get && path == "/api/v1/results") {
       long long after = to_int(query_param(query, "after")).value_or(0);
       long long limit = to_int(query_param(query, "limit")).value_or(1000);
@@ -148,14 +144,15 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessT
       if (auto problem = check_register_body(body); !problem.empty()) return bad(400, problem);
       return respond(c.register_agent(body));
     }
-    if (post && std::regex_match(path, m, agent_re)) {
+    if (post && route.kind == Kind::kAgentHeartbeat) {
       if (!json_body(body)) return bad(400, body_problem);
       if (auto problem = check_heartbeat_body(body); !problem.empty()) return bad(400, problem);
-      return respond(c.heartbeat(m[1], body));
+      return respond(c.heartbeat(std::string(route.id), body));
     }
-    if (post && std::regex_match(path, m, run_re)) {
-      const long long id = std::stoll(m[1]);
-      if (m[2] == "records") {
+    if (post && (route.kind == Kind::kRunRecords || route.kind == Kind::kRunFinish)) {
+      long long id = 0;
+      std::from_chars(route.id.data(), route.id.data() + route.id.size(), id);  // 1-18 digits: fits
+      if (route.kind == Kind::kRunRecords) {
         // Read in one pass without a JSON tree per record: the hot path of a busy cluster.
         RecordBatch batch;
         if (auto problem = read_record_batch(req.body(), batch, kMaxJsonDepth); !problem.empty())

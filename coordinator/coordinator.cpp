@@ -4,6 +4,7 @@
 #include <chrono>
 #include <regex>
 #include <set>
+#include <string>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -34,12 +35,18 @@ Json placement_of(const Store::Run& run) {
 Coordinator::Coordinator(Options options) : options_(std::move(options)), store_(options_.db_path) {
   // After a restart, agents get a full timeout to reappear before their runs are declared lost,
   // and the result gauges are rebuilt from what was stored.
+  // Checkpoints run beside the API, not in the commit that fills the WAL; 16,384 pages (64 MiB)
+  // stays a bound should they fall behind.
+  checkpointer_ = std::make_unique<WalCheckpointer>(options_.db_path, std::chrono::milliseconds(500));
+  store_.set_wal_autocheckpoint(16384);
   double t = now();
-  for (auto a : store_.agents())
+  agents_ = store_.agents();  // in id order
+  for (auto& a : agents_)
     if (a.state == "alive") {
       a.last_seen = t;
       store_.upsert_agent(a);
     }
+  saved_at_ = t;
   long long after = 0;
   for (;;) {
     Json page = store_.records(std::nullopt, after, 5000);
@@ -49,6 +56,43 @@ Coordinator::Coordinator(Options options) : options_(std::move(options)), store_
   }
   for (const auto& e : store_.list_experiments()) track_progress(e["name"], e["id"]);
   refresh_gauges();
+}
+
+Coordinator::~Coordinator() {
+  try {
+    save_last_seen();
+  } catch (const std::exception& e) {
+    log::warn(std::string("could not save the agents' last heartbeat times: ") + e.what());
+  }
+}
+
+Store::Agent* Coordinator::find_agent(const std::string& id) {
+  auto it = std::lower_bound(agents_.begin(), agents_.end(), id,
+                             [](const Store::Agent& a, const std::string& key) { return a.id < key; });
+  return it != agents_.end() && it->id == id ? &*it : nullptr;
+}
+
+const Occupancy& Coordinator::occupancy_now() {
+  if (busy_generation_ != store_.open_runs_generation()) {
+    busy_ = occupancy(store_.runs_in_flight());
+    busy_generation_ = store_.open_runs_generation();
+  }
+  return busy_;
+}
+
+void Coordinator::save_last_seen() {
+  std::lock_guard lock(mutex_);
+  save_last_seen_locked();
+}
+
+void Coordinator::save_last_seen_locked() {
+  saved_at_ = now();
+  if (unsaved_seen_.empty()) return;
+  Store::Transaction tx(store_);
+  for (const auto& id : unsaved_seen_)
+    if (const Store::Agent* a = find_agent(id)) store_.touch_agent(a->id, a->state, a->last_seen);
+  tx.commit();
+  unsaved_seen_.clear();
 }
 
 double Coordinator::now() const {
@@ -70,8 +114,12 @@ const Experiment* Coordinator::experiment_spec(long long experiment_id) {
 }
 
 void Coordinator::refresh_gauges() {
-  auto agents = store_.agent_counts();
-  metrics_.set_agents(agents["alive"], agents["lost"]);
+  int alive = 0, lost = 0;
+  for (const auto& a : agents_) {
+    alive += a.state == "alive";
+    lost += a.state == "lost";
+  }
+  metrics_.set_agents(alive, lost);
   metrics_.set_runs(store_.count_runs("queued"), store_.count_runs("running") + store_.count_runs("cancelling"));
 }
 
@@ -137,7 +185,7 @@ ApiResult Coordinator::submit(const std::string& yaml, const std::string& source
           {{"file", i.file}, {"line", i.line}, {"column", i.column}, {"field", i.field}, {"message", i.message}});
     return {400, Json{{"error", e.what()}, {"issues", issues}}};
   }
-  ClusterShape shape = cluster_shape(store_.agents());
+  ClusterShape shape = cluster_shape(agents_);
   if (!shape.gpu && shape.ranks_per_node == 0)
     return error(409, "no agent is registered; start scalebench-agent --coordinator URL on a node first");
   std::vector<RunSpec> runs = expand(ex, shape);
@@ -148,11 +196,10 @@ ApiResult Coordinator::submit(const std::string& yaml, const std::string& source
   spec_cache_[id] = ex;
   // Runs that were settled at expansion (skipped, unplaceable) get their record now, and so do
   // those that need more nodes than the cluster has.
-  const auto agents = store_.agents();
   for (auto& run : store_.runs(id))
     if (run.state == "skipped" || run.state == "failed")
       end_run(run, run.state, run.reason, true);
-    else if (std::string why = never_fits(run.spec, agents); !why.empty())
+    else if (std::string why = never_fits(run.spec, agents_); !why.empty())
       end_run(run, "failed", why, true);
   refresh_gauges();
   log::info("experiment " + std::to_string(id) + " '" + ex.name + "' submitted from " + source + ": " +
@@ -237,6 +284,14 @@ ApiResult Coordinator::register_agent(const Json& info) {
   a.state = "alive";
   a.registered_at = a.last_seen = now();
   store_.upsert_agent(a);
+  if (Store::Agent* known = find_agent(a.id))
+    *known = a;
+  else
+    agents_.insert(std::upper_bound(agents_.begin(), agents_.end(), a,
+                                    [](const Store::Agent& x, const Store::Agent& y) { return x.id < y.id; }),
+                   a);
+  unsaved_seen_.erase(a.id);
+  ++agents_generation_;
   refresh_gauges();
   log::info("agent " + a.id + " registered (" + a.hostname + ", " + std::to_string(info["gpus"].size()) + " GPUs)");
   return {200, Json{{"agent_id", a.id}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
@@ -244,56 +299,85 @@ ApiResult Coordinator::register_agent(const Json& info) {
 
 ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) {
   std::lock_guard lock(mutex_);
-  heard_from_[agent_id] = now();  // alive even if the store cannot record it just now
-  // All or nothing: a store error (locked, full) leaves no run half-assigned; the agent retries.
-  Store::Transaction tx(store_);
-  auto agent = store_.agent(agent_id);
+  Store::Agent* agent = find_agent(agent_id);
   if (!agent || agent->state == "gone") return error(404, "unknown agent '" + agent_id + "'; register again");
+  // Alive from now on, whatever the store can record: last_seen is kept here and saved later.
   agent->last_seen = now();
-  bool was_lost = agent->state != "alive";
-  agent->state = "alive";
-  store_.touch_agent(agent_id, agent->state, agent->last_seen);
-  bool changed = was_lost;  // the gauges are refreshed only when a count moved
+  unsaved_seen_.insert(agent_id);
+  const bool was_lost = agent->state != "alive";
 
   std::set<long long> active;
   if (body.contains("active") && body["active"].is_array())
     for (const auto& id : body["active"])
       if (id.is_number_integer()) active.insert(id.get<long long>());
 
+  std::vector<Store::Run> restarted;  // held here, unknown to the agent: it restarted
   Json cancel = Json::array();
   std::set<long long> held;
-  for (auto& r : store_.runs_held_by(agent_id)) {
-    if (!active.count(r.id)) {
-      // The agent does not know this run (it restarted): it will never report it.
-      lose_run(r, "agent " + agent_id + " restarted while the run was in flight");
-      changed = true;
+  for (const Store::Run* r : store_.runs_held_by(agent_id)) {
+    if (!active.count(r->id)) {
+      restarted.push_back(*r);
       continue;
     }
-    held.insert(r.id);
-    if (r.state == "cancelling") cancel.push_back(r.id);
+    held.insert(r->id);
+    if (r->state == "cancelling") cancel.push_back(r->id);
   }
   // A run the agent still runs whose attempt has ended here (the agent was lost and came back,
   // or a node of the run was lost): stop it. Until it is gone the agent is given nothing, as a
   // leader or as a node of another run, since what that run holds is no longer known here.
-  draining_.erase(agent_id);
+  bool draining = false;
   for (long long id : active)
     if (!held.count(id)) {
-      draining_.insert(agent_id);
+      draining = true;
       cancel.push_back(id);
     }
+  if (draining)
+    draining_.insert(agent_id);
+  else
+    draining_.erase(agent_id);
 
+  // Whether a pass over the queue can change anything: with no queued run it cannot, nor when
+  // this agent can lead nothing now and neither the runs nor the agents changed since the last
+  // full pass (the one that failed every run that can never fit).
+  bool plan = false;
+  if (!draining_.count(agent_id) && store_.any_queued()) {
+    const Occupancy& busy = occupancy_now();
+    const std::pair<long long, long long> generations{store_.open_runs_generation(), agents_generation_};
+    plan = was_lost || generations != swept_ || may_lead(*agent, busy);
+  }
   Json assign = Json::array();
-  if (!draining_.count(agent_id)) {
-    const auto agents = store_.agents();
-    Occupancy busy = occupancy(store_.runs_in_flight());
+  if (!was_lost && restarted.empty() && !plan)
+    return {200, Json{{"runs", assign}, {"cancel", cancel}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
+
+  // All or nothing: a store error (locked, full) leaves no run half-assigned; the agent retries.
+  Store::Transaction tx(store_);
+  bool changed = was_lost;  // the gauges are refreshed only when a count moved
+  if (was_lost) store_.touch_agent(agent_id, "alive", agent->last_seen);
+  for (auto& r : restarted) {
+    lose_run(r, "agent " + agent_id + " restarted while the run was in flight");
+    changed = true;
+  }
+  // Alive for this pass; it stays so only if the transaction commits.
+  struct StateGuard {
+    Store::Agent* agent;
+    std::string before;
+    bool keep = false;
+    ~StateGuard() {
+      if (!keep) agent->state = before;
+    }
+  } guard{agent, agent->state};
+  agent->state = "alive";
+  std::vector<std::pair<std::vector<HostPlacement>, bool>> started;  // hosts, GPU run
+  if (plan) {
+    Occupancy busy = occupancy_now();
     busy.whole.insert(draining_.begin(), draining_.end());
-    Schedule plan = schedule(store_.runs(std::nullopt, "queued"), agents, busy, agent_id);
-    for (const auto& [id, why] : plan.fail)
+    Schedule plan_now = schedule(store_.queued_runs(), agents_, busy, agent_id);
+    for (const auto& [id, why] : plan_now.fail)
       if (auto r = store_.run(id)) {
         end_run(*r, "failed", why, true);
         changed = true;
       }
-    for (const auto& [id, hosts] : plan.start) {
+    for (const auto& [id, hosts] : plan_now.start) {
       auto run = store_.run(id);
       if (!run) continue;
       run->state = "running";
@@ -303,6 +387,8 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
       run->reason.clear();
       run->hosts = to_json(hosts);
       store_.update_run(*run);
+      // As occupancy() reads a run in flight: a GPU run holds its GPUs, any other its nodes whole.
+      started.emplace_back(hosts, run->spec.value("gpu", false) && !hosts.front().gpus.empty());
       assign.push_back({{"run_id", run->id}, {"attempt", run->attempt}, {"spec", run->spec}, {"hosts", run->hosts}});
       changed = true;
       std::string where;
@@ -311,7 +397,18 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
     }
   }
   tx.commit();
-  if (was_lost) log::info("agent " + agent_id + " is back");
+  guard.keep = true;
+  if (plan) {
+    // busy_ was computed after the runs lost above; what changed since is the runs started (and
+    // queued runs failed, which held nothing): it is brought up to date instead of recomputed.
+    for (const auto& [hosts, gpu] : started) busy_.take(hosts, gpu);
+    busy_generation_ = store_.open_runs_generation();
+  }
+  if (was_lost) ++agents_generation_;
+  if (plan) swept_ = {store_.open_runs_generation(), agents_generation_};
+  if (was_lost) {
+    log::info("agent " + agent_id + " is back");
+  }
   if (changed) refresh_gauges();
   return {200, Json{{"runs", assign}, {"cancel", cancel}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
 }
@@ -344,7 +441,7 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
       return error(400, "record names run " + item.fields["run_id"].dump());
   }
   // Why the run takes no records (empty when it does).
-  auto refused = [&](const std::optional<Store::Run>& run) -> std::optional<ApiResult> {
+  auto refused = [&](const Store::Run* run) -> std::optional<ApiResult> {
     if (!run) return error(404, "no run " + std::to_string(run_id));
     if (attempt != run->attempt)
       return error(409, "stale attempt " + std::to_string(attempt) + " of run " + std::to_string(run_id));
@@ -353,10 +450,17 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
                             (run->reason.empty() ? "" : ": " + run->reason));
     return std::nullopt;
   };
+  // The run as it is now: from memory while it is open (the usual case), else from the file.
+  std::optional<Store::Run> ended;
+  auto current = [&]() -> const Store::Run* {
+    if (const Store::Run* open = store_.open_run(run_id)) return open;
+    ended = store_.run(run_id);
+    return ended ? &*ended : nullptr;
+  };
   std::vector<Reference> references;
   {
     std::lock_guard lock(mutex_);
-    auto run = store_.run(run_id);
+    const Store::Run* run = current();
     if (auto r = refused(run)) return *r;
     if (const Experiment* ex = experiment_spec(run->experiment_id)) references = ex->references;
   }
@@ -375,7 +479,7 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
   std::vector<std::size_t> stored;
   {
     std::lock_guard lock(mutex_);
-    if (auto r = refused(store_.run(run_id))) return *r;  // it may have ended meanwhile
+    if (auto r = refused(current())) return *r;  // it may have ended meanwhile
     Store::Transaction tx(store_);
     for (std::size_t i = 0; i < batch.records.size(); ++i) {
       const auto& item = batch.records[i];
@@ -384,7 +488,7 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
     }
     tx.commit();
   }
-  for (std::size_t i : stored) metrics_.record_ingested(batch.records[i].fields);
+  for (std::size_t i : stored) metrics_.record_ingested(batch.records[i].fields, batch.records[i].series_text);
   return {200, Json{{"stored", stored.size()}}};
 }
 
@@ -407,7 +511,7 @@ ApiResult Coordinator::list_agents() {
   Json out = Json::array();
   double t = now();
   const auto in_flight = store_.runs_in_flight();
-  for (const auto& a : store_.agents()) {
+  for (const auto& a : agents_) {
     // What the agent's node is busy with: runs it leads or is a node of, and their GPUs there.
     Json runs = Json::array(), busy = Json::array();
     for (const auto& r : in_flight)
@@ -433,27 +537,39 @@ void Coordinator::check_liveness() {
   std::lock_guard lock(mutex_);
   const double t = now();
   const double cutoff = t - options_.heartbeat_timeout_s;
-  std::vector<std::pair<std::string, double>> lost;
-  for (const auto& [id, last_seen] : store_.silent_agents(cutoff)) {
-    double seen = last_seen;  // a heartbeat the store could not record still counts
-    if (auto it = heard_from_.find(id); it != heard_from_.end()) seen = std::max(seen, it->second);
-    if (seen < cutoff) lost.emplace_back(id, seen);
+  std::vector<Store::Agent*> lost;
+  for (auto& a : agents_)
+    if (a.state == "alive" && a.last_seen < cutoff) lost.push_back(&a);
+  if (!lost.empty()) {
+    Store::Transaction tx(store_);
+    for (const Store::Agent* a : lost) {
+      store_.touch_agent(a->id, "lost", a->last_seen);
+      std::string why = "agent lost: no heartbeat from " + a->id + " for " +
+                        std::to_string(static_cast<int>(t - a->last_seen)) + " s";
+      log::warn(why);
+      for (auto& r : store_.runs_in_flight()) {
+        bool involved = r.agent_id == a->id;
+        for (const auto& h : hosts_from_json(r.hosts)) involved = involved || h.agent == a->id;
+        if (involved) lose_run(r, why);  // a follower lost is the whole MPI job lost
+      }
+    }
+    tx.commit();
+    for (Store::Agent* a : lost) {
+      a->state = "lost";
+      unsaved_seen_.erase(a->id);
+    }
+    ++agents_generation_;
+    refresh_gauges();
   }
-  if (lost.empty()) return;  // the usual case: no write, so a locked store does not stall the API
-  Store::Transaction tx(store_);
-  for (const auto& [id, last_seen] : lost) {
-    store_.touch_agent(id, "lost", last_seen);
-    std::string why =
-        "agent lost: no heartbeat from " + id + " for " + std::to_string(static_cast<int>(t - last_seen)) + " s";
-    log::warn(why);
-    for (auto& r : store_.runs_in_flight()) {
-      bool involved = r.agent_id == id;
-      for (const auto& h : hosts_from_json(r.hosts)) involved = involved || h.agent == id;
-      if (involved) lose_run(r, why);  // a follower lost is the whole MPI job lost
+  // The usual case writes nothing here, so that a locked store does not stall the API; the
+  // heartbeat times go to the store every few seconds.
+  if (t - saved_at_ >= options_.last_seen_save_interval_s) {
+    try {
+      save_last_seen_locked();
+    } catch (const std::exception& e) {
+      log::warn(std::string("could not save the agents' last heartbeat times (retried): ") + e.what());
     }
   }
-  tx.commit();
-  refresh_gauges();
 }
 
 std::string Coordinator::metrics_text() {

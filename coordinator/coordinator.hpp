@@ -1,6 +1,7 @@
 #pragma once
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -10,7 +11,9 @@
 #include "common/spec.hpp"
 #include "coordinator/metrics.hpp"
 #include "coordinator/record_batch.hpp"
+#include "coordinator/scheduler.hpp"
 #include "coordinator/store.hpp"
+#include "coordinator/wal_checkpointer.hpp"
 
 namespace scalebench {
 
@@ -28,8 +31,13 @@ class Coordinator {
     std::string db_path;
     double heartbeat_interval_s = 1.0;
     double heartbeat_timeout_s = 10.0;
+    // Heartbeats keep each agent's last_seen in memory; the store gets them this often (and at
+    // shutdown), in one transaction, instead of a write per heartbeat.
+    double last_seen_save_interval_s = 5.0;
   };
   explicit Coordinator(Options options);
+  // Saves the agents' last heartbeat times (see save_last_seen).
+  ~Coordinator();
 
   ApiResult submit(const std::string& yaml, const std::string& source);
   ApiResult list_experiments();
@@ -45,6 +53,10 @@ class Coordinator {
 
   // Agents silent for longer than the heartbeat timeout are lost, and so are their runs.
   void check_liveness();
+  // Writes the last_seen of every agent heard from since the last save to the store. check_liveness
+  // calls it every last_seen_save_interval_s; call it at shutdown. A store that cannot be written
+  // just now is retried at the next save.
+  void save_last_seen();
   std::string metrics_text();
 
  private:
@@ -54,6 +66,10 @@ class Coordinator {
   // The run's attempt ended because an agent of it was lost: failed, and queued again while the
   // experiment's `retries` allow.
   void lose_run(Store::Run& run, const std::string& why);
+  void save_last_seen_locked();
+  Store::Agent* find_agent(const std::string& id);
+  // What the runs in flight hold now, computed again only when an open run changed.
+  const Occupancy& occupancy_now();
   void refresh_gauges();
   void track_progress(const std::string& name, long long experiment_id);
   void refresh_progress();
@@ -61,17 +77,26 @@ class Coordinator {
   Options options_;
   std::mutex mutex_;
   Store store_;
+  // After store_: stopped before the store closes.
+  std::unique_ptr<WalCheckpointer> checkpointer_;
   Metrics metrics_;
   std::map<long long, Experiment> spec_cache_;
   // The newest Metrics::kMaxExperiments experiment names with the id of each one's newest
   // submission, oldest first: the experiments /metrics shows progress for.
   std::deque<std::pair<std::string, long long>> progress_experiments_;
   std::map<long long, double> ended_at_;
-  std::set<std::string> draining_;
-  // When each agent's last heartbeat arrived, kept here too: a heartbeat the store could not
-  // record (locked, full) still proves the agent alive.
-  std::map<std::string, double> heard_from_;  // agents still stopping a run whose attempt ended here  // when each
-                                              // finished experiment's last run ended
+  std::set<std::string> draining_;  // agents still stopping a run whose attempt ended here
+  // Every registered agent, by id, as stored except last_seen, which heartbeats move here only
+  // (the store gets it at each save): a heartbeat writes nothing unless something changed.
+  std::vector<Store::Agent> agents_;
+  std::set<std::string> unsaved_seen_;  // agents whose last_seen the store does not have yet
+  double saved_at_ = 0;
+  long long agents_generation_ = 0;  // moves when an agent registers or changes state
+  Occupancy busy_;
+  long long busy_generation_ = -1;
+  // The open-runs and agents generations of the last full pass over the queue: while neither
+  // moved, a leader with nothing free can start nothing and no queued run newly never fits.
+  std::pair<long long, long long> swept_{-1, -1};
 };
 
 }  // namespace scalebench

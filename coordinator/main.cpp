@@ -29,6 +29,7 @@ const char* kUsage = R"(usage: scalebench-coordinator [options]
   --heartbeat-timeout S    an agent silent this long is lost, and its runs fail (default 10)
   --token-file FILE        bearer tokens, one "ROLE TOKEN" a line (ROLE: agent, user, read)
   --protect-metrics        /metrics wants a read token too
+  --threads N              threads serving requests (default 4)
   --tls-cert FILE          serve https only, with this PEM certificate (chain) ...
   --tls-key FILE           ... and its PEM private key (both or neither)
   --version
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
   log::set_component("coordinator");
   std::string listen = "127.0.0.1", port_file, token_file, tls_cert, tls_key;
   bool protect_metrics = false;
-  int port = 8470;
+  int port = 8470, threads_n = 4;
   Coordinator::Options options;
   options.db_path = "scalebench.db";
   for (int i = 1; i < argc; ++i) {
@@ -71,6 +72,8 @@ int main(int argc, char** argv) {
         tls_cert = value();
       else if (a == "--tls-key")
         tls_key = value();
+      else if (a == "--threads")
+        threads_n = std::stoi(value());
       else if (a == "--protect-metrics")
         protect_metrics = true;
       else if (a == "--heartbeat-timeout")
@@ -88,6 +91,7 @@ int main(int argc, char** argv) {
     }
   }
   if (port < 0 || port > 65535) usage_error("--port must be 0..65535");
+  if (threads_n < 1 || threads_n > 256) usage_error("--threads must be 1..256");
   if (tls_cert.empty() != tls_key.empty()) usage_error("--tls-cert and --tls-key go together");
   // A file-size limit reached (ulimit -f) is then a failed write, which the store reports like a
   // full disk, instead of a signal that kills the coordinator mid-transaction.
@@ -141,9 +145,10 @@ int main(int argc, char** argv) {
       ioc.stop();
     });
     std::vector<std::thread> threads;
-    for (int i = 0; i < 3; ++i) threads.emplace_back([&] { ioc.run(); });
+    for (int i = 1; i < threads_n; ++i) threads.emplace_back([&] { ioc.run(); });
     ioc.run();
     for (auto& t : threads) t.join();
+    coordinator.save_last_seen();  // heartbeats keep them in memory between saves
     log::info("stopped");
     return 0;
   } catch (const std::exception& e) {

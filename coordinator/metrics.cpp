@@ -139,25 +139,40 @@ prometheus::Family<prometheus::Gauge>& Metrics::result_family(const std::string&
 void Metrics::forget_experiment(const std::string& name) {
   auto it = series_by_experiment_.find(name);
   if (it != series_by_experiment_.end()) {
-    for (auto& s : it->second) s.family->Remove(s.gauge);
+    for (auto& s : it->second.list) s.family->Remove(s.gauge);
     series_by_experiment_.erase(it);
   }
   experiment_order_.erase(std::remove(experiment_order_.begin(), experiment_order_.end(), name),
                           experiment_order_.end());
 }
 
-void Metrics::record_ingested(const Json& r) {
+void Metrics::record_ingested(const Json& r, std::string_view series_text) {
   std::lock_guard lock(mutex_);
   records_total_.Increment();
-  if (r.value("status", "") != "ok" || !r.contains("value") || !r["value"].is_number()) return;
+  auto status = r.find("status");
+  auto value_it = r.find("value");
+  if (status == r.end() || *status != "ok" || value_it == r.end() || !value_it->is_number()) return;
+  const double raw_value = value_it->get<double>();
   const std::string experiment = r.value("experiment", "");
-  if (std::find(experiment_order_.begin(), experiment_order_.end(), experiment) == experiment_order_.end()) {
-    experiment_order_.push_back(experiment);
-    while (experiment_order_.size() > kMaxExperiments) forget_experiment(experiment_order_.front());
+  if (experiment_order_.empty() || experiment_order_.back() != experiment) {
+    if (std::find(experiment_order_.begin(), experiment_order_.end(), experiment) == experiment_order_.end()) {
+      experiment_order_.push_back(experiment);
+      while (experiment_order_.size() > kMaxExperiments) forget_experiment(experiment_order_.front());
+    }
+  }
+  auto& series = series_by_experiment_[experiment];
+  if (!series_text.empty()) {
+    if (auto hit = series.by_text.find(std::string(series_text)); hit != series.by_text.end()) {
+      const ResultGauges& g = hit->second;
+      g.value->Set(raw_value * g.factor);
+      g.gpus->Set(g.gpu_count);
+      g.ranks->Set(g.rank_count);
+      return;
+    }
   }
   const std::string unit = r.value("unit", "");
   auto base = base_unit(unit);
-  const double value = r["value"].get<double>() * (base ? base->factor : 1.0);
+  const double factor = base ? base->factor : 1.0;
   const Json params = r.value("params", Json::object());
   const Json placement = r.value("placement", Json::object());
   std::map<std::string, std::string> labels{
@@ -176,20 +191,29 @@ void Metrics::record_ingested(const Json& r) {
   auto& family =
       result_family(result_metric_name(r.value("workload", ""), r.value("metric", ""), unit),
                     "Latest median of " + r.value("metric", std::string()) + " (" + unit + " in base units)");
-  auto& list = series_by_experiment_[experiment];
-  auto keep = [&](prometheus::Family<prometheus::Gauge>& f, const std::map<std::string, std::string>& l, double v) {
+  auto keep = [&](prometheus::Family<prometheus::Gauge>& f, const std::map<std::string, std::string>& l,
+                  double v) -> prometheus::Gauge& {
     auto& gauge = f.Add(l);
     gauge.Set(v);
-    if (std::none_of(list.begin(), list.end(), [&](const Series& s) { return s.gauge == &gauge; }))
-      list.push_back({&f, &gauge});
+    if (series.listed.insert(&gauge).second) series.list.push_back({&f, &gauge});
+    return gauge;
   };
-  keep(family, labels, value);
+  ResultGauges g{};
+  g.factor = factor;
+  g.gpu_count = placement.value("gpus", 0);
+  g.rank_count = placement.value("ranks", 0);
+  g.value = &keep(family, labels, raw_value * factor);
   // The placement's GPU and rank counts as values, so that PromQL can divide by them (labels
   // cannot be turned into numbers): deploy/prometheus/rules.yml's speedup and efficiency.
   const std::map<std::string, std::string> placement_labels{
       {"experiment", experiment}, {"nodes", labels["nodes"]}, {"gpus", labels["gpus"]}, {"ranks", labels["ranks"]}};
-  keep(placement_gpus_, placement_labels, placement.value("gpus", 0));
-  keep(placement_ranks_, placement_labels, placement.value("ranks", 0));
+  g.gpus = &keep(placement_gpus_, placement_labels, g.gpu_count);
+  g.ranks = &keep(placement_ranks_, placement_labels, g.rank_count);
+  if (!series_text.empty()) {
+    // Texts that differ only in spelling name the same gauges: the map is bounded all the same.
+    if (series.by_text.size() >= 4 * series.list.size() + 1024) series.by_text.clear();
+    series.by_text.emplace(std::string(series_text), g);
+  }
 }
 
 std::string Metrics::text() const {

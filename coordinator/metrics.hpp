@@ -10,6 +10,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/json.hpp"
@@ -43,7 +46,10 @@ class Metrics {
   void set_runs(int queued, int running);
   void run_finished(const std::string& status);
   void experiment_submitted(const std::string& name);
-  void record_ingested(const Json& record);
+  // `series_text` (optional) is the text of the record fields that name its series, as
+  // RawRecord::series_text has it: with it, a record of a series seen before updates that
+  // series' gauges without building its labels again.
+  void record_ingested(const Json& record, std::string_view series_text = {});
   std::string text() const;
 
   // Metric name for a record's metric and unit: busbw in GB/s -> scalebench_collective_busbw_bytes_per_second.
@@ -72,7 +78,20 @@ class Metrics {
     prometheus::Family<prometheus::Gauge>* family;
     prometheus::Gauge* gauge;
   };
-  std::map<std::string, std::vector<Series>> series_by_experiment_;
+  // A result series' gauges: its value and its placement's GPU and rank counts.
+  struct ResultGauges {
+    prometheus::Gauge* value;
+    prometheus::Gauge* gpus;
+    prometheus::Gauge* ranks;
+    double factor;  // to base units
+    double gpu_count, rank_count;
+  };
+  struct ExperimentSeries {
+    std::vector<Series> list;  // every gauge the experiment's records made, once
+    std::unordered_set<prometheus::Gauge*> listed;
+    std::unordered_map<std::string, ResultGauges> by_text;  // series_text -> its gauges
+  };
+  std::map<std::string, ExperimentSeries> series_by_experiment_;
   std::deque<std::string> experiment_order_;  // oldest first
   std::vector<Series> progress_series_;       // what set_progress added last
 };

@@ -9,12 +9,16 @@ namespace scalebench {
 
 // One entry of a POST /api/v1/runs/{id}/records body: its seq, the record's JSON text exactly as
 // sent (what the store keeps), and the record's top-level fields that the coordinator reads
-// (validation, references, /metrics), with the bulky objects that it does not read (stats,
-// environment, correctness, link) stood in for by empty objects.
+// (validation, references, /metrics), with the bulky objects whose content it does not read
+// (stats, environment, env_overrides, correctness, link) stood in for by empty objects.
 struct RawRecord {
   long long seq = 0;
   std::string_view text;
   Json fields;
+  // The texts of the fields that name the record's /metrics series (experiment, workload,
+  // variant, metric, unit, params, placement, point), as sent, joined by \x01 (which JSON text
+  // cannot hold): records of one series have the same, so /metrics finds its gauges by it.
+  std::string series_text;
 };
 
 struct RecordBatch {

@@ -1,15 +1,24 @@
 #include "coordinator/scheduler.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "common/sweep.hpp"
 
 namespace scalebench {
 
 namespace {
-int gpu_count(const Store::Agent& a) { return static_cast<int>(a.info.value("gpus", Json::array()).size()); }
+// The agent's info field `key` when it is an array, else an empty one (read in place: these run
+// for every agent at every scheduling pass).
+const Json& array_of(const Store::Agent& a, const char* key) {
+  static const Json empty = Json::array();
+  if (!a.info.is_object()) return empty;
+  auto it = a.info.find(key);
+  return it != a.info.end() && it->is_array() ? *it : empty;
+}
+int gpu_count(const Store::Agent& a) { return static_cast<int>(array_of(a, "gpus").size()); }
 bool has_nccl(const Store::Agent& a) {
-  for (const auto& c : a.info.value("capabilities", Json::array()))
+  for (const auto& c : array_of(a, "capabilities"))
     if (c == "nccl") return true;
   return false;
 }
@@ -21,7 +30,7 @@ std::string address_of(const Store::Agent& a) {
 std::vector<int> gpu_indices(const Store::Agent& a) {
   std::vector<int> out;
   int i = 0;
-  for (const auto& g : a.info.value("gpus", Json::array())) out.push_back(g.value("index", i++));
+  for (const auto& g : array_of(a, "gpus")) out.push_back(g.is_object() ? g.value("index", i++) : i++);
   return out;
 }
 bool can_hold_gpus(const Store::Agent& a, int per_node) { return has_nccl(a) && gpu_count(a) >= per_node; }
@@ -69,6 +78,15 @@ bool Occupancy::idle(const std::string& agent) const {
   return !whole.count(agent) && (it == gpus.end() || it->second.empty());
 }
 
+bool may_lead(const Store::Agent& agent, const Occupancy& busy) {
+  if (busy.whole.count(agent.id)) return false;
+  if (busy.idle(agent.id)) return true;
+  auto it = busy.gpus.find(agent.id);
+  for (int g : gpu_indices(agent))
+    if (!it->second.count(g)) return true;
+  return false;
+}
+
 Occupancy occupancy(const std::vector<Store::Run>& held) {
   Occupancy o;
   for (const auto& r : held) {
@@ -109,20 +127,34 @@ std::optional<std::vector<HostPlacement>> place(const Json& spec, const std::vec
     const Store::Agent* agent;
     std::vector<int> free;
   };
-  std::vector<Candidate> candidates;
-  for (const auto& a : agents) {
-    if (a.state != "alive") continue;
-    if (!gpu) {
-      if (busy.idle(a.id)) candidates.push_back({&a, {}});
-      continue;
-    }
-    if (!can_hold_gpus(a, per_node) || busy.whole.count(a.id)) continue;
+  // The agent as a candidate: alive and with room for one node of the run.
+  auto candidate = [&](const Store::Agent& a) -> std::optional<Candidate> {
+    if (a.state != "alive") return std::nullopt;
+    if (!gpu) return busy.idle(a.id) ? std::optional<Candidate>(Candidate{&a, {}}) : std::nullopt;
+    if (!can_hold_gpus(a, per_node) || busy.whole.count(a.id)) return std::nullopt;
     std::vector<int> free;
     auto it = busy.gpus.find(a.id);
     for (int g : gpu_indices(a))
       if (it == busy.gpus.end() || !it->second.count(g)) free.push_back(g);
-    if (static_cast<int>(free.size()) >= per_node) candidates.push_back({&a, std::move(free)});
+    if (static_cast<int>(free.size()) < per_node) return std::nullopt;
+    return Candidate{&a, std::move(free)};
+  };
+  // A leader without room ends it before the others are looked at (the common answer when a
+  // busy agent asks for work), and a one-node run needs no other.
+  if (!leader.empty()) {
+    auto it = std::find_if(agents.begin(), agents.end(), [&](const Store::Agent& a) { return a.id == leader; });
+    if (it == agents.end()) return std::nullopt;
+    auto c = candidate(*it);
+    if (!c) return std::nullopt;
+    if (nodes == 1) {
+      HostPlacement h{c->agent->id, address_of(*c->agent), {}};
+      if (gpu) h.gpus.assign(c->free.begin(), c->free.begin() + per_node);
+      return std::vector<HostPlacement>{std::move(h)};
+    }
   }
+  std::vector<Candidate> candidates;
+  for (const auto& a : agents)
+    if (auto c = candidate(a)) candidates.push_back(std::move(*c));
   if (static_cast<int>(candidates.size()) < nodes) return std::nullopt;
   // Tightest fit first (fewest free GPUs), then by name, so that placements are predictable.
   std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
@@ -153,13 +185,36 @@ void sort_queue(std::vector<Store::Run>& queued) {
   });
 }
 
-Schedule schedule(std::vector<Store::Run> queued, const std::vector<Store::Agent>& agents, Occupancy busy,
+Schedule schedule(const std::vector<Store::Run>& queued, const std::vector<Store::Agent>& agents, Occupancy busy,
+                  const std::string& leader) {
+  std::vector<const Store::Run*> runs;
+  for (const auto& r : queued) runs.push_back(&r);
+  return schedule(std::move(runs), agents, std::move(busy), leader);
+}
+
+Schedule schedule(std::vector<const Store::Run*> queued, const std::vector<Store::Agent>& agents, Occupancy busy,
                   const std::string& leader) {
   Schedule out;
-  sort_queue(queued);
+  {  // sort_queue's order, each priority read once
+    std::vector<std::pair<int, const Store::Run*>> keyed;
+    keyed.reserve(queued.size());
+    for (const Store::Run* r : queued) keyed.emplace_back(r->spec.value("priority", 0), r);
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first > b.first;
+      return a.second->id < b.second->id;
+    });
+    for (std::size_t i = 0; i < keyed.size(); ++i) queued[i] = keyed[i].second;
+  }
   bool blocked = false;
-  for (const auto& r : queued) {
-    if (std::string why = never_fits(r.spec, agents); !why.empty()) {
+  // never_fits depends on the run's shape only: asked once per shape, not once per run.
+  std::map<std::tuple<int, bool, int>, std::string> fits;
+  for (const Store::Run* run : queued) {
+    const Store::Run& r = *run;
+    const std::tuple<int, bool, int> shape{r.spec.value("nodes", 1), r.spec.value("gpu", false),
+                                           gpus_per_node_of(r.spec)};
+    auto known = fits.find(shape);
+    if (known == fits.end()) known = fits.emplace(shape, never_fits(r.spec, agents)).first;
+    if (const std::string& why = known->second; !why.empty()) {
       out.fail.emplace_back(r.id, why);
       continue;
     }

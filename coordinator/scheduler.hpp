@@ -33,6 +33,9 @@ struct Occupancy {
   void take(const std::vector<HostPlacement>& hosts, bool gpu_run);
   bool idle(const std::string& agent) const;
 };
+// Whether `agent` may lead some run now: false when it is taken whole, or when it has GPUs and
+// every one is busy (a GPU run needs at least one GPU on each node, a host run an idle node).
+bool may_lead(const Store::Agent& agent, const Occupancy& busy);
 // From the runs that are running or cancelling (each with its hosts).
 Occupancy occupancy(const std::vector<Store::Run>& held);
 
@@ -59,7 +62,9 @@ struct Schedule {
 // fit fails at once; the first that cannot start now holds back those behind it (no backfill, so
 // that a many-node run is not starved by small ones); runs that can start with `leader` as their
 // first node start, and so may several at once when they fit its free GPUs.
-Schedule schedule(std::vector<Store::Run> queued, const std::vector<Store::Agent>& agents, Occupancy busy,
+Schedule schedule(std::vector<const Store::Run*> queued, const std::vector<Store::Agent>& agents, Occupancy busy,
+                  const std::string& leader);
+Schedule schedule(const std::vector<Store::Run>& queued, const std::vector<Store::Agent>& agents, Occupancy busy,
                   const std::string& leader);
 
 }  // namespace scalebench

@@ -64,6 +64,10 @@ class Statement {
     return check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
   }
   Statement& bind_null(int i) { return check(sqlite3_bind_null(stmt_, i)); }
+  // Text that outlives the statement's step (not copied by SQLite).
+  Statement& bind_static(int i, std::string_view v) {
+    return check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC));
+  }
 
   bool step() {  // true while there is a row
     int rc = sqlite3_step(stmt_);
@@ -140,6 +144,8 @@ Store::Store(const std::string& path, bool read_only) : path_(path) {
                  (has_hosts || !read_only ? "hosts_json" : "'[]'") + " FROM runs";
 }
 
+void Store::set_wal_autocheckpoint(int pages) { sqlite3_wal_autocheckpoint(db_, pages); }
+
 Store::~Store() {
   statements_.reset();  // finalized before the connection closes
   sqlite3_close(db_);
@@ -157,6 +163,7 @@ void Store::exec(const std::string& sql) {
 Store::Transaction::Transaction(Store& s) : store_(s) { store_.exec("BEGIN IMMEDIATE"); }
 Store::Transaction::~Transaction() {
   if (!done_) {
+    store_.forget_open_runs();
     try {
       store_.exec("ROLLBACK");
     } catch (...) {
@@ -182,6 +189,7 @@ long long Store::add_experiment(const std::string& name, const std::string& sour
     one.bind(1, id).bind(2, r.index).bind(3, to_json(r).dump()).bind(4, state).bind(5, reason).bind(6, now).step();
   }
   tx.commit();
+  forget_open_runs();  // reloaded at the next heartbeat: submissions are rare
   return id;
 }
 
@@ -280,24 +288,82 @@ std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std:
   return out;
 }
 
-std::vector<Store::Run> Store::runs_held_by(const std::string& agent_id) {
-  std::string sql = run_columns_ + " WHERE agent_id=? AND state IN ('running', 'cancelling') ORDER BY id";
-  Statement q(*statements_, path_, sql.c_str());
-  q.bind(1, agent_id);
-  std::vector<Run> out;
-  while (q.step()) out.push_back(read_run(q));
+namespace {
+bool is_open(const std::string& state) { return state == "queued" || state == "running" || state == "cancelling"; }
+bool in_flight(const std::string& state) { return state == "running" || state == "cancelling"; }
+}  // namespace
+
+std::map<long long, Store::Run>& Store::open_runs() {
+  if (!open_) {
+    std::map<long long, Run> runs;
+    std::string sql = run_columns_ + " WHERE state IN ('queued', 'running', 'cancelling')";
+    Statement q(*statements_, path_, sql.c_str());
+    while (q.step()) {
+      Run r = read_run(q);
+      runs.emplace(r.id, std::move(r));
+    }
+    open_ = std::move(runs);
+    queued_count_ = 0;
+    held_.clear();
+    for (const auto& [id, r] : *open_) index_run(r, +1);
+  }
+  return *open_;
+}
+
+void Store::note_run(const Run& run) {
+  ++open_generation_;
+  if (!open_) return;
+  if (auto old = open_->find(run.id); old != open_->end()) {
+    index_run(old->second, -1);
+    open_->erase(old);
+  }
+  if (is_open(run.state)) index_run(open_->emplace(run.id, run).first->second, +1);
+}
+
+void Store::index_run(const Run& run, int sign) {
+  if (run.state == "queued") queued_count_ += sign;
+  if (!in_flight(run.state)) return;
+  if (sign > 0) {
+    held_[run.agent_id].insert(run.id);
+  } else if (auto it = held_.find(run.agent_id); it != held_.end()) {
+    it->second.erase(run.id);
+    if (it->second.empty()) held_.erase(it);
+  }
+}
+
+void Store::forget_open_runs() {
+  ++open_generation_;
+  open_.reset();
+}
+
+std::vector<const Store::Run*> Store::runs_held_by(const std::string& agent_id) {
+  auto& runs = open_runs();
+  std::vector<const Run*> out;
+  if (auto it = held_.find(agent_id); it != held_.end())
+    for (long long id : it->second) out.push_back(&runs.at(id));
   return out;
 }
 
 std::vector<Store::Run> Store::runs_in_flight() {
-  std::string sql = run_columns_ + " WHERE state IN ('running', 'cancelling') ORDER BY id";
-  Statement q(*statements_, path_, sql.c_str());
   std::vector<Run> out;
-  while (q.step()) out.push_back(read_run(q));
+  for (const auto& [id, r] : open_runs())
+    if (in_flight(r.state)) out.push_back(r);
+  return out;
+}
+
+std::vector<const Store::Run*> Store::queued_runs() {
+  std::vector<const Run*> out;
+  for (const auto& [id, r] : open_runs())
+    if (r.state == "queued") out.push_back(&r);
   return out;
 }
 
 int Store::count_runs(const std::string& state) {
+  if (is_open(state)) {
+    int n = 0;
+    for (const auto& [id, r] : open_runs()) n += r.state == state;
+    return n;
+  }
   Statement q(*statements_, path_, "SELECT COUNT(*) FROM runs WHERE state=?");
   q.bind(1, state);
   q.step();
@@ -324,6 +390,7 @@ void Store::update_run(const Run& r) {
       .bind(6, r.finished_at)
       .bind(7, r.hosts.dump());
   q.bind(8, r.id).step();
+  note_run(r);
 }
 
 bool Store::add_record(long long run_id, int attempt, long long seq, const Json& record) {
@@ -332,7 +399,7 @@ bool Store::add_record(long long run_id, int attempt, long long seq, const Json&
 
 bool Store::add_record_text(long long run_id, int attempt, long long seq, std::string_view record_json) {
   Statement q(*statements_, path_, "INSERT OR IGNORE INTO records(run_id, attempt, seq, json) VALUES(?,?,?,?)");
-  q.bind(1, run_id).bind(2, attempt).bind(3, seq).bind(4, record_json).step();
+  q.bind(1, run_id).bind(2, attempt).bind(3, seq).bind_static(4, record_json).step();
   return sqlite3_changes(db_) > 0;
 }
 

@@ -2,8 +2,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/json.hpp"
@@ -54,11 +56,29 @@ class Store {
 
   std::vector<Run> runs(std::optional<long long> experiment_id = std::nullopt,
                         std::optional<std::string> state = std::nullopt);
-  // Runs an agent holds (running or cancelling): what each heartbeat reconciles.
-  std::vector<Run> runs_held_by(const std::string& agent_id);
+  // The open runs (queued, running, cancelling) are also kept in memory, so that a heartbeat
+  // reads no row and parses no JSON: the three calls below answer from there.
+  // Runs an agent holds (running or cancelling): what each heartbeat reconciles. Valid until the
+  // next change to a run.
+  std::vector<const Run*> runs_held_by(const std::string& agent_id);
   // Every run that is running or cancelling, on any agents: what the GPUs in use are.
   std::vector<Run> runs_in_flight();
+  // The run if it is open, else null: valid until the next change to a run.
+  const Run* open_run(long long id) {
+    auto& runs = open_runs();
+    auto it = runs.find(id);
+    return it == runs.end() ? nullptr : &it->second;
+  }
+  // The queued runs, in id order: valid until the next change to a run.
+  std::vector<const Run*> queued_runs();
   int count_runs(const std::string& state);
+  bool any_queued() {
+    open_runs();  // loads the count too
+    return queued_count_ > 0;
+  }
+  // Changes whenever an open run changed (or may have: a rollback): what was computed from the
+  // open runs at one generation still holds at the same generation.
+  long long open_runs_generation() const { return open_generation_; }
   std::optional<Run> run(long long id);
   void update_run(const Run& run);
 
@@ -79,6 +99,9 @@ class Store {
   // Alive agents last seen before `seen_before`: id and last_seen.
   std::vector<std::pair<std::string, double>> silent_agents(double seen_before);
 
+  // The WAL size, in pages, at which a commit checkpoints (SQLite's default 1000; 0 never).
+  void set_wal_autocheckpoint(int pages);
+
   // Many changes as one (submit of a large experiment); rolls back if the scope throws.
   class Transaction {
    public:
@@ -93,6 +116,16 @@ class Store {
 
  private:
   void exec(const std::string& sql);
+  // The open runs by id, loaded on first use; dropped when a transaction rolls back (the rows
+  // then are what they were, which the cache no longer knows), and reloaded.
+  std::map<long long, Run>& open_runs();
+  void note_run(const Run& run);
+  void forget_open_runs();
+  std::optional<std::map<long long, Run>> open_;
+  long long open_generation_ = 0;
+  int queued_count_ = 0;                                       // of open_
+  std::unordered_map<std::string, std::set<long long>> held_;  // open_'s runs in flight by agent
+  void index_run(const Run& run, int sign);
   sqlite3* db_ = nullptr;
   std::unique_ptr<StatementCache> statements_;
   std::string path_;

@@ -158,6 +158,31 @@ TEST(Metrics, ResubmittingAnExperimentRemovesItsOldSeries) {
   EXPECT_DOUBLE_EQ(*sample(text, "scalebench_experiments_submitted_total"), 2);
 }
 
+// The coordinator passes each record's series text (RawRecord::series_text): a series met again
+// is found by it, and a resubmission forgets the texts with the series.
+TEST(Metrics, SeriesFoundByTheirTextTakeNewValues) {
+  Metrics m;
+  m.record_ingested(record("quick", "busbw", "GB/s", 10, 1024), "quick-busbw-1024");
+  m.record_ingested(record("quick", "busbw", "GB/s", 20, 2048), "quick-busbw-2048");
+  m.record_ingested(record("quick", "busbw", "GB/s", 11, 1024), "quick-busbw-1024");
+  std::string text = m.text();
+  EXPECT_DOUBLE_EQ(*sample(text, kBusbw, {"size=\"1024\""}), 11e9);
+  EXPECT_DOUBLE_EQ(*sample(text, kBusbw, {"size=\"2048\""}), 20e9);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_placement_gpus", {"experiment=\"quick\""}), 2);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_records_ingested_total"), 3);
+  Json failed = record("quick", "busbw", "GB/s", 99, 1024);
+  failed["status"] = "failed";
+  m.record_ingested(failed, "quick-busbw-1024");
+  EXPECT_DOUBLE_EQ(*sample(m.text(), kBusbw, {"size=\"1024\""}), 11e9) << "a failed record sets nothing";
+
+  m.experiment_submitted("quick");
+  EXPECT_FALSE(sample(m.text(), kBusbw, {"experiment=\"quick\""}));
+  m.record_ingested(record("quick", "busbw", "GB/s", 12, 1024), "quick-busbw-1024");
+  text = m.text();
+  EXPECT_DOUBLE_EQ(*sample(text, kBusbw, {"size=\"1024\""}), 12e9) << "made again, not a forgotten gauge";
+  EXPECT_FALSE(sample(text, kBusbw, {"size=\"2048\""}));
+}
+
 TEST(Metrics, AtMostKMaxExperimentsKeepSeries) {
   Metrics m;
   const int n = static_cast<int>(Metrics::kMaxExperiments) + 3;

@@ -33,6 +33,22 @@ TEST(RecordBatch, KeepsEachRecordsTextAndReadsItsFields) {
   EXPECT_EQ(batch.records[1].text, R"({"a": [1, {"b": null}]})");
 }
 
+TEST(RecordBatch, RecordsOfOneSeriesHaveOneSeriesText) {
+  auto body = [](const std::string& size, const std::string& value) {
+    return R"({"attempt":1,"records":[{"seq":0,"record":{"experiment":"e","workload":"collective","metric":"busbw",)"
+           R"("unit":"GB/s","value":)" +
+           value + R"(,"params":{"op":"all_reduce"},"point":{"size":)" + size + R"(},"stats":{"n":1}}}]})";
+  };
+  RecordBatch a, b, c;
+  ASSERT_EQ(read_record_batch(body("1024", "1.5"), a), "");
+  ASSERT_EQ(read_record_batch(body("1024", "2.5"), b), "");
+  ASSERT_EQ(read_record_batch(body("2048", "1.5"), c), "");
+  EXPECT_EQ(a.records[0].series_text, b.records[0].series_text) << "the value is not part of it";
+  EXPECT_NE(a.records[0].series_text, c.records[0].series_text);
+  EXPECT_EQ(a.records[0].series_text,
+            "\"e\"\x01\"collective\"\x01\x01\"busbw\"\x01\"GB/s\"\x01{\"op\":\"all_reduce\"}\x01\x01{\"size\":1024}");
+}
+
 TEST(RecordBatch, RejectsWhatIsNotJson) {
   for (const std::string bad :
        {R"({"attempt": 1, "records": [})", R"({"attempt": 01, "records": []})", R"({"attempt": 1, "records": []} x)",

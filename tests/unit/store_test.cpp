@@ -307,6 +307,43 @@ TEST_F(StoreTest, TransactionRollsBackUnlessCommitted) {
   EXPECT_TRUE(s.agent("kept"));
 }
 
+// The open runs a heartbeat reads come from memory: they follow every update, and a rolled-back
+// transaction leaves them as the file has them.
+TEST_F(StoreTest, OpenRunsFollowUpdatesAndRollbacks) {
+  Store s(path_);
+  const long long id = s.add_experiment("quick", "q.yaml", "y", three_runs(), 1);
+  ASSERT_EQ(s.queued_runs().size(), 1u) << "the skipped and failed runs are not open";
+  Store::Run r = *s.queued_runs().at(0);
+  const long long generation = s.open_runs_generation();
+  {
+    Store::Transaction tx(s);
+    r.state = "running";
+    r.agent_id = "node-a";
+    s.update_run(r);
+    EXPECT_EQ(s.runs_held_by("node-a").size(), 1u);
+    EXPECT_TRUE(s.queued_runs().empty());
+  }  // rolled back
+  EXPECT_NE(s.open_runs_generation(), generation);
+  EXPECT_TRUE(s.runs_in_flight().empty());
+  ASSERT_EQ(s.queued_runs().size(), 1u);
+  EXPECT_EQ(s.queued_runs()[0]->state, "queued");
+  EXPECT_EQ(s.count_runs("queued"), 1);
+  EXPECT_TRUE(s.any_queued());
+  s.update_run(r);  // committed on its own
+  EXPECT_EQ(s.runs_in_flight().size(), 1u);
+  EXPECT_EQ(s.runs_held_by("node-a").at(0)->id, r.id);
+  EXPECT_FALSE(s.any_queued());
+  EXPECT_TRUE(s.runs_held_by("node-b").empty());
+  EXPECT_EQ(s.count_runs("running"), 1);
+  r.state = "ok";
+  s.update_run(r);
+  EXPECT_TRUE(s.runs_in_flight().empty());
+  EXPECT_EQ(s.runs(id, std::string("ok")).size(), 1u) << "the file has it too";
+  Store reopened(path_);
+  EXPECT_TRUE(reopened.runs_in_flight().empty());
+  EXPECT_TRUE(reopened.queued_runs().empty());
+}
+
 TEST_F(StoreTest, RecordForAnUnknownRunIsRejected) {
   Store s(path_);
   EXPECT_THROW(s.add_record(12345, 1, 0, Json::object()), Error) << "foreign keys are enforced";
