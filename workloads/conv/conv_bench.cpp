@@ -88,15 +88,6 @@ std::string algo_name(ConvPass pass, int algo) {
   return "?";
 }
 
-// cuDNN's status and, when it left one, its message about the last failed call.
-std::string status_text(cudnnStatus_t st) {
-  char msg[512] = {0};
-  cudnnGetLastErrorString(msg, sizeof msg);
-  std::string s = cudnnGetErrorString(st);
-  if (msg[0]) s += std::string(" (") + msg + ")";
-  return s;
-}
-
 struct Candidate {
   int algo = 0;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
@@ -277,7 +268,7 @@ compute::RankOutcome ConvBench::measure(const ConvPoint& pt, const Config& cfg, 
   const char* selection = cfg.search ? "search" : "heuristic";
   if (listed != CUDNN_STATUS_SUCCESS) {
     out.status = "skipped";
-    out.reason = std::string("cuDNN ") + selection + " found no algorithm: " + status_text(listed);
+    out.reason = std::string("cuDNN ") + selection + " found no algorithm: " + cudnn_status_text(listed);
     return out;
   }
 
@@ -295,7 +286,7 @@ compute::RankOutcome ConvBench::measure(const ConvPoint& pt, const Config& cfg, 
     CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc.get(), math));
     std::size_t bytes = 0;
     if (cudnnStatus_t st = workspace_size(c.algo, &bytes); st != CUDNN_STATUS_SUCCESS) {
-      reject("workspace size: " + status_text(st));
+      reject("workspace size: " + cudnn_status_text(st));
       continue;
     }
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -306,7 +297,7 @@ compute::RankOutcome ConvBench::measure(const ConvPoint& pt, const Config& cfg, 
     }
     gpu::DeviceBuffer b(bytes);
     if (cudnnStatus_t st = run(c.algo, b.get(), bytes); st != CUDNN_STATUS_SUCCESS) {
-      reject(status_text(st));
+      reject(cudnn_status_text(st));
       continue;
     }
     CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -349,7 +340,7 @@ compute::RankOutcome ConvBench::measure(const ConvPoint& pt, const Config& cfg, 
     const cudaError_t ended = cudaStreamEndCapture(stream, &captured);
     std::string problem;
     if (st != CUDNN_STATUS_SUCCESS)
-      problem = "cuDNN during capture: " + status_text(st);
+      problem = "cuDNN during capture: " + cudnn_status_text(st);
     else if (ended != cudaSuccess || captured == nullptr)
       problem = std::string("cudaStreamEndCapture: ") + cudaGetErrorString(ended);
     if (problem.empty()) {

@@ -53,14 +53,6 @@ cublasComputeType_t gemm_compute(Precision p) {
                                  : CUBLAS_COMPUTE_32F;
 }
 
-std::string status_text(cudnnStatus_t st) {
-  char msg[512] = {0};
-  cudnnGetLastErrorString(msg, sizeof msg);
-  std::string s = cudnnGetErrorString(st);
-  if (msg[0]) s += std::string(" (") + msg + ")";
-  return s;
-}
-
 // One cuBLASLt matmul, C(m x n) = op(A) op(B) + beta C, column-major, its algorithm chosen once.
 struct Gemm {
   std::optional<MatmulDesc> desc;
@@ -385,9 +377,9 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
         cudnnStatus_t s3 = cudnnGetBatchNormalizationTrainingExReserveSpaceSize(
             cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, relu_.get(), xd, &rs);
         if (s1 != CUDNN_STATUS_SUCCESS || s2 != CUDNN_STATUS_SUCCESS || s3 != CUDNN_STATUS_SUCCESS)
-          st.unfused_reason = "cuDNN: " + status_text(s1 != CUDNN_STATUS_SUCCESS   ? s1
-                                                      : s2 != CUDNN_STATUS_SUCCESS ? s2
-                                                                                   : s3);
+          st.unfused_reason = "cuDNN: " + cudnn_status_text(s1 != CUDNN_STATUS_SUCCESS   ? s1
+                                                            : s2 != CUDNN_STATUS_SUCCESS ? s2
+                                                                                         : s3);
         else {
           st.fused = true;
           alloc(st.reserve, rs);

@@ -64,6 +64,25 @@ std::optional<compute::RankOutcome> agree(const MpiSession& mpi, const compute::
   return std::nullopt;
 }
 
+// Builds the net on this rank: a batch that does not fit is a skipped point, any other error a
+// failed one (what the ranks then agree on).
+compute::RankOutcome build_net(const Model& model, const NetConfig& nc, cudaStream_t s, std::unique_ptr<Net>& net) {
+  compute::RankOutcome out;
+  try {
+    net = std::make_unique<Net>(model, nc, s);
+  } catch (const OutOfMemory& e) {
+    out.status = "skipped";
+    out.reason = std::string("the batch does not fit: ") + e.what();
+  } catch (const TooLarge& e) {
+    out.status = "skipped";
+    out.reason = std::string("the batch is too large: ") + e.what();
+  } catch (const std::exception& e) {
+    out.status = "failed";
+    out.reason = e.what();
+  }
+  return out;
+}
+
 std::size_t memory_in_use() {
   std::size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -124,20 +143,8 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   nc.lr = cfg.lr, nc.momentum = cfg.momentum, nc.weight_decay = cfg.weight_decay;
   nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
 
-  compute::RankOutcome out;
   std::unique_ptr<Net> net;
-  try {
-    net = std::make_unique<Net>(model, nc, s);
-  } catch (const OutOfMemory& e) {
-    out.status = "skipped";
-    out.reason = std::string("the batch does not fit: ") + e.what();
-  } catch (const TooLarge& e) {
-    out.status = "skipped";
-    out.reason = std::string("the batch is too large: ") + e.what();
-  } catch (const std::exception& e) {
-    out.status = "failed";
-    out.reason = e.what();
-  }
+  compute::RankOutcome out = build_net(model, nc, s, net);
   if (auto problem = agree(mpi_, out)) return *problem;
 
   const std::vector<Bucket> buckets = make_buckets(model, cfg.bucket_bytes, dtype_bytes(net->compute_type()));
@@ -275,20 +282,8 @@ compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cf
   nc.training = false;
   nc.search = cfg.search;
   nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
-  compute::RankOutcome out;
   std::unique_ptr<Net> net;
-  try {
-    net = std::make_unique<Net>(model, nc, s);
-  } catch (const OutOfMemory& e) {
-    out.status = "skipped";
-    out.reason = std::string("the batch does not fit: ") + e.what();
-  } catch (const TooLarge& e) {
-    out.status = "skipped";
-    out.reason = std::string("the batch is too large: ") + e.what();
-  } catch (const std::exception& e) {
-    out.status = "failed";
-    out.reason = e.what();
-  }
+  compute::RankOutcome out = build_net(model, nc, s, net);
   if (auto problem = agree(mpi_, out)) return *problem;
   Json details = net->describe();
   // Batch statistics of the synthetic batch become the running ones inference normalises with.
