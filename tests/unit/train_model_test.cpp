@@ -152,4 +152,21 @@ TEST(TrainConfig, PlanAndBadParameters) {
   EXPECT_NE(check_param_set(*def, bad).find("batch: '0'"), std::string::npos);
   EXPECT_THROW(Config::from_params(bad), Error);
   EXPECT_NE(parse_param(*def->find("model"), "resnet18").error, "");
+
+  // The communication and convolution knobs: defaults, values, and bad values named.
+  EXPECT_EQ(Config::from_params(params).comm_ctas, 0);
+  EXPECT_EQ(Config::from_params(params).conv_api, "best");
+  Json knobs = params;
+  knobs["comm_ctas"] = 8;
+  knobs["conv_api"] = "graph";
+  EXPECT_EQ(check_param_set(*def, knobs), "");
+  EXPECT_EQ(Config::from_params(knobs).comm_ctas, 8);
+  EXPECT_EQ(Config::from_params(knobs).conv_api, "graph");
+  knobs["conv_api"] = "fastest";
+  EXPECT_NE(parse_param(*def->find("conv_api"), "fastest").error, "");
+  EXPECT_THROW(Config::from_params(knobs), Error);
+  knobs["conv_api"] = "legacy";
+  knobs["comm_ctas"] = -1;
+  EXPECT_NE(parse_param(*def->find("comm_ctas"), "-1").error, "");
+  EXPECT_THROW(Config::from_params(knobs), Error);
 }

@@ -103,6 +103,10 @@ class GraphExec {
 class NcclComm {
  public:
   NcclComm(int nranks, ncclUniqueId id, int rank) { NCCL_CHECK(ncclCommInitRank(&c_, nranks, id, rank)); }
+  // With NCCL's options (e.g. maxCTAs, so that a collective overlapped with compute takes few SMs).
+  NcclComm(int nranks, ncclUniqueId id, int rank, ncclConfig_t config) {
+    NCCL_CHECK(ncclCommInitRankConfig(&c_, nranks, id, rank, &config));
+  }
   ~NcclComm() {
     if (c_) ncclCommDestroy(c_);
   }

@@ -8,6 +8,7 @@
 
 #include "workloads/gemm/cublaslt_handles.hpp"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/cudnn_conv_graph.hpp"
 
 namespace scalebench::train {
 
@@ -85,12 +86,47 @@ struct Gemm {
   }
 };
 
+// A convolution's chosen algorithm: a legacy cudnnConvolution* algorithm, or (plan set) an
+// execution plan of cuDNN's graph API.
 struct ConvAlgo {
   int algo = 0;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+  std::shared_ptr<gpu::ConvPlan> plan;
   std::size_t workspace = 0;
   float ms = -1;
+  std::string name() const { return plan ? plan->name() : "legacy algo " + std::to_string(algo); }
 };
+
+// The largest power of two up to 16 that divides every address: what the graph API may assume.
+std::int64_t alignment_of(std::initializer_list<const void*> ptrs) {
+  std::uintptr_t bits = 16;
+  for (const void* p : ptrs) bits |= reinterpret_cast<std::uintptr_t>(p);
+  return static_cast<std::int64_t>(bits & (~bits + 1));
+}
+
+// GPU milliseconds of one run of `plan`: the median of 3 after one untimed run (which also
+// compiles a runtime-compiled engine). Negative if the plan fails to run.
+float time_plan(cudnnHandle_t h, cudaStream_t s, const gpu::ConvPlan& plan, void* a, void* b, void* c, void* ws) {
+  try {
+    plan.execute(h, a, b, c, ws);
+    gpu::Event e0, e1;
+    std::vector<float> ms;
+    for (int r = 0; r < 3; ++r) {
+      CUDA_CHECK(cudaEventRecord(e0.get(), s));
+      plan.execute(h, a, b, c, ws);
+      CUDA_CHECK(cudaEventRecord(e1.get(), s));
+      CUDA_CHECK(cudaEventSynchronize(e1.get()));
+      float t = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&t, e0.get(), e1.get()));
+      ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[1];
+  } catch (const Error&) {
+    (void)cudaGetLastError();
+    return -1;
+  }
+}
 }  // namespace
 
 struct Net::LayerState {
@@ -266,7 +302,8 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
       const Layer& in = model_.layers[static_cast<std::size_t>(l.input)];
       const std::string key = std::to_string(in.out.c) + "x" + std::to_string(in.out.h) + "x" +
                               std::to_string(in.out.w) + ">" + std::to_string(l.channels) + "k" +
-                              std::to_string(l.kernel) + "s" + std::to_string(l.stride) + "p" + std::to_string(l.pad);
+                              std::to_string(l.kernel) + "s" + std::to_string(l.stride) + "p" + std::to_string(l.pad) +
+                              (st.acc_input ? "+acc" : "");
       cudnnHandle_t h = cudnn_.get();
       const LayerState& ist = *layers_[static_cast<std::size_t>(l.input)];
       void* ws = search_ws.get();
@@ -335,12 +372,63 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
             });
           }
         }
+        // "best" asks the graph API in fp32 only: there it has FMA kernels the legacy API lacks
+        // (163 -> 127 ms per ResNet-50 step at batch 128 on an H200), in tf32 it gained nothing,
+        // and in fp16 its search had not finished after two minutes.
+        const bool use_graph =
+            cfg_.conv_api == "graph" || (cfg_.conv_api == "best" && cfg_.search && cfg_.precision == Precision::kFp32);
+        if (use_graph) {
+          // The graph API's plans for the same convolution, timed on the same buffers as Find
+          // timed the legacy algorithms; the faster one stays ("graph": the fastest plan even
+          // if slower; with no search, the heuristic's first plan).
+          gpu::ConvShape sh;
+          sh.n = n, sh.c = in.out.c, sh.h = in.out.h, sh.w = in.out.w;
+          sh.k = l.channels, sh.r = l.kernel, sh.s = l.kernel, sh.p = l.out.h, sh.q = l.out.w;
+          sh.pad = l.pad, sh.stride = l.stride;
+          sh.data = cudnn_type(ct_);
+          sh.strict_fp32 = cfg_.precision == Precision::kFp32;
+          void* w = weight(static_cast<int>(i));
+          void* g = cfg_.training ? grad(static_cast<int>(i)) : nullptr;
+          sh.alignment = alignment_of({ist.y.get(), w, st.y.get(), st.dy.get(), g, scratch_.get(),
+                                       l.input > 0 && cfg_.training ? dact(l.input) : nullptr});
+          const std::int64_t max_ws = static_cast<std::int64_t>(cfg_.search ? search_bytes : free_b / 4);
+          auto consider = [&](ConvAlgo& current, gpu::ConvDirection dir, float beta, void* a, void* b, void* c) {
+            int tried = 0;
+            std::vector<std::shared_ptr<gpu::ConvPlan>> plans;
+            try {
+              plans = gpu::conv_plans(h, sh, dir, beta, max_ws, cfg_.search ? 12 : 1);
+            } catch (const Error& e) {
+              // "best" keeps the legacy algorithm and says why; "graph" was asked for, so fails.
+              if (cfg_.conv_api == "graph") throw;
+              graph_api_error_ = e.what();
+            }
+            for (auto& plan : plans) {
+              ++tried;
+              const float ms = cfg_.search ? time_plan(h, stream_, *plan, a, b, c, search_ws.get()) : 0.0f;
+              if (ms < 0) continue;
+              const bool better =
+                  cfg_.conv_api == "graph" ? (!current.plan || ms < current.ms) : (current.ms < 0 || ms < current.ms);
+              if (!better) continue;
+              current.plan = plan;
+              current.ms = cfg_.search ? ms : -1.0f;
+              current.workspace = static_cast<std::size_t>(plan->workspace());
+            }
+            graph_plans_tried_ += tried;
+          };
+          consider(st.fwd, gpu::ConvDirection::kForward, 0.0f, ist.y.get(), w, st.y.get());
+          if (cfg_.training) {
+            consider(st.bwd_filter, gpu::ConvDirection::kBackwardFilter, 0.0f, ist.y.get(), g, st.y.get());
+            if (l.input > 0)
+              consider(st.bwd_data, gpu::ConvDirection::kBackwardData, st.acc_input ? 1.0f : 0.0f, scratch_.get(), w,
+                       st.y.get());
+          }
+        }
         cache[key] = {st.fwd, st.bwd_data, st.bwd_filter};
-        algos_[key] = Json{{"fwd", st.fwd.algo},
+        algos_[key] = Json{{"fwd", st.fwd.name()},
                            {"fwd_ms", st.fwd.ms},
-                           {"bwd_data", st.bwd_data.algo},
+                           {"bwd_data", l.input > 0 && cfg_.training ? Json(st.bwd_data.name()) : Json(nullptr)},
                            {"bwd_data_ms", st.bwd_data.ms},
-                           {"bwd_filter", st.bwd_filter.algo},
+                           {"bwd_filter", cfg_.training ? Json(st.bwd_filter.name()) : Json(nullptr)},
                            {"bwd_filter_ms", st.bwd_filter.ms},
                            {"math", static_cast<int>(st.fwd.math)}};
       }
@@ -465,9 +553,12 @@ void Net::conv_forward(int i) {
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
   const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
   const float one = 1.0f, zero = 0.0f;
-  CUDNN_CHECK(cudnnConvolutionForward(cudnn_.get(), &one, in.y_desc.get(), in.y.get(), st.w_desc.get(), weight(i),
-                                      st.fwd_desc.get(), static_cast<cudnnConvolutionFwdAlgo_t>(st.fwd.algo),
-                                      workspace_.get(), workspace_.bytes(), &zero, st.y_desc.get(), st.y.get()));
+  if (st.fwd.plan)
+    st.fwd.plan->execute(cudnn_.get(), in.y.get(), weight(i), st.y.get(), workspace_.get());
+  else
+    CUDNN_CHECK(cudnnConvolutionForward(cudnn_.get(), &one, in.y_desc.get(), in.y.get(), st.w_desc.get(), weight(i),
+                                        st.fwd_desc.get(), static_cast<cudnnConvolutionFwdAlgo_t>(st.fwd.algo),
+                                        workspace_.get(), workspace_.bytes(), &zero, st.y_desc.get(), st.y.get()));
   if (l.bias)
     CUDNN_CHECK(cudnnAddTensor(cudnn_.get(), &one, st.bias_desc.get(),
                                static_cast<std::byte*>(weight(i)) + l.weight_params() * dtype_bytes(ct_), &one,
@@ -479,18 +570,24 @@ void Net::conv_backward(int i, const std::function<void(int)>& done) {
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
   const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
   const float one = 1.0f, zero = 0.0f;
-  CUDNN_CHECK(cudnnConvolutionBackwardFilter(cudnn_.get(), &one, in.y_desc.get(), in.y.get(), st.y_desc.get(),
-                                             st.dy.get(), st.bwd_filter_desc.get(),
-                                             static_cast<cudnnConvolutionBwdFilterAlgo_t>(st.bwd_filter.algo),
-                                             workspace_.get(), workspace_.bytes(), &zero, st.w_desc.get(), grad(i)));
+  if (st.bwd_filter.plan)
+    st.bwd_filter.plan->execute(cudnn_.get(), in.y.get(), grad(i), st.dy.get(), workspace_.get());
+  else
+    CUDNN_CHECK(cudnnConvolutionBackwardFilter(cudnn_.get(), &one, in.y_desc.get(), in.y.get(), st.y_desc.get(),
+                                               st.dy.get(), st.bwd_filter_desc.get(),
+                                               static_cast<cudnnConvolutionBwdFilterAlgo_t>(st.bwd_filter.algo),
+                                               workspace_.get(), workspace_.bytes(), &zero, st.w_desc.get(), grad(i)));
   if (l.bias) bias_backward(i);
   done(i);
   if (l.input > 0) {
     const float beta = st.acc_input ? 1.0f : 0.0f;
-    CUDNN_CHECK(cudnnConvolutionBackwardData(
-        cudnn_.get(), &one, st.w_desc.get(), weight(i), st.y_desc.get(), st.dy.get(), st.bwd_data_desc.get(),
-        static_cast<cudnnConvolutionBwdDataAlgo_t>(st.bwd_data.algo), workspace_.get(), workspace_.bytes(), &beta,
-        in.y_desc.get(), dact(l.input)));
+    if (st.bwd_data.plan)
+      st.bwd_data.plan->execute(cudnn_.get(), dact(l.input), weight(i), st.dy.get(), workspace_.get());
+    else
+      CUDNN_CHECK(cudnnConvolutionBackwardData(
+          cudnn_.get(), &one, st.w_desc.get(), weight(i), st.y_desc.get(), st.dy.get(), st.bwd_data_desc.get(),
+          static_cast<cudnnConvolutionBwdDataAlgo_t>(st.bwd_data.algo), workspace_.get(), workspace_.bytes(), &beta,
+          in.y_desc.get(), dact(l.input)));
   }
 }
 
@@ -729,10 +826,17 @@ Json Net::describe() const {
       if (!layers_[i]->fused && !layers_[i]->unfused_reason.empty())
         bn[layers_[i]->unfused_reason] = bn.value(layers_[i]->unfused_reason, 0) + 1;
     }
-  return Json{{"conv_algorithms", algos_},        {"algo_selection", cfg_.search ? "search" : "heuristic"},
-              {"algo_search_s", search_seconds_}, {"workspace_bytes", workspace_.bytes()},
-              {"batchnorm_fused", fused},         {"batchnorm_layers", bns},
-              {"batchnorm_unfused_why", bn},      {"allocated_bytes", allocated_}};
+  return Json{{"conv_algorithms", algos_},
+              {"algo_selection", cfg_.search ? "search" : "heuristic"},
+              {"conv_api", cfg_.conv_api},
+              {"graph_plans_tried", graph_plans_tried_},
+              {"graph_api_error", graph_api_error_},
+              {"algo_search_s", search_seconds_},
+              {"workspace_bytes", workspace_.bytes()},
+              {"batchnorm_fused", fused},
+              {"batchnorm_layers", bns},
+              {"batchnorm_unfused_why", bn},
+              {"allocated_bytes", allocated_}};
 }
 
 }  // namespace scalebench::train

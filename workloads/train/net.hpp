@@ -42,6 +42,9 @@ struct NetConfig {
   bool training = true;  // gradients, optimizer state and the buffers of the backward pass
   bool search = true;    // time every cuDNN algorithm per shape (Find); false: its heuristic's pick
   bool fuse = true;      // cuDNN's fused BN + add + ReLU where it runs in this precision
+  // Convolution algorithms from "legacy" (cudnnFind*), "graph" (the graph API's plans) or "best"
+  // (in fp32 with search: both, the faster per convolution and direction; otherwise legacy).
+  std::string conv_api = "best";
   float lr = 0.1f, momentum = 0.9f, weight_decay = 1e-4f;
   int loss_scale_interval = 2000;  // fp16: double the loss scale after this many good steps
   std::uint64_t seed = 1;          // weights: the same on every rank
@@ -121,6 +124,8 @@ class Net {
   gpu::ActivationDescriptor relu_;
   Json algos_ = Json::object();
   double search_seconds_ = 0;
+  int graph_plans_tried_ = 0;
+  std::string graph_api_error_;  // why "best" fell back to the legacy API, if it did
 };
 
 }  // namespace scalebench::train

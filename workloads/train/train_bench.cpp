@@ -98,7 +98,8 @@ int highest_priority() {
 }
 }  // namespace
 
-TrainBench::TrainBench(const MpiSession& mpi) : mpi_(mpi), comm_stream_(highest_priority()) {}
+TrainBench::TrainBench(const MpiSession& mpi, int comm_ctas)
+    : mpi_(mpi), comm_stream_(highest_priority()), comm_ctas_(comm_ctas) {}
 
 ncclComm_t TrainBench::comm() {
   if (!comm_) {
@@ -113,7 +114,9 @@ ncclComm_t TrainBench::comm() {
     const std::string root = mpi_.all_gather(hex)[0];
     for (std::size_t i = 0; i < sizeof id.internal; ++i)
       id.internal[i] = static_cast<char>(std::stoi(root.substr(2 * i, 2), nullptr, 16));
-    comm_.emplace(mpi_.size(), id, mpi_.rank());
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    if (comm_ctas_ > 0) config.maxCTAs = comm_ctas_;
+    comm_.emplace(mpi_.size(), id, mpi_.rank(), config);
   }
   return comm_->get();
 }
@@ -140,6 +143,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   nc.batch = point.batch;
   nc.search = cfg.search;
   nc.fuse = cfg.fuse;
+  nc.conv_api = cfg.conv_api;
   nc.lr = cfg.lr, nc.momentum = cfg.momentum, nc.weight_decay = cfg.weight_decay;
   nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
 
@@ -211,7 +215,6 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   // Every rank's weights must be bit for bit the same after the all-reduced steps (before the
   // steps without all-reduce below, which train each rank on its own gradients).
   std::optional<bool> ranks_agree;
-  // Every rank's weights must be bit for bit the same after the steps.
   if (multi && cfg.check) {
     gpu::DeviceBuffer sums(sizeof(unsigned long long) + sizeof(double));
     CUDA_CHECK(cudaMemsetAsync(sums.get(), 0, sums.bytes(), s));
@@ -231,6 +234,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   details["gradient_bytes"] = static_cast<double>(model.param_count) * static_cast<double>(eb);
   details["graph"] = cfg.graph;
   details["overlap"] = cfg.overlap;
+  details["comm_ctas"] = comm_ctas_;
   if (multi) {
     const double local_s = median_of(timed(g_local, [&] { step(false); }));
     const double reduce_s = median_of(timed(g_reduce, allreduce_only));
@@ -281,6 +285,7 @@ compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cf
   nc.batch = point.batch;
   nc.training = false;
   nc.search = cfg.search;
+  nc.conv_api = cfg.conv_api;
   nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
   std::unique_ptr<Net> net;
   compute::RankOutcome out = build_net(model, nc, s, net);

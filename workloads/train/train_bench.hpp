@@ -15,7 +15,8 @@ namespace scalebench::train {
 
 class TrainBench {
  public:
-  explicit TrainBench(const MpiSession& mpi);
+  // comm_ctas: NCCL's maxCTAs for the gradient all-reduce (0: NCCL's choice).
+  TrainBench(const MpiSession& mpi, int comm_ctas);
   compute::RankOutcome measure(const TrainPoint& point, const Config& cfg, const compute::TimingConfig& timing,
                                const compute::DeviceInfo& gpu);
 
@@ -32,6 +33,7 @@ class TrainBench {
   gpu::Stream stream_;
   gpu::Stream comm_stream_;  // the highest priority: an all-reduce waiting for SMs holds up every rank
   std::optional<gpu::NcclComm> comm_;
+  int comm_ctas_ = 0;
   std::optional<Json> grad_check_;
 };
 

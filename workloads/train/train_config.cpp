@@ -55,9 +55,14 @@ Config Config::from_params(const Json& params) {
   c.bucket_bytes = params.value("bucket_mb", 25.0) * 1024 * 1024;
   if (c.bucket_bytes <= 0) throw Error("bucket_mb: must be positive");
   c.overlap = params.value("overlap", c.overlap);
+  c.comm_ctas = params.value("comm_ctas", c.comm_ctas);
+  if (c.comm_ctas < 0) throw Error("comm_ctas: must be 0 (NCCL's choice) or a positive count");
   c.graph = params.value("graph", c.graph);
   c.search = params.value("algo", std::string("search")) == "search";
   c.fuse = params.value("fuse", c.fuse);
+  c.conv_api = params.value("conv_api", c.conv_api);
+  if (c.conv_api != "best" && c.conv_api != "legacy" && c.conv_api != "graph")
+    throw Error("conv_api: '" + c.conv_api + "' is not one of best, legacy, graph");
   c.check = params.value("check", c.check);
   c.lr = static_cast<float>(params.value("lr", 0.02));
   c.momentum = static_cast<float>(params.value("momentum", 0.9));

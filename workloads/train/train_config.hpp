@@ -17,14 +17,16 @@ struct Config {
   std::vector<compute::Precision> precisions;
   std::vector<int> batches;  // per GPU
   double bucket_bytes = 25.0 * 1024 * 1024;
-  bool overlap = true;  // all-reduce each bucket as soon as its gradients are done
-  bool graph = true;    // one CUDA graph per step
-  bool search = true;   // cuDNN algorithm search per shape
-  bool fuse = true;     // cuDNN's fused batch norm + add + ReLU where it exists
+  bool overlap = true;            // all-reduce each bucket as soon as its gradients are done
+  int comm_ctas = 0;              // NCCL's maxCTAs for the gradient all-reduce; 0: NCCL's default
+  bool graph = true;              // one CUDA graph per step
+  bool search = true;             // cuDNN algorithm search per shape
+  bool fuse = true;               // cuDNN's fused batch norm + add + ReLU where it exists
+  std::string conv_api = "best";  // convolutions: legacy, graph or best (see NetConfig)
   bool check = true;
   float lr = 0.02f, momentum = 0.9f, weight_decay = 1e-4f;
   // From the params (model, image, mode, precision and batch: one value or a comma-separated list,
-  // bucket_mb, overlap, graph, algo, fuse, check, lr, momentum, weight_decay). Throws Error naming
+  // bucket_mb, overlap, comm_ctas, graph, algo, conv_api, fuse, check, lr, momentum, weight_decay). Throws Error naming
   // the parameter.
   static Config from_params(const Json& params);
 };
