@@ -169,7 +169,6 @@ std::byte* Net::alloc(gpu::DeviceBuffer& b, std::size_t bytes) {
 Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
     : model_(m), cfg_(cfg), ct_(compute_dtype(cfg.precision)), stream_(stream) {
   CUDNN_CHECK(cudnnSetStream(cudnn_.get(), stream_));
-  CUBLAS_CHECK(cublasLtCreate(&lt_));
   CUDNN_CHECK(cudnnSetActivationDescriptor(relu_.get(), CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
   const int n = cfg_.batch;
   const long long params = model_.param_count;
@@ -483,9 +482,7 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
-Net::~Net() {
-  if (lt_) cublasLtDestroy(lt_);
-}
+Net::~Net() = default;
 
 void* Net::act(int layer) const { return layers_[static_cast<std::size_t>(layer)]->y.get(); }
 void* Net::dact(int layer) const { return layers_[static_cast<std::size_t>(layer)]->dy.get(); }
@@ -538,10 +535,10 @@ void Net::setup_fc(int i) {
   const long long in = model_.layers[static_cast<std::size_t>(l.input)].out.elements(), out = l.channels,
                   n = cfg_.batch;
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
-  st.fc_fwd.setup(lt_, cfg_.precision, ct_, true, false, out, n, in, in, in, out);
+  st.fc_fwd.setup(lt_.get(), cfg_.precision, ct_, true, false, out, n, in, in, in, out);
   if (cfg_.training) {
-    st.fc_bwd_data.setup(lt_, cfg_.precision, ct_, false, false, in, n, out, in, out, in);
-    st.fc_bwd_weight.setup(lt_, cfg_.precision, ct_, false, true, in, out, n, in, out, in);
+    st.fc_bwd_data.setup(lt_.get(), cfg_.precision, ct_, false, false, in, n, out, in, out, in);
+    st.fc_bwd_weight.setup(lt_.get(), cfg_.precision, ct_, false, true, in, out, n, in, out, in);
   }
   if (l.bias)
     CUDNN_CHECK(
@@ -607,7 +604,7 @@ void Net::bias_backward(int i) {
 void Net::fc_forward(int i) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
-  st.fc_fwd.run(lt_, weight(i), act(l.input), st.y.get(), false, lt_workspace_.get(), stream_);
+  st.fc_fwd.run(lt_.get(), weight(i), act(l.input), st.y.get(), false, lt_workspace_.get(), stream_);
   const float one = 1.0f;
   if (l.bias)
     CUDNN_CHECK(cudnnAddTensor(cudnn_.get(), &one, st.bias_desc.get(),
@@ -618,11 +615,11 @@ void Net::fc_forward(int i) {
 void Net::fc_backward(int i, const std::function<void(int)>& done) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
-  st.fc_bwd_weight.run(lt_, act(l.input), st.dy.get(), grad(i), false, lt_workspace_.get(), stream_);
+  st.fc_bwd_weight.run(lt_.get(), act(l.input), st.dy.get(), grad(i), false, lt_workspace_.get(), stream_);
   if (l.bias) bias_backward(i);
   done(i);
   if (l.input > 0)
-    st.fc_bwd_data.run(lt_, weight(i), st.dy.get(), dact(l.input), st.acc_input, lt_workspace_.get(), stream_);
+    st.fc_bwd_data.run(lt_.get(), weight(i), st.dy.get(), dact(l.input), st.acc_input, lt_workspace_.get(), stream_);
 }
 
 void Net::bn_forward(int i, Pass pass) {

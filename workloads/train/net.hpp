@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "workloads/compute/precision.hpp"
+#include "workloads/gemm/cublaslt_handles.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/cudnn_handles.hpp"
 #include "workloads/train/model.hpp"
@@ -115,7 +116,7 @@ class Net {
   DType ct_;
   cudaStream_t stream_;
   gpu::CudnnHandle cudnn_;
-  cublasLtHandle_t lt_ = nullptr;
+  gemm::LtHandle lt_;
   std::vector<std::unique_ptr<LayerState>> layers_;
   gpu::DeviceBuffer master_, compute_copy_, velocity_, grad_, bn_grad32_;
   gpu::DeviceBuffer labels_, loss_, scale_, good_steps_, overflow_, workspace_, lt_workspace_, scratch_, bias32_,
