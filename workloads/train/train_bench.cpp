@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 
 #include "common/stats.hpp"
@@ -98,8 +99,14 @@ int highest_priority() {
 }
 }  // namespace
 
-TrainBench::TrainBench(const MpiSession& mpi, int comm_ctas)
-    : mpi_(mpi), comm_stream_(highest_priority()), comm_ctas_(comm_ctas) {}
+TrainBench::TrainBench(const MpiSession& mpi, int comm_ctas, Json env, std::string transport)
+    : mpi_(mpi),
+      comm_stream_(highest_priority()),
+      env_(std::move(env)),
+      transport_(std::move(transport)),
+      comm_ctas_(comm_ctas) {
+  if (mpi_.size() > 1) nccl_log_.emplace();
+}
 
 ncclComm_t TrainBench::comm() {
   if (!comm_) {
@@ -136,6 +143,14 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
                                        const compute::TimingConfig& timing) {
   const bool multi = mpi_.size() > 1;
   if (multi) comm();  // every rank, before any can fail alone
+  // Which transports NCCL connected this rank with (it connects at init): a pcie variant that
+  // really ran over NVLink fails its points instead of standing as a PCIe figure.
+  std::map<std::string, int> transports;
+  std::string transport_problem;
+  if (multi && nccl_log_) {
+    transports = nccl_log_->transports();
+    transport_problem = collective::transport_mismatch(transports, env_, transport_);
+  }
   cudaStream_t s = stream_.get(), cs = comm_stream_.get();
   const Model model = build_model(cfg.model, cfg.image);
   NetConfig nc;
@@ -272,7 +287,12 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
     out.wrong = wrong;
     out.checked = checked;
   }
+  if (multi && nccl_log_) details["nccl_transports"] = collective::describe_transports(transports);
   out.details = details;
+  if (!transport_problem.empty()) {
+    out.status = "failed";
+    out.reason = transport_problem;
+  }
   return out;
 }
 

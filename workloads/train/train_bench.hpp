@@ -3,6 +3,7 @@
 
 #include "common/json.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"
+#include "workloads/collective/nccl_transport.hpp"
 #include "workloads/compute/compute_main.hpp"
 #include "workloads/compute/gpu_timer.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
@@ -15,8 +16,10 @@ namespace scalebench::train {
 
 class TrainBench {
  public:
-  // comm_ctas: NCCL's maxCTAs for the gradient all-reduce (0: NCCL's choice).
-  TrainBench(const MpiSession& mpi, int comm_ctas);
+  // comm_ctas: NCCL's maxCTAs for the gradient all-reduce (0: NCCL's choice). With several ranks,
+  // NCCL's log of its connections is read back and checked against the run's `env` (e.g.
+  // NCCL_P2P_DISABLE=1) and variant `transport` (nvlink, pcie, ...): a mismatch fails the point.
+  TrainBench(const MpiSession& mpi, int comm_ctas, Json env = Json::object(), std::string transport = "");
   compute::RankOutcome measure(const TrainPoint& point, const Config& cfg, const compute::TimingConfig& timing,
                                const compute::DeviceInfo& gpu);
 
@@ -32,6 +35,9 @@ class TrainBench {
   const MpiSession& mpi_;
   gpu::Stream stream_;
   gpu::Stream comm_stream_;  // the highest priority: an all-reduce waiting for SMs holds up every rank
+  std::optional<collective::NcclLog> nccl_log_;  // made before the communicator, so NCCL logs to it
+  Json env_;
+  std::string transport_;
   std::optional<gpu::NcclComm> comm_;
   int comm_ctas_ = 0;
   std::optional<Json> grad_check_;
