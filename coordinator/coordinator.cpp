@@ -466,13 +466,13 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
   }
   std::vector<std::string> rewritten(batch.records.size());  // records a reference applies to
   for (std::size_t i = 0; i < batch.records.size() && !references.empty(); ++i) {
+    Json full = batch.records[i].whole();  // references read params, placement and point
     Json outcomes = Json::array();
     for (const auto& ref : references) {
-      Json o = evaluate_reference(ref, batch.records[i].fields);
+      Json o = evaluate_reference(ref, full);
       if (!o.is_null()) outcomes.push_back(o);
     }
     if (outcomes.empty()) continue;
-    Json full = Json::parse(batch.records[i].text);
     full["references"] = outcomes;
     rewritten[i] = full.dump();
   }
@@ -488,7 +488,10 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
     }
     tx.commit();
   }
-  for (std::size_t i : stored) metrics_.record_ingested(batch.records[i].fields, batch.records[i].series_text);
+  for (std::size_t i : stored) {
+    const RawRecord& r = batch.records[i];
+    metrics_.record_ingested(r.fields, r.series_text, [&r] { return r.whole(); });
+  }
   return {200, Json{{"stored", stored.size()}}};
 }
 

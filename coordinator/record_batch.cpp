@@ -92,6 +92,15 @@ class Scanner {
     if (pos_ >= s_.size() || s_[pos_] != '"') return false;
     ++pos_;
     while (pos_ < s_.size()) {
+      // A run of plain ASCII at once (most of any record), then what needs a closer look.
+      const std::size_t run = pos_;
+      while (pos_ < s_.size()) {
+        const auto p = static_cast<unsigned char>(s_[pos_]);
+        if (p < 0x20 || p >= 0x80 || p == '"' || p == '\\') break;
+        ++pos_;
+      }
+      if (out && pos_ > run) out->append(s_.substr(run, pos_ - run));
+      if (pos_ >= s_.size()) break;
       const auto c = static_cast<unsigned char>(s_[pos_]);
       if (c == '"') {
         ++pos_;
@@ -102,9 +111,8 @@ class Scanner {
         if (!escape(out)) return false;
         continue;
       }
-      const std::size_t start = pos_;
-      if (c >= 0x80 && !utf8()) return false;
-      if (c < 0x80) ++pos_;
+      const std::size_t start = pos_;  // c >= 0x80: a multi-byte character
+      if (!utf8()) return false;
       if (out) out->append(s_.substr(start, pos_ - start));
     }
     return false;
@@ -340,8 +348,63 @@ bool parse_small(std::string_view text, Json& out) {
 }
 }  // namespace
 
-bool record_field_is_bulky(std::string_view key) {
-  return key == "stats" || key == "environment" || key == "env_overrides" || key == "correctness" || key == "link";
+namespace {
+// How RawRecord::fields keeps a top-level field (see record_field_kept).
+enum class Kept { nothing, value, empty_object, counts };
+
+Kept kept(std::string_view key) {
+  static constexpr std::string_view kValues[] = {"schema_version", "run_id",    "experiment", "workload", "variant",
+                                                 "round",          "transport", "metric",     "unit",     "better",
+                                                 "value",          "status",    "reason",     "time"};
+  static constexpr std::string_view kObjects[] = {"params", "point", "stats", "environment", "env_overrides"};
+  for (std::string_view k : kValues)
+    if (key == k) return Kept::value;
+  for (std::string_view k : kObjects)
+    if (key == k) return Kept::empty_object;
+  return key == "placement" ? Kept::counts : Kept::nothing;
+}
+
+bool is_count(std::string_view key) {
+  return key == "nodes" || key == "ranks" || key == "ranks_per_node" || key == "gpus";
+}
+
+// An object's counts (is_count) from its text, which the record's pass has checked.
+bool counts_of(std::string_view text, Json& out) {
+  Scanner sc(text, std::numeric_limits<int>::max());
+  out = Json::object();
+  if (!sc.eat('{')) return false;
+  if (sc.eat('}')) return true;
+  do {
+    sc.ws();
+    std::string key;
+    std::string_view value;
+    if (!sc.string(&key) || !sc.eat(':') || !take_value(sc, text, value)) return false;
+    if (!is_count(key)) continue;
+    Json v;
+    if (!parse_small(value, v)) return false;
+    out[key] = std::move(v);
+  } while (sc.eat(','));
+  return sc.eat('}');
+}
+}  // namespace
+
+std::optional<Json> record_field_kept(std::string_view key, const Json& value) {
+  switch (kept(key)) {
+    case Kept::nothing:
+      return std::nullopt;
+    case Kept::empty_object:
+      return value.is_object() ? Json::object() : value;
+    case Kept::counts: {
+      if (!value.is_object()) return value;
+      Json counts = Json::object();
+      for (const auto& [k, v] : value.items())
+        if (is_count(k)) counts[k] = v;
+      return counts;
+    }
+    case Kept::value:
+      break;
+  }
+  return value;
 }
 
 namespace {
@@ -399,7 +462,9 @@ std::string read_record_batch(std::string_view body, RecordBatch& out, int max_d
                     // The record: its text as a whole, and its top-level fields one by one.
                     const std::size_t start = sc.pos();
                     raw.fields = Json::object();
-                    raw.fields.get_ref<Json::object_t&>().reserve(24);  // a record's usual field count
+                    // Room for every kept field: 20 of them stay under the 1 KiB above which glibc's
+                    // malloc first sweeps its small freed chunks together, per record otherwise.
+                    raw.fields.get_ref<Json::object_t&>().reserve(20);
                     std::string_view series[kSeriesFieldCount];
                     sc.eat('{');
                     if (!sc.enter()) return failed();
@@ -409,13 +474,16 @@ std::string read_record_batch(std::string_view body, RecordBatch& out, int max_d
                         std::string rkey;
                         std::string_view text;
                         if (!sc.string(&rkey) || !sc.eat(':') || !take_value(sc, body, text)) return failed();
-                        Json v;
-                        if (record_field_is_bulky(rkey) && text.front() == '{')
-                          v = Json::object();
-                        else if (!parse_small(text, v))
-                          return failed();
                         for (std::size_t f = 0; f < kSeriesFieldCount; ++f)
-                          if (rkey == kSeriesFields[f]) series[f] = text;  // the last one, as in fields
+                          if (rkey == kSeriesFields[f]) series[f] = text;  // the last one, as nlohmann
+                        const Kept how = kept(rkey);
+                        if (how == Kept::nothing) continue;
+                        Json v;
+                        if (how == Kept::empty_object && text.front() == '{')
+                          v = Json::object();
+                        else if (how == Kept::counts && text.front() == '{' ? !counts_of(text, v)
+                                                                            : !parse_small(text, v))
+                          return failed();
                         raw.fields[rkey] = std::move(v);
                       } while (sc.eat(','));
                       if (!sc.eat('}')) return failed();
