@@ -9,8 +9,9 @@
 namespace scalebench {
 
 // One entry of a POST /api/v1/runs/{id}/records body: its seq, the record's JSON text exactly as
-// sent (what the store keeps), and what validate_record reads of it, with no more built than that
-// (record_field_kept says what): building every field as JSON was most of the cost of a record.
+// sent (what the store keeps), and what validate_record needs of it to judge it, with no more built
+// than that (record_field_kept says what): building every field as JSON was most of the cost of
+// reading a record.
 struct RawRecord {
   long long seq = 0;
   std::string_view text;
@@ -36,10 +37,11 @@ struct RecordBatch {
 std::string read_record_batch(std::string_view body, RecordBatch& out, int max_depth = 64);
 
 // What RawRecord::fields holds of a record's top-level field `key` with value `value`: nothing for
-// a field validate_record does not read; for an object whose content it does not read (params,
-// point, stats, environment, env_overrides) an empty object; of placement only its counts (nodes,
-// ranks, ranks_per_node, gpus), whose types it checks; else the value itself. validate_record
-// gives the same answer for these fields as for the whole record (fuzz/record_fuzzer.cpp checks).
+// a field validate_record does not read, nor for an optional field of the kind it must have (a
+// string variant, transport, better, reason or time; an object params, point, env_overrides or
+// environment; an integer round; a placement whose counts are integers, else only its counts);
+// an empty object for an object stats; else the value itself. validate_record gives the same
+// answer for these fields as for the whole record (fuzz/record_fuzzer.cpp checks).
 std::optional<Json> record_field_kept(std::string_view key, const Json& value);
 
 }  // namespace scalebench
