@@ -46,6 +46,8 @@ const char* kUsage = R"(usage: scalebench-coordinator-load [options]
   --db FILE               the store of the coordinator it starts (default: a fresh one in a temporary folder)
   --threads N             the started coordinator's --threads (default: its own default)
   --keep                  keep the temporary folder (store, coordinator log)
+  --connection-close      send every request on a new connection (the agent's client before it kept
+                          its connections alive) instead of keeping each agent's connections alive
 )";
 
 struct Options {
@@ -55,18 +57,13 @@ struct Options {
   int threads = 0;
   pid_t pid = -1;
   bool keep = false;
+  bool connection_close = false;
 };
 
-// One HTTP/1.1 request on a fresh loopback connection (as the agent's client does), with a
-// 10 s deadline on every socket call. Returns the status and fills `body`.
-int http(unsigned short port, const std::string& method, const std::string& target, const std::string& payload,
-         std::string* body) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+// A loopback connection with a 10 s deadline on every socket call.
+int open_connection(unsigned short port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw Error(std::string("socket: ") + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
   timeval tv{10, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -76,34 +73,90 @@ int http(unsigned short port, const std::string& method, const std::string& targ
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    throw Error(std::string("connect: ") + std::strerror(errno));
-  std::string req = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    const int e = errno;
+    ::close(fd);
+    throw Error(std::string("connect: ") + std::strerror(e));
+  }
+  return fd;
+}
+
+// One agent's idle connections to the coordinator, kept alive between requests as the agent's
+// HttpClient keeps them (common/http_client.cpp), and used by its heartbeats and record posts.
+struct Connections {
+  std::mutex mutex;
+  std::vector<int> idle;
+  ~Connections() {
+    for (int fd : idle) ::close(fd);
+  }
+};
+
+// One HTTP/1.1 request, on a connection from `pool` when it has one (else a new one), put back
+// when the answer leaves it open. As the agent's client does, a kept connection that fails before
+// any answer is replaced by a new one, once. Returns the status and fills `body`.
+int http(unsigned short port, const std::string& method, const std::string& target, const std::string& payload,
+         std::string* body, Connections* pool = nullptr) {
+  int fd = -1;
+  if (pool) {
+    std::lock_guard lock(pool->mutex);
+    if (!pool->idle.empty()) {
+      fd = pool->idle.back();
+      pool->idle.pop_back();
+    }
+  }
+  bool reused = fd >= 0;
+  if (fd < 0) fd = open_connection(port);
+  struct Closer {
+    int fd;
+    ~Closer() {
+      if (fd >= 0) ::close(fd);
+    }
+  } closer{fd};
+  std::string req = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  if (!pool) req += "Connection: close\r\n";
   if (!payload.empty() || method == "POST")
     req += "Content-Type: application/json\r\nContent-Length: " + std::to_string(payload.size()) + "\r\n";
   req += "\r\n";
   req += payload;
-  for (std::size_t off = 0; off < req.size();) {
-    ssize_t n = ::send(fd, req.data() + off, req.size() - off, MSG_NOSIGNAL);
-    if (n <= 0) throw Error(std::string("send: ") + std::strerror(errno));
-    off += static_cast<std::size_t>(n);
-  }
   std::string in;
-  char buf[65536];
   std::size_t header_end = std::string::npos, length = std::string::npos;
   for (;;) {
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n < 0) throw Error(std::string("recv ") + target + ": " + std::strerror(errno));
-    if (n == 0) break;
-    in.append(buf, static_cast<std::size_t>(n));
-    if (header_end == std::string::npos && (header_end = in.find("\r\n\r\n")) != std::string::npos) {
-      auto cl = in.find("Content-Length: ");
-      if (cl != std::string::npos && cl < header_end) length = std::stoul(in.substr(cl + 16));
+    bool failed = false;
+    for (std::size_t off = 0; off < req.size() && !failed;) {
+      ssize_t n = ::send(closer.fd, req.data() + off, req.size() - off, MSG_NOSIGNAL);
+      if (n <= 0 && !reused) throw Error(std::string("send: ") + std::strerror(errno));
+      if (n <= 0) failed = true;
+      off += n > 0 ? static_cast<std::size_t>(n) : 0;
     }
-    if (length != std::string::npos && in.size() >= header_end + 4 + length) break;
+    char buf[65536];
+    while (!failed) {
+      ssize_t n = ::recv(closer.fd, buf, sizeof buf, 0);
+      if (n <= 0 && reused && in.empty() && !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) {
+        failed = true;  // the coordinator closed the kept connection
+        break;
+      }
+      if (n < 0) throw Error(std::string("recv ") + target + ": " + std::strerror(errno));
+      if (n == 0) break;
+      in.append(buf, static_cast<std::size_t>(n));
+      if (header_end == std::string::npos && (header_end = in.find("\r\n\r\n")) != std::string::npos) {
+        auto cl = in.find("Content-Length: ");
+        if (cl != std::string::npos && cl < header_end) length = std::stoul(in.substr(cl + 16));
+      }
+      if (length != std::string::npos && in.size() >= header_end + 4 + length) break;
+    }
+    if (!failed) break;
+    ::close(closer.fd);
+    closer.fd = open_connection(port);
+    reused = false;
   }
   if (in.size() < 12 || header_end == std::string::npos) throw Error("short answer to " + target);
-  if (body) *body = in.substr(header_end + 4);
+  if (body) *body = in.substr(header_end + 4, length);
+  const bool complete = length != std::string::npos && in.size() == header_end + 4 + length;
+  if (pool && complete && in.substr(0, header_end).find("Connection: close") == std::string::npos) {
+    std::lock_guard lock(pool->mutex);
+    pool->idle.push_back(closer.fd);
+    closer.fd = -1;
+  }
   return std::stoi(in.substr(9, 3));
 }
 
@@ -161,6 +214,8 @@ struct AgentState {
   long long run_id = 0;
   int attempt = 0;
   long long next_seq = 0;
+  Connections connections;
+  Connections* pool = nullptr;  // &connections, or none with --connection-close
 };
 
 }  // namespace
@@ -199,6 +254,8 @@ int main(int argc, char** argv) {
         o.threads = std::stoi(value());
       else if (a == "--keep")
         o.keep = true;
+      else if (a == "--connection-close")
+        o.connection_close = true;
       else if (a == "-h" || a == "--help") {
         std::cout << kUsage;
         return 0;
@@ -264,8 +321,10 @@ int main(int argc, char** argv) {
         throw Error("--coordinator must be http://127.0.0.1:PORT (loopback)");
       port = static_cast<unsigned short>(std::stoi(o.url.substr(colon + 1)));
     }
-    std::printf("coordinator on 127.0.0.1:%u, pid %d, %d agents x %d GPUs, batches of %d records, %d record streams\n",
-                port, o.pid, o.agents, o.gpus, o.batch, o.record_threads);
+    std::printf(
+        "coordinator on 127.0.0.1:%u, pid %d, %d agents x %d GPUs, batches of %d records, %d record streams, %s\n",
+        port, o.pid, o.agents, o.gpus, o.batch, o.record_threads,
+        o.connection_close ? "a new connection per request" : "connections kept alive");
 
     // Register every agent with its GPUs, then one experiment with a run for each of them.
     std::vector<AgentState> agents(static_cast<std::size_t>(o.agents));
@@ -275,6 +334,7 @@ int main(int argc, char** argv) {
       char name[32];
       std::snprintf(name, sizeof name, "load-%05d", i);
       a.name = name;
+      a.pool = o.connection_close ? nullptr : &a.connections;
       Json gpus = Json::array();
       for (int g = 0; g < o.gpus; ++g)
         gpus.push_back({{"index", g}, {"name", "NVIDIA H200"}, {"uuid", "GPU-" + a.name + "-" + std::to_string(g)}});
@@ -285,7 +345,7 @@ int main(int argc, char** argv) {
                 {"capabilities", {"nccl", "mpi"}},
                 {"version", "load"}};
       std::string body;
-      int st = http(port, "POST", "/api/v1/agents/register", info.dump(), &body);
+      int st = http(port, "POST", "/api/v1/agents/register", info.dump(), &body, a.pool);
       if (st != 200) throw Error("register " + a.name + ": HTTP " + std::to_string(st) + " " + body);
     }
     const double register_s = std::chrono::duration<double>(Clock::now() - t_register).count();
@@ -301,7 +361,7 @@ int main(int argc, char** argv) {
     std::vector<double> first_ms;
     for (auto& a : agents) {
       const auto s = Clock::now();
-      st = http(port, "POST", "/api/v1/agents/" + a.name + "/heartbeat", R"({"active":[]})", &body);
+      st = http(port, "POST", "/api/v1/agents/" + a.name + "/heartbeat", R"({"active":[]})", &body, a.pool);
       first_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
       Json answer = Json::parse(body);
       if (st != 200 || answer["runs"].empty())
@@ -335,6 +395,7 @@ int main(int argc, char** argv) {
     const auto t0 = Clock::now();
     const auto t_end = t0 + std::chrono::duration<double>(o.duration_s);
     std::vector<std::thread> threads;
+    Connections scraper;  // Prometheus keeps its connection alive too
     // Heartbeats: every agent once per interval, spread evenly over it, from 16 threads so that
     // one slow answer does not delay the others' schedule.
     const int hb_threads = std::min(16, o.agents);
@@ -353,7 +414,7 @@ int main(int argc, char** argv) {
             auto s = Clock::now();
             try {
               int code = http(port, "POST", "/api/v1/agents/" + a.name + "/heartbeat",
-                              "{\"active\":[" + std::to_string(a.run_id) + "]}", &answer);
+                              "{\"active\":[" + std::to_string(a.run_id) + "]}", &answer, a.pool);
               mine.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
               if (code != 200) note_error("heartbeat HTTP " + std::to_string(code) + ": " + answer);
             } catch (const std::exception& e) {
@@ -389,7 +450,8 @@ int main(int argc, char** argv) {
           std::string answer;
           auto s = Clock::now();
           try {
-            int code = http(port, "POST", "/api/v1/runs/" + std::to_string(a.run_id) + "/records", payload, &answer);
+            int code =
+                http(port, "POST", "/api/v1/runs/" + std::to_string(a.run_id) + "/records", payload, &answer, a.pool);
             const auto now = Clock::now();
             mine.push_back(std::chrono::duration<double, std::milli>(now - s).count());
             ++posts;
@@ -414,7 +476,7 @@ int main(int argc, char** argv) {
           std::string text;
           auto s = Clock::now();
           try {
-            int code = http(port, "GET", "/metrics", "", &text);
+            int code = http(port, "GET", "/metrics", "", &text, o.connection_close ? nullptr : &scraper);
             double ms = std::chrono::duration<double, std::milli>(Clock::now() - s).count();
             if (code != 200) note_error("/metrics HTTP " + std::to_string(code));
             std::lock_guard lock(mu);

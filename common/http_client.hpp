@@ -20,6 +20,9 @@ struct HttpResponse {
 // https:// (OpenSSL: the server's certificate is checked against the CA file, by default
 // $SCALEBENCH_CA_FILE, else the system's trusted certificates, and must name the URL's host).
 // Every request has a deadline and a response-size limit; failures throw Error naming the URL.
+// Connections are kept alive between requests (a few idle ones, shared by copies of the client
+// and safe to use from several threads); a request on a connection the server has closed
+// meanwhile is sent once more on a new one, as an agent's outbox resends what was not answered.
 class HttpClient {
  public:
   explicit HttpClient(std::string base_url, std::chrono::milliseconds timeout = std::chrono::seconds(10),
@@ -40,6 +43,8 @@ class HttpClient {
   void set_ca_file(const std::string& ca_file);
 
  private:
+  struct Connection;
+  struct Pool;
   Json parse_answer(const std::string& method, const std::string& target, const HttpResponse& r) const;
   std::string base_url_;
   std::string host_;
@@ -48,6 +53,7 @@ class HttpClient {
   std::size_t body_limit_;
   std::string bearer_token_;
   std::shared_ptr<boost::asio::ssl::context> tls_;  // set for https://
+  std::shared_ptr<Pool> pool_;                      // idle connections to the server
 };
 
 }  // namespace scalebench

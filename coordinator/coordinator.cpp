@@ -32,13 +32,15 @@ Json placement_of(const Store::Run& run) {
 }
 }  // namespace
 
-Coordinator::Coordinator(Options options) : options_(std::move(options)), store_(options_.db_path) {
+Coordinator::Coordinator(Options options)
+    : options_(std::move(options)), store_(options_.db_path), records_store_(options_.db_path) {
   // After a restart, agents get a full timeout to reappear before their runs are declared lost,
   // and the result gauges are rebuilt from what was stored.
   // Checkpoints run beside the API, not in the commit that fills the WAL; 16,384 pages (64 MiB)
   // stays a bound should they fall behind.
   checkpointer_ = std::make_unique<WalCheckpointer>(options_.db_path, std::chrono::milliseconds(500));
   store_.set_wal_autocheckpoint(16384);
+  records_store_.set_wal_autocheckpoint(16384);
   double t = now();
   agents_ = store_.agents();  // in id order
   for (auto& a : agents_)
@@ -429,9 +431,11 @@ void Coordinator::lose_run(Store::Run& run, const std::string& why) {
 }
 
 ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
-  // A batch is checked outside the lock and stored under it in one transaction, so that
-  // heartbeats and other calls wait for the inserts only. Records are stored as the text they
-  // came in (read_record_batch checked it is JSON), unless a reference adds its outcome.
+  // A batch is checked outside the lock, its run under it, and stored in one transaction on the
+  // records connection, without the lock: heartbeats and other calls do not wait for its inserts.
+  // A run that ends between that check and the commit keeps the batch, as it would have kept
+  // one that came a moment earlier. Records are stored as the text they came in
+  // (read_record_batch checked it is JSON), unless a reference adds its outcome.
   const int attempt = batch.attempt;
   for (const auto& item : batch.records) {
     std::string problem = validate_record(item.fields);
@@ -466,29 +470,35 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
   }
   std::vector<std::string> rewritten(batch.records.size());  // records a reference applies to
   for (std::size_t i = 0; i < batch.records.size() && !references.empty(); ++i) {
+    Json full = batch.records[i].whole();  // references read params, placement and point
     Json outcomes = Json::array();
     for (const auto& ref : references) {
-      Json o = evaluate_reference(ref, batch.records[i].fields);
+      Json o = evaluate_reference(ref, full);
       if (!o.is_null()) outcomes.push_back(o);
     }
     if (outcomes.empty()) continue;
-    Json full = Json::parse(batch.records[i].text);
     full["references"] = outcomes;
     rewritten[i] = full.dump();
   }
   std::vector<std::size_t> stored;
   {
-    std::lock_guard lock(mutex_);
-    if (auto r = refused(current())) return *r;  // it may have ended meanwhile
-    Store::Transaction tx(store_);
+    std::lock_guard records_lock(records_mutex_);
+    {
+      std::lock_guard lock(mutex_);
+      if (auto r = refused(current())) return *r;  // it may have ended meanwhile
+    }
+    Store::Transaction tx(records_store_);
     for (std::size_t i = 0; i < batch.records.size(); ++i) {
       const auto& item = batch.records[i];
       const std::string_view text = rewritten[i].empty() ? item.text : std::string_view(rewritten[i]);
-      if (store_.add_record_text(run_id, attempt, item.seq, text)) stored.push_back(i);
+      if (records_store_.add_record_text(run_id, attempt, item.seq, text)) stored.push_back(i);
     }
     tx.commit();
   }
-  for (std::size_t i : stored) metrics_.record_ingested(batch.records[i].fields, batch.records[i].series_text);
+  for (std::size_t i : stored) {
+    const RawRecord& r = batch.records[i];
+    metrics_.record_ingested(r.fields, r.series_text, [&r] { return r.whole(); });
+  }
   return {200, Json{{"stored", stored.size()}}};
 }
 

@@ -77,6 +77,12 @@ class Coordinator {
   Options options_;
   std::mutex mutex_;
   Store store_;
+  // A connection of its own for record batches (after store_, which makes the schema): a batch
+  // is checked against its run under mutex_ and inserted under records_mutex_ only, so that
+  // heartbeats and other calls do not wait for its inserts. records_mutex_ keeps one batch's
+  // transaction at a time on it; SQLite orders its commits with store_'s.
+  Store records_store_;
+  std::mutex records_mutex_;
   // After store_: stopped before the store closes.
   std::unique_ptr<WalCheckpointer> checkpointer_;
   Metrics metrics_;

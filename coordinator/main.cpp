@@ -1,7 +1,9 @@
 // scalebench-coordinator: the HTTP API, scheduler, store and /metrics of a scalebench cluster.
+#include <sys/resource.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -102,6 +104,13 @@ int main(int argc, char** argv) {
     // Certificate problems stop the start, before the store is opened.
     auto tls = tls_cert.empty() ? nullptr : make_tls_server_context(tls_cert, tls_key);
     Coordinator coordinator(options);
+    // Every agent keeps a connection open (its client keeps them alive): a cluster of a thousand
+    // agents needs more descriptors than the usual soft limit of 1,024.
+    rlimit nofile{};
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+      nofile.rlim_cur = nofile.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &nofile);
+    }
     boost::asio::io_context ioc;
     auto address = boost::asio::ip::make_address(listen);
     auto server = std::make_shared<HttpServer>(

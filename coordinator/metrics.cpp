@@ -146,14 +146,14 @@ void Metrics::forget_experiment(const std::string& name) {
                           experiment_order_.end());
 }
 
-void Metrics::record_ingested(const Json& r, std::string_view series_text) {
+void Metrics::record_ingested(const Json& fields, std::string_view series_text, const std::function<Json()>& whole) {
   std::lock_guard lock(mutex_);
   records_total_.Increment();
-  auto status = r.find("status");
-  auto value_it = r.find("value");
-  if (status == r.end() || *status != "ok" || value_it == r.end() || !value_it->is_number()) return;
+  auto status = fields.find("status");
+  auto value_it = fields.find("value");
+  if (status == fields.end() || *status != "ok" || value_it == fields.end() || !value_it->is_number()) return;
   const double raw_value = value_it->get<double>();
-  const std::string experiment = r.value("experiment", "");
+  const std::string experiment = fields.value("experiment", "");
   if (experiment_order_.empty() || experiment_order_.back() != experiment) {
     if (std::find(experiment_order_.begin(), experiment_order_.end(), experiment) == experiment_order_.end()) {
       experiment_order_.push_back(experiment);
@@ -162,7 +162,7 @@ void Metrics::record_ingested(const Json& r, std::string_view series_text) {
   }
   auto& series = series_by_experiment_[experiment];
   if (!series_text.empty()) {
-    if (auto hit = series.by_text.find(std::string(series_text)); hit != series.by_text.end()) {
+    if (auto hit = series.by_text.find(series_text); hit != series.by_text.end()) {
       const ResultGauges& g = hit->second;
       g.value->Set(raw_value * g.factor);
       g.gpus->Set(g.gpu_count);
@@ -170,6 +170,9 @@ void Metrics::record_ingested(const Json& r, std::string_view series_text) {
       return;
     }
   }
+  Json full;
+  if (whole) full = whole();
+  const Json& r = whole ? full : fields;
   const std::string unit = r.value("unit", "");
   auto base = base_unit(unit);
   const double factor = base ? base->factor : 1.0;

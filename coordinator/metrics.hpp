@@ -5,6 +5,7 @@
 #include <prometheus/registry.h>
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,8 +49,11 @@ class Metrics {
   void experiment_submitted(const std::string& name);
   // `series_text` (optional) is the text of the record fields that name its series, as
   // RawRecord::series_text has it: with it, a record of a series seen before updates that
-  // series' gauges without building its labels again.
-  void record_ingested(const Json& record, std::string_view series_text = {});
+  // series' gauges without building its labels again. `whole` (optional) gives the whole record
+  // when `record` holds only some of its fields (RawRecord::fields): it is called only for the
+  // first record of a series.
+  void record_ingested(const Json& record, std::string_view series_text = {},
+                       const std::function<Json()>& whole = nullptr);
   std::string text() const;
 
   // Metric name for a record's metric and unit: busbw in GB/s -> scalebench_collective_busbw_bytes_per_second.
@@ -89,7 +93,12 @@ class Metrics {
   struct ExperimentSeries {
     std::vector<Series> list;  // every gauge the experiment's records made, once
     std::unordered_set<prometheus::Gauge*> listed;
-    std::unordered_map<std::string, ResultGauges> by_text;  // series_text -> its gauges
+    // series_text -> its gauges; looked up by a string_view, without a copy of the text.
+    struct TextHash {
+      using is_transparent = void;
+      std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, ResultGauges, TextHash, std::equal_to<>> by_text;
   };
   std::map<std::string, ExperimentSeries> series_by_experiment_;
   std::deque<std::string> experiment_order_;  // oldest first

@@ -92,6 +92,15 @@ class Scanner {
     if (pos_ >= s_.size() || s_[pos_] != '"') return false;
     ++pos_;
     while (pos_ < s_.size()) {
+      // A run of plain ASCII at once (most of any record), then what needs a closer look.
+      const std::size_t run = pos_;
+      while (pos_ < s_.size()) {
+        const auto p = static_cast<unsigned char>(s_[pos_]);
+        if (p < 0x20 || p >= 0x80 || p == '"' || p == '\\') break;
+        ++pos_;
+      }
+      if (out && pos_ > run) out->append(s_.substr(run, pos_ - run));
+      if (pos_ >= s_.size()) break;
       const auto c = static_cast<unsigned char>(s_[pos_]);
       if (c == '"') {
         ++pos_;
@@ -102,9 +111,8 @@ class Scanner {
         if (!escape(out)) return false;
         continue;
       }
-      const std::size_t start = pos_;
-      if (c >= 0x80 && !utf8()) return false;
-      if (c < 0x80) ++pos_;
+      const std::size_t start = pos_;  // c >= 0x80: a multi-byte character
+      if (!utf8()) return false;
       if (out) out->append(s_.substr(start, pos_ - start));
     }
     return false;
@@ -340,8 +348,121 @@ bool parse_small(std::string_view text, Json& out) {
 }
 }  // namespace
 
-bool record_field_is_bulky(std::string_view key) {
-  return key == "stats" || key == "environment" || key == "env_overrides" || key == "correctness" || key == "link";
+namespace {
+// How RawRecord::fields keeps a top-level field (see record_field_kept): validate_record reads
+// required fields and the kinds of optional ones, so an optional field of the right kind adds
+// nothing to its answer and is left out (a record has about 20 fields, validation looks up each
+// by a linear search, and each built one is an allocation or more).
+enum class Kept {
+  value,           // the value itself
+  empty_object,    // an object: an empty one (validation reads only that it is one); else the value
+  unless_string,   // nothing when a string, else the value
+  unless_object,   // nothing when an object, else the value
+  unless_integer,  // nothing when an integer, else the value
+  counts,          // placement: nothing when an object whose counts are integers; else as for an object
+};
+
+struct KeptField {
+  std::string_view key;
+  Kept how;
+};
+
+constexpr KeptField kKept[] = {
+    {"schema_version", Kept::value},
+    {"run_id", Kept::value},
+    {"experiment", Kept::value},
+    {"workload", Kept::value},
+    {"metric", Kept::value},
+    {"unit", Kept::value},
+    {"status", Kept::value},
+    {"value", Kept::value},
+    {"stats", Kept::empty_object},
+    {"variant", Kept::unless_string},
+    {"transport", Kept::unless_string},
+    {"better", Kept::unless_string},
+    {"reason", Kept::unless_string},
+    {"time", Kept::unless_string},
+    {"params", Kept::unless_object},
+    {"point", Kept::unless_object},
+    {"env_overrides", Kept::unless_object},
+    {"environment", Kept::unless_object},
+    {"round", Kept::unless_integer},
+    {"placement", Kept::counts},
+};
+constexpr std::size_t kKeptCount = std::size(kKept);
+static_assert(kKeptCount <= 32, "a bit each in read_record_batch's mask");
+
+// The field's index in kKept; kKeptCount for a field validate_record does not read.
+std::size_t kept_index(std::string_view key) {
+  for (std::size_t i = 0; i < kKeptCount; ++i)
+    if (key == kKept[i].key) return i;
+  return kKeptCount;
+}
+
+bool is_count(std::string_view key) {
+  return key == "nodes" || key == "ranks" || key == "ranks_per_node" || key == "gpus";
+}
+
+// An object's counts (is_count; the last of duplicates) from its text, which the record's pass
+// has checked; `out` is built only when one is not an integer, else left null.
+bool counts_of(std::string_view text, Json& out) {
+  for (const bool build : {false, true}) {
+    Scanner sc(text, std::numeric_limits<int>::max());
+    if (build) out = Json::object();
+    if (!sc.eat('{')) return false;
+    if (sc.eat('}')) return true;
+    bool all_integers = true;
+    do {
+      sc.ws();
+      std::string key;
+      std::string_view value;
+      if (!sc.string(&key) || !sc.eat(':') || !take_value(sc, text, value)) return false;
+      if (!is_count(key)) continue;
+      Json v;
+      if (!parse_small(value, v)) return false;
+      if (build)
+        out[key] = std::move(v);
+      else
+        all_integers = all_integers && v.is_number_integer();
+    } while (sc.eat(','));
+    if (!sc.eat('}')) return false;
+    if (!build && all_integers) return true;  // a duplicate's earlier value no longer counts
+  }
+  // With duplicates only the last value counts: checked again on what was built.
+  for (const auto& [k, v] : out.items())
+    if (!v.is_number_integer()) return true;
+  out = Json();
+  return true;
+}
+}  // namespace
+
+std::optional<Json> record_field_kept(std::string_view key, const Json& value) {
+  const std::size_t index = kept_index(key);
+  if (index == kKeptCount) return std::nullopt;
+  switch (kKept[index].how) {
+    case Kept::value:
+      return value;
+    case Kept::empty_object:
+      return value.is_object() ? Json::object() : value;
+    case Kept::unless_string:
+      return value.is_string() ? std::nullopt : std::optional<Json>(value);
+    case Kept::unless_object:
+      return value.is_object() ? std::nullopt : std::optional<Json>(value);
+    case Kept::unless_integer:
+      return value.is_number_integer() ? std::nullopt : std::optional<Json>(value);
+    case Kept::counts: {
+      if (!value.is_object()) return value;
+      Json counts = Json::object();
+      bool all_integers = true;
+      for (const auto& [k, v] : value.items())
+        if (is_count(k)) {
+          counts[k] = v;
+          all_integers = all_integers && v.is_number_integer();
+        }
+      return all_integers ? std::nullopt : std::optional<Json>(counts);
+    }
+  }
+  return value;
 }
 
 namespace {
@@ -399,7 +520,10 @@ std::string read_record_batch(std::string_view body, RecordBatch& out, int max_d
                     // The record: its text as a whole, and its top-level fields one by one.
                     const std::size_t start = sc.pos();
                     raw.fields = Json::object();
-                    raw.fields.get_ref<Json::object_t&>().reserve(24);  // a record's usual field count
+                    // Room for every kept field: 20 of them stay under the 1 KiB above which glibc's
+                    // malloc first sweeps its small freed chunks together (per record otherwise).
+                    raw.fields.get_ref<Json::object_t&>().reserve(kKeptCount);
+                    std::uint32_t present = 0;  // kKept's fields in raw.fields, a bit each
                     std::string_view series[kSeriesFieldCount];
                     sc.eat('{');
                     if (!sc.enter()) return failed();
@@ -409,14 +533,41 @@ std::string read_record_batch(std::string_view body, RecordBatch& out, int max_d
                         std::string rkey;
                         std::string_view text;
                         if (!sc.string(&rkey) || !sc.eat(':') || !take_value(sc, body, text)) return failed();
-                        Json v;
-                        if (record_field_is_bulky(rkey) && text.front() == '{')
-                          v = Json::object();
-                        else if (!parse_small(text, v))
-                          return failed();
                         for (std::size_t f = 0; f < kSeriesFieldCount; ++f)
-                          if (rkey == kSeriesFields[f]) series[f] = text;  // the last one, as in fields
-                        raw.fields[rkey] = std::move(v);
+                          if (rkey == kSeriesFields[f]) series[f] = text;  // the last one, as nlohmann
+                        const std::size_t index = kept_index(rkey);
+                        if (index == kKeptCount) continue;
+                        const char first = text.front();
+                        Json v;
+                        bool keep = true;
+                        switch (kKept[index].how) {
+                          case Kept::empty_object:
+                            if (first == '{') v = Json::object();
+                            break;
+                          case Kept::unless_string:
+                            keep = first != '"';
+                            break;
+                          case Kept::unless_object:
+                            keep = first != '{';
+                            break;
+                          case Kept::counts:
+                            if (first != '{') break;
+                            if (!counts_of(text, v)) return failed();
+                            keep = !v.is_null();
+                            break;
+                          default:
+                            break;
+                        }
+                        if (keep && v.is_null() && !parse_small(text, v)) return failed();
+                        if (kKept[index].how == Kept::unless_integer) keep = !v.is_number_integer();
+                        const std::uint32_t bit = 1u << index;
+                        if (keep) {
+                          raw.fields[rkey] = std::move(v);
+                          present |= bit;
+                        } else if (present & bit) {  // a duplicate: the last one counts, as in nlohmann
+                          raw.fields.erase(rkey);
+                          present &= ~bit;
+                        }
                       } while (sc.eat(','));
                       if (!sc.eat('}')) return failed();
                     }

@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -8,9 +9,9 @@
 namespace scalebench {
 
 // One entry of a POST /api/v1/runs/{id}/records body: its seq, the record's JSON text exactly as
-// sent (what the store keeps), and the record's top-level fields that the coordinator reads
-// (validation, references, /metrics), with the bulky objects whose content it does not read
-// (stats, environment, env_overrides, correctness, link) stood in for by empty objects.
+// sent (what the store keeps), and what validate_record needs of it to judge it, with no more built
+// than that (record_field_kept says what): building every field as JSON was most of the cost of
+// reading a record.
 struct RawRecord {
   long long seq = 0;
   std::string_view text;
@@ -19,6 +20,9 @@ struct RawRecord {
   // variant, metric, unit, params, placement, point), as sent, joined by \x01 (which JSON text
   // cannot hold): records of one series have the same, so /metrics finds its gauges by it.
   std::string series_text;
+  // The whole record as JSON (parsed from `text`), for what reads more than `fields` holds:
+  // references, and /metrics labels of a series it has not seen.
+  Json whole() const { return Json::parse(text); }
 };
 
 struct RecordBatch {
@@ -32,7 +36,12 @@ struct RecordBatch {
 // the other routes word theirs ("body is not valid JSON", "records: unknown field ...").
 std::string read_record_batch(std::string_view body, RecordBatch& out, int max_depth = 64);
 
-// The record fields kept whole in RawRecord::fields: everything but these.
-bool record_field_is_bulky(std::string_view key);
+// What RawRecord::fields holds of a record's top-level field `key` with value `value`: nothing for
+// a field validate_record does not read, nor for an optional field of the kind it must have (a
+// string variant, transport, better, reason or time; an object params, point, env_overrides or
+// environment; an integer round; a placement whose counts are integers, else only its counts);
+// an empty object for an object stats; else the value itself. validate_record gives the same
+// answer for these fields as for the whole record (fuzz/record_fuzzer.cpp checks).
+std::optional<Json> record_field_kept(std::string_view key, const Json& value);
 
 }  // namespace scalebench

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Bad input against a real coordinator: slow clients (slowloris) and idle connections do not stop
-# it answering others, and are cut at the read deadline; oversized bodies and headers, malformed
+# it answering others, and are cut at the read deadline, also after answered requests on a
+# kept-alive connection; oversized bodies and headers, malformed
 # or deeply nested JSON, wrong types, unknown fields and bad YAML each get a 4xx naming the
 # problem; and through all of it the coordinator keeps serving a well-behaved agent.
 source "$(dirname "$0")/lib.sh"
@@ -95,6 +96,35 @@ for i in range(10):
     s.sendall(b"POST /api/v1/agents/register HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
     slow.append(s)
 idle = [connect() for _ in range(100)]
+
+# Kept-alive connections: several requests on one are each answered; one that then trickles a
+# request joins the slow ones (the deadline holds for every read); one that then sends an
+# oversized body is refused and closed, as a new connection would be.
+def kept_request(s, method, path, body=b""):
+    s.sendall(f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+    return read_answer(s)
+
+for n in range(2):
+    kept = connect()
+    for i in range(3):
+        st, ans = kept_request(kept, "GET", "/healthz")
+        if st != 200:
+            fail(f"request {i + 1} on a kept-alive connection: {st} {ans[:200]!r}")
+    if n == 0:
+        kept.sendall(b"POST /api/v1/agents/register HTTP/1.1\r\nHost: x\r\n")
+        slow.append(kept)
+    else:
+        kept.sendall(b"POST /api/v1/runs/1/records HTTP/1.1\r\nHost: x\r\nContent-Length: 9000000\r\n\r\n")
+        st, ans = read_answer(kept)
+        if st != 413 or b"request body over 8 MiB" not in ans:
+            fail(f"oversized body on a kept-alive connection: {st} {ans[:200]!r}")
+        kept.settimeout(5)
+        try:
+            if recv(kept):
+                fail("a kept-alive connection got more after its oversized body was refused")
+        except socket.timeout:
+            fail("a kept-alive connection stayed open after its oversized body was refused")
+        kept.close()
 last_trickle = time.monotonic()
 
 def trickle():

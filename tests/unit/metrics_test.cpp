@@ -158,6 +158,30 @@ TEST(Metrics, ResubmittingAnExperimentRemovesItsOldSeries) {
   EXPECT_DOUBLE_EQ(*sample(text, "scalebench_experiments_submitted_total"), 2);
 }
 
+// The coordinator passes only the fields validation reads (RawRecord::fields) and the whole record
+// on demand: a new series takes its labels (params, point, placement) from the whole record.
+TEST(Metrics, NewSeriesTakeTheirLabelsFromTheWholeRecord) {
+  Metrics m;
+  const Json whole = record("quick", "busbw", "GB/s", 10, 1024);
+  Json fields = whole;
+  fields["params"] = Json::object();
+  fields["point"] = Json::object();
+  fields["placement"] = Json::object();
+  int asked = 0;
+  auto get_whole = [&] {
+    ++asked;
+    return whole;
+  };
+  m.record_ingested(fields, "quick-busbw-1024", get_whole);
+  Json again = fields;
+  again["value"] = 11;
+  m.record_ingested(again, "quick-busbw-1024", get_whole);
+  const std::string text = m.text();
+  EXPECT_DOUBLE_EQ(*sample(text, kBusbw, {"size=\"1024\"", "op=\"all_reduce\"", "nodes=\"1\""}), 11e9);
+  EXPECT_DOUBLE_EQ(*sample(text, "scalebench_placement_gpus", {"experiment=\"quick\""}), 2);
+  EXPECT_EQ(asked, 1) << "a series met again is found by its text, without the whole record";
+}
+
 // The coordinator passes each record's series text (RawRecord::series_text): a series met again
 // is found by it, and a resubmission forgets the texts with the series.
 TEST(Metrics, SeriesFoundByTheirTextTakeNewValues) {

@@ -1,16 +1,20 @@
 #include "coordinator/record_batch.hpp"
 
+#include "common/record.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace scalebench {
 namespace {
 
 const std::string kRecord =
-    R"({"schema_version":1,"run_id":7,"experiment":"e","workload":"collective","metric":"busbw","unit":"GB/s",)"
+    R"({"schema_version":1,"run_id":7,"experiment":"caf\u00e9 \"x\" é","workload":"collective","metric":"busbw","unit":"GB/s",)"
     R"("status":"ok","value":12.5,"params":{"op":"all_reduce"},"placement":{"nodes":1,"gpus":-2},)"
-    R"("stats":{"n":3,"samples":[1,2,3]},"environment":{"mpi":"Open MPI"},"note":"caf\u00e9 \"x\" é"})";
+    R"("stats":{"n":3,"samples":[1,2,3]},"environment":{"mpi":"Open MPI"},"variant":"caf\u00e9 \"x\" é","note":"n"})";
 
 TEST(RecordBatch, KeepsEachRecordsTextAndReadsItsFields) {
   const std::string body = R"( {"attempt": 2, "records": [ {"seq": 0, "record": )" + kRecord + R"(},)" +
@@ -25,11 +29,12 @@ TEST(RecordBatch, KeepsEachRecordsTextAndReadsItsFields) {
   const Json& f = batch.records[0].fields;
   EXPECT_EQ(f["run_id"], 7);
   EXPECT_EQ(f["value"], 12.5);
-  EXPECT_EQ(f["params"], full["params"]);
-  EXPECT_EQ(f["placement"], full["placement"]);
-  EXPECT_EQ(f["note"], full["note"]);     // escapes decoded as nlohmann decodes them
-  EXPECT_EQ(f["stats"], Json::object());  // bulky: an empty stand-in
-  EXPECT_EQ(f["environment"], Json::object());
+  EXPECT_EQ(f["experiment"], full["experiment"]);  // escapes decoded as nlohmann decodes them
+  EXPECT_EQ(f["stats"], Json::object());           // an ok record needs one: an empty stand-in
+  // Optional fields of the right kind add nothing to validation: not built.
+  for (const char* absent : {"params", "placement", "environment", "variant", "note"})
+    EXPECT_FALSE(f.contains(absent)) << absent;
+  EXPECT_EQ(batch.records[0].whole(), full);
   EXPECT_EQ(batch.records[1].text, R"({"a": [1, {"b": null}]})");
 }
 
@@ -47,6 +52,52 @@ TEST(RecordBatch, RecordsOfOneSeriesHaveOneSeriesText) {
   EXPECT_NE(a.records[0].series_text, c.records[0].series_text);
   EXPECT_EQ(a.records[0].series_text,
             "\"e\"\x01\"collective\"\x01\x01\"busbw\"\x01\"GB/s\"\x01{\"op\":\"all_reduce\"}\x01\x01{\"size\":1024}");
+}
+
+// RawRecord::fields holds only part of a record: validation must read the same of it as of the
+// whole record, for good records and for each kind of bad one.
+TEST(RecordBatch, FieldsValidateAsTheWholeRecord) {
+  const std::string good =
+      R"({"schema_version":1,"run_id":7,"experiment":"e","workload":"collective","metric":"busbw","unit":"GB/s",)"
+      R"("status":"ok","value":12.5,"params":{"op":"all_reduce"},"point":{"size":4},)"
+      R"("placement":{"nodes":1,"ranks":8,"ranks_per_node":8,"gpus":8,"hosts":["a"]},"stats":{"n":3},)"
+      R"("variant":"v","transport":"","better":"higher","reason":"","time":"t","round":1,"correctness":{}})";
+  const std::vector<std::pair<std::string, std::string>> changes{
+      {"", ""},
+      {R"("schema_version":1)", R"("schema_version":2)"},
+      {R"("schema_version":1)", R"("schema_version":"1")"},
+      {R"("run_id":7)", R"("run_id":7.5)"},
+      {R"("experiment":"e")", R"("experiment":3)"},
+      {R"("status":"ok")", R"("status":"fine")"},
+      {R"("status":"ok")", R"("status":"failed")"},
+      {R"("value":12.5)", R"("value":"12.5")"},
+      {R"("value":12.5)", R"("value":null)"},
+      {R"("params":{"op":"all_reduce"})", R"("params":[1])"},
+      {R"("point":{"size":4})", R"("point":4)"},
+      {R"("stats":{"n":3})", R"("stats":"n")"},
+      {R"("ranks":8,)", R"("ranks":"8",)"},
+      {R"("gpus":8,)", R"("gpus":8.5,)"},
+      {R"("placement":{)", R"("placement":[{)"},
+      {R"("variant":"v")", R"("variant":["v"])"},
+      {R"("time":"t")", R"("time":0)"},
+      {R"("round":1)", R"("round":true)"},
+      {R"(,"correctness":{})", R"(,"correctness":1,"status":"skipped")"},
+      {R"("round":1)", R"("round":1e0)"},
+      // Duplicate keys: the last one counts, as nlohmann reads them.
+      {R"("variant":"v")", R"("variant":5,"variant":"v")"},
+      {R"("variant":"v")", R"("variant":"v","variant":5)"},
+      {R"("gpus":8,)", R"("gpus":"8","gpus":8,)"},
+      {R"("gpus":8,)", R"("gpus":8,"gpus":"8",)"},
+      {R"("params":{"op":"all_reduce"})", R"("params":{},"params":1)"},
+  };
+  for (const auto& [from, to] : changes) {
+    std::string record = good;
+    if (!from.empty()) record.replace(record.find(from), from.size(), to);
+    if (to.rfind(R"("placement":[{)", 0) == 0) record.replace(record.find(R"(]},"stats")"), 3, "]}],");
+    RecordBatch batch;
+    ASSERT_EQ(read_record_batch(R"({"attempt":1,"records":[{"seq":0,"record":)" + record + "}]}", batch), "") << record;
+    EXPECT_EQ(validate_record(batch.records[0].fields), validate_record(Json::parse(record))) << record;
+  }
 }
 
 TEST(RecordBatch, RejectsWhatIsNotJson) {
