@@ -272,10 +272,17 @@ void check_placeholders(Parser& p, const YAML::Node& node, const std::string& fi
       p.issue(at, f, e.what());
     }
   };
-  check(c.program, node["program"], field + ".program");
+  // Where an issue points: the field's own node where the YAML has one that lines up with the
+  // parsed command, else the command's node (the parse may have filled the field otherwise).
+  auto child = [&](const char* key) {
+    const YAML::Node n = node.IsMap() ? node[key] : YAML::Node();
+    return n.IsDefined() && !n.IsNull() ? n : node;
+  };
+  check(c.program, child("program"), field + ".program");
+  const YAML::Node args = child("args");
   for (std::size_t i = 0; i < c.args.size(); ++i)
-    check(c.args[i], node["args"][i], field + ".args[" + std::to_string(i) + "]");
-  check(c.output_file, node["output_file"] ? node["output_file"] : node, field + ".output_file");
+    check(c.args[i], args.IsSequence() && i < args.size() ? args[i] : node, field + ".args[" + std::to_string(i) + "]");
+  check(c.output_file, child("output_file"), field + ".output_file");
 }
 
 }  // namespace

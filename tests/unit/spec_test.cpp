@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "common/error.hpp"
@@ -570,3 +571,24 @@ TEST(SpecErrors, TextThatIsNotUtf8NamesTheLineColumnAndByte) {
 
 }  // namespace
 }  // namespace scalebench
+
+// Inputs the fuzzer once crashed the parser with (fuzz/seeds/experiment_spec/): each must parse or
+// fail with scalebench's Error naming the problem, never with another exception.
+TEST(SpecFuzzSeeds, OnceCrashingInputsFailCleanly) {
+  const std::filesystem::path dir =
+      std::filesystem::path(SCALEBENCH_TEST_DATA) / ".." / ".." / "fuzz" / "seeds" / "experiment_spec";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ++files;
+    try {
+      scalebench::parse_experiment(text, entry.path().filename().string());
+    } catch (const scalebench::Error&) {
+      // a clear error is what bad input should get
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << entry.path() << ": " << e.what();
+    }
+  }
+  EXPECT_GE(files, 2);
+}
