@@ -74,6 +74,12 @@ std::optional<long long> to_int(const std::string& s) {
 }
 }  // namespace
 
+bool is_record_post(const HttpRequest& req) {
+  if (req.method() != http::verb::post) return false;
+  const std::string_view target(req.target().data(), req.target().size());
+  return match_route(target.substr(0, target.find('?'))).kind == Route::Kind::kRunRecords;
+}
+
 HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessTokens& tokens) {
   const std::string target(req.target());
   const auto qpos = target.find('?');

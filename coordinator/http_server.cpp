@@ -22,11 +22,14 @@ std::string endpoint_text(beast::tcp_stream& stream) {
 }  // namespace
 
 HttpServer::HttpServer(net::io_context& ioc, const tcp::endpoint& endpoint, HttpHandler handler,
-                       std::shared_ptr<net::ssl::context> tls)
+                       std::shared_ptr<net::ssl::context> tls, std::vector<net::io_context*> workers,
+                       std::function<bool(const HttpRequest&)> heavy, int heavy_threads)
     : ioc_(ioc),
+      workers_(std::move(workers)),
       acceptor_(net::make_strand(ioc)),
       handler_(std::make_shared<HttpHandler>(std::move(handler))),
-      tls_(std::move(tls)) {
+      tls_(std::move(tls)),
+      heavy_(heavy ? std::make_shared<HeavyRequests>(std::move(heavy), heavy_threads) : nullptr) {
   beast::error_code ec;
   acceptor_.open(endpoint.protocol(), ec);
   if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
@@ -46,10 +49,15 @@ void HttpServer::stop() {
   });
 }
 
+void HttpServer::join() {
+  if (heavy_) heavy_->pool.join();
+}
+
 unsigned short HttpServer::port() const { return acceptor_.local_endpoint().port(); }
 
 void HttpServer::do_accept() {
-  acceptor_.async_accept(net::make_strand(ioc_), beast::bind_front_handler(&HttpServer::on_accept, shared_from_this()));
+  net::io_context& on = workers_.empty() ? ioc_ : *workers_[next_worker_++ % workers_.size()];
+  acceptor_.async_accept(net::make_strand(on), beast::bind_front_handler(&HttpServer::on_accept, shared_from_this()));
 }
 
 void HttpServer::on_accept(beast::error_code ec, tcp::socket socket) {
@@ -57,9 +65,9 @@ void HttpServer::on_accept(beast::error_code ec, tcp::socket socket) {
   if (ec)
     log::warn("accept: " + ec.message());
   else if (tls_)
-    std::make_shared<HttpSession<TlsStream>>(std::move(socket), handler_, tls_.get())->run();
+    std::make_shared<HttpSession<TlsStream>>(std::move(socket), handler_, tls_.get(), heavy_)->run();
   else
-    std::make_shared<HttpSession<PlainStream>>(std::move(socket), handler_, nullptr)->run();
+    std::make_shared<HttpSession<PlainStream>>(std::move(socket), handler_, nullptr, heavy_)->run();
   do_accept();
 }
 
@@ -74,8 +82,9 @@ Stream make_stream(tcp::socket&& socket, net::ssl::context* tls) {
 }  // namespace
 
 template <class Stream>
-HttpSession<Stream>::HttpSession(tcp::socket&& socket, std::shared_ptr<HttpHandler> handler, net::ssl::context* tls)
-    : stream_(make_stream<Stream>(std::move(socket), tls)), handler_(std::move(handler)) {}
+HttpSession<Stream>::HttpSession(tcp::socket&& socket, std::shared_ptr<HttpHandler> handler, net::ssl::context* tls,
+                                 std::shared_ptr<HeavyRequests> heavy)
+    : stream_(make_stream<Stream>(std::move(socket), tls)), handler_(std::move(handler)), heavy_(std::move(heavy)) {}
 
 template <class Stream>
 void HttpSession<Stream>::run() {
@@ -136,7 +145,19 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
                              beast::bind_front_handler(&HttpSession::on_write, this->shared_from_this(), true));
   }
   const HttpRequest& req = parser_->get();
-  auto res = std::make_shared<HttpResponseMsg>((*handler_)(req));
+  if (heavy_ && heavy_->when(req)) {
+    // Handled on a heavy thread; the answer is written back on this connection's executor.
+    return net::post(heavy_->pool, [self = this->shared_from_this()] {
+      auto res = std::make_shared<HttpResponseMsg>((*self->handler_)(self->parser_->get()));
+      net::post(self->stream_.get_executor(), [self, res] { self->respond(res); });
+    });
+  }
+  respond(std::make_shared<HttpResponseMsg>((*handler_)(req)));
+}
+
+template <class Stream>
+void HttpSession<Stream>::respond(std::shared_ptr<HttpResponseMsg> res) {
+  const HttpRequest& req = parser_->get();
   res->keep_alive(req.keep_alive());
   res->prepare_payload();
   bool close = res->need_eof();

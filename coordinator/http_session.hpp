@@ -20,13 +20,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
   // `tls` is the server's TLS context for a TlsStream, unused for a PlainStream.
   HttpSession(boost::asio::ip::tcp::socket&& socket, std::shared_ptr<HttpHandler> handler,
-              boost::asio::ssl::context* tls);
+              boost::asio::ssl::context* tls, std::shared_ptr<HeavyRequests> heavy);
   void run();
 
  private:
   void on_handshake(boost::beast::error_code ec);
   void do_read();
   void on_read(boost::beast::error_code ec, std::size_t bytes);
+  void respond(std::shared_ptr<HttpResponseMsg> res);
   void on_write(bool close, boost::beast::error_code ec, std::size_t bytes);
   void do_close();
   boost::beast::tcp_stream& tcp() { return boost::beast::get_lowest_layer(stream_); }
@@ -34,6 +35,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   Stream stream_;
   boost::beast::flat_buffer buffer_;
   std::shared_ptr<HttpHandler> handler_;
+  std::shared_ptr<HeavyRequests> heavy_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   std::shared_ptr<HttpResponseMsg> response_;
 };
