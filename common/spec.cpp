@@ -33,7 +33,15 @@ class Parser {
 
   // yaml-cpp keeps the first of two equal keys without a word; a user who wrote the key twice
   // meant one of them, so say where.
-  void check_duplicate_keys(const YAML::Node& node, const std::string& field) {
+  // Also bounds the nesting: an alias inside its own anchor makes a cycle that every later walk
+  // over the document would follow for ever. Returns false when too deep (the issue is recorded).
+  bool check_duplicate_keys(const YAML::Node& node, const std::string& field, int depth = 0) {
+    constexpr int kMaxDepth = 32;
+    if (depth > kMaxDepth) {
+      issue(node, field,
+            "nested more than " + std::to_string(kMaxDepth) + " levels deep (or an alias inside its own anchor)");
+      return false;
+    }
     if (node.IsMap()) {
       std::set<std::string> seen;
       for (auto it = node.begin(); it != node.end(); ++it) {
@@ -41,12 +49,13 @@ class Parser {
         const std::string path = field.empty() ? key : field + "." + key;
         if (!key.empty() && !seen.insert(key).second)
           issue_at(it->first.Mark(), path, "duplicate key; it was given earlier");
-        check_duplicate_keys(it->second, path);
+        if (!check_duplicate_keys(it->second, path, depth + 1)) return false;
       }
     } else if (node.IsSequence()) {
       for (std::size_t i = 0; i < node.size(); ++i)
-        check_duplicate_keys(node[i], field + "[" + std::to_string(i) + "]");
+        if (!check_duplicate_keys(node[i], field + "[" + std::to_string(i) + "]", depth + 1)) return false;
     }
+    return true;
   }
   std::vector<SourceIssue> take() { return std::move(issues_); }
 
@@ -355,7 +364,7 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
   Experiment ex;
   ex.source = std::string(source_name);
   p.check_keys(root, "", kTopKeys);
-  p.check_duplicate_keys(root, "");
+  if (!p.check_duplicate_keys(root, "")) throw SpecError(p.take());
 
   if (!root["name"])
     p.issue(root, "name", "missing; every experiment needs a name");
