@@ -265,6 +265,20 @@ std::optional<CommandSpec> parse_command(Parser& p, const YAML::Node& node, cons
   return c;
 }
 
+// The node at from[k0][k1]... while each step is a mapping holding the key, else the last one
+// reached: where an issue about a parsed value points, however the YAML gave that value (an
+// alias, a merge), without yaml-cpp's throwing lookups on scalars.
+YAML::Node node_at(const YAML::Node& from, std::initializer_list<std::string> keys) {
+  YAML::Node n(from);
+  for (const std::string& k : keys) {
+    if (!n.IsMap()) break;
+    const YAML::Node c = static_cast<const YAML::Node&>(n)[k];  // the const lookup adds no key
+    if (!c.IsDefined() || c.IsNull()) break;
+    n.reset(c);  // rebinds; operator= would write into the document
+  }
+  return n;
+}
+
 // Every {placeholder} of a command names a parameter of the run or a built-in one.
 void check_placeholders(Parser& p, const YAML::Node& node, const std::string& field, const CommandSpec& c,
                         const std::set<std::string>& params) {
@@ -608,10 +622,11 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
   for (const auto& a : ex.zip) names.insert(a.param);
   for (const auto& v : ex.variants)
     for (const auto& [k, val] : v.params.items()) names.insert(k);
-  if (ex.command) check_placeholders(p, root["command"], "command", *ex.command, names);
+  if (ex.command) check_placeholders(p, node_at(root, {"command"}), "command", *ex.command, names);
   for (const auto& v : ex.variants)
     if (v.command)
-      check_placeholders(p, root["variants"][v.name]["command"], "variants." + v.name + ".command", *v.command, names);
+      check_placeholders(p, node_at(root, {"variants", v.name, "command"}), "variants." + v.name + ".command",
+                         *v.command, names);
 
   constexpr int kMaxRuns = 100000;  // docs/experiments.md#validation-errors
   // An upper bound of the runs it expands into (every placement, point, round and variant), so
