@@ -299,10 +299,16 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
     if (l.op == Op::kConv) {
       setup_conv(static_cast<int>(i));
       const Layer& in = model_.layers[static_cast<std::size_t>(l.input)];
+      // "best" asks the graph API in fp32 only: there it has FMA kernels the legacy API lacks
+      // (163 -> 127 ms per ResNet-50 step at batch 128 on an H200), in tf32 it gained nothing,
+      // and in fp16 its search had not finished after two minutes.
+      const bool use_graph =
+          cfg_.conv_api == "graph" || (cfg_.conv_api == "best" && cfg_.search && cfg_.precision == Precision::kFp32);
+      // A graph plan has beta baked in: shapes that accumulate their input gradient need their own.
       const std::string key = std::to_string(in.out.c) + "x" + std::to_string(in.out.h) + "x" +
                               std::to_string(in.out.w) + ">" + std::to_string(l.channels) + "k" +
                               std::to_string(l.kernel) + "s" + std::to_string(l.stride) + "p" + std::to_string(l.pad) +
-                              (st.acc_input ? "+acc" : "");
+                              (use_graph && st.acc_input ? "+acc" : "");
       cudnnHandle_t h = cudnn_.get();
       const LayerState& ist = *layers_[static_cast<std::size_t>(l.input)];
       void* ws = search_ws.get();
@@ -371,11 +377,6 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
             });
           }
         }
-        // "best" asks the graph API in fp32 only: there it has FMA kernels the legacy API lacks
-        // (163 -> 127 ms per ResNet-50 step at batch 128 on an H200), in tf32 it gained nothing,
-        // and in fp16 its search had not finished after two minutes.
-        const bool use_graph =
-            cfg_.conv_api == "graph" || (cfg_.conv_api == "best" && cfg_.search && cfg_.precision == Precision::kFp32);
         if (use_graph) {
           // The graph API's plans for the same convolution, timed on the same buffers as Find
           // timed the legacy algorithms; the faster one stays ("graph": the fastest plan even
@@ -392,7 +393,6 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
                                        l.input > 0 && cfg_.training ? dact(l.input) : nullptr});
           const std::int64_t max_ws = static_cast<std::int64_t>(cfg_.search ? search_bytes : free_b / 4);
           auto consider = [&](ConvAlgo& current, gpu::ConvDirection dir, float beta, void* a, void* b, void* c) {
-            int tried = 0;
             std::vector<std::shared_ptr<gpu::ConvPlan>> plans;
             try {
               plans = gpu::conv_plans(h, sh, dir, beta, max_ws, cfg_.search ? 12 : 1);
@@ -402,7 +402,7 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
               graph_api_error_ = e.what();
             }
             for (auto& plan : plans) {
-              ++tried;
+              ++graph_plans_tried_;
               const float ms = cfg_.search ? time_plan(h, stream_, *plan, a, b, c, search_ws.get()) : 0.0f;
               if (ms < 0) continue;
               const bool better =
@@ -412,7 +412,6 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
               current.ms = cfg_.search ? ms : -1.0f;
               current.workspace = static_cast<std::size_t>(plan->workspace());
             }
-            graph_plans_tried_ += tried;
           };
           consider(st.fwd, gpu::ConvDirection::kForward, 0.0f, ist.y.get(), w, st.y.get());
           if (cfg_.training) {
