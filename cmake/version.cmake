@@ -1,11 +1,10 @@
-# The git revision is read at configure time and baked into every result record.
-execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-                OUTPUT_VARIABLE SCALEBENCH_GIT_REVISION OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-                OUTPUT_VARIABLE _sb_dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-if(NOT SCALEBENCH_GIT_REVISION)
-  set(SCALEBENCH_GIT_REVISION "unknown")
-elseif(_sb_dirty)
-  set(SCALEBENCH_GIT_REVISION "${SCALEBENCH_GIT_REVISION}-dirty")
-endif()
-configure_file(${CMAKE_SOURCE_DIR}/common/version.hpp.in ${CMAKE_BINARY_DIR}/generated/common/version.hpp @ONLY)
+# The git revision baked into every result record. The header is written once at configure time
+# (so that it exists) and again before every build by the scalebench_version target
+# (cmake/version_header.cmake), which scalebench_common depends on.
+set(_sb_version_args -DSOURCE_DIR=${CMAKE_SOURCE_DIR} -DOUTPUT=${CMAKE_BINARY_DIR}/generated/common/version.hpp
+                     -DPROJECT_VERSION=${PROJECT_VERSION})
+execute_process(COMMAND ${CMAKE_COMMAND} ${_sb_version_args} -P ${CMAKE_SOURCE_DIR}/cmake/version_header.cmake)
+add_custom_target(scalebench_version
+                  COMMAND ${CMAKE_COMMAND} ${_sb_version_args} -P ${CMAKE_SOURCE_DIR}/cmake/version_header.cmake
+                  BYPRODUCTS ${CMAKE_BINARY_DIR}/generated/common/version.hpp
+                  VERBATIM)
