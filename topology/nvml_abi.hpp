@@ -16,6 +16,7 @@ typedef int nvmlIntNvLinkDeviceType_t;  // enum nvmlIntNvLinkDeviceType_enum
 typedef int nvmlClockType_t;            // enum nvmlClockType_enum
 typedef int nvmlPcieUtilCounter_t;      // enum nvmlPcieUtilCounter_enum
 typedef int nvmlValueType_t;            // enum nvmlValueType_enum
+typedef int nvmlPerfPolicyType_t;       // enum nvmlPerfPolicyType_enum
 
 typedef struct nvmlDevice_st* nvmlDevice_t;
 
@@ -62,6 +63,12 @@ typedef struct nvmlFieldValue_st {
   nvmlValue_t value;
 } nvmlFieldValue_t;
 
+// nvmlDeviceGetViolationStatus: how long a policy held the clocks below the application clocks.
+typedef struct nvmlViolationTime_st {
+  unsigned long long referenceTime;  // CPU timestamp, microseconds
+  unsigned long long violationTime;  // nanoseconds, cumulative
+} nvmlViolationTime_t;
+
 typedef nvmlReturn_t (*nvmlInit_v2_fn)(void);
 typedef nvmlReturn_t (*nvmlShutdown_fn)(void);
 typedef const char* (*nvmlErrorString_fn)(nvmlReturn_t result);
@@ -90,6 +97,12 @@ typedef nvmlReturn_t (*nvmlDeviceGetMemoryInfo_fn)(nvmlDevice_t device, nvmlMemo
 typedef nvmlReturn_t (*nvmlDeviceGetPcieThroughput_fn)(nvmlDevice_t device, nvmlPcieUtilCounter_t counter,
                                                        unsigned int* value);
 typedef nvmlReturn_t (*nvmlDeviceGetFieldValues_fn)(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t* values);
+typedef nvmlReturn_t (*nvmlDeviceGetHandleByUUID_fn)(const char* uuid, nvmlDevice_t* device);
+typedef nvmlReturn_t (*nvmlDeviceGetViolationStatus_fn)(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType,
+                                                        nvmlViolationTime_t* violTime);
+// nvmlDeviceGetCurrentClocksEventReasons (NVML 12.2+), formerly ...ClocksThrottleReasons: a bit mask
+typedef nvmlReturn_t (*nvmlDeviceGetCurrentClocksEventReasons_fn)(nvmlDevice_t device,
+                                                                  unsigned long long* clocksEventReasons);
 
 }  // extern "C"
 
@@ -102,6 +115,7 @@ static_assert(offsetof(nvmlFieldValue_t, valueType) == 24, "nvmlFieldValue_t mus
 static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t must match nvml.h");
 static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t must match nvml.h");
 static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t must match nvml.h");
+static_assert(sizeof(nvmlViolationTime_t) == 16, "nvmlViolationTime_t must match nvml.h");
 
 namespace scalebench::nvml_abi {
 
@@ -126,9 +140,11 @@ inline constexpr nvmlIntNvLinkDeviceType_t kNvLinkDeviceGpu = 0x00;
 inline constexpr nvmlIntNvLinkDeviceType_t kNvLinkDeviceIbmNpu = 0x01;
 inline constexpr nvmlIntNvLinkDeviceType_t kNvLinkDeviceSwitch = 0x02;
 
-inline constexpr nvmlClockType_t kClockSm = 1;                // NVML_CLOCK_SM
-inline constexpr nvmlPcieUtilCounter_t kPcieUtilTxBytes = 0;  // NVML_PCIE_UTIL_TX_BYTES
-inline constexpr nvmlPcieUtilCounter_t kPcieUtilRxBytes = 1;  // NVML_PCIE_UTIL_RX_BYTES
+inline constexpr nvmlClockType_t kClockSm = 1;                 // NVML_CLOCK_SM
+inline constexpr nvmlPerfPolicyType_t kPerfPolicyPower = 0;    // NVML_PERF_POLICY_POWER
+inline constexpr nvmlPerfPolicyType_t kPerfPolicyThermal = 1;  // NVML_PERF_POLICY_THERMAL
+inline constexpr nvmlPcieUtilCounter_t kPcieUtilTxBytes = 0;   // NVML_PCIE_UTIL_TX_BYTES
+inline constexpr nvmlPcieUtilCounter_t kPcieUtilRxBytes = 1;   // NVML_PCIE_UTIL_RX_BYTES
 // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_{TX,RX}: payload KiB since the driver loaded (counters).
 inline constexpr unsigned int kFieldNvLinkThroughputDataTx = 138;
 inline constexpr unsigned int kFieldNvLinkThroughputDataRx = 139;

@@ -47,6 +47,10 @@ struct NvmlLibrary::Impl {
   nvmlDeviceGetMemoryInfo_fn nvmlDeviceGetMemoryInfo = nullptr;
   nvmlDeviceGetPcieThroughput_fn nvmlDeviceGetPcieThroughput = nullptr;
   nvmlDeviceGetFieldValues_fn nvmlDeviceGetFieldValues = nullptr;
+  // Clock limits (read_clock_limits), each optional.
+  nvmlDeviceGetHandleByUUID_fn nvmlDeviceGetHandleByUUID = nullptr;
+  nvmlDeviceGetViolationStatus_fn nvmlDeviceGetViolationStatus = nullptr;
+  nvmlDeviceGetCurrentClocksEventReasons_fn nvmlDeviceGetCurrentClocksEventReasons = nullptr;
 
   Impl() = default;
   Impl(const Impl&) = delete;

@@ -1,6 +1,8 @@
 // NvmlLibrary::read_telemetry: power, SM clock, utilisation, memory, PCIe and NVLink traffic of
 // every GPU, each read with the call NVML documents for it.
+#include <cstdio>
 #include <cstring>
+#include <iterator>
 
 #include "common/error.hpp"
 #include "topology/nvml.hpp"
@@ -90,6 +92,53 @@ std::vector<NvmlGpuReading> NvmlLibrary::read_telemetry() const {
       }
     }
     out.push_back(std::move(r));
+  }
+  return out;
+}
+
+NvmlClockLimits NvmlLibrary::read_clock_limits(const std::string& uuid) const {
+  if (!impl_) throw Error("NVML is not available: " + reason_);
+  const Impl& n = *impl_;
+  if (!n.nvmlDeviceGetHandleByUUID) throw Error("NVML lacks nvmlDeviceGetHandleByUUID");
+  nvmlDevice_t d = nullptr;
+  n.check(n.nvmlDeviceGetHandleByUUID(uuid.c_str(), &d), ("nvmlDeviceGetHandleByUUID(" + uuid + ")").c_str(), __FILE__,
+          __LINE__);
+  NvmlClockLimits out;
+  nvmlViolationTime_t v{};
+  if (n.nvmlDeviceGetViolationStatus) {
+    if (n.nvmlDeviceGetViolationStatus(d, abi::kPerfPolicyPower, &v) == abi::kSuccess)
+      out.power_capped_ns = v.violationTime;
+    if (n.nvmlDeviceGetViolationStatus(d, abi::kPerfPolicyThermal, &v) == abi::kSuccess)
+      out.thermal_capped_ns = v.violationTime;
+  }
+  unsigned long long bits = 0;
+  if (n.nvmlDeviceGetCurrentClocksEventReasons && n.nvmlDeviceGetCurrentClocksEventReasons(d, &bits) == abi::kSuccess)
+    out.event_reasons = bits;
+  return out;
+}
+
+std::vector<std::string> clock_event_reason_names(unsigned long long bits) {
+  // nvmlClocksEventReason* in nvml.h, bit 0 upwards.
+  static const char* const names[] = {"gpu_idle",
+                                      "applications_clocks_setting",
+                                      "sw_power_cap",
+                                      "hw_slowdown",
+                                      "sync_boost",
+                                      "sw_thermal_slowdown",
+                                      "hw_thermal_slowdown",
+                                      "hw_power_brake_slowdown",
+                                      "display_clock_setting"};
+  std::vector<std::string> out;
+  for (unsigned bit = 0; bit < 64; ++bit) {
+    const unsigned long long mask = 1ull << bit;
+    if (!(bits & mask)) continue;
+    if (bit < std::size(names)) {
+      out.emplace_back(names[bit]);
+    } else {
+      char hex[24];
+      std::snprintf(hex, sizeof hex, "0x%llx", mask);
+      out.emplace_back(hex);
+    }
   }
   return out;
 }

@@ -17,7 +17,9 @@
 // scraper sees it move): power 60..260 W, SM clock 1095..1980 MHz, utilisation sweeping 0..100 %,
 // a few GiB of memory in use out of the model's size, PCIe tens of MB/s, and NVLink counters
 // growing at (index + 1) GiB/s sent and half that received on GPUs with NVLink (NOT_SUPPORTED on
-// the others).
+// the others). Clock limits: GPU 0 is held at its power cap for a quarter of the time since
+// nvmlInit_v2 (its event reasons say sw_power_cap), the others are idle and never capped;
+// thermal violations are NOT_SUPPORTED on pcie3's GPUs and 0 elsewhere.
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -304,6 +306,41 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int count, nvmlFieldValue_
     f.value.ullVal = static_cast<unsigned long long>(uptime_s() * kib_per_s);
     f.nvmlReturn = 0;
   }
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) {
+  if (!uuid || !device) return 2;
+  for (FakeGpu& g : g_gpus)
+    if (g.uuid == uuid) {
+      if (g.hidden) return 4;
+      *device = reinterpret_cast<nvmlDevice_t>(&g);
+      return 0;
+    }
+  return 6;  // NVML_ERROR_NOT_FOUND
+}
+
+nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t d, nvmlPerfPolicyType_t policy, nvmlViolationTime_t* v) {
+  if (!v) return 2;
+  const long long now_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  v->referenceTime = static_cast<unsigned long long>(now_us);
+  if (policy == scalebench::nvml_abi::kPerfPolicyPower) {
+    v->violationTime = index_of(d) == 0 ? static_cast<unsigned long long>(uptime_s() * 0.25e9) : 0;
+    return 0;
+  }
+  if (policy == scalebench::nvml_abi::kPerfPolicyThermal) {
+    if (of(d)->name == "NVIDIA L40S") return 3;
+    v->violationTime = 0;
+    return 0;
+  }
+  return 3;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long* reasons) {
+  if (!reasons) return 2;
+  *reasons = index_of(d) == 0 ? 0x4ull : 0x1ull;  // sw_power_cap; gpu_idle
   return 0;
 }
 

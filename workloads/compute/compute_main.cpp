@@ -6,6 +6,7 @@
 
 #include "common/record.hpp"
 #include "workloads/collective/nccl_backend.hpp"
+#include "workloads/compute/clock_limits.hpp"
 #include "workloads/environment.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 
@@ -84,10 +85,20 @@ int run_compute_workload(const MpiSession& mpi, long long run_id, const Json& sp
   if (lead && !records)
     std::fprintf(stdout, "# %s on %d GPU%s (%s), one rank per GPU, all at once\n", workload.c_str(), mpi.size(),
                  mpi.size() == 1 ? "" : "s", gpu.name.c_str());
+  // The device's UUID is the second field of describe_device's "name|uuid|bus".
+  std::string uuid;
+  if (!devices.empty()) {
+    const std::string& d = devices.front();
+    const auto a = d.find('|'), b = d.find('|', a == std::string::npos ? a : a + 1);
+    if (a != std::string::npos && b != std::string::npos) uuid = d.substr(a + 1, b - a - 1);
+  }
+  ClockLimitWatch clock_limits(uuid);
   int exit_code = 0;
   for (const Json& point : w.plan(params)) {
     mpi.barrier();  // every GPU starts the point together: throttling under full load shows
-    const RankOutcome mine = measure_safely(w, params, point, gpu);
+    clock_limits.start();
+    RankOutcome mine = measure_safely(w, params, point, gpu);
+    if (Json limits = clock_limits.stop(); !limits.empty()) mine.details["clock_limits"] = std::move(limits);
     const std::vector<std::string> all = mpi.all_gather(mine.to_json().dump());
     if (!lead) continue;
     std::vector<RankOutcome> ranks;
