@@ -3,6 +3,7 @@
 #include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "common/log.hpp"
@@ -40,6 +41,16 @@ GpuTelemetrySample to_sample(const NvmlGpuReading& now, const NvmlGpuReading* pr
     s.nvlink_transmit_bytes_per_second = counter_rate(now.nvlink_tx_kib, previous->nvlink_tx_kib, seconds);
     s.nvlink_receive_bytes_per_second = counter_rate(now.nvlink_rx_kib, previous->nvlink_rx_kib, seconds);
   }
+  if (previous && previous->uuid == now.uuid && previous->capped_timestamp_us > 0 &&
+      now.capped_timestamp_us > previous->capped_timestamp_us) {
+    const double ns = static_cast<double>(now.capped_timestamp_us - previous->capped_timestamp_us) * 1e3;
+    auto share = [&](const std::optional<unsigned long long>& a, const std::optional<unsigned long long>& b) {
+      return a && b && *a >= *b ? std::optional<double>(std::min(1.0, static_cast<double>(*a - *b) / ns))
+                                : std::nullopt;
+    };
+    s.clocks_power_limited_ratio = share(now.power_capped_ns, previous->power_capped_ns);
+    s.clocks_thermal_limited_ratio = share(now.thermal_capped_ns, previous->thermal_capped_ns);
+  }
   return s;
 }
 
@@ -73,30 +84,39 @@ std::string telemetry_metrics_text(const std::vector<GpuTelemetrySample>& gpus, 
     const char* name;
     const char* help;
     Field field;
-    const char* direction;  // nullptr: no direction label
+    const char* label;  // nullptr: no label of its own; else "direction" or "reason"
+    const char* value;
   };
   const Quantity quantities[] = {
       {"scalebench_gpu_power_watts", "Power draw of the GPU and its memory (nvmlDeviceGetPowerUsage)",
-       &GpuTelemetrySample::power_watts, nullptr},
+       &GpuTelemetrySample::power_watts, nullptr, nullptr},
       {"scalebench_gpu_sm_clock_hertz", "Current SM clock (nvmlDeviceGetClockInfo, NVML_CLOCK_SM)",
-       &GpuTelemetrySample::sm_clock_hertz, nullptr},
+       &GpuTelemetrySample::sm_clock_hertz, nullptr, nullptr},
       {"scalebench_gpu_utilization_ratio",
        "Share of the last sample period in which a kernel ran (nvmlDeviceGetUtilizationRates)",
-       &GpuTelemetrySample::utilization_ratio, nullptr},
+       &GpuTelemetrySample::utilization_ratio, nullptr, nullptr},
       {"scalebench_gpu_memory_utilization_ratio",
        "Share of the last sample period in which device memory was read or written",
-       &GpuTelemetrySample::memory_utilization_ratio, nullptr},
+       &GpuTelemetrySample::memory_utilization_ratio, nullptr, nullptr},
       {"scalebench_gpu_memory_used_bytes", "Device memory in use (nvmlDeviceGetMemoryInfo)",
-       &GpuTelemetrySample::memory_used_bytes, nullptr},
+       &GpuTelemetrySample::memory_used_bytes, nullptr, nullptr},
       {"scalebench_gpu_memory_total_bytes", "Device memory size (nvmlDeviceGetMemoryInfo)",
-       &GpuTelemetrySample::memory_total_bytes, nullptr},
+       &GpuTelemetrySample::memory_total_bytes, nullptr, nullptr},
       {"scalebench_gpu_pcie_bytes_per_second", "PCIe traffic over NVML's 20 ms window (nvmlDeviceGetPcieThroughput)",
-       &GpuTelemetrySample::pcie_transmit_bytes_per_second, "tx"},
-      {"scalebench_gpu_pcie_bytes_per_second", "", &GpuTelemetrySample::pcie_receive_bytes_per_second, "rx"},
+       &GpuTelemetrySample::pcie_transmit_bytes_per_second, "direction", "tx"},
+      {"scalebench_gpu_pcie_bytes_per_second", "", &GpuTelemetrySample::pcie_receive_bytes_per_second, "direction",
+       "rx"},
       {"scalebench_gpu_nvlink_bytes_per_second",
        "NVLink payload over all links, averaged over the sampling interval (NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_*)",
-       &GpuTelemetrySample::nvlink_transmit_bytes_per_second, "tx"},
-      {"scalebench_gpu_nvlink_bytes_per_second", "", &GpuTelemetrySample::nvlink_receive_bytes_per_second, "rx"},
+       &GpuTelemetrySample::nvlink_transmit_bytes_per_second, "direction", "tx"},
+      {"scalebench_gpu_nvlink_bytes_per_second", "", &GpuTelemetrySample::nvlink_receive_bytes_per_second, "direction",
+       "rx"},
+      {"scalebench_gpu_clocks_limited_ratio",
+       "Share of the sampling interval the clocks were held below the application clocks by the power or the "
+       "thermal limit (nvmlDeviceGetViolationStatus)",
+       &GpuTelemetrySample::clocks_power_limited_ratio, "reason", "power"},
+      {"scalebench_gpu_clocks_limited_ratio", "", &GpuTelemetrySample::clocks_thermal_limited_ratio, "reason",
+       "thermal"},
   };
   for (const Quantity& q : quantities) {
     if (families.back().name != q.name) families.push_back({q.name, q.help, prometheus::MetricType::Gauge, {}});
@@ -108,7 +128,7 @@ std::string telemetry_metrics_text(const std::vector<GpuTelemetrySample>& gpus, 
       l.push_back({"gpu", std::to_string(g.index)});
       l.push_back({"uuid", g.uuid});
       l.push_back({"model", g.model});
-      if (q.direction) l.push_back({"direction", q.direction});
+      if (q.label) l.push_back({q.label, q.value});
       f.metric.push_back(gauge(std::move(l), *v));
     }
   }

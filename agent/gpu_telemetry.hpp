@@ -20,12 +20,17 @@ struct GpuTelemetrySample {
   std::optional<double> memory_used_bytes, memory_total_bytes;
   std::optional<double> pcie_transmit_bytes_per_second, pcie_receive_bytes_per_second;
   std::optional<double> nvlink_transmit_bytes_per_second, nvlink_receive_bytes_per_second;
+  // Share of the time since the previous reading that the clocks were held down by the power
+  // or the thermal limit (NVML's violation counters), 0..1.
+  std::optional<double> clocks_power_limited_ratio, clocks_thermal_limited_ratio;
 };
 
 // NVML's units to base units: mW -> W, MHz -> Hz, % -> ratio, PCIe KB/s (NVML's KB are KiB) ->
 // B/s. NVLink rates come from the growth of NVML's cumulative KiB counters since `previous` (the
 // same GPU's last reading, by uuid) over the time between their timestamps; they stay empty
 // without a previous reading, when no time passed, or when a counter went back (a driver reset).
+// The clock-limit ratios come the same way from the violation counters' growth over the time
+// between their timestamps.
 GpuTelemetrySample to_sample(const NvmlGpuReading& now, const NvmlGpuReading* previous);
 
 // What every series of the agent carries. run_id 0: no run is running (no run_id and experiment

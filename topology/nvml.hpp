@@ -23,6 +23,10 @@ struct NvmlGpuReading {
   // needs two readings), with NVML's timestamp of the values (microseconds since 1970).
   std::optional<unsigned long long> nvlink_tx_kib, nvlink_rx_kib;
   long long nvlink_timestamp_us = 0;
+  // nvmlDeviceGetViolationStatus (power, thermal): cumulative ns the clocks were held below the
+  // application clocks by that limit, with NVML's timestamp of the power reading (microseconds).
+  std::optional<unsigned long long> power_capped_ns, thermal_capped_ns;
+  long long capped_timestamp_us = 0;
 };
 
 // How long a GPU's clocks have been held down, as NVML counts it since the driver loaded

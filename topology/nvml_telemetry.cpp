@@ -91,6 +91,15 @@ std::vector<NvmlGpuReading> NvmlLibrary::read_telemetry() const {
         r.nvlink_timestamp_us = f[0].timestamp;
       }
     }
+    if (n.nvmlDeviceGetViolationStatus) {
+      nvmlViolationTime_t vt{};
+      if (n.nvmlDeviceGetViolationStatus(d, abi::kPerfPolicyPower, &vt) == abi::kSuccess) {
+        r.power_capped_ns = vt.violationTime;
+        r.capped_timestamp_us = static_cast<long long>(vt.referenceTime);
+      }
+      if (n.nvmlDeviceGetViolationStatus(d, abi::kPerfPolicyThermal, &vt) == abi::kSuccess)
+        r.thermal_capped_ns = vt.violationTime;
+    }
     out.push_back(std::move(r));
   }
   return out;

@@ -107,6 +107,26 @@ TEST(GpuTelemetrySample, NoRateAcrossAResetAnotherGpuOrNoTime) {
   EXPECT_FALSE(to_sample(reading(), &same_time).nvlink_transmit_bytes_per_second);
 }
 
+TEST(GpuTelemetrySample, ClockLimitRatiosAreViolationGrowthOverNvmlTime) {
+  NvmlGpuReading before = reading(), now = reading();
+  before.power_capped_ns = 1'000'000'000;
+  before.thermal_capped_ns = 7;
+  before.capped_timestamp_us = 10'000'000;
+  now.power_capped_ns = 1'500'000'000;  // 0.5 s of 2 s held by the power limit
+  now.thermal_capped_ns = 7;
+  now.capped_timestamp_us = 12'000'000;
+  GpuTelemetrySample s = to_sample(now, &before);
+  ASSERT_TRUE(s.clocks_power_limited_ratio && s.clocks_thermal_limited_ratio);
+  EXPECT_DOUBLE_EQ(*s.clocks_power_limited_ratio, 0.25);
+  EXPECT_DOUBLE_EQ(*s.clocks_thermal_limited_ratio, 0.0);
+  // No previous reading, a counter that went back, or no time between them: no ratio.
+  EXPECT_FALSE(to_sample(now, nullptr).clocks_power_limited_ratio);
+  before.power_capped_ns = 2'000'000'000;
+  EXPECT_FALSE(to_sample(now, &before).clocks_power_limited_ratio);
+  before.capped_timestamp_us = now.capped_timestamp_us;
+  EXPECT_FALSE(to_sample(now, &before).clocks_thermal_limited_ratio);
+}
+
 TEST(GpuTelemetrySample, UnreadQuantitiesStayEmpty) {
   NvmlGpuReading r;
   r.uuid = "GPU-0";
@@ -142,6 +162,7 @@ TEST(GpuTelemetryText, EverySeriesCarriesAgentGpuAndRunLabels) {
   EXPECT_DOUBLE_EQ(one("scalebench_gpu_pcie_bytes_per_second", {gpu, "direction=\"rx\""}), 256000.0);
   EXPECT_DOUBLE_EQ(one("scalebench_gpu_nvlink_bytes_per_second", {gpu, "direction=\"tx\""}), 2048.0 * 512);
   EXPECT_DOUBLE_EQ(one("scalebench_gpu_nvlink_bytes_per_second", {gpu, "direction=\"rx\""}), 1000.0 * 512);
+  EXPECT_EQ(lines_of(text, "scalebench_gpu_clocks_limited_ratio").size(), 0u);  // no counters in reading()
   EXPECT_NE(text.find("# TYPE scalebench_gpu_power_watts gauge"), std::string::npos);
   EXPECT_NE(text.find("# TYPE scalebench_gpu_nvlink_bytes_per_second gauge"), std::string::npos);
 }
@@ -210,6 +231,25 @@ TEST_F(GpuTelemetryNvml, ReadsEveryQuantityOfEveryGpu) {
     EXPECT_NEAR(*s.nvlink_transmit_bytes_per_second / gib, i + 1.0, 0.15 * (i + 1));
     EXPECT_NEAR(*s.nvlink_receive_bytes_per_second / gib, (i + 1.0) / 2, 0.15 * (i + 1));
   }
+}
+
+TEST_F(GpuTelemetryNvml, ClockLimitSeriesFromTheViolationCounters) {
+  scenario("nvswitch4");
+  NvmlLibrary nvml = NvmlLibrary::open(SCALEBENCH_FAKE_NVML);
+  ASSERT_TRUE(nvml.available());
+  auto first = nvml.read_telemetry();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto second = nvml.read_telemetry();
+  ASSERT_EQ(second.size(), 4u);
+  std::vector<GpuTelemetrySample> samples;
+  for (std::size_t i = 0; i < 4; ++i) samples.push_back(to_sample(second[i], &first[i]));
+  // The stand-in holds GPU 0 at its power cap a quarter of the time, the others never.
+  ASSERT_TRUE(samples[0].clocks_power_limited_ratio);
+  EXPECT_NEAR(*samples[0].clocks_power_limited_ratio, 0.25, 0.05);
+  EXPECT_DOUBLE_EQ(samples[1].clocks_power_limited_ratio.value_or(-1), 0.0);
+  const std::string text = telemetry_metrics_text(samples, {"node-a", "host-a", 0, ""}, true);
+  EXPECT_EQ(lines_of(text, "scalebench_gpu_clocks_limited_ratio", {"reason=\"power\""}).size(), 4u) << text;
+  EXPECT_EQ(lines_of(text, "scalebench_gpu_clocks_limited_ratio", {"reason=\"thermal\""}).size(), 4u) << text;
 }
 
 TEST_F(GpuTelemetryNvml, GpuWithoutNvLinkHasNoNvLinkCounters) {
