@@ -668,6 +668,63 @@ void add_outliers(Section& sec, const Json& exp_records) {
   sec.tables.push_back(t);
 }
 
+// GPUs their power or thermal limit held down while they measured: the share of each run's
+// measuring time (details.clock_limits of its per-GPU time records, summed over the points) that
+// NVML counted the clocks below the application clocks. Runs under 1% are left out.
+void add_clock_limits(Section& sec, const std::vector<const Json*>& recs) {
+  struct Sum {
+    double window = 0, power = 0, thermal = 0;
+    bool has_power = false, has_thermal = false;
+    const Json* first = nullptr;
+  };
+  std::map<std::pair<std::string, long long>, Sum> by_gpu;  // (run id text, GPU) -> sums
+  for (const Json* r : recs) {
+    if (r->value("metric", "") != "time") continue;
+    const Json* d = r->contains("details") ? &(*r)["details"] : nullptr;
+    if (!d || !d->is_object() || !d->contains("clock_limits") || !(*d)["clock_limits"].is_object()) continue;
+    const Json& c = (*d)["clock_limits"];
+    if (!c.contains("window_ms") || !c["window_ms"].is_number()) continue;
+    const Json pt = r->value("point", Json::object());
+    const long long gpu =
+        pt.is_object() && pt.contains("gpu") && pt["gpu"].is_number_integer() ? pt["gpu"].get<long long>() : 0;
+    Sum& s = by_gpu[{(*r)["run_id"].dump(), gpu}];
+    if (!s.first) s.first = r;
+    s.window += c["window_ms"].get<double>();
+    if (c.contains("power_capped_ms") && c["power_capped_ms"].is_number())
+      s.power += c["power_capped_ms"].get<double>(), s.has_power = true;
+    if (c.contains("thermal_capped_ms") && c["thermal_capped_ms"].is_number())
+      s.thermal += c["thermal_capped_ms"].get<double>(), s.has_thermal = true;
+  }
+  Table t = make_table(sec.id + "-clock-limits", "GPUs held down by their power or thermal limit",
+                       "share of each run's measuring time (set-up, warm-up and timed samples, summed over its "
+                       "points) that NVML counted the GPU's clocks below the application clocks; a figure taken "
+                       "there is limited by the GPU's power or cooling, not by the software; runs under 1% left out",
+                       {{"run", true},
+                        {"workload", false},
+                        {"variant", false},
+                        {"workers", true},
+                        {"GPU", true},
+                        {"host", false},
+                        {"measured s", true},
+                        {"power-capped %", true},
+                        {"thermal-capped %", true}});
+  for (const auto& [key, s] : by_gpu) {
+    if (s.window <= 0) continue;
+    const double power = 100 * s.power / s.window, thermal = 100 * s.thermal / s.window;
+    if (power < 1 && thermal < 1) continue;
+    const Json& r = *s.first;
+    std::string host;
+    const Json pl = r.value("placement", Json::object());
+    if (pl.contains("devices") && pl["devices"].is_array())
+      for (const Json& dev : pl["devices"])
+        if (dev.is_object() && dev.value("rank", -1LL) == key.second) host = dev.value("host", "");
+    t.rows.push_back({key.first, r.value("workload", ""), r.value("variant", ""), std::to_string(workers_of(r)),
+                      std::to_string(key.second), host, format_number(s.window / 1e3),
+                      s.has_power ? format_number(power) : "", s.has_thermal ? format_number(thermal) : ""});
+  }
+  if (!t.rows.empty()) sec.tables.push_back(t);
+}
+
 void add_problems(Section& sec, const std::vector<const Json*>& recs) {
   Table t = make_table(sec.id + "-problems", "Runs and points that did not end ok", "status and reason as recorded",
                        {{"run", true},
@@ -827,6 +884,7 @@ Report build_report(const Json& records, const ReportOptions& opt) {
     add_throughput_scaling(sec, ok, gpus, opt);
     add_other_figures(sec, ok);
     add_outliers(sec, exp_records);
+    add_clock_limits(sec, ok);
     add_problems(sec, by_exp[name]);
     rep.sections.push_back(sec);
   }

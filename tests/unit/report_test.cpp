@@ -201,6 +201,34 @@ TEST(Report, FailedRunsAreListedWithTheirReason) {
   EXPECT_EQ(t->rows[0][5], "agent lost");
 }
 
+TEST(Report, GpusHeldAtTheirPowerCapAreListedWithTheirShare) {
+  // Two points of one 2-GPU run: GPU 1 power-capped 30 and 10 ms of 100 each (20%), GPU 0 for
+  // 0.5 ms (under 1%: left out); a run without clock limits adds no row.
+  auto timed = [](long long gpu, double power_ms) {
+    Json r = throughput_record("nvlink", 2, 5.0);
+    r["metric"] = "time", r["unit"] = "us", r["better"] = "lower";
+    r["point"] = {{"gpu", gpu}};
+    r["placement"]["devices"] = Json::array({{{"rank", 0}, {"host", "node-a"}}, {{"rank", 1}, {"host", "node-b"}}});
+    r["details"] = {
+        {"clock_limits", {{"window_ms", 100.0}, {"power_capped_ms", power_ms}, {"thermal_capped_ms", 0.0}}}};
+    return r;
+  };
+  Json recs = Json::array({timed(0, 0.5), timed(1, 30), timed(0, 0), timed(1, 10), throughput_record("nvlink", 1, 10)});
+  const Report r = build_report(recs);
+  const Table* t = find_table(r, "-clock-limits");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->rows.size(), 1u);
+  // columns: run, workload, variant, workers, GPU, host, measured s, power-capped %, thermal-capped %
+  EXPECT_EQ(t->rows[0][4], "1");
+  EXPECT_EQ(t->rows[0][5], "node-b");
+  EXPECT_EQ(t->rows[0][6], "0.2000");
+  EXPECT_EQ(t->rows[0][7], "20.00");
+  EXPECT_EQ(t->rows[0][8], "0.0000");
+  // Nobody capped: no table at all.
+  const Report calm = build_report(Json::array({timed(0, 0), timed(1, 0.2)}));
+  EXPECT_EQ(find_table(calm, "-clock-limits"), nullptr);
+}
+
 TEST(Report, HtmlEscapesWhatRecordsSay) {
   Json rec = throughput_record("<script>alert(1)</script>", 1, 10);
   const std::string html = html_report(build_report(Json::array({rec})));
