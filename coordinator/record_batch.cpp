@@ -532,8 +532,7 @@ static_assert(std::find(kSeriesKept.begin(), kSeriesKept.end(), kKeptCount) == k
 
 constexpr std::size_t kSchemaVersion = index_in_kept("schema_version"), kRunId = index_in_kept("run_id"),
                       kExperiment = index_in_kept("experiment"), kStatus = index_in_kept("status"),
-                      kValue = index_in_kept("value"), kStats = index_in_kept("stats"),
-                      kPlacement = index_in_kept("placement");
+                      kValue = index_in_kept("value"), kStats = index_in_kept("stats");
 
 // Whether nlohmann reads this number text (checked JSON) as an integer: no fraction or exponent,
 // and within 64 bits (beyond, it reads a float).
