@@ -438,11 +438,10 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
   // (read_record_batch checked it is JSON), unless a reference adds its outcome.
   const int attempt = batch.attempt;
   for (const auto& item : batch.records) {
-    std::string problem = validate_record(item.fields);
+    std::string problem = item.problem();
     if (!problem.empty())
       return error(400, "record " + std::to_string(item.seq) + " of run " + std::to_string(run_id) + ": " + problem);
-    if (item.fields["run_id"].get<long long>() != run_id)
-      return error(400, "record names run " + item.fields["run_id"].dump());
+    if (item.run_id_value() != run_id) return error(400, "record names run " + item.run_id_text());
   }
   // Why the run takes no records (empty when it does).
   auto refused = [&](const Store::Run* run) -> std::optional<ApiResult> {
@@ -497,7 +496,10 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
   }
   for (std::size_t i : stored) {
     const RawRecord& r = batch.records[i];
-    metrics_.record_ingested(r.fields, r.series_text, [&r] { return r.whole(); });
+    if (r.vouched)
+      metrics_.record_ingested(r.experiment, r.ok_value, r.series_text, [&r] { return r.whole(); });
+    else
+      metrics_.record_ingested(r.fields, r.series_text, [&r] { return r.whole(); });
   }
   return {200, Json{{"stored", stored.size()}}};
 }

@@ -26,11 +26,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
  private:
   void on_handshake(boost::beast::error_code ec);
   void do_read();
+  void on_header(boost::beast::error_code ec, std::size_t bytes);
   void on_read(boost::beast::error_code ec, std::size_t bytes);
   void respond(std::shared_ptr<HttpResponseMsg> res);
   void on_write(bool close, boost::beast::error_code ec, std::size_t bytes);
   void do_close();
   boost::beast::tcp_stream& tcp() { return boost::beast::get_lowest_layer(stream_); }
+
+  // The read buffer: kept at what headers take between requests, grown to kBodyBuffer while a
+  // larger body is read (beast reads at most 64 KiB at once).
+  static constexpr std::size_t kHeaderBuffer = HttpServer::kHeaderLimit;
+  static constexpr std::size_t kBodyBuffer = 64 * 1024;
 
   Stream stream_;
   boost::beast::flat_buffer buffer_;

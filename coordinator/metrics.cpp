@@ -147,20 +147,32 @@ void Metrics::forget_experiment(const std::string& name) {
 }
 
 void Metrics::record_ingested(const Json& fields, std::string_view series_text, const std::function<Json()>& whole) {
-  std::lock_guard lock(mutex_);
-  records_total_.Increment();
   auto status = fields.find("status");
   auto value_it = fields.find("value");
-  if (status == fields.end() || *status != "ok" || value_it == fields.end() || !value_it->is_number()) return;
-  const double raw_value = value_it->get<double>();
-  const std::string experiment = fields.value("experiment", "");
-  if (experiment_order_.empty() || experiment_order_.back() != experiment) {
-    if (std::find(experiment_order_.begin(), experiment_order_.end(), experiment) == experiment_order_.end()) {
-      experiment_order_.push_back(experiment);
+  std::optional<double> ok_value;
+  if (status != fields.end() && *status == "ok" && value_it != fields.end() && value_it->is_number())
+    ok_value = value_it->get<double>();
+  const std::string experiment = ok_value ? fields.value("experiment", "") : std::string();
+  record_ingested(
+      experiment, ok_value, series_text, whole ? whole : [&fields] { return fields; });
+}
+
+void Metrics::record_ingested(std::string_view experiment_name, std::optional<double> ok_value,
+                              std::string_view series_text, const std::function<Json()>& whole) {
+  std::lock_guard lock(mutex_);
+  records_total_.Increment();
+  if (!ok_value) return;
+  const double raw_value = *ok_value;
+  if (experiment_order_.empty() || experiment_order_.back() != experiment_name) {
+    if (std::find(experiment_order_.begin(), experiment_order_.end(), experiment_name) == experiment_order_.end()) {
+      experiment_order_.emplace_back(experiment_name);
       while (experiment_order_.size() > kMaxExperiments) forget_experiment(experiment_order_.front());
     }
   }
-  auto& series = series_by_experiment_[experiment];
+  auto found = series_by_experiment_.find(experiment_name);
+  if (found == series_by_experiment_.end())
+    found = series_by_experiment_.emplace(std::string(experiment_name), ExperimentSeries{}).first;
+  auto& series = found->second;
   if (!series_text.empty()) {
     if (auto hit = series.by_text.find(series_text); hit != series.by_text.end()) {
       const ResultGauges& g = hit->second;
@@ -170,9 +182,8 @@ void Metrics::record_ingested(const Json& fields, std::string_view series_text, 
       return;
     }
   }
-  Json full;
-  if (whole) full = whole();
-  const Json& r = whole ? full : fields;
+  const std::string experiment(experiment_name);
+  const Json r = whole();
   const std::string unit = r.value("unit", "");
   auto base = base_unit(unit);
   const double factor = base ? base->factor : 1.0;

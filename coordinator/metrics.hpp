@@ -54,6 +54,10 @@ class Metrics {
   // first record of a series.
   void record_ingested(const Json& record, std::string_view series_text = {},
                        const std::function<Json()>& whole = nullptr);
+  // The same for a valid record of which only this is at hand (RawRecord, vouched for): its
+  // experiment, and its value when its status is ok; `whole` gives the rest for a new series.
+  void record_ingested(std::string_view experiment, std::optional<double> ok_value, std::string_view series_text,
+                       const std::function<Json()>& whole);
   std::string text() const;
 
   // Metric name for a record's metric and unit: busbw in GB/s -> scalebench_collective_busbw_bytes_per_second.
@@ -100,7 +104,7 @@ class Metrics {
     };
     std::unordered_map<std::string, ResultGauges, TextHash, std::equal_to<>> by_text;
   };
-  std::map<std::string, ExperimentSeries> series_by_experiment_;
+  std::map<std::string, ExperimentSeries, std::less<>> series_by_experiment_;
   std::deque<std::string> experiment_order_;  // oldest first
   std::vector<Series> progress_series_;       // what set_progress added last
 };

@@ -1,10 +1,15 @@
 #include "coordinator/record_batch.hpp"
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <limits>
 
+#include "common/record.hpp"
 #include "coordinator/request_checks.hpp"
 
 namespace scalebench {
@@ -87,6 +92,24 @@ class Scanner {
     }
   }
 
+  // A key at pos(): `key` is its content, a view of the text when it has no escapes, else
+  // decoded into `scratch` (as nlohmann decodes it).
+  bool key(std::string_view& key, std::string& scratch) {
+    const std::size_t start = pos_ + 1;
+    if (pos_ >= s_.size() || s_[pos_] != '"') return false;
+    ++pos_;
+    plain_run();
+    if (pos_ < s_.size() && s_[pos_] == '"') {
+      key = s_.substr(start, pos_++ - start);
+      return true;
+    }
+    pos_ = start - 1;
+    scratch.clear();
+    if (!string(&scratch)) return false;
+    key = scratch;
+    return true;
+  }
+
   // A string at pos(); its content decoded into `out` when given (keys).
   bool string(std::string* out) {
     if (pos_ >= s_.size() || s_[pos_] != '"') return false;
@@ -94,11 +117,7 @@ class Scanner {
     while (pos_ < s_.size()) {
       // A run of plain ASCII at once (most of any record), then what needs a closer look.
       const std::size_t run = pos_;
-      while (pos_ < s_.size()) {
-        const auto p = static_cast<unsigned char>(s_[pos_]);
-        if (p < 0x20 || p >= 0x80 || p == '"' || p == '\\') break;
-        ++pos_;
-      }
+      plain_run();
       if (out && pos_ > run) out->append(s_.substr(run, pos_ - run));
       if (pos_ >= s_.size()) break;
       const auto c = static_cast<unsigned char>(s_[pos_]);
@@ -119,6 +138,32 @@ class Scanner {
   }
 
  private:
+  // Moves past plain string characters: printable ASCII other than '"' and '\\'. Eight bytes at a
+  // time where the byte order allows (a record is mostly such runs), then byte by byte.
+  void plain_run() {
+    if constexpr (std::endian::native == std::endian::little) {
+      constexpr std::uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+      // The high bit of each byte that is zero; exact up to the first such byte, which is all
+      // that is read of it.
+      auto zero_bytes = [](std::uint64_t x) { return (x - ones) & ~x & high; };
+      while (pos_ + 8 <= s_.size()) {
+        std::uint64_t w;
+        std::memcpy(&w, s_.data() + pos_, 8);
+        const std::uint64_t special =
+            zero_bytes(w ^ (ones * '"')) | zero_bytes(w ^ (ones * '\\')) | ((w - ones * 0x20) & ~w & high) | (w & high);
+        if (special) {
+          pos_ += static_cast<std::size_t>(std::countr_zero(special)) / 8;
+          return;
+        }
+        pos_ += 8;
+      }
+    }
+    while (pos_ < s_.size()) {
+      const auto p = static_cast<unsigned char>(s_[pos_]);
+      if (p < 0x20 || p >= 0x80 || p == '"' || p == '\\') return;
+      ++pos_;
+    }
+  }
   bool literal(std::string_view word) {
     if (s_.substr(pos_, word.size()) != word) return false;
     pos_ += word.size();
@@ -394,8 +439,9 @@ static_assert(kKeptCount <= 32, "a bit each in read_record_batch's mask");
 
 // The field's index in kKept; kKeptCount for a field validate_record does not read.
 std::size_t kept_index(std::string_view key) {
+  // Length and first byte first: a key is compared in full with one candidate at most.
   for (std::size_t i = 0; i < kKeptCount; ++i)
-    if (key == kKept[i].key) return i;
+    if (key.size() == kKept[i].key.size() && !key.empty() && key[0] == kKept[i].key[0] && key == kKept[i].key) return i;
   return kKeptCount;
 }
 
@@ -470,7 +516,205 @@ namespace {
 constexpr std::string_view kSeriesFields[] = {"experiment", "workload", "variant",   "metric",
                                               "unit",       "params",   "placement", "point"};
 constexpr std::size_t kSeriesFieldCount = std::size(kSeriesFields);
+
+constexpr std::size_t index_in_kept(std::string_view key) {
+  for (std::size_t i = 0; i < kKeptCount; ++i)
+    if (kKept[i].key == key) return i;
+  return kKeptCount;
+}
+// Each series field's index in kKept (each is a field validation reads).
+constexpr auto kSeriesKept = [] {
+  std::array<std::size_t, kSeriesFieldCount> out{};
+  for (std::size_t f = 0; f < kSeriesFieldCount; ++f) out[f] = index_in_kept(kSeriesFields[f]);
+  return out;
+}();
+static_assert(std::find(kSeriesKept.begin(), kSeriesKept.end(), kKeptCount) == kSeriesKept.end());
+
+constexpr std::size_t kSchemaVersion = index_in_kept("schema_version"), kRunId = index_in_kept("run_id"),
+                      kExperiment = index_in_kept("experiment"), kStatus = index_in_kept("status"),
+                      kValue = index_in_kept("value"), kStats = index_in_kept("stats");
+
+// Whether nlohmann reads this number text (checked JSON) as an integer: no fraction or exponent,
+// and within 64 bits (beyond, it reads a float).
+bool integer_text(std::string_view t) {
+  if (t.empty() || !(t.front() == '-' || (t.front() >= '0' && t.front() <= '9'))) return false;
+  const char* end = t.data() + t.size();
+  if (t.front() == '-') {
+    std::int64_t v = 0;
+    auto [p, ec] = std::from_chars(t.data(), end, v);
+    return ec == std::errc() && p == end;
+  }
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(t.data(), end, v);
+  return ec == std::errc() && p == end;
+}
+
+bool is_number_text(std::string_view t) {
+  return !t.empty() && (t.front() == '-' || (t.front() >= '0' && t.front() <= '9'));
+}
+
+// The content of a string's text (checked JSON) when it has no escapes, which is then its value.
+bool plain_string(std::string_view t, std::string_view& content) {
+  if (t.size() < 2 || t.front() != '"') return false;
+  content = t.substr(1, t.size() - 2);
+  return content.find('\\') == std::string_view::npos;
+}
+
+// Whether every count of a placement object's text (checked JSON; the last of duplicates) is an
+// integer, as validate_record wants them.
+bool counts_are_integers(std::string_view text) {
+  Scanner sc(text, std::numeric_limits<int>::max());
+  std::string_view last[4];
+  constexpr std::string_view kCounts[4] = {"nodes", "ranks", "ranks_per_node", "gpus"};
+  std::string scratch;
+  if (!sc.eat('{')) return false;
+  if (!sc.eat('}')) {
+    do {
+      sc.ws();
+      std::string_view key, value;
+      if (!sc.key(key, scratch) || !sc.eat(':') || !take_value(sc, text, value)) return false;
+      for (std::size_t c = 0; c < 4; ++c)
+        if (key == kCounts[c]) last[c] = value;
+    } while (sc.eat(','));
+    if (!sc.eat('}')) return false;
+  }
+  for (const auto& v : last)
+    if (!v.empty() && !integer_text(v)) return false;
+  return true;
+}
+
+// Whether validate_record accepts a record whose fields validation reads have these texts (the
+// last of each, empty when absent), judged without building them; fills what the coordinator
+// reads of a vouched record. False also for valid records in spellings it does not judge (a
+// schema_version of 1.0e0 is not 1; escapes in status or experiment; a run_id beyond int64...):
+// those are judged by validate_record on their built fields.
+bool vouch(const std::string_view (&last)[kKeptCount], RawRecord& raw) {
+  if (last[kSchemaVersion] != "1") return false;
+  std::int64_t run_id = 0;
+  const std::string_view id = last[kRunId];
+  if (auto [p, ec] = std::from_chars(id.data(), id.data() + id.size(), run_id);
+      id.empty() || ec != std::errc() || p != id.data() + id.size())
+    return false;
+  std::string_view experiment, status;
+  if (!plain_string(last[kExperiment], experiment) || !plain_string(last[kStatus], status)) return false;
+  if (status != "ok" && status != "failed" && status != "timeout" && status != "skipped" && status != "cancelled")
+    return false;
+  for (std::size_t i = 0; i < kKeptCount; ++i) {
+    const std::string_view t = last[i];
+    switch (kKept[i].how) {
+      case Kept::value:  // experiment, workload, metric, unit and status must be strings; value a number or null
+        if (i == kValue) {
+          if (!t.empty() && t != "null" && !is_number_text(t)) return false;
+        } else if (i != kSchemaVersion && i != kRunId && (t.empty() || t.front() != '"')) {
+          return false;
+        }
+        break;
+      case Kept::unless_string:
+        if (!t.empty() && t.front() != '"') return false;
+        break;
+      case Kept::empty_object:
+      case Kept::unless_object:
+        if (!t.empty() && t.front() != '{') return false;
+        break;
+      case Kept::unless_integer:
+        if (!t.empty() && !integer_text(t)) return false;
+        break;
+      case Kept::counts:
+        if (!t.empty() && (t.front() != '{' || !counts_are_integers(t))) return false;
+        break;
+    }
+  }
+  std::optional<double> ok_value;
+  if (status == "ok") {
+    const std::string_view v = last[kValue];
+    if (!is_number_text(v) || last[kStats].empty()) return false;
+    // As nlohmann reads it, then get<double>(): an integer as an integer, then converted.
+    Json number;
+    if (!parse_small(v, number) || !number.is_number()) return false;
+    ok_value = number.get<double>();
+  }
+  raw.vouched = true;
+  raw.run_id = run_id;
+  raw.experiment = experiment;
+  raw.ok_value = ok_value;
+  return true;
+}
+
+// RawRecord::fields, from the record's text (checked JSON): for records vouch() does not judge.
+bool build_fields(std::string_view text, RawRecord& raw) {
+  Scanner sc(text, std::numeric_limits<int>::max());
+  raw.fields = Json::object();
+  std::uint32_t present = 0;  // kKept's fields in raw.fields, a bit each
+  if (!sc.eat('{')) return false;
+  if (sc.eat('}')) return true;
+  do {
+    sc.ws();
+    std::string rkey;
+    std::string_view value;
+    if (!sc.string(&rkey) || !sc.eat(':') || !take_value(sc, text, value)) return false;
+    const std::size_t index = kept_index(rkey);
+    if (index == kKeptCount) continue;
+    const char first = value.front();
+    Json v;
+    bool keep = true;
+    switch (kKept[index].how) {
+      case Kept::empty_object:
+        if (first == '{') v = Json::object();
+        break;
+      case Kept::unless_string:
+        keep = first != '"';
+        break;
+      case Kept::unless_object:
+        keep = first != '{';
+        break;
+      case Kept::counts:
+        if (first != '{') break;
+        if (!counts_of(value, v)) return false;
+        keep = !v.is_null();
+        break;
+      default:
+        break;
+    }
+    if (keep && v.is_null() && !parse_small(value, v)) return false;
+    if (kKept[index].how == Kept::unless_integer) keep = !v.is_number_integer();
+    const std::uint32_t bit = 1u << index;
+    if (keep) {
+      raw.fields[rkey] = std::move(v);
+      present |= bit;
+    } else if (present & bit) {  // a duplicate: the last one counts, as in nlohmann
+      raw.fields.erase(rkey);
+      present &= ~bit;
+    }
+  } while (sc.eat(','));
+  return sc.eat('}');
+}
+
+// An entry of "records" as check_records_body reads it, from its text (checked JSON): its
+// fields, a record object as {}.
+bool entry_skeleton(std::string_view text, Json& entry) {
+  Scanner sc(text, std::numeric_limits<int>::max());
+  entry = Json::object();
+  if (!sc.eat('{')) return false;
+  if (sc.eat('}')) return true;
+  do {
+    sc.ws();
+    std::string key;
+    std::string_view value;
+    if (!sc.string(&key) || !sc.eat(':') || !take_value(sc, text, value)) return false;
+    Json v;
+    if (key == "record" && value.front() == '{')
+      v = Json::object();
+    else if (!parse_small(value, v))
+      return false;
+    entry[key] = std::move(v);
+  } while (sc.eat(','));
+  return sc.eat('}');
+}
 }  // namespace
+
+std::string RawRecord::problem() const { return vouched ? std::string() : validate_record(fields); }
+long long RawRecord::run_id_value() const { return vouched ? run_id : fields["run_id"].get<long long>(); }
+std::string RawRecord::run_id_text() const { return vouched ? std::to_string(run_id) : fields["run_id"].dump(); }
 
 std::string read_record_batch(std::string_view body, RecordBatch& out, int max_depth) {
   out = RecordBatch{};
@@ -479,7 +723,13 @@ std::string read_record_batch(std::string_view body, RecordBatch& out, int max_d
   auto failed = [&]() -> std::string {
     return sc.too_deep() ? "JSON nested deeper than " + std::to_string(max_depth) + " levels" : invalid;
   };
-  Json skeleton = Json::object();  // the envelope, each record as {}: what check_records_body reads
+  // The envelope, as check_records_body reads it. Entries of the plain form {"seq": <int64>,
+  // "record": {...}} (each key once; what agents send) pass its checks whatever they hold, so
+  // while every entry is plain none is built; from the first that is not, all are.
+  Json skeleton = Json::object();
+  bool entries_built = false;
+  Json entries;
+  std::string scratch;
   if (!sc.at_end()) {
     if (sc.peek() != '{') {
       std::string_view text;
@@ -494,116 +744,112 @@ std::string read_record_batch(std::string_view body, RecordBatch& out, int max_d
         if (!sc.string(&key) || !sc.eat(':')) return failed();
         if (key == "records" && sc.peek() == '[') {
           out.records.clear();
-          Json entries = Json::array();
+          entries = Json::array();
+          entries_built = false;
           sc.eat('[');
           if (!sc.enter()) return failed();
           if (!sc.eat(']')) {
             do {
+              sc.ws();
+              const std::size_t entry_start = sc.pos();
               if (sc.peek() != '{') {
                 std::string_view text;
                 Json v;
                 if (!take_value(sc, body, text) || !parse_small(text, v)) return failed();
+                if (!entries_built) {
+                  for (const auto& r : out.records) entries.push_back(Json{{"seq", r.seq}, {"record", Json::object()}});
+                  entries_built = true;
+                }
                 entries.push_back(std::move(v));
                 continue;
               }
               sc.eat('{');
               if (!sc.enter()) return failed();
-              Json entry = Json::object();
               RawRecord raw;
               bool has_record = false;
+              int seqs = 0, records = 0, others = 0;
+              std::string_view seq_text;
               if (!sc.eat('}')) {
                 do {
                   sc.ws();
-                  std::string ekey;
-                  if (!sc.string(&ekey) || !sc.eat(':')) return failed();
+                  std::string_view ekey;
+                  if (!sc.key(ekey, scratch) || !sc.eat(':')) return failed();
                   if (ekey == "record" && sc.peek() == '{') {
-                    // The record: its text as a whole, and its top-level fields one by one.
+                    ++records;
+                    // The record: its text as a whole, and the texts of its top-level fields.
                     const std::size_t start = sc.pos();
-                    raw.fields = Json::object();
-                    // Room for every kept field: 20 of them stay under the 1 KiB above which glibc's
-                    // malloc first sweeps its small freed chunks together (per record otherwise).
-                    raw.fields.get_ref<Json::object_t&>().reserve(kKeptCount);
-                    std::uint32_t present = 0;  // kKept's fields in raw.fields, a bit each
-                    std::string_view series[kSeriesFieldCount];
+                    std::string_view last[kKeptCount];  // the last text of each kept field
                     sc.eat('{');
                     if (!sc.enter()) return failed();
                     if (!sc.eat('}')) {
                       do {
                         sc.ws();
-                        std::string rkey;
-                        std::string_view text;
-                        if (!sc.string(&rkey) || !sc.eat(':') || !take_value(sc, body, text)) return failed();
-                        for (std::size_t f = 0; f < kSeriesFieldCount; ++f)
-                          if (rkey == kSeriesFields[f]) series[f] = text;  // the last one, as nlohmann
-                        const std::size_t index = kept_index(rkey);
-                        if (index == kKeptCount) continue;
-                        const char first = text.front();
-                        Json v;
-                        bool keep = true;
-                        switch (kKept[index].how) {
-                          case Kept::empty_object:
-                            if (first == '{') v = Json::object();
-                            break;
-                          case Kept::unless_string:
-                            keep = first != '"';
-                            break;
-                          case Kept::unless_object:
-                            keep = first != '{';
-                            break;
-                          case Kept::counts:
-                            if (first != '{') break;
-                            if (!counts_of(text, v)) return failed();
-                            keep = !v.is_null();
-                            break;
-                          default:
-                            break;
-                        }
-                        if (keep && v.is_null() && !parse_small(text, v)) return failed();
-                        if (kKept[index].how == Kept::unless_integer) keep = !v.is_number_integer();
-                        const std::uint32_t bit = 1u << index;
-                        if (keep) {
-                          raw.fields[rkey] = std::move(v);
-                          present |= bit;
-                        } else if (present & bit) {  // a duplicate: the last one counts, as in nlohmann
-                          raw.fields.erase(rkey);
-                          present &= ~bit;
-                        }
+                        std::string_view rkey, text;
+                        if (!sc.key(rkey, scratch) || !sc.eat(':') || !take_value(sc, body, text)) return failed();
+                        if (const std::size_t index = kept_index(rkey); index < kKeptCount) last[index] = text;
                       } while (sc.eat(','));
                       if (!sc.eat('}')) return failed();
                     }
                     sc.leave();
+                    raw = RawRecord{};
                     raw.text = body.substr(start, sc.pos() - start);
-                    raw.series_text.clear();
+                    std::size_t length = kSeriesFieldCount - 1;
+                    for (const std::size_t k : kSeriesKept) length += last[k].size();
+                    raw.series_text.reserve(length);
                     for (std::size_t f = 0; f < kSeriesFieldCount; ++f) {
                       if (f) raw.series_text += '\x01';
-                      raw.series_text += series[f];
+                      raw.series_text += last[kSeriesKept[f]];
                     }
-                    entry["record"] = Json::object();
+                    if (!vouch(last, raw) && !build_fields(raw.text, raw)) return failed();
                     has_record = true;
                   } else {
                     std::string_view text;
-                    Json v;
-                    if (!take_value(sc, body, text) || !parse_small(text, v)) return failed();
-                    if (ekey == "record") has_record = false;
-                    entry[ekey] = std::move(v);
+                    if (!take_value(sc, body, text)) return failed();
+                    if (ekey == "record") {
+                      has_record = false;
+                      ++records;
+                    } else if (ekey == "seq") {
+                      ++seqs;
+                      seq_text = text;
+                    } else {
+                      ++others;
+                    }
                   }
                 } while (sc.eat(','));
                 if (!sc.eat('}')) return failed();
               }
               sc.leave();
+              long long seq = 0;
+              const char* seq_end = seq_text.data() + seq_text.size();
+              const auto [seq_stop, seq_ec] = std::from_chars(seq_text.data(), seq_end, seq);
+              const bool plain = seqs == 1 && records == 1 && others == 0 && has_record && seq_ec == std::errc() &&
+                                 seq_stop == seq_end;
+              if (plain && !entries_built) {
+                raw.seq = seq;
+              } else {
+                if (!entries_built) {
+                  for (const auto& r : out.records) entries.push_back(Json{{"seq", r.seq}, {"record", Json::object()}});
+                  entries_built = true;
+                }
+                Json entry;
+                if (!entry_skeleton(body.substr(entry_start, sc.pos() - entry_start), entry)) return failed();
+                entries.push_back(std::move(entry));
+              }
               if (has_record) out.records.push_back(std::move(raw));
-              entries.push_back(std::move(entry));
             } while (sc.eat(','));
             if (!sc.eat(']')) return failed();
           }
           sc.leave();
-          skeleton["records"] = std::move(entries);
+          skeleton["records"] = entries_built ? std::move(entries) : Json::array();
         } else {
           std::string_view text;
           Json v;
           if (!take_value(sc, body, text) || !parse_small(text, v)) return failed();
           skeleton[key] = std::move(v);
-          if (key == "records") out.records.clear();
+          if (key == "records") {
+            out.records.clear();
+            entries_built = false;
+          }
         }
       } while (sc.eat(','));
       if (!sc.eat('}')) return failed();
@@ -612,11 +858,12 @@ std::string read_record_batch(std::string_view body, RecordBatch& out, int max_d
     if (!sc.at_end()) return invalid;
   }
   if (std::string problem = check_records_body(skeleton); !problem.empty()) return problem;
-  // Every entry now has an integer seq and an object record, in order.
-  const Json& entries = skeleton["records"];
-  if (entries.size() != out.records.size()) return invalid;  // cannot happen after the check
   out.attempt = skeleton["attempt"].get<int>();
-  for (std::size_t i = 0; i < entries.size(); ++i) out.records[i].seq = entries[i]["seq"].get<long long>();
+  if (!entries_built) return "";  // each record's seq is set
+  // Every entry now has an integer seq and an object record, in order.
+  const Json& built = skeleton["records"];
+  if (built.size() != out.records.size()) return invalid;  // cannot happen after the check
+  for (std::size_t i = 0; i < built.size(); ++i) out.records[i].seq = built[i]["seq"].get<long long>();
   return "";
 }
 

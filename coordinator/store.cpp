@@ -125,6 +125,10 @@ Store::Store(const std::string& path, bool read_only) : path_(path) {
   sqlite3_busy_timeout(db_, 1000);
   statements_ = std::make_unique<StatementCache>(db_);
   if (!read_only) {
+    // New stores only (an existing file keeps its page size): SQLite writes each WAL frame with
+    // two system calls, and a batch of 200 records fills about 45 pages of 4 KiB; at 16 KiB its
+    // commit, and the checkpoint that copies it, take a quarter of the calls.
+    exec("PRAGMA page_size=16384");
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");  // WAL + NORMAL: a killed process loses nothing committed
     exec("PRAGMA foreign_keys=ON");

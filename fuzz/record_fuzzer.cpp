@@ -1,7 +1,8 @@
 // libFuzzer target: the body of POST /api/v1/runs/{id}/records as the coordinator reads it:
 // read_record_batch's one-pass reader (checked against nlohmann::json, which reads the stored
-// text back: each must accept what the other does, and each record's fields must be what a full
-// parse gives), then each record validated, evaluated against references and fed to the /metrics
+// text back: each must accept what the other does, and what it keeps of each record must be what
+// a full parse gives: the judgement of a record it vouches for, else the fields validation
+// reads), then each record validated, evaluated against references and fed to the /metrics
 // gauges. A record the validator accepts must never make the later steps throw.
 #include <cstddef>
 #include <cstdint>
@@ -50,24 +51,50 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (problem.empty() && !json_ok) bug("read_record_batch accepted what nlohmann rejects");
   if (problem == "body is not valid JSON" && json_ok && !quirk) bug("read_record_batch rejected valid JSON");
   if (!problem.empty()) return 0;
+  // Each record, with its seq, as nlohmann reads the body (the last of duplicate keys).
+  const Json parsed = Json::parse(body);
+  const Json& entries = parsed["records"];
+  if (entries.size() != batch.records.size()) bug("record count differs");
+  if (batch.attempt != parsed["attempt"].get<int>()) bug("attempt differs");
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (batch.records[i].seq != entries[i]["seq"].get<long long>()) bug("seq differs");
+    if (batch.records[i].whole() != entries[i]["record"]) bug("record differs");
+  }
   for (const auto& raw : batch.records) {
     // The stored text reads back, and the fields are the record's own.
     Json full = Json::parse(raw.text);
     if (full != raw.whole()) bug("whole() differs");
-    std::size_t kept = 0;
-    for (const auto& [key, value] : full.items()) {
-      const std::optional<Json> want = record_field_kept(key, value);
-      if (!want) continue;
-      ++kept;
-      if (!raw.fields.contains(key) || raw.fields[key] != *want) bug("field '" + key + "' differs");
+    const std::string problem_of_record = validate_record(full);
+    if (raw.vouched) {
+      // Vouched for: valid, and what the coordinator reads of it is the record's own.
+      if (!problem_of_record.empty()) bug("vouched for an invalid record: " + problem_of_record);
+      if (!raw.fields.is_null()) bug("fields built for a vouched record");
+      if (raw.run_id != full["run_id"].get<long long>()) bug("run_id differs");
+      if (full["experiment"] != raw.experiment) bug("experiment differs");
+      const bool ok = full["status"] == "ok";
+      if (ok != raw.ok_value.has_value()) bug("ok differs");
+      if (ok && *raw.ok_value != full["value"].get<double>()) bug("value differs");
+    } else {
+      // Otherwise the fields validation reads are the record's own.
+      std::size_t kept = 0;
+      for (const auto& [key, value] : full.items()) {
+        const std::optional<Json> want = record_field_kept(key, value);
+        if (!want) continue;
+        ++kept;
+        if (!raw.fields.contains(key) || raw.fields[key] != *want) bug("field '" + key + "' differs");
+      }
+      if (kept != raw.fields.size()) bug("field count differs");
     }
-    if (kept != raw.fields.size()) bug("field count differs");
-    // What the coordinator keeps of a record validates as the whole record does.
-    const std::string problem_of_fields = validate_record(raw.fields);
-    if (problem_of_fields != validate_record(full)) bug("validation differs: " + problem_of_fields);
-    if (!problem_of_fields.empty()) continue;
+    // What the coordinator judges of a record is what validation says of the whole record.
+    if (raw.problem() != problem_of_record) bug("validation differs: " + raw.problem());
+    if (!problem_of_record.empty()) continue;
+    if (raw.run_id_value() != full["run_id"].get<long long>() || raw.run_id_text() != full["run_id"].dump())
+      bug("run_id differs");
     for (const auto& ref : references()) (void)evaluate_reference(ref, full);
-    metrics.record_ingested(raw.fields, raw.series_text, [&raw] { return raw.whole(); });
+    if (raw.vouched)
+      metrics.record_ingested(raw.experiment, raw.ok_value, raw.series_text, [&raw] { return raw.whole(); });
+    else
+      metrics.record_ingested(raw.fields, raw.series_text, [&raw] { return raw.whole(); });
   }
   (void)metrics.text();
   return 0;

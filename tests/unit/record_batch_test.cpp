@@ -26,6 +26,8 @@ TEST(RecordBatch, KeepsEachRecordsTextAndReadsItsFields) {
   EXPECT_EQ(batch.records[0].seq, 0);
   EXPECT_EQ(batch.records[0].text, kRecord);  // stored as sent
   const Json full = Json::parse(kRecord);
+  // Its experiment has escapes: not vouched for, its fields are built instead.
+  EXPECT_FALSE(batch.records[0].vouched);
   const Json& f = batch.records[0].fields;
   EXPECT_EQ(f["run_id"], 7);
   EXPECT_EQ(f["value"], 12.5);
@@ -36,6 +38,39 @@ TEST(RecordBatch, KeepsEachRecordsTextAndReadsItsFields) {
     EXPECT_FALSE(f.contains(absent)) << absent;
   EXPECT_EQ(batch.records[0].whole(), full);
   EXPECT_EQ(batch.records[1].text, R"({"a": [1, {"b": null}]})");
+  EXPECT_EQ(batch.records[1].seq, -1) << "a seq beyond int64 is read as nlohmann's get<long long> reads it";
+}
+
+// A valid record in plain spellings (what agents send) is judged from the texts of its fields,
+// with nothing built: the coordinator reads its run id, experiment and value from the batch.
+TEST(RecordBatch, VouchesForPlainValidRecords) {
+  const std::string ok =
+      R"({"schema_version":1,"run_id":7,"experiment":"e 1","workload":"collective","metric":"busbw","unit":"GB/s",)"
+      R"("status":"ok","value":12,"params":{"op":"all_reduce"},"placement":{"nodes":1,"gpus":8,"hosts":["a"]},)"
+      R"("stats":{"n":3},"variant":"v","round":2,"note":[1]})";
+  const std::string failed =
+      R"({"schema_version":1,"run_id":-3,"experiment":"e","workload":"w","metric":"run","unit":"",)"
+      R"("status":"failed","value":null,"reason":"it broke"})";
+  RecordBatch batch;
+  ASSERT_EQ(
+      read_record_batch(
+          R"({"attempt":1,"records":[{"seq":4,"record":)" + ok + R"(},{"record":)" + failed + R"(,"seq":5}]})", batch),
+      "");
+  ASSERT_EQ(batch.records.size(), 2u);
+  const RawRecord& a = batch.records[0];
+  EXPECT_TRUE(a.vouched);
+  EXPECT_TRUE(a.fields.is_null()) << "nothing built";
+  EXPECT_EQ(a.problem(), "");
+  EXPECT_EQ(a.seq, 4);
+  EXPECT_EQ(a.run_id_value(), 7);
+  EXPECT_EQ(a.run_id_text(), "7");
+  EXPECT_EQ(a.experiment, "e 1");
+  EXPECT_EQ(a.ok_value, 12.0);
+  const RawRecord& b = batch.records[1];
+  EXPECT_TRUE(b.vouched);
+  EXPECT_EQ(b.seq, 5);
+  EXPECT_EQ(b.run_id_value(), -3);
+  EXPECT_FALSE(b.ok_value) << "not an ok record";
 }
 
 TEST(RecordBatch, RecordsOfOneSeriesHaveOneSeriesText) {
@@ -89,6 +124,23 @@ TEST(RecordBatch, FieldsValidateAsTheWholeRecord) {
       {R"("gpus":8,)", R"("gpus":"8","gpus":8,)"},
       {R"("gpus":8,)", R"("gpus":8,"gpus":"8",)"},
       {R"("params":{"op":"all_reduce"})", R"("params":{},"params":1)"},
+      // Spellings the texts alone do not judge: the built fields do, with the same answer.
+      {R"("schema_version":1)", R"("schema_version":1.0)"},
+      {R"("schema_version":1)", R"("schema_version":4294967297)"},
+      {R"("schema_version":1)", R"("schema_version":2,"schema_version":1)"},
+      {R"("run_id":7)", R"("run_id":9223372036854775808)"},
+      {R"("run_id":7)", R"("run_id":18446744073709551616)"},
+      {R"("run_id":7)", R"("run_id":-0)"},
+      {R"("status":"ok")", R"("status":"ok")"},
+      {R"("status":"ok")", R"("status":"ok")"},
+      {R"("experiment":"e")", R"("experiment":"é")"},
+      {R"("value":12.5)", R"("value":-0)"},
+      {R"("value":12.5)", R"("value":18446744073709551616)"},
+      {R"("round":1)", R"("round":18446744073709551615)"},
+      {R"("round":1)", R"("round":18446744073709551616)"},
+      {R"("gpus":8,)", R"("gpus":"8",)"},
+      {R"("stats":{"n":3})", R"("stats":{"n":3},"stats":null)"},
+      {R"("stats":{"n":3},)", ""},
   };
   for (const auto& [from, to] : changes) {
     std::string record = good;
@@ -96,7 +148,19 @@ TEST(RecordBatch, FieldsValidateAsTheWholeRecord) {
     if (to.rfind(R"("placement":[{)", 0) == 0) record.replace(record.find(R"(]},"stats")"), 3, "]}],");
     RecordBatch batch;
     ASSERT_EQ(read_record_batch(R"({"attempt":1,"records":[{"seq":0,"record":)" + record + "}]}", batch), "") << record;
-    EXPECT_EQ(validate_record(batch.records[0].fields), validate_record(Json::parse(record))) << record;
+    const RawRecord& raw = batch.records[0];
+    const Json whole = Json::parse(record);
+    EXPECT_EQ(raw.problem(), validate_record(whole)) << record;
+    if (!raw.problem().empty()) continue;
+    EXPECT_EQ(raw.run_id_value(), whole["run_id"].get<long long>()) << record;
+    EXPECT_EQ(raw.run_id_text(), whole["run_id"].dump()) << record;
+    if (raw.vouched) {
+      EXPECT_EQ(Json(raw.experiment), whole["experiment"]) << record;
+      EXPECT_EQ(raw.ok_value.has_value(), whole["status"] == "ok") << record;
+      if (raw.ok_value) {
+        EXPECT_EQ(*raw.ok_value, whole["value"].get<double>()) << record;
+      }
+    }
   }
 }
 
@@ -126,6 +190,21 @@ TEST(RecordBatch, NamesTheEnvelopesProblem) {
             "records[0]: unknown field 'x' (known: seq, record)");
   EXPECT_EQ(read_record_batch(R"({"attempt": 1, "records": {}})", batch),
             "records: field 'records' must be an array, not object");
+  // An entry of another form after plain ones: the same checks as for every entry.
+  EXPECT_EQ(read_record_batch(
+                R"({"attempt": 1, "records": [{"seq": 0, "record": {}}, {"seq": 1, "record": {}, "x": 1}]})", batch),
+            "records[1]: unknown field 'x' (known: seq, record)");
+  EXPECT_EQ(read_record_batch(R"({"attempt": 1, "records": [{"seq": 0, "record": {}}, 5]})", batch),
+            "records[1]: body is not a JSON object");
+  EXPECT_EQ(
+      read_record_batch(R"({"attempt": 1, "records": [{"seq": 0, "record": {}}, {"seq": 1.5, "record": {}}]})", batch),
+      "records[1]: field 'seq' must be an integer, not number");
+  EXPECT_EQ(read_record_batch(R"({"attempt": 1, "records": [{"seq": 0, "record": {}, "record": []}]})", batch),
+            "records[0]: field 'record' must be an object, not array");
+  ASSERT_EQ(read_record_batch(
+                R"({"attempt": 1, "records": [{"seq": 0, "record": {}}, {"seq": 9, "seq": 2, "record": {}}]})", batch),
+            "");
+  EXPECT_EQ(batch.records[1].seq, 2) << "the last of duplicate keys, as nlohmann reads them";
   const std::string deep = R"({"attempt": 1, "records": [{"seq": 0, "record": {"p": )" + std::string(100, '[') +
                            std::string(100, ']') + "}}]}";
   EXPECT_EQ(read_record_batch(deep, batch), "JSON nested deeper than 64 levels");

@@ -1,6 +1,7 @@
 #include "coordinator/store.hpp"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -347,6 +348,47 @@ TEST_F(StoreTest, OpenRunsFollowUpdatesAndRollbacks) {
 TEST_F(StoreTest, RecordForAnUnknownRunIsRejected) {
   Store s(path_);
   EXPECT_THROW(s.add_record(12345, 1, 0, Json::object()), Error) << "foreign keys are enforced";
+}
+
+// The page size of a store's file, as SQLite reads it.
+int page_size_of(const std::string& path) {
+  sqlite3* db = nullptr;
+  int size = 0;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK)
+    sqlite3_exec(
+        db, "PRAGMA page_size",
+        [](void* out, int, char** values, char**) {
+          *static_cast<int*>(out) = std::stoi(values[0]);
+          return 0;
+        },
+        &size, nullptr);
+  sqlite3_close(db);
+  return size;
+}
+
+// A new store takes 16 KiB pages (a quarter of the WAL writes per batch of records); a store
+// made with another page size keeps it and works as before.
+TEST_F(StoreTest, NewStoresTake16KiBPagesAndOldOnesKeepTheirs) {
+  {
+    Store s(path_);
+    s.add_experiment("a", "", "y", three_runs(), 1);
+  }
+  EXPECT_EQ(page_size_of(path_), 16384);
+
+  const std::string old_path = (dir_ / "old.db").string();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(old_path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db, "PRAGMA page_size=4096; PRAGMA journal_mode=WAL; CREATE TABLE t(x)", nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  sqlite3_close(db);
+  {
+    Store s(old_path);
+    long long id = s.add_experiment("a", "", "y", three_runs(), 1);
+    EXPECT_TRUE(s.add_record(s.runs(id).at(0).id, 1, 0, Json{{"metric", "busbw"}, {"value", 1}}));
+  }
+  EXPECT_EQ(page_size_of(old_path), 4096);
+  EXPECT_EQ(Store(old_path).records(std::nullopt, 0, 10).size(), 1u);
 }
 
 TEST_F(StoreTest, OpeningAnImpossiblePathThrows) {
