@@ -241,7 +241,14 @@ int run_collective(const MpiSession& mpi, const Invocation& inv) {
     return 0;
   }
   const int nranks = backend->nranks();
-  if (lead && !inv.records) collective::print_table_header(stdout, cfg, nranks);
+  if (lead && !inv.records) {
+    collective::print_table_header(stdout, cfg, nranks);
+    // What the records carry as environment.nccl_transports, so that a table says it too.
+    const Json t = context["environment"].value("nccl_transports", Json::object());
+    if (!t.empty())
+      std::fprintf(stdout, "# NCCL connected (its log): %s\n",
+                   collective::describe_transports(t.get<std::map<std::string, int>>()).c_str());
+  }
   long long wrong_total = 0;
   collective::run_sweep(*backend, cfg, mpi, [&](const collective::PointResult& p) {
     if (p.wrong > 0) wrong_total += p.wrong;

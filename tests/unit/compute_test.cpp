@@ -79,6 +79,18 @@ const Json* find(const std::vector<Json>& rs, const std::string& metric, const J
 }
 }  // namespace
 
+TEST(ComputeRecords, TableRowSaysWhenAGpuWasHeldDownByItsLimits) {
+  const Throughput tp{1e12, 1e-12, "TFLOP/s"};
+  RankOutcome calm = measured({0.01}), capped = measured({0.01});
+  calm.details["clock_limits"] = {{"window_ms", 1000.0}, {"power_capped_ms", 2.0}, {"thermal_capped_ms", 0.0}};
+  capped.details["clock_limits"] = {{"window_ms", 1000.0}, {"power_capped_ms", 310.0}, {"thermal_capped_ms", 0.0}};
+  const std::string row = table_row(Json{{"m", 1}}, tp, {calm, capped});
+  EXPECT_NE(row.find("per-GPU 100 TFLOP/s"), std::string::npos) << row;
+  EXPECT_NE(row.find("clocks limited 31% of the point"), std::string::npos) << row;
+  // Under 1%, or no NVML: nothing is said.
+  EXPECT_EQ(table_row(Json{{"m", 1}}, tp, {calm, measured({0.01})}).find("clocks limited"), std::string::npos);
+}
+
 TEST(ComputeRecords, OneGpuHasTimeAndThroughputOnly) {
   const Throughput tp{2e12, 1e-12, "TFLOP/s"};  // 2 TFLOP per operation
   const auto rs = point_records(context(), Json{{"m", 8192}}, tp, {measured({0.01, 0.02, 0.01})});

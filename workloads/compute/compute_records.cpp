@@ -158,7 +158,21 @@ std::string table_row(const Json& point, const Throughput& tp, const std::vector
   std::snprintf(buf, sizeof buf, "  per-GPU %.4g %s (min %.4g, max %.4g)  total %.4g %s  spread %.1f%%  wrong %lld",
                 s.median, tp.unit.c_str(), s.min, s.max, total, tp.unit.c_str(),
                 s.median > 0 ? 100.0 * (s.max - s.min) / s.median : 0.0, wrong);
-  return label + buf;
+  // The most any GPU was held down by its power or thermal limit (details.clock_limits).
+  double capped = 0;
+  for (const RankOutcome& o : ranks) {
+    const Json c = o.details.value("clock_limits", Json::object());
+    const double window = c.value("window_ms", 0.0);
+    if (window > 0)
+      capped = std::max(capped, std::max(c.value("power_capped_ms", 0.0), c.value("thermal_capped_ms", 0.0)) / window);
+  }
+  std::string limits;
+  if (capped >= 0.01) {
+    char cap[64];
+    std::snprintf(cap, sizeof cap, "  clocks limited %.0f%% of the point", 100 * capped);
+    limits = cap;
+  }
+  return label + buf + limits;
 }
 
 }  // namespace scalebench::compute
