@@ -4,7 +4,7 @@
 # rewritten only when its text changes, so an unchanged revision recompiles nothing.
 execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${SOURCE_DIR}
                 OUTPUT_VARIABLE SCALEBENCH_GIT_REVISION OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SOURCE_DIR}
+execute_process(COMMAND git --no-optional-locks status --porcelain --untracked-files=no WORKING_DIRECTORY ${SOURCE_DIR}
                 OUTPUT_VARIABLE _sb_dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 if(NOT SCALEBENCH_GIT_REVISION)
   set(SCALEBENCH_GIT_REVISION "unknown")

@@ -695,19 +695,20 @@ void add_clock_limits(Section& sec, const std::vector<const Json*>& recs) {
     if (c.contains("thermal_capped_ms") && c["thermal_capped_ms"].is_number())
       s.thermal += c["thermal_capped_ms"].get<double>(), s.has_thermal = true;
   }
-  Table t = make_table(sec.id + "-clock-limits", "GPUs held down by their power or thermal limit",
-                       "share of each run's measuring time (set-up, warm-up and timed samples, summed over its "
-                       "points) that NVML counted the GPU's clocks below the application clocks; a figure taken "
-                       "there is limited by the GPU's power or cooling, not by the software; runs under 1% left out",
-                       {{"run", true},
-                        {"workload", false},
-                        {"variant", false},
-                        {"workers", true},
-                        {"GPU", true},
-                        {"host", false},
-                        {"measured s", true},
-                        {"power-capped %", true},
-                        {"thermal-capped %", true}});
+  Table t = make_table(
+      sec.id + "-clock-limits", "GPUs held down by their power or thermal limit",
+      "share of each run's measuring time (set-up, warm-up and timed samples, summed over its "
+      "points) that NVML counted the GPU's clocks below the application clocks; a figure taken "
+      "there is limited by the GPU's power or cooling, not by the software; a GPU under 1% in a run is left out",
+      {{"run", true},
+       {"workload", false},
+       {"variant", false},
+       {"workers", true},
+       {"GPU", true},
+       {"host", false},
+       {"measured s", true},
+       {"power-capped %", true},
+       {"thermal-capped %", true}});
   for (const auto& [key, s] : by_gpu) {
     if (s.window <= 0) continue;
     const double power = 100 * s.power / s.window, thermal = 100 * s.thermal / s.window;

@@ -80,6 +80,9 @@ TEST(ClockLimitsJson, DifferencesInMillisecondsOnlyWhereBothReadingsHaveThem) {
   EXPECT_DOUBLE_EQ(j.at("power_capped_ms").get<double>(), 250.0);
   EXPECT_DOUBLE_EQ(j.at("window_ms").get<double>(), 1000.0);
   EXPECT_FALSE(j.contains("thermal_capped_ms"));
+  // A counter that grew by more than the window (NVML updates on its own schedule) is capped.
+  b.power_capped_ns = 1'000'000'000 + 1'500'000'000ull;
+  EXPECT_DOUBLE_EQ(compute::clock_limits_json(a, b, 1000.0).at("power_capped_ms").get<double>(), 1000.0);
   // A counter that went backwards (driver reloaded between the readings) says nothing.
   b.power_capped_ns = 10;
   EXPECT_TRUE(compute::clock_limits_json(a, b, 1000.0).empty());

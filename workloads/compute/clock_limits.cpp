@@ -1,5 +1,7 @@
 #include "workloads/compute/clock_limits.hpp"
 
+#include <algorithm>
+
 #include "common/error.hpp"
 #include "common/log.hpp"
 
@@ -37,7 +39,8 @@ Json clock_limits_json(const NvmlClockLimits& before, const NvmlClockLimits& aft
   Json out = Json::object();
   auto add = [&](const char* key, const std::optional<unsigned long long>& a,
                  const std::optional<unsigned long long>& b) {
-    if (a && b && *b >= *a) out[key] = static_cast<double>(*b - *a) / 1e6;
+    // NVML updates its counters on its own schedule: never more than the window itself.
+    if (a && b && *b >= *a) out[key] = std::min(static_cast<double>(*b - *a) / 1e6, window_ms);
   };
   add("power_capped_ms", before.power_capped_ns, after.power_capped_ns);
   add("thermal_capped_ms", before.thermal_capped_ns, after.thermal_capped_ns);

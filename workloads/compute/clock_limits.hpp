@@ -33,7 +33,8 @@ class ClockLimitWatch {
 
 // Two readings of one GPU `window_ms` apart as a record's `clock_limits` object:
 // {"window_ms", "power_capped_ms", "thermal_capped_ms"}, each counter only where both readings
-// have it (a counter that went backwards, as after a driver reload, is left out too).
+// have it (a counter that went backwards, as after a driver reload, is left out too), and never
+// more than the window.
 Json clock_limits_json(const NvmlClockLimits& before, const NvmlClockLimits& after, double window_ms);
 
 }  // namespace scalebench::compute

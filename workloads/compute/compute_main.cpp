@@ -95,8 +95,8 @@ int run_compute_workload(const MpiSession& mpi, long long run_id, const Json& sp
   ClockLimitWatch clock_limits(uuid);
   int exit_code = 0;
   for (const Json& point : w.plan(params)) {
-    mpi.barrier();  // every GPU starts the point together: throttling under full load shows
-    clock_limits.start();
+    clock_limits.start();  // before the barrier: its NVML calls do not stagger the GPUs' start
+    mpi.barrier();         // every GPU starts the point together: throttling under full load shows
     RankOutcome mine = measure_safely(w, params, point, gpu);
     if (Json limits = clock_limits.stop(); !limits.empty()) mine.details["clock_limits"] = std::move(limits);
     const std::vector<std::string> all = mpi.all_gather(mine.to_json().dump());
