@@ -4,9 +4,10 @@
 # half-written is left, and restarted with room it carries on from the same store.
 source "$(dirname "$0")/lib.sh"
 rm -f "$WORK/port"
-# 256 KiB per file: enough for the schema and a small experiment, not for a large one.
+# 1 MiB per file: enough for the schema (16 KiB pages: a page per table and index at least) and a
+# small experiment, not for a large one.
 (
-  ulimit -f 256
+  ulimit -f 1024
   exec "$BIN/scalebench-coordinator" --port 0 --port-file "$WORK/port" --db "$WORK/s.db" >>"$WORK/coordinator.log" 2>&1
 ) &
 COORD_PID=$!
