@@ -39,6 +39,23 @@ std::optional<unsigned long long> field_count(const nvmlFieldValue_t& f) {
   }
 }
 
+// The power and thermal violation counters (ns) of one GPU, each left empty where NVML does not
+// offer it; returns NVML's timestamp of the power reading (µs), 0 without one. A template so that
+// it takes NvmlLibrary's private Impl without naming it.
+template <class Nvml>
+long long read_violations(const Nvml& n, nvmlDevice_t d, std::optional<unsigned long long>& power_ns,
+                          std::optional<unsigned long long>& thermal_ns) {
+  if (!n.nvmlDeviceGetViolationStatus) return 0;
+  long long timestamp_us = 0;
+  nvmlViolationTime_t v{};
+  if (n.nvmlDeviceGetViolationStatus(d, abi::kPerfPolicyPower, &v) == abi::kSuccess) {
+    power_ns = v.violationTime;
+    timestamp_us = static_cast<long long>(v.referenceTime);
+  }
+  if (n.nvmlDeviceGetViolationStatus(d, abi::kPerfPolicyThermal, &v) == abi::kSuccess) thermal_ns = v.violationTime;
+  return timestamp_us;
+}
+
 }  // namespace
 
 std::vector<NvmlGpuReading> NvmlLibrary::read_telemetry() const {
@@ -91,15 +108,7 @@ std::vector<NvmlGpuReading> NvmlLibrary::read_telemetry() const {
         r.nvlink_timestamp_us = f[0].timestamp;
       }
     }
-    if (n.nvmlDeviceGetViolationStatus) {
-      nvmlViolationTime_t vt{};
-      if (n.nvmlDeviceGetViolationStatus(d, abi::kPerfPolicyPower, &vt) == abi::kSuccess) {
-        r.power_capped_ns = vt.violationTime;
-        r.capped_timestamp_us = static_cast<long long>(vt.referenceTime);
-      }
-      if (n.nvmlDeviceGetViolationStatus(d, abi::kPerfPolicyThermal, &vt) == abi::kSuccess)
-        r.thermal_capped_ns = vt.violationTime;
-    }
+    r.capped_timestamp_us = read_violations(n, d, r.power_capped_ns, r.thermal_capped_ns);
     out.push_back(std::move(r));
   }
   return out;
@@ -113,13 +122,7 @@ NvmlClockLimits NvmlLibrary::read_clock_limits(const std::string& uuid) const {
   n.check(n.nvmlDeviceGetHandleByUUID(uuid.c_str(), &d), ("nvmlDeviceGetHandleByUUID(" + uuid + ")").c_str(), __FILE__,
           __LINE__);
   NvmlClockLimits out;
-  nvmlViolationTime_t v{};
-  if (n.nvmlDeviceGetViolationStatus) {
-    if (n.nvmlDeviceGetViolationStatus(d, abi::kPerfPolicyPower, &v) == abi::kSuccess)
-      out.power_capped_ns = v.violationTime;
-    if (n.nvmlDeviceGetViolationStatus(d, abi::kPerfPolicyThermal, &v) == abi::kSuccess)
-      out.thermal_capped_ns = v.violationTime;
-  }
+  read_violations(n, d, out.power_capped_ns, out.thermal_capped_ns);
   unsigned long long bits = 0;
   if (n.nvmlDeviceGetCurrentClocksEventReasons && n.nvmlDeviceGetCurrentClocksEventReasons(d, &bits) == abi::kSuccess)
     out.event_reasons = bits;
