@@ -266,6 +266,14 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
   fill_normal(act(0), ct_, static_cast<long long>(n) * model_.layers[0].out.elements(), 0.0f, 1.0f,
               cfg_.data_seed * 7919 + 1, stream_);
   fill_labels(reinterpret_cast<int*>(labels_.get()), n, model_.classes, cfg_.data_seed * 104729 + 3, stream_);
+  // cuDNN's search times every algorithm on the layers' own buffers. Fresh from cudaMalloc they
+  // hold zeros, on which some algorithms look faster than they run on real activations, so the
+  // search gets normal data there (the first step overwrites it).
+  if (cfg_.search)
+    for (std::size_t i = 1; i < model_.layers.size(); ++i)
+      if (model_.layers[i].op != Op::kSoftmaxLoss)
+        fill_normal(layers_[i]->y.get(), ct_, static_cast<long long>(n) * model_.layers[i].out.elements(), 0.0f, 1.0f,
+                    cfg_.data_seed * 31 + i, stream_);
 
   // Who writes each gradient first in the backward pass (layers in reverse): the first writes,
   // the others add.

@@ -4,6 +4,7 @@
 # ../2026-11-22-collective-latency-graph-4xh200/run.sh: each process times 5 windows of 5 warm-up
 # + 20 timed operations per size (nccl-tests -w 5 -n 20 -N 5 -G 1; scalebench --repetitions 5,
 # cuda_graph=true), the two tools alternate ROUNDS times per case (A B A B ...).
+# TRANSPORTS (default "nvlink pcie"), CASES and N (GPUs, default 2) narrow or widen the run.
 # From the repository root: B=BUNDLE run.sh OUT [ROUNDS]; BUNDLE holds bin/scalebench-run, the
 # nccl-tests binaries (*_perf, built from its public source) and env.sh.
 set -u
@@ -13,7 +14,7 @@ B=${B:?bundle folder}
 N=${N:-2}
 CASES=${CASES:-"all_reduce all_gather reduce_scatter alltoall broadcast reduce sendrecv"}
 mkdir -p "$OUT"
-for transport in nvlink pcie; do
+for transport in ${TRANSPORTS:-nvlink pcie}; do
   p2p=0; [ "$transport" = pcie ] && p2p=1
   for op in $CASES; do
     for round in $(seq 1 "$ROUNDS"); do
