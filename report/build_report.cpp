@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -677,7 +678,8 @@ void add_clock_limits(Section& sec, const std::vector<const Json*>& recs) {
     bool has_power = false, has_thermal = false;
     const Json* first = nullptr;
   };
-  std::map<std::pair<std::string, long long>, Sum> by_gpu;  // (run id text, GPU) -> sums
+  // (run id as a number, so that run 10 follows run 9; its text; GPU) -> sums
+  std::map<std::tuple<long long, std::string, long long>, Sum> by_gpu;
   for (const Json* r : recs) {
     if (r->value("metric", "") != "time") continue;
     const Json* d = r->contains("details") ? &(*r)["details"] : nullptr;
@@ -687,7 +689,9 @@ void add_clock_limits(Section& sec, const std::vector<const Json*>& recs) {
     const Json pt = r->value("point", Json::object());
     const long long gpu =
         pt.is_object() && pt.contains("gpu") && pt["gpu"].is_number_integer() ? pt["gpu"].get<long long>() : 0;
-    Sum& s = by_gpu[{(*r)["run_id"].dump(), gpu}];
+    const Json id = r->value("run_id", Json());
+    Sum& s =
+        by_gpu[{id.is_number_integer() ? id.get<long long>() : std::numeric_limits<long long>::max(), id.dump(), gpu}];
     if (!s.first) s.first = r;
     s.window += c["window_ms"].get<double>();
     if (c.contains("power_capped_ms") && c["power_capped_ms"].is_number())
@@ -710,6 +714,7 @@ void add_clock_limits(Section& sec, const std::vector<const Json*>& recs) {
        {"power-capped %", true},
        {"thermal-capped %", true}});
   for (const auto& [key, s] : by_gpu) {
+    const auto& [id_number, id, gpu] = key;
     if (s.window <= 0) continue;
     const double power = 100 * s.power / s.window, thermal = 100 * s.thermal / s.window;
     if (power < 1 && thermal < 1) continue;
@@ -718,10 +723,10 @@ void add_clock_limits(Section& sec, const std::vector<const Json*>& recs) {
     const Json pl = r.value("placement", Json::object());
     if (pl.contains("devices") && pl["devices"].is_array())
       for (const Json& dev : pl["devices"])
-        if (dev.is_object() && dev.value("rank", -1LL) == key.second) host = dev.value("host", "");
-    t.rows.push_back({key.first, r.value("workload", ""), r.value("variant", ""), std::to_string(workers_of(r)),
-                      std::to_string(key.second), host, format_number(s.window / 1e3),
-                      s.has_power ? format_number(power) : "", s.has_thermal ? format_number(thermal) : ""});
+        if (dev.is_object() && dev.value("rank", -1LL) == gpu) host = dev.value("host", "");
+    t.rows.push_back({id, r.value("workload", ""), r.value("variant", ""), std::to_string(workers_of(r)),
+                      std::to_string(gpu), host, format_number(s.window / 1e3), s.has_power ? format_number(power) : "",
+                      s.has_thermal ? format_number(thermal) : ""});
   }
   if (!t.rows.empty()) sec.tables.push_back(t);
 }

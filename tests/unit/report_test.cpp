@@ -229,6 +229,24 @@ TEST(Report, GpusHeldAtTheirPowerCapAreListedWithTheirShare) {
   EXPECT_EQ(find_table(calm, "-clock-limits"), nullptr);
 }
 
+TEST(Report, ClockLimitRowsFollowTheRunNumbers) {
+  // Runs 9 and 10, each with a capped GPU: run 9's row comes first (as text, "10" < "9").
+  auto capped = [](long long run) {
+    Json r = throughput_record("nvlink", 1, 5.0);
+    r["run_id"] = run;
+    r["metric"] = "time", r["unit"] = "us", r["better"] = "lower";
+    r["point"] = {{"gpu", 0}};
+    r["details"] = {{"clock_limits", {{"window_ms", 100.0}, {"power_capped_ms", 50.0}, {"thermal_capped_ms", 0.0}}}};
+    return r;
+  };
+  const Report r = build_report(Json::array({capped(10), capped(9)}));
+  const Table* t = find_table(r, "-clock-limits");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->rows.size(), 2u);
+  EXPECT_EQ(t->rows[0][0], "9");
+  EXPECT_EQ(t->rows[1][0], "10");
+}
+
 TEST(Report, HtmlEscapesWhatRecordsSay) {
   Json rec = throughput_record("<script>alert(1)</script>", 1, 10);
   const std::string html = html_report(build_report(Json::array({rec})));
