@@ -342,6 +342,14 @@ const std::vector<WorkloadDef>& workload_defs() {
             {},
             "train: gradient check of a tiny net, loss falls, weights equal on every rank; inference: logits "
             "against an fp32 net"},
+           {"timeline",
+            ParamType::kBool,
+            false,
+            {},
+            {},
+            "on several GPUs, one more measurement of the step with events at the passes' ends and at each "
+            "bucket's gradients ready and all-reduced: where the all-reduce ran against the backward pass "
+            "(details.timeline)"},
            {"lr", ParamType::kNumber, 0.02, {}, 0, "SGD learning rate (small: the loss check trains one fixed batch)"},
            {"momentum", ParamType::kNumber, 0.9, {}, 0, "SGD momentum"},
            {"weight_decay", ParamType::kNumber, 1e-4, {}, 0, "SGD weight decay (L2, every parameter)"},

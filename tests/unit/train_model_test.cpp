@@ -162,6 +162,13 @@ TEST(TrainConfig, PlanAndBadParameters) {
   EXPECT_EQ(check_param_set(*def, knobs), "");
   EXPECT_EQ(Config::from_params(knobs).comm_ctas, 8);
   EXPECT_EQ(Config::from_params(knobs).conv_api, "graph");
+  // The step timeline is asked for, never on by default.
+  EXPECT_FALSE(Config::from_params(params).timeline);
+  knobs["timeline"] = true;
+  EXPECT_EQ(check_param_set(*def, knobs), "");
+  EXPECT_TRUE(Config::from_params(knobs).timeline);
+  EXPECT_NE(parse_param(*def->find("timeline"), "sometimes").error, "");
+  knobs.erase("timeline");
   knobs["conv_api"] = "fastest";
   EXPECT_NE(parse_param(*def->find("conv_api"), "fastest").error, "");
   EXPECT_THROW(Config::from_params(knobs), Error);

@@ -49,6 +49,58 @@ double percentile(std::vector<double> v, double q) {
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
+// Events marking one step (TrainBench::train with cfg.timeline).
+struct StepMarks {
+  explicit StepMarks(std::size_t buckets) : ready(buckets), reduced(buckets) {}
+  gpu::Event start, forward_end, backward_end, end;
+  std::vector<gpu::Event> ready, reduced;
+};
+
+// Milliseconds from a step's start to each of its marks, medians over 5 readings of `run`'s
+// last step (after one unread run): when the passes end, and per bucket when its gradients were
+// ready, when its all-reduce ended, and how long it ran (from the later of its ready time and the
+// previous bucket's end, since the buckets run in order on one stream).
+Json read_timeline(const StepMarks& m, const std::vector<Bucket>& buckets, std::size_t elem_bytes,
+                   const std::function<void()>& run) {
+  const std::size_t nb = buckets.size();
+  std::vector<double> fwd, bwd, end, after;
+  std::vector<std::vector<double>> rdy(nb), red(nb), busy(nb);
+  auto ms = [&](const gpu::Event& e) {
+    float v = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&v, m.start.get(), e.get()));
+    return static_cast<double>(v);
+  };
+  for (int k = 0; k <= 5; ++k) {
+    run();
+    if (k == 0) continue;
+    fwd.push_back(ms(m.forward_end));
+    bwd.push_back(ms(m.backward_end));
+    end.push_back(ms(m.end));
+    double prev = 0, last = 0;
+    for (std::size_t b = 0; b < nb; ++b) {
+      const double r = ms(m.ready[b]), d = ms(m.reduced[b]);
+      rdy[b].push_back(r);
+      red[b].push_back(d);
+      busy[b].push_back(d - std::max(r, prev));
+      prev = d;
+      last = std::max(last, d);
+    }
+    after.push_back(last - bwd.back());
+  }
+  Json list = Json::array();
+  for (std::size_t b = 0; b < nb; ++b)
+    list.push_back(
+        Json{{"bytes", static_cast<double>(buckets[b].end - buckets[b].begin) * static_cast<double>(elem_bytes)},
+             {"ready_ms", median_of(rdy[b])},
+             {"reduced_ms", median_of(red[b])},
+             {"allreduce_ms", median_of(busy[b])}});
+  return Json{{"forward_end_ms", median_of(fwd)},
+              {"backward_end_ms", median_of(bwd)},
+              {"step_end_ms", median_of(end)},
+              {"reduced_after_backward_ms", median_of(after)},
+              {"buckets", list}};
+}
+
 // The rank that could not build its net decides for all: no rank may start an all-reduce that
 // another will never join.
 std::optional<compute::RankOutcome> agree(const MpiSession& mpi, const compute::RankOutcome& mine) {
@@ -171,35 +223,49 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   gpu::Event comm_done, start_comm;
   const ncclDataType_t nt = nccl_type(net->compute_type());
   const std::size_t eb = static_cast<std::size_t>(dtype_bytes(net->compute_type()));
-  auto launch_bucket = [&](std::size_t b, cudaEvent_t after) {
+  // A step's marks for the timeline (cfg.timeline): its start, the ends of the forward and
+  // backward passes, each bucket's gradients ready and all-reduced, its end. In a captured step
+  // they are external event nodes, so that the graph's replay records them.
+  StepMarks marks(multi && cfg.timeline ? buckets.size() : 0);
+  bool capturing = false;
+  auto mark = [&](const gpu::Event& e, cudaStream_t st) {
+    CUDA_CHECK(cudaEventRecordWithFlags(e.get(), st, capturing ? cudaEventRecordExternal : cudaEventRecordDefault));
+  };
+  auto launch_bucket = [&](std::size_t b, cudaEvent_t after, StepMarks* m) {
     CUDA_CHECK(cudaEventRecord(after, s));
+    if (m) mark(m->ready[b], s);
     CUDA_CHECK(cudaStreamWaitEvent(cs, after, 0));
     std::byte* p = static_cast<std::byte*>(net->grads()) + static_cast<std::size_t>(buckets[b].begin) * eb;
     NCCL_CHECK(
         ncclAllReduce(p, p, static_cast<std::size_t>(buckets[b].end - buckets[b].begin), nt, ncclSum, comm(), cs));
+    if (m) mark(m->reduced[b], cs);
   };
   // One step: forward, backward with each bucket's all-reduce launched on the communication stream
   // once its last gradient is enqueued (overlap) or all after the backward pass, the optimizer
   // after every bucket.
-  auto step = [&](bool allreduce) {
+  auto step = [&](bool allreduce, StepMarks* m = nullptr) {
+    if (m) mark(m->start, s);
     net->forward(Pass::kTrain);
+    if (m) mark(m->forward_end, s);
     std::size_t next = 0;
     net->backward([&](int layer) {
       if (!allreduce || !cfg.overlap) return;
       while (next < buckets.size() && buckets[next].first_layer == layer) {
-        launch_bucket(next, ready[next].get());
+        launch_bucket(next, ready[next].get(), m);
         ++next;
       }
     });
+    if (m) mark(m->backward_end, s);
     if (allreduce) {
-      for (; next < buckets.size(); ++next) launch_bucket(next, ready[next].get());
+      for (; next < buckets.size(); ++next) launch_bucket(next, ready[next].get(), m);
       CUDA_CHECK(cudaEventRecord(comm_done.get(), cs));
       CUDA_CHECK(cudaStreamWaitEvent(s, comm_done.get(), 0));
     }
     net->optimizer_step(allreduce ? static_cast<float>(mpi_.size()) : 1.0f);
+    if (m) mark(m->end, s);
   };
   auto allreduce_only = [&] {
-    for (std::size_t b = 0; b < buckets.size(); ++b) launch_bucket(b, ready[b].get());
+    for (std::size_t b = 0; b < buckets.size(); ++b) launch_bucket(b, ready[b].get(), nullptr);
     CUDA_CHECK(cudaEventRecord(comm_done.get(), cs));
     CUDA_CHECK(cudaStreamWaitEvent(s, comm_done.get(), 0));
   };
@@ -258,6 +324,35 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
     details["allreduce_alone_ms"] = reduce_s * 1e3;
     if (reduce_s > 0)
       details["allreduce_hidden_pct"] = 100.0 * std::clamp(1.0 - (step_s - local_s) / reduce_s, 0.0, 1.0);
+    if (cfg.timeline) {
+      // The same step once more, marked: captured as the measured one was (or eager), the last of
+      // 5 back-to-back steps read, 5 times; a failure here costs the timeline, not the point.
+      try {
+        std::optional<gpu::GraphExec> g_marked;
+        if (cfg.graph) {
+          capturing = true;
+          try {
+            g_marked.emplace(capture(s, [&] { step(true, &marks); }));
+          } catch (...) {
+            capturing = false;
+            throw;
+          }
+          capturing = false;
+        }
+        details["timeline"] = read_timeline(marks, buckets, eb, [&] {
+          mpi_.barrier();
+          for (int i = 0; i < 5; ++i) {
+            if (g_marked)
+              CUDA_CHECK(cudaGraphLaunch(g_marked->get(), s));
+            else
+              step(true, &marks);
+          }
+          CUDA_CHECK(cudaStreamSynchronize(s));
+        });
+      } catch (const Error& e) {
+        details["timeline_error"] = e.what();
+      }
+    }
   }
   CUDA_CHECK(cudaStreamSynchronize(s));
   details["memory_used_bytes"] = memory_in_use();

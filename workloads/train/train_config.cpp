@@ -64,6 +64,7 @@ Config Config::from_params(const Json& params) {
   if (c.conv_api != "best" && c.conv_api != "legacy" && c.conv_api != "graph")
     throw Error("conv_api: '" + c.conv_api + "' is not one of best, legacy, graph");
   c.check = params.value("check", c.check);
+  c.timeline = params.value("timeline", c.timeline);
   c.lr = static_cast<float>(params.value("lr", 0.02));
   c.momentum = static_cast<float>(params.value("momentum", 0.9));
   c.weight_decay = static_cast<float>(params.value("weight_decay", 1e-4));

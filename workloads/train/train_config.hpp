@@ -24,10 +24,11 @@ struct Config {
   bool fuse = true;               // cuDNN's fused batch norm + add + ReLU where it exists
   std::string conv_api = "best";  // convolutions: legacy, graph or best (see NetConfig)
   bool check = true;
+  bool timeline = false;  // multi-GPU: one more marked step, details.timeline
   float lr = 0.02f, momentum = 0.9f, weight_decay = 1e-4f;
   // From the params (model, image, mode, precision and batch: one value or a comma-separated list,
-  // bucket_mb, overlap, comm_ctas, graph, algo, conv_api, fuse, check, lr, momentum, weight_decay). Throws Error naming
-  // the parameter.
+  // bucket_mb, overlap, comm_ctas, graph, algo, conv_api, fuse, check, timeline, lr, momentum, weight_decay). Throws
+  // Error naming the parameter.
   static Config from_params(const Json& params);
 };
 
