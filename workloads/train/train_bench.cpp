@@ -329,16 +329,19 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
       // 5 back-to-back steps read, 5 times; a failure here costs the timeline, not the point.
       try {
         std::optional<gpu::GraphExec> g_marked;
+        std::string capture_error;
         if (cfg.graph) {
           capturing = true;
           try {
             g_marked.emplace(capture(s, [&] { step(true, &marks); }));
-          } catch (...) {
-            capturing = false;
-            throw;
+          } catch (const Error& e) {
+            capture_error = e.what();
           }
           capturing = false;
         }
+        // Every rank replays or none: one left out would leave the others waiting in the all-reduce.
+        for (const std::string& e : mpi_.all_gather(capture_error))
+          if (!e.empty()) throw Error("a rank could not capture the marked step: " + e);
         details["timeline"] = read_timeline(marks, buckets, eb, [&] {
           mpi_.barrier();
           for (int i = 0; i < 5; ++i) {
