@@ -66,9 +66,6 @@ NvmlLibrary NvmlLibrary::open(const std::string& path) {
   load_symbol(handle, "nvmlDeviceGetFieldValues", n.nvmlDeviceGetFieldValues, nullptr);
   load_symbol(handle, "nvmlDeviceGetHandleByUUID", n.nvmlDeviceGetHandleByUUID, nullptr);
   load_symbol(handle, "nvmlDeviceGetViolationStatus", n.nvmlDeviceGetViolationStatus, nullptr);
-  load_symbol(handle, "nvmlDeviceGetCurrentClocksEventReasons", n.nvmlDeviceGetCurrentClocksEventReasons, nullptr);
-  if (!n.nvmlDeviceGetCurrentClocksEventReasons)  // drivers before 535 name it for throttling; same ABI
-    load_symbol(handle, "nvmlDeviceGetCurrentClocksThrottleReasons", n.nvmlDeviceGetCurrentClocksEventReasons, nullptr);
   if (!missing.empty()) {
     lib.reason_ = path + " lacks " + missing + " (a driver older than NVML 11?)";
     return lib;  // impl's handle closes here

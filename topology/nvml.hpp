@@ -31,17 +31,10 @@ struct NvmlGpuReading {
 
 // How long a GPU's clocks have been held down, as NVML counts it since the driver loaded
 // (nvmlDeviceGetViolationStatus: nanoseconds below the application clocks because of the power
-// limit, or the thermal one), and why they are held down now (the bits of
-// nvmlDeviceGetCurrentClocksEventReasons). What the GPU or driver does not offer is left empty.
+// limit, or the thermal one). What the GPU or driver does not offer is left empty.
 struct NvmlClockLimits {
   std::optional<unsigned long long> power_capped_ns, thermal_capped_ns;
-  std::optional<unsigned long long> event_reasons;
 };
-
-// NVML's clock event reason bits -> names (gpu_idle, applications_clocks_setting, sw_power_cap,
-// hw_slowdown, sync_boost, sw_thermal_slowdown, hw_thermal_slowdown, hw_power_brake_slowdown,
-// display_clock_setting; an unknown bit as its hex value), lowest bit first.
-std::vector<std::string> clock_event_reason_names(unsigned long long bits);
 
 // NVML (libnvidia-ml.so.1, installed with the NVIDIA driver) opened with dlopen at run time, so
 // that scalebench builds and runs where there is no driver. Move-only; the destructor calls

@@ -100,9 +100,6 @@ typedef nvmlReturn_t (*nvmlDeviceGetFieldValues_fn)(nvmlDevice_t device, int val
 typedef nvmlReturn_t (*nvmlDeviceGetHandleByUUID_fn)(const char* uuid, nvmlDevice_t* device);
 typedef nvmlReturn_t (*nvmlDeviceGetViolationStatus_fn)(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType,
                                                         nvmlViolationTime_t* violTime);
-// nvmlDeviceGetCurrentClocksEventReasons (NVML 12.2+), formerly ...ClocksThrottleReasons: a bit mask
-typedef nvmlReturn_t (*nvmlDeviceGetCurrentClocksEventReasons_fn)(nvmlDevice_t device,
-                                                                  unsigned long long* clocksEventReasons);
 
 }  // extern "C"
 

@@ -50,7 +50,6 @@ struct NvmlLibrary::Impl {
   // Clock limits (read_clock_limits), each optional.
   nvmlDeviceGetHandleByUUID_fn nvmlDeviceGetHandleByUUID = nullptr;
   nvmlDeviceGetViolationStatus_fn nvmlDeviceGetViolationStatus = nullptr;
-  nvmlDeviceGetCurrentClocksEventReasons_fn nvmlDeviceGetCurrentClocksEventReasons = nullptr;
 
   Impl() = default;
   Impl(const Impl&) = delete;

@@ -1,8 +1,6 @@
 // NvmlLibrary::read_telemetry: power, SM clock, utilisation, memory, PCIe and NVLink traffic of
 // every GPU, each read with the call NVML documents for it.
-#include <cstdio>
 #include <cstring>
-#include <iterator>
 
 #include "common/error.hpp"
 #include "topology/nvml.hpp"
@@ -123,35 +121,6 @@ NvmlClockLimits NvmlLibrary::read_clock_limits(const std::string& uuid) const {
           __LINE__);
   NvmlClockLimits out;
   read_violations(n, d, out.power_capped_ns, out.thermal_capped_ns);
-  unsigned long long bits = 0;
-  if (n.nvmlDeviceGetCurrentClocksEventReasons && n.nvmlDeviceGetCurrentClocksEventReasons(d, &bits) == abi::kSuccess)
-    out.event_reasons = bits;
-  return out;
-}
-
-std::vector<std::string> clock_event_reason_names(unsigned long long bits) {
-  // nvmlClocksEventReason* in nvml.h, bit 0 upwards.
-  static const char* const names[] = {"gpu_idle",
-                                      "applications_clocks_setting",
-                                      "sw_power_cap",
-                                      "hw_slowdown",
-                                      "sync_boost",
-                                      "sw_thermal_slowdown",
-                                      "hw_thermal_slowdown",
-                                      "hw_power_brake_slowdown",
-                                      "display_clock_setting"};
-  std::vector<std::string> out;
-  for (unsigned bit = 0; bit < 64; ++bit) {
-    const unsigned long long mask = 1ull << bit;
-    if (!(bits & mask)) continue;
-    if (bit < std::size(names)) {
-      out.emplace_back(names[bit]);
-    } else {
-      char hex[24];
-      std::snprintf(hex, sizeof hex, "0x%llx", mask);
-      out.emplace_back(hex);
-    }
-  }
   return out;
 }
 

@@ -18,7 +18,7 @@
 // a few GiB of memory in use out of the model's size, PCIe tens of MB/s, and NVLink counters
 // growing at (index + 1) GiB/s sent and half that received on GPUs with NVLink (NOT_SUPPORTED on
 // the others). Clock limits: GPU 0 is held at its power cap for a quarter of the time since
-// nvmlInit_v2 (its event reasons say sw_power_cap), the others are idle and never capped;
+// nvmlInit_v2, the others are never capped;
 // thermal violations are NOT_SUPPORTED on pcie3's GPUs and 0 elsewhere.
 #include <chrono>
 #include <cstdlib>
@@ -336,12 +336,6 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t d, nvmlPerfPolicyType_t p
     return 0;
   }
   return 3;
-}
-
-nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long* reasons) {
-  if (!reasons) return 2;
-  *reasons = index_of(d) == 0 ? 0x4ull : 0x1ull;  // sw_power_cap; gpu_idle
-  return 0;
 }
 
 }  // extern "C"

@@ -291,16 +291,28 @@ std::optional<long long> NcclBackend::count_wrong_in_place(const Config& c, cons
   return wrong;
 }
 
+namespace {
+std::string uuid_text(const cudaUUID_t& id) {
+  char uuid[64] = {};
+  const auto* u = reinterpret_cast<const unsigned char*>(id.bytes);
+  std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+  return uuid;
+}
+}  // namespace
+
+std::string device_uuid(int device) {
+  cudaDeviceProp p{};
+  CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+  return uuid_text(p.uuid);
+}
+
 std::string describe_device(int device) {
   cudaDeviceProp p{};
   CUDA_CHECK(cudaGetDeviceProperties(&p, device));
   char bus[32] = {};
   CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
-  char uuid[64] = {};
-  const auto* u = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
-  std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-                u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-  return std::string(p.name) + "|" + uuid + "|" + bus;
+  return std::string(p.name) + "|" + uuid_text(p.uuid) + "|" + bus;
 }
 
 Json gpu_versions() {

@@ -53,8 +53,10 @@ class NcclBackend final : public Backend {
   int graph_iters_ = 0;
 };
 
-// "NVIDIA H200|GPU-uuid|0000:19:00.0" of a GPU, and the versions of the stack.
+// "NVIDIA H200|GPU-uuid|0000:19:00.0" of a GPU, its UUID alone ("GPU-..." as NVML and
+// nvidia-smi write it), and the versions of the stack.
 std::string describe_device(int device);
+std::string device_uuid(int device);
 Json gpu_versions();
 
 }  // namespace scalebench::collective

@@ -85,14 +85,7 @@ int run_compute_workload(const MpiSession& mpi, long long run_id, const Json& sp
   if (lead && !records)
     std::fprintf(stdout, "# %s on %d GPU%s (%s), one rank per GPU, all at once\n", workload.c_str(), mpi.size(),
                  mpi.size() == 1 ? "" : "s", gpu.name.c_str());
-  // The device's UUID is the second field of describe_device's "name|uuid|bus".
-  std::string uuid;
-  if (!devices.empty()) {
-    const std::string& d = devices.front();
-    const auto a = d.find('|'), b = d.find('|', a == std::string::npos ? a : a + 1);
-    if (a != std::string::npos && b != std::string::npos) uuid = d.substr(a + 1, b - a - 1);
-  }
-  ClockLimitWatch clock_limits(uuid);
+  ClockLimitWatch clock_limits(devices.empty() ? std::string() : collective::device_uuid(gpu.index));
   int exit_code = 0;
   for (const Json& point : w.plan(params)) {
     clock_limits.start();  // before the barrier: its NVML calls do not stagger the GPUs' start
