@@ -302,6 +302,13 @@ const std::vector<WorkloadDef>& workload_defs() {
            {"steps", ParamType::kInt, 5, {}, 1, "steps (or forward passes) per timed sample"},
            {"warmup", ParamType::kInt, 10, {}, 0, "untimed steps before timing"},
            {"bucket_mb", ParamType::kNumber, 25.0, {}, 0.001, "gradient bytes per all-reduce bucket (MiB)"},
+           {"bucket_policy",
+            ParamType::kEnum,
+            "size",
+            {"size", "taper"},
+            {},
+            "size: every bucket bucket_mb (DDP's); taper: bucket_mb scaled by the share of the model's FLOPs still "
+            "to back-propagate (at least 1 MiB), so little is left to all-reduce after the backward pass"},
            {"overlap",
             ParamType::kBool,
             true,
@@ -315,6 +322,13 @@ const std::vector<WorkloadDef>& workload_defs() {
             0,
             "most thread blocks (CTAs) an all-reduce may take, so that it leaves SMs to the backward pass it "
             "overlaps; 0: NCCL's choice"},
+           {"cta_policy",
+            ParamType::kEnum,
+            "default",
+            {"default", "efficiency"},
+            {},
+            "NCCL's CTA policy for the gradient all-reduce: default (fastest alone) or efficiency (fewest CTAs that "
+            "keep it fast, for overlap with the backward pass)"},
            {"graph", ParamType::kBool, true, {}, {}, "run each step as one CUDA graph; false: host calls each step"},
            {"conv_api",
             ParamType::kEnum,

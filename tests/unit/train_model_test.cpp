@@ -113,6 +113,30 @@ TEST(TrainModel, BucketsCoverParametersBackwardsInWholeLayers) {
   EXPECT_EQ(make_buckets(m, 1e12, 4).size(), 1u);
 }
 
+TEST(TrainModel, TaperedBucketsLeaveLittleForTheEndOfTheBackwardPass) {
+  const Model m = build_model("resnet50");
+  const double target = 25.0 * 1024 * 1024;
+  for (int bytes : {4, 2}) {
+    const std::vector<Bucket> size = make_buckets(m, target, bytes, BucketPolicy::kSize);
+    const std::vector<Bucket> taper = make_buckets(m, target, bytes, BucketPolicy::kTaper);
+    // The same cover: from fc back to parameter 0, abutting, in whole layers.
+    EXPECT_EQ(taper.front().end, m.param_count);
+    EXPECT_EQ(taper.back().begin, 0);
+    for (std::size_t i = 0; i + 1 < taper.size(); ++i) EXPECT_EQ(taper[i + 1].end, taper[i].begin);
+    // DDP's policy leaves a bucket of over 15 MB for the end; tapered, what waits for the stem's
+    // gradients is under the floor, and no bucket is above the target by more than one layer.
+    EXPECT_GT((size.back().end - size.back().begin) * bytes, 15e6) << bytes;
+    EXPECT_LT((taper.back().end - taper.back().begin) * bytes, kMinTaperedBytes) << bytes;
+    for (const Bucket& b : taper) {
+      const Layer& first = m.layers[static_cast<std::size_t>(b.first_layer)];
+      EXPECT_LT((b.end - b.begin - first.params) * static_cast<double>(bytes), target);
+    }
+    EXPECT_GT(taper.size(), size.size());
+  }
+  // A target below the floor is the floor for nothing: buckets are at most the target.
+  EXPECT_EQ(make_buckets(m, 1, 4, BucketPolicy::kTaper).size(), make_buckets(m, 1, 4).size());
+}
+
 TEST(TrainModel, UnknownModelNamesTheChoices) {
   try {
     build_model("resnet18");
@@ -162,6 +186,19 @@ TEST(TrainConfig, PlanAndBadParameters) {
   EXPECT_EQ(check_param_set(*def, knobs), "");
   EXPECT_EQ(Config::from_params(knobs).comm_ctas, 8);
   EXPECT_EQ(Config::from_params(knobs).conv_api, "graph");
+  EXPECT_FALSE(Config::from_params(params).cta_efficiency);
+  knobs["cta_policy"] = "efficiency";
+  EXPECT_EQ(check_param_set(*def, knobs), "");
+  EXPECT_TRUE(Config::from_params(knobs).cta_efficiency);
+  EXPECT_NE(parse_param(*def->find("cta_policy"), "zero").error, "");
+  knobs.erase("cta_policy");
+  // Buckets are DDP's fixed size unless tapering is asked for.
+  EXPECT_EQ(Config::from_params(params).bucket_policy, BucketPolicy::kSize);
+  knobs["bucket_policy"] = "taper";
+  EXPECT_EQ(check_param_set(*def, knobs), "");
+  EXPECT_EQ(Config::from_params(knobs).bucket_policy, BucketPolicy::kTaper);
+  EXPECT_NE(parse_param(*def->find("bucket_policy"), "time").error, "");
+  knobs.erase("bucket_policy");
   // The step timeline is asked for, never on by default.
   EXPECT_FALSE(Config::from_params(params).timeline);
   knobs["timeline"] = true;

@@ -71,11 +71,12 @@ class DeviceBuffer {
 };
 
 // An instantiated CUDA graph, ready to launch (the captured graph itself is freed at once).
+// `flags` are cudaGraphInstantiate's (cudaGraphInstantiateFlagUseNodePriority, say).
 class GraphExec {
  public:
   GraphExec() = default;
-  explicit GraphExec(cudaGraph_t graph) {
-    const cudaError_t err = cudaGraphInstantiate(&e_, graph, 0);
+  explicit GraphExec(cudaGraph_t graph, unsigned long long flags = 0) {
+    const cudaError_t err = cudaGraphInstantiate(&e_, graph, flags);
     cudaGraphDestroy(graph);
     CUDA_CHECK(err);
   }

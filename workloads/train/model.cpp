@@ -1,5 +1,7 @@
 #include "workloads/train/model.hpp"
 
+#include <algorithm>
+
 #include "common/error.hpp"
 
 namespace scalebench::train {
@@ -202,13 +204,26 @@ double forward_flops(const Model& m) {
   return 2 * macs;
 }
 
-std::vector<Bucket> make_buckets(const Model& m, double target_bytes, int bytes_per_element) {
+std::vector<Bucket> make_buckets(const Model& m, double target_bytes, int bytes_per_element, BucketPolicy policy) {
+  // flops_before[i]: the forward FLOPs of layers 0..i-1, what is left of the backward pass once
+  // layer i's gradients are done (FLOPs stand in for time: cheap to know, and they shrink to 0).
+  std::vector<double> flops_before(m.layers.size() + 1, 0.0);
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    const Layer& l = m.layers[i];
+    const bool counted = l.op == Op::kConv || l.op == Op::kFc;
+    flops_before[i + 1] = flops_before[i] + (counted ? static_cast<double>(l.weight_params()) * l.out.h * l.out.w : 0);
+  }
+  const double total = flops_before[m.layers.size()];
   std::vector<Bucket> out;
   Bucket cur;
   bool open = false;
   for (int i = static_cast<int>(m.layers.size()) - 1; i >= 0; --i) {
     const Layer& l = m.layers[static_cast<std::size_t>(i)];
     if (l.params == 0) continue;
+    double target = target_bytes;
+    if (policy == BucketPolicy::kTaper && total > 0)
+      target = std::max(std::min(target_bytes, kMinTaperedBytes),
+                        target_bytes * flops_before[static_cast<std::size_t>(i)] / total);
     if (!open) {
       cur = Bucket{l.param_offset, l.param_offset + l.params, i, i};
       open = true;
@@ -216,7 +231,7 @@ std::vector<Bucket> make_buckets(const Model& m, double target_bytes, int bytes_
       cur.begin = l.param_offset;
       cur.first_layer = i;
     }
-    if (static_cast<double>(cur.end - cur.begin) * bytes_per_element >= target_bytes) {
+    if (static_cast<double>(cur.end - cur.begin) * bytes_per_element >= target) {
       out.push_back(cur);
       open = false;
     }

@@ -35,7 +35,10 @@ gpu::GraphExec capture(cudaStream_t s, const std::function<void()>& body) {
     throw;
   }
   CUDA_CHECK(cudaStreamEndCapture(s, &g));
-  return gpu::GraphExec(g);
+  // Each kernel keeps the priority of the stream it was captured from: without the flag the whole
+  // graph runs at its launch stream's, and an all-reduce launched during the backward pass then
+  // queues for SMs behind the backward kernels instead of going first.
+  return gpu::GraphExec(g, cudaGraphInstantiateFlagUseNodePriority);
 }
 
 double median_of(std::vector<double> v) { return v.empty() ? 0.0 : median(v); }
@@ -151,12 +154,13 @@ int highest_priority() {
 }
 }  // namespace
 
-TrainBench::TrainBench(const MpiSession& mpi, int comm_ctas, Json env, std::string transport)
+TrainBench::TrainBench(const MpiSession& mpi, int comm_ctas, int cta_policy, Json env, std::string transport)
     : mpi_(mpi),
       comm_stream_(highest_priority()),
       env_(std::move(env)),
       transport_(std::move(transport)),
-      comm_ctas_(comm_ctas) {
+      comm_ctas_(comm_ctas),
+      cta_policy_(cta_policy) {
   if (mpi_.size() > 1) nccl_log_.emplace();
 }
 
@@ -175,6 +179,7 @@ ncclComm_t TrainBench::comm() {
       id.internal[i] = static_cast<char>(std::stoi(root.substr(2 * i, 2), nullptr, 16));
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     if (comm_ctas_ > 0) config.maxCTAs = comm_ctas_;
+    config.CTAPolicy = cta_policy_;
     comm_.emplace(mpi_.size(), id, mpi_.rank(), config);
   }
   return comm_->get();
@@ -218,7 +223,8 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   compute::RankOutcome out = build_net(model, nc, s, net);
   if (auto problem = agree(mpi_, out)) return *problem;
 
-  const std::vector<Bucket> buckets = make_buckets(model, cfg.bucket_bytes, dtype_bytes(net->compute_type()));
+  const std::vector<Bucket> buckets =
+      make_buckets(model, cfg.bucket_bytes, dtype_bytes(net->compute_type()), cfg.bucket_policy);
   std::vector<gpu::Event> ready(buckets.size());
   gpu::Event comm_done, start_comm;
   const ncclDataType_t nt = nccl_type(net->compute_type());
@@ -312,10 +318,12 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   details["step_ms"] = step_s * 1e3;
   details["buckets"] = buckets.size();
   details["bucket_mb"] = cfg.bucket_bytes / (1024.0 * 1024.0);
+  details["bucket_policy"] = cfg.bucket_policy == BucketPolicy::kTaper ? "taper" : "size";
   details["gradient_bytes"] = static_cast<double>(model.param_count) * static_cast<double>(eb);
   details["graph"] = cfg.graph;
   details["overlap"] = cfg.overlap;
   details["comm_ctas"] = comm_ctas_;
+  details["cta_policy"] = cta_policy_ == NCCL_CTA_POLICY_EFFICIENCY ? "efficiency" : "default";
   if (multi) {
     const double local_s = median_of(timed(g_local, [&] { step(false); }));
     const double reduce_s = median_of(timed(g_reduce, allreduce_only));

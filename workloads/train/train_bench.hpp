@@ -16,10 +16,12 @@ namespace scalebench::train {
 
 class TrainBench {
  public:
-  // comm_ctas: NCCL's maxCTAs for the gradient all-reduce (0: NCCL's choice). With several ranks,
+  // comm_ctas: NCCL's maxCTAs for the gradient all-reduce (0: NCCL's choice); cta_policy: NCCL's
+  // CTAPolicy (NCCL_CTA_POLICY_DEFAULT or _EFFICIENCY). With several ranks,
   // NCCL's log of its connections is read back and checked against the run's `env` (e.g.
   // NCCL_P2P_DISABLE=1) and variant `transport` (nvlink, pcie, ...): a mismatch fails the point.
-  TrainBench(const MpiSession& mpi, int comm_ctas, Json env = Json::object(), std::string transport = "");
+  TrainBench(const MpiSession& mpi, int comm_ctas, int cta_policy, Json env = Json::object(),
+             std::string transport = "");
   compute::RankOutcome measure(const TrainPoint& point, const Config& cfg, const compute::TimingConfig& timing,
                                const compute::DeviceInfo& gpu);
 
@@ -40,6 +42,7 @@ class TrainBench {
   std::string transport_;
   std::optional<gpu::NcclComm> comm_;
   int comm_ctas_ = 0;
+  int cta_policy_ = NCCL_CTA_POLICY_DEFAULT;
   std::optional<Json> grad_check_;
 };
 

@@ -54,9 +54,16 @@ Config Config::from_params(const Json& params) {
   }
   c.bucket_bytes = params.value("bucket_mb", 25.0) * 1024 * 1024;
   if (c.bucket_bytes <= 0) throw Error("bucket_mb: must be positive");
+  const std::string policy = params.value("bucket_policy", std::string("size"));
+  if (policy != "taper" && policy != "size") throw Error("bucket_policy: '" + policy + "'; expected taper or size");
+  c.bucket_policy = policy == "taper" ? BucketPolicy::kTaper : BucketPolicy::kSize;
   c.overlap = params.value("overlap", c.overlap);
   c.comm_ctas = params.value("comm_ctas", c.comm_ctas);
   if (c.comm_ctas < 0) throw Error("comm_ctas: must be 0 (NCCL's choice) or a positive count");
+  const std::string cta_policy = params.value("cta_policy", std::string("default"));
+  if (cta_policy != "default" && cta_policy != "efficiency")
+    throw Error("cta_policy: '" + cta_policy + "'; expected default or efficiency");
+  c.cta_efficiency = cta_policy == "efficiency";
   c.graph = params.value("graph", c.graph);
   c.search = params.value("algo", std::string("search")) == "search";
   c.fuse = params.value("fuse", c.fuse);

@@ -5,6 +5,7 @@
 #include "common/json.hpp"
 #include "workloads/compute/compute_records.hpp"
 #include "workloads/compute/precision.hpp"
+#include "workloads/train/model.hpp"
 
 // The train workload's parameters and points: which model, precisions, batches and mode it
 // measures. Pure: no CUDA.
@@ -17,18 +18,20 @@ struct Config {
   std::vector<compute::Precision> precisions;
   std::vector<int> batches;  // per GPU
   double bucket_bytes = 25.0 * 1024 * 1024;
-  bool overlap = true;            // all-reduce each bucket as soon as its gradients are done
-  int comm_ctas = 0;              // NCCL's maxCTAs for the gradient all-reduce; 0: NCCL's default
-  bool graph = true;              // one CUDA graph per step
-  bool search = true;             // cuDNN algorithm search per shape
-  bool fuse = true;               // cuDNN's fused batch norm + add + ReLU where it exists
-  std::string conv_api = "best";  // convolutions: legacy, graph or best (see NetConfig)
+  BucketPolicy bucket_policy = BucketPolicy::kSize;  // "size" (DDP's) or "taper"
+  bool overlap = true;                               // all-reduce each bucket as soon as its gradients are done
+  int comm_ctas = 0;                                 // NCCL's maxCTAs for the gradient all-reduce; 0: NCCL's default
+  bool cta_efficiency = false;                       // cta_policy: NCCL's fewest-CTAs policy instead of its default
+  bool graph = true;                                 // one CUDA graph per step
+  bool search = true;                                // cuDNN algorithm search per shape
+  bool fuse = true;                                  // cuDNN's fused batch norm + add + ReLU where it exists
+  std::string conv_api = "best";                     // convolutions: legacy, graph or best (see NetConfig)
   bool check = true;
   bool timeline = false;  // multi-GPU: one more marked step, details.timeline
   float lr = 0.02f, momentum = 0.9f, weight_decay = 1e-4f;
   // From the params (model, image, mode, precision and batch: one value or a comma-separated list,
-  // bucket_mb, overlap, comm_ctas, graph, algo, conv_api, fuse, check, timeline, lr, momentum, weight_decay). Throws
-  // Error naming the parameter.
+  // bucket_mb, bucket_policy, overlap, comm_ctas, cta_policy, graph, algo, conv_api, fuse, check, timeline, lr,
+  // momentum, weight_decay). Throws Error naming the parameter.
   static Config from_params(const Json& params);
 };
 
