@@ -196,23 +196,25 @@ Model build_model(std::string_view name, int image) {
   throw Error("unknown model '" + std::string(name) + "'; expected one of: " + all);
 }
 
+namespace {
+// One image's multiply-adds in a convolution or fully connected layer (0 elsewhere).
+double macs(const Layer& l) {
+  if (l.op != Op::kConv && l.op != Op::kFc) return 0;
+  return static_cast<double>(l.weight_params()) * l.out.h * l.out.w;  // per output position
+}
+}  // namespace
+
 double forward_flops(const Model& m) {
-  double macs = 0;
-  for (const Layer& l : m.layers)
-    if (l.op == Op::kConv || l.op == Op::kFc)
-      macs += static_cast<double>(l.weight_params()) * l.out.h * l.out.w;  // per output position
-  return 2 * macs;
+  double total = 0;
+  for (const Layer& l : m.layers) total += macs(l);
+  return 2 * total;
 }
 
 std::vector<Bucket> make_buckets(const Model& m, double target_bytes, int bytes_per_element, BucketPolicy policy) {
   // flops_before[i]: the forward FLOPs of layers 0..i-1, what is left of the backward pass once
   // layer i's gradients are done (FLOPs stand in for time: cheap to know, and they shrink to 0).
   std::vector<double> flops_before(m.layers.size() + 1, 0.0);
-  for (std::size_t i = 0; i < m.layers.size(); ++i) {
-    const Layer& l = m.layers[i];
-    const bool counted = l.op == Op::kConv || l.op == Op::kFc;
-    flops_before[i + 1] = flops_before[i] + (counted ? static_cast<double>(l.weight_params()) * l.out.h * l.out.w : 0);
-  }
+  for (std::size_t i = 0; i < m.layers.size(); ++i) flops_before[i + 1] = flops_before[i] + macs(m.layers[i]);
   const double total = flops_before[m.layers.size()];
   std::vector<Bucket> out;
   Bucket cur;
