@@ -210,6 +210,8 @@ double forward_flops(const Model& m) {
   return 2 * total;
 }
 
+const char* name(BucketPolicy p) { return p == BucketPolicy::kTaper ? "taper" : "size"; }
+
 std::vector<Bucket> make_buckets(const Model& m, double target_bytes, int bytes_per_element, BucketPolicy policy) {
   // flops_before[i]: the forward FLOPs of layers 0..i-1, what is left of the backward pass once
   // layer i's gradients are done (FLOPs stand in for time: cheap to know, and they shrink to 0).

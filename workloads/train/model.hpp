@@ -68,6 +68,7 @@ struct Bucket {
 // layers still to be back-propagated (at least kMinTaperedBytes), so the buckets left for the end
 // of the pass, where no compute remains to hide them, are small.
 enum class BucketPolicy { kSize, kTaper };
+const char* name(BucketPolicy p);  // "size", "taper": the bucket_policy parameter's values
 inline constexpr double kMinTaperedBytes = 1024.0 * 1024.0;
 std::vector<Bucket> make_buckets(const Model& m, double target_bytes, int bytes_per_element,
                                  BucketPolicy policy = BucketPolicy::kSize);

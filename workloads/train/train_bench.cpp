@@ -79,16 +79,15 @@ Json read_timeline(const StepMarks& m, const std::vector<Bucket>& buckets, std::
     fwd.push_back(ms(m.forward_end));
     bwd.push_back(ms(m.backward_end));
     end.push_back(ms(m.end));
-    double prev = 0, last = 0;
+    double prev = 0;  // the previous bucket's end; after the loop, the last one's
     for (std::size_t b = 0; b < nb; ++b) {
       const double r = ms(m.ready[b]), d = ms(m.reduced[b]);
       rdy[b].push_back(r);
       red[b].push_back(d);
       busy[b].push_back(d - std::max(r, prev));
       prev = d;
-      last = std::max(last, d);
     }
-    after.push_back(last - bwd.back());
+    after.push_back(prev - bwd.back());
   }
   Json list = Json::array();
   for (std::size_t b = 0; b < nb; ++b)
@@ -154,13 +153,13 @@ int highest_priority() {
 }
 }  // namespace
 
-TrainBench::TrainBench(const MpiSession& mpi, int comm_ctas, int cta_policy, Json env, std::string transport)
+TrainBench::TrainBench(const MpiSession& mpi, int comm_ctas, bool cta_efficiency, Json env, std::string transport)
     : mpi_(mpi),
       comm_stream_(highest_priority()),
       env_(std::move(env)),
       transport_(std::move(transport)),
       comm_ctas_(comm_ctas),
-      cta_policy_(cta_policy) {
+      cta_efficiency_(cta_efficiency) {
   if (mpi_.size() > 1) nccl_log_.emplace();
 }
 
@@ -179,7 +178,7 @@ ncclComm_t TrainBench::comm() {
       id.internal[i] = static_cast<char>(std::stoi(root.substr(2 * i, 2), nullptr, 16));
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     if (comm_ctas_ > 0) config.maxCTAs = comm_ctas_;
-    config.CTAPolicy = cta_policy_;
+    config.CTAPolicy = cta_efficiency_ ? NCCL_CTA_POLICY_EFFICIENCY : NCCL_CTA_POLICY_DEFAULT;
     comm_.emplace(mpi_.size(), id, mpi_.rank(), config);
   }
   return comm_->get();
@@ -226,7 +225,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   const std::vector<Bucket> buckets =
       make_buckets(model, cfg.bucket_bytes, dtype_bytes(net->compute_type()), cfg.bucket_policy);
   std::vector<gpu::Event> ready(buckets.size());
-  gpu::Event comm_done, start_comm;
+  gpu::Event comm_done;
   const ncclDataType_t nt = nccl_type(net->compute_type());
   const std::size_t eb = static_cast<std::size_t>(dtype_bytes(net->compute_type()));
   // A step's marks for the timeline (cfg.timeline): its start, the ends of the forward and
@@ -318,12 +317,12 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   details["step_ms"] = step_s * 1e3;
   details["buckets"] = buckets.size();
   details["bucket_mb"] = cfg.bucket_bytes / (1024.0 * 1024.0);
-  details["bucket_policy"] = cfg.bucket_policy == BucketPolicy::kTaper ? "taper" : "size";
+  details["bucket_policy"] = name(cfg.bucket_policy);
   details["gradient_bytes"] = static_cast<double>(model.param_count) * static_cast<double>(eb);
   details["graph"] = cfg.graph;
   details["overlap"] = cfg.overlap;
   details["comm_ctas"] = comm_ctas_;
-  details["cta_policy"] = cta_policy_ == NCCL_CTA_POLICY_EFFICIENCY ? "efficiency" : "default";
+  details["cta_policy"] = cta_efficiency_ ? "efficiency" : "default";
   if (multi) {
     const double local_s = median_of(timed(g_local, [&] { step(false); }));
     const double reduce_s = median_of(timed(g_reduce, allreduce_only));
