@@ -329,6 +329,13 @@ const std::vector<WorkloadDef>& workload_defs() {
             {},
             "NCCL's CTA policy for the gradient all-reduce: default (fastest alone) or efficiency (fewest CTAs that "
             "keep it fast, for overlap with the backward pass)"},
+           {"symmetric",
+            ParamType::kBool,
+            false,
+            {},
+            {},
+            "on several GPUs, keep the gradients in NCCL memory registered as a symmetric window on every rank, so "
+            "that the all-reduce may use NCCL's symmetric kernels (NCCL 2.27+, GPUs of one node)"},
            {"graph", ParamType::kBool, true, {}, {}, "run each step as one CUDA graph; false: host calls each step"},
            {"conv_api",
             ParamType::kEnum,

@@ -120,4 +120,41 @@ class NcclComm {
   ncclComm_t c_ = nullptr;
 };
 
+// Memory from ncclMemAlloc (the CUDA virtual-memory allocation NCCL can map into its peers): what a
+// symmetric window needs.
+class NcclMemory {
+ public:
+  explicit NcclMemory(std::size_t bytes) : bytes_(bytes) { NCCL_CHECK(ncclMemAlloc(&p_, bytes)); }
+  ~NcclMemory() {
+    if (p_) ncclMemFree(p_);
+  }
+  NcclMemory(const NcclMemory&) = delete;
+  NcclMemory& operator=(const NcclMemory&) = delete;
+  void* get() const { return p_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* p_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// A buffer registered with every rank of a communicator as a symmetric window (NCCL 2.27+), so that
+// collectives on it may use NCCL's symmetric kernels. Registering and deregistering are collective:
+// every rank makes and destroys its window together.
+class NcclWindow {
+ public:
+  NcclWindow(ncclComm_t comm, void* buf, std::size_t bytes) : comm_(comm) {
+    NCCL_CHECK(ncclCommWindowRegister(comm, buf, bytes, &w_, NCCL_WIN_COLL_SYMMETRIC));
+  }
+  ~NcclWindow() {
+    if (w_) ncclCommWindowDeregister(comm_, w_);
+  }
+  NcclWindow(const NcclWindow&) = delete;
+  NcclWindow& operator=(const NcclWindow&) = delete;
+
+ private:
+  ncclComm_t comm_ = nullptr;
+  ncclWindow_t w_ = nullptr;
+};
+
 }  // namespace scalebench::gpu

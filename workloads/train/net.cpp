@@ -22,20 +22,6 @@ constexpr double kBnEpsilon = 1e-5;
 constexpr double kBnMomentum = 0.1;  // running = 0.9 running + 0.1 batch (PyTorch's default)
 constexpr std::size_t kLtWorkspace = 32u << 20;
 
-DType compute_dtype(Precision p) {
-  switch (p) {
-    case Precision::kFp32:
-    case Precision::kTf32:
-      return DType::kFloat;
-    case Precision::kFp16:
-      return DType::kHalf;
-    case Precision::kBf16:
-      return DType::kBf16;
-    default:
-      throw Error(std::string("the train workload runs fp32, tf32, fp16 or bf16, not ") + compute::name(p));
-  }
-}
-
 cudnnDataType_t cudnn_type(DType t) {
   return t == DType::kFloat ? CUDNN_DATA_FLOAT : t == DType::kHalf ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16;
 }
@@ -129,6 +115,20 @@ float time_plan(cudnnHandle_t h, cudaStream_t s, const gpu::ConvPlan& plan, void
 }
 }  // namespace
 
+DType compute_dtype(compute::Precision p) {
+  switch (p) {
+    case compute::Precision::kFp32:
+    case compute::Precision::kTf32:
+      return DType::kFloat;
+    case compute::Precision::kFp16:
+      return DType::kHalf;
+    case compute::Precision::kBf16:
+      return DType::kBf16;
+    default:
+      throw Error(std::string("the train workload runs fp32, tf32, fp16 or bf16, not ") + compute::name(p));
+  }
+}
+
 struct Net::LayerState {
   gpu::DeviceBuffer y, dy;
   gpu::TensorDescriptor y_desc;
@@ -179,9 +179,10 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
   if (mixed) alloc(compute_copy_, static_cast<std::size_t>(params) * eb);
   if (cfg_.training) {
     alloc(velocity_, static_cast<std::size_t>(params) * 4);
-    alloc(grad_, static_cast<std::size_t>(params) * eb);
+    grads_ = cfg_.grad_buffer ? static_cast<std::byte*>(cfg_.grad_buffer)
+                              : alloc(grad_, static_cast<std::size_t>(params) * eb);
     CUDA_CHECK(cudaMemsetAsync(velocity_.get(), 0, velocity_.bytes(), stream_));
-    CUDA_CHECK(cudaMemsetAsync(grad_.get(), 0, grad_.bytes(), stream_));
+    CUDA_CHECK(cudaMemsetAsync(grads_, 0, static_cast<std::size_t>(params) * eb, stream_));
   }
   alloc(loss_, sizeof(double));
   alloc(scale_, sizeof(float));
@@ -500,7 +501,7 @@ void* Net::weight(int layer) const {
   return compute_copy_.get() + off * dtype_bytes(ct_);
 }
 void* Net::grad(int layer) const {
-  return grad_.get() + model_.layers[static_cast<std::size_t>(layer)].param_offset * dtype_bytes(ct_);
+  return grads_ + model_.layers[static_cast<std::size_t>(layer)].param_offset * dtype_bytes(ct_);
 }
 
 void Net::sync_weights() {
@@ -688,7 +689,7 @@ void Net::bn_backward(int i, const std::function<void(int)>& done) {
 
 void Net::forward(Pass pass) {
   if (pass == Pass::kTrain && !cfg_.training) throw Error("a net built for inference cannot train");
-  if (marks_) CUDA_CHECK(cudaEventRecord(marks_->fwd[0], stream_));
+  if (marks_) mark(marks_->fwd[0]);
   for (std::size_t k = 1; k < model_.layers.size(); ++k) {
     const int i = static_cast<int>(k);
     const Layer& l = model_.layers[k];
@@ -729,12 +730,13 @@ void Net::forward(Pass pass) {
                               loss_scale_device(), loss_device(), stream_);
         break;
     }
-    if (marks_) CUDA_CHECK(cudaEventRecord(marks_->fwd[k], stream_));
+    if (marks_) mark(marks_->fwd[k]);
   }
 }
 
 void Net::backward(const std::function<void(int)>& grads_done) {
   if (!cfg_.training) throw Error("a net built for inference has no backward pass");
+  if (marks_) mark(marks_->bwd[model_.layers.size()]);
   for (int i = static_cast<int>(model_.layers.size()) - 1; i > 0; --i) {
     const Layer& l = model_.layers[static_cast<std::size_t>(i)];
     LayerState& st = *layers_[static_cast<std::size_t>(i)];
@@ -769,21 +771,45 @@ void Net::backward(const std::function<void(int)>& grads_done) {
         fc_backward(i, grads_done);
         break;
     }
-    if (marks_) CUDA_CHECK(cudaEventRecord(marks_->bwd[static_cast<std::size_t>(i)], stream_));
+    if (marks_) mark(marks_->bwd[static_cast<std::size_t>(i)]);
   }
 }
 
+Net::LayerMarks::LayerMarks(std::size_t layers) : fwd(layers), bwd(layers + 1) {}
+
+void Net::mark(const gpu::Event& e) const {
+  CUDA_CHECK(
+      cudaEventRecordWithFlags(e.get(), stream_, marks_->external ? cudaEventRecordExternal : cudaEventRecordDefault));
+}
+
+std::vector<double> Net::forward_ms(const LayerMarks& m) {
+  std::vector<double> out(m.fwd.size(), 0.0);
+  for (std::size_t k = 1; k < m.fwd.size(); ++k) {
+    float f = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&f, m.fwd[k - 1].get(), m.fwd[k].get()));
+    out[k] = f;
+  }
+  return out;
+}
+
+std::vector<double> Net::backward_ms(const LayerMarks& m) {
+  const std::size_t n = m.fwd.size();
+  std::vector<double> out(n, 0.0);
+  // Backward runs from the last layer down: layer k's time ends at its mark, starts at k+1's.
+  for (std::size_t k = 1; k < n; ++k) {
+    float b = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&b, m.bwd[k + 1].get(), m.bwd[k].get()));
+    out[k] = b;
+  }
+  return out;
+}
+
 Json Net::time_by_op() {
-  Marks m;
   const std::size_t n = model_.layers.size();
-  m.fwd.resize(n), m.bwd.resize(n + 1);
-  std::vector<gpu::Event> owned(2 * n + 1);
-  for (std::size_t k = 0; k < n; ++k) m.fwd[k] = owned[k].get(), m.bwd[k] = owned[n + k].get();
-  m.bwd[n] = owned[2 * n].get();
+  LayerMarks m(n);
   marks_ = &m;
   try {
     forward(Pass::kTrain);
-    CUDA_CHECK(cudaEventRecord(m.bwd[n], stream_));
     backward([](int) {});
   } catch (...) {
     marks_ = nullptr;
@@ -791,13 +817,11 @@ Json Net::time_by_op() {
   }
   marks_ = nullptr;
   CUDA_CHECK(cudaStreamSynchronize(stream_));
+  const std::vector<double> fwd = forward_ms(m), bwd = backward_ms(m);
   std::map<std::string, double> ms;
   std::vector<std::pair<double, std::string>> layers;
   for (std::size_t k = 1; k < n; ++k) {
-    float f = 0, b = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&f, m.fwd[k - 1], m.fwd[k]));
-    // Backward runs from the last layer down: layer k's time ends at its mark, starts at k+1's.
-    CUDA_CHECK(cudaEventElapsedTime(&b, k + 1 < n ? m.bwd[k + 1] : m.bwd[n], m.bwd[k]));
+    const double f = fwd[k], b = bwd[k];
     const std::string op = name(model_.layers[k].op);
     ms[op + " fwd"] += f;
     ms[op + " bwd"] += b;
@@ -812,8 +836,8 @@ Json Net::time_by_op() {
 
 void Net::optimizer_step(float divisor) {
   int* flag = reinterpret_cast<int*>(overflow_.get());
-  find_nonfinite(grad_.get(), ct_, model_.param_count, flag, stream_);
-  sgd_step(master(), reinterpret_cast<float*>(velocity_.get()), grad_.get(),
+  find_nonfinite(grads_, ct_, model_.param_count, flag, stream_);
+  sgd_step(master(), reinterpret_cast<float*>(velocity_.get()), grads_,
            ct_ == DType::kFloat ? nullptr : compute_copy_.get(), ct_, model_.param_count, cfg_.lr, cfg_.momentum,
            cfg_.weight_decay, divisor, loss_scale_device(), flag, stream_);
   update_loss_scale(loss_scale_device(), reinterpret_cast<int*>(good_steps_.get()), flag, cfg_.loss_scale_interval,

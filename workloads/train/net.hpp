@@ -50,9 +50,15 @@ struct NetConfig {
   int loss_scale_interval = 2000;  // fp16: double the loss scale after this many good steps
   std::uint64_t seed = 1;          // weights: the same on every rank
   std::uint64_t data_seed = 2;     // images and labels: one per rank
+  // The flat gradient buffer (param_count elements of the compute type) if the caller provides it,
+  // e.g. NCCL memory registered for symmetric collectives; null: the net allocates its own.
+  void* grad_buffer = nullptr;
 };
 
 enum class Pass { kTrain, kCalibrate, kInfer };
+
+// The type activations, weights and gradients are kept in at a precision (fp32 and tf32: float).
+DType compute_dtype(compute::Precision p);
 
 class Net {
  public:
@@ -73,7 +79,7 @@ class Net {
   const Model& model() const { return model_; }
   const NetConfig& config() const { return cfg_; }
   DType compute_type() const { return ct_; }
-  void* grads() const { return grad_.get(); }  // flat, compute type, param_count elements
+  void* grads() const { return grads_; }  // flat, compute type, param_count elements
   float* master() const { return reinterpret_cast<float*>(master_.get()); }
   void* logits() const;
   double* loss_device() const { return reinterpret_cast<double*>(loss_.get()); }
@@ -89,6 +95,20 @@ class Net {
   // One eager forward and backward pass with an event after every layer: GPU milliseconds summed
   // by op and pass ("conv fwd", "batchnorm bwd", ...), and the five slowest layers.
   Json time_by_op();
+
+  // Events the passes record while set: fwd[0] before the first layer and fwd[k] after layer k;
+  // bwd[n] (n layers) before the backward pass and bwd[k] after layer k's backward. `external`:
+  // recorded as event nodes of a graph being captured, so that each replay records them.
+  struct LayerMarks {
+    explicit LayerMarks(std::size_t layers);
+    std::vector<gpu::Event> fwd, bwd;
+    bool external = false;
+  };
+  void mark_layers(LayerMarks* m) { marks_ = m; }
+  // Each layer's forward and backward GPU milliseconds from marks the passes recorded (index:
+  // layer; 0 for the input).
+  static std::vector<double> forward_ms(const LayerMarks& m);
+  static std::vector<double> backward_ms(const LayerMarks& m);
 
  private:
   struct LayerState;
@@ -106,10 +126,8 @@ class Net {
   void bn_forward(int i, Pass pass);
   void bn_backward(int i, const std::function<void(int)>& done);
   void bias_backward(int i);
-  struct Marks {
-    std::vector<cudaEvent_t> fwd, bwd;
-  };
-  Marks* marks_ = nullptr;
+  void mark(const gpu::Event& e) const;
+  LayerMarks* marks_ = nullptr;
 
   Model model_;
   NetConfig cfg_;
@@ -119,6 +137,7 @@ class Net {
   gemm::LtHandle lt_;
   std::vector<std::unique_ptr<LayerState>> layers_;
   gpu::DeviceBuffer master_, compute_copy_, velocity_, grad_, bn_grad32_;
+  std::byte* grads_ = nullptr;  // grad_ or the config's grad_buffer
   gpu::DeviceBuffer labels_, loss_, scale_, good_steps_, overflow_, workspace_, lt_workspace_, scratch_, bias32_,
       bn_work_;
   std::size_t allocated_ = 0;

@@ -64,7 +64,7 @@ struct StepMarks {
 // ready, when its all-reduce ended, and how long it ran (from the later of its ready time and the
 // previous bucket's end, since the buckets run in order on one stream).
 Json read_timeline(const StepMarks& m, const std::vector<Bucket>& buckets, std::size_t elem_bytes,
-                   const std::function<void()>& run) {
+                   const std::function<void()>& run, const std::function<void()>& read_more) {
   const std::size_t nb = buckets.size();
   std::vector<double> fwd, bwd, end, after;
   std::vector<std::vector<double>> rdy(nb), red(nb), busy(nb);
@@ -88,6 +88,7 @@ Json read_timeline(const StepMarks& m, const std::vector<Bucket>& buckets, std::
       prev = d;
     }
     after.push_back(prev - bwd.back());
+    read_more();
   }
   Json list = Json::array();
   for (std::size_t b = 0; b < nb; ++b)
@@ -101,6 +102,40 @@ Json read_timeline(const StepMarks& m, const std::vector<Bucket>& buckets, std::
               {"step_end_ms", median_of(end)},
               {"reduced_after_backward_ms", median_of(after)},
               {"buckets", list}};
+}
+
+// Per layer, the medians of its backward milliseconds over readings (`readings[r][layer]`).
+std::vector<double> layer_medians(const std::vector<std::vector<double>>& readings) {
+  std::vector<double> out(readings.empty() ? 0 : readings[0].size());
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    std::vector<double> v;
+    for (const auto& r : readings) v.push_back(r[k]);
+    out[k] = median_of(v);
+  }
+  return out;
+}
+
+// How much longer each layer ran in the step with all-reduces beside the backward pass than in the
+// same step without, in one pass ("fwd" or "bwd"): summed by op ("conv bwd", ...; what the overlap
+// costs each kind of kernel) and the layers that lost most.
+Json stretch(const Model& model, const char* pass, const std::vector<double>& with,
+             const std::vector<double>& without) {
+  std::map<std::string, double> by_op;
+  std::vector<std::pair<double, std::size_t>> layers;
+  double total = 0;
+  for (std::size_t k = 1; k < with.size(); ++k) {
+    const double d = with[k] - without[k];
+    by_op[std::string(name(model.layers[k].op)) + " " + pass] += d;
+    total += d;
+    layers.push_back({d, k});
+  }
+  std::sort(layers.rbegin(), layers.rend());
+  Json top = Json::array();
+  for (std::size_t i = 0; i < std::min<std::size_t>(8, layers.size()); ++i) {
+    const std::size_t k = layers[i].second;
+    top.push_back(Json{{"layer", model.layers[k].name}, {"ms_without", without[k]}, {"ms_with", with[k]}});
+  }
+  return Json{{"total_ms", total}, {"by_op_ms", by_op}, {"layers", top}};
 }
 
 // The rank that could not build its net decides for all: no rank may start an all-reduce that
@@ -218,6 +253,24 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   nc.lr = cfg.lr, nc.momentum = cfg.momentum, nc.weight_decay = cfg.weight_decay;
   nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
 
+  // cfg.symmetric: the gradients live in NCCL memory that every rank registers as a symmetric window
+  // (collectively, so only once every rank has its memory). Declared before the net, which uses it.
+  std::optional<gpu::NcclMemory> symmetric_grads;
+  std::optional<gpu::NcclWindow> window;
+  if (multi && cfg.symmetric) {
+    const std::size_t bytes = static_cast<std::size_t>(model.param_count) *
+                              static_cast<std::size_t>(dtype_bytes(compute_dtype(nc.precision)));
+    compute::RankOutcome got;
+    try {
+      symmetric_grads.emplace(bytes);
+    } catch (const std::exception& e) {
+      got.status = "failed";
+      got.reason = std::string("symmetric: NCCL memory for the gradients: ") + e.what();
+    }
+    if (auto problem = agree(mpi_, got)) return *problem;
+    window.emplace(comm(), symmetric_grads->get(), bytes);
+    nc.grad_buffer = symmetric_grads->get();
+  }
   std::unique_ptr<Net> net;
   compute::RankOutcome out = build_net(model, nc, s, net);
   if (auto problem = agree(mpi_, out)) return *problem;
@@ -323,6 +376,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   details["overlap"] = cfg.overlap;
   details["comm_ctas"] = comm_ctas_;
   details["cta_policy"] = cta_efficiency_ ? "efficiency" : "default";
+  details["symmetric"] = symmetric_grads.has_value();
   if (multi) {
     const double local_s = median_of(timed(g_local, [&] { step(false); }));
     const double reduce_s = median_of(timed(g_reduce, allreduce_only));
@@ -334,31 +388,67 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
     if (cfg.timeline) {
       // The same step once more, marked: captured as the measured one was (or eager), the last of
       // 5 back-to-back steps read, 5 times; a failure here costs the timeline, not the point.
+      // Both marked steps (with and without all-reduce) also mark every layer, so that the
+      // backward pass's loss to the all-reduces beside it is told by layer.
+      const std::size_t nl = model.layers.size();
+      Net::LayerMarks with_ar(nl), without_ar(nl);
+      StepMarks local_marks(0);
       try {
-        std::optional<gpu::GraphExec> g_marked;
+        std::optional<gpu::GraphExec> g_marked, g_local_marked;
         std::string capture_error;
         if (cfg.graph) {
-          capturing = true;
+          capturing = with_ar.external = without_ar.external = true;
           try {
+            net->mark_layers(&with_ar);
             g_marked.emplace(capture(s, [&] { step(true, &marks); }));
+            net->mark_layers(&without_ar);
+            g_local_marked.emplace(capture(s, [&] { step(false, &local_marks); }));
           } catch (const Error& e) {
             capture_error = e.what();
           }
-          capturing = false;
+          net->mark_layers(nullptr);
+          capturing = with_ar.external = without_ar.external = false;
         }
         // Every rank replays or none: one left out would leave the others waiting in the all-reduce.
         for (const std::string& e : mpi_.all_gather(capture_error))
           if (!e.empty()) throw Error("a rank could not capture the marked step: " + e);
-        details["timeline"] = read_timeline(marks, buckets, eb, [&] {
-          mpi_.barrier();
+        auto five = [&](std::optional<gpu::GraphExec>& g, bool allreduce, StepMarks& m, Net::LayerMarks& lm) {
           for (int i = 0; i < 5; ++i) {
-            if (g_marked)
-              CUDA_CHECK(cudaGraphLaunch(g_marked->get(), s));
-            else
-              step(true, &marks);
+            if (g) {
+              CUDA_CHECK(cudaGraphLaunch(g->get(), s));
+            } else {
+              net->mark_layers(&lm);
+              step(allreduce, &m);
+              net->mark_layers(nullptr);
+            }
           }
           CUDA_CHECK(cudaStreamSynchronize(s));
-        });
+        };
+        std::vector<std::vector<double>> fwd_with, fwd_without, bwd_with, bwd_without;
+        std::vector<double> forward_alone, backward_alone;
+        Json timeline = read_timeline(
+            marks, buckets, eb,
+            [&] {
+              mpi_.barrier();
+              five(g_marked, true, marks, with_ar);
+            },
+            [&] {
+              fwd_with.push_back(Net::forward_ms(with_ar));
+              bwd_with.push_back(Net::backward_ms(with_ar));
+              five(g_local_marked, false, local_marks, without_ar);
+              fwd_without.push_back(Net::forward_ms(without_ar));
+              bwd_without.push_back(Net::backward_ms(without_ar));
+              float f = 0, b = 0;
+              CUDA_CHECK(cudaEventElapsedTime(&f, local_marks.start.get(), local_marks.forward_end.get()));
+              CUDA_CHECK(cudaEventElapsedTime(&b, local_marks.start.get(), local_marks.backward_end.get()));
+              forward_alone.push_back(f);
+              backward_alone.push_back(b);
+            });
+        timeline["forward_end_without_allreduce_ms"] = median_of(forward_alone);
+        timeline["backward_end_without_allreduce_ms"] = median_of(backward_alone);
+        timeline["forward_stretch"] = stretch(model, "fwd", layer_medians(fwd_with), layer_medians(fwd_without));
+        timeline["backward_stretch"] = stretch(model, "bwd", layer_medians(bwd_with), layer_medians(bwd_without));
+        details["timeline"] = timeline;
       } catch (const Error& e) {
         details["timeline_error"] = e.what();
       }

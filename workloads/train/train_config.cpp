@@ -64,6 +64,7 @@ Config Config::from_params(const Json& params) {
   if (cta_policy != "default" && cta_policy != "efficiency")
     throw Error("cta_policy: '" + cta_policy + "'; expected default or efficiency");
   c.cta_efficiency = cta_policy == "efficiency";
+  c.symmetric = params.value("symmetric", c.symmetric);
   c.graph = params.value("graph", c.graph);
   c.search = params.value("algo", std::string("search")) == "search";
   c.fuse = params.value("fuse", c.fuse);

@@ -22,6 +22,7 @@ struct Config {
   bool overlap = true;                               // all-reduce each bucket as soon as its gradients are done
   int comm_ctas = 0;                                 // NCCL's maxCTAs for the gradient all-reduce; 0: NCCL's default
   bool cta_efficiency = false;                       // cta_policy: NCCL's fewest-CTAs policy instead of its default
+  bool symmetric = false;                            // gradients in a symmetric NCCL window (NCCL's symmetric kernels)
   bool graph = true;                                 // one CUDA graph per step
   bool search = true;                                // cuDNN algorithm search per shape
   bool fuse = true;                                  // cuDNN's fused batch norm + add + ReLU where it exists
@@ -30,8 +31,8 @@ struct Config {
   bool timeline = false;  // multi-GPU: one more marked step, details.timeline
   float lr = 0.02f, momentum = 0.9f, weight_decay = 1e-4f;
   // From the params (model, image, mode, precision and batch: one value or a comma-separated list,
-  // bucket_mb, bucket_policy, overlap, comm_ctas, cta_policy, graph, algo, conv_api, fuse, check, timeline, lr,
-  // momentum, weight_decay). Throws Error naming the parameter.
+  // bucket_mb, bucket_policy, overlap, comm_ctas, cta_policy, symmetric, graph, algo, conv_api, fuse, check, timeline,
+  // lr, momentum, weight_decay). Throws Error naming the parameter.
   static Config from_params(const Json& params);
 };
 
