@@ -356,14 +356,6 @@ const std::vector<WorkloadDef>& workload_defs() {
             {},
             {},
             "cuDNN's batch norm fused with the residual add and ReLU where the precision has it (fp16)"},
-           {"fuse_beside_allreduce",
-            ParamType::kBool,
-            true,
-            {},
-            {},
-            "with fuse and overlap on several GPUs, also fuse the batch norm that back-propagates next after an "
-            "all-reduce starts; false: our kernels there, since cuDNN's persistent kernel needs every SM and waits "
-            "for the ones the all-reduce holds"},
            {"check",
             ParamType::kBool,
             true,

@@ -213,11 +213,6 @@ TEST(TrainConfig, PlanAndBadParameters) {
   EXPECT_TRUE(Config::from_params(knobs).symmetric);
   EXPECT_NE(parse_param(*def->find("symmetric"), "maybe").error, "");
   knobs.erase("symmetric");
-  EXPECT_TRUE(Config::from_params(params).fuse_beside_allreduce);
-  knobs["fuse_beside_allreduce"] = false;
-  EXPECT_EQ(check_param_set(*def, knobs), "");
-  EXPECT_FALSE(Config::from_params(knobs).fuse_beside_allreduce);
-  knobs.erase("fuse_beside_allreduce");
   knobs["conv_api"] = "fastest";
   EXPECT_NE(parse_param(*def->find("conv_api"), "fastest").error, "");
   EXPECT_THROW(Config::from_params(knobs), Error);

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "workloads/gemm/cublaslt_handles.hpp"
 #include "workloads/gpu/cuda_check.hpp"
@@ -302,18 +301,6 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
   std::size_t ws_need = 0;
   const auto t0 = std::chrono::steady_clock::now();
   std::map<std::string, std::tuple<ConvAlgo, ConvAlgo, ConvAlgo>> cache;
-  // Which batch norm runs next (backward goes down the layers) after each all-reduce starts, of
-  // those cuDNN would fuse.
-  std::set<std::size_t> beside_allreduce;
-  for (int start : cfg_.allreduce_starts)
-    for (int i = start - 1; i > 0; --i) {
-      const Layer& l = model_.layers[static_cast<std::size_t>(i)];
-      if (l.op == Op::kBatchNorm && cfg_.fuse && l.relu && ct_ == DType::kHalf && l.out.c % 4 == 0 &&
-          !layers_[static_cast<std::size_t>(i)]->acc_residual) {
-        beside_allreduce.insert(static_cast<std::size_t>(i));
-        break;
-      }
-    }
   for (std::size_t i = 0; i < model_.layers.size(); ++i) {
     const Layer& l = model_.layers[i];
     LayerState& st = *layers_[i];
@@ -475,8 +462,6 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
         st.unfused_reason = "cuDNN fuses batch norm with add and ReLU for fp16 NHWC data only";
       else if (l.out.c % 4 != 0)
         st.unfused_reason = "channels not a multiple of 4";
-      else if (beside_allreduce.count(i))
-        st.unfused_reason = "beside an all-reduce: cuDNN's persistent kernel would wait for the SMs it holds";
       else {
         cudnnStatus_t s1 = cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
             cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, xd, l.residual >= 0 ? st.y_desc.get() : nullptr,

@@ -53,10 +53,6 @@ struct NetConfig {
   // The flat gradient buffer (param_count elements of the compute type) if the caller provides it,
   // e.g. NCCL memory registered for symmetric collectives; null: the net allocates its own.
   void* grad_buffer = nullptr;
-  // Layers after whose backward an all-reduce starts beside the rest of the backward pass: the
-  // next batch norm below each that cuDNN would fuse runs in our kernels instead, since cuDNN's
-  // persistent kernel needs every SM and so waits for the ones the all-reduce holds.
-  std::vector<int> allreduce_starts;
 };
 
 enum class Pass { kTrain, kCalibrate, kInfer };

@@ -253,10 +253,6 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   nc.lr = cfg.lr, nc.momentum = cfg.momentum, nc.weight_decay = cfg.weight_decay;
   nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
 
-  const std::vector<Bucket> buckets =
-      make_buckets(model, cfg.bucket_bytes, dtype_bytes(compute_dtype(nc.precision)), cfg.bucket_policy);
-  if (multi && cfg.overlap && !cfg.fuse_beside_allreduce)
-    for (const Bucket& b : buckets) nc.allreduce_starts.push_back(b.first_layer);
   // cfg.symmetric: the gradients live in NCCL memory that every rank registers as a symmetric window
   // (collectively, so only once every rank has its memory). Declared before the net, which uses it.
   std::optional<gpu::NcclMemory> symmetric_grads;
@@ -279,6 +275,8 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   compute::RankOutcome out = build_net(model, nc, s, net);
   if (auto problem = agree(mpi_, out)) return *problem;
 
+  const std::vector<Bucket> buckets =
+      make_buckets(model, cfg.bucket_bytes, dtype_bytes(net->compute_type()), cfg.bucket_policy);
   std::vector<gpu::Event> ready(buckets.size());
   gpu::Event comm_done;
   const ncclDataType_t nt = nccl_type(net->compute_type());
@@ -379,7 +377,6 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   details["comm_ctas"] = comm_ctas_;
   details["cta_policy"] = cta_efficiency_ ? "efficiency" : "default";
   details["symmetric"] = symmetric_grads.has_value();
-  details["fuse_beside_allreduce"] = cfg.fuse_beside_allreduce;
   if (multi) {
     const double local_s = median_of(timed(g_local, [&] { step(false); }));
     const double reduce_s = median_of(timed(g_reduce, allreduce_only));

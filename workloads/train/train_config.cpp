@@ -68,7 +68,6 @@ Config Config::from_params(const Json& params) {
   c.graph = params.value("graph", c.graph);
   c.search = params.value("algo", std::string("search")) == "search";
   c.fuse = params.value("fuse", c.fuse);
-  c.fuse_beside_allreduce = params.value("fuse_beside_allreduce", c.fuse_beside_allreduce);
   c.conv_api = params.value("conv_api", c.conv_api);
   if (c.conv_api != "best" && c.conv_api != "legacy" && c.conv_api != "graph")
     throw Error("conv_api: '" + c.conv_api + "' is not one of best, legacy, graph");

@@ -26,14 +26,13 @@ struct Config {
   bool graph = true;                                 // one CUDA graph per step
   bool search = true;                                // cuDNN algorithm search per shape
   bool fuse = true;                                  // cuDNN's fused batch norm + add + ReLU where it exists
-  bool fuse_beside_allreduce = true;                 // also the batch norm next after an all-reduce starts
   std::string conv_api = "best";                     // convolutions: legacy, graph or best (see NetConfig)
   bool check = true;
   bool timeline = false;  // multi-GPU: one more marked step, details.timeline
   float lr = 0.02f, momentum = 0.9f, weight_decay = 1e-4f;
   // From the params (model, image, mode, precision and batch: one value or a comma-separated list,
-  // bucket_mb, bucket_policy, overlap, comm_ctas, cta_policy, symmetric, graph, algo, conv_api, fuse,
-  // fuse_beside_allreduce, check, timeline, lr, momentum, weight_decay). Throws Error naming the parameter.
+  // bucket_mb, bucket_policy, overlap, comm_ctas, cta_policy, symmetric, graph, algo, conv_api, fuse, check, timeline,
+  // lr, momentum, weight_decay). Throws Error naming the parameter.
   static Config from_params(const Json& params);
 };
 
