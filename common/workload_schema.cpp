@@ -331,11 +331,12 @@ const std::vector<WorkloadDef>& workload_defs() {
             "keep it fast, for overlap with the backward pass)"},
            {"symmetric",
             ParamType::kBool,
-            false,
+            true,
             {},
             {},
             "on several GPUs, keep the gradients in NCCL memory registered as a symmetric window on every rank, so "
-            "that the all-reduce may use NCCL's symmetric kernels (NCCL 2.27+, GPUs of one node)"},
+            "that the all-reduce may use NCCL's symmetric kernels (NCCL 2.27+, GPUs of one node); not with "
+            "NCCL_P2P_DISABLE=1, whose PCIe path those kernels would bypass"},
            {"graph", ParamType::kBool, true, {}, {}, "run each step as one CUDA graph; false: host calls each step"},
            {"conv_api",
             ParamType::kEnum,

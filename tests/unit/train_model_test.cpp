@@ -206,11 +206,11 @@ TEST(TrainConfig, PlanAndBadParameters) {
   EXPECT_TRUE(Config::from_params(knobs).timeline);
   EXPECT_NE(parse_param(*def->find("timeline"), "sometimes").error, "");
   knobs.erase("timeline");
-  // Gradients in NCCL's symmetric memory only when asked for.
-  EXPECT_FALSE(Config::from_params(params).symmetric);
-  knobs["symmetric"] = true;
+  // Gradients in NCCL's symmetric memory unless turned off.
+  EXPECT_TRUE(Config::from_params(params).symmetric);
+  knobs["symmetric"] = false;
   EXPECT_EQ(check_param_set(*def, knobs), "");
-  EXPECT_TRUE(Config::from_params(knobs).symmetric);
+  EXPECT_FALSE(Config::from_params(knobs).symmetric);
   EXPECT_NE(parse_param(*def->find("symmetric"), "maybe").error, "");
   knobs.erase("symmetric");
   knobs["conv_api"] = "fastest";

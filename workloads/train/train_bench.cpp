@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -255,21 +256,33 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
 
   // cfg.symmetric: the gradients live in NCCL memory that every rank registers as a symmetric window
   // (collectively, so only once every rank has its memory). Declared before the net, which uses it.
+  // With P2P off the symmetric kernels would still reach the peers over NVLink, so a PCIe figure
+  // would not be one; and a rank without the memory leaves every rank on its own buffer.
   std::optional<gpu::NcclMemory> symmetric_grads;
   std::optional<gpu::NcclWindow> window;
-  if (multi && cfg.symmetric) {
+  std::string symmetric_off;
+  if (!cfg.symmetric || !multi) {
+    symmetric_off = !cfg.symmetric ? "symmetric: false" : "one rank";
+  } else if (const char* p2p = std::getenv("NCCL_P2P_DISABLE"); p2p && std::string(p2p) == "1") {
+    symmetric_off = "NCCL_P2P_DISABLE=1: NCCL's symmetric kernels would reach the peers over NVLink anyway";
+  } else {
     const std::size_t bytes = static_cast<std::size_t>(model.param_count) *
                               static_cast<std::size_t>(dtype_bytes(compute_dtype(nc.precision)));
-    compute::RankOutcome got;
+    std::string error;
     try {
       symmetric_grads.emplace(bytes);
     } catch (const std::exception& e) {
-      got.status = "failed";
-      got.reason = std::string("symmetric: NCCL memory for the gradients: ") + e.what();
+      error = std::string("ncclMemAlloc for the gradients: ") + e.what();
     }
-    if (auto problem = agree(mpi_, got)) return *problem;
-    window.emplace(comm(), symmetric_grads->get(), bytes);
-    nc.grad_buffer = symmetric_grads->get();
+    const std::vector<std::string> errors = mpi_.all_gather(error);
+    for (std::size_t r = 0; r < errors.size() && symmetric_off.empty(); ++r)
+      if (!errors[r].empty()) symmetric_off = "rank " + std::to_string(r) + ": " + errors[r];
+    if (symmetric_off.empty()) {
+      window.emplace(comm(), symmetric_grads->get(), bytes);
+      nc.grad_buffer = symmetric_grads->get();
+    } else {
+      symmetric_grads.reset();
+    }
   }
   std::unique_ptr<Net> net;
   compute::RankOutcome out = build_net(model, nc, s, net);
@@ -376,7 +389,8 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   details["overlap"] = cfg.overlap;
   details["comm_ctas"] = comm_ctas_;
   details["cta_policy"] = cta_efficiency_ ? "efficiency" : "default";
-  details["symmetric"] = symmetric_grads.has_value();
+  details["symmetric"] = window.has_value();
+  if (!window) details["symmetric_off"] = symmetric_off;
   if (multi) {
     const double local_s = median_of(timed(g_local, [&] { step(false); }));
     const double reduce_s = median_of(timed(g_reduce, allreduce_only));

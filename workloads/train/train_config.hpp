@@ -22,7 +22,7 @@ struct Config {
   bool overlap = true;                               // all-reduce each bucket as soon as its gradients are done
   int comm_ctas = 0;                                 // NCCL's maxCTAs for the gradient all-reduce; 0: NCCL's default
   bool cta_efficiency = false;                       // cta_policy: NCCL's fewest-CTAs policy instead of its default
-  bool symmetric = false;                            // gradients in a symmetric NCCL window (NCCL's symmetric kernels)
+  bool symmetric = true;                             // gradients in a symmetric NCCL window (NCCL's symmetric kernels)
   bool graph = true;                                 // one CUDA graph per step
   bool search = true;                                // cuDNN algorithm search per shape
   bool fuse = true;                                  // cuDNN's fused batch norm + add + ReLU where it exists
