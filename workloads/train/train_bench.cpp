@@ -63,7 +63,8 @@ struct StepMarks {
 // Milliseconds from a step's start to each of its marks, medians over 5 readings of `run`'s
 // last step (after one unread run): when the passes end, and per bucket when its gradients were
 // ready, when its all-reduce ended, and how long it ran (from the later of its ready time and the
-// previous bucket's end, since the buckets run in order on one stream).
+// previous bucket's end, since the buckets run in order on one stream). `read_more` runs after
+// each reading, for the caller's own readings of the same replay.
 Json read_timeline(const StepMarks& m, const std::vector<Bucket>& buckets, std::size_t elem_bytes,
                    const std::function<void()>& run, const std::function<void()>& read_more) {
   const std::size_t nb = buckets.size();
@@ -105,7 +106,7 @@ Json read_timeline(const StepMarks& m, const std::vector<Bucket>& buckets, std::
               {"buckets", list}};
 }
 
-// Per layer, the medians of its backward milliseconds over readings (`readings[r][layer]`).
+// Per layer, the median of its milliseconds over readings (`readings[r][layer]`).
 std::vector<double> layer_medians(const std::vector<std::vector<double>>& readings) {
   std::vector<double> out(readings.empty() ? 0 : readings[0].size());
   for (std::size_t k = 0; k < out.size(); ++k) {
