@@ -124,18 +124,16 @@ class NcclComm {
 // symmetric window needs.
 class NcclMemory {
  public:
-  explicit NcclMemory(std::size_t bytes) : bytes_(bytes) { NCCL_CHECK(ncclMemAlloc(&p_, bytes)); }
+  explicit NcclMemory(std::size_t bytes) { NCCL_CHECK(ncclMemAlloc(&p_, bytes)); }
   ~NcclMemory() {
     if (p_) ncclMemFree(p_);
   }
   NcclMemory(const NcclMemory&) = delete;
   NcclMemory& operator=(const NcclMemory&) = delete;
   void* get() const { return p_; }
-  std::size_t bytes() const { return bytes_; }
 
  private:
   void* p_ = nullptr;
-  std::size_t bytes_ = 0;
 };
 
 // A buffer registered with every rank of a communicator as a symmetric window (NCCL 2.27+), so that

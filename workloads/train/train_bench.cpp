@@ -140,6 +140,44 @@ Json stretch(const Model& model, const char* pass, const std::vector<double>& wi
   return Json{{"total_ms", total}, {"by_op_ms", by_op}, {"layers", top}};
 }
 
+// The gradient buffer in NCCL memory that every rank registers as a symmetric window, so that the
+// all-reduce may run NCCL's symmetric kernels; when not (`off` says why), the net keeps its own.
+// Registering is collective, so it happens only once every rank has its memory. With P2P off those
+// kernels would still reach the peers over NVLink, and a PCIe figure would not be one.
+class SymmetricGradients {
+ public:
+  // `off`: why not, decided by the caller (then no rank calls NCCL here).
+  SymmetricGradients(const MpiSession& mpi, ncclComm_t comm, std::size_t bytes, std::string off)
+      : off_(std::move(off)) {
+    if (!off_.empty()) return;
+    if (const char* p2p = std::getenv("NCCL_P2P_DISABLE"); p2p && std::string(p2p) == "1") {
+      off_ = "NCCL_P2P_DISABLE=1: NCCL's symmetric kernels would reach the peers over NVLink anyway";
+      return;
+    }
+    std::string error;
+    try {
+      memory_.emplace(bytes);
+    } catch (const std::exception& e) {
+      error = std::string("ncclMemAlloc for the gradients: ") + e.what();
+    }
+    const std::vector<std::string> errors = mpi.all_gather(error);
+    for (std::size_t r = 0; r < errors.size(); ++r)
+      if (!errors[r].empty()) {
+        off_ = "rank " + std::to_string(r) + ": " + errors[r];
+        memory_.reset();
+        return;
+      }
+    window_.emplace(comm, memory_->get(), bytes);
+  }
+  void* buffer() const { return window_ ? memory_->get() : nullptr; }
+  const std::string& off() const { return off_; }
+
+ private:
+  std::optional<gpu::NcclMemory> memory_;
+  std::optional<gpu::NcclWindow> window_;  // destroyed before the memory
+  std::string off_;
+};
+
 // The rank that could not build its net decides for all: no rank may start an all-reduce that
 // another will never join.
 std::optional<compute::RankOutcome> agree(const MpiSession& mpi, const compute::RankOutcome& mine) {
@@ -255,36 +293,14 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   nc.lr = cfg.lr, nc.momentum = cfg.momentum, nc.weight_decay = cfg.weight_decay;
   nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
 
-  // cfg.symmetric: the gradients live in NCCL memory that every rank registers as a symmetric window
-  // (collectively, so only once every rank has its memory). Declared before the net, which uses it.
-  // With P2P off the symmetric kernels would still reach the peers over NVLink, so a PCIe figure
-  // would not be one; and a rank without the memory leaves every rank on its own buffer.
-  std::optional<gpu::NcclMemory> symmetric_grads;
-  std::optional<gpu::NcclWindow> window;
-  std::string symmetric_off;
-  if (!cfg.symmetric || !multi) {
-    symmetric_off = !cfg.symmetric ? "symmetric: false" : "one rank";
-  } else if (const char* p2p = std::getenv("NCCL_P2P_DISABLE"); p2p && std::string(p2p) == "1") {
-    symmetric_off = "NCCL_P2P_DISABLE=1: NCCL's symmetric kernels would reach the peers over NVLink anyway";
-  } else {
-    const std::size_t bytes = static_cast<std::size_t>(model.param_count) *
-                              static_cast<std::size_t>(dtype_bytes(compute_dtype(nc.precision)));
-    std::string error;
-    try {
-      symmetric_grads.emplace(bytes);
-    } catch (const std::exception& e) {
-      error = std::string("ncclMemAlloc for the gradients: ") + e.what();
-    }
-    const std::vector<std::string> errors = mpi_.all_gather(error);
-    for (std::size_t r = 0; r < errors.size() && symmetric_off.empty(); ++r)
-      if (!errors[r].empty()) symmetric_off = "rank " + std::to_string(r) + ": " + errors[r];
-    if (symmetric_off.empty()) {
-      window.emplace(comm(), symmetric_grads->get(), bytes);
-      nc.grad_buffer = symmetric_grads->get();
-    } else {
-      symmetric_grads.reset();
-    }
-  }
+  // Declared before the net, which uses its buffer.
+  const SymmetricGradients symmetric(
+      mpi_, cfg.symmetric && multi ? comm() : nullptr,
+      static_cast<std::size_t>(model.param_count) * static_cast<std::size_t>(dtype_bytes(compute_dtype(nc.precision))),
+      !cfg.symmetric ? "symmetric: false"
+      : !multi       ? "one rank"
+                     : "");
+  nc.grad_buffer = symmetric.buffer();
   std::unique_ptr<Net> net;
   compute::RankOutcome out = build_net(model, nc, s, net);
   if (auto problem = agree(mpi_, out)) return *problem;
@@ -390,8 +406,8 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   details["overlap"] = cfg.overlap;
   details["comm_ctas"] = comm_ctas_;
   details["cta_policy"] = cta_efficiency_ ? "efficiency" : "default";
-  details["symmetric"] = window.has_value();
-  if (!window) details["symmetric_off"] = symmetric_off;
+  details["symmetric"] = symmetric.buffer() != nullptr;
+  if (!symmetric.buffer()) details["symmetric_off"] = symmetric.off();
   if (multi) {
     const double local_s = median_of(timed(g_local, [&] { step(false); }));
     const double reduce_s = median_of(timed(g_reduce, allreduce_only));
