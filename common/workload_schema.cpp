@@ -329,6 +329,13 @@ const std::vector<WorkloadDef>& workload_defs() {
             {},
             "NCCL's CTA policy for the gradient all-reduce: default (fastest alone) or efficiency (fewest CTAs that "
             "keep it fast, for overlap with the backward pass)"},
+           {"comm_cga",
+            ParamType::kInt,
+            0,
+            {},
+            0,
+            "CTAs per thread-block cluster in the gradient all-reduce (NCCL's cgaClusterSize, Hopper and later): "
+            "a cluster waits for that many free SMs of one GPC beside the backward pass; 0: NCCL's choice"},
            {"symmetric",
             ParamType::kBool,
             true,

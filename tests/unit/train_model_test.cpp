@@ -178,20 +178,29 @@ TEST(TrainConfig, PlanAndBadParameters) {
   EXPECT_NE(parse_param(*def->find("model"), "resnet18").error, "");
 
   // The communication and convolution knobs: defaults, values, and bad values named.
-  EXPECT_EQ(Config::from_params(params).comm_ctas, 0);
+  EXPECT_EQ(Config::from_params(params).comm.ctas, 0);
   EXPECT_EQ(Config::from_params(params).conv_api, "best");
   Json knobs = params;
   knobs["comm_ctas"] = 8;
   knobs["conv_api"] = "graph";
   EXPECT_EQ(check_param_set(*def, knobs), "");
-  EXPECT_EQ(Config::from_params(knobs).comm_ctas, 8);
+  EXPECT_EQ(Config::from_params(knobs).comm.ctas, 8);
   EXPECT_EQ(Config::from_params(knobs).conv_api, "graph");
-  EXPECT_FALSE(Config::from_params(params).cta_efficiency);
+  EXPECT_FALSE(Config::from_params(params).comm.cta_efficiency);
   knobs["cta_policy"] = "efficiency";
   EXPECT_EQ(check_param_set(*def, knobs), "");
-  EXPECT_TRUE(Config::from_params(knobs).cta_efficiency);
+  EXPECT_TRUE(Config::from_params(knobs).comm.cta_efficiency);
   EXPECT_NE(parse_param(*def->find("cta_policy"), "zero").error, "");
   knobs.erase("cta_policy");
+  // The all-reduce's cluster size is NCCL's unless asked for; a size NCCL cannot take is refused.
+  EXPECT_EQ(Config::from_params(params).comm.cga, 0);
+  knobs["comm_cga"] = 2;
+  EXPECT_EQ(check_param_set(*def, knobs), "");
+  EXPECT_EQ(Config::from_params(knobs).comm.cga, 2);
+  EXPECT_NE(parse_param(*def->find("comm_cga"), "-1").error, "");
+  knobs["comm_cga"] = 9;
+  EXPECT_THROW(Config::from_params(knobs), Error);
+  knobs.erase("comm_cga");
   // Buckets are DDP's fixed size unless tapering is asked for.
   EXPECT_EQ(Config::from_params(params).bucket_policy, BucketPolicy::kSize);
   knobs["bucket_policy"] = "taper";

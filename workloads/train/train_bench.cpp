@@ -228,13 +228,12 @@ int highest_priority() {
 }
 }  // namespace
 
-TrainBench::TrainBench(const MpiSession& mpi, int comm_ctas, bool cta_efficiency, Json env, std::string transport)
+TrainBench::TrainBench(const MpiSession& mpi, CommConfig comm, Json env, std::string transport)
     : mpi_(mpi),
       comm_stream_(highest_priority()),
       env_(std::move(env)),
       transport_(std::move(transport)),
-      comm_ctas_(comm_ctas),
-      cta_efficiency_(cta_efficiency) {
+      comm_config_(comm) {
   if (mpi_.size() > 1) nccl_log_.emplace();
 }
 
@@ -252,8 +251,9 @@ ncclComm_t TrainBench::comm() {
     for (std::size_t i = 0; i < sizeof id.internal; ++i)
       id.internal[i] = static_cast<char>(std::stoi(root.substr(2 * i, 2), nullptr, 16));
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    if (comm_ctas_ > 0) config.maxCTAs = comm_ctas_;
-    config.CTAPolicy = cta_efficiency_ ? NCCL_CTA_POLICY_EFFICIENCY : NCCL_CTA_POLICY_DEFAULT;
+    if (comm_config_.ctas > 0) config.maxCTAs = comm_config_.ctas;
+    if (comm_config_.cga > 0) config.cgaClusterSize = comm_config_.cga;
+    config.CTAPolicy = comm_config_.cta_efficiency ? NCCL_CTA_POLICY_EFFICIENCY : NCCL_CTA_POLICY_DEFAULT;
     comm_.emplace(mpi_.size(), id, mpi_.rank(), config);
   }
   return comm_->get();
@@ -404,8 +404,9 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   details["gradient_bytes"] = static_cast<double>(model.param_count) * static_cast<double>(eb);
   details["graph"] = cfg.graph;
   details["overlap"] = cfg.overlap;
-  details["comm_ctas"] = comm_ctas_;
-  details["cta_policy"] = cta_efficiency_ ? "efficiency" : "default";
+  details["comm_ctas"] = comm_config_.ctas;
+  details["cta_policy"] = comm_config_.cta_efficiency ? "efficiency" : "default";
+  details["comm_cga"] = comm_config_.cga;
   details["symmetric"] = symmetric.buffer() != nullptr;
   if (!symmetric.buffer()) details["symmetric_off"] = symmetric.off();
   if (multi) {

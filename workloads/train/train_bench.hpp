@@ -16,12 +16,10 @@ namespace scalebench::train {
 
 class TrainBench {
  public:
-  // comm_ctas: NCCL's maxCTAs for the gradient all-reduce (0: NCCL's choice); cta_efficiency: NCCL's
-  // CTA policy NCCL_CTA_POLICY_EFFICIENCY instead of its default. With several ranks,
+  // comm: how the gradient all-reduce's communicator may use the SMs (CommConfig). With several ranks,
   // NCCL's log of its connections is read back and checked against the run's `env` (e.g.
   // NCCL_P2P_DISABLE=1) and variant `transport` (nvlink, pcie, ...): a mismatch fails the point.
-  TrainBench(const MpiSession& mpi, int comm_ctas, bool cta_efficiency, Json env = Json::object(),
-             std::string transport = "");
+  TrainBench(const MpiSession& mpi, CommConfig comm, Json env = Json::object(), std::string transport = "");
   compute::RankOutcome measure(const TrainPoint& point, const Config& cfg, const compute::TimingConfig& timing,
                                const compute::DeviceInfo& gpu);
 
@@ -41,8 +39,7 @@ class TrainBench {
   Json env_;
   std::string transport_;
   std::optional<gpu::NcclComm> comm_;
-  int comm_ctas_ = 0;
-  bool cta_efficiency_ = false;
+  CommConfig comm_config_;
   std::optional<Json> grad_check_;
 };
 

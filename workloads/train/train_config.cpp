@@ -58,12 +58,14 @@ Config Config::from_params(const Json& params) {
   if (policy != "taper" && policy != "size") throw Error("bucket_policy: '" + policy + "'; expected taper or size");
   c.bucket_policy = policy == "taper" ? BucketPolicy::kTaper : BucketPolicy::kSize;
   c.overlap = params.value("overlap", c.overlap);
-  c.comm_ctas = params.value("comm_ctas", c.comm_ctas);
-  if (c.comm_ctas < 0) throw Error("comm_ctas: must be 0 (NCCL's choice) or a positive count");
+  c.comm.ctas = params.value("comm_ctas", c.comm.ctas);
+  if (c.comm.ctas < 0) throw Error("comm_ctas: must be 0 (NCCL's choice) or a positive count");
   const std::string cta_policy = params.value("cta_policy", std::string("default"));
   if (cta_policy != "default" && cta_policy != "efficiency")
     throw Error("cta_policy: '" + cta_policy + "'; expected default or efficiency");
-  c.cta_efficiency = cta_policy == "efficiency";
+  c.comm.cta_efficiency = cta_policy == "efficiency";
+  c.comm.cga = params.value("comm_cga", c.comm.cga);
+  if (c.comm.cga < 0 || c.comm.cga > 8) throw Error("comm_cga: must be 0 (NCCL's choice) or a cluster size 1 to 8");
   c.symmetric = params.value("symmetric", c.symmetric);
   c.graph = params.value("graph", c.graph);
   c.search = params.value("algo", std::string("search")) == "search";

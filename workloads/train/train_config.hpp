@@ -11,6 +11,13 @@
 // measures. Pure: no CUDA.
 namespace scalebench::train {
 
+// How the gradient all-reduce's NCCL communicator may use the GPU's SMs.
+struct CommConfig {
+  int ctas = 0;                 // comm_ctas: NCCL's maxCTAs; 0: NCCL's default
+  bool cta_efficiency = false;  // cta_policy: NCCL's fewest-CTAs policy instead of its default
+  int cga = 0;                  // comm_cga: NCCL's cgaClusterSize (CTAs per thread-block cluster); 0: NCCL's default
+};
+
 struct Config {
   std::string model = "resnet50";
   int image = 224;
@@ -20,8 +27,7 @@ struct Config {
   double bucket_bytes = 25.0 * 1024 * 1024;
   BucketPolicy bucket_policy = BucketPolicy::kSize;  // "size" (DDP's) or "taper"
   bool overlap = true;                               // all-reduce each bucket as soon as its gradients are done
-  int comm_ctas = 0;                                 // NCCL's maxCTAs for the gradient all-reduce; 0: NCCL's default
-  bool cta_efficiency = false;                       // cta_policy: NCCL's fewest-CTAs policy instead of its default
+  CommConfig comm;                                   // the gradient all-reduce's communicator
   bool symmetric = true;                             // gradients in a symmetric NCCL window (NCCL's symmetric kernels)
   bool graph = true;                                 // one CUDA graph per step
   bool search = true;                                // cuDNN algorithm search per shape
@@ -31,8 +37,8 @@ struct Config {
   bool timeline = false;  // multi-GPU: one more marked step, details.timeline
   float lr = 0.02f, momentum = 0.9f, weight_decay = 1e-4f;
   // From the params (model, image, mode, precision and batch: one value or a comma-separated list,
-  // bucket_mb, bucket_policy, overlap, comm_ctas, cta_policy, symmetric, graph, algo, conv_api, fuse, check, timeline,
-  // lr, momentum, weight_decay). Throws Error naming the parameter.
+  // bucket_mb, bucket_policy, overlap, comm_ctas, cta_policy, comm_cga, symmetric, graph, algo, conv_api, fuse, check,
+  // timeline, lr, momentum, weight_decay). Throws Error naming the parameter.
   static Config from_params(const Json& params);
 };
 

@@ -28,9 +28,7 @@ int run_train_workload(const MpiSession& mpi, long long run_id, const Json& spec
   };
   w.throughput = [](const Json&, const Json& point) { return train::throughput(train::TrainPoint::from_json(point)); };
   w.measure = [&](const Json&, const Json& point, const compute::DeviceInfo& gpu) {
-    if (!bench)
-      bench.emplace(mpi, cfg.comm_ctas, cfg.cta_efficiency, spec.value("env", Json::object()),
-                    spec.value("transport", std::string()));
+    if (!bench) bench.emplace(mpi, cfg.comm, spec.value("env", Json::object()), spec.value("transport", std::string()));
     return bench->measure(train::TrainPoint::from_json(point), cfg, timing, gpu);
   };
   w.versions = Json{{"cudnn_headers", std::to_string(CUDNN_MAJOR) + "." + std::to_string(CUDNN_MINOR) + "." +
