@@ -335,7 +335,8 @@ const std::vector<WorkloadDef>& workload_defs() {
             {},
             0,
             "CTAs per thread-block cluster in the gradient all-reduce (NCCL's cgaClusterSize, Hopper and later): "
-            "a cluster waits for that many free SMs of one GPC beside the backward pass; 0: NCCL's choice"},
+            "a cluster waits for that many free SMs of one GPC beside the backward pass; 0: NCCL's choice",
+            8},
            {"symmetric",
             ParamType::kBool,
             true,
@@ -425,13 +426,15 @@ std::optional<std::int64_t> parse_int(std::string_view s) {
   if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
   return v;
 }
-std::string min_text(double m) {
+// A bound as written: whole numbers without decimals.
+std::string bound_text(double m) {
   return m == std::floor(m) ? std::to_string(static_cast<long long>(m)) : std::to_string(m);
 }
 }  // namespace
 
 ParamValue parse_param(const ParamDef& def, std::string_view text) {
   auto below_min = [&](double v) { return def.min && v < *def.min; };
+  auto above_max = [&](double v) { return def.max && v > *def.max; };
   switch (def.type) {
     case ParamType::kIntOrAuto:
       if (text == "auto") return {"auto", ""};
@@ -440,13 +443,15 @@ ParamValue parse_param(const ParamDef& def, std::string_view text) {
       auto v = parse_int(text);
       if (!v) return {{}, "expected an integer, got '" + std::string(text) + "'"};
       if (below_min(static_cast<double>(*v)))
-        return {{}, "must be at least " + min_text(*def.min) + ", got " + std::string(text)};
+        return {{}, "must be at least " + bound_text(*def.min) + ", got " + std::string(text)};
+      if (above_max(static_cast<double>(*v)))
+        return {{}, "must be at most " + bound_text(*def.max) + ", got " + std::string(text)};
       return {*v, ""};
     }
     case ParamType::kSize: {
       auto v = parse_size(text);
       if (!v) return {{}, "expected a non-negative size such as 4096, 64KiB or 1GiB, got '" + std::string(text) + "'"};
-      if (below_min(static_cast<double>(*v))) return {{}, "must be at least " + min_text(*def.min) + " bytes"};
+      if (below_min(static_cast<double>(*v))) return {{}, "must be at least " + bound_text(*def.min) + " bytes"};
       return {*v, ""};
     }
     case ParamType::kNumber: {
@@ -454,7 +459,8 @@ ParamValue parse_param(const ParamDef& def, std::string_view text) {
       auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
       if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
         return {{}, "expected a number, got '" + std::string(text) + "'"};
-      if (below_min(v)) return {{}, "must be at least " + min_text(*def.min) + ", got " + std::string(text)};
+      if (below_min(v)) return {{}, "must be at least " + bound_text(*def.min) + ", got " + std::string(text)};
+      if (above_max(v)) return {{}, "must be at most " + bound_text(*def.max) + ", got " + std::string(text)};
       return {v, ""};
     }
     case ParamType::kBool:

@@ -20,6 +20,7 @@ struct ParamDef {
   std::vector<std::string> choices;  // kEnum only
   std::optional<double> min;         // numeric types
   std::string help;
+  std::optional<double> max = std::nullopt;  // kInt and kNumber (its initializer: no warning where a def leaves it out)
 };
 
 struct WorkloadDef {

@@ -198,6 +198,7 @@ TEST(TrainConfig, PlanAndBadParameters) {
   EXPECT_EQ(check_param_set(*def, knobs), "");
   EXPECT_EQ(Config::from_params(knobs).comm.cga, 2);
   EXPECT_NE(parse_param(*def->find("comm_cga"), "-1").error, "");
+  EXPECT_NE(parse_param(*def->find("comm_cga"), "9").error.find("at most 8"), std::string::npos);
   knobs["comm_cga"] = 9;
   EXPECT_THROW(Config::from_params(knobs), Error);
   knobs.erase("comm_cga");
