@@ -590,6 +590,123 @@ void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, 
 }
 
 // ---------------------------------------------------------------------------------------------
+// Where a multi-GPU training step loses against one GPU. Each rank's time record carries its step
+// with the all-reduces (details.step_ms) and the same step timed without them in the same run
+// (details.step_ms_without_allreduce). The slowest rank's step without communication, against
+// the 1-GPU step, is what the GPUs cost before any communication (one slow GPU, power and heat
+// beside busy neighbours); the rest of the loss is communication. A node's acceptance turns on
+// which of the two it is.
+struct RunSplit {
+  double step = 0;                      // the slowest rank's step, ms
+  double alone_min = 0, alone_max = 0;  // each rank's step without all-reduce, ms
+  long long slowest = -1;               // the rank (point.gpu) with alone_max
+};
+
+void add_training_split(Section& sec, const std::vector<const Json*>& recs, bool gpus) {
+  auto number = [](const Json& d, const char* k) {
+    return d.is_object() && d.contains(k) && d[k].is_number() ? d[k].get<double>() : -1.0;
+  };
+  std::vector<const Json*> timed;
+  bool any_split = false;
+  for (const Json* r : recs) {
+    if (r->value("metric", "") != "time" || !r->contains("details")) continue;
+    if (number((*r)["details"], "step_ms") <= 0) continue;
+    timed.push_back(r);
+    any_split |= number((*r)["details"], "step_ms_without_allreduce") > 0;
+  }
+  if (!any_split) return;
+  const auto extra_keys = varying_params(timed, {"batch_size", "batch", "global_batch"});
+  // series (workload, varying params, point without its GPU) -> variant -> workers -> run -> split
+  std::map<std::string, std::map<std::string, std::map<int, std::map<std::string, RunSplit>>>> groups;
+  for (const Json* r : timed) {
+    std::string key = (*r)["workload"].get<std::string>();
+    const std::string extra = params_text((*r)["params"], extra_keys);
+    if (!extra.empty()) key += " · " + extra;
+    Json point = r->value("point", Json::object());
+    long long rank = 0;
+    if (point.is_object()) {
+      if (point.contains("gpu") && point["gpu"].is_number_integer()) rank = point["gpu"].get<long long>();
+      point.erase("gpu"), point.erase("gpus");
+      if (!point.empty()) key += " · " + point.dump();
+    }
+    const int w = workers_of(*r);
+    const Json& d = (*r)["details"];
+    const double alone = number(d, "step_ms_without_allreduce");
+    if (w > 1 && alone <= 0) continue;  // a multi-GPU record without the split says nothing here
+    RunSplit& s = groups[key][r->value("variant", "default")][w][r->value("run_id", Json()).dump()];
+    s.step = std::max(s.step, number(d, "step_ms"));
+    if (w > 1) {
+      if (s.slowest < 0 || alone > s.alone_max) s.alone_max = alone, s.slowest = rank;
+      s.alone_min = s.alone_min > 0 ? std::min(s.alone_min, alone) : alone;
+    }
+  }
+  const std::string one = gpus ? "GPU" : "rank";
+  Table t = make_table(
+      sec.id + "-training-split", "Where the multi-" + one + " step loses",
+      "per run, the slowest rank's step with its all-reduces and each rank's step without them, timed in the same "
+      "run; medians over runs. beside the others = the slowest rank alone − the 1-" +
+          one + " step (a slower " + one +
+          ", power or heat); communication = the step − the slowest rank alone; efficiency = the 1-" + one +
+          " step / the step; against the ranks alone = the slowest rank alone / the step (100% is a link that costs "
+          "nothing)",
+      {{"series", false},
+       {gpus ? "GPUs" : "ranks", true},
+       {"runs", true},
+       {"1-" + one + " step ms", true},
+       {"step ms", true},
+       {"each rank alone ms", true},
+       {"slowest " + one, true},
+       {"beside the others ms", true},
+       {"communication ms", true},
+       {"efficiency %", true},
+       {"against the ranks alone %", true}});
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  };
+  for (auto& [key, variants] : groups) {
+    // The 1-GPU step: the variant's own, else any variant's (one GPU crosses no link).
+    std::map<std::string, double> base_of;
+    std::vector<double> any_base;
+    for (auto& [v, by_w] : variants) {
+      if (!by_w.count(1)) continue;
+      std::vector<double> steps;
+      for (auto& [run, s] : by_w.at(1)) steps.push_back(s.step);
+      base_of[v] = median(steps);
+      any_base.insert(any_base.end(), steps.begin(), steps.end());
+    }
+    if (any_base.empty()) continue;
+    for (auto& [variant, by_w] : variants) {
+      const double base = base_of.count(variant) ? base_of[variant] : median(any_base);
+      for (auto& [w, runs] : by_w) {
+        if (w < 2) continue;
+        std::vector<double> step, lo, hi;
+        std::map<long long, int> slowest;
+        for (auto& [run, s] : runs) {
+          step.push_back(s.step), lo.push_back(s.alone_min), hi.push_back(s.alone_max);
+          ++slowest[s.slowest];
+        }
+        const double st = median(step), alone = median(hi);
+        // The rank slowest alone in most runs: one GPU that keeps being it is the node's problem.
+        const auto most = std::max_element(slowest.begin(), slowest.end(),
+                                           [](const auto& a, const auto& b) { return a.second < b.second; });
+        t.rows.push_back(
+            {key + " · " + variant + (base_of.count(variant) ? "" : " (1-" + one + " step of another variant)"),
+             std::to_string(w), std::to_string(runs.size()), format_number(base), format_number(st),
+             format_number(median(lo)) + " – " + format_number(alone),
+             std::to_string(most->first) +
+                 (runs.size() > 1 ? " (" + std::to_string(most->second) + " of " + std::to_string(runs.size()) + ")"
+                                  : ""),
+             format_number(alone - base), format_number(st - alone), format_number(100 * base / st),
+             format_number(100 * alone / st)});
+      }
+    }
+  }
+  if (!t.rows.empty()) sec.tables.push_back(t);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Every other figure (copy bandwidths, command figures, ...), one row per point and metric.
 void add_other_figures(Section& sec, const std::vector<const Json*>& recs) {
   std::map<std::string, std::vector<const Json*>> rows;
@@ -888,6 +1005,7 @@ Report build_report(const Json& records, const ReportOptions& opt) {
     add_collectives(sec, ok, gpus, opt);
     add_transport_ratios(sec, exp_records);
     add_throughput_scaling(sec, ok, gpus, opt);
+    add_training_split(sec, ok, gpus);
     add_other_figures(sec, ok);
     add_outliers(sec, exp_records);
     add_clock_limits(sec, ok);

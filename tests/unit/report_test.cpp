@@ -247,6 +247,53 @@ TEST(Report, ClockLimitRowsFollowTheRunNumbers) {
   EXPECT_EQ(t->rows[1][0], "10");
 }
 
+// One rank's time record of a training run: its step with all-reduces and, on several GPUs, the
+// same step without them.
+Json train_step_record(const std::string& variant, int run, int gpus, long long rank, double step_ms, double alone_ms) {
+  Json r = throughput_record(variant, gpus, step_ms * 1e3, {{"precision", "bf16"}});
+  r["run_id"] = run, r["workload"] = "train";
+  r["metric"] = "time", r["unit"] = "us", r["better"] = "lower";
+  r["point"] = {{"precision", "bf16"}, {"gpu", rank}};
+  r["details"] = {{"step_ms", step_ms}};
+  if (gpus > 1) r["details"]["step_ms_without_allreduce"] = alone_ms;
+  return r;
+}
+
+TEST(Report, TrainingLossIsSplitIntoTheSlowestRankAloneAndCommunication) {
+  Json recs = Json::array({train_step_record("nvlink", 1, 1, 0, 50.0, 0)});
+  // 4 GPUs: GPU 3 is the slowest without communication (50.4 ms); the step takes 50.6.
+  const std::vector<double> alone = {50.1, 50.2, 50.2, 50.4};
+  for (long long g = 0; g < 4; ++g)
+    recs.push_back(train_step_record("nvlink", 2, 4, g, g == 0 ? 50.6 : 50.55, alone[g]));
+  // pcie has no 1-GPU run: nvlink's is its base.
+  for (long long g = 0; g < 4; ++g) recs.push_back(train_step_record("pcie", 3, 4, g, 52.0, 50.0));
+  const Report r = build_report(recs);
+  const Table* t = find_table(r, "-training-split");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->rows.size(), 2u);
+  // columns: series, GPUs, runs, 1-GPU step, step, each rank alone, slowest GPU, beside the
+  // others, communication, efficiency %, against the ranks alone %
+  const auto& nv = t->rows[0];
+  EXPECT_EQ(nv[0], "train · {\"precision\":\"bf16\"} · nvlink");
+  EXPECT_EQ(nv[1], "4");
+  EXPECT_EQ(nv[3], "50.00");
+  EXPECT_EQ(nv[4], "50.60");  // the slowest rank's step
+  EXPECT_EQ(nv[5], "50.10 – 50.40");
+  EXPECT_EQ(nv[6], "3");
+  EXPECT_EQ(nv[7], "0.4000");
+  EXPECT_EQ(nv[8], "0.2000");
+  EXPECT_EQ(nv[9], "98.81");   // 50.0 / 50.6
+  EXPECT_EQ(nv[10], "99.60");  // 50.4 / 50.6
+  const auto& pc = t->rows[1];
+  EXPECT_NE(pc[0].find("pcie (1-GPU step of another variant)"), std::string::npos);
+  EXPECT_EQ(pc[7], "0.0000");
+  EXPECT_EQ(pc[8], "2.000");
+  EXPECT_EQ(pc[9], "96.15");
+  // Records without the split (another workload's times) make no such table.
+  Json plain = Json::array({throughput_record("a", 1, 10), throughput_record("a", 2, 19)});
+  EXPECT_EQ(find_table(build_report(plain), "-training-split"), nullptr);
+}
+
 TEST(Report, HtmlEscapesWhatRecordsSay) {
   Json rec = throughput_record("<script>alert(1)</script>", 1, 10);
   const std::string html = html_report(build_report(Json::array({rec})));
