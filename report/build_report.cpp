@@ -45,7 +45,7 @@ namespace {
 // series' name, and never what tells two series apart.
 const std::set<std::string> kMeasurementParams = {
     "min_bytes", "max_bytes", "step_factor", "warmup", "iters",   "time_cap_s",  "target_cv", "check", "repetitions",
-    "round",     "program",   "args",        "launch", "figures", "output_file", "timeout_s", "root"};
+    "round",     "program",   "args",        "launch", "figures", "output_file", "timeout_s", "root",  "timeline"};
 // Parameters that name a collective curve's group (one chart each).
 const std::vector<std::string> kCollectiveGroupParams = {"op", "dtype", "reduce_op", "in_place"};
 
