@@ -129,10 +129,15 @@ void check_record(const Json& r, const std::string& where) {
   if (!r.is_object()) throw Error(where + ": expected a JSON object (one result record)");
   for (const char* f : {"metric", "status"})
     if (!r.contains(f) || !r[f].is_string()) throw Error(where + ": field '" + f + "': missing or not a string");
-  for (const char* f : {"params", "placement", "point", "stats"})
-    if (r.contains(f) && !r[f].is_object()) throw Error(where + ": field '" + std::string(f) + "': not an object");
   if (r["status"] == "ok" && r["metric"] != "run" && (!r.contains("value") || !r["value"].is_number()))
     throw Error(where + ": field 'value': an ok point record needs a number");
+  // What reports and comparisons group by: a record without them cannot be placed.
+  if (!r.contains("workload") || !r["workload"].is_string())
+    throw Error(where + ": field 'workload': missing or not a string");
+  if (!r.contains("params") || !r["params"].is_object())
+    throw Error(where + ": field 'params': missing or not an object");
+  for (const char* f : {"placement", "point", "stats", "details"})
+    if (r.contains(f) && !r[f].is_object()) throw Error(where + ": field '" + std::string(f) + "': not an object");
 }
 }  // namespace
 

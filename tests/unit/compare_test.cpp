@@ -267,6 +267,15 @@ TEST(CompareFile, ErrorsNameFileLineAndField) {
             "base.jsonl:3: field 'value': an ok point record needs a number");
   bad.erase("metric");
   EXPECT_EQ(message(bad.dump()), "base.jsonl:1: field 'metric': missing or not a string");
+  // What reports and comparisons group by: a record without it is refused by name, not a crash.
+  Json anon = record("b", "busbw", 10);
+  anon.erase("workload");
+  EXPECT_EQ(message(anon.dump()), "base.jsonl:1: field 'workload': missing or not a string");
+  Json bare = record("b", "busbw", 10);
+  bare.erase("params");
+  EXPECT_EQ(message(bare.dump()), "base.jsonl:1: field 'params': missing or not an object");
+  bare["params"] = Json::object(), bare["details"] = 3;
+  EXPECT_EQ(message(bare.dump()), "base.jsonl:1: field 'details': not an object");
   EXPECT_EQ(message("[1]"), "base.jsonl: record 1 of the array: expected a JSON object (one result record)");
   EXPECT_EQ(message("[\n" + line + ",\n]").rfind("base.jsonl:3:", 0), 0u) << message("[\n" + line + ",\n]");
   EXPECT_EQ(message(" \n"), "base.jsonl: no records (empty file)");
