@@ -660,11 +660,6 @@ void add_training_split(Section& sec, const std::vector<const Json*>& recs, bool
        {"communication ms", true},
        {"efficiency %", true},
        {"against the ranks alone %", true}});
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  };
   for (auto& [key, variants] : groups) {
     // The 1-GPU step: the variant's own, else any variant's (one GPU crosses no link).
     std::map<std::string, double> base_of;
