@@ -417,6 +417,21 @@ void add_transport_ratios(Section& sec, const Json& exp_records) {
   if (!t.rows.empty()) sec.tables.push_back(t);
 }
 
+// What tells a figure's series apart besides its workload: the parameters that vary in the
+// group, and its point without the GPU it ran on (each GPU's record of one run is one series).
+// A sized point (a collective's curve) is one series over its sizes, so the size stays out.
+std::string series_suffix(const Json& r, const std::vector<std::string>& extra_keys) {
+  std::string s;
+  const std::string extra = params_text(r["params"], extra_keys);
+  if (!extra.empty()) s += " · " + extra;
+  Json point = r.value("point", Json::object());
+  if (point.is_object() && !point.contains("size")) {
+    point.erase("gpu"), point.erase("gpus");
+    if (!point.empty()) s += " · " + point.dump();
+  }
+  return s;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Throughput scaling (images/s, samples/s, TFLOP/s ...: higher-is-better figures that are not a
 // bandwidth): speedup and efficiency against the smallest worker count, the ideal line, and the
@@ -478,14 +493,7 @@ void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, 
   for (const Json* r : tp) {
     std::string metric = (*r)["metric"].get<std::string>();
     if (metric == "throughput_total") metric = "throughput";
-    std::string key = (*r)["workload"].get<std::string>() + " " + metric;
-    const std::string extra = params_text((*r)["params"], extra_keys);
-    if (!extra.empty()) key += " · " + extra;
-    if ((*r).contains("point") && !(*r)["point"].empty() && !(*r)["point"].contains("size")) {
-      Json point = (*r)["point"];
-      point.erase("gpu"), point.erase("gpus");
-      key += " · " + point.dump();
-    }
+    const std::string key = (*r)["workload"].get<std::string>() + " " + metric + series_suffix(*r, extra_keys);
     groups[key][r->value("variant", "default")][workers_of(*r)].push_back(r);
     unit_of[key] = (*r)["unit"].get<std::string>();
     per_gpu[key] = per_worker(*r);
@@ -619,16 +627,10 @@ void add_training_split(Section& sec, const std::vector<const Json*>& recs, bool
   // series (workload, varying params, point without its GPU) -> variant -> workers -> run -> split
   std::map<std::string, std::map<std::string, std::map<int, std::map<std::string, RunSplit>>>> groups;
   for (const Json* r : timed) {
-    std::string key = (*r)["workload"].get<std::string>();
-    const std::string extra = params_text((*r)["params"], extra_keys);
-    if (!extra.empty()) key += " · " + extra;
-    Json point = r->value("point", Json::object());
-    long long rank = 0;
-    if (point.is_object()) {
-      if (point.contains("gpu") && point["gpu"].is_number_integer()) rank = point["gpu"].get<long long>();
-      point.erase("gpu"), point.erase("gpus");
-      if (!point.empty()) key += " · " + point.dump();
-    }
+    const std::string key = (*r)["workload"].get<std::string>() + series_suffix(*r, extra_keys);
+    const Json point = r->value("point", Json::object());
+    const long long rank =
+        point.contains("gpu") && point["gpu"].is_number_integer() ? point["gpu"].get<long long>() : 0;
     const int w = workers_of(*r);
     const Json& d = (*r)["details"];
     const double alone = number(d, "step_ms_without_allreduce");
