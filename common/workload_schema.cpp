@@ -315,6 +315,14 @@ const std::vector<WorkloadDef>& workload_defs() {
             {},
             {},
             "all-reduce each bucket as soon as its gradients are done (during the backward pass); false: after it"},
+           {"bucket_launch",
+            ParamType::kEnum,
+            "after_fused_bn",
+            {"after_fused_bn", "ready"},
+            {},
+            "after_fused_bn: launch each bucket's all-reduce as soon as its gradients are done, unless the next batch "
+            "norm is cuDNN's persistent fused kernel (fp16), then after it, so that it does not wait for the SMs the "
+            "all-reduce holds; ready: as soon as its gradients are done, always (DDP's)"},
            {"comm_ctas",
             ParamType::kInt,
             0,

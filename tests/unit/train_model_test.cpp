@@ -137,6 +137,32 @@ TEST(TrainModel, TaperedBucketsLeaveLittleForTheEndOfTheBackwardPass) {
   EXPECT_EQ(make_buckets(m, 1, 4, BucketPolicy::kTaper).size(), make_buckets(m, 1, 4).size());
 }
 
+// ResNet-50's first 16-bit bucket closes at layer4.0.conv3, just before layer4.0.bn2: launched when
+// ready, its all-reduce would hold SMs that batch norm's persistent kernel needs.
+TEST(TrainModel, AllReducesWaitPastTheNextPersistentBatchNorm) {
+  const Model m = build_model("resnet50");
+  const std::vector<Bucket> b = make_buckets(m, 25.0 * 1024 * 1024, 2);
+  ASSERT_EQ(b.size(), 2u);
+  ASSERT_EQ(m.layers[static_cast<std::size_t>(b[0].first_layer)].name, "layer4.0.conv3");
+  auto all_fused = [&](int i) { return m.layers[static_cast<std::size_t>(i)].op == Op::kBatchNorm; };
+  auto none_fused = [](int) { return false; };
+  // DDP's rule: when the gradients are done, whatever follows.
+  const std::vector<int> ready = launch_layers(m, b, LaunchPolicy::kReady, all_fused);
+  EXPECT_EQ(ready, (std::vector<int>{b[0].first_layer, b[1].first_layer}));
+  const std::vector<int> after = launch_layers(m, b, LaunchPolicy::kAfterFusedBn, all_fused);
+  EXPECT_EQ(m.layers[static_cast<std::size_t>(after[0])].name, "layer4.0.bn2");
+  // The last bucket ends at the stem's conv: no batch norm follows it, so it goes when ready.
+  EXPECT_EQ(after[1], b[1].first_layer);
+  // Batch norms in our own kernels (bf16, tf32) need no SM the all-reduce holds: nothing waits.
+  EXPECT_EQ(launch_layers(m, b, LaunchPolicy::kAfterFusedBn, none_fused), ready);
+  // Buckets never launch out of order (NCCL needs the same order on every rank), even when one
+  // bucket ends between another's gradients and the batch norm that one waits for.
+  const std::vector<Bucket> one_per_layer = make_buckets(m, 1, 2);
+  const std::vector<int> each = launch_layers(m, one_per_layer, LaunchPolicy::kAfterFusedBn, all_fused);
+  for (std::size_t i = 0; i + 1 < each.size(); ++i) EXPECT_GE(each[i], each[i + 1]) << i;
+  for (std::size_t i = 0; i < each.size(); ++i) EXPECT_LE(each[i], one_per_layer[i].first_layer) << i;
+}
+
 TEST(TrainModel, UnknownModelNamesTheChoices) {
   try {
     build_model("resnet18");
@@ -209,6 +235,15 @@ TEST(TrainConfig, PlanAndBadParameters) {
   EXPECT_EQ(Config::from_params(knobs).bucket_policy, BucketPolicy::kTaper);
   EXPECT_NE(parse_param(*def->find("bucket_policy"), "time").error, "");
   knobs.erase("bucket_policy");
+  // All-reduces wait for a persistent batch norm unless DDP's rule is asked for.
+  EXPECT_EQ(Config::from_params(params).launch, LaunchPolicy::kAfterFusedBn);
+  knobs["bucket_launch"] = "ready";
+  EXPECT_EQ(check_param_set(*def, knobs), "");
+  EXPECT_EQ(Config::from_params(knobs).launch, LaunchPolicy::kReady);
+  EXPECT_NE(parse_param(*def->find("bucket_launch"), "early").error, "");
+  knobs["bucket_launch"] = "early";
+  EXPECT_THROW(Config::from_params(knobs), Error);
+  knobs.erase("bucket_launch");
   // The step timeline is asked for, never on by default.
   EXPECT_FALSE(Config::from_params(params).timeline);
   knobs["timeline"] = true;

@@ -244,4 +244,24 @@ std::vector<Bucket> make_buckets(const Model& m, double target_bytes, int bytes_
   return out;
 }
 
+const char* name(LaunchPolicy p) { return p == LaunchPolicy::kAfterFusedBn ? "after_fused_bn" : "ready"; }
+
+std::vector<int> launch_layers(const Model& m, const std::vector<Bucket>& buckets, LaunchPolicy policy,
+                               const std::function<bool(int)>& needs_every_sm) {
+  std::vector<int> out;
+  for (const Bucket& b : buckets) {
+    int at = b.first_layer;
+    if (policy == LaunchPolicy::kAfterFusedBn)
+      for (int i = b.first_layer - 1; i > 0; --i)
+        if (m.layers[static_cast<std::size_t>(i)].op == Op::kBatchNorm) {
+          if (needs_every_sm(i)) at = i;
+          break;
+        }
+    // A later bucket never launches before an earlier one: NCCL needs the same order on every rank.
+    if (!out.empty()) at = std::min(at, out.back());
+    out.push_back(at);
+  }
+  return out;
+}
+
 }  // namespace scalebench::train

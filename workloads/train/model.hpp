@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,5 +73,16 @@ const char* name(BucketPolicy p);  // "size", "taper": the bucket_policy paramet
 inline constexpr double kMinTaperedBytes = 1024.0 * 1024.0;
 std::vector<Bucket> make_buckets(const Model& m, double target_bytes, int bytes_per_element,
                                  BucketPolicy policy = BucketPolicy::kSize);
+
+// When a bucket's all-reduce is launched in the backward pass. kReady: as soon as its gradients are
+// done (DDP's). kAfterFusedBn: if the next batch norm the pass reaches is one that needs every SM
+// at once (cuDNN's persistent fused kernel), after that batch norm instead: launched just before
+// it, the all-reduce holds SMs that kernel waits for, and the whole compute stream waits with it.
+enum class LaunchPolicy { kReady, kAfterFusedBn };
+const char* name(LaunchPolicy p);  // "ready", "after_fused_bn": the bucket_launch parameter's values
+// Per bucket, the layer after whose backward its all-reduce is launched (non-increasing along the
+// buckets). `needs_every_sm(layer)` tells which batch norms run as one persistent kernel.
+std::vector<int> launch_layers(const Model& m, const std::vector<Bucket>& buckets, LaunchPolicy policy,
+                               const std::function<bool(int layer)>& needs_every_sm);
 
 }  // namespace scalebench::train

@@ -687,6 +687,11 @@ void Net::bn_backward(int i, const std::function<void(int)>& done) {
   done(i);
 }
 
+bool Net::needs_every_sm(int layer) const {
+  const std::size_t i = static_cast<std::size_t>(layer);
+  return i < layers_.size() && model_.layers[i].op == Op::kBatchNorm && layers_[i]->fused;
+}
+
 void Net::forward(Pass pass) {
   if (pass == Pass::kTrain && !cfg_.training) throw Error("a net built for inference cannot train");
   if (marks_) mark(marks_->fwd[0]);

@@ -89,6 +89,9 @@ class Net {
   double read_loss() const;
   // Rewrites the compute copy of the weights from the master (after editing the master).
   void sync_weights();
+  // Whether the layer's backward runs as cuDNN's persistent fused batch norm, a kernel that needs
+  // every SM at once (and so waits for any an all-reduce holds).
+  bool needs_every_sm(int layer) const;
   // The chosen algorithms, fusion, workspace, memory: recorded in a point's details.
   Json describe() const;
   std::size_t bytes_allocated() const { return allocated_; }

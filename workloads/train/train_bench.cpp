@@ -307,6 +307,8 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
 
   const std::vector<Bucket> buckets =
       make_buckets(model, cfg.bucket_bytes, dtype_bytes(net->compute_type()), cfg.bucket_policy);
+  const std::vector<int> launch_at =
+      launch_layers(model, buckets, cfg.launch, [&](int layer) { return net->needs_every_sm(layer); });
   std::vector<gpu::Event> ready(buckets.size());
   gpu::Event comm_done;
   const ncclDataType_t nt = nccl_type(net->compute_type());
@@ -338,7 +340,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
     std::size_t next = 0;
     net->backward([&](int layer) {
       if (!allreduce || !cfg.overlap) return;
-      while (next < buckets.size() && buckets[next].first_layer == layer) {
+      while (next < buckets.size() && launch_at[next] == layer) {
         launch_bucket(next, ready[next].get(), m);
         ++next;
       }
@@ -404,6 +406,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   details["gradient_bytes"] = static_cast<double>(model.param_count) * static_cast<double>(eb);
   details["graph"] = cfg.graph;
   details["overlap"] = cfg.overlap;
+  details["bucket_launch"] = name(cfg.launch);
   details["comm_ctas"] = comm_config_.ctas;
   details["cta_policy"] = comm_config_.cta_efficiency ? "efficiency" : "default";
   details["comm_cga"] = comm_config_.cga;

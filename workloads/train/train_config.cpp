@@ -58,6 +58,10 @@ Config Config::from_params(const Json& params) {
   if (policy != "taper" && policy != "size") throw Error("bucket_policy: '" + policy + "'; expected taper or size");
   c.bucket_policy = policy == "taper" ? BucketPolicy::kTaper : BucketPolicy::kSize;
   c.overlap = params.value("overlap", c.overlap);
+  const std::string launch = params.value("bucket_launch", std::string(name(c.launch)));
+  if (launch != "ready" && launch != "after_fused_bn")
+    throw Error("bucket_launch: '" + launch + "'; expected ready or after_fused_bn");
+  c.launch = launch == "after_fused_bn" ? LaunchPolicy::kAfterFusedBn : LaunchPolicy::kReady;
   c.comm.ctas = params.value("comm_ctas", c.comm.ctas);
   if (c.comm.ctas < 0) throw Error("comm_ctas: must be 0 (NCCL's choice) or a positive count");
   const std::string cta_policy = params.value("cta_policy", std::string("default"));
