@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per run of `run-launch.sh`: python3 summarize.py launch. A 1-GPU run: its step (ms) and
+"""Per run of `run-launch.sh` or `run-buckets.sh`: python3 summarize.py launch|buckets. A 1-GPU run: its step (ms) and
 ms power-capped; a 2-GPU run: the slowest rank's step, the slowest rank's step without
 all-reduce, efficiency against the same round's 1-GPU step, communication (the difference),
 the all-reduce alone, each GPU's power-capped ms; then per rank the marked step's backward
@@ -30,5 +30,5 @@ for n,rs in runs.items():
         bs=t.get('backward_stretch',{})
         top=[(L['layer'],round(L['ms_with']-L['ms_without'],3)) for L in bs.get('layers',[])[:3]]
         st.append((round(bs.get('total_ms',0),3), top, [round(b['allreduce_ms'],3) for b in t['buckets']]))
-    print(n, 'step %.3f alone %.3f eff %.2f%% comm %.3f'%(step,alone,100*base/step,step-alone), 'AR alone %.3f'%rs[0]['details']['allreduce_alone_ms'], 'capped',caps, 'launch', rs[0]['details'].get('launch'))
+    print(n, 'step %.3f alone %.3f eff %.2f%% comm %.3f'%(step,alone,100*base/step,step-alone), 'AR alone %.3f'%rs[0]['details']['allreduce_alone_ms'], 'capped',caps, 'bucket_launch', rs[0]['details'].get('bucket_launch', rs[0]['details'].get('launch')))
     for s in st: print('    ', s)
