@@ -495,7 +495,7 @@ void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, 
     if (metric == "throughput_total") metric = "throughput";
     const std::string key = (*r)["workload"].get<std::string>() + " " + metric + series_suffix(*r, extra_keys);
     groups[key][r->value("variant", "default")][workers_of(*r)].push_back(r);
-    unit_of[key] = (*r)["unit"].get<std::string>();
+    unit_of[key] = r->value("unit", "");
     per_gpu[key] = per_worker(*r);
   }
   const std::string axis = gpus ? "GPUs" : "ranks", one = gpus ? "GPU" : "rank";

@@ -138,6 +138,10 @@ void check_record(const Json& r, const std::string& where) {
     throw Error(where + ": field 'params': missing or not an object");
   for (const char* f : {"placement", "point", "stats", "details"})
     if (r.contains(f) && !r[f].is_object()) throw Error(where + ": field '" + std::string(f) + "': not an object");
+  // What tables label and order points by.
+  if (r.contains("unit") && !r["unit"].is_string()) throw Error(where + ": field 'unit': not a string");
+  if (r.contains("point") && r["point"].contains("size") && !r["point"]["size"].is_number())
+    throw Error(where + ": field 'point.size': not a number (bytes)");
 }
 }  // namespace
 

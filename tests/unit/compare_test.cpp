@@ -276,6 +276,13 @@ TEST(CompareFile, ErrorsNameFileLineAndField) {
   EXPECT_EQ(message(bare.dump()), "base.jsonl:1: field 'params': missing or not an object");
   bare["params"] = Json::object(), bare["details"] = 3;
   EXPECT_EQ(message(bare.dump()), "base.jsonl:1: field 'details': not an object");
+  // What tables label and order by: a collective's size that is not a number, a unit not a string.
+  Json sized = record("b", "busbw", 10);
+  sized["point"] = Json{{"size", "1M"}};
+  EXPECT_EQ(message(sized.dump()), "base.jsonl:1: field 'point.size': not a number (bytes)");
+  sized["point"]["size"] = 1048576;
+  sized["unit"] = 7;
+  EXPECT_EQ(message(sized.dump()), "base.jsonl:1: field 'unit': not a string");
   EXPECT_EQ(message("[1]"), "base.jsonl: record 1 of the array: expected a JSON object (one result record)");
   EXPECT_EQ(message("[\n" + line + ",\n]").rfind("base.jsonl:3:", 0), 0u) << message("[\n" + line + ",\n]");
   EXPECT_EQ(message(" \n"), "base.jsonl: no records (empty file)");
