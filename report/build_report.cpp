@@ -427,6 +427,9 @@ std::string series_suffix(const Json& r, const std::vector<std::string>& extra_k
   Json point = r.value("point", Json::object());
   if (point.is_object() && !point.contains("size")) {
     point.erase("gpu"), point.erase("gpus");
+    // A varying parameter already named above, with the point's value, is not said twice.
+    for (const std::string& k : extra_keys)
+      if (point.contains(k) && r["params"].contains(k) && text_of(point[k]) == text_of(r["params"][k])) point.erase(k);
     if (!point.empty()) s += " · " + point.dump();
   }
   return s;

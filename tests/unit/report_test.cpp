@@ -249,11 +249,12 @@ TEST(Report, ClockLimitRowsFollowTheRunNumbers) {
 
 // One rank's time record of a training run: its step with all-reduces and, on several GPUs, the
 // same step without them.
-Json train_step_record(const std::string& variant, int run, int gpus, long long rank, double step_ms, double alone_ms) {
-  Json r = throughput_record(variant, gpus, step_ms * 1e3, {{"precision", "bf16"}});
+Json train_step_record(const std::string& variant, int run, int gpus, long long rank, double step_ms, double alone_ms,
+                       const std::string& precision = "bf16") {
+  Json r = throughput_record(variant, gpus, step_ms * 1e3, {{"precision", precision}});
   r["run_id"] = run, r["workload"] = "train";
   r["metric"] = "time", r["unit"] = "us", r["better"] = "lower";
-  r["point"] = {{"precision", "bf16"}, {"gpu", rank}};
+  r["point"] = {{"precision", precision}, {"gpu", rank}};
   r["details"] = {{"step_ms", step_ms}};
   if (gpus > 1) r["details"]["step_ms_without_allreduce"] = alone_ms;
   return r;
@@ -289,6 +290,18 @@ TEST(Report, TrainingLossIsSplitIntoTheSlowestRankAloneAndCommunication) {
   EXPECT_EQ(pc[7], "0.0000");
   EXPECT_EQ(pc[8], "2.000");
   EXPECT_EQ(pc[9], "96.15");
+  // Precision varies between experiments: named once, as the parameter, not again as the point.
+  Json two = Json::array();
+  for (const char* p : {"fp16", "bf16"}) {
+    two.push_back(train_step_record("nvlink", 1, 1, 0, 50.0, 0, p));
+    for (long long g = 0; g < 2; ++g) two.push_back(train_step_record("nvlink", 2, 2, g, 50.5, 50.1, p));
+  }
+  const Report split = build_report(two);
+  const Table* by_precision = find_table(split, "-training-split");
+  ASSERT_NE(by_precision, nullptr);
+  ASSERT_EQ(by_precision->rows.size(), 2u);
+  EXPECT_EQ(by_precision->rows[0][0], "train · precision=bf16 · nvlink");
+  EXPECT_EQ(by_precision->rows[1][0], "train · precision=fp16 · nvlink");
   // Records without the split (another workload's times) make no such table.
   Json plain = Json::array({throughput_record("a", 1, 10), throughput_record("a", 2, 19)});
   EXPECT_EQ(find_table(build_report(plain), "-training-split"), nullptr);
