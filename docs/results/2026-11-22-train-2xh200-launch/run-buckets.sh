@@ -6,21 +6,14 @@
 set -u
 NP=${NP:-2}; ROUNDS=${ROUNDS:-3}
 B=.gpu-bundle; E=$B/env.sh; export PATH=$PWD/$B/bin:$PATH
-W=$OUT/buckets; mkdir -p $W
-finish() { tar czf $OUT/buckets.tgz -C $OUT buckets; }
-trap finish EXIT
-T0=$(date +%s)
-t() { local name=$1 lim=$2; shift 2
-  if [ $(( $(date +%s) - T0 )) -gt 520 ]; then echo "$name not run: out of time" >> $W/runs.txt; return; fi
-  local t0=$(date +%s); timeout $lim "$@" > $W/$name.log 2>&1
-  echo "$name rc=$? $(( $(date +%s)-t0 ))s" >> $W/runs.txt; gzip -f $W/$name.log; }
-nvidia-smi -q -d POWER,CLOCK > $W/smi.txt 2>&1
+source scripts/timed-runs.sh
+runs_begin buckets
 declare -A SET=([size25]="" [size12]="-p bucket_mb=12" [taper25]="-p bucket_policy=taper")
 ORDERS=("size25 size12 taper25" "size12 taper25 size25" "taper25 size25 size12")
 for round in $(seq $ROUNDS); do
   P="-p precision=fp16 -p batch=256 -p warmup=10 -p steps=5 --repetitions 8 --emit records -p timeline=true"
-  t r${round}_fp16_np1 90 $E mpirun -np 1 scalebench-run train $P
+  timed_run r${round}_fp16_np1 90 $E mpirun -np 1 scalebench-run train $P
   for s in ${ORDERS[$(( (round - 1) % 3 ))]}; do
-    t r${round}_fp16_np${NP}_$s 90 $E mpirun -np $NP scalebench-run train $P ${SET[$s]}
+    timed_run r${round}_fp16_np${NP}_$s 90 $E mpirun -np $NP scalebench-run train $P ${SET[$s]}
   done
 done
