@@ -1,6 +1,6 @@
 #!/bin/bash
-# 1-GPU tf32 (and fp32 batch 128, fp16 256 for contrast): gradients in cudaMalloc memory against
-# ncclMemAlloc memory (a throw-away build's DIAG_NCCLMEM=1), alternating. OUT set.
+# 1-GPU tf32 (batch 128): gradients in cudaMalloc memory against ncclMemAlloc memory (a throw-away
+# build's DIAG_NCCLMEM=1, see README.md), alternating by round. From the repository root, OUT set.
 set -u
 ROUNDS=${ROUNDS:-5}
 B=.gpu-bundle; E=$B/env.sh; export PATH=$PWD/$B/bin:$PATH
