@@ -3,6 +3,7 @@
 # all GPUs (local coordinator and agent) and its report, then PyTorch DDP (AMP bf16, batch 256 per
 # GPU) on 1 and 4 GPUs, in one call. OUT set; B=BUNDLE (scalebench, scalebench-agent,
 # scalebench-coordinator, scalebench-run, env.sh); PEERS: rn50_peer.py, torch_ddp.py (../shared/peers).
+# DDP: the GPU counts DDP runs on (default "1 4"; "1 2" on a 2-GPU machine; empty: no DDP).
 set -u
 B=${B:-.gpu-bundle}; PEERS=${PEERS:-.peers-torch}; E=$B/env.sh; export PATH=$PWD/$B/bin:$PATH
 W=$OUT/k; mkdir -p $W
@@ -17,4 +18,4 @@ echo "peer $(( $(date +%s)-T0 ))s" >> $W/summary.txt
 t study 420 $E scalebench study examples/resnet50-scaling.yaml --db $W/study.db --logs $W/study-logs
 t report 30 $E scalebench report --db $W/study.db --out $W/report
 $E scalebench results --db $W/study.db --format json > $W/results.jsonl 2>> $W/summary.txt
-for n in 1 4; do (cd $PEERS && timeout 120 torchrun --standalone --nproc_per_node=$n torch_ddp.py) > $W/ddp-$n.txt 2>&1; echo "ddp $n rc=$?" >> $W/summary.txt; done
+for n in ${DDP-1 4}; do (cd $PEERS && timeout 120 torchrun --standalone --nproc_per_node=$n torch_ddp.py) > $W/ddp-$n.txt 2>&1; echo "ddp $n rc=$?" >> $W/summary.txt; done
