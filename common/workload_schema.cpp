@@ -323,6 +323,13 @@ const std::vector<WorkloadDef>& workload_defs() {
             "after_fused_bn: launch each bucket's all-reduce as soon as its gradients are done, unless the next batch "
             "norm is cuDNN's persistent fused kernel (fp16), then after it, so that it does not wait for the SMs the "
             "all-reduce holds; ready: as soon as its gradients are done, always (DDP's)"},
+           {"unfuse_after_launch",
+            ParamType::kInt,
+            0,
+            {},
+            0,
+            "how many of cuDNN's persistent fused batch norms (fp16) after each all-reduce's launch run in our "
+            "kernels instead, which share SMs with it rather than wait for the SMs it holds; 0: none"},
            {"comm_ctas",
             ParamType::kInt,
             0,

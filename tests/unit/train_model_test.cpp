@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "common/error.hpp"
@@ -163,6 +164,37 @@ TEST(TrainModel, AllReducesWaitPastTheNextPersistentBatchNorm) {
   for (std::size_t i = 0; i < each.size(); ++i) EXPECT_LE(each[i], one_per_layer[i].first_layer) << i;
 }
 
+// With the launch after layer4.0.bn2, the all-reduce outlasts the next convolution on 4 GPUs and
+// layer4.0.bn1 waited for its SMs: that batch norm is the one unfuse_after_launch=1 moves off cuDNN.
+TEST(TrainModel, BatchNormsBesideAnAllReduceAreTheNextPersistentOnes) {
+  const Model m = build_model("resnet50");
+  const std::vector<Bucket> b = make_buckets(m, 25.0 * 1024 * 1024, 2);
+  auto fused = [&](int i) {
+    const Layer& l = m.layers[static_cast<std::size_t>(i)];
+    return l.op == Op::kBatchNorm && l.relu;  // as in fp16: the downsample's batch norm has nothing to fuse
+  };
+  const std::vector<int> at = launch_layers(m, b, LaunchPolicy::kAfterFusedBn, fused);
+  auto names = [&](const std::vector<int>& layers) {
+    std::vector<std::string> out;
+    for (int i : layers) out.push_back(m.layers[static_cast<std::size_t>(i)].name);
+    return out;
+  };
+  EXPECT_TRUE(batch_norms_beside(m, at, 0, fused).empty());
+  EXPECT_EQ(names(batch_norms_beside(m, at, 1, fused)), std::vector<std::string>{"layer4.0.bn1"});
+  // The next one past the downsample branch; the last bucket launches after the stem: none follows.
+  EXPECT_EQ(names(batch_norms_beside(m, at, 2, fused)), (std::vector<std::string>{"layer3.5.bn3", "layer4.0.bn1"}));
+  // With DDP's launch the first one beside it is bn2 itself.
+  EXPECT_EQ(names(batch_norms_beside(m, launch_layers(m, b, LaunchPolicy::kReady, fused), 1, fused)),
+            std::vector<std::string>{"layer4.0.bn2"});
+  // No persistent batch norms (bf16, tf32, fp32): nothing to move.
+  EXPECT_TRUE(batch_norms_beside(m, at, 3, [](int) { return false; }).empty());
+  // Launches close together name a batch norm once, in layer order.
+  const std::vector<int> each =
+      batch_norms_beside(m, launch_layers(m, make_buckets(m, 1, 2), LaunchPolicy::kReady, fused), 2, fused);
+  EXPECT_TRUE(std::is_sorted(each.begin(), each.end()));
+  EXPECT_EQ(std::adjacent_find(each.begin(), each.end()), each.end());
+}
+
 TEST(TrainModel, UnknownModelNamesTheChoices) {
   try {
     build_model("resnet18");
@@ -244,6 +276,15 @@ TEST(TrainConfig, PlanAndBadParameters) {
   knobs["bucket_launch"] = "early";
   EXPECT_THROW(Config::from_params(knobs), Error);
   knobs.erase("bucket_launch");
+  // cuDNN's persistent batch norms stay unless some beside each all-reduce are asked off.
+  EXPECT_EQ(Config::from_params(params).unfuse_after_launch, 0);
+  knobs["unfuse_after_launch"] = 1;
+  EXPECT_EQ(check_param_set(*def, knobs), "");
+  EXPECT_EQ(Config::from_params(knobs).unfuse_after_launch, 1);
+  EXPECT_NE(parse_param(*def->find("unfuse_after_launch"), "-1").error, "");
+  knobs["unfuse_after_launch"] = -1;
+  EXPECT_THROW(Config::from_params(knobs), Error);
+  knobs.erase("unfuse_after_launch");
   // The step timeline is asked for, never on by default.
   EXPECT_FALSE(Config::from_params(params).timeline);
   knobs["timeline"] = true;

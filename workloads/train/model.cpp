@@ -264,4 +264,20 @@ std::vector<int> launch_layers(const Model& m, const std::vector<Bucket>& bucket
   return out;
 }
 
+std::vector<int> batch_norms_beside(const Model& m, const std::vector<int>& launch_at, int count,
+                                    const std::function<bool(int)>& needs_every_sm) {
+  std::vector<int> out;
+  for (int at : launch_at) {
+    int found = 0;
+    for (int i = at - 1; i > 0 && found < count; --i)
+      if (m.layers[static_cast<std::size_t>(i)].op == Op::kBatchNorm && needs_every_sm(i)) {
+        out.push_back(i);
+        ++found;
+      }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace scalebench::train

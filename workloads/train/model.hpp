@@ -84,5 +84,10 @@ const char* name(LaunchPolicy p);  // "ready", "after_fused_bn": the bucket_laun
 // buckets). `needs_every_sm(layer)` tells which batch norms run as one persistent kernel.
 std::vector<int> launch_layers(const Model& m, const std::vector<Bucket>& buckets, LaunchPolicy policy,
                                const std::function<bool(int layer)>& needs_every_sm);
+// The persistent batch norms that back-propagate next after each launch layer, up to `count` per
+// launch (ascending layers, each once): they would start while that all-reduce still holds SMs,
+// and wait for it; in kernels that share SMs they need not.
+std::vector<int> batch_norms_beside(const Model& m, const std::vector<int>& launch_at, int count,
+                                    const std::function<bool(int layer)>& needs_every_sm);
 
 }  // namespace scalebench::train

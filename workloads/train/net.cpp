@@ -692,6 +692,13 @@ bool Net::needs_every_sm(int layer) const {
   return i < layers_.size() && model_.layers[i].op == Op::kBatchNorm && layers_[i]->fused;
 }
 
+void Net::unfuse(int layer, const std::string& why) {
+  if (!needs_every_sm(layer)) return;
+  LayerState& st = *layers_[static_cast<std::size_t>(layer)];
+  st.fused = false;
+  st.unfused_reason = why;
+}
+
 void Net::forward(Pass pass) {
   if (pass == Pass::kTrain && !cfg_.training) throw Error("a net built for inference cannot train");
   if (marks_) mark(marks_->fwd[0]);

@@ -92,6 +92,9 @@ class Net {
   // Whether the layer's backward runs as cuDNN's persistent fused batch norm, a kernel that needs
   // every SM at once (and so waits for any an all-reduce holds).
   bool needs_every_sm(int layer) const;
+  // Runs that batch norm in our kernels, which share SMs with an all-reduce, from the next pass on;
+  // `why` is recorded with the net's fusion counts.
+  void unfuse(int layer, const std::string& why);
   // The chosen algorithms, fusion, workspace, memory: recorded in a point's details.
   Json describe() const;
   std::size_t bytes_allocated() const { return allocated_; }

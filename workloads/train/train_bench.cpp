@@ -309,6 +309,14 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
       make_buckets(model, cfg.bucket_bytes, dtype_bytes(net->compute_type()), cfg.bucket_policy);
   const std::vector<int> launch_at =
       launch_layers(model, buckets, cfg.launch, [&](int layer) { return net->needs_every_sm(layer); });
+  // The persistent batch norms that would start while an all-reduce holds SMs, in our kernels.
+  Json unfused = Json::array();
+  if (multi && cfg.overlap)
+    for (int layer :
+         batch_norms_beside(model, launch_at, cfg.unfuse_after_launch, [&](int i) { return net->needs_every_sm(i); })) {
+      net->unfuse(layer, "beside an all-reduce (unfuse_after_launch)");
+      unfused.push_back(model.layers[static_cast<std::size_t>(layer)].name);
+    }
   std::vector<gpu::Event> ready(buckets.size());
   gpu::Event comm_done;
   const ncclDataType_t nt = nccl_type(net->compute_type());
@@ -407,6 +415,8 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   details["graph"] = cfg.graph;
   details["overlap"] = cfg.overlap;
   details["bucket_launch"] = name(cfg.launch);
+  details["unfuse_after_launch"] = cfg.unfuse_after_launch;
+  details["unfused_beside_allreduce"] = unfused;
   details["comm_ctas"] = comm_config_.ctas;
   details["cta_policy"] = comm_config_.cta_efficiency ? "efficiency" : "default";
   details["comm_cga"] = comm_config_.cga;

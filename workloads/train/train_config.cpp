@@ -62,6 +62,8 @@ Config Config::from_params(const Json& params) {
   if (launch != "ready" && launch != "after_fused_bn")
     throw Error("bucket_launch: '" + launch + "'; expected ready or after_fused_bn");
   c.launch = launch == "after_fused_bn" ? LaunchPolicy::kAfterFusedBn : LaunchPolicy::kReady;
+  c.unfuse_after_launch = params.value("unfuse_after_launch", c.unfuse_after_launch);
+  if (c.unfuse_after_launch < 0) throw Error("unfuse_after_launch: must be 0 or a positive count");
   c.comm.ctas = params.value("comm_ctas", c.comm.ctas);
   if (c.comm.ctas < 0) throw Error("comm_ctas: must be 0 (NCCL's choice) or a positive count");
   const std::string cta_policy = params.value("cta_policy", std::string("default"));

@@ -28,6 +28,7 @@ struct Config {
   BucketPolicy bucket_policy = BucketPolicy::kSize;   // "size" (DDP's) or "taper"
   bool overlap = true;                                // all-reduce each bucket as soon as its gradients are done
   LaunchPolicy launch = LaunchPolicy::kAfterFusedBn;  // "after_fused_bn" or "ready" (DDP's)
+  int unfuse_after_launch = 0;                        // persistent batch norms per launch run in our kernels
   CommConfig comm;                                    // the gradient all-reduce's communicator
   bool symmetric = true;                              // gradients in a symmetric NCCL window (NCCL's symmetric kernels)
   bool graph = true;                                  // one CUDA graph per step
@@ -38,8 +39,8 @@ struct Config {
   bool timeline = false;  // multi-GPU: one more marked step, details.timeline
   float lr = 0.02f, momentum = 0.9f, weight_decay = 1e-4f;
   // From the params (model, image, mode, precision and batch: one value or a comma-separated list,
-  // bucket_mb, bucket_policy, overlap, bucket_launch, comm_ctas, cta_policy, comm_cga, symmetric, graph, algo,
-  // conv_api, fuse, check, timeline, lr, momentum, weight_decay). Throws Error naming the parameter.
+  // bucket_mb, bucket_policy, overlap, bucket_launch, unfuse_after_launch, comm_ctas, cta_policy, comm_cga, symmetric,
+  // graph, algo, conv_api, fuse, check, timeline, lr, momentum, weight_decay). Throws Error naming the parameter.
   static Config from_params(const Json& params);
 };
 
