@@ -67,8 +67,6 @@ using RnnDataDescriptor =
     CudnnObject<cudnnRNNDataDescriptor_t, cudnnCreateRNNDataDescriptor, cudnnDestroyRNNDataDescriptor>;
 using ActivationDescriptor =
     CudnnObject<cudnnActivationDescriptor_t, cudnnCreateActivationDescriptor, cudnnDestroyActivationDescriptor>;
-using PoolingDescriptor =
-    CudnnObject<cudnnPoolingDescriptor_t, cudnnCreatePoolingDescriptor, cudnnDestroyPoolingDescriptor>;
 
 }  // namespace gpu
 }  // namespace scalebench

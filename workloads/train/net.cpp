@@ -145,7 +145,8 @@ struct Net::LayerState {
   std::string unfused_reason;
   float* bn_grad32 = nullptr;  // fp32 gradients of scale and shift (the flat buffer itself in fp32)
   // maxpool
-  gpu::PoolingDescriptor pool;
+  PoolShape pool;
+  gpu::DeviceBuffer argmax;  // training: each output's maximum in its window
   // fc
   Gemm fc_fwd, fc_bwd_data, fc_bwd_weight;
 };
@@ -259,9 +260,14 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
                              : reinterpret_cast<float*>(grad(static_cast<int>(i)));
       bn_at += static_cast<std::size_t>(l.params);
     }
-    if (l.op == Op::kMaxPool)
-      CUDNN_CHECK(cudnnSetPooling2dDescriptor(st.pool.get(), CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, l.kernel,
-                                              l.kernel, l.pad, l.pad, l.stride, l.stride));
+    if (l.op == Op::kMaxPool) {
+      if (l.kernel > kMaxPoolWindow)
+        throw Error(l.name + ": a max-pooling window of " + std::to_string(l.kernel) + " is wider than " +
+                    std::to_string(kMaxPoolWindow));
+      const Dims& d = model_.layers[static_cast<std::size_t>(l.input)].out;
+      st.pool = PoolShape{n, d.h, d.w, d.c, l.out.h, l.out.w, l.kernel, l.stride, l.pad};
+      if (cfg_.training) alloc(st.argmax, static_cast<std::size_t>(n) * static_cast<std::size_t>(l.out.elements()));
+    }
   }
   sync_weights();
   fill_normal(act(0), ct_, static_cast<long long>(n) * model_.layers[0].out.elements(), 0.0f, 1.0f,
@@ -719,13 +725,11 @@ void Net::forward(Pass pass) {
       case Op::kRelu:
         relu_forward(act(l.input), st.y.get(), ct_, n * l.out.elements(), stream_);
         break;
-      case Op::kMaxPool: {
-        const float one = 1.0f, zero = 0.0f;
-        const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
-        CUDNN_CHECK(cudnnPoolingForward(cudnn_.get(), st.pool.get(), &one, in.y_desc.get(), in.y.get(), &zero,
-                                        st.y_desc.get(), st.y.get()));
+      case Op::kMaxPool:
+        // argmax: null in a net built for inference
+        maxpool_forward(act(l.input), st.y.get(), reinterpret_cast<std::uint8_t*>(st.argmax.get()), ct_, st.pool,
+                        stream_);
         break;
-      }
       case Op::kGlobalAvgPool: {
         const Dims& d = model_.layers[static_cast<std::size_t>(l.input)].out;
         avgpool_forward(act(l.input), st.y.get(), ct_, cfg_.batch, d.h * d.w, d.c, stream_);
@@ -766,14 +770,10 @@ void Net::backward(const std::function<void(int)>& grads_done) {
       case Op::kRelu:
         relu_backward(st.y.get(), st.dy.get(), dact(l.input), st.acc_input, ct_, n * l.out.elements(), stream_);
         break;
-      case Op::kMaxPool: {
-        const float one = 1.0f, beta = st.acc_input ? 1.0f : 0.0f;
-        const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
-        CUDNN_CHECK(cudnnPoolingBackward(cudnn_.get(), st.pool.get(), &one, st.y_desc.get(), st.y.get(),
-                                         st.y_desc.get(), st.dy.get(), in.y_desc.get(), in.y.get(), &beta,
-                                         in.y_desc.get(), dact(l.input)));
+      case Op::kMaxPool:
+        maxpool_backward(st.dy.get(), reinterpret_cast<const std::uint8_t*>(st.argmax.get()), dact(l.input),
+                         st.acc_input, ct_, st.pool, stream_);
         break;
-      }
       case Op::kGlobalAvgPool: {
         const Dims& d = model_.layers[static_cast<std::size_t>(l.input)].out;
         avgpool_backward(st.dy.get(), dact(l.input), st.acc_input, ct_, cfg_.batch, d.h * d.w, d.c, stream_);

@@ -143,6 +143,67 @@ __global__ void avgpool_backward_kernel(const T* dy, T* dx, bool accumulate, int
   }
 }
 
+// One thread per output: consecutive threads read consecutive channels of each window position.
+template <typename T>
+__global__ void maxpool_forward_kernel(const T* x, T* y, std::uint8_t* argmax, PoolShape p) {
+  const long long total = static_cast<long long>(p.n) * p.oh * p.ow * p.c;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int ch = static_cast<int>(i % p.c);
+    long long r = i / p.c;
+    const int ox = static_cast<int>(r % p.ow);
+    r /= p.ow;
+    const int oy = static_cast<int>(r % p.oh);
+    const long long img = r / p.oh;
+    const int y0 = oy * p.stride - p.pad, x0 = ox * p.stride - p.pad;
+    float best = -INFINITY;
+    int at = -1;
+    for (int dy = 0; dy < p.k; ++dy) {
+      const int iy = y0 + dy;
+      if (iy < 0 || iy >= p.h) continue;
+      for (int dx = 0; dx < p.k; ++dx) {
+        const int ix = x0 + dx;
+        if (ix < 0 || ix >= p.w) continue;
+        const float v = to_f(x[((img * p.h + iy) * p.w + ix) * p.c + ch]);
+        if (at < 0 || v > best) {  // NaN never wins (cuDNN's CUDNN_NOT_PROPAGATE_NAN)
+          best = v > best ? v : best;
+          at = dy * p.k + dx;
+        }
+      }
+    }
+    y[i] = from_f<T>(best);
+    if (argmax) argmax[i] = static_cast<std::uint8_t>(at);
+  }
+}
+
+// One thread per input: it gathers dy from the (at most ceil(k / stride)^2) outputs whose window
+// holds it and whose maximum it is, so no two threads write one dx.
+template <typename T>
+__global__ void maxpool_backward_kernel(const T* dy, const std::uint8_t* argmax, T* dx, bool accumulate, PoolShape p) {
+  const long long total = static_cast<long long>(p.n) * p.h * p.w * p.c;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int ch = static_cast<int>(i % p.c);
+    long long r = i / p.c;
+    const int ix = static_cast<int>(r % p.w);
+    r /= p.w;
+    const int iy = static_cast<int>(r % p.h);
+    const long long img = r / p.h;
+    // Outputs o whose window o * stride - pad + [0, k) holds the position.
+    const int ylo = iy + p.pad - p.k + 1, xlo = ix + p.pad - p.k + 1;
+    const int oy0 = ylo <= 0 ? 0 : (ylo + p.stride - 1) / p.stride, oy1 = min(p.oh - 1, (iy + p.pad) / p.stride);
+    const int ox0 = xlo <= 0 ? 0 : (xlo + p.stride - 1) / p.stride, ox1 = min(p.ow - 1, (ix + p.pad) / p.stride);
+    float g = 0;
+    for (int oy = oy0; oy <= oy1; ++oy)
+      for (int ox = ox0; ox <= ox1; ++ox) {
+        const long long o = ((img * p.oh + oy) * p.ow + ox) * p.c + ch;
+        const int at = (iy - (oy * p.stride - p.pad)) * p.k + (ix - (ox * p.stride - p.pad));
+        if (argmax[o] == at) g += to_f(dy[o]);
+      }
+    dx[i] = from_f<T>(accumulate ? to_f(dx[i]) + g : g);
+  }
+}
+
 // One block per image: max, sum of exponentials, loss, gradient.
 template <typename T>
 __global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogits, int n, int k,
@@ -485,6 +546,27 @@ void avgpool_backward(const void* dy, void* dx, bool accumulate, DType t, int n,
     using T = std::remove_pointer_t<decltype(tag)>;
     avgpool_backward_kernel<<<blocks_for(total), kThreads, 0, s>>>(static_cast<const T*>(dy), static_cast<T*>(dx),
                                                                    accumulate, n, hw, c);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void maxpool_forward(const void* x, void* y, std::uint8_t* argmax, DType t, const PoolShape& p, cudaStream_t s) {
+  const long long total = static_cast<long long>(p.n) * p.oh * p.ow * p.c;
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    maxpool_forward_kernel<<<blocks_for(total), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y), argmax,
+                                                                  p);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void maxpool_backward(const void* dy, const std::uint8_t* argmax, void* dx, bool accumulate, DType t,
+                      const PoolShape& p, cudaStream_t s) {
+  const long long total = static_cast<long long>(p.n) * p.h * p.w * p.c;
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    maxpool_backward_kernel<<<blocks_for(total), kThreads, 0, s>>>(static_cast<const T*>(dy), argmax,
+                                                                   static_cast<T*>(dx), accumulate, p);
   });
   CUDA_CHECK(cudaGetLastError());
 }

@@ -36,6 +36,20 @@ void add_into(void* dst, const void* src, bool accumulate, DType t, long long n,
 void avgpool_forward(const void* x, void* y, DType t, int n, int hw, int c, cudaStream_t s);
 void avgpool_backward(const void* dy, void* dx, bool accumulate, DType t, int n, int hw, int c, cudaStream_t s);
 
+// Max pooling of NHWC x (n images of h x w positions by c channels), a k x k window moved by
+// `stride` over x padded by `pad` (padding never wins), to y (n x oh x ow x c).
+struct PoolShape {
+  int n = 0, h = 0, w = 0, c = 0, oh = 0, ow = 0, k = 1, stride = 1, pad = 0;
+};
+inline constexpr int kMaxPoolWindow = 15;  // k at most: a window position fits the byte `argmax` keeps
+// Where `argmax` (one byte per output) is not null, it gets the row-major position of each
+// output's maximum in its window, the first on ties: the backward pass reads it instead of
+// comparing again (cuDNN's NHWC pooling backward took 1.5 ms of a 36 ms ResNet-50 step).
+void maxpool_forward(const void* x, void* y, std::uint8_t* argmax, DType t, const PoolShape& p, cudaStream_t s);
+// dx = the sum of dy over the outputs whose maximum each x is, or dx += that when accumulate.
+void maxpool_backward(const void* dy, const std::uint8_t* argmax, void* dx, bool accumulate, DType t,
+                      const PoolShape& p, cudaStream_t s);
+
 // Softmax cross-entropy of logits (n x k) against labels: adds the mean loss over the batch to
 // *loss (fp64, zeroed by the caller) and, when dlogits is not null, writes
 // dlogits = (softmax - onehot) * loss_scale / n (loss_scale read from device memory; null: 1).
