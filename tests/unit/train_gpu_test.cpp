@@ -34,12 +34,31 @@ TEST(TrainGpu, TinyNetGradientsMatchFiniteDifferences) {
 }
 
 // Max pooling against a host reference, on odd sizes with padding and many ties (after a ReLU
-// most values are 0): the maximum exactly; the gradient to the first maximum of each window and
-// added into what is there when accumulating.
+// most values are 0), with channel counts that take the one-channel and the 16-byte paths, in
+// fp32 and fp16 (every value exact in both): the maximum; the gradient to the first maximum of
+// each window, and added into what is there when accumulating.
 TEST(TrainGpu, MaxPoolMatchesAHostReference) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const cudaStream_t s = stream.get();
+  // Device copies of host floats in type t, and their bytes back, to compare results exactly.
+  auto upload = [&](const std::vector<float>& v, train::DType t) {
+    gpu::DeviceBuffer f(v.size() * 4), out(v.size() * static_cast<std::size_t>(train::dtype_bytes(t)));
+    CUDA_CHECK(cudaMemcpy(f.get(), v.data(), v.size() * 4, cudaMemcpyHostToDevice));
+    train::convert_from_float(reinterpret_cast<const float*>(f.get()), out.get(), t, static_cast<long long>(v.size()),
+                              s);
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    return out;
+  };
+  auto bytes = [&](const gpu::DeviceBuffer& b) {
+    std::vector<unsigned char> h(b.bytes());
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    CUDA_CHECK(cudaMemcpy(h.data(), b.get(), b.bytes(), cudaMemcpyDeviceToHost));
+    return h;
+  };
   for (const train::PoolShape p :
-       {train::PoolShape{2, 7, 6, 3, 4, 3, 3, 2, 1}, train::PoolShape{1, 6, 4, 5, 3, 2, 2, 2, 0}}) {
+       {train::PoolShape{2, 7, 6, 3, 4, 3, 3, 2, 1}, train::PoolShape{1, 6, 4, 5, 3, 2, 2, 2, 0},
+        train::PoolShape{3, 9, 8, 16, 5, 4, 3, 2, 1}}) {
     const std::size_t nx = static_cast<std::size_t>(p.n) * p.h * p.w * p.c;
     const std::size_t ny = static_cast<std::size_t>(p.n) * p.oh * p.ow * p.c;
     std::mt19937 rng(7);
@@ -48,7 +67,7 @@ TEST(TrainGpu, MaxPoolMatchesAHostReference) {
     for (float& v : x) v = static_cast<float>(std::max(0, small(rng)));  // ties
     for (float& v : dy) v = static_cast<float>(small(rng)) + 0.5f;
     for (float& v : dx0) v = static_cast<float>(small(rng));
-    std::vector<float> want_y(ny), want_dx(nx, 0.0f);
+    std::vector<float> want_y(ny), want_dx(nx, 0.0f), want_acc(nx);
     for (int img = 0; img < p.n; ++img)
       for (int oy = 0; oy < p.oh; ++oy)
         for (int ox = 0; ox < p.ow; ++ox)
@@ -65,24 +84,21 @@ TEST(TrainGpu, MaxPoolMatchesAHostReference) {
             want_y[o] = x[best];
             want_dx[best] += dy[o];
           }
-    gpu::Stream stream;
-    gpu::DeviceBuffer dev_x(nx * 4), dev_y(ny * 4), dev_dy(ny * 4), dev_dx(nx * 4), argmax(ny);
-    CUDA_CHECK(cudaMemcpy(dev_x.get(), x.data(), nx * 4, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dev_dy.get(), dy.data(), ny * 4, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dev_dx.get(), dx0.data(), nx * 4, cudaMemcpyHostToDevice));
-    auto* am = reinterpret_cast<std::uint8_t*>(argmax.get());
-    train::maxpool_forward(dev_x.get(), dev_y.get(), am, train::DType::kFloat, p, stream.get());
-    train::maxpool_backward(dev_dy.get(), am, dev_dx.get(), true, train::DType::kFloat, p, stream.get());
-    std::vector<float> y(ny), acc(nx), dx(nx);
-    CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    CUDA_CHECK(cudaMemcpy(y.data(), dev_y.get(), ny * 4, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(acc.data(), dev_dx.get(), nx * 4, cudaMemcpyDeviceToHost));
-    train::maxpool_backward(dev_dy.get(), am, dev_dx.get(), false, train::DType::kFloat, p, stream.get());
-    CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    CUDA_CHECK(cudaMemcpy(dx.data(), dev_dx.get(), nx * 4, cudaMemcpyDeviceToHost));
-    EXPECT_EQ(y, want_y);
-    EXPECT_EQ(dx, want_dx);
-    for (std::size_t i = 0; i < nx; ++i) EXPECT_EQ(acc[i], dx0[i] + want_dx[i]) << i;
+    for (std::size_t i = 0; i < nx; ++i) want_acc[i] = dx0[i] + want_dx[i];
+    for (const train::DType t : {train::DType::kFloat, train::DType::kHalf}) {
+      SCOPED_TRACE("channels " + std::to_string(p.c) + ", " + (t == train::DType::kHalf ? "fp16" : "fp32"));
+      const gpu::DeviceBuffer dev_x = upload(x, t), dev_dy = upload(dy, t), dev_acc = upload(dx0, t);
+      gpu::DeviceBuffer dev_y(ny * static_cast<std::size_t>(train::dtype_bytes(t))),
+          dev_dx(nx * static_cast<std::size_t>(train::dtype_bytes(t))), argmax(ny);
+      auto* am = reinterpret_cast<std::uint8_t*>(argmax.get());
+      train::maxpool_forward(dev_x.get(), dev_y.get(), am, t, p, s);
+      train::maxpool_backward(dev_dy.get(), am, dev_acc.get(), true, t, p, s);
+      train::maxpool_backward(dev_dy.get(), am, dev_dx.get(), false, t, p, s);
+      EXPECT_EQ(bytes(dev_y), bytes(upload(want_y, t)));
+      EXPECT_EQ(bytes(dev_dx), bytes(upload(want_dx, t)));
+      EXPECT_EQ(bytes(dev_acc), bytes(upload(want_acc, t)));
+    }
   }
 }
+
 #endif
