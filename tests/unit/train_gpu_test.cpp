@@ -4,6 +4,8 @@
 #ifdef SCALEBENCH_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -101,4 +103,92 @@ TEST(TrainGpu, MaxPoolMatchesAHostReference) {
   }
 }
 
+namespace {
+float half_to_float(std::uint16_t h) {  // IEEE binary16, for reading fp16 results back
+  const int sign = h >> 15, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+  const float mag = exp == 0    ? std::ldexp(static_cast<float>(frac), -24)
+                    : exp == 31 ? (frac ? NAN : INFINITY)
+                                : std::ldexp(static_cast<float>(frac | 0x400), exp - 25);
+  return sign ? -mag : mag;
+}
+}  // namespace
+
+// Our batch norm in fp16 (16-byte channel vectors) against fp32 (the path the tiny net's finite
+// differences check), on inputs exact in both, with the residual add, the ReLU and accumulation
+// into dx: outputs, saved statistics and parameter gradients agree to fp16's precision.
+TEST(TrainGpu, HalfBatchNormMatchesFloat) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const cudaStream_t s = stream.get();
+  const long long rows = 300;
+  const int c = 24;
+  const std::size_t n = static_cast<std::size_t>(rows) * c;
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> eighths(-24, 24);
+  auto values = [&](std::size_t count) {
+    std::vector<float> v(count);
+    for (float& f : v) f = static_cast<float>(eighths(rng)) / 8.0f;
+    return v;
+  };
+  const std::vector<float> x = values(n), z = values(n), dy = values(n), dx0 = values(n);
+  std::vector<float> params(2 * static_cast<std::size_t>(c));
+  for (int i = 0; i < c; ++i)
+    params[static_cast<std::size_t>(i)] = 1.0f + 0.125f * static_cast<float>(i % 4),
+    params[static_cast<std::size_t>(c + i)] = 0.25f * static_cast<float>(i % 3);
+  struct Out {
+    std::vector<float> y, dx, dz, stats, dparams;
+  };
+  auto run = [&](train::DType t) {
+    const std::size_t eb = static_cast<std::size_t>(train::dtype_bytes(t));
+    auto upload = [&](const std::vector<float>& v) {
+      gpu::DeviceBuffer f(v.size() * 4), out(v.size() * eb);
+      CUDA_CHECK(cudaMemcpy(f.get(), v.data(), v.size() * 4, cudaMemcpyHostToDevice));
+      train::convert_from_float(reinterpret_cast<const float*>(f.get()), out.get(), t, static_cast<long long>(v.size()),
+                                s);
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      return out;
+    };
+    auto download = [&](const gpu::DeviceBuffer& b) {
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      std::vector<float> out(n);
+      if (t == train::DType::kFloat) {
+        CUDA_CHECK(cudaMemcpy(out.data(), b.get(), n * 4, cudaMemcpyDeviceToHost));
+      } else {
+        std::vector<std::uint16_t> h(n);
+        CUDA_CHECK(cudaMemcpy(h.data(), b.get(), n * 2, cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < n; ++i) out[i] = half_to_float(h[i]);
+      }
+      return out;
+    };
+    const gpu::DeviceBuffer dev_x = upload(x), dev_z = upload(z), dev_dy = upload(dy), dev_dx = upload(dx0);
+    gpu::DeviceBuffer dev_y(n * eb), dev_dz(n * eb), f32(static_cast<std::size_t>(c) * 4 * 8),
+        work(train::bn_work_bytes(c));
+    float* p = reinterpret_cast<float*>(f32.get());  // gamma, beta, mean, inv_std, running mean, var, dparams (2c)
+    CUDA_CHECK(cudaMemcpy(p, params.data(), params.size() * 4, cudaMemcpyHostToDevice));
+    train::fill_value(p + 4 * c, c, 0.0f, s);
+    train::fill_value(p + 5 * c, c, 1.0f, s);
+    train::bn_forward_train(dev_x.get(), dev_z.get(), dev_y.get(), t, rows, c, p, p + c, p + 2 * c, p + 3 * c,
+                            p + 4 * c, p + 5 * c, 0.1, 1e-5, true, work.get(), s);
+    train::bn_backward(dev_x.get(), dev_y.get(), dev_dy.get(), dev_dx.get(), dev_dz.get(), true, false, t, rows, c, p,
+                       p + 2 * c, p + 3 * c, true, p + 6 * c, work.get(), s);
+    Out o{download(dev_y), download(dev_dx), download(dev_dz), std::vector<float>(4 * static_cast<std::size_t>(c)), {}};
+    o.dparams.resize(2 * static_cast<std::size_t>(c));
+    CUDA_CHECK(cudaMemcpy(o.stats.data(), p + 2 * c, o.stats.size() * 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(o.dparams.data(), p + 6 * c, o.dparams.size() * 4, cudaMemcpyDeviceToHost));
+    return o;
+  };
+  const Out f = run(train::DType::kFloat), h = run(train::DType::kHalf);
+  auto near = [](const std::vector<float>& a, const std::vector<float>& b, float tol, const char* what) {
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      ASSERT_NEAR(a[i], b[i], tol * std::max(1.0f, std::fabs(a[i]))) << what << " " << i;
+  };
+  near(f.y, h.y, 4e-3f, "y");
+  near(f.dz, h.dz, 0.0f, "dz");  // dy masked by the ReLU: exact
+  near(f.dx, h.dx, 4e-3f, "dx");
+  near(f.stats, h.stats, 1e-5f, "saved and running statistics");  // from the same (exact) inputs
+  near(f.dparams, h.dparams, 1e-3f, "dgamma, dbeta");
+  // Not all masked: the ReLU let some gradient through.
+  EXPECT_GT(std::count_if(f.dz.begin(), f.dz.end(), [](float v) { return v != 0.0f; }), static_cast<long>(n / 4));
+}
 #endif

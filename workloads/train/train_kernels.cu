@@ -2,8 +2,10 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <string>
 #include <type_traits>
 
+#include "common/error.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/train/train_kernels.cuh"
 
@@ -340,39 +342,52 @@ __global__ void checksum_kernel(const float* p, long long n, unsigned long long*
   atomicAdd(sum, s);
 }
 
-// Per-channel sums over rows: blocks of 32 channels x 8 rows, blocks striding over the rows; the
+// Per-channel sums over rows. A thread reads V channels (16 bytes) of a row at a time; a block
+// is gx channel groups (gx * ty = 256 threads) by ty rows, blocks striding over the rows; the
 // block's partial sums meet in shared memory, then one fp64 atomic per channel. kind 0: sum x and
 // x^2; kind 1: sum g and g * (x - mean) (g = dy, masked by y > 0 when relu).
-template <typename T, int kKind>
+template <typename T, int kKind, int V>
 __global__ void bn_reduce_kernel(const T* x, const T* y, const T* dy, long long rows, int c, const float* mean,
                                  bool relu, double* out) {
-  __shared__ float s0[8][33], s1[8][33];
-  const int ch = blockIdx.x * 32 + threadIdx.x;
-  float a0 = 0, a1 = 0;
+  __shared__ float s0[kThreads * V], s1[kThreads * V];
+  const int gx = blockDim.x, width = gx * V;  // channels per block
+  const int ch = (blockIdx.x * gx + threadIdx.x) * V;
+  float a0[V] = {}, a1[V] = {};
   if (ch < c) {
-    const float m = kKind == 1 ? mean[ch] : 0.0f;
-    for (long long r = blockIdx.y * 8LL + threadIdx.y; r < rows; r += gridDim.y * 8LL) {
+    float m[V];
+    for (int v = 0; v < V; ++v) m[v] = kKind == 1 ? mean[ch + v] : 0.0f;
+    for (long long r = blockIdx.y * static_cast<long long>(blockDim.y) + threadIdx.y; r < rows;
+         r += static_cast<long long>(gridDim.y) * blockDim.y) {
       const long long i = r * c + ch;
-      const float xv = to_f(x[i]);
+      const Channels<T, V> xv = *reinterpret_cast<const Channels<T, V>*>(x + i);
       if (kKind == 0) {
-        a0 += xv;
-        a1 += xv * xv;
+        for (int v = 0; v < V; ++v) {
+          const float f = to_f(xv.v[v]);
+          a0[v] += f;
+          a1[v] += f * f;
+        }
       } else {
-        float g = to_f(dy[i]);
-        if (relu && !(to_f(y[i]) > 0.0f)) g = 0.0f;
-        a0 += g;
-        a1 += g * (xv - m);
+        const Channels<T, V> gv = *reinterpret_cast<const Channels<T, V>*>(dy + i);
+        Channels<T, V> yv{};
+        if (relu) yv = *reinterpret_cast<const Channels<T, V>*>(y + i);
+        for (int v = 0; v < V; ++v) {
+          const float g = relu && !(to_f(yv.v[v]) > 0.0f) ? 0.0f : to_f(gv.v[v]);
+          a0[v] += g;
+          a1[v] += g * (to_f(xv.v[v]) - m[v]);
+        }
       }
     }
   }
-  s0[threadIdx.y][threadIdx.x] = a0;
-  s1[threadIdx.y][threadIdx.x] = a1;
+  const int at = threadIdx.y * width + threadIdx.x * V;
+  for (int v = 0; v < V; ++v) s0[at + v] = a0[v], s1[at + v] = a1[v];
   __syncthreads();
-  if (threadIdx.y == 0 && ch < c) {
+  // Thread t < width sums channel slot t over the block's rows.
+  const int t = threadIdx.y * gx + threadIdx.x, cht = blockIdx.x * width + t;
+  if (t < width && cht < c) {
     double t0 = 0, t1 = 0;
-    for (int k = 0; k < 8; ++k) t0 += s0[k][threadIdx.x], t1 += s1[k][threadIdx.x];
-    atomicAdd(&out[ch], t0);
-    atomicAdd(&out[c + ch], t1);
+    for (int k = 0; k < static_cast<int>(blockDim.y); ++k) t0 += s0[k * width + t], t1 += s1[k * width + t];
+    atomicAdd(&out[cht], t0);
+    atomicAdd(&out[c + cht], t1);
   }
 }
 
@@ -404,14 +419,22 @@ __global__ void bn_infer_coef_kernel(int c, const float* gamma, const float* bet
   coef[c + ch] = beta[ch] - running_mean[ch] * a;
 }
 
-template <typename T>
-__global__ void bn_apply_kernel(const T* x, const T* z, T* y, long long total, int c, const float* coef, bool relu) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int ch = static_cast<int>(i % c);
-    float v = to_f(x[i]) * coef[ch] + coef[c + ch];
-    if (z) v += to_f(z[i]);
-    y[i] = from_f<T>(relu ? fmaxf(v, 0.0f) : v);
+// The elementwise passes take V channels (16 bytes) per thread; tensors handed to them have fewer
+// than 2^31 elements (the net's limit, cuDNN's), so indices are 32-bit.
+template <typename T, int V>
+__global__ void bn_apply_kernel(const T* x, const T* z, T* y, unsigned vectors, int c, const float* coef, bool relu) {
+  const unsigned groups = static_cast<unsigned>(c / V);
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < vectors; i += gridDim.x * blockDim.x) {
+    const int ch = static_cast<int>(i % groups) * V;
+    const Channels<T, V> xv = reinterpret_cast<const Channels<T, V>*>(x)[i];
+    Channels<T, V> zv{}, out;
+    if (z) zv = reinterpret_cast<const Channels<T, V>*>(z)[i];
+    for (int v = 0; v < V; ++v) {
+      float f = to_f(xv.v[v]) * coef[ch + v] + coef[c + ch + v];
+      if (z) f += to_f(zv.v[v]);
+      out.v[v] = from_f<T>(relu ? fmaxf(f, 0.0f) : f);
+    }
+    reinterpret_cast<Channels<T, V>*>(y)[i] = out;
   }
 }
 
@@ -431,24 +454,49 @@ __global__ void bn_grad_coef_kernel(const double* sums, long long rows, int c, c
   coef[2 * c + ch] = static_cast<float>(-a * mg - b * mean);
 }
 
-template <typename T>
+template <typename T, int V>
 __global__ void bn_backward_apply_kernel(const T* x, const T* y, const T* dy, T* dx, T* dz, bool acc_dx, bool acc_dz,
-                                         long long total, int c, const float* coef, bool relu) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int ch = static_cast<int>(i % c);
-    float g = to_f(dy[i]);
-    if (relu && !(to_f(y[i]) > 0.0f)) g = 0.0f;
-    if (dz) dz[i] = from_f<T>(acc_dz ? to_f(dz[i]) + g : g);
-    const float d = coef[ch] * g + coef[c + ch] * to_f(x[i]) + coef[2 * c + ch];
-    dx[i] = from_f<T>(acc_dx ? to_f(dx[i]) + d : d);
+                                         unsigned vectors, int c, const float* coef, bool relu) {
+  using Vec = Channels<T, V>;
+  const unsigned groups = static_cast<unsigned>(c / V);
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < vectors; i += gridDim.x * blockDim.x) {
+    const int ch = static_cast<int>(i % groups) * V;
+    const Vec xv = reinterpret_cast<const Vec*>(x)[i], gv = reinterpret_cast<const Vec*>(dy)[i];
+    Vec yv{}, dzv{}, dxv{};
+    if (relu) yv = reinterpret_cast<const Vec*>(y)[i];
+    if (dz && acc_dz) dzv = reinterpret_cast<const Vec*>(dz)[i];
+    if (acc_dx) dxv = reinterpret_cast<const Vec*>(dx)[i];
+    for (int v = 0; v < V; ++v) {
+      const float g = relu && !(to_f(yv.v[v]) > 0.0f) ? 0.0f : to_f(gv.v[v]);
+      dzv.v[v] = from_f<T>(acc_dz ? to_f(dzv.v[v]) + g : g);
+      const float d = coef[ch + v] * g + coef[c + ch + v] * to_f(xv.v[v]) + coef[2 * c + ch + v];
+      dxv.v[v] = from_f<T>(acc_dx ? to_f(dxv.v[v]) + d : d);
+    }
+    if (dz) reinterpret_cast<Vec*>(dz)[i] = dzv;
+    reinterpret_cast<Vec*>(dx)[i] = dxv;
   }
 }
 
-dim3 reduce_grid(long long rows, int c) {
-  const unsigned gx = static_cast<unsigned>((c + 31) / 32);
-  const long long gy = std::clamp<long long>((rows + 63) / 64, 1, std::max<long long>(1, 2048 / gx));
+// Blocks of gx channel groups by 256 / gx rows (gx: the groups, at most 32).
+dim3 reduce_block(int c, int v) {
+  const int gx = std::min(32, c / v);
+  return dim3(static_cast<unsigned>(gx), static_cast<unsigned>(kThreads / gx));
+}
+
+dim3 reduce_grid(long long rows, int c, int v) {
+  const dim3 b = reduce_block(c, v);
+  const long long width = static_cast<long long>(b.x) * v;
+  const unsigned gx = static_cast<unsigned>((c + width - 1) / width);
+  const long long gy = std::clamp<long long>((rows + 8 * b.y - 1) / (8 * b.y), 1, std::max<long long>(1, 2048 / gx));
   return dim3(gx, static_cast<unsigned>(gy));
+}
+}  // namespace
+
+namespace {
+unsigned elementwise_vectors(long long rows, int c, int v) {
+  if (rows * c >= (1LL << 31))
+    throw Error("batch norm over " + std::to_string(rows * c) + " elements: at most 2^31 - 1");
+  return static_cast<unsigned>(rows * c / v);
 }
 }  // namespace
 
@@ -462,12 +510,16 @@ void bn_forward_train(const void* x, const void* z, void* y, DType t, long long 
   CUDA_CHECK(cudaMemsetAsync(sums, 0, 2 * static_cast<std::size_t>(c) * sizeof(double), s));
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    bn_reduce_kernel<T, 0><<<reduce_grid(rows, c), dim3(32, 8), 0, s>>>(static_cast<const T*>(x), nullptr, nullptr,
-                                                                        rows, c, nullptr, false, sums);
-    bn_stats_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, beta, saved_mean, saved_inv_std, running_mean,
-                                                    running_var, momentum, eps, coef);
-    bn_apply_kernel<<<blocks_for(rows * c), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<const T*>(z),
-                                                              static_cast<T*>(y), rows * c, c, coef, relu);
+    with_channel_vector<T>(c, [&](auto v) {
+      constexpr int V = decltype(v)::value;
+      bn_reduce_kernel<T, 0, V><<<reduce_grid(rows, c, V), reduce_block(c, V), 0, s>>>(
+          static_cast<const T*>(x), nullptr, nullptr, rows, c, nullptr, false, sums);
+      bn_stats_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, beta, saved_mean, saved_inv_std,
+                                                      running_mean, running_var, momentum, eps, coef);
+      bn_apply_kernel<T, V><<<blocks_for(rows * c / V), kThreads, 0, s>>>(
+          static_cast<const T*>(x), static_cast<const T*>(z), static_cast<T*>(y), elementwise_vectors(rows, c, V), c,
+          coef, relu);
+    });
   });
   CUDA_CHECK(cudaGetLastError());
 }
@@ -479,8 +531,12 @@ void bn_forward_infer(const void* x, const void* z, void* y, DType t, long long 
   bn_infer_coef_kernel<<<(c + 127) / 128, 128, 0, s>>>(c, gamma, beta, running_mean, running_var, eps, coef);
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    bn_apply_kernel<<<blocks_for(rows * c), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<const T*>(z),
-                                                              static_cast<T*>(y), rows * c, c, coef, relu);
+    with_channel_vector<T>(c, [&](auto v) {
+      constexpr int V = decltype(v)::value;
+      bn_apply_kernel<T, V><<<blocks_for(rows * c / V), kThreads, 0, s>>>(
+          static_cast<const T*>(x), static_cast<const T*>(z), static_cast<T*>(y), elementwise_vectors(rows, c, V), c,
+          coef, relu);
+    });
   });
   CUDA_CHECK(cudaGetLastError());
 }
@@ -493,12 +549,17 @@ void bn_backward(const void* x, const void* y, const void* dy, void* dx, void* d
   CUDA_CHECK(cudaMemsetAsync(sums, 0, 2 * static_cast<std::size_t>(c) * sizeof(double), s));
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    bn_reduce_kernel<T, 1><<<reduce_grid(rows, c), dim3(32, 8), 0, s>>>(
-        static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(dy), rows, c, saved_mean, relu, sums);
-    bn_grad_coef_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, saved_mean, saved_inv_std, dparams, coef);
-    bn_backward_apply_kernel<<<blocks_for(rows * c), kThreads, 0, s>>>(
-        static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(dy), static_cast<T*>(dx),
-        static_cast<T*>(dz), acc_dx, acc_dz, rows * c, c, coef, relu);
+    with_channel_vector<T>(c, [&](auto v) {
+      constexpr int V = decltype(v)::value;
+      bn_reduce_kernel<T, 1, V><<<reduce_grid(rows, c, V), reduce_block(c, V), 0, s>>>(
+          static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(dy), rows, c, saved_mean, relu,
+          sums);
+      bn_grad_coef_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, saved_mean, saved_inv_std, dparams,
+                                                          coef);
+      bn_backward_apply_kernel<T, V><<<blocks_for(rows * c / V), kThreads, 0, s>>>(
+          static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(dy), static_cast<T*>(dx),
+          static_cast<T*>(dz), acc_dx, acc_dz, elementwise_vectors(rows, c, V), c, coef, relu);
+    });
   });
   CUDA_CHECK(cudaGetLastError());
 }
