@@ -114,8 +114,8 @@ float half_to_float(std::uint16_t h) {  // IEEE binary16, for reading fp16 resul
 }  // namespace
 
 // Our batch norm in fp16 (16-byte channel vectors) against fp32 (the path the tiny net's finite
-// differences check), on inputs exact in both, with the residual add, the ReLU and accumulation
-// into dx: outputs, saved statistics and parameter gradients agree to fp16's precision.
+// differences check), on inputs exact in both, with the residual add, the ReLU (its mask of
+// bits) and accumulation into dx: outputs, saved statistics and parameter gradients agree to fp16's precision.
 TEST(TrainGpu, HalfBatchNormMatchesFloat) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   gpu::Stream stream;
@@ -162,15 +162,16 @@ TEST(TrainGpu, HalfBatchNormMatchesFloat) {
     };
     const gpu::DeviceBuffer dev_x = upload(x), dev_z = upload(z), dev_dy = upload(dy), dev_dx = upload(dx0);
     gpu::DeviceBuffer dev_y(n * eb), dev_dz(n * eb), f32(static_cast<std::size_t>(c) * 4 * 8),
-        work(train::bn_work_bytes(c));
+        work(train::bn_work_bytes(c)), mask(train::bn_relu_mask_bytes(rows, c, t));
     float* p = reinterpret_cast<float*>(f32.get());  // gamma, beta, mean, inv_std, running mean, var, dparams (2c)
     CUDA_CHECK(cudaMemcpy(p, params.data(), params.size() * 4, cudaMemcpyHostToDevice));
     train::fill_value(p + 4 * c, c, 0.0f, s);
     train::fill_value(p + 5 * c, c, 1.0f, s);
     train::bn_forward_train(dev_x.get(), dev_z.get(), dev_y.get(), t, rows, c, p, p + c, p + 2 * c, p + 3 * c,
-                            p + 4 * c, p + 5 * c, 0.1, 1e-5, true, work.get(), s);
-    train::bn_backward(dev_x.get(), dev_y.get(), dev_dy.get(), dev_dx.get(), dev_dz.get(), true, false, t, rows, c, p,
-                       p + 2 * c, p + 3 * c, true, p + 6 * c, work.get(), s);
+                            p + 4 * c, p + 5 * c, 0.1, 1e-5, true, reinterpret_cast<std::uint8_t*>(mask.get()),
+                            work.get(), s);
+    train::bn_backward(dev_x.get(), reinterpret_cast<const std::uint8_t*>(mask.get()), dev_dy.get(), dev_dx.get(),
+                       dev_dz.get(), true, false, t, rows, c, p, p + 2 * c, p + 3 * c, true, p + 6 * c, work.get(), s);
     Out o{download(dev_y), download(dev_dx), download(dev_dz), std::vector<float>(4 * static_cast<std::size_t>(c)), {}};
     o.dparams.resize(2 * static_cast<std::size_t>(c));
     CUDA_CHECK(cudaMemcpy(o.stats.data(), p + 2 * c, o.stats.size() * 4, cudaMemcpyDeviceToHost));

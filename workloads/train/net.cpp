@@ -141,6 +141,7 @@ struct Net::LayerState {
   // batch norm
   gpu::TensorDescriptor bn_desc;
   gpu::DeviceBuffer saved_mean, saved_inv_var, running_mean, running_var, reserve;
+  gpu::DeviceBuffer relu_mask;  // our kernels, training, with ReLU: which outputs are > 0
   bool fused = false;
   std::string unfused_reason;
   float* bn_grad32 = nullptr;  // fp32 gradients of scale and shift (the flat buffer itself in fp32)
@@ -489,6 +490,9 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
       }
     }
   }
+  for (std::size_t i = 0; i < model_.layers.size() && cfg_.training; ++i)
+    if (model_.layers[i].op == Op::kBatchNorm && model_.layers[i].relu && !layers_[i]->fused)
+      alloc_relu_mask(static_cast<int>(i));
   search_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   search_ws = gpu::DeviceBuffer();
   allocated_ -= cfg_.search ? search_bytes : 0;
@@ -662,7 +666,8 @@ void Net::bn_forward(int i, Pass pass) {
     bn_forward_train(in.y.get(), z, st.y.get(), ct_, rows, l.out.c, scale, shift,
                      reinterpret_cast<float*>(st.saved_mean.get()), reinterpret_cast<float*>(st.saved_inv_var.get()),
                      reinterpret_cast<float*>(st.running_mean.get()), reinterpret_cast<float*>(st.running_var.get()),
-                     pass == Pass::kCalibrate ? 1.0 : kBnMomentum, kBnEpsilon, l.relu, bn_work_.get(), stream_);
+                     pass == Pass::kCalibrate ? 1.0 : kBnMomentum, kBnEpsilon, l.relu,
+                     reinterpret_cast<std::uint8_t*>(st.relu_mask.get()), bn_work_.get(), stream_);
   }
 }
 
@@ -684,10 +689,11 @@ void Net::bn_backward(int i, const std::function<void(int)>& done) {
         st.bn_grad32, st.bn_grad32 + l.out.c, kBnEpsilon, st.saved_mean.get(), st.saved_inv_var.get(), relu_.get(),
         workspace_.get(), workspace_.bytes(), st.reserve.get(), st.reserve.bytes()));
   } else {
-    train::bn_backward(
-        in.y.get(), st.y.get(), st.dy.get(), dact(l.input), l.residual >= 0 ? dact(l.residual) : nullptr, st.acc_input,
-        st.acc_residual, ct_, count / l.out.c, l.out.c, scale, reinterpret_cast<const float*>(st.saved_mean.get()),
-        reinterpret_cast<const float*>(st.saved_inv_var.get()), l.relu, st.bn_grad32, bn_work_.get(), stream_);
+    train::bn_backward(in.y.get(), reinterpret_cast<const std::uint8_t*>(st.relu_mask.get()), st.dy.get(),
+                       dact(l.input), l.residual >= 0 ? dact(l.residual) : nullptr, st.acc_input, st.acc_residual, ct_,
+                       count / l.out.c, l.out.c, scale, reinterpret_cast<const float*>(st.saved_mean.get()),
+                       reinterpret_cast<const float*>(st.saved_inv_var.get()), l.relu, st.bn_grad32, bn_work_.get(),
+                       stream_);
   }
   if (ct_ != DType::kFloat) convert_from_float(st.bn_grad32, grad(i), ct_, l.params, stream_);
   done(i);
@@ -703,6 +709,13 @@ void Net::unfuse(int layer, const std::string& why) {
   LayerState& st = *layers_[static_cast<std::size_t>(layer)];
   st.fused = false;
   st.unfused_reason = why;
+  if (model_.layers[static_cast<std::size_t>(layer)].relu) alloc_relu_mask(layer);
+}
+
+void Net::alloc_relu_mask(int layer) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(layer)];
+  alloc(layers_[static_cast<std::size_t>(layer)]->relu_mask,
+        bn_relu_mask_bytes(static_cast<long long>(cfg_.batch) * l.out.h * l.out.w, l.out.c, ct_));
 }
 
 void Net::forward(Pass pass) {

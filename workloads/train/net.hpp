@@ -131,6 +131,7 @@ class Net {
   void fc_backward(int i, const std::function<void(int)>& done);
   void bn_forward(int i, Pass pass);
   void bn_backward(int i, const std::function<void(int)>& done);
+  void alloc_relu_mask(int layer);
   void bias_backward(int i);
   void mark(const gpu::Event& e) const;
   LayerMarks* marks_ = nullptr;

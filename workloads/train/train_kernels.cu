@@ -345,10 +345,10 @@ __global__ void checksum_kernel(const float* p, long long n, unsigned long long*
 // Per-channel sums over rows. A thread reads V channels (16 bytes) of a row at a time; a block
 // is gx channel groups (gx * ty = 256 threads) by ty rows, blocks striding over the rows; the
 // block's partial sums meet in shared memory, then one fp64 atomic per channel. kind 0: sum x and
-// x^2; kind 1: sum g and g * (x - mean) (g = dy, masked by y > 0 when relu).
+// x^2; kind 1: sum g and g * (x - mean) (g = dy, where relu masked by the forward's bits of y > 0).
 template <typename T, int kKind, int V>
-__global__ void bn_reduce_kernel(const T* x, const T* y, const T* dy, long long rows, int c, const float* mean,
-                                 bool relu, double* out) {
+__global__ void bn_reduce_kernel(const T* x, const std::uint8_t* mask, const T* dy, long long rows, int c,
+                                 const float* mean, bool relu, double* out) {
   __shared__ float s0[kThreads * V], s1[kThreads * V];
   const int gx = blockDim.x, width = gx * V;  // channels per block
   const int ch = (blockIdx.x * gx + threadIdx.x) * V;
@@ -368,10 +368,9 @@ __global__ void bn_reduce_kernel(const T* x, const T* y, const T* dy, long long 
         }
       } else {
         const Channels<T, V> gv = *reinterpret_cast<const Channels<T, V>*>(dy + i);
-        Channels<T, V> yv{};
-        if (relu) yv = *reinterpret_cast<const Channels<T, V>*>(y + i);
+        const unsigned pass = relu ? mask[i / V] : 0xffu;
         for (int v = 0; v < V; ++v) {
-          const float g = relu && !(to_f(yv.v[v]) > 0.0f) ? 0.0f : to_f(gv.v[v]);
+          const float g = (pass >> v) & 1u ? to_f(gv.v[v]) : 0.0f;
           a0[v] += g;
           a1[v] += g * (to_f(xv.v[v]) - m[v]);
         }
@@ -422,7 +421,8 @@ __global__ void bn_infer_coef_kernel(int c, const float* gamma, const float* bet
 // The elementwise passes take V channels (16 bytes) per thread; tensors handed to them have fewer
 // than 2^31 elements (the net's limit, cuDNN's), so indices are 32-bit.
 template <typename T, int V>
-__global__ void bn_apply_kernel(const T* x, const T* z, T* y, unsigned vectors, int c, const float* coef, bool relu) {
+__global__ void bn_apply_kernel(const T* x, const T* z, T* y, std::uint8_t* mask, unsigned vectors, int c,
+                                const float* coef, bool relu) {
   const unsigned groups = static_cast<unsigned>(c / V);
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < vectors; i += gridDim.x * blockDim.x) {
     const int ch = static_cast<int>(i % groups) * V;
@@ -435,6 +435,11 @@ __global__ void bn_apply_kernel(const T* x, const T* z, T* y, unsigned vectors, 
       out.v[v] = from_f<T>(relu ? fmaxf(f, 0.0f) : f);
     }
     reinterpret_cast<Channels<T, V>*>(y)[i] = out;
+    if (mask) {  // bit v: y > 0 as stored, so the backward need not read y
+      unsigned bits = 0;
+      for (int v = 0; v < V; ++v) bits |= (to_f(out.v[v]) > 0.0f ? 1u : 0u) << v;
+      mask[i] = static_cast<std::uint8_t>(bits);
+    }
   }
 }
 
@@ -455,19 +460,19 @@ __global__ void bn_grad_coef_kernel(const double* sums, long long rows, int c, c
 }
 
 template <typename T, int V>
-__global__ void bn_backward_apply_kernel(const T* x, const T* y, const T* dy, T* dx, T* dz, bool acc_dx, bool acc_dz,
-                                         unsigned vectors, int c, const float* coef, bool relu) {
+__global__ void bn_backward_apply_kernel(const T* x, const std::uint8_t* mask, const T* dy, T* dx, T* dz, bool acc_dx,
+                                         bool acc_dz, unsigned vectors, int c, const float* coef, bool relu) {
   using Vec = Channels<T, V>;
   const unsigned groups = static_cast<unsigned>(c / V);
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < vectors; i += gridDim.x * blockDim.x) {
     const int ch = static_cast<int>(i % groups) * V;
     const Vec xv = reinterpret_cast<const Vec*>(x)[i], gv = reinterpret_cast<const Vec*>(dy)[i];
-    Vec yv{}, dzv{}, dxv{};
-    if (relu) yv = reinterpret_cast<const Vec*>(y)[i];
+    Vec dzv{}, dxv{};
+    const unsigned pass = relu ? mask[i] : 0xffu;
     if (dz && acc_dz) dzv = reinterpret_cast<const Vec*>(dz)[i];
     if (acc_dx) dxv = reinterpret_cast<const Vec*>(dx)[i];
     for (int v = 0; v < V; ++v) {
-      const float g = relu && !(to_f(yv.v[v]) > 0.0f) ? 0.0f : to_f(gv.v[v]);
+      const float g = (pass >> v) & 1u ? to_f(gv.v[v]) : 0.0f;
       dzv.v[v] = from_f<T>(acc_dz ? to_f(dzv.v[v]) + g : g);
       const float d = coef[ch + v] * g + coef[c + ch + v] * to_f(xv.v[v]) + coef[2 * c + ch + v];
       dxv.v[v] = from_f<T>(acc_dx ? to_f(dxv.v[v]) + d : d);
@@ -500,11 +505,21 @@ unsigned elementwise_vectors(long long rows, int c, int v) {
 }
 }  // namespace
 
+std::size_t bn_relu_mask_bytes(long long rows, int c, DType t) {
+  std::size_t out = 0;
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    with_channel_vector<T>(c, [&](auto v) { out = static_cast<std::size_t>(rows * c / decltype(v)::value); });
+  });
+  return out;
+}
+
 std::size_t bn_work_bytes(int c) { return static_cast<std::size_t>(c) * (2 * sizeof(double) + 4 * sizeof(float)); }
 
 void bn_forward_train(const void* x, const void* z, void* y, DType t, long long rows, int c, const float* gamma,
                       const float* beta, float* saved_mean, float* saved_inv_std, float* running_mean,
-                      float* running_var, double momentum, double eps, bool relu, void* work, cudaStream_t s) {
+                      float* running_var, double momentum, double eps, bool relu, std::uint8_t* relu_mask, void* work,
+                      cudaStream_t s) {
   double* sums = static_cast<double*>(work);
   float* coef = reinterpret_cast<float*>(sums + 2 * c);
   CUDA_CHECK(cudaMemsetAsync(sums, 0, 2 * static_cast<std::size_t>(c) * sizeof(double), s));
@@ -517,8 +532,8 @@ void bn_forward_train(const void* x, const void* z, void* y, DType t, long long 
       bn_stats_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, beta, saved_mean, saved_inv_std,
                                                       running_mean, running_var, momentum, eps, coef);
       bn_apply_kernel<T, V><<<blocks_for(rows * c / V), kThreads, 0, s>>>(
-          static_cast<const T*>(x), static_cast<const T*>(z), static_cast<T*>(y), elementwise_vectors(rows, c, V), c,
-          coef, relu);
+          static_cast<const T*>(x), static_cast<const T*>(z), static_cast<T*>(y), relu ? relu_mask : nullptr,
+          elementwise_vectors(rows, c, V), c, coef, relu);
     });
   });
   CUDA_CHECK(cudaGetLastError());
@@ -534,16 +549,16 @@ void bn_forward_infer(const void* x, const void* z, void* y, DType t, long long 
     with_channel_vector<T>(c, [&](auto v) {
       constexpr int V = decltype(v)::value;
       bn_apply_kernel<T, V><<<blocks_for(rows * c / V), kThreads, 0, s>>>(
-          static_cast<const T*>(x), static_cast<const T*>(z), static_cast<T*>(y), elementwise_vectors(rows, c, V), c,
-          coef, relu);
+          static_cast<const T*>(x), static_cast<const T*>(z), static_cast<T*>(y), nullptr,
+          elementwise_vectors(rows, c, V), c, coef, relu);
     });
   });
   CUDA_CHECK(cudaGetLastError());
 }
 
-void bn_backward(const void* x, const void* y, const void* dy, void* dx, void* dz, bool acc_dx, bool acc_dz, DType t,
-                 long long rows, int c, const float* gamma, const float* saved_mean, const float* saved_inv_std,
-                 bool relu, float* dparams, void* work, cudaStream_t s) {
+void bn_backward(const void* x, const std::uint8_t* relu_mask, const void* dy, void* dx, void* dz, bool acc_dx,
+                 bool acc_dz, DType t, long long rows, int c, const float* gamma, const float* saved_mean,
+                 const float* saved_inv_std, bool relu, float* dparams, void* work, cudaStream_t s) {
   double* sums = static_cast<double*>(work);
   float* coef = reinterpret_cast<float*>(sums + 2 * c);
   CUDA_CHECK(cudaMemsetAsync(sums, 0, 2 * static_cast<std::size_t>(c) * sizeof(double), s));
@@ -552,13 +567,12 @@ void bn_backward(const void* x, const void* y, const void* dy, void* dx, void* d
     with_channel_vector<T>(c, [&](auto v) {
       constexpr int V = decltype(v)::value;
       bn_reduce_kernel<T, 1, V><<<reduce_grid(rows, c, V), reduce_block(c, V), 0, s>>>(
-          static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(dy), rows, c, saved_mean, relu,
-          sums);
+          static_cast<const T*>(x), relu_mask, static_cast<const T*>(dy), rows, c, saved_mean, relu, sums);
       bn_grad_coef_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, saved_mean, saved_inv_std, dparams,
                                                           coef);
       bn_backward_apply_kernel<T, V><<<blocks_for(rows * c / V), kThreads, 0, s>>>(
-          static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(dy), static_cast<T*>(dx),
-          static_cast<T*>(dz), acc_dx, acc_dz, elementwise_vectors(rows, c, V), c, coef, relu);
+          static_cast<const T*>(x), relu_mask, static_cast<const T*>(dy), static_cast<T*>(dx), static_cast<T*>(dz),
+          acc_dx, acc_dz, elementwise_vectors(rows, c, V), c, coef, relu);
     });
   });
   CUDA_CHECK(cudaGetLastError());

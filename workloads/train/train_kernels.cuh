@@ -65,20 +65,23 @@ void bias_grad(const void* dy, DType t, long long rows, int c, float* sums, cuda
 // Training forward: per-channel batch mean and variance, then y = act(x * a + b (+ z)) with
 // a = gamma / sqrt(var + eps), b = beta - mean * a; the batch mean and 1/sqrt(var + eps) are saved,
 // the running statistics updated (momentum; 1 makes them the batch's). `work` holds 4c floats
-// plus 2c doubles.
+// plus 2c doubles. With relu, `relu_mask` (bn_relu_mask_bytes) gets which y are > 0, a bit per
+// element, for the backward pass, which then reads a sixteenth of y's bytes or less instead of y.
 void bn_forward_train(const void* x, const void* z, void* y, DType t, long long rows, int c, const float* gamma,
                       const float* beta, float* saved_mean, float* saved_inv_std, float* running_mean,
-                      float* running_var, double momentum, double eps, bool relu, void* work, cudaStream_t s);
+                      float* running_var, double momentum, double eps, bool relu, std::uint8_t* relu_mask, void* work,
+                      cudaStream_t s);
+std::size_t bn_relu_mask_bytes(long long rows, int c, DType t);
 // Inference: y = act(x * a + b (+ z)) from the running statistics.
 void bn_forward_infer(const void* x, const void* z, void* y, DType t, long long rows, int c, const float* gamma,
                       const float* beta, const float* running_mean, const float* running_var, double eps, bool relu,
                       void* work, cudaStream_t s);
-// Backward: g = dy masked by y > 0 when relu; dz = g (or += when acc_dz; skipped when dz is null);
+// Backward: g = dy, where relu masked by the forward's relu_mask; dz = g (or += when acc_dz; skipped when dz is null);
 // dgamma = sum g * xhat, dbeta = sum g (fp32, into dparams[0..c) and [c..2c)); dx from the saved
 // statistics (or += when acc_dx).
-void bn_backward(const void* x, const void* y, const void* dy, void* dx, void* dz, bool acc_dx, bool acc_dz, DType t,
-                 long long rows, int c, const float* gamma, const float* saved_mean, const float* saved_inv_std,
-                 bool relu, float* dparams, void* work, cudaStream_t s);
+void bn_backward(const void* x, const std::uint8_t* relu_mask, const void* dy, void* dx, void* dz, bool acc_dx,
+                 bool acc_dz, DType t, long long rows, int c, const float* gamma, const float* saved_mean,
+                 const float* saved_inv_std, bool relu, float* dparams, void* work, cudaStream_t s);
 std::size_t bn_work_bytes(int c);
 
 // Sets *flag to 1 when any of the n gradients is inf or nan (flag left alone otherwise).
