@@ -23,6 +23,15 @@ bool have_gpu() {
   (void)cudaGetLastError();
   return ok;
 }
+
+// A device copy of host floats in type t.
+gpu::DeviceBuffer upload_as(const std::vector<float>& v, train::DType t, cudaStream_t s) {
+  gpu::DeviceBuffer f(v.size() * 4), out(v.size() * static_cast<std::size_t>(train::dtype_bytes(t)));
+  CUDA_CHECK(cudaMemcpy(f.get(), v.data(), v.size() * 4, cudaMemcpyHostToDevice));
+  train::convert_from_float(reinterpret_cast<const float*>(f.get()), out.get(), t, static_cast<long long>(v.size()), s);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  return out;
+}
 }  // namespace
 
 // The tiny net's backward pass (every op: conv with bias, ReLU, batch norm with residual add,
@@ -43,15 +52,8 @@ TEST(TrainGpu, MaxPoolMatchesAHostReference) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   gpu::Stream stream;
   const cudaStream_t s = stream.get();
-  // Device copies of host floats in type t, and their bytes back, to compare results exactly.
-  auto upload = [&](const std::vector<float>& v, train::DType t) {
-    gpu::DeviceBuffer f(v.size() * 4), out(v.size() * static_cast<std::size_t>(train::dtype_bytes(t)));
-    CUDA_CHECK(cudaMemcpy(f.get(), v.data(), v.size() * 4, cudaMemcpyHostToDevice));
-    train::convert_from_float(reinterpret_cast<const float*>(f.get()), out.get(), t, static_cast<long long>(v.size()),
-                              s);
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    return out;
-  };
+  auto upload = [&](const std::vector<float>& v, train::DType t) { return upload_as(v, t, s); };
+  // A buffer's bytes back, to compare results exactly.
   auto bytes = [&](const gpu::DeviceBuffer& b) {
     std::vector<unsigned char> h(b.bytes());
     CUDA_CHECK(cudaStreamSynchronize(s));
@@ -140,14 +142,7 @@ TEST(TrainGpu, HalfBatchNormMatchesFloat) {
   };
   auto run = [&](train::DType t) {
     const std::size_t eb = static_cast<std::size_t>(train::dtype_bytes(t));
-    auto upload = [&](const std::vector<float>& v) {
-      gpu::DeviceBuffer f(v.size() * 4), out(v.size() * eb);
-      CUDA_CHECK(cudaMemcpy(f.get(), v.data(), v.size() * 4, cudaMemcpyHostToDevice));
-      train::convert_from_float(reinterpret_cast<const float*>(f.get()), out.get(), t, static_cast<long long>(v.size()),
-                                s);
-      CUDA_CHECK(cudaStreamSynchronize(s));
-      return out;
-    };
+    auto upload = [&](const std::vector<float>& v) { return upload_as(v, t, s); };
     auto download = [&](const gpu::DeviceBuffer& b) {
       CUDA_CHECK(cudaStreamSynchronize(s));
       std::vector<float> out(n);
