@@ -307,13 +307,12 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
 
   const std::vector<Bucket> buckets =
       make_buckets(model, cfg.bucket_bytes, dtype_bytes(net->compute_type()), cfg.bucket_policy);
-  const std::vector<int> launch_at =
-      launch_layers(model, buckets, cfg.launch, [&](int layer) { return net->needs_every_sm(layer); });
+  const auto persistent_bn = [&](int layer) { return net->needs_every_sm(layer); };
+  const std::vector<int> launch_at = launch_layers(model, buckets, cfg.launch, persistent_bn);
   // The persistent batch norms that would start while an all-reduce holds SMs, in our kernels.
   Json unfused = Json::array();
   if (multi && cfg.overlap)
-    for (int layer :
-         batch_norms_beside(model, launch_at, cfg.unfuse_after_launch, [&](int i) { return net->needs_every_sm(i); })) {
+    for (int layer : batch_norms_beside(model, launch_at, cfg.unfuse_after_launch, persistent_bn)) {
       net->unfuse(layer, "beside an all-reduce (unfuse_after_launch)");
       unfused.push_back(model.layers[static_cast<std::size_t>(layer)].name);
     }
