@@ -360,6 +360,15 @@ const std::vector<WorkloadDef>& workload_defs() {
             "on several GPUs, keep the gradients in NCCL memory registered as a symmetric window on every rank, so "
             "that the all-reduce may use NCCL's symmetric kernels (NCCL 2.27+, GPUs of one node); not with "
             "NCCL_P2P_DISABLE=1, whose PCIe path those kernels would bypass"},
+           {"allreduce",
+            ParamType::kEnum,
+            "nccl",
+            {"nccl", "copy_engine"},
+            {},
+            "how the gradients are all-reduced on several GPUs: nccl (ncclAllReduce), or copy_engine (GPUs of one "
+            "node that map each other's memory: the copy engines scatter each bucket's shards to their owners and "
+            "gather the sums back, so that only a short sum kernel takes SMs from the backward pass; NCCL only "
+            "synchronises); not with NCCL_P2P_DISABLE=1"},
            {"graph", ParamType::kBool, true, {}, {}, "run each step as one CUDA graph; false: host calls each step"},
            {"conv_api",
             ParamType::kEnum,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -186,5 +187,74 @@ TEST(TrainGpu, HalfBatchNormMatchesFloat) {
   near(f.dparams, h.dparams, 1e-3f, "dgamma, dbeta");
   // Not all masked: the ReLU let some gradient through.
   EXPECT_GT(std::count_if(f.dz.begin(), f.dz.end(), [](float v) { return v != 0.0f; }), static_cast<long>(n / 4));
+}
+
+// One rank's shard of the copy-engine all-reduce: the sum of every rank's copy, added in fp32 and
+// rounded once (2048 + 1 + 1 in fp16 is 2050, where adding in fp16 gives 2048), on the 16-byte
+// path and, from an odd element, the one-element path, with a tail that fills no vector. The
+// record's all-reduce check must see a missing rank.
+TEST(TrainGpu, SumShardsRoundsOnceAndTheAllReduceCheckSeesAMissingRank) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  cudaStream_t s = stream.get();
+  for (train::DType t : {train::DType::kFloat, train::DType::kHalf, train::DType::kBf16}) {
+    const long long n = 1000 + 3;  // not a whole number of 16-byte vectors
+    const auto eb = static_cast<std::size_t>(train::dtype_bytes(t));
+    std::vector<gpu::DeviceBuffer> ranks;
+    for (int r = 0; r < 3; ++r) {
+      ranks.emplace_back(static_cast<std::size_t>(n + 1) * eb);
+      train::fill_allreduce_pattern(ranks.back().get(), t, n + 1, r, 2, s);
+    }
+    for (long long from : {0LL, 1LL}) {  // aligned, then one element in
+      train::ShardSources src;
+      for (auto& b : ranks) src.p[src.count++] = b.get() + static_cast<std::size_t>(from) * eb;
+      gpu::DeviceBuffer out(static_cast<std::size_t>(n + 1) * eb), wrong(2 * sizeof(unsigned long long));
+      CUDA_CHECK(cudaMemsetAsync(wrong.get(), 0, wrong.bytes(), s));
+      // The pattern starts at element 0: sum the whole buffer through the path `from` selects.
+      train::sum_shards(out.get() + static_cast<std::size_t>(from) * eb, src, t, n + 1 - from, s);
+      if (from == 1) CUDA_CHECK(cudaMemcpyAsync(out.get(), ranks[0].get(), eb, cudaMemcpyDeviceToDevice, s));
+      auto* counts = reinterpret_cast<unsigned long long*>(wrong.get());
+      if (from == 0) {
+        train::count_allreduce_errors(out.get(), t, n + 1, 3, 2, counts, s);
+        train::count_allreduce_errors(out.get(), t, n + 1, 2, 2, counts + 1, s);
+      } else {  // element 0 is rank 0's alone here: check the rest
+        train::count_allreduce_errors(out.get(), t, n + 1, 3, 2, counts, s);
+      }
+      unsigned long long got[2] = {};
+      CUDA_CHECK(cudaMemcpyAsync(got, wrong.get(), sizeof got, cudaMemcpyDeviceToHost, s));
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      EXPECT_LE(got[0], static_cast<unsigned long long>(from)) << "type " << static_cast<int>(t) << " from " << from;
+      if (from == 0) {
+        EXPECT_GT(got[1], static_cast<unsigned long long>(n / 2)) << "a rank left out must show";
+      }
+    }
+    // Rounded once, after adding in fp32.
+    gpu::DeviceBuffer a = upload_as({2048, 2048}, t, s), b = upload_as({1, -1}, t, s), c = upload_as({1, -1}, t, s);
+    train::ShardSources src;
+    src.p[0] = a.get(), src.p[1] = b.get(), src.p[2] = c.get(), src.count = 3;
+    train::sum_shards(a.get(), src, t, 2, s);  // in place, as an owner sums its own shard
+    std::vector<float> sums(2);
+    if (t == train::DType::kFloat) {
+      CUDA_CHECK(cudaMemcpyAsync(sums.data(), a.get(), 8, cudaMemcpyDeviceToHost, s));
+    } else {
+      std::vector<std::uint16_t> h(2);
+      CUDA_CHECK(cudaMemcpyAsync(h.data(), a.get(), 4, cudaMemcpyDeviceToHost, s));
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      for (int i = 0; i < 2; ++i) {  // 2050 and 2046 are exact in fp16; bf16 rounds them to 2048
+        if (t == train::DType::kBf16) {
+          std::uint32_t bits = static_cast<std::uint32_t>(h[static_cast<std::size_t>(i)]) << 16;
+          std::memcpy(&sums[static_cast<std::size_t>(i)], &bits, 4);
+        } else {
+          const int e = (h[static_cast<std::size_t>(i)] >> 10) & 0x1f, m = h[static_cast<std::size_t>(i)] & 0x3ff;
+          sums[static_cast<std::size_t>(i)] = std::ldexp(1.0f + static_cast<float>(m) / 1024.0f, e - 15);
+        }
+      }
+    }
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    const float want_hi = t == train::DType::kBf16 ? 2048.0f : 2050.0f,
+                want_lo = t == train::DType::kBf16 ? 2048.0f : 2046.0f;
+    EXPECT_EQ(sums[0], want_hi) << "type " << static_cast<int>(t);
+    EXPECT_EQ(sums[1], want_lo) << "type " << static_cast<int>(t);
+  }
 }
 #endif

@@ -299,6 +299,15 @@ TEST(TrainConfig, PlanAndBadParameters) {
   EXPECT_FALSE(Config::from_params(knobs).symmetric);
   EXPECT_NE(parse_param(*def->find("symmetric"), "maybe").error, "");
   knobs.erase("symmetric");
+  // NCCL all-reduces the gradients unless the copy engines are asked for.
+  EXPECT_FALSE(Config::from_params(params).copy_engine);
+  knobs["allreduce"] = "copy_engine";
+  EXPECT_EQ(check_param_set(*def, knobs), "");
+  EXPECT_TRUE(Config::from_params(knobs).copy_engine);
+  EXPECT_NE(parse_param(*def->find("allreduce"), "nvls").error, "");
+  knobs["allreduce"] = "nvls";
+  EXPECT_THROW(Config::from_params(knobs), Error);
+  knobs.erase("allreduce");
   knobs["conv_api"] = "fastest";
   EXPECT_NE(parse_param(*def->find("conv_api"), "fastest").error, "");
   EXPECT_THROW(Config::from_params(knobs), Error);

@@ -70,6 +70,25 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+// Device memory of another process on this node, mapped into this one (cudaIpcOpenMemHandle; peer
+// access enabled as needed); unmapped on destruction, before its owner frees it.
+class IpcMapping {
+ public:
+  explicit IpcMapping(const cudaIpcMemHandle_t& handle) {
+    CUDA_CHECK(cudaIpcOpenMemHandle(&p_, handle, cudaIpcMemLazyEnablePeerAccess));
+  }
+  ~IpcMapping() {
+    if (p_) cudaIpcCloseMemHandle(p_);
+  }
+  IpcMapping(IpcMapping&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  IpcMapping(const IpcMapping&) = delete;
+  IpcMapping& operator=(const IpcMapping&) = delete;
+  std::byte* get() const { return static_cast<std::byte*>(p_); }
+
+ private:
+  void* p_ = nullptr;
+};
+
 // An instantiated CUDA graph, ready to launch (the captured graph itself is freed at once).
 // `flags` are cudaGraphInstantiate's (cudaGraphInstantiateFlagUseNodePriority, say).
 class GraphExec {

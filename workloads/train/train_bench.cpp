@@ -11,6 +11,7 @@
 
 #include "common/stats.hpp"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/train/copy_engine_allreduce.hpp"
 #include "workloads/train/net.hpp"
 
 namespace scalebench::train {
@@ -293,20 +294,24 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   nc.lr = cfg.lr, nc.momentum = cfg.momentum, nc.weight_decay = cfg.weight_decay;
   nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
 
-  // Declared before the net, which uses its buffer.
-  const SymmetricGradients symmetric(
-      mpi_, cfg.symmetric && multi ? comm() : nullptr,
-      static_cast<std::size_t>(model.param_count) * static_cast<std::size_t>(dtype_bytes(compute_dtype(nc.precision))),
-      !cfg.symmetric ? "symmetric: false"
-      : !multi       ? "one rank"
-                     : "");
-  nc.grad_buffer = symmetric.buffer();
+  const int eb_int = dtype_bytes(compute_dtype(nc.precision));
+  const std::vector<Bucket> buckets = make_buckets(model, cfg.bucket_bytes, eb_int, cfg.bucket_policy);
+  // Declared before the net, which uses the buffer of one of them.
+  CopyEngineAllReduce copy_engine(mpi_, cfg.copy_engine && multi ? comm() : nullptr, model.param_count, eb_int, buckets,
+                                  !cfg.copy_engine ? "allreduce: nccl"
+                                  : !multi         ? "one rank"
+                                                   : "");
+  const SymmetricGradients symmetric(mpi_, cfg.symmetric && multi && !copy_engine.on() ? comm() : nullptr,
+                                     static_cast<std::size_t>(model.param_count) * static_cast<std::size_t>(eb_int),
+                                     !cfg.symmetric     ? "symmetric: false"
+                                     : !multi           ? "one rank"
+                                     : copy_engine.on() ? "allreduce: copy_engine"
+                                                        : "");
+  nc.grad_buffer = copy_engine.on() ? copy_engine.buffer() : symmetric.buffer();
   std::unique_ptr<Net> net;
   compute::RankOutcome out = build_net(model, nc, s, net);
   if (auto problem = agree(mpi_, out)) return *problem;
 
-  const std::vector<Bucket> buckets =
-      make_buckets(model, cfg.bucket_bytes, dtype_bytes(net->compute_type()), cfg.bucket_policy);
   const auto persistent_bn = [&](int layer) { return net->needs_every_sm(layer); };
   const std::vector<int> launch_at = launch_layers(model, buckets, cfg.launch, persistent_bn);
   // The persistent batch norms that would start while an all-reduce holds SMs, in our kernels.
@@ -332,9 +337,14 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
     CUDA_CHECK(cudaEventRecord(after, s));
     if (m) mark(m->ready[b], s);
     CUDA_CHECK(cudaStreamWaitEvent(cs, after, 0));
-    std::byte* p = static_cast<std::byte*>(net->grads()) + static_cast<std::size_t>(buckets[b].begin) * eb;
-    NCCL_CHECK(
-        ncclAllReduce(p, p, static_cast<std::size_t>(buckets[b].end - buckets[b].begin), nt, ncclSum, comm(), cs));
+    if (copy_engine.on()) {
+      copy_engine.reduce(b, net->compute_type(), cs);
+      if (b + 1 == buckets.size()) copy_engine.finish(cs);
+    } else {
+      std::byte* p = static_cast<std::byte*>(net->grads()) + static_cast<std::size_t>(buckets[b].begin) * eb;
+      NCCL_CHECK(
+          ncclAllReduce(p, p, static_cast<std::size_t>(buckets[b].end - buckets[b].begin), nt, ncclSum, comm(), cs));
+    }
     if (m) mark(m->reduced[b], cs);
   };
   // One step: forward, backward with each bucket's all-reduce launched on the communication stream
@@ -387,6 +397,27 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
         eager();
     });
   };
+  // The all-reduce as the steps run it, on gradients whose sums are known: 3 rounds of small
+  // integers, each different at every element, so that a shard lost, stale or summed twice shows.
+  std::optional<Json> allreduce_check;
+  if (multi && cfg.check) {
+    gpu::DeviceBuffer wrong(sizeof(unsigned long long));
+    CUDA_CHECK(cudaMemsetAsync(wrong.get(), 0, wrong.bytes(), s));
+    constexpr int kRounds = 3;
+    for (int round = 1; round <= kRounds; ++round) {
+      fill_allreduce_pattern(net->grads(), net->compute_type(), model.param_count, mpi_.rank(), round, s);
+      if (g_reduce)
+        CUDA_CHECK(cudaGraphLaunch(g_reduce->get(), s));
+      else
+        allreduce_only();
+      count_allreduce_errors(net->grads(), net->compute_type(), model.param_count, mpi_.size(), round,
+                             reinterpret_cast<unsigned long long*>(wrong.get()), s);
+    }
+    unsigned long long bad = 0;
+    CUDA_CHECK(cudaMemcpyAsync(&bad, wrong.get(), sizeof bad, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    allreduce_check = Json{{"rounds", kRounds}, {"elements", model.param_count}, {"wrong_elements", bad}};
+  }
   // The step as the run measures it (with all-reduce on several GPUs), then the same step without
   // communication: the difference is the all-reduce time the backward pass did not hide.
   out.seconds = multi ? timed(g_comm, [&] { step(true); }) : timed(g_local, [&] { step(false); });
@@ -421,6 +452,8 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   details["comm_cga"] = comm_config_.cga;
   details["symmetric"] = symmetric.buffer() != nullptr;
   if (!symmetric.buffer()) details["symmetric_off"] = symmetric.off();
+  if (multi) details["allreduce"] = copy_engine.on() ? "copy_engine" : "nccl";
+  if (multi && cfg.copy_engine && !copy_engine.on()) details["allreduce_off"] = copy_engine.off();
   if (multi) {
     const double local_s = median_of(timed(g_local, [&] { step(false); }));
     const double reduce_s = median_of(timed(g_reduce, allreduce_only));
@@ -514,6 +547,11 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
     details["loss_scale"] = scale;
     ++checked;
     if (!(std::isfinite(loss_last) && loss_last < loss_first)) ++wrong;
+    if (allreduce_check) {
+      details["allreduce_check"] = *allreduce_check;
+      ++checked;
+      if (allreduce_check->at("wrong_elements").get<unsigned long long>() != 0) ++wrong;
+    }
     if (ranks_agree) {
       details["weights_identical_across_ranks"] = *ranks_agree;
       ++checked;

@@ -73,6 +73,10 @@ Config Config::from_params(const Json& params) {
   c.comm.cga = params.value("comm_cga", c.comm.cga);
   if (c.comm.cga < 0 || c.comm.cga > 8) throw Error("comm_cga: must be 0 (NCCL's choice) or a cluster size 1 to 8");
   c.symmetric = params.value("symmetric", c.symmetric);
+  const std::string allreduce = params.value("allreduce", std::string("nccl"));
+  if (allreduce != "nccl" && allreduce != "copy_engine")
+    throw Error("allreduce: '" + allreduce + "'; expected nccl or copy_engine");
+  c.copy_engine = allreduce == "copy_engine";
   c.graph = params.value("graph", c.graph);
   c.search = params.value("algo", std::string("search")) == "search";
   c.fuse = params.value("fuse", c.fuse);

@@ -31,16 +31,18 @@ struct Config {
   int unfuse_after_launch = 0;                        // persistent batch norms per launch run in our kernels
   CommConfig comm;                                    // the gradient all-reduce's communicator
   bool symmetric = true;                              // gradients in a symmetric NCCL window (NCCL's symmetric kernels)
-  bool graph = true;                                  // one CUDA graph per step
-  bool search = true;                                 // cuDNN algorithm search per shape
-  bool fuse = true;                                   // cuDNN's fused batch norm + add + ReLU where it exists
-  std::string conv_api = "best";                      // convolutions: legacy, graph or best (see NetConfig)
+  bool copy_engine = false;  // allreduce: copy_engine: the GPUs' copy engines move the gradients, not NCCL's kernels
+  bool graph = true;         // one CUDA graph per step
+  bool search = true;        // cuDNN algorithm search per shape
+  bool fuse = true;          // cuDNN's fused batch norm + add + ReLU where it exists
+  std::string conv_api = "best";  // convolutions: legacy, graph or best (see NetConfig)
   bool check = true;
   bool timeline = false;  // multi-GPU: one more marked step, details.timeline
   float lr = 0.02f, momentum = 0.9f, weight_decay = 1e-4f;
   // From the params (model, image, mode, precision and batch: one value or a comma-separated list,
   // bucket_mb, bucket_policy, overlap, bucket_launch, unfuse_after_launch, comm_ctas, cta_policy, comm_cga, symmetric,
-  // graph, algo, conv_api, fuse, check, timeline, lr, momentum, weight_decay). Throws Error naming the parameter.
+  // allreduce, graph, algo, conv_api, fuse, check, timeline, lr, momentum, weight_decay). Throws Error naming the
+  // parameter.
   static Config from_params(const Json& params);
 };
 

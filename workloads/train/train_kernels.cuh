@@ -103,4 +103,21 @@ void update_loss_scale(float* scale, int* good_steps, int* flag, int interval, b
 // weights is equal) and their fp64 sum, added to out[0] and out[1] (zeroed by the caller).
 void checksum(const float* p, long long n, unsigned long long* bits, double* sum, cudaStream_t s);
 
+// One rank's shard of an all-reduce: dst = the sum of `count` equal-length arrays (dst may be
+// one of them), added in fp32 in source order and rounded once. Few thread blocks, so that it
+// leaves most SMs to the backward pass it runs beside.
+inline constexpr int kMaxShardSources = 8;
+struct ShardSources {
+  const void* p[kMaxShardSources] = {};
+  int count = 0;
+};
+void sum_shards(void* dst, const ShardSources& src, DType t, long long n, cudaStream_t s);
+
+// Small integers (-8 to 8) from (index, rank, round): any 8 ranks' sum is exact in every type, and
+// each round differs from the last at every index, so a stale or missing shard is seen.
+void fill_allreduce_pattern(void* dst, DType t, long long n, int rank, int round, cudaStream_t s);
+// Adds to *wrong the elements of p that are not the sum of ranks 0..ranks-1's patterns of `round`.
+void count_allreduce_errors(const void* p, DType t, long long n, int ranks, int round, unsigned long long* wrong,
+                            cudaStream_t s);
+
 }  // namespace scalebench::train
