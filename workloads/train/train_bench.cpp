@@ -145,23 +145,11 @@ Json stretch(const Model& model, const char* pass, const std::vector<double>& wi
 // all-reduce may run NCCL's symmetric kernels; when not (`off` says why), the net keeps its own.
 // Registering is collective, so it happens only once every rank has its memory. With P2P off those
 // kernels would still reach the peers over NVLink, and a PCIe figure would not be one.
-// On one rank (`alone`) the buffer comes from the same allocator, with no window: the 1-GPU step
-// that scaling efficiency divides by then runs on the memory layout of the multi-GPU one. Where the
-// buffers lay moved our batch norm's kernels by up to 1.5%, which is not a cost of scaling
-// (docs/results/2026-11-22-train-2xh200-copy-engine).
 class SymmetricGradients {
  public:
   // `off`: why not, decided by the caller (then no rank calls NCCL here).
-  SymmetricGradients(const MpiSession& mpi, ncclComm_t comm, std::size_t bytes, std::string off, bool alone = false)
+  SymmetricGradients(const MpiSession& mpi, ncclComm_t comm, std::size_t bytes, std::string off)
       : off_(std::move(off)) {
-    if (alone) {
-      try {
-        memory_.emplace(bytes);
-      } catch (const std::exception&) {
-        memory_.reset();  // the net allocates its own, as before
-      }
-      return;
-    }
     if (!off_.empty()) return;
     if (const char* p2p = std::getenv("NCCL_P2P_DISABLE"); p2p && std::string(p2p) == "1") {
       off_ = "NCCL_P2P_DISABLE=1: NCCL's symmetric kernels would reach the peers over NVLink anyway";
@@ -182,8 +170,7 @@ class SymmetricGradients {
       }
     window_.emplace(comm, memory_->get(), bytes);
   }
-  void* buffer() const { return memory_ ? memory_->get() : nullptr; }
-  bool registered() const { return window_.has_value(); }
+  void* buffer() const { return window_ ? memory_->get() : nullptr; }
   const std::string& off() const { return off_; }
 
  private:
@@ -319,8 +306,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
                                      !cfg.symmetric     ? "symmetric: false"
                                      : !multi           ? "one rank"
                                      : copy_engine.on() ? "allreduce: copy_engine"
-                                                        : "",
-                                     !multi && cfg.symmetric && !cfg.copy_engine);
+                                                        : "");
   nc.grad_buffer = copy_engine.on() ? copy_engine.buffer() : symmetric.buffer();
   std::unique_ptr<Net> net;
   compute::RankOutcome out = build_net(model, nc, s, net);
@@ -464,11 +450,8 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   details["comm_ctas"] = comm_config_.ctas;
   details["cta_policy"] = comm_config_.cta_efficiency ? "efficiency" : "default";
   details["comm_cga"] = comm_config_.cga;
-  details["symmetric"] = symmetric.registered();
-  if (!symmetric.registered()) details["symmetric_off"] = symmetric.off();
-  details["gradient_memory"] = copy_engine.on()     ? "cudaMalloc, mapped by every rank"
-                               : symmetric.buffer() ? "ncclMemAlloc"
-                                                    : "cudaMalloc";
+  details["symmetric"] = symmetric.buffer() != nullptr;
+  if (!symmetric.buffer()) details["symmetric_off"] = symmetric.off();
   if (multi) details["allreduce"] = copy_engine.on() ? "copy_engine" : "nccl";
   if (multi && cfg.copy_engine && !copy_engine.on()) details["allreduce_off"] = copy_engine.off();
   if (multi) {
