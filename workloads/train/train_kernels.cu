@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "common/error.hpp"
 #include "workloads/gpu/cuda_check.hpp"
@@ -467,18 +468,23 @@ __global__ void bn_infer_coef_kernel(int c, const float* gamma, const float* bet
 }
 
 // The elementwise passes take V channels (16 bytes) per thread; tensors handed to them have fewer
-// than 2^31 elements (the net's limit, cuDNN's), so indices are 32-bit.
+// than 2^31 elements (the net's limit, cuDNN's), so indices are 32-bit. The grid's stride is a
+// multiple of the channel groups (fixed_channel_grid), so each thread keeps the same channels
+// throughout and reads their coefficients once: read per element, with an index modulo, they held
+// these passes to 2.4-2.7 TB/s on an H200, against 3.6-3.9 TB/s this way (a copy: 3.9).
 template <typename T, int V>
 __global__ void bn_apply_kernel(const T* x, const T* z, T* y, std::uint8_t* mask, unsigned vectors, int c,
                                 const float* coef, bool relu) {
-  const unsigned groups = static_cast<unsigned>(c / V);
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < vectors; i += gridDim.x * blockDim.x) {
-    const int ch = static_cast<int>(i % groups) * V;
+  const unsigned first = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
+  const int ch = static_cast<int>(first % static_cast<unsigned>(c / V)) * V;
+  float a[V], b[V];
+  for (int v = 0; v < V; ++v) a[v] = coef[ch + v], b[v] = coef[c + ch + v];
+  for (unsigned i = first; i < vectors; i += stride) {
     const Channels<T, V> xv = reinterpret_cast<const Channels<T, V>*>(x)[i];
     Channels<T, V> zv{}, out;
     if (z) zv = reinterpret_cast<const Channels<T, V>*>(z)[i];
     for (int v = 0; v < V; ++v) {
-      float f = to_f(xv.v[v]) * coef[ch + v] + coef[c + ch + v];
+      float f = to_f(xv.v[v]) * a[v] + b[v];
       if (z) f += to_f(zv.v[v]);
       out.v[v] = from_f<T>(relu ? fmaxf(f, 0.0f) : f);
     }
@@ -511,9 +517,11 @@ template <typename T, int V>
 __global__ void bn_backward_apply_kernel(const T* x, const std::uint8_t* mask, const T* dy, T* dx, T* dz, bool acc_dx,
                                          bool acc_dz, unsigned vectors, int c, const float* coef, bool relu) {
   using Vec = Channels<T, V>;
-  const unsigned groups = static_cast<unsigned>(c / V);
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < vectors; i += gridDim.x * blockDim.x) {
-    const int ch = static_cast<int>(i % groups) * V;
+  const unsigned first = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
+  const int ch = static_cast<int>(first % static_cast<unsigned>(c / V)) * V;  // the same for every i (bn_apply_kernel)
+  float a[V], b[V], d[V];
+  for (int v = 0; v < V; ++v) a[v] = coef[ch + v], b[v] = coef[c + ch + v], d[v] = coef[2 * c + ch + v];
+  for (unsigned i = first; i < vectors; i += stride) {
     const Vec xv = reinterpret_cast<const Vec*>(x)[i], gv = reinterpret_cast<const Vec*>(dy)[i];
     Vec dzv{}, dxv{};
     const unsigned pass = relu ? mask[i] : 0xffu;
@@ -522,12 +530,23 @@ __global__ void bn_backward_apply_kernel(const T* x, const std::uint8_t* mask, c
     for (int v = 0; v < V; ++v) {
       const float g = (pass >> v) & 1u ? to_f(gv.v[v]) : 0.0f;
       dzv.v[v] = from_f<T>(acc_dz ? to_f(dzv.v[v]) + g : g);
-      const float d = coef[ch + v] * g + coef[c + ch + v] * to_f(xv.v[v]) + coef[2 * c + ch + v];
-      dxv.v[v] = from_f<T>(acc_dx ? to_f(dxv.v[v]) + d : d);
+      const float dv = a[v] * g + b[v] * to_f(xv.v[v]) + d[v];
+      dxv.v[v] = from_f<T>(acc_dx ? to_f(dxv.v[v]) + dv : dv);
     }
     if (dz) reinterpret_cast<Vec*>(dz)[i] = dzv;
     reinterpret_cast<Vec*>(dx)[i] = dxv;
   }
+}
+
+// Blocks of kThreads for an elementwise pass over `vectors` of c / v channel groups: about 8 per
+// SM of an H200, and a multiple of what makes the grid's stride a multiple of the groups.
+unsigned fixed_channel_grid(unsigned vectors, int c, int v) {
+  const unsigned groups = static_cast<unsigned>(c / v);
+  unsigned a = groups, b = kThreads;  // gcd
+  while (b) a = std::exchange(b, a % b);
+  const unsigned multiple = groups / a;
+  const unsigned want = std::clamp((vectors + kThreads - 1) / kThreads, 1u, 132u * 8);
+  return (want + multiple - 1) / multiple * multiple;
 }
 
 // Blocks of gx channel groups by 256 / gx rows (gx: the groups, at most 32).
@@ -579,9 +598,10 @@ void bn_forward_train(const void* x, const void* z, void* y, DType t, long long 
           static_cast<const T*>(x), nullptr, nullptr, rows, c, nullptr, false, sums);
       bn_stats_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, beta, saved_mean, saved_inv_std,
                                                       running_mean, running_var, momentum, eps, coef);
-      bn_apply_kernel<T, V><<<blocks_for(rows * c / V), kThreads, 0, s>>>(
-          static_cast<const T*>(x), static_cast<const T*>(z), static_cast<T*>(y), relu ? relu_mask : nullptr,
-          elementwise_vectors(rows, c, V), c, coef, relu);
+      const unsigned vectors = elementwise_vectors(rows, c, V);
+      bn_apply_kernel<T, V><<<fixed_channel_grid(vectors, c, V), kThreads, 0, s>>>(
+          static_cast<const T*>(x), static_cast<const T*>(z), static_cast<T*>(y), relu ? relu_mask : nullptr, vectors,
+          c, coef, relu);
     });
   });
   CUDA_CHECK(cudaGetLastError());
@@ -596,9 +616,9 @@ void bn_forward_infer(const void* x, const void* z, void* y, DType t, long long 
     using T = std::remove_pointer_t<decltype(tag)>;
     with_channel_vector<T>(c, [&](auto v) {
       constexpr int V = decltype(v)::value;
-      bn_apply_kernel<T, V><<<blocks_for(rows * c / V), kThreads, 0, s>>>(
-          static_cast<const T*>(x), static_cast<const T*>(z), static_cast<T*>(y), nullptr,
-          elementwise_vectors(rows, c, V), c, coef, relu);
+      const unsigned vectors = elementwise_vectors(rows, c, V);
+      bn_apply_kernel<T, V><<<fixed_channel_grid(vectors, c, V), kThreads, 0, s>>>(
+          static_cast<const T*>(x), static_cast<const T*>(z), static_cast<T*>(y), nullptr, vectors, c, coef, relu);
     });
   });
   CUDA_CHECK(cudaGetLastError());
@@ -618,9 +638,10 @@ void bn_backward(const void* x, const std::uint8_t* relu_mask, const void* dy, v
           static_cast<const T*>(x), relu_mask, static_cast<const T*>(dy), rows, c, saved_mean, relu, sums);
       bn_grad_coef_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, saved_mean, saved_inv_std, dparams,
                                                           coef);
-      bn_backward_apply_kernel<T, V><<<blocks_for(rows * c / V), kThreads, 0, s>>>(
+      const unsigned vectors = elementwise_vectors(rows, c, V);
+      bn_backward_apply_kernel<T, V><<<fixed_channel_grid(vectors, c, V), kThreads, 0, s>>>(
           static_cast<const T*>(x), relu_mask, static_cast<const T*>(dy), static_cast<T*>(dx), static_cast<T*>(dz),
-          acc_dx, acc_dz, elementwise_vectors(rows, c, V), c, coef, relu);
+          acc_dx, acc_dz, vectors, c, coef, relu);
     });
   });
   CUDA_CHECK(cudaGetLastError());
