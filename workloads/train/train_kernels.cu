@@ -538,15 +538,22 @@ __global__ void bn_backward_apply_kernel(const T* x, const std::uint8_t* mask, c
   }
 }
 
-// Blocks of kThreads for an elementwise pass over `vectors` of c / v channel groups: about 8 per
-// SM of an H200, and a multiple of what makes the grid's stride a multiple of the groups.
-unsigned fixed_channel_grid(unsigned vectors, int c, int v) {
+// Blocks of kThreads for `kernel`, an elementwise pass over `vectors` of c / v channel groups: as
+// many as the GPU holds at once (a grid-stride loop with a partial second wave takes nearly two
+// waves' time), and a multiple of what makes the grid's stride a multiple of the groups.
+template <typename K>
+unsigned fixed_channel_grid(K* kernel, unsigned vectors, int c, int v) {
   const unsigned groups = static_cast<unsigned>(c / v);
   unsigned a = groups, b = kThreads;  // gcd
   while (b) a = std::exchange(b, a % b);
   const unsigned multiple = groups / a;
-  const unsigned want = std::clamp((vectors + kThreads - 1) / kThreads, 1u, 132u * 8);
-  return (want + multiple - 1) / multiple * multiple;
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
+  const unsigned resident = static_cast<unsigned>(std::max(1, sms * per_sm));
+  const unsigned want = std::clamp((vectors + kThreads - 1) / kThreads, 1u, resident);
+  return std::max(multiple, want / multiple * multiple);
 }
 
 // Blocks of gx channel groups by 256 / gx rows (gx: the groups, at most 32).
@@ -599,7 +606,7 @@ void bn_forward_train(const void* x, const void* z, void* y, DType t, long long 
       bn_stats_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, beta, saved_mean, saved_inv_std,
                                                       running_mean, running_var, momentum, eps, coef);
       const unsigned vectors = elementwise_vectors(rows, c, V);
-      bn_apply_kernel<T, V><<<fixed_channel_grid(vectors, c, V), kThreads, 0, s>>>(
+      bn_apply_kernel<T, V><<<fixed_channel_grid(bn_apply_kernel<T, V>, vectors, c, V), kThreads, 0, s>>>(
           static_cast<const T*>(x), static_cast<const T*>(z), static_cast<T*>(y), relu ? relu_mask : nullptr, vectors,
           c, coef, relu);
     });
@@ -617,7 +624,7 @@ void bn_forward_infer(const void* x, const void* z, void* y, DType t, long long 
     with_channel_vector<T>(c, [&](auto v) {
       constexpr int V = decltype(v)::value;
       const unsigned vectors = elementwise_vectors(rows, c, V);
-      bn_apply_kernel<T, V><<<fixed_channel_grid(vectors, c, V), kThreads, 0, s>>>(
+      bn_apply_kernel<T, V><<<fixed_channel_grid(bn_apply_kernel<T, V>, vectors, c, V), kThreads, 0, s>>>(
           static_cast<const T*>(x), static_cast<const T*>(z), static_cast<T*>(y), nullptr, vectors, c, coef, relu);
     });
   });
@@ -639,9 +646,10 @@ void bn_backward(const void* x, const std::uint8_t* relu_mask, const void* dy, v
       bn_grad_coef_kernel<<<(c + 127) / 128, 128, 0, s>>>(sums, rows, c, gamma, saved_mean, saved_inv_std, dparams,
                                                           coef);
       const unsigned vectors = elementwise_vectors(rows, c, V);
-      bn_backward_apply_kernel<T, V><<<fixed_channel_grid(vectors, c, V), kThreads, 0, s>>>(
-          static_cast<const T*>(x), relu_mask, static_cast<const T*>(dy), static_cast<T*>(dx), static_cast<T*>(dz),
-          acc_dx, acc_dz, vectors, c, coef, relu);
+      bn_backward_apply_kernel<T, V>
+          <<<fixed_channel_grid(bn_backward_apply_kernel<T, V>, vectors, c, V), kThreads, 0, s>>>(
+              static_cast<const T*>(x), relu_mask, static_cast<const T*>(dy), static_cast<T*>(dx), static_cast<T*>(dz),
+              acc_dx, acc_dz, vectors, c, coef, relu);
     });
   });
   CUDA_CHECK(cudaGetLastError());
