@@ -539,6 +539,13 @@ __global__ void bn_backward_apply_kernel(const T* x, const std::uint8_t* mask, c
   }
 }
 
+int sm_count() {
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return std::max(1, sms);
+}
+
 // Blocks of kThreads for `kernel`, an elementwise pass over `vectors` of c / v channel groups: as
 // many as the GPU holds at once (a grid-stride loop with a partial second wave takes nearly two
 // waves' time), and a multiple of what makes the grid's stride a multiple of the groups.
@@ -548,11 +555,9 @@ unsigned fixed_channel_grid(K* kernel, unsigned vectors, int c, int v) {
   unsigned a = groups, b = kThreads;  // gcd
   while (b) a = std::exchange(b, a % b);
   const unsigned multiple = groups / a;
-  int device = 0, sms = 0, per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int per_sm = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
-  const unsigned resident = static_cast<unsigned>(std::max(1, sms * per_sm));
+  const unsigned resident = static_cast<unsigned>(std::max(1, sm_count() * per_sm));
   const unsigned want = std::clamp((vectors + kThreads - 1) / kThreads, 1u, resident);
   return std::max(multiple, want / multiple * multiple);
 }
@@ -563,11 +568,15 @@ dim3 reduce_block(int c, int v) {
   return dim3(static_cast<unsigned>(gx), static_cast<unsigned>(kThreads / gx));
 }
 
+// At most 4 blocks per SM in all: each thread then sums more rows before the block's shared-memory
+// sum and its atomics. On an H200 that beat 2048 blocks (and 8 or 2 per SM) on every ResNet-50
+// shape, by 5-51% (docs/results/2026-11-22-train-h200-bn-channels, call 8).
 dim3 reduce_grid(long long rows, int c, int v) {
   const dim3 b = reduce_block(c, v);
   const long long width = static_cast<long long>(b.x) * v;
   const unsigned gx = static_cast<unsigned>((c + width - 1) / width);
-  const long long gy = std::clamp<long long>((rows + 8 * b.y - 1) / (8 * b.y), 1, std::max<long long>(1, 2048 / gx));
+  const long long most = std::max<long long>(1, 4LL * sm_count() / gx);
+  const long long gy = std::clamp<long long>((rows + 8 * b.y - 1) / (8 * b.y), 1, most);
   return dim3(gx, static_cast<unsigned>(gy));
 }
 }  // namespace
