@@ -570,7 +570,7 @@ dim3 reduce_block(int c, int v) {
 
 // At most 4 blocks per SM in all: each thread then sums more rows before the block's shared-memory
 // sum and its atomics. On an H200 that beat 2048 blocks (and 8 or 2 per SM) on every ResNet-50
-// shape, by 5-51% (docs/results/2026-11-22-train-h200-bn-channels, call 8).
+// shape, by 10-51% (docs/results/2026-11-22-train-h200-bn-channels, call 8).
 dim3 reduce_grid(long long rows, int c, int v) {
   const dim3 b = reduce_block(c, v);
   const long long width = static_cast<long long>(b.x) * v;
