@@ -2,6 +2,8 @@
 // against variants, on ResNet-50's bf16 shapes at batch 256, on one GPU. Kept as the record of what
 // ran; the kernels that came of it are in workloads/train/train_kernels.cu.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o bnbench bnbench.cu && ./bnbench
+// Call 8 ran `./bnbench reduce`: only the two reductions, each with its grid capped at 2048 blocks
+// (as at 525d3a9) and at 8, 4 and 2 blocks per SM.
 // Each figure: the median of 7 timings of 10 back-to-back launches (CUDA events), after 3 warm-up
 // launches; GB/s counts the bytes each pass must read and write. Inputs are constant bytes.
 #include <cuda_bf16.h>
@@ -9,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 #include <algorithm>
+#include <string>
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
 using T = __nv_bfloat16;
 constexpr int V = 8, kThreads = 256;
@@ -178,7 +181,8 @@ template <typename F> float timeit(F&& fn) {
   std::sort(ms.begin(), ms.end()); CK(cudaGetLastError()); return ms[3];
 }
 
-int main() {
+int main(int argc, char** argv) {
+  const bool reduce_only = argc > 1 && std::string(argv[1]) == "reduce";
   int sms = 0; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   const long long maxe = 802816LL * 256;
   T *x, *z, *y, *dy, *dx, *dz; uint8_t* mask; double* sums; float *coef, *mean;
@@ -193,6 +197,16 @@ int main() {
   for (auto& s : shapes) {
     const long long n = s.rows * s.c; const double mb = n * 2 / 1e6; const unsigned vecs = n / V;
     auto gbs = [&](double bytes_mb, float ms) { return bytes_mb / ms; };  // MB/ms = GB/s
+    if (reduce_only) {
+      for (int cap : {2048, sms * 8, sms * 4, sms * 2}) {
+        float r0 = timeit([&] { reduce_base<0><<<rgrid(s.rows, s.c, cap), rblock(s.c)>>>(x, nullptr, nullptr, s.rows, s.c, mean, sums); });
+        float r1 = timeit([&] { reduce_base<1><<<rgrid(s.rows, s.c, cap), rblock(s.c)>>>(x, mask, dy, s.rows, s.c, mean, sums); });
+        dim3 g = rgrid(s.rows, s.c, cap);
+        printf("%s (%.0f MB) cap %d (grid %ux%u): statistics %.4f ms (%.0f GB/s) | backward sums %.4f ms (%.0f GB/s)\n", s.name, mb, cap, g.x, g.y,
+               r0, mb / r0, r1, (2 * mb + mb / 16) / r1);
+      }
+      continue;
+    }
     float r0 = timeit([&] { reduce_base<0><<<rgrid(s.rows, s.c, 2048), rblock(s.c)>>>(x, nullptr, nullptr, s.rows, s.c, mean, sums); });
     float r0u = timeit([&] { reduce_unroll<0, 4><<<rgrid(s.rows, s.c, 2048), rblock(s.c)>>>(x, nullptr, nullptr, s.rows, s.c, mean, sums); });
     float r0u8 = timeit([&] { reduce_unroll<0, 4><<<rgrid(s.rows, s.c, 4096), rblock(s.c)>>>(x, nullptr, nullptr, s.rows, s.c, mean, sums); });
