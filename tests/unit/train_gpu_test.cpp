@@ -33,6 +33,35 @@ gpu::DeviceBuffer upload_as(const std::vector<float>& v, train::DType t, cudaStr
   CUDA_CHECK(cudaStreamSynchronize(s));
   return out;
 }
+
+float half_to_float(std::uint16_t h) {  // IEEE binary16
+  const int sign = h >> 15, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+  const float mag = exp == 0    ? std::ldexp(static_cast<float>(frac), -24)
+                    : exp == 31 ? (frac ? NAN : INFINITY)
+                                : std::ldexp(static_cast<float>(frac | 0x400), exp - 25);
+  return sign ? -mag : mag;
+}
+
+// The first n values of a device buffer of type t, as floats (every fp16 and bf16 value is exact in fp32).
+std::vector<float> download_as(const gpu::DeviceBuffer& b, train::DType t, std::size_t n, cudaStream_t s) {
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  std::vector<float> out(n);
+  if (t == train::DType::kFloat) {
+    CUDA_CHECK(cudaMemcpy(out.data(), b.get(), n * 4, cudaMemcpyDeviceToHost));
+    return out;
+  }
+  std::vector<std::uint16_t> h(n);
+  CUDA_CHECK(cudaMemcpy(h.data(), b.get(), n * 2, cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (t == train::DType::kHalf) {
+      out[i] = half_to_float(h[i]);
+    } else {  // bf16: the top half of an fp32
+      const std::uint32_t bits = static_cast<std::uint32_t>(h[i]) << 16;
+      std::memcpy(&out[i], &bits, 4);
+    }
+  }
+  return out;
+}
 }  // namespace
 
 // The tiny net's backward pass (every op: conv with bias, ReLU, batch norm with residual add,
@@ -106,16 +135,6 @@ TEST(TrainGpu, MaxPoolMatchesAHostReference) {
   }
 }
 
-namespace {
-float half_to_float(std::uint16_t h) {  // IEEE binary16, for reading fp16 results back
-  const int sign = h >> 15, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
-  const float mag = exp == 0    ? std::ldexp(static_cast<float>(frac), -24)
-                    : exp == 31 ? (frac ? NAN : INFINITY)
-                                : std::ldexp(static_cast<float>(frac | 0x400), exp - 25);
-  return sign ? -mag : mag;
-}
-}  // namespace
-
 // Our batch norm in fp16 (16-byte channel vectors) against fp32 (the path the tiny net's finite
 // differences check), on inputs exact in both, with the residual add, the ReLU (its mask of
 // bits) and accumulation into dx: outputs, saved statistics and parameter gradients agree to fp16's precision.
@@ -144,18 +163,7 @@ TEST(TrainGpu, HalfBatchNormMatchesFloat) {
   auto run = [&](train::DType t) {
     const std::size_t eb = static_cast<std::size_t>(train::dtype_bytes(t));
     auto upload = [&](const std::vector<float>& v) { return upload_as(v, t, s); };
-    auto download = [&](const gpu::DeviceBuffer& b) {
-      CUDA_CHECK(cudaStreamSynchronize(s));
-      std::vector<float> out(n);
-      if (t == train::DType::kFloat) {
-        CUDA_CHECK(cudaMemcpy(out.data(), b.get(), n * 4, cudaMemcpyDeviceToHost));
-      } else {
-        std::vector<std::uint16_t> h(n);
-        CUDA_CHECK(cudaMemcpy(h.data(), b.get(), n * 2, cudaMemcpyDeviceToHost));
-        for (std::size_t i = 0; i < n; ++i) out[i] = half_to_float(h[i]);
-      }
-      return out;
-    };
+    auto download = [&](const gpu::DeviceBuffer& b) { return download_as(b, t, n, s); };
     const gpu::DeviceBuffer dev_x = upload(x), dev_z = upload(z), dev_dy = upload(dy), dev_dx = upload(dx0);
     gpu::DeviceBuffer dev_y(n * eb), dev_dz(n * eb), f32(static_cast<std::size_t>(c) * 4 * 8),
         work(train::bn_work_bytes(c)), mask(train::bn_relu_mask_bytes(rows, c, t));
@@ -233,24 +241,8 @@ TEST(TrainGpu, SumShardsRoundsOnceAndTheAllReduceCheckSeesAMissingRank) {
     train::ShardSources src;
     src.p[0] = a.get(), src.p[1] = b.get(), src.p[2] = c.get(), src.count = 3;
     train::sum_shards(a.get(), src, t, 2, s);  // in place, as an owner sums its own shard
-    std::vector<float> sums(2);
-    if (t == train::DType::kFloat) {
-      CUDA_CHECK(cudaMemcpyAsync(sums.data(), a.get(), 8, cudaMemcpyDeviceToHost, s));
-    } else {
-      std::vector<std::uint16_t> h(2);
-      CUDA_CHECK(cudaMemcpyAsync(h.data(), a.get(), 4, cudaMemcpyDeviceToHost, s));
-      CUDA_CHECK(cudaStreamSynchronize(s));
-      for (int i = 0; i < 2; ++i) {  // 2050 and 2046 are exact in fp16; bf16 rounds them to 2048
-        if (t == train::DType::kBf16) {
-          std::uint32_t bits = static_cast<std::uint32_t>(h[static_cast<std::size_t>(i)]) << 16;
-          std::memcpy(&sums[static_cast<std::size_t>(i)], &bits, 4);
-        } else {
-          const int e = (h[static_cast<std::size_t>(i)] >> 10) & 0x1f, m = h[static_cast<std::size_t>(i)] & 0x3ff;
-          sums[static_cast<std::size_t>(i)] = std::ldexp(1.0f + static_cast<float>(m) / 1024.0f, e - 15);
-        }
-      }
-    }
-    CUDA_CHECK(cudaStreamSynchronize(s));
+    // 2050 and 2046 are exact in fp16; bf16 rounds both to 2048.
+    const std::vector<float> sums = download_as(a, t, 2, s);
     const float want_hi = t == train::DType::kBf16 ? 2048.0f : 2050.0f,
                 want_lo = t == train::DType::kBf16 ? 2048.0f : 2046.0f;
     EXPECT_EQ(sums[0], want_hi) << "type " << static_cast<int>(t);

@@ -68,6 +68,13 @@ std::vector<std::string> MpiSession::all_gather(const std::string& mine) const {
   return out;
 }
 
+std::string MpiSession::first_problem(const std::string& mine) const {
+  const std::vector<std::string> all = all_gather(mine);
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (!all[r].empty()) return "rank " + std::to_string(r) + ": " + all[r];
+  return "";
+}
+
 double MpiSession::allreduce_sum(double v) const {
   double out = 0;
   MPI_CHECK(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));

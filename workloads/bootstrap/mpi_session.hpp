@@ -24,6 +24,9 @@ class MpiSession {
 
   // Every rank's string, on every rank (hostnames, GPU descriptions).
   std::vector<std::string> all_gather(const std::string& mine) const;
+  // Collective: the lowest rank's non-empty problem as "rank R: problem", or empty when no rank has
+  // one, so that every rank takes the same way after a step that may fail on some.
+  std::string first_problem(const std::string& mine) const;
   double allreduce_sum(double v) const;
   double allreduce_max(double v) const;
   long long allreduce_sum(long long v) const;

@@ -1,7 +1,6 @@
 #include "workloads/train/copy_engine_allreduce.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -12,21 +11,6 @@ namespace scalebench::train {
 namespace {
 constexpr std::size_t kAlign = 256;  // every receive area starts here, so that the sum kernel reads 16 bytes at once
 std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to * to; }
-
-std::string to_hex(const void* p, std::size_t n) {
-  std::string out;
-  for (std::size_t i = 0; i < n; ++i) {
-    char b[3];
-    std::snprintf(b, sizeof b, "%02x", static_cast<const unsigned char*>(p)[i]);
-    out += b;
-  }
-  return out;
-}
-
-void from_hex(const std::string& hex, void* p, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i)
-    static_cast<unsigned char*>(p)[i] = static_cast<unsigned char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
-}
 
 // This rank's reason not to (or empty): the checks that need no other rank's answer.
 std::string local_reason(const MpiSession& mpi) {
@@ -46,11 +30,8 @@ CopyEngineAllReduce::CopyEngineAllReduce(const MpiSession& mpi, ncclComm_t comm,
   if (!off_.empty()) return;
   // Every rank decides on the same answers: one that went its own way would leave the others
   // waiting in a barrier it never joins.
-  for (const std::string& why : mpi.all_gather(local_reason(mpi)))
-    if (!why.empty()) {
-      off_ = why;
-      return;
-    }
+  off_ = mpi.first_problem(local_reason(mpi));
+  if (!off_.empty()) return;
   const auto eb = static_cast<std::size_t>(elem_bytes);
   std::size_t bytes = round_up(static_cast<std::size_t>(elements) * eb, kAlign);
   for (const Bucket& b : buckets) {
@@ -65,26 +46,32 @@ CopyEngineAllReduce::CopyEngineAllReduce(const MpiSession& mpi, ncclComm_t comm,
     bytes += round_up(static_cast<std::size_t>(l.shard) * eb * static_cast<std::size_t>(ranks_), kAlign);
     layout_.push_back(l);
   }
-  std::string error, handle_hex;
+  std::string error, handle;  // this rank's IPC handle, as bytes (all_gather moves them unchanged)
   int device = 0;
   try {
     CUDA_CHECK(cudaGetDevice(&device));
     memory_ = gpu::DeviceBuffer(bytes);
     CUDA_CHECK(cudaMemset(memory_.get(), 0, bytes));
-    cudaIpcMemHandle_t handle{};
-    CUDA_CHECK(cudaIpcGetMemHandle(&handle, memory_.get()));
-    handle_hex = to_hex(&handle, sizeof handle);
+    cudaIpcMemHandle_t h{};
+    CUDA_CHECK(cudaIpcGetMemHandle(&h, memory_.get()));
+    handle.assign(h.reserved, sizeof h.reserved);
   } catch (const std::exception& e) {
     error = e.what();
   }
   char bus[32] = {};
   if (error.empty() && cudaDeviceGetPCIBusId(bus, sizeof bus, device) != cudaSuccess)
     error = std::string("cudaDeviceGetPCIBusId: ") + cudaGetErrorString(cudaGetLastError());
-  const std::vector<std::string> handles = mpi.all_gather(handle_hex);
+  const std::vector<std::string> handles = mpi.all_gather(handle);
   const std::vector<std::string> buses = mpi.all_gather(bus);
+  // A rank without memory or a handle has none to map: every rank stops here.
+  off_ = mpi.first_problem(error);
+  if (!off_.empty()) {
+    memory_ = gpu::DeviceBuffer();
+    return;
+  }
   // Map every peer's memory; any rank's failure turns every rank off.
   peers_.resize(static_cast<std::size_t>(ranks_));
-  for (int r = 0; r < ranks_ && error.empty(); ++r) {
+  for (int r = 0; r < ranks_ && error.empty(); ++r) {  // error: from mapping a peer, from here on
     if (r == rank_) continue;
     try {
       int peer_device = -1, can = 0;
@@ -96,7 +83,7 @@ CopyEngineAllReduce::CopyEngineAllReduce(const MpiSession& mpi, ncclComm_t comm,
         break;
       }
       cudaIpcMemHandle_t h{};
-      from_hex(handles[static_cast<std::size_t>(r)], &h, sizeof h);
+      std::memcpy(h.reserved, handles[static_cast<std::size_t>(r)].data(), sizeof h.reserved);
       peers_[static_cast<std::size_t>(r)].emplace(h);
       streams_.emplace_back();
       joins_.emplace_back();
@@ -112,14 +99,11 @@ CopyEngineAllReduce::CopyEngineAllReduce(const MpiSession& mpi, ncclComm_t comm,
       error = e.what();
     }
   }
-  const std::vector<std::string> errors = mpi.all_gather(error);
-  for (std::size_t r = 0; r < errors.size(); ++r)
-    if (!errors[r].empty()) {
-      off_ = "rank " + std::to_string(r) + ": " + errors[r];
-      peers_.clear();
-      memory_ = gpu::DeviceBuffer();
-      return;
-    }
+  off_ = mpi.first_problem(error);
+  if (!off_.empty()) {
+    peers_.clear();
+    memory_ = gpu::DeviceBuffer();
+  }
 }
 
 long long CopyEngineAllReduce::shard_length(const Layout& l, int r) const {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -161,13 +160,11 @@ class SymmetricGradients {
     } catch (const std::exception& e) {
       error = std::string("ncclMemAlloc for the gradients: ") + e.what();
     }
-    const std::vector<std::string> errors = mpi.all_gather(error);
-    for (std::size_t r = 0; r < errors.size(); ++r)
-      if (!errors[r].empty()) {
-        off_ = "rank " + std::to_string(r) + ": " + errors[r];
-        memory_.reset();
-        return;
-      }
+    off_ = mpi.first_problem(error);
+    if (!off_.empty()) {
+      memory_.reset();
+      return;
+    }
     window_.emplace(comm, memory_->get(), bytes);
   }
   void* buffer() const { return window_ ? memory_->get() : nullptr; }
@@ -242,15 +239,9 @@ ncclComm_t TrainBench::comm() {
   if (!comm_) {
     ncclUniqueId id{};
     if (mpi_.rank() == 0) NCCL_CHECK(ncclGetUniqueId(&id));
-    std::string hex;
-    for (unsigned char c : std::string(id.internal, sizeof id.internal)) {
-      char b[3];
-      std::snprintf(b, sizeof b, "%02x", c);
-      hex += b;
-    }
-    const std::string root = mpi_.all_gather(hex)[0];
-    for (std::size_t i = 0; i < sizeof id.internal; ++i)
-      id.internal[i] = static_cast<char>(std::stoi(root.substr(2 * i, 2), nullptr, 16));
+    // all_gather moves bytes as they are: rank 0's id reaches every rank unchanged.
+    const std::string root = mpi_.all_gather(std::string(id.internal, sizeof id.internal))[0];
+    std::memcpy(id.internal, root.data(), sizeof id.internal);
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     if (comm_config_.ctas > 0) config.maxCTAs = comm_config_.ctas;
     if (comm_config_.cga > 0) config.cgaClusterSize = comm_config_.cga;
@@ -294,15 +285,16 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   nc.lr = cfg.lr, nc.momentum = cfg.momentum, nc.weight_decay = cfg.weight_decay;
   nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
 
-  const int eb_int = dtype_bytes(compute_dtype(nc.precision));
-  const std::vector<Bucket> buckets = make_buckets(model, cfg.bucket_bytes, eb_int, cfg.bucket_policy);
+  const std::size_t eb = static_cast<std::size_t>(dtype_bytes(compute_dtype(nc.precision)));  // the net's compute type
+  const std::vector<Bucket> buckets = make_buckets(model, cfg.bucket_bytes, static_cast<int>(eb), cfg.bucket_policy);
   // Declared before the net, which uses the buffer of one of them.
-  CopyEngineAllReduce copy_engine(mpi_, cfg.copy_engine && multi ? comm() : nullptr, model.param_count, eb_int, buckets,
+  CopyEngineAllReduce copy_engine(mpi_, cfg.copy_engine && multi ? comm() : nullptr, model.param_count,
+                                  static_cast<int>(eb), buckets,
                                   !cfg.copy_engine ? "allreduce: nccl"
                                   : !multi         ? "one rank"
                                                    : "");
   const SymmetricGradients symmetric(mpi_, cfg.symmetric && multi && !copy_engine.on() ? comm() : nullptr,
-                                     static_cast<std::size_t>(model.param_count) * static_cast<std::size_t>(eb_int),
+                                     static_cast<std::size_t>(model.param_count) * eb,
                                      !cfg.symmetric     ? "symmetric: false"
                                      : !multi           ? "one rank"
                                      : copy_engine.on() ? "allreduce: copy_engine"
@@ -324,7 +316,6 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   std::vector<gpu::Event> ready(buckets.size());
   gpu::Event comm_done;
   const ncclDataType_t nt = nccl_type(net->compute_type());
-  const std::size_t eb = static_cast<std::size_t>(dtype_bytes(net->compute_type()));
   // A step's marks for the timeline (cfg.timeline): its start, the ends of the forward and
   // backward passes, each bucket's gradients ready and all-reduced, its end. In a captured step
   // they are external event nodes, so that the graph's replay records them.
