@@ -80,6 +80,7 @@ struct ConvAlgo {
   std::shared_ptr<gpu::ConvPlan> plan;
   std::size_t workspace = 0;
   float ms = -1;
+  Json search;  // with `algo: search`: what Find reported and what was timed again
   std::string name() const { return plan ? plan->name() : "legacy algo " + std::to_string(algo); }
 };
 
@@ -331,51 +332,72 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
       void* ws = search_ws.get();
       const std::size_t wsb = cfg_.search ? search_bytes : 0;
       const float one = 1.0f, zero = 0.0f;
-      // cuDNN's Find sorts the algorithms by one timing each, which a clock still rising or a
-      // hiccup can reorder: on an H100 one search kept a 1.3 ms backward-filter algorithm over a
-      // 0.47 ms one, 4 ms of every step. So its first kRetimed are timed again (median of 3 after
-      // a warm-up run, as the graph API's plans are) and the fastest stays.
-      constexpr std::size_t kRetimed = 4;
-      auto pick = [&](auto* perf, int count, cudnnConvolutionDescriptor_t desc, auto wsize, auto run) {
-        std::vector<ConvAlgo> candidates;
-        for (int k = 0; k < count && candidates.size() < (cfg_.search ? kRetimed : 1); ++k) {
-          if (perf[k].status != CUDNN_STATUS_SUCCESS) continue;
-          ConvAlgo a;
-          a.algo = static_cast<int>(perf[k].algo);
-          a.math = cfg_.precision == Precision::kFp32 ? CUDNN_FMA_MATH : perf[k].mathType;
+      // With `algo: search` cuDNN's Find times each algorithm once. On an H100 about one run in
+      // four kept, for one pass, a 1-2.8 ms algorithm where the tensor-core one takes 0.3-0.47 ms
+      // (5-25% of the step; docs/results/2026-11-23-train-h100-find). So Find's algorithms within
+      // 2x of its fastest, and the heuristic's first choice, are timed again (median of 3 after a
+      // warm-up run, as the graph API's plans are) and the fastest stays. Without search: the
+      // heuristic's first choice that fits in a quarter of the free memory.
+      auto pick = [&](auto* found, int found_count, auto* heuristic, int heuristic_count,
+                      cudnnConvolutionDescriptor_t desc, auto wsize, auto run) {
+        auto usable = [&](const auto& perf, ConvAlgo& a) {
+          if (perf.status != CUDNN_STATUS_SUCCESS) return false;
+          a.algo = static_cast<int>(perf.algo);
+          a.math = cfg_.precision == Precision::kFp32 ? CUDNN_FMA_MATH : perf.mathType;
           CUDNN_CHECK(cudnnSetConvolutionMathType(desc, a.math));
-          if (wsize(a.algo, &a.workspace) != CUDNN_STATUS_SUCCESS) continue;
-          if (!cfg_.search && a.workspace > (free_b / 4)) continue;
-          candidates.push_back(a);
+          if (wsize(a.algo, &a.workspace) != CUDNN_STATUS_SUCCESS) return false;
+          return a.workspace <= (cfg_.search ? wsb : free_b / 4);
+        };
+        std::vector<ConvAlgo> candidates;
+        float fastest = -1;
+        for (int k = 0; k < found_count; ++k) {
+          ConvAlgo a;
+          if (!usable(found[k], a)) continue;
+          if (fastest < 0) fastest = found[k].time;
+          if (found[k].time <= 2 * fastest) candidates.push_back(a);
+        }
+        for (int k = 0; k < heuristic_count; ++k) {
+          ConvAlgo a;
+          if (!usable(heuristic[k], a)) continue;
+          if (std::none_of(candidates.begin(), candidates.end(),
+                           [&](const ConvAlgo& c) { return c.algo == a.algo && c.math == a.math; }))
+            candidates.push_back(a);
+          break;
         }
         if (candidates.empty())
           throw Error("cuDNN has no algorithm for " + l.name + " (" + key + ") in " + compute::name(cfg_.precision));
         if (!cfg_.search) return candidates[0];
+        Json find = Json::array(), timed = Json::array();
+        for (int k = 0; k < found_count; ++k)
+          find.push_back({static_cast<int>(found[k].algo), static_cast<int>(found[k].mathType),
+                          static_cast<int>(found[k].status), found[k].time});
         const ConvAlgo* best = nullptr;
         for (ConvAlgo& a : candidates) {
           CUDNN_CHECK(cudnnSetConvolutionMathType(desc, a.math));
           a.ms = median_ms(stream_, [&] { CUDNN_CHECK(run(a.algo)); });
+          timed.push_back({a.algo, static_cast<int>(a.math), a.ms});
           if (a.ms >= 0 && (!best || a.ms < best->ms)) best = &a;
         }
-        if (!best) throw Error("no algorithm cuDNN found for " + l.name + " (" + key + ") ran again");
-        return *best;
+        if (!best) throw Error("no algorithm cuDNN offered for " + l.name + " (" + key + ") ran");
+        ConvAlgo chosen = *best;
+        chosen.search = Json{{"find", find}, {"timed", timed}};
+        return chosen;
       };
       if (auto hit = cache.find(key); hit != cache.end()) {
         std::tie(st.fwd, st.bwd_data, st.bwd_filter) = hit->second;
       } else {
         constexpr int kMax = 16;
-        int got = 0;
+        int got = 0, hgot = 0;  // Find's and the heuristic's counts (Find's stays 0 without search)
         {
-          cudnnConvolutionFwdAlgoPerf_t perf[kMax];
+          cudnnConvolutionFwdAlgoPerf_t perf[kMax], heur[kMax];
+          CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, ist.y_desc.get(), st.w_desc.get(), st.fwd_desc.get(),
+                                                             st.y_desc.get(), kMax, &hgot, heur));
           if (cfg_.search)
             CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, ist.y_desc.get(), ist.y.get(), st.w_desc.get(),
                                                                weight(static_cast<int>(i)), st.fwd_desc.get(),
                                                                st.y_desc.get(), st.y.get(), kMax, &got, perf, ws, wsb));
-          else
-            CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, ist.y_desc.get(), st.w_desc.get(), st.fwd_desc.get(),
-                                                               st.y_desc.get(), kMax, &got, perf));
           st.fwd = pick(
-              perf, got, st.fwd_desc.get(),
+              perf, got, heur, hgot, st.fwd_desc.get(),
               [&](int a, std::size_t* b) {
                 return cudnnGetConvolutionForwardWorkspaceSize(h, ist.y_desc.get(), st.w_desc.get(), st.fwd_desc.get(),
                                                                st.y_desc.get(),
@@ -389,16 +411,15 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
               });
         }
         if (cfg_.training) {
-          cudnnConvolutionBwdFilterAlgoPerf_t perf[kMax];
+          cudnnConvolutionBwdFilterAlgoPerf_t perf[kMax], heur[kMax];
+          CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+              h, ist.y_desc.get(), st.y_desc.get(), st.bwd_filter_desc.get(), st.w_desc.get(), kMax, &hgot, heur));
           if (cfg_.search)
             CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
                 h, ist.y_desc.get(), ist.y.get(), st.y_desc.get(), st.y.get(), st.bwd_filter_desc.get(),
                 st.w_desc.get(), grad(static_cast<int>(i)), kMax, &got, perf, ws, wsb));
-          else
-            CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-                h, ist.y_desc.get(), st.y_desc.get(), st.bwd_filter_desc.get(), st.w_desc.get(), kMax, &got, perf));
           st.bwd_filter = pick(
-              perf, got, st.bwd_filter_desc.get(),
+              perf, got, heur, hgot, st.bwd_filter_desc.get(),
               [&](int a, std::size_t* b) {
                 return cudnnGetConvolutionBackwardFilterWorkspaceSize(
                     h, ist.y_desc.get(), st.y_desc.get(), st.bwd_filter_desc.get(), st.w_desc.get(),
@@ -411,16 +432,15 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
                                                       st.w_desc.get(), grad(static_cast<int>(i)));
               });
           if (l.input > 0) {
-            cudnnConvolutionBwdDataAlgoPerf_t dperf[kMax];
+            cudnnConvolutionBwdDataAlgoPerf_t dperf[kMax], dheur[kMax];
+            CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                h, st.w_desc.get(), st.y_desc.get(), st.bwd_data_desc.get(), ist.y_desc.get(), kMax, &hgot, dheur));
             if (cfg_.search)
               CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
                   h, st.w_desc.get(), weight(static_cast<int>(i)), st.y_desc.get(), st.y.get(), st.bwd_data_desc.get(),
                   ist.y_desc.get(), scratch_.get(), kMax, &got, dperf, ws, wsb));
-            else
-              CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-                  h, st.w_desc.get(), st.y_desc.get(), st.bwd_data_desc.get(), ist.y_desc.get(), kMax, &got, dperf));
             st.bwd_data = pick(
-                dperf, got, st.bwd_data_desc.get(),
+                dperf, got, dheur, hgot, st.bwd_data_desc.get(),
                 [&](int a, std::size_t* b) {
                   return cudnnGetConvolutionBackwardDataWorkspaceSize(h, st.w_desc.get(), st.y_desc.get(),
                                                                       st.bwd_data_desc.get(), ist.y_desc.get(),
@@ -487,6 +507,9 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
                            {"bwd_filter", cfg_.training ? Json(st.bwd_filter.name()) : Json(nullptr)},
                            {"bwd_filter_ms", st.bwd_filter.ms},
                            {"math", static_cast<int>(st.fwd.math)}};
+        if (cfg_.search)  // [algo, math, status, ms] as Find gave them; [algo, math, ms] timed again
+          algos_[key]["search"] =
+              Json{{"fwd", st.fwd.search}, {"bwd_data", st.bwd_data.search}, {"bwd_filter", st.bwd_filter.search}};
       }
       CUDNN_CHECK(cudnnSetConvolutionMathType(st.fwd_desc.get(), st.fwd.math));
       CUDNN_CHECK(cudnnSetConvolutionMathType(st.bwd_data_desc.get(), st.bwd_data.math));
