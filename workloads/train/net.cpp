@@ -369,8 +369,9 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
         if (!cfg_.search) return candidates[0];
         Json find = Json::array(), timed = Json::array();
         for (int k = 0; k < found_count; ++k)
-          find.push_back({static_cast<int>(found[k].algo), static_cast<int>(found[k].mathType),
-                          static_cast<int>(found[k].status), found[k].time});
+          if (found[k].status != CUDNN_STATUS_NOT_SUPPORTED)  // most of the list, and always the same
+            find.push_back({static_cast<int>(found[k].algo), static_cast<int>(found[k].mathType),
+                            static_cast<int>(found[k].status), found[k].time});
         const ConvAlgo* best = nullptr;
         for (ConvAlgo& a : candidates) {
           CUDNN_CHECK(cudnnSetConvolutionMathType(desc, a.math));
@@ -507,7 +508,9 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
                            {"bwd_filter", cfg_.training ? Json(st.bwd_filter.name()) : Json(nullptr)},
                            {"bwd_filter_ms", st.bwd_filter.ms},
                            {"math", static_cast<int>(st.fwd.math)}};
-        if (cfg_.search)  // [algo, math, status, ms] as Find gave them; [algo, math, ms] timed again
+        // [algo, math, status, ms] as Find gave them (not those it does not support); [algo, math,
+        // ms] timed again
+        if (cfg_.search)
           algos_[key]["search"] =
               Json{{"fwd", st.fwd.search}, {"bwd_data", st.bwd_data.search}, {"bwd_filter", st.bwd_filter.search}};
       }
