@@ -332,12 +332,13 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
       void* ws = search_ws.get();
       const std::size_t wsb = cfg_.search ? search_bytes : 0;
       const float one = 1.0f, zero = 0.0f;
-      // With `algo: search` cuDNN's Find times each algorithm once. On an H100 about one run in
-      // four kept, for one pass, a 1-2.8 ms algorithm where the tensor-core one takes 0.3-0.47 ms
-      // (5-25% of the step; docs/results/2026-11-23-train-h100-find). So Find's algorithms within
-      // 2x of its fastest, and the heuristic's first choice, are timed again (median of 3 after a
-      // warm-up run, as the graph API's plans are) and the fastest stays. Without search: the
-      // heuristic's first choice that fits in a quarter of the free memory.
+      // With `algo: search` cuDNN's Find times each algorithm once, and that timing can include
+      // its kernel's first launch. On an H100 Find's first choice was a slower algorithm in every
+      // tf32 run (0.21 against 0.11 ms) and, now and then, one 2-3x slower than the tensor-core
+      // algorithm (13% of a step; docs/results/2026-11-23-train-h100-find). So Find's algorithms
+      // within 2x of its fastest, and the heuristic's first choice, are timed again (median of 3
+      // after a warm-up run, as the graph API's plans are) and the fastest stays. Without search:
+      // the heuristic's first choice that fits in a quarter of the free memory.
       auto pick = [&](auto* found, int found_count, auto* heuristic, int heuristic_count,
                       cudnnConvolutionDescriptor_t desc, auto wsize, auto run) {
         auto usable = [&](const auto& perf, ConvAlgo& a) {
