@@ -350,19 +350,22 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
           return a.workspace <= (cfg_.search ? wsb : free_b / 4);
         };
         std::vector<ConvAlgo> candidates;
+        auto add = [&](const ConvAlgo& a) {  // once each (fp32 maps both of Find's math types to FMA)
+          if (std::none_of(candidates.begin(), candidates.end(),
+                           [&](const ConvAlgo& c) { return c.algo == a.algo && c.math == a.math; }))
+            candidates.push_back(a);
+        };
         float fastest = -1;
         for (int k = 0; k < found_count; ++k) {
           ConvAlgo a;
           if (!usable(found[k], a)) continue;
           if (fastest < 0) fastest = found[k].time;
-          if (found[k].time <= 2 * fastest) candidates.push_back(a);
+          if (found[k].time <= 2 * fastest) add(a);
         }
         for (int k = 0; k < heuristic_count; ++k) {
           ConvAlgo a;
           if (!usable(heuristic[k], a)) continue;
-          if (std::none_of(candidates.begin(), candidates.end(),
-                           [&](const ConvAlgo& c) { return c.algo == a.algo && c.math == a.math; }))
-            candidates.push_back(a);
+          add(a);
           break;
         }
         if (candidates.empty())
