@@ -65,6 +65,10 @@ namespace {
 // records: at thousands of records a second, a request per record would cost the coordinator
 // more than storing them.
 constexpr std::size_t kMaxBatchRecords = 500;
+// ... and of at most this many bytes: the coordinator refuses a request over 8 MiB by closing
+// the connection, which looks like a network failure, so such a batch would be retried forever.
+// (A single record is at most 4 MiB: run_supervisor's line limit.)
+constexpr std::size_t kMaxBatchBytes = 4u << 20;
 bool is_records_path(const std::string& path) {
   return path.size() > 8 && path.compare(path.size() - 8, 8, "/records") == 0;
 }
@@ -87,11 +91,15 @@ void Outbox::loop() {
       if (unbatched > 0) {
         --unbatched;
       } else if (is_records_path(path) && body.contains("records") && body["records"].is_array()) {
+        std::size_t bytes = body.dump().size();
         while (taken < queue_.size() && body["records"].size() < kMaxBatchRecords) {
           const auto& [next_path, next] = queue_[taken];
           if (next_path != path || next.value("attempt", -1) != body.value("attempt", -1) ||
               !next.contains("records") || !next["records"].is_array())
             break;
+          const std::size_t more = next["records"].dump().size();
+          if (bytes + more > kMaxBatchBytes) break;
+          bytes += more;
           for (const auto& r : next["records"]) body["records"].push_back(r);
           ++taken;
         }

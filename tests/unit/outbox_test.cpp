@@ -99,6 +99,25 @@ TEST(Outbox, ABatchRefusedForOneRecordLosesOnlyThatRecord) {
   EXPECT_EQ(delivered.load(), 600);
 }
 
+// Training records carry each convolution's algorithm search (about 20 KB each): 500 of them
+// would pass the coordinator's 8 MiB request limit, so a batch also stops at a size.
+TEST(Outbox, BatchesStayUnderTheCoordinatorsRequestLimit) {
+  RecordSink sink;
+  std::atomic<int> delivered{0};
+  HttpClient client(sink.url(), std::chrono::seconds(5));
+  Outbox outbox(client, [&](const std::string&, const Json&) { ++delivered; });
+  const std::string padding(40000, 'x');
+  for (int i = 0; i < 600; ++i)
+    outbox.post("/api/v1/runs/1/records",
+                Json{{"attempt", 1}, {"records", {{{"seq", i}, {"record", {{"i", i}, {"details", padding}}}}}}});
+  ASSERT_TRUE(outbox.drain(std::chrono::seconds(60)));
+  std::vector<long long> want;
+  for (int i = 0; i < 600; ++i) want.push_back(i);
+  EXPECT_EQ(sink.seqs(), want);
+  EXPECT_EQ(delivered.load(), 600);
+  EXPECT_LE(sink.requests(), 12);  // batched still: 24 MB in requests of at most 4 MiB, not 600
+}
+
 // A fresh folder for one test's journal, removed at the end.
 struct TempDir {
   TempDir() {
