@@ -9,6 +9,7 @@
 #include "workloads/gemm/cublaslt_handles.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/cudnn_conv_graph.hpp"
+#include "workloads/train/conv_choice.hpp"
 
 namespace scalebench::train {
 
@@ -341,50 +342,49 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
       // the heuristic's first choice that fits in a quarter of the free memory.
       auto pick = [&](auto* found, int found_count, auto* heuristic, int heuristic_count,
                       cudnnConvolutionDescriptor_t desc, auto wsize, auto run) {
-        auto usable = [&](const auto& perf, ConvAlgo& a) {
-          if (perf.status != CUDNN_STATUS_SUCCESS) return false;
-          a.algo = static_cast<int>(perf.algo);
-          a.math = cfg_.precision == Precision::kFp32 ? CUDNN_FMA_MATH : perf.mathType;
-          CUDNN_CHECK(cudnnSetConvolutionMathType(desc, a.math));
-          if (wsize(a.algo, &a.workspace) != CUDNN_STATUS_SUCCESS) return false;
-          return a.workspace <= (cfg_.search ? wsb : free_b / 4);
+        auto offers = [&](auto* perf, int count, bool timed) {
+          std::vector<ConvOffer> out;
+          for (int k = 0; k < count; ++k) {
+            ConvOffer o;
+            o.algo = static_cast<int>(perf[k].algo);
+            o.math = cfg_.precision == Precision::kFp32 ? CUDNN_FMA_MATH : perf[k].mathType;
+            o.find_ms = timed ? perf[k].time : -1.0f;
+            if (perf[k].status == CUDNN_STATUS_SUCCESS) {
+              CUDNN_CHECK(cudnnSetConvolutionMathType(desc, static_cast<cudnnMathType_t>(o.math)));
+              o.usable = wsize(o.algo, &o.workspace) == CUDNN_STATUS_SUCCESS &&
+                         o.workspace <= (cfg_.search ? wsb : free_b / 4);
+            }
+            out.push_back(o);
+          }
+          return out;
         };
-        std::vector<ConvAlgo> candidates;
-        auto add = [&](const ConvAlgo& a) {  // once each (fp32 maps both of Find's math types to FMA)
-          if (std::none_of(candidates.begin(), candidates.end(),
-                           [&](const ConvAlgo& c) { return c.algo == a.algo && c.math == a.math; }))
-            candidates.push_back(a);
-        };
-        float fastest = -1;
-        for (int k = 0; k < found_count; ++k) {
-          ConvAlgo a;
-          if (!usable(found[k], a)) continue;
-          if (fastest < 0) fastest = found[k].time;
-          if (found[k].time <= 2 * fastest) add(a);
-        }
-        for (int k = 0; k < heuristic_count; ++k) {
-          ConvAlgo a;
-          if (!usable(heuristic[k], a)) continue;
-          add(a);
-          break;
-        }
+        const std::vector<ConvOffer> candidates =
+            offers_to_time(offers(found, found_count, true), offers(heuristic, heuristic_count, false));
         if (candidates.empty())
           throw Error("cuDNN has no algorithm for " + l.name + " (" + key + ") in " + compute::name(cfg_.precision));
-        if (!cfg_.search) return candidates[0];
+        auto as_algo = [](const ConvOffer& o, float ms) {
+          ConvAlgo a;
+          a.algo = o.algo;
+          a.math = static_cast<cudnnMathType_t>(o.math);
+          a.workspace = o.workspace;
+          a.ms = ms;
+          return a;
+        };
+        if (!cfg_.search) return as_algo(candidates[0], -1.0f);
         Json find = Json::array(), timed = Json::array();
         for (int k = 0; k < found_count; ++k)
           if (found[k].status != CUDNN_STATUS_NOT_SUPPORTED)  // most of the list, and always the same
             find.push_back({static_cast<int>(found[k].algo), static_cast<int>(found[k].mathType),
                             static_cast<int>(found[k].status), found[k].time});
-        const ConvAlgo* best = nullptr;
-        for (ConvAlgo& a : candidates) {
-          CUDNN_CHECK(cudnnSetConvolutionMathType(desc, a.math));
-          a.ms = median_ms(stream_, [&] { CUDNN_CHECK(run(a.algo)); });
-          timed.push_back({a.algo, static_cast<int>(a.math), a.ms});
-          if (a.ms >= 0 && (!best || a.ms < best->ms)) best = &a;
+        std::vector<float> ms;
+        for (const ConvOffer& o : candidates) {
+          CUDNN_CHECK(cudnnSetConvolutionMathType(desc, static_cast<cudnnMathType_t>(o.math)));
+          ms.push_back(median_ms(stream_, [&] { CUDNN_CHECK(run(o.algo)); }));
+          timed.push_back({o.algo, o.math, ms.back()});
         }
-        if (!best) throw Error("no algorithm cuDNN offered for " + l.name + " (" + key + ") ran");
-        ConvAlgo chosen = *best;
+        const int best = fastest(ms);
+        if (best < 0) throw Error("no algorithm cuDNN offered for " + l.name + " (" + key + ") ran");
+        ConvAlgo chosen = as_algo(candidates[static_cast<std::size_t>(best)], ms[static_cast<std::size_t>(best)]);
         chosen.search = Json{{"find", find}, {"timed", timed}};
         return chosen;
       };
