@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "workloads/compute/half_bits.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/train/train_bench.hpp"
 #include "workloads/train/train_kernels.cuh"
@@ -34,14 +35,6 @@ gpu::DeviceBuffer upload_as(const std::vector<float>& v, train::DType t, cudaStr
   return out;
 }
 
-float half_to_float(std::uint16_t h) {  // IEEE binary16
-  const int sign = h >> 15, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
-  const float mag = exp == 0    ? std::ldexp(static_cast<float>(frac), -24)
-                    : exp == 31 ? (frac ? NAN : INFINITY)
-                                : std::ldexp(static_cast<float>(frac | 0x400), exp - 25);
-  return sign ? -mag : mag;
-}
-
 // The first n values of a device buffer of type t, as floats (every fp16 and bf16 value is exact in fp32).
 std::vector<float> download_as(const gpu::DeviceBuffer& b, train::DType t, std::size_t n, cudaStream_t s) {
   CUDA_CHECK(cudaStreamSynchronize(s));
@@ -52,14 +45,8 @@ std::vector<float> download_as(const gpu::DeviceBuffer& b, train::DType t, std::
   }
   std::vector<std::uint16_t> h(n);
   CUDA_CHECK(cudaMemcpy(h.data(), b.get(), n * 2, cudaMemcpyDeviceToHost));
-  for (std::size_t i = 0; i < n; ++i) {
-    if (t == train::DType::kHalf) {
-      out[i] = half_to_float(h[i]);
-    } else {  // bf16: the top half of an fp32
-      const std::uint32_t bits = static_cast<std::uint32_t>(h[i]) << 16;
-      std::memcpy(&out[i], &bits, 4);
-    }
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = t == train::DType::kHalf ? compute::half_to_float(h[i]) : compute::bf16_to_float(h[i]);
   return out;
 }
 }  // namespace

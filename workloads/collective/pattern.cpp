@@ -5,7 +5,12 @@
 #include <cstdint>
 #include <cstring>
 
+#include "workloads/compute/half_bits.hpp"
+
 namespace scalebench::collective {
+
+using compute::bf16_to_float;
+using compute::half_to_float;
 
 namespace {
 std::uint16_t float_to_half(float f) {
@@ -20,20 +25,11 @@ std::uint16_t float_to_half(float f) {
   if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;  // round to nearest even
   return static_cast<std::uint16_t>(h);
 }
-float half_to_float(std::uint16_t h) {
-  std::uint32_t sign = (h & 0x8000u) << 16;
-  std::uint32_t exp = (h >> 10) & 0x1fu;
-  std::uint32_t mant = h & 0x3ffu;
-  if (exp == 0) return std::ldexp(static_cast<float>(mant), -24) * (sign ? -1.f : 1.f);
-  if (exp == 31) return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
-  return std::bit_cast<float>(sign | ((exp - 15 + 127) << 23) | (mant << 13));
-}
 std::uint16_t float_to_bf16(float f) {
   std::uint32_t x = std::bit_cast<std::uint32_t>(f);
   x += 0x7fffu + ((x >> 16) & 1u);  // round to nearest even
   return static_cast<std::uint16_t>(x >> 16);
 }
-float bf16_to_float(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "common/stats.hpp"
+#include "workloads/compute/half_bits.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/cudnn_handles.hpp"
 #include "workloads/rnn/rnn_kernels.cuh"
@@ -49,25 +50,13 @@ const char* math_name(Precision p) {
   return "fp32 data, FMA only (CUDNN_FMA_MATH)";
 }
 
-double half_to_double(std::uint16_t h) {
-  const int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  double v;
-  if (exp == 0)
-    v = std::ldexp(mant, -24);
-  else if (exp == 31)
-    v = mant ? NAN : INFINITY;
-  else
-    v = std::ldexp(1024 + mant, exp - 25);
-  return sign ? -v : v;
-}
-
 // Device memory read back as doubles.
 std::vector<double> read_back(const void* p, std::size_t n, bool half) {
   std::vector<double> out(n);
   if (half) {
     std::vector<std::uint16_t> h(n);
     CUDA_CHECK(cudaMemcpy(h.data(), p, n * 2, cudaMemcpyDeviceToHost));
-    for (std::size_t i = 0; i < n; ++i) out[i] = half_to_double(h[i]);
+    for (std::size_t i = 0; i < n; ++i) out[i] = compute::half_to_float(h[i]);
   } else {
     std::vector<float> f(n);
     CUDA_CHECK(cudaMemcpy(f.data(), p, n * 4, cudaMemcpyDeviceToHost));

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "common/stats.hpp"
+#include "workloads/compute/half_bits.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/train/copy_engine_allreduce.hpp"
 #include "workloads/train/net.hpp"
@@ -626,24 +627,9 @@ compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cf
       } else {
         raw.resize(static_cast<std::size_t>(n));
         CUDA_CHECK(cudaMemcpy(raw.data(), net->logits(), raw.size() * 2, cudaMemcpyDeviceToHost));
-        for (std::size_t i = 0; i < raw.size(); ++i) {
-          unsigned int bits = 0;
-          if (net->compute_type() == DType::kBf16) {
-            bits = static_cast<unsigned int>(raw[i]) << 16;
-          } else {  // fp16 to fp32 by hand: sign, exponent, mantissa
-            const unsigned int h = raw[i], sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-            if (e == 0) {
-              float v = std::ldexp(static_cast<float>(m), -24);
-              std::memcpy(&bits, &v, 4);
-              bits |= sign;
-            } else if (e == 31) {
-              bits = sign | 0x7f800000u | (m << 13);
-            } else {
-              bits = sign | ((e + 112) << 23) | (m << 13);
-            }
-          }
-          std::memcpy(&got[i], &bits, 4);
-        }
+        for (std::size_t i = 0; i < raw.size(); ++i)
+          got[i] =
+              net->compute_type() == DType::kBf16 ? compute::bf16_to_float(raw[i]) : compute::half_to_float(raw[i]);
       }
     }
     try {
