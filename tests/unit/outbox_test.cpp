@@ -66,13 +66,16 @@ class RecordSink {
   std::atomic<int> requests_{0};
 };
 
-// Posts records 0..n-1 of run 1, record `bad` marked bad (-1: none); waits until all are settled.
-void post_all(RecordSink& sink, int n, int bad, std::atomic<int>& delivered) {
+// Posts records 0..n-1 of run 1, record `bad` marked bad (-1: none), each carrying `padding` bytes
+// of details; waits until all are settled.
+void post_all(RecordSink& sink, int n, int bad, std::atomic<int>& delivered, std::size_t padding = 0) {
   HttpClient client(sink.url(), std::chrono::seconds(5));
   Outbox outbox(client, [&](const std::string&, const Json&) { ++delivered; });
+  const std::string details(padding, 'x');
   for (int i = 0; i < n; ++i)
     outbox.post("/api/v1/runs/1/records",
-                Json{{"attempt", 1}, {"records", {{{"seq", i}, {"record", {{"i", i}, {"bad", i == bad}}}}}}});
+                Json{{"attempt", 1},
+                     {"records", {{{"seq", i}, {"record", {{"i", i}, {"bad", i == bad}, {"details", details}}}}}}});
   ASSERT_TRUE(outbox.drain(std::chrono::seconds(60)));
 }
 
@@ -104,13 +107,7 @@ TEST(Outbox, ABatchRefusedForOneRecordLosesOnlyThatRecord) {
 TEST(Outbox, BatchesStayUnderTheCoordinatorsRequestLimit) {
   RecordSink sink;
   std::atomic<int> delivered{0};
-  HttpClient client(sink.url(), std::chrono::seconds(5));
-  Outbox outbox(client, [&](const std::string&, const Json&) { ++delivered; });
-  const std::string padding(40000, 'x');
-  for (int i = 0; i < 600; ++i)
-    outbox.post("/api/v1/runs/1/records",
-                Json{{"attempt", 1}, {"records", {{{"seq", i}, {"record", {{"i", i}, {"details", padding}}}}}}});
-  ASSERT_TRUE(outbox.drain(std::chrono::seconds(60)));
+  post_all(sink, 600, -1, delivered, 40000);
   std::vector<long long> want;
   for (int i = 0; i < 600; ++i) want.push_back(i);
   EXPECT_EQ(sink.seqs(), want);
