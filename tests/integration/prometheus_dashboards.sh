@@ -52,6 +52,7 @@ edits = [
     (r"(\n\s*)evaluation_interval: \S+", r"\1evaluation_interval: 1s"),
     (r'"localhost:8470"', f'"{coordinator}"'),
     (r"(\n\s*)- rules\.yml", rf"\1- {deploy}/rules.yml"),
+    (r"(\n\s*)- alerts\.yml", rf"\1- {deploy}/alerts.yml"),
     (r'\["agents\.yml"\]', f'["{work}/agents.yml"]'),
 ]
 for pattern, replacement in edits:
