@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh
+# Only the programs the study runs: the tests and benchmarks are scripts/test.sh's business.
+SCALEBENCH_BUILD_TARGETS="scalebench scalebench-coordinator scalebench-agent scalebench-run" \
+  scripts/build.sh -DSCALEBENCH_TESTS=OFF
 db=${SCALEBENCH_DB:-quick.db}
 status=0
 build/bin/scalebench study examples/quick.yaml --db "$db" || status=$?
