@@ -29,12 +29,19 @@ std::atomic<bool> g_interrupted{false};
 
 void on_interrupt(int) { g_interrupted.store(true); }
 
+// An experiment or study file: at most a few MiB are read (/dev/zero is refused, not read for
+// ever), and a larger file is bad input.
 std::string read_file(const std::string& path) {
-  std::ifstream in(path);
+  constexpr std::size_t kMaxBytes = 16u << 20;  // a study of up to 16 experiments of the most each may have
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text(kMaxBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw Error(path + ": cannot read");
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxBytes)
+    throw Error(path + ": over " + std::to_string(kMaxBytes) + " bytes; not an experiment file");
+  return text;
 }
 
 std::string clock(double seconds) {

@@ -1,4 +1,5 @@
 // scalebench: the command-line interface (study, submit, status, results, agents, cancel).
+#include <filesystem>
 #include <iostream>
 #include <set>
 
@@ -104,6 +105,10 @@ int main(int argc, char** argv) {
     // Network trouble and coordinator refusals are 4; bad files and usage are 2.
     bool network = msg.find("http://") != std::string::npos || msg.find("https://") != std::string::npos;
     return network ? 4 : 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A folder or file of ours that cannot be made or read (--db, --logs): bad input, 2.
+    std::cerr << "scalebench: " << e.what() << "\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "scalebench: " << e.what() << "\n";
     return 4;

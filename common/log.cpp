@@ -25,6 +25,30 @@ const char* level_name(Level l) {
   }
   return "?";
 }
+
+// A log line is one line: control characters in a message (a hostname or path a client sent,
+// say) are written as escapes, so that no client can forge or split a line. UTF-8 stays as is.
+std::string escaped(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  for (char ch : message) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) {
+      out.push_back(ch);
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\r') {
+      out += "\\r";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out;
+}
 }  // namespace
 
 void set_level(Level level) { g_level = level; }
@@ -39,9 +63,10 @@ void write(Level level, std::string_view message) {
   gmtime_r(&t, &tm);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+  const std::string text = escaped(message);
   std::lock_guard lock(g_mutex);
   std::fprintf(stderr, "%s.%03dZ %s %s: %.*s\n", stamp, static_cast<int>(ms), g_component.c_str(), level_name(level),
-               static_cast<int>(message.size()), message.data());
+               static_cast<int>(text.size()), text.data());
   std::fflush(stderr);
 }
 

@@ -1,5 +1,7 @@
 #include "common/spec.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -16,6 +18,9 @@
 
 namespace scalebench {
 namespace {
+
+// Integers of the spec are held as int: a larger value is refused, never wrapped.
+constexpr double kIntMax = 2147483647.0;
 
 // Walks the YAML tree, collecting every problem with its position instead of stopping at the first.
 class Parser {
@@ -109,7 +114,7 @@ class Parser {
   }
 
   std::vector<int> int_list(const YAML::Node& n, const std::string& field, int min) {
-    ParamDef def{field, ParamType::kInt, {}, {}, static_cast<double>(min), ""};
+    ParamDef def{field, ParamType::kInt, {}, {}, static_cast<double>(min), "", kIntMax};
     std::vector<int> out;
     for (const auto& v : typed_list(def, n, field)) out.push_back(v.get<int>());
     return out;
@@ -226,7 +231,7 @@ std::optional<CommandSpec> parse_command(Parser& p, const YAML::Node& node, cons
           }
         }
         auto group = [&](const YAML::Node& n, const std::string& gf) -> std::optional<int> {
-          ParamDef def{gf, ParamType::kInt, {}, {}, 1.0, ""};
+          ParamDef def{gf, ParamType::kInt, {}, {}, 1.0, "", kIntMax};
           auto v = p.typed(def, n, gf);
           if (!v) return std::nullopt;
           if (v->get<unsigned>() > groups) {
@@ -351,6 +356,167 @@ std::size_t first_invalid_utf8(std::string_view s) {
   }
   return std::string_view::npos;
 }
+
+// Checks a YAML text's shape from the parser's events before any node tree is walked: one
+// document, bounded nesting, a bounded number of nodes as written and, above all, as aliases
+// expand them. yaml-cpp shares an aliased node instead of copying it, so loading is linear, but
+// every walk over the tree (ours, and nlohmann's when it is converted) visits an alias's nodes
+// once per reference: ten levels of ten aliases each ("billion laughs") are 10^10 visits from a
+// few hundred bytes. The expanded size of each anchor is counted here once, in one pass.
+class YamlBounds : public YAML::EventHandler {
+ public:
+  YamlBounds(std::string source, const YamlLimits& limits) : source_(std::move(source)), limits_(limits) {}
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string&) override {
+    leaf(mark, anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    const std::uint64_t size = anchor < sizes_.size() ? sizes_[anchor] : 1;
+    if (size == kOpen) fail(mark, "an alias inside its own anchor (a cycle)");
+    add(mark, size);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  static constexpr std::uint64_t kOpen = ~std::uint64_t{0};
+  struct Frame {
+    YAML::anchor_t anchor;
+    std::uint64_t size;
+  };
+  [[noreturn]] void fail(const YAML::Mark& m, const std::string& message) {
+    throw SpecError({{source_, m.line + 1, m.column + 1, "", message}});
+  }
+  void set_anchor(YAML::anchor_t anchor, std::uint64_t size) {
+    if (anchor == 0) return;
+    if (sizes_.size() <= anchor) sizes_.resize(anchor + 1, 1);
+    sizes_[anchor] = size;
+  }
+  // A node of `size` expanded nodes appears here (1 for a node as written, an anchor's size for
+  // an alias).
+  void add(const YAML::Mark& mark, std::uint64_t size) {
+    expanded_ += size;
+    if (expanded_ > limits_.max_expanded_nodes)
+      fail(mark, "aliases expand the document into more than " + std::to_string(limits_.max_expanded_nodes) +
+                     " nodes (nested aliases, a \"billion laughs\"?); an experiment needs far fewer");
+    if (!stack_.empty()) stack_.back().size += size;
+  }
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    count(mark);
+    set_anchor(anchor, 1);
+    add(mark, 1);
+  }
+  void count(const YAML::Mark& mark) {
+    if (++written_ > limits_.max_nodes)
+      fail(mark, "more than " + std::to_string(limits_.max_nodes) + " YAML nodes; an experiment needs far fewer");
+  }
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    count(mark);
+    if (static_cast<int>(stack_.size()) >= limits_.max_depth)
+      fail(mark, "nested more than " + std::to_string(limits_.max_depth) + " levels deep");
+    set_anchor(anchor, kOpen);
+    expanded_ += 1;
+    stack_.push_back({anchor, 1});
+    marks_.push_back(mark);
+  }
+  void close() {
+    const Frame f = stack_.back();
+    const YAML::Mark mark = marks_.back();
+    stack_.pop_back();
+    marks_.pop_back();
+    set_anchor(f.anchor, f.size);
+    if (!stack_.empty()) {
+      stack_.back().size += f.size;
+      if (expanded_ > limits_.max_expanded_nodes) fail(mark, "too many nodes");
+    }
+  }
+
+  std::string source_;
+  YamlLimits limits_;
+  std::vector<std::uint64_t> sizes_;  // expanded size by anchor id (kOpen while it is being read)
+  std::vector<Frame> stack_;
+  std::vector<YAML::Mark> marks_;
+  std::uint64_t expanded_ = 0;
+  std::size_t written_ = 0;
+};
+}  // namespace
+
+void check_yaml_bounds(std::string_view yaml_text, std::string_view source_name, const YamlLimits& limits) {
+  const std::string source(source_name);
+  if (yaml_text.size() > limits.max_bytes)
+    throw SpecError({{source, 1, 1, "",
+                      "over " + std::to_string(limits.max_bytes) +
+                          " bytes, the most an experiment file may have (the largest example has a few KiB)"}});
+  std::istringstream in{std::string(yaml_text)};
+  try {
+    YAML::Parser parser(in);
+    YamlBounds bounds(source, limits);
+    if (!parser.HandleNextDocument(bounds))
+      throw SpecError({{source, 1, 1, "",
+                        "the file is empty; an experiment is a YAML mapping with at least 'name' and 'workload'"}});
+    // A second document would be ignored by the load; say so instead (a study file's documents
+    // are split before they get here: split_yaml_documents).
+    struct StopScan {};
+    struct Start : YAML::EventHandler {
+      YAML::Mark at;
+      bool seen = false;
+      void OnDocumentStart(const YAML::Mark& m) override {
+        if (!seen) at = m;
+        seen = true;
+      }
+      void OnDocumentEnd() override {}
+      void OnNull(const YAML::Mark& m, YAML::anchor_t) override { note(m); }
+      void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { note(m); }
+      void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { note(m); }
+      void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                           YAML::EmitterStyle::value) override {
+        note(m);
+        throw StopScan{};
+      }
+      void OnSequenceEnd() override {}
+      void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+        note(m);
+        throw StopScan{};
+      }
+      void OnMapEnd() override {}
+      void note(const YAML::Mark& m) {
+        if (!seen) at = m;
+      }
+    } next;
+    bool more = false;
+    try {
+      more = parser.HandleNextDocument(next);
+    } catch (const StopScan&) {
+      more = true;  // stopped at the second document's first collection
+    }
+    if (more || next.seen) {
+      const int line = next.at.line >= 0 ? next.at.line + 1 : 1, column = next.at.column >= 0 ? next.at.column + 1 : 1;
+      throw SpecError({{source, line, column, "",
+                        "a second YAML document; an experiment file holds one (a study runs several: scalebench "
+                        "study)"}});
+    }
+  } catch (const YAML::ParserException& e) {
+    throw SpecError({{source, e.mark.line + 1, e.mark.column + 1, "", "malformed YAML: " + e.msg}});
+  }
+}
+
+namespace {
+// The YAML node's position, 1-based; 1:1 for a node that has none (an empty document).
+std::pair<int, int> position_of(const YAML::Node& n) {
+  const YAML::Mark m = n.Mark();
+  return {m.line >= 0 ? m.line + 1 : 1, m.column >= 0 ? m.column + 1 : 1};
+}
 }  // namespace
 
 Experiment parse_experiment(std::string_view yaml_text, std::string_view source_name) {
@@ -364,6 +530,7 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
     throw SpecError({{std::string(source_name), line, column, "",
                       std::string("not UTF-8 text (byte ") + byte + "); experiment files are UTF-8"}});
   }
+  check_yaml_bounds(yaml_text, source_name);
   Parser p{std::string(source_name)};
   YAML::Node root;
   try {
@@ -372,7 +539,8 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
     throw SpecError({{std::string(source_name), e.mark.line + 1, e.mark.column + 1, "", "malformed YAML: " + e.msg}});
   }
   if (!root.IsMap()) {
-    throw SpecError({{std::string(source_name), root.Mark().line + 1, root.Mark().column + 1, "",
+    const auto [line, column] = position_of(root);
+    throw SpecError({{std::string(source_name), line, column, "",
                       "an experiment file is a YAML mapping with at least 'name' and 'workload'"}});
   }
   Experiment ex;
@@ -444,7 +612,7 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
                     std::to_string(n) + " nodes is over the limit of " + std::to_string(kMaxNodes) + " per run");
       }
       if (pl["gpus_per_node"]) {
-        ParamDef def{"gpus_per_node", ParamType::kInt, {}, {}, 1.0, ""};
+        ParamDef def{"gpus_per_node", ParamType::kInt, {}, {}, 1.0, "", kIntMax};
         ex.placement.gpus_per_node.clear();
         const YAML::Node g = pl["gpus_per_node"];
         auto one = [&](const YAML::Node& n, const std::string& f) {
@@ -530,26 +698,20 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
   }
 
   if (root["repetitions"]) {
-    ParamDef def{"repetitions", ParamType::kInt, {}, {}, 1.0, ""};
+    ParamDef def{"repetitions", ParamType::kInt, {}, {}, 1.0, "", 1e6};
     if (auto v = p.typed(def, root["repetitions"], "repetitions")) ex.repetitions = v->get<int>();
   }
   if (root["rounds"]) {
-    ParamDef def{"rounds", ParamType::kInt, {}, {}, 1.0, ""};
+    ParamDef def{"rounds", ParamType::kInt, {}, {}, 1.0, "", kIntMax};
     if (auto v = p.typed(def, root["rounds"], "rounds")) ex.rounds = v->get<int>();
   }
   if (root["priority"]) {
-    ParamDef def{"priority", ParamType::kInt, {}, {}, -1000.0, ""};
-    if (auto v = p.typed(def, root["priority"], "priority")) {
-      ex.priority = v->get<int>();
-      if (ex.priority > 1000) p.issue(root["priority"], "priority", "expected an integer from -1000 to 1000");
-    }
+    ParamDef def{"priority", ParamType::kInt, {}, {}, -1000.0, "", 1000.0};
+    if (auto v = p.typed(def, root["priority"], "priority")) ex.priority = v->get<int>();
   }
   if (root["retries"]) {
-    ParamDef def{"retries", ParamType::kInt, {}, {}, 0.0, ""};
-    if (auto v = p.typed(def, root["retries"], "retries")) {
-      ex.retries = v->get<int>();
-      if (ex.retries > 5) p.issue(root["retries"], "retries", "expected an integer from 0 to 5");
-    }
+    ParamDef def{"retries", ParamType::kInt, {}, {}, 0.0, "", 5.0};
+    if (auto v = p.typed(def, root["retries"], "retries")) ex.retries = v->get<int>();
   }
   if (root["timeout"]) {
     if (auto s = p.scalar(root["timeout"], "timeout")) {
@@ -648,11 +810,15 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
 }
 
 Experiment load_experiment_file(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open the experiment file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_experiment(ss.str(), path);
+  // No more than the limit and one byte: /dev/zero or a 50 GB file is refused after 1 MiB.
+  const std::size_t cap = YamlLimits{}.max_bytes + 1;
+  std::string text(cap, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(cap));
+  if (in.bad()) throw Error(path + ": cannot read the experiment file");
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return parse_experiment(text, path);
 }
 
 std::vector<std::string> split_yaml_documents(std::string_view text) {

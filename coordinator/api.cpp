@@ -80,15 +80,21 @@ bool is_record_post(const HttpRequest& req) {
   return match_route(target.substr(0, target.find('?'))).kind == Route::Kind::kRunRecords;
 }
 
-HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessTokens& tokens) {
-  const std::string target(req.target());
-  const auto qpos = target.find('?');
-  const std::string path = target.substr(0, qpos);
-  const std::string query = qpos == std::string::npos ? "" : target.substr(qpos + 1);
-  const bool get = req.method() == http::verb::get, post = req.method() == http::verb::post;
-  using Kind = Route::Kind;
+int api_lane(const HttpRequest& req) {
+  const std::string_view target(req.target().data(), req.target().size());
+  const std::string_view path = target.substr(0, target.find('?'));
   const Route route = match_route(path);
+  if (req.method() == http::verb::post && route.kind == Route::Kind::kRunRecords) return 0;
+  // Heartbeats stay on their connection's thread: they wait kHeartbeatWait at most for the state.
+  // Whatever may wait longer (for the state's mutex, the store or a large answer) goes to a pool,
+  // so that the heartbeats of the connection thread's other connections never wait behind it.
+  if ((req.method() == http::verb::post && route.kind == Route::Kind::kAgentHeartbeat) || path == "/healthz") return -1;
+  return 1;
+}
 
+std::optional<HttpResponseMsg> check_access(const HttpRequest& req, const AccessTokens& tokens) {
+  const std::string_view target(req.target().data(), req.target().size());
+  const std::string path(target.substr(0, target.find('?')));
   const std::string role = required_role(std::string(req.method_string()), path, tokens.protect_metrics);
   const auto auth = req[http::field::authorization];
   if (const int verdict = authorize(tokens, role, std::string_view(auth.data(), auth.size())); verdict != 200) {
@@ -104,6 +110,18 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessT
     if (verdict == 401) res.set(http::field::www_authenticate, "Bearer");
     return res;
   }
+  return std::nullopt;
+}
+
+HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessTokens& tokens) {
+  const std::string target(req.target());
+  const auto qpos = target.find('?');
+  const std::string path = target.substr(0, qpos);
+  const std::string query = qpos == std::string::npos ? "" : target.substr(qpos + 1);
+  const bool get = req.method() == http::verb::get, post = req.method() == http::verb::post;
+  using Kind = Route::Kind;
+  const Route route = match_route(path);
+  if (auto refused = check_access(req, tokens)) return std::move(*refused);
 
   std::string body_problem;
   auto json_body = [&](Json& out) -> bool {
@@ -120,7 +138,14 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessT
   };
 
   try {
-    if (get && path == "/healthz") return respond(200, Json{{"ok", true}, {"version", kVersion}}.dump());
+    if (get && path == "/healthz") {
+      // A store that fails (corrupt, full, unreadable) makes the coordinator unhealthy: agents
+      // retry for ever against it, so an operator's probe must see it.
+      const std::string problem = c.store_problem();
+      if (!problem.empty())
+        return respond(503, dump(Json{{"ok", false}, {"version", kVersion}, {"error", "store: " + problem}}));
+      return respond(200, Json{{"ok", true}, {"version", kVersion}}.dump());
+    }
     if (get && path == "/metrics") return respond(200, c.metrics_text(), "text/plain; version=0.0.4; charset=utf-8");
     if (path == "/api/v1/experiments") {
       if (get) return respond(c.list_experiments());
@@ -135,7 +160,14 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessT
         return respond(c.submit(req.body(), source));
       }
     }
-    if (get && route.kind == Kind::kExperiment) return respond(c.experiment(std::string(route.id)));
+    if (get && route.kind == Kind::kExperiment) {
+      // ?after=RUN_ID&limit=N pages the run list (an experiment may have 100,000 runs).
+      const auto after = to_int(query_param(query, "after")), limit = to_int(query_param(query, "limit"));
+      if ((!query_param(query, "after").empty() && (!after || *after < 0)) ||
+          (!query_param(query, "limit").empty() && (!limit || *limit < 1 || *limit > 100000)))
+        return bad(400, "after must be a run id (0 or more) and limit 1..100000");
+      return respond(c.experiment(std::string(route.id), after.value_or(0), limit.value_or(0)));
+    }
     if (post && route.kind == Kind::kExperimentCancel) return respond(c.cancel(std::string(route.id)));
     if (get && path == "/api/v1/results") {
       long long after = to_int(query_param(query, "after")).value_or(0);
@@ -173,6 +205,7 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessT
   } catch (const std::exception& e) {
     // A store error (disk full, locked) must not take the server down: the caller retries.
     log::error(std::string(req.method_string()) + " " + path + ": " + e.what());
+    c.note_store_error(e.what());
     return bad(503, e.what());
   }
 }

@@ -1,4 +1,6 @@
 #pragma once
+#include <optional>
+
 #include "coordinator/access.hpp"
 #include "coordinator/coordinator.hpp"
 #include "coordinator/http_server.hpp"
@@ -11,5 +13,14 @@ HttpResponseMsg handle_api(Coordinator& coordinator, const HttpRequest& request,
 // Whether `request` posts a batch of records: the one heavy request of the usual traffic (a batch
 // of 200 takes milliseconds, a heartbeat tens of microseconds), served off the connection threads.
 bool is_record_post(const HttpRequest& request);
+
+// The pool a request is handled on (HttpServer::set_lanes): 0 record batches, 1 every other call
+// that may wait (submissions, registrations, run ends, reads of experiments and results,
+// /metrics), -1 on the connection's own thread (heartbeats, /healthz).
+int api_lane(const HttpRequest& request);
+
+// The access check of handle_api on a request's headers alone: the answer that refuses it, or
+// nullopt. Run before the body is read (HttpServer::set_header_check), and again by handle_api.
+std::optional<HttpResponseMsg> check_access(const HttpRequest& request, const AccessTokens& tokens);
 
 }  // namespace scalebench

@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -33,7 +34,10 @@ Json placement_of(const Store::Run& run) {
 }  // namespace
 
 Coordinator::Coordinator(Options options)
-    : options_(std::move(options)), store_(options_.db_path), records_store_(options_.db_path) {
+    : options_(std::move(options)),
+      store_(options_.db_path),
+      read_store_(options_.db_path),
+      records_store_(options_.db_path) {
   // After a restart, agents get a full timeout to reappear before their runs are declared lost,
   // and the result gauges are rebuilt from what was stored.
   // Checkpoints run beside the API, not in the commit that fills the WAL; 16,384 pages (64 MiB)
@@ -41,14 +45,7 @@ Coordinator::Coordinator(Options options)
   checkpointer_ = std::make_unique<WalCheckpointer>(options_.db_path, std::chrono::milliseconds(500));
   store_.set_wal_autocheckpoint(16384);
   records_store_.set_wal_autocheckpoint(16384);
-  double t = now();
   agents_ = store_.agents();  // in id order
-  for (auto& a : agents_)
-    if (a.state == "alive") {
-      a.last_seen = t;
-      store_.upsert_agent(a);
-    }
-  saved_at_ = t;
   long long after = 0;
   for (;;) {
     Json page = store_.records(std::nullopt, after, 5000);
@@ -58,6 +55,21 @@ Coordinator::Coordinator(Options options)
   }
   for (const auto& e : store_.list_experiments()) track_progress(e["name"], e["id"]);
   refresh_gauges();
+  // The grace period starts now that the store is read (on a large store that took seconds; agents
+  // were declared lost soon after the coordinator listened when it started before).
+  const double t = now();
+  {
+    Store::Transaction tx(store_);
+    for (auto& a : agents_)
+      if (a.state == "alive") {
+        a.last_seen = t;
+        store_.touch_agent(a.id, a.state, t);
+      }
+    tx.commit();
+  }
+  saved_at_ = t;
+  for (const auto& a : agents_)
+    if (a.state != "gone") heard_[a.id] = a.last_seen;
 }
 
 Coordinator::~Coordinator() {
@@ -84,6 +96,7 @@ const Occupancy& Coordinator::occupancy_now() {
 
 void Coordinator::save_last_seen() {
   std::lock_guard lock(mutex_);
+  merge_heard();
   save_last_seen_locked();
 }
 
@@ -176,7 +189,8 @@ void Coordinator::end_run(Store::Run& run, const std::string& state, const std::
 }
 
 ApiResult Coordinator::submit(const std::string& yaml, const std::string& source) {
-  std::lock_guard lock(mutex_);
+  // Parsed (bounded: check_yaml_bounds) and expanded before the state is taken, so that neither a
+  // hostile file nor a large sweep holds up the heartbeats.
   Experiment ex;
   try {
     ex = parse_experiment(yaml, source);
@@ -187,40 +201,75 @@ ApiResult Coordinator::submit(const std::string& yaml, const std::string& source
           {{"file", i.file}, {"line", i.line}, {"column", i.column}, {"field", i.field}, {"message", i.message}});
     return {400, Json{{"error", e.what()}, {"issues", issues}}};
   }
-  ClusterShape shape = cluster_shape(agents_);
+  ClusterShape shape;
+  {
+    std::lock_guard lock(mutex_);
+    shape = cluster_shape(agents_);
+  }
   if (!shape.gpu && shape.ranks_per_node == 0)
     return error(409, "no agent is registered; start scalebench-agent --coordinator URL on a node first");
-  std::vector<RunSpec> runs = expand(ex, shape);
+  const std::vector<Store::NewRun> prepared = Store::prepare_runs(expand(ex, shape));
+  // The cluster may have changed shape meanwhile: the runs were expanded for the one it had a
+  // moment ago, as they would have been had the submission come then. Runs that no longer fit
+  // are failed below, as always.
+  std::lock_guard lock(mutex_);
   double t = now();
-  long long id = store_.add_experiment(ex.name, source, yaml, runs, t);
+  std::vector<long long> run_ids;
+  long long id = store_.add_experiment(ex.name, source, yaml, prepared, t, &run_ids);
   metrics_.experiment_submitted(ex.name);
   track_progress(ex.name, id);
   spec_cache_[id] = ex;
   // Runs that were settled at expansion (skipped, unplaceable) get their record now, and so do
-  // those that need more nodes than the cluster has.
-  for (auto& run : store_.runs(id))
-    if (run.state == "skipped" || run.state == "failed")
-      end_run(run, run.state, run.reason, true);
-    else if (std::string why = never_fits(run.spec, agents_); !why.empty())
-      end_run(run, "failed", why, true);
+  // those that need more nodes than the cluster has. Whether a run fits depends on its shape
+  // only (nodes, GPUs or not, GPUs per node): asked once per shape, not once per run and agent.
+  std::map<std::tuple<int, bool, int>, std::string> fits;
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    const Store::NewRun& n = prepared[i];
+    std::string why;
+    if (n.state == "queued") {
+      const std::tuple<int, bool, int> key{n.spec.value("nodes", 1), n.spec.value("gpu", false),
+                                           gpus_per_node_of(n.spec)};
+      auto it = fits.find(key);
+      if (it == fits.end()) it = fits.emplace(key, never_fits(n.spec, agents_)).first;
+      why = it->second;
+    }
+    if (n.state == "queued" && why.empty()) continue;
+    auto run = store_.run(run_ids[i]);
+    if (!run) continue;
+    if (n.state != "queued")
+      end_run(*run, n.state, n.reason, true);
+    else
+      end_run(*run, "failed", why, true);
+  }
   refresh_gauges();
+  note_store_ok();
   log::info("experiment " + std::to_string(id) + " '" + ex.name + "' submitted from " + source + ": " +
-            std::to_string(runs.size()) + " runs");
-  return {201, Json{{"experiment_id", id}, {"name", ex.name}, {"runs", runs.size()}, {"gpu", shape.gpu}}};
+            std::to_string(prepared.size()) + " runs");
+  return {201, Json{{"experiment_id", id}, {"name", ex.name}, {"runs", prepared.size()}, {"gpu", shape.gpu}}};
 }
 
 ApiResult Coordinator::list_experiments() {
-  std::lock_guard lock(mutex_);
-  return {200, Json{{"experiments", store_.list_experiments()}}};
+  std::lock_guard lock(read_mutex_);
+  return {200, Json{{"experiments", read_store_.list_experiments()}}};
 }
 
-ApiResult Coordinator::experiment(const std::string& id_or_name) {
-  std::lock_guard lock(mutex_);
-  auto id = store_.find_experiment(id_or_name);
+ApiResult Coordinator::experiment(const std::string& id_or_name, long long after, long long limit) {
+  // From the reading connection: what was committed, without the state's mutex.
+  std::lock_guard lock(read_mutex_);
+  auto id = read_store_.find_experiment(id_or_name);
   if (!id) return error(404, "no experiment '" + id_or_name + "'");
-  Json e = store_.experiment_summary(*id);
+  Json e = read_store_.experiment_summary(*id);
+  const std::map<long long, std::size_t> counts = read_store_.record_counts(*id);
   Json runs = Json::array();
-  for (const auto& r : store_.runs(*id))
+  long long last = after;
+  bool complete = true;
+  for (const auto& r : read_store_.runs(*id, std::nullopt, after, limit > 0 ? limit + 1 : 0)) {
+    if (limit > 0 && static_cast<long long>(runs.size()) == limit) {
+      complete = false;
+      break;
+    }
+    last = r.id;
+    const auto n = counts.find(r.id);
     runs.push_back({{"run_id", r.id},
                     {"index", r.index},
                     {"state", r.state},
@@ -233,8 +282,13 @@ ApiResult Coordinator::experiment(const std::string& id_or_name) {
                     {"params", r.spec.value("params", Json::object())},
                     {"started_at", r.started_at},
                     {"finished_at", r.finished_at},
-                    {"records", store_.record_count(r.id)}});
-  e["run_list"] = runs;
+                    {"records", n == counts.end() ? 0 : n->second}});
+  }
+  e["run_list"] = std::move(runs);
+  if (limit > 0) {
+    e["next_after"] = last;
+    e["complete"] = complete;
+  }
   return {200, e};
 }
 
@@ -258,13 +312,13 @@ ApiResult Coordinator::cancel(const std::string& id_or_name) {
 }
 
 ApiResult Coordinator::results(const std::string& experiment, long long after, int limit) {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(read_mutex_);
   std::optional<long long> id;
   if (!experiment.empty()) {
-    id = store_.find_experiment(experiment);
+    id = read_store_.find_experiment(experiment);
     if (!id) return error(404, "no experiment '" + experiment + "'");
   }
-  Json recs = store_.records(id, after, limit);
+  Json recs = read_store_.records(id, after, limit);
   long long next = recs.empty() ? after : recs.back()["record_id"].get<long long>();
   return {200, Json{{"records", recs}, {"next_after", next}, {"complete", static_cast<int>(recs.size()) < limit}}};
 }
@@ -293,6 +347,10 @@ ApiResult Coordinator::register_agent(const Json& info) {
                                     [](const Store::Agent& x, const Store::Agent& y) { return x.id < y.id; }),
                    a);
   unsaved_seen_.erase(a.id);
+  {
+    std::lock_guard seen(seen_mutex_);
+    heard_[a.id] = a.last_seen;
+  }
   ++agents_generation_;
   refresh_gauges();
   log::info("agent " + a.id + " registered (" + a.hostname + ", " + std::to_string(info["gpus"].size()) + " GPUs)");
@@ -300,7 +358,22 @@ ApiResult Coordinator::register_agent(const Json& info) {
 }
 
 ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) {
-  std::lock_guard lock(mutex_);
+  // The fast path: the agent is heard at once, whatever holds the state. check_liveness reads
+  // these times, so that an agent is never lost for want of the mutex.
+  {
+    std::lock_guard seen(seen_mutex_);
+    auto it = heard_.find(agent_id);
+    if (it == heard_.end()) return error(404, "unknown agent '" + agent_id + "'; register again");
+    it->second = now();
+  }
+  std::unique_lock lock(mutex_, std::defer_lock);
+  if (!lock.try_lock_for(kHeartbeatWait))
+    // Nothing is assigned or cancelled in this answer; the next heartbeat that finds the state
+    // free reconciles the agent's runs as usual.
+    return {200, Json{{"runs", Json::array()},
+                      {"cancel", Json::array()},
+                      {"heartbeat_interval_s", options_.heartbeat_interval_s},
+                      {"busy", true}}};
   Store::Agent* agent = find_agent(agent_id);
   if (!agent || agent->state == "gone") return error(404, "unknown agent '" + agent_id + "'; register again");
   // Alive from now on, whatever the store can record: last_seen is kept here and saved later.
@@ -399,6 +472,7 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
     }
   }
   tx.commit();
+  note_store_ok();
   guard.keep = true;
   if (plan) {
     // busy_ was computed after the runs lost above; what changed since is the runs started (and
@@ -513,6 +587,7 @@ ApiResult Coordinator::finish_run(long long run_id, const Json& body) {
   std::string status = body.value("status", "failed");
   if (!is_terminal(status)) return error(400, "finish: unknown status '" + status + "'");
   end_run(*run, status, body.value("reason", ""), false);
+  note_store_ok();
   refresh_gauges();
   log::info("run " + std::to_string(run_id) + " " + status + (run->reason.empty() ? "" : ": " + run->reason));
   return {200, Json{{"state", status}}};
@@ -545,8 +620,23 @@ ApiResult Coordinator::list_agents() {
   return {200, Json{{"agents", out}}};
 }
 
+void Coordinator::merge_heard() {
+  std::lock_guard seen(seen_mutex_);
+  for (auto& a : agents_) {
+    const auto it = heard_.find(a.id);
+    if (it != heard_.end() && it->second > a.last_seen && a.state == "alive") {
+      a.last_seen = it->second;
+      unsaved_seen_.insert(a.id);
+    }
+  }
+}
+
 void Coordinator::check_liveness() {
-  std::lock_guard lock(mutex_);
+  // Runs on the thread that accepts connections: it waits for no one. While another call holds
+  // the state this pass is skipped; agents heard meanwhile are merged at the next one.
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) return;
+  merge_heard();
   const double t = now();
   const double cutoff = t - options_.heartbeat_timeout_s;
   std::vector<Store::Agent*> lost;
@@ -589,7 +679,28 @@ std::string Coordinator::metrics_text() {
     std::lock_guard lock(mutex_);
     refresh_progress();  // elapsed time moves between scrapes
   }
-  return metrics_.text();  // serialised without the lock: Metrics guards itself
+  const std::string problem = store_problem();
+  return metrics_.text() +  // serialised without the lock: Metrics guards itself
+         "# HELP scalebench_store_healthy 1 while the coordinator's store works, 0 after a store error until a "
+         "change commits again (see /healthz for the error)\n"
+         "# TYPE scalebench_store_healthy gauge\n"
+         "scalebench_store_healthy " +
+         (problem.empty() ? "1" : "0") + "\n";
+}
+
+void Coordinator::note_store_error(const std::string& what) {
+  std::lock_guard lock(health_mutex_);
+  store_problem_ = what;
+}
+
+void Coordinator::note_store_ok() {
+  std::lock_guard lock(health_mutex_);
+  store_problem_.clear();
+}
+
+std::string Coordinator::store_problem() {
+  std::lock_guard lock(health_mutex_);
+  return store_problem_;
 }
 
 }  // namespace scalebench

@@ -1,10 +1,12 @@
 #pragma once
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "common/json.hpp"
@@ -24,7 +26,11 @@ struct ApiResult {
 };
 
 // The coordinator's state machine: experiments in, runs out to agents, records back. Every
-// method is one API call; a mutex serialises them, the store persists each change at once.
+// method is one API call; a mutex serialises the changes, the store persists each at once.
+// Nothing slow happens under that mutex: an experiment is parsed and expanded before it is
+// taken, reads of experiments and results go through a connection of their own, and a heartbeat
+// that cannot have it within kHeartbeatWait is answered from its fast path (it keeps the agent
+// alive; its runs and cancels come with a later heartbeat).
 class Coordinator {
  public:
   struct Options {
@@ -35,14 +41,19 @@ class Coordinator {
     // shutdown), in one transaction, instead of a write per heartbeat.
     double last_seen_save_interval_s = 5.0;
   };
+  // How long a heartbeat waits for the state before it is answered without assignments.
+  static constexpr std::chrono::milliseconds kHeartbeatWait{20};
+
   explicit Coordinator(Options options);
   // Saves the agents' last heartbeat times (see save_last_seen).
   ~Coordinator();
 
   ApiResult submit(const std::string& yaml, const std::string& source);
   ApiResult list_experiments();
-  ApiResult experiment(const std::string& id_or_name);
+  ApiResult experiment(const std::string& id_or_name) { return experiment(id_or_name, 0, 0); }
   ApiResult cancel(const std::string& id_or_name);
+  // `after` and `limit` page the run list (runs with an id over `after`, at most `limit`; 0 all).
+  ApiResult experiment(const std::string& id_or_name, long long after, long long limit);
   ApiResult results(const std::string& experiment, long long after, int limit);
 
   ApiResult register_agent(const Json& info);
@@ -59,6 +70,12 @@ class Coordinator {
   void save_last_seen();
   std::string metrics_text();
 
+  // Store health: a store error seen by an API call (corrupt file, full disk, locked) makes
+  // /healthz answer 503 with its text until a later change commits.
+  void note_store_error(const std::string& what);
+  // Empty while the store is healthy, else why not.
+  std::string store_problem();
+
  private:
   double now() const;
   const Experiment* experiment_spec(long long experiment_id);
@@ -74,9 +91,23 @@ class Coordinator {
   void track_progress(const std::string& name, long long experiment_id);
   void refresh_progress();
 
+  void note_store_ok();
+  // Heartbeat times that came through the fast path, merged into agents_ by check_liveness.
+  void merge_heard();
+
   Options options_;
-  std::mutex mutex_;
+  std::timed_mutex mutex_;
   Store store_;
+  // Reads for the API's GETs (experiments, results), under read_mutex_ only: a large answer is
+  // read and serialised while heartbeats and changes go on.
+  Store read_store_;
+  std::mutex read_mutex_;
+  // Every agent that may heartbeat (registered, not gone) and the time of its last heartbeat,
+  // under seen_mutex_ alone: what the heartbeat's fast path writes.
+  std::mutex seen_mutex_;
+  std::unordered_map<std::string, double> heard_;
+  std::mutex health_mutex_;
+  std::string store_problem_;
   // A connection of its own for record batches (after store_, which makes the schema): a batch
   // is checked against its run under mutex_ and inserted under records_mutex_ only, so that
   // heartbeats and other calls do not wait for its inserts. records_mutex_ keeps one batch's

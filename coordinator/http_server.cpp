@@ -1,5 +1,7 @@
 #include "coordinator/http_server.hpp"
 
+#include <malloc.h>
+
 #include <boost/asio/strand.hpp>
 
 #include "common/error.hpp"
@@ -14,6 +16,15 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 namespace {
+HttpResponseMsg json_answer(http::status status, const std::string& error) {
+  HttpResponseMsg res{status, 11};
+  res.set(http::field::content_type, "application/json");
+  res.body() = "{\"error\":\"" + error + "\"}";
+  res.keep_alive(false);
+  res.prepare_payload();
+  return res;
+}
+
 std::string endpoint_text(beast::tcp_stream& stream) {
   beast::error_code ec;
   auto remote = stream.socket().remote_endpoint(ec);
@@ -29,7 +40,11 @@ HttpServer::HttpServer(net::io_context& ioc, const tcp::endpoint& endpoint, Http
       acceptor_(net::make_strand(ioc)),
       handler_(std::make_shared<HttpHandler>(std::move(handler))),
       tls_(std::move(tls)),
-      heavy_(heavy ? std::make_shared<HeavyRequests>(std::move(heavy), heavy_threads) : nullptr) {
+      heavy_(heavy ? std::make_shared<HeavyRequests>(
+                         [when = std::move(heavy)](const HttpRequest& r) { return when(r) ? 0 : -1; },
+                         std::vector<int>{heavy_threads})
+                   : nullptr),
+      backoff_(acceptor_.get_executor()) {
   beast::error_code ec;
   acceptor_.open(endpoint.protocol(), ec);
   if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
@@ -38,6 +53,34 @@ HttpServer::HttpServer(net::io_context& ioc, const tcp::endpoint& endpoint, Http
   if (ec)
     throw Error("cannot listen on " + endpoint.address().to_string() + ":" + std::to_string(endpoint.port()) + ": " +
                 ec.message());
+}
+
+bool ServerBudget::reserve(std::size_t n) {
+  std::size_t used = body_bytes_used.load();
+  do {
+    // A small body (a heartbeat's, a run's end) is always let in, so that large ones cannot
+    // starve the agents: they are bounded by the connections' cap, and counted.
+    if (n > kSmallBody && used + n > body_bytes) return false;
+  } while (!body_bytes_used.compare_exchange_weak(used, used + n));
+  return true;
+}
+
+void ServerBudget::release(std::size_t n) {
+  if (n == 0) return;
+  // The last body of a burst gone: give the freed pages back (glibc keeps them otherwise, and a
+  // burst of 200 unfinished 8 MiB bodies would stay 1.6 GB for good).
+  if (body_bytes_used.fetch_sub(n) == n && n >= (1u << 20)) malloc_trim(0);
+}
+
+void HttpServer::set_lanes(std::function<int(const HttpRequest&)> lane, const std::vector<int>& threads) {
+  heavy_ = std::make_shared<HeavyRequests>(std::move(lane), threads);
+}
+void HttpServer::set_header_check(HeaderCheck check) {
+  header_check_ = std::make_shared<HeaderCheck>(std::move(check));
+}
+void HttpServer::set_limits(std::size_t max_connections, std::size_t body_bytes) {
+  budget_->max_connections = max_connections;
+  budget_->body_bytes = body_bytes;
 }
 
 void HttpServer::start() { do_accept(); }
@@ -50,7 +93,31 @@ void HttpServer::stop() {
 }
 
 void HttpServer::join() {
-  if (heavy_) heavy_->pool.join();
+  if (heavy_)
+    for (auto& pool : heavy_->pools) pool->join();
+}
+
+void HttpServer::log_limited(const std::string& what) {
+  const auto t = std::chrono::steady_clock::now();
+  if (t - last_log_ < std::chrono::seconds(1)) {
+    ++unlogged_;
+    return;
+  }
+  log::warn(what + (unlogged_ ? " (and " + std::to_string(unlogged_) + " more in the last second or more)" : ""));
+  unlogged_ = 0;
+  last_log_ = t;
+}
+
+void HttpServer::refuse(tcp::socket& socket) {
+  static const std::string answer =
+      "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\n"
+      "Connection: close\r\nContent-Length: 45\r\n\r\n{\"error\":\"too many connections; retry later\"}";
+  static_assert(sizeof("{\"error\":\"too many connections; retry later\"}") - 1 == 45);
+  beast::error_code ec;
+  socket.non_blocking(true, ec);
+  if (!ec) socket.write_some(net::buffer(answer), ec);  // a full send buffer drops it: the client sees a close
+  socket.shutdown(tcp::socket::shutdown_both, ec);
+  socket.close(ec);
 }
 
 unsigned short HttpServer::port() const { return acceptor_.local_endpoint().port(); }
@@ -62,12 +129,29 @@ void HttpServer::do_accept() {
 
 void HttpServer::on_accept(beast::error_code ec, tcp::socket socket) {
   if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
-  if (ec)
-    log::warn("accept: " + ec.message());
-  else if (tls_)
-    std::make_shared<HttpSession<TlsStream>>(std::move(socket), handler_, tls_.get(), heavy_)->run();
-  else
-    std::make_shared<HttpSession<PlainStream>>(std::move(socket), handler_, nullptr, heavy_)->run();
+  if (ec == net::error::no_descriptors || ec == boost::system::errc::too_many_files_open_in_system ||
+      ec == net::error::no_buffer_space || ec == net::error::no_memory) {
+    // Out of descriptors (or memory): the pending connection stays queued, so accepting again at
+    // once fails again at once. Wait a moment; connections that close meanwhile free some.
+    log_limited("accept: " + ec.message() + "; accepting again in 100 ms");
+    backoff_.expires_after(std::chrono::milliseconds(100));
+    backoff_.async_wait([self = shared_from_this()](beast::error_code wait_ec) {
+      if (!wait_ec) self->do_accept();
+    });
+    return;
+  }
+  if (ec) {
+    log_limited("accept: " + ec.message());
+  } else if (budget_->connections.load() >= budget_->max_connections) {
+    log_limited("refused a connection: " + std::to_string(budget_->max_connections) + " are open (the limit)");
+    refuse(socket);
+  } else if (tls_) {
+    std::make_shared<HttpSession<TlsStream>>(std::move(socket), handler_, tls_.get(), heavy_, header_check_, budget_)
+        ->run();
+  } else {
+    std::make_shared<HttpSession<PlainStream>>(std::move(socket), handler_, nullptr, heavy_, header_check_, budget_)
+        ->run();
+  }
   do_accept();
 }
 
@@ -83,8 +167,36 @@ Stream make_stream(tcp::socket&& socket, net::ssl::context* tls) {
 
 template <class Stream>
 HttpSession<Stream>::HttpSession(tcp::socket&& socket, std::shared_ptr<HttpHandler> handler, net::ssl::context* tls,
-                                 std::shared_ptr<HeavyRequests> heavy)
-    : stream_(make_stream<Stream>(std::move(socket), tls)), handler_(std::move(handler)), heavy_(std::move(heavy)) {}
+                                 std::shared_ptr<HeavyRequests> heavy, std::shared_ptr<HeaderCheck> header_check,
+                                 std::shared_ptr<ServerBudget> budget)
+    : stream_(make_stream<Stream>(std::move(socket), tls)),
+      handler_(std::move(handler)),
+      heavy_(std::move(heavy)),
+      header_check_(std::move(header_check)),
+      budget_(std::move(budget)) {
+  ++budget_->connections;
+}
+
+template <class Stream>
+HttpSession<Stream>::~HttpSession() {
+  release_body();
+  --budget_->connections;
+}
+
+template <class Stream>
+void HttpSession<Stream>::release_body() {
+  budget_->release(body_reserved_);
+  body_reserved_ = 0;
+}
+
+template <class Stream>
+void HttpSession<Stream>::refuse(HttpResponseMsg res) {
+  res.keep_alive(false);
+  res.prepare_payload();
+  response_ = std::make_shared<HttpResponseMsg>(std::move(res));
+  http::async_write(stream_, *response_,
+                    beast::bind_front_handler(&HttpSession::on_write, this->shared_from_this(), true));
+}
 
 template <class Stream>
 void HttpSession<Stream>::run() {
@@ -112,6 +224,7 @@ void HttpSession<Stream>::on_handshake(beast::error_code ec) {
 
 template <class Stream>
 void HttpSession<Stream>::do_read() {
+  release_body();  // the previous request's body is gone
   parser_.emplace();
   parser_->body_limit(HttpServer::kBodyLimit);
   parser_->header_limit(HttpServer::kHeaderLimit);
@@ -126,10 +239,27 @@ void HttpSession<Stream>::do_read() {
 template <class Stream>
 void HttpSession<Stream>::on_header(beast::error_code ec, std::size_t bytes) {
   if (ec) return on_read(ec, bytes);
+  // Access is checked on the headers: a client without a valid token sends no body we keep.
+  if (header_check_)
+    if (auto refused = (*header_check_)(parser_->get())) return refuse(std::move(*refused));
+  // The body's memory comes from one budget for all connections: past it, come back later.
+  const auto length = parser_->content_length();
+  const std::size_t need = length ? static_cast<std::size_t>(*length) : parser_->chunked() ? HttpServer::kBodyLimit : 0;
+  if (need > HttpServer::kBodyLimit) return on_read(http::error::body_limit, bytes);
+  if (need > 0) {
+    if (!budget_->reserve(need)) {
+      HttpResponseMsg res = json_answer(http::status::service_unavailable,
+                                        "the server holds as many request bodies as it may; retry later");
+      res.set(http::field::retry_after, "1");
+      return refuse(std::move(res));
+    }
+    body_reserved_ = need;
+    parser_->body_limit(need);  // a chunked body is held to what was reserved for it
+  }
   // Beast reads a body no more at a time than the buffer holds already (512 bytes after the
   // headers): a batch of records of 180 KB took 350 reads, each a system call, a wake-up of the
   // event loop and a timer update. A large body is read in parts of up to kBodyBuffer instead.
-  if (const auto length = parser_->content_length(); length && *length > buffer_.capacity())
+  if (length && *length > buffer_.capacity())
     buffer_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*length, kBodyBuffer)));
   http::async_read(stream_, buffer_, *parser_,
                    beast::bind_front_handler(&HttpSession::on_read, this->shared_from_this()));
@@ -143,26 +273,20 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
   if (ec) {
     // Too large or malformed: say so once, then close.
     const bool body_big = ec == http::error::body_limit, header_big = ec == http::error::header_limit;
-    auto res = std::make_shared<HttpResponseMsg>(body_big     ? http::status::payload_too_large
-                                                 : header_big ? http::status::request_header_fields_too_large
-                                                              : http::status::bad_request,
-                                                 11);
-    res->set(http::field::content_type, "application/json");
-    res->body() = "{\"error\":\"" +
-                  std::string(body_big     ? "request body over 8 MiB"
-                              : header_big ? "request headers over 16 KiB"
-                                           : "malformed HTTP request") +
-                  "\"}";
-    res->keep_alive(false);
-    res->prepare_payload();
-    response_ = res;
+    response_ =
+        std::make_shared<HttpResponseMsg>(json_answer(body_big     ? http::status::payload_too_large
+                                                      : header_big ? http::status::request_header_fields_too_large
+                                                                   : http::status::bad_request,
+                                                      body_big     ? "request body over 8 MiB"
+                                                      : header_big ? "request headers over 16 KiB"
+                                                                   : "malformed HTTP request"));
     return http::async_write(stream_, *response_,
                              beast::bind_front_handler(&HttpSession::on_write, this->shared_from_this(), true));
   }
   const HttpRequest& req = parser_->get();
-  if (heavy_ && heavy_->when(req)) {
+  if (const int lane = heavy_ ? heavy_->lane(req) : -1; lane >= 0 && lane < static_cast<int>(heavy_->pools.size())) {
     // Handled on a heavy thread; the answer is written back on this connection's executor.
-    return net::post(heavy_->pool, [self = this->shared_from_this()] {
+    return net::post(*heavy_->pools[static_cast<std::size_t>(lane)], [self = this->shared_from_this()] {
       auto res = std::make_shared<HttpResponseMsg>((*self->handler_)(self->parser_->get()));
       net::post(self->stream_.get_executor(), [self, res] { self->respond(res); });
     });

@@ -1,11 +1,14 @@
 #pragma once
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/beast/http.hpp>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,12 +18,32 @@ using HttpRequest = boost::beast::http::request<boost::beast::http::string_body>
 using HttpResponseMsg = boost::beast::http::response<boost::beast::http::string_body>;
 using HttpHandler = std::function<HttpResponseMsg(const HttpRequest&)>;
 
-// Which requests are handled off the connection threads, and the threads that handle them.
+// Which requests are handled off the connection threads, and the threads that handle them: `lane`
+// says -1 (on the connection's thread) or the index of the pool that takes the request.
 struct HeavyRequests {
-  HeavyRequests(std::function<bool(const HttpRequest&)> w, int threads) : when(std::move(w)), pool(threads) {}
-  std::function<bool(const HttpRequest&)> when;
-  boost::asio::thread_pool pool;
+  HeavyRequests(std::function<int(const HttpRequest&)> l, const std::vector<int>& threads) : lane(std::move(l)) {
+    for (int n : threads) pools.push_back(std::make_unique<boost::asio::thread_pool>(n));
+  }
+  std::function<int(const HttpRequest&)> lane;
+  std::vector<std::unique_ptr<boost::asio::thread_pool>> pools;
 };
+
+// What all connections of a server share: their count and the memory their bodies may take.
+struct ServerBudget {
+  std::size_t max_connections = 16384;
+  std::size_t body_bytes = 256u << 20;                  // all request bodies being read or handled, together
+  static constexpr std::size_t kSmallBody = 64 * 1024;  // always admitted (see reserve)
+  std::atomic<std::size_t> connections{0};
+  std::atomic<std::size_t> body_bytes_used{0};
+  // Reserves `n` bytes of body; false (nothing reserved) when the budget has no room.
+  bool reserve(std::size_t n);
+  // Gives `n` reserved bytes back; memory goes back to the system once no body is held.
+  void release(std::size_t n);
+};
+
+// Called once a request's headers are read, before its body: an answer refuses the request
+// (the body is never read), nullopt lets it through.
+using HeaderCheck = std::function<std::optional<HttpResponseMsg>(const HttpRequest&)>;
 
 // Accepts connections and runs one session per connection. Each read has a deadline and the
 // request body a size limit; the handler is called synchronously for each complete request.
@@ -39,6 +62,11 @@ class HttpServer : public std::enable_shared_from_this<HttpServer> {
              std::shared_ptr<boost::asio::ssl::context> tls = nullptr,
              std::vector<boost::asio::io_context*> workers = {}, std::function<bool(const HttpRequest&)> heavy = {},
              int heavy_threads = 2);
+  // Before start(): the pools that take requests off the connection threads (replacing `heavy`),
+  // the check of each request's headers, and the limits on connections and buffered bodies.
+  void set_lanes(std::function<int(const HttpRequest&)> lane, const std::vector<int>& threads);
+  void set_header_check(HeaderCheck check);
+  void set_limits(std::size_t max_connections, std::size_t body_bytes);
   void start();
   void stop();
   // Waits for the heavy requests under way (after the executors stopped).
@@ -48,6 +76,8 @@ class HttpServer : public std::enable_shared_from_this<HttpServer> {
  private:
   void do_accept();
   void on_accept(boost::beast::error_code ec, boost::asio::ip::tcp::socket socket);
+  // Past max_connections: a 503 with Retry-After, written without waiting, and the socket closed.
+  void refuse(boost::asio::ip::tcp::socket& socket);
 
   boost::asio::io_context& ioc_;
   std::vector<boost::asio::io_context*> workers_;
@@ -56,6 +86,13 @@ class HttpServer : public std::enable_shared_from_this<HttpServer> {
   std::shared_ptr<HttpHandler> handler_;
   std::shared_ptr<boost::asio::ssl::context> tls_;
   std::shared_ptr<HeavyRequests> heavy_;
+  std::shared_ptr<HeaderCheck> header_check_;
+  std::shared_ptr<ServerBudget> budget_ = std::make_shared<ServerBudget>();
+  boost::asio::steady_timer backoff_;  // out of descriptors: accepting waits a moment
+  // Repeated accept errors and refusals are logged once a second at most, with a count.
+  std::chrono::steady_clock::time_point last_log_{};
+  std::size_t unlogged_ = 0;
+  void log_limited(const std::string& what);
 };
 
 }  // namespace scalebench

@@ -20,7 +20,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
   // `tls` is the server's TLS context for a TlsStream, unused for a PlainStream.
   HttpSession(boost::asio::ip::tcp::socket&& socket, std::shared_ptr<HttpHandler> handler,
-              boost::asio::ssl::context* tls, std::shared_ptr<HeavyRequests> heavy);
+              boost::asio::ssl::context* tls, std::shared_ptr<HeavyRequests> heavy,
+              std::shared_ptr<HeaderCheck> header_check, std::shared_ptr<ServerBudget> budget);
+  ~HttpSession();
   void run();
 
  private:
@@ -29,6 +31,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   void on_header(boost::beast::error_code ec, std::size_t bytes);
   void on_read(boost::beast::error_code ec, std::size_t bytes);
   void respond(std::shared_ptr<HttpResponseMsg> res);
+  // Answers `res` and closes: a request refused before its body was read.
+  void refuse(HttpResponseMsg res);
+  void release_body();
   void on_write(bool close, boost::beast::error_code ec, std::size_t bytes);
   void do_close();
   boost::beast::tcp_stream& tcp() { return boost::beast::get_lowest_layer(stream_); }
@@ -44,6 +49,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   std::shared_ptr<HeavyRequests> heavy_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   std::shared_ptr<HttpResponseMsg> response_;
+  std::shared_ptr<HeaderCheck> header_check_;
+  std::shared_ptr<ServerBudget> budget_;
+  std::size_t body_reserved_ = 0;  // of budget_, for the request being read or handled
 };
 
 }  // namespace scalebench

@@ -36,6 +36,8 @@ const char* kUsage = R"(usage: scalebench-coordinator [options]
   --protect-metrics        /metrics wants a read token too
   --threads N              threads serving connections, each its own share of them (default 4)
   --record-threads N       threads storing posted record batches (default 2)
+  --max-connections N      connections served at once; past them a 503 with Retry-After (default 16384)
+  --body-budget-mib N      request bodies held at once, all connections together (default 256)
   --tls-cert FILE          serve https only, with this PEM certificate (chain) ...
   --tls-key FILE           ... and its PEM private key (both or neither)
   --version
@@ -53,6 +55,7 @@ int main(int argc, char** argv) {
   std::string listen = "127.0.0.1", port_file, token_file, tls_cert, tls_key;
   bool protect_metrics = false;
   int port = 8470, threads_n = 4, record_threads = 2;
+  long long max_connections = 16384, body_budget_mib = 256;
   Coordinator::Options options;
   options.db_path = "scalebench.db";
   for (int i = 1; i < argc; ++i) {
@@ -82,6 +85,10 @@ int main(int argc, char** argv) {
         threads_n = std::stoi(value());
       else if (a == "--record-threads")
         record_threads = std::stoi(value());
+      else if (a == "--max-connections")
+        max_connections = std::stoll(value());
+      else if (a == "--body-budget-mib")
+        body_budget_mib = std::stoll(value());
       else if (a == "--protect-metrics")
         protect_metrics = true;
       else if (a == "--heartbeat-timeout")
@@ -102,9 +109,13 @@ int main(int argc, char** argv) {
   if (threads_n < 1 || threads_n > 256) usage_error("--threads must be 1..256");
   if (record_threads < 1 || record_threads > 256) usage_error("--record-threads must be 1..256");
   if (tls_cert.empty() != tls_key.empty()) usage_error("--tls-cert and --tls-key go together");
+  if (max_connections < 1 || max_connections > 1000000) usage_error("--max-connections must be 1..1000000");
+  // At least one largest body (8 MiB) fits.
+  if (body_budget_mib < 8 || body_budget_mib > 65536) usage_error("--body-budget-mib must be 8..65536");
   // A file-size limit reached (ulimit -f) is then a failed write, which the store reports like a
   // full disk, instead of a signal that kills the coordinator mid-transaction.
   signal(SIGXFSZ, SIG_IGN);
+  bool serving = false;  // until then, an error is the configuration's (exit 2), after it the run's (1)
   try {
     AccessTokens tokens = load_access_tokens(token_file);
     tokens.protect_metrics = protect_metrics;
@@ -133,9 +144,14 @@ int main(int argc, char** argv) {
     auto address = boost::asio::ip::make_address(listen);
     auto server = std::make_shared<HttpServer>(
         ioc, boost::asio::ip::tcp::endpoint(address, static_cast<unsigned short>(port)),
-        [&](const HttpRequest& r) { return handle_api(coordinator, r, tokens); }, tls, workers, is_record_post,
-        record_threads);
+        [&](const HttpRequest& r) { return handle_api(coordinator, r, tokens); }, tls, workers);
+    // Record batches on record_threads, every call that may wait on two more (api_lane): a
+    // connection thread only ever runs heartbeats, which wait 20 ms at most.
+    server->set_lanes(api_lane, {record_threads, 2});
+    server->set_header_check([&](const HttpRequest& r) { return check_access(r, tokens); });
+    server->set_limits(static_cast<std::size_t>(max_connections), static_cast<std::size_t>(body_budget_mib) << 20);
     server->start();
+    serving = true;
     const unsigned short actual = server->port();
     if (!port_file.empty()) {
       std::string tmp = port_file + ".tmp";
@@ -186,7 +202,9 @@ int main(int argc, char** argv) {
     log::info("stopped");
     return 0;
   } catch (const std::exception& e) {
+    // A store that cannot be opened or created, an unreadable token file or certificate, an
+    // address in use: what the operator gave is wrong, 2, as for a bad option.
     log::error(e.what());
-    return 1;
+    return serving ? 1 : 2;
   }
 }

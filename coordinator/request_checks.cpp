@@ -30,6 +30,18 @@ bool is_int_array(const Json& v) {
   return true;
 }
 
+bool is_printable(const Json& v) {
+  if (!v.is_string()) return false;
+  const auto& s = v.get_ref<const std::string&>();
+  if (s.empty() || s.size() > 255) return false;
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f) return false;
+  return true;
+}
+bool is_string_or_null(const Json& v) { return v.is_string() || v.is_null(); }
+bool is_number_or_null(const Json& v) { return v.is_number() || v.is_null(); }
+bool is_int_or_null(const Json& v) { return v.is_number_integer() || v.is_null(); }
+
 std::string check(const std::string& what, const Json& body, const std::vector<Field>& fields) {
   if (!body.is_object()) return what + ": body is not a JSON object";
   for (const auto& [key, value] : body.items()) {
@@ -53,8 +65,9 @@ std::string check(const std::string& what, const Json& body, const std::vector<F
 std::string check_register_body(const Json& body) {
   static const std::vector<Field> fields{
       {"name", true, "a string", is_string},
-      {"hostname", false, "a string", is_string},
-      {"address", false, "a string", is_string},  // the name other nodes reach it by (mpirun's hostfile)
+      // Shown in logs and the agents list: printable text only (a newline would forge a log line).
+      {"hostname", false, "printable text of 1-255 characters", is_printable},
+      {"address", false, "printable text of 1-255 characters", is_printable},  // the name mpirun reaches it by
       {"gpus", true, "an array of objects",
        [](const Json& v) {
          if (!v.is_array()) return false;
@@ -69,11 +82,46 @@ std::string check_register_body(const Json& body) {
       {"topology", false, "an object or null", [](const Json& v) { return v.is_object() || v.is_null(); }},
       {"version", false, "a string", is_string},
   };
-  return check("register", body, fields);
+  std::string problem = check("register", body, fields);
+  if (!problem.empty()) return problem;
+  // Each GPU as the agent's inventory describes it: the scheduler places ranks by `index`, so a
+  // wrongly typed one would fail every later heartbeat, not just this registration.
+  static const std::vector<Field> gpu{
+      {"index", false, "an integer from 0 to 4095",
+       [](const Json& v) { return v.is_number_integer() && v.get<long long>() >= 0 && v.get<long long>() <= 4095; }},
+      {"name", false, "a string", is_string_or_null},
+      {"uuid", false, "a string", is_string_or_null},
+      {"pci_bus_id", false, "a string", is_string_or_null},
+      {"memory_mib", false, "a number", is_number_or_null},
+      {"driver", false, "a string", is_string_or_null},
+      {"pcie_gen", false, "an integer", is_int_or_null},
+      {"pcie_gen_max", false, "an integer", is_int_or_null},
+      {"pcie_width", false, "an integer", is_int_or_null},
+      {"pcie_width_max", false, "an integer", is_int_or_null},
+      {"numa_node", false, "an integer", is_int_or_null},
+  };
+  const Json& gpus = body["gpus"];
+  if (gpus.size() > 4096) return "register: more than 4096 GPUs";
+  std::vector<bool> seen(4096, false);
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    // Known fields typed; others let through (a newer agent may describe more).
+    for (const auto& f : gpu)
+      if (gpus[i].contains(f.name) && !f.ok(gpus[i][f.name]))
+        return "register: gpus[" + std::to_string(i) + "]: field '" + f.name + "' must be " + f.type + ", not " +
+               gpus[i][f.name].type_name();
+    if (gpus[i].contains("index")) {
+      const auto index = gpus[i]["index"].get<std::size_t>();
+      if (seen[index]) return "register: gpus[" + std::to_string(i) + "]: index " + std::to_string(index) + " twice";
+      seen[index] = true;
+    }
+  }
+  return "";
 }
 
 std::string check_heartbeat_body(const Json& body) {
-  static const std::vector<Field> fields{{"active", false, "an array of run ids (integers)", is_int_array}};
+  // An agent runs a few runs at a time; a long list is no agent's, and costs a lookup per id.
+  static const std::vector<Field> fields{{"active", false, "an array of at most 4096 run ids (integers)",
+                                          [](const Json& v) { return v.size() <= 4096 && is_int_array(v); }}};
   return check("heartbeat", body, fields);
 }
 

@@ -1,5 +1,7 @@
 #include "coordinator/store.hpp"
 
+#include <charconv>
+
 #include <sqlite3.h>
 
 #include <unordered_map>
@@ -179,21 +181,57 @@ void Store::Transaction::commit() {
   done_ = true;
 }
 
+std::vector<Store::NewRun> Store::prepare_runs(const std::vector<RunSpec>& runs) {
+  std::vector<NewRun> out;
+  out.reserve(runs.size());
+  for (const auto& r : runs) {
+    NewRun n;
+    n.index = r.index;
+    n.spec = to_json(r);
+    n.spec_text = n.spec.dump();
+    n.state = !r.skip_reason.empty() ? "skipped" : !r.fail_reason.empty() ? "failed" : "queued";
+    n.reason = !r.skip_reason.empty() ? r.skip_reason : r.fail_reason;
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
 long long Store::add_experiment(const std::string& name, const std::string& source, const std::string& yaml,
                                 const std::vector<RunSpec>& runs, double now) {
+  return add_experiment(name, source, yaml, prepare_runs(runs), now);
+}
+
+long long Store::add_experiment(const std::string& name, const std::string& source, const std::string& yaml,
+                                const std::vector<NewRun>& runs, double now, std::vector<long long>* run_ids) {
   Transaction tx(*this);
   Statement ins(*statements_, path_, "INSERT INTO experiments(name, source, spec_yaml, submitted_at) VALUES(?,?,?,?)");
   ins.bind(1, name).bind(2, source).bind(3, yaml).bind(4, now).step();
   long long id = sqlite3_last_insert_rowid(db_);
+  std::vector<long long> ids;
+  ids.reserve(runs.size());
   for (const auto& r : runs) {
-    std::string state = !r.skip_reason.empty() ? "skipped" : !r.fail_reason.empty() ? "failed" : "queued";
-    std::string reason = !r.skip_reason.empty() ? r.skip_reason : r.fail_reason;
     Statement one(*statements_, path_,
                   "INSERT INTO runs(experiment_id, idx, spec_json, state, reason, queued_at) VALUES(?,?,?,?,?,?)");
-    one.bind(1, id).bind(2, r.index).bind(3, to_json(r).dump()).bind(4, state).bind(5, reason).bind(6, now).step();
+    one.bind(1, id).bind(2, r.index).bind_static(3, r.spec_text).bind(4, r.state).bind(5, r.reason).bind(6, now).step();
+    ids.push_back(sqlite3_last_insert_rowid(db_));
   }
   tx.commit();
-  forget_open_runs();  // reloaded at the next heartbeat: submissions are rare
+  // The open runs, if loaded, learn the queued ones from here: reading 100,000 runs back and
+  // parsing their JSON took seconds under the coordinator's lock.
+  ++open_generation_;
+  if (open_)
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (runs[i].state != "queued") continue;
+      Run r;
+      r.id = ids[i];
+      r.experiment_id = id;
+      r.index = runs[i].index;
+      r.spec = runs[i].spec;
+      r.state = runs[i].state;
+      r.queued_at = now;
+      note_run(r);
+    }
+  if (run_ids) *run_ids = std::move(ids);
   return id;
 }
 
@@ -233,9 +271,11 @@ Json Store::list_experiments() {
 
 std::optional<long long> Store::find_experiment(const std::string& id_or_name) {
   bool numeric = !id_or_name.empty() && id_or_name.find_first_not_of("0123456789") == std::string::npos;
-  if (numeric) {
+  long long number = 0;
+  // All digits but past 2^63: no such id (it may still be a name).
+  if (numeric && std::from_chars(id_or_name.data(), id_or_name.data() + id_or_name.size(), number).ec == std::errc()) {
     Statement q(*statements_, path_, "SELECT id FROM experiments WHERE id=?");
-    q.bind(1, std::stoll(id_or_name));
+    q.bind(1, number);
     if (q.step()) return q.i64(0);
   }
   Statement q(*statements_, path_, "SELECT id FROM experiments WHERE name=? ORDER BY id DESC LIMIT 1");
@@ -273,9 +313,10 @@ Store::Run read_run(Statement& q) {
 }
 }  // namespace
 
-std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std::optional<std::string> state) {
+std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std::optional<std::string> state,
+                                    long long after_id, long long limit) {
   std::string sql = run_columns_;
-  sql += " WHERE (?1 IS NULL OR experiment_id=?1) AND (?2 IS NULL OR state=?2) ORDER BY id";
+  sql += " WHERE (?1 IS NULL OR experiment_id=?1) AND (?2 IS NULL OR state=?2) AND id > ?3 ORDER BY id LIMIT ?4";
   Statement q(*statements_, path_, sql.c_str());
   if (experiment_id)
     q.bind(1, *experiment_id);
@@ -285,6 +326,7 @@ std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std:
     q.bind(2, *state);
   else
     q.bind_null(2);
+  q.bind(3, after_id).bind(4, limit > 0 ? limit : -1);  // LIMIT -1: no limit
   std::vector<Run> out;
   while (q.step()) {
     out.push_back(read_run(q));
@@ -412,6 +454,16 @@ std::size_t Store::record_count(long long run_id) {
   q.bind(1, run_id);
   q.step();
   return static_cast<std::size_t>(q.i64(0));
+}
+
+std::map<long long, std::size_t> Store::record_counts(long long experiment_id) {
+  Statement q(*statements_, path_,
+              "SELECT records.run_id, COUNT(*) FROM records JOIN runs ON runs.id = records.run_id "
+              "WHERE runs.experiment_id = ? GROUP BY records.run_id");
+  q.bind(1, experiment_id);
+  std::map<long long, std::size_t> out;
+  while (q.step()) out[q.i64(0)] = static_cast<std::size_t>(q.i64(1));
+  return out;
 }
 
 Json Store::records(std::optional<long long> experiment_id, long long after_id, int limit) {

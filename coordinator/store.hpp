@@ -49,13 +49,26 @@ class Store {
 
   long long add_experiment(const std::string& name, const std::string& source, const std::string& yaml,
                            const std::vector<RunSpec>& runs, double now);
+  // A run of a submission, serialised before the store is taken (prepare_runs): what makes a large
+  // submission slow happens outside the coordinator's lock.
+  struct NewRun {
+    int index = 0;
+    Json spec;
+    std::string spec_text, state, reason;
+  };
+  static std::vector<NewRun> prepare_runs(const std::vector<RunSpec>& runs);
+  // The same with prepared runs; `run_ids` gets each one's id, in order. The open runs in memory
+  // get the new queued ones added (not reloaded from the file).
+  long long add_experiment(const std::string& name, const std::string& source, const std::string& yaml,
+                           const std::vector<NewRun>& runs, double now, std::vector<long long>* run_ids = nullptr);
   Json experiment_summary(long long id);  // null when unknown
   Json list_experiments();
   std::optional<long long> find_experiment(const std::string& id_or_name);  // newest of that name
   std::optional<std::string> experiment_yaml(long long id, std::string* source = nullptr);
 
+  // In id order; only those with an id over `after_id`, and at most `limit` (0: all).
   std::vector<Run> runs(std::optional<long long> experiment_id = std::nullopt,
-                        std::optional<std::string> state = std::nullopt);
+                        std::optional<std::string> state = std::nullopt, long long after_id = 0, long long limit = 0);
   // The open runs (queued, running, cancelling) are also kept in memory, so that a heartbeat
   // reads no row and parses no JSON: the three calls below answer from there.
   // Runs an agent holds (running or cancelling): what each heartbeat reconciles. Valid until the
@@ -87,6 +100,8 @@ class Store {
   // The same with the record already serialised (the coordinator does that outside its lock).
   bool add_record_text(long long run_id, int attempt, long long seq, std::string_view record_json);
   std::size_t record_count(long long run_id);
+  // The records of each run of an experiment that has any, in one query.
+  std::map<long long, std::size_t> record_counts(long long experiment_id);
   // Records in insertion order after `after_id`, each with its "record_id".
   Json records(std::optional<long long> experiment_id, long long after_id, int limit);
 

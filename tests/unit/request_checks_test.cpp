@@ -26,9 +26,10 @@ TEST(RequestChecks, AcceptTheBodiesTheAgentSends) {
 TEST(RequestChecks, NameTheUnknownField) {
   Json a = kAgent;
   a["gpu_count"] = 8;
-  EXPECT_EQ(check_register_body(a),
-            "register: unknown field 'gpu_count' (known: name, hostname, address, gpus, slots, capabilities, workloads, "
-            "topology, version)");
+  EXPECT_EQ(
+      check_register_body(a),
+      "register: unknown field 'gpu_count' (known: name, hostname, address, gpus, slots, capabilities, workloads, "
+      "topology, version)");
   EXPECT_EQ(check_heartbeat_body(Json{{"actve", Json::array()}}), "heartbeat: unknown field 'actve' (known: active)");
   EXPECT_EQ(check_records_body(Json{{"attempt", 1}, {"records", {{{"seq", 0}, {"record", Json::object()}, {"x", 1}}}}}),
             "records[0]: unknown field 'x' (known: seq, record)");
@@ -56,6 +57,34 @@ TEST(RequestChecks, NameTheMissingField) {
             "records[0]: missing field 'seq' (an integer)");
   EXPECT_EQ(check_finish_body(Json{{"status", "ok"}}), "finish: missing field 'attempt' (an integer)");
   EXPECT_EQ(check_register_body(Json::array()), "register: body is not a JSON object");
+}
+
+}  // namespace
+}  // namespace scalebench
+
+namespace scalebench {
+namespace {
+
+TEST(RequestChecks, GpuFieldsAreTypedSoThatNoRegistrationPoisonsTheScheduler) {
+  Json a = kAgent;
+  a["gpus"] = Json::array({{{"index", "zero"}}});
+  EXPECT_EQ(check_register_body(a), "register: gpus[0]: field 'index' must be an integer from 0 to 4095, not string");
+  a["gpus"] = Json::array({{{"index", 0}}, {{"index", 0}}});
+  EXPECT_EQ(check_register_body(a), "register: gpus[1]: index 0 twice");
+  a["gpus"] = Json::array({{{"index", 1}, {"memory_mib", "lots"}}});
+  EXPECT_NE(check_register_body(a).find("memory_mib"), std::string::npos);
+  a["gpus"] = Json::array({{{"index", 1}, {"numa_node", -1}, {"future_field", 3}}});
+  EXPECT_EQ(check_register_body(a), "");
+}
+
+TEST(RequestChecks, HostnamesArePrintableAndHeartbeatsShort) {
+  Json a = kAgent;
+  a["hostname"] = "node1\n2026-01-01T00:00:00.000Z coordinator info: forged";
+  EXPECT_NE(check_register_body(a).find("'hostname'"), std::string::npos);
+  a["hostname"] = "";
+  EXPECT_NE(check_register_body(a).find("'hostname'"), std::string::npos);
+  EXPECT_NE(check_heartbeat_body(Json{{"active", std::vector<int>(4097, 1)}}).find("at most 4096"), std::string::npos);
+  EXPECT_EQ(check_heartbeat_body(Json{{"active", std::vector<int>(4096, 1)}}), "");
 }
 
 }  // namespace

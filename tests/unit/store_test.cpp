@@ -398,3 +398,32 @@ TEST_F(StoreTest, OpeningAnImpossiblePathThrows) {
 
 }  // namespace
 }  // namespace scalebench
+
+namespace scalebench {
+namespace {
+
+TEST_F(StoreTest, AnAllDigitIdPastTwoToTheSixtyThreeIsNoExperiment) {
+  Store s(path_);
+  const long long id = s.add_experiment("quick", "quick.yaml", "name: quick\n", three_runs(), 1000.5);
+  EXPECT_EQ(s.find_experiment(std::to_string(id)), id);
+  EXPECT_EQ(s.find_experiment("99999999999999999999"), std::nullopt);
+  EXPECT_EQ(s.find_experiment("9223372036854775808"), std::nullopt);
+}
+
+TEST_F(StoreTest, RunsArePagedAndRecordsCountedInOneQuery) {
+  Store s(path_);
+  const long long id = s.add_experiment("quick", "quick.yaml", "name: quick\n", three_runs(), 1000.5);
+  const auto all = s.runs(id);
+  ASSERT_EQ(all.size(), 3u);
+  const auto page = s.runs(id, std::nullopt, all[0].id, 1);
+  ASSERT_EQ(page.size(), 1u);
+  EXPECT_EQ(page[0].id, all[1].id);
+  s.add_record(all[1].id, 0, 0, Json{{"a", 1}});
+  s.add_record(all[1].id, 0, 1, Json{{"a", 2}});
+  const auto counts = s.record_counts(id);
+  EXPECT_EQ(counts.size(), 1u);
+  EXPECT_EQ(counts.at(all[1].id), 2u);
+}
+
+}  // namespace
+}  // namespace scalebench
