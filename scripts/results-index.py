@@ -41,7 +41,8 @@ commit: ff75ed7 (added)
   workload or part (`train:`, `collective:`, `gemm:`, `coordinator:` ...). Reuse an existing
   topic's exact text when your folder measures the same thing again.
 - `figure`, `peer`, `ratio`: copied from the folder's README.md, never recomputed or rounded
-  differently: every number in them must appear in README.md, or the script stops. `peer` and
+  differently: every number in them (and in `about` and `note`) must appear in README.md, or the
+  script stops. `peer` and
   `ratio` may be left out (shown as "-") when the README gives none.
 - `gpu`: the machine, e.g. `4 x H200`, `1 x H100`, `none (2-vCPU host)`.
 - `commit`: the scalebench commit the README says the programs were built from; where it says
@@ -135,8 +136,8 @@ def check_block(path, block, readme_text, errors):
     for key in required:
         if key not in block.fields:
             errors.append(f"{where}: a {kind} block needs '{key}:'")
-    if kind == "claim":
-        for key in ("figure", "peer", "ratio"):
+    for key in ("figure", "peer", "ratio", "about", "note"):
+        if key in allowed:
             for n in numbers(block.fields.get(key, "")):
                 if not re.search(r"(?<![\d.,])" + re.escape(n) + r"(?![\d]|[.,]\d)", readme_text):
                     errors.append(f"{where}: {key} has {n}, which the folder's README.md does not state "
