@@ -88,7 +88,12 @@ int api_lane(const HttpRequest& req) {
   // Heartbeats stay on their connection's thread: they wait kHeartbeatWait at most for the state.
   // Whatever may wait longer (for the state's mutex, the store or a large answer) goes to a pool,
   // so that the heartbeats of the connection thread's other connections never wait behind it.
-  if ((req.method() == http::verb::post && route.kind == Route::Kind::kAgentHeartbeat) || path == "/healthz") return -1;
+  // A heartbeat's body is a few bytes; a large one (a million run ids, refused) is parsed on the
+  // pool, not on the thread that serves other agents' heartbeats.
+  if ((req.method() == http::verb::post && route.kind == Route::Kind::kAgentHeartbeat &&
+       req.body().size() <= 64 * 1024) ||
+      path == "/healthz")
+    return -1;
   return 1;
 }
 

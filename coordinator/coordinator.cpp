@@ -215,7 +215,7 @@ ApiResult Coordinator::submit(const std::string& yaml, const std::string& source
   std::lock_guard lock(mutex_);
   double t = now();
   std::vector<long long> run_ids;
-  long long id = store_.add_experiment(ex.name, source, yaml, prepared, t, &run_ids);
+  long long id = store_.add_prepared_experiment(ex.name, source, yaml, prepared, t, &run_ids);
   metrics_.experiment_submitted(ex.name);
   track_progress(ex.name, id);
   spec_cache_[id] = ex;

@@ -300,6 +300,10 @@ void HttpSession<Stream>::respond(std::shared_ptr<HttpResponseMsg> res) {
   res->keep_alive(req.keep_alive());
   res->prepare_payload();
   bool close = res->need_eof();
+  // The read's deadline ran from the request's first byte; the answer gets its own: the read
+  // deadline again, and a second more per MiB (a 50 MB answer to a slow reader was cut off).
+  tcp().expires_after(std::chrono::seconds(HttpServer::kReadTimeoutS) +
+                      std::chrono::seconds(res->body().size() >> 20));
   response_ = res;
   http::async_write(stream_, *response_,
                     beast::bind_front_handler(&HttpSession::on_write, this->shared_from_this(), close));

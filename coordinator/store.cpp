@@ -198,11 +198,11 @@ std::vector<Store::NewRun> Store::prepare_runs(const std::vector<RunSpec>& runs)
 
 long long Store::add_experiment(const std::string& name, const std::string& source, const std::string& yaml,
                                 const std::vector<RunSpec>& runs, double now) {
-  return add_experiment(name, source, yaml, prepare_runs(runs), now);
+  return add_prepared_experiment(name, source, yaml, prepare_runs(runs), now);
 }
 
-long long Store::add_experiment(const std::string& name, const std::string& source, const std::string& yaml,
-                                const std::vector<NewRun>& runs, double now, std::vector<long long>* run_ids) {
+long long Store::add_prepared_experiment(const std::string& name, const std::string& source, const std::string& yaml,
+                                         const std::vector<NewRun>& runs, double now, std::vector<long long>* run_ids) {
   Transaction tx(*this);
   Statement ins(*statements_, path_, "INSERT INTO experiments(name, source, spec_yaml, submitted_at) VALUES(?,?,?,?)");
   ins.bind(1, name).bind(2, source).bind(3, yaml).bind(4, now).step();

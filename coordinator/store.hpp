@@ -59,8 +59,9 @@ class Store {
   static std::vector<NewRun> prepare_runs(const std::vector<RunSpec>& runs);
   // The same with prepared runs; `run_ids` gets each one's id, in order. The open runs in memory
   // get the new queued ones added (not reloaded from the file).
-  long long add_experiment(const std::string& name, const std::string& source, const std::string& yaml,
-                           const std::vector<NewRun>& runs, double now, std::vector<long long>* run_ids = nullptr);
+  long long add_prepared_experiment(const std::string& name, const std::string& source, const std::string& yaml,
+                                    const std::vector<NewRun>& runs, double now,
+                                    std::vector<long long>* run_ids = nullptr);
   Json experiment_summary(long long id);  // null when unknown
   Json list_experiments();
   std::optional<long long> find_experiment(const std::string& id_or_name);  // newest of that name

@@ -43,7 +43,7 @@ TEST(RequestChecks, NameTheFieldOfTheWrongType) {
   a["gpus"] = Json::array({1});
   EXPECT_EQ(check_register_body(a), "register: field 'gpus' must be an array of objects, not array");
   EXPECT_EQ(check_heartbeat_body(Json{{"active", {"run-1"}}}),
-            "heartbeat: field 'active' must be an array of run ids (integers), not array");
+            "heartbeat: field 'active' must be an array of run ids (integers), at most 4096, not array");
   EXPECT_EQ(check_records_body(Json{{"attempt", 1.5}, {"records", Json::array()}}),
             "records: field 'attempt' must be an integer, not number");
   EXPECT_EQ(check_finish_body(Json{{"attempt", 1}, {"status", 3}}),

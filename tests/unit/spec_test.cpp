@@ -594,6 +594,9 @@ TEST(SpecFuzzSeeds, OnceCrashingInputsFailCleanly) {
   EXPECT_GE(files, 2);
 }
 
+namespace scalebench {
+namespace {
+
 // ---- bounds (issue 30): refused quickly, with a position ------------------------------------------
 
 TEST(SpecBounds, BillionLaughsIsRefusedQuicklyAtTheAlias) {
@@ -662,3 +665,6 @@ TEST(SpecBounds, DevZeroIsRefusedAfterTheLimit) {
     EXPECT_NE(std::string(e.what()).find("/dev/zero:1:1"), std::string::npos) << e.what();
   }
 }
+
+}  // namespace
+}  // namespace scalebench
