@@ -63,7 +63,8 @@ int time_model(const std::string& name, int B, int T, int accum, int samples, in
            {"loss_first", t.loss_first},
            {"loss_last", t.loss_last},
            {"flops_per_token", fpt},
-           {"peak_tflops", peak / 1e12}};
+           {"peak_tflops", peak / 1e12},
+           {"profile", model.profile(accum, Hyper{})}};
   std::cout << out.dump() << std::endl;
   return 0;
 }

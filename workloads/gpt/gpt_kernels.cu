@@ -1,7 +1,9 @@
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "common/error.hpp"
 #include "workloads/gpt/gpt_kernels.cuh"
 #include "workloads/gpu/cuda_check.hpp"
 
@@ -154,56 +156,61 @@ __global__ void layernorm_forward_kernel(bf16* out, float* mean, float* rstd, co
   }
 }
 
-__global__ void layernorm_backward_input_kernel(bf16* dx_acc, const bf16* dout, const bf16* x, const float* mean,
-                                                const float* rstd, const bf16* w, int rows, int C) {
-  const int row = blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp;
-  const int lane = threadIdx.x % kWarp;
-  if (row >= rows) return;
-  const long long base = static_cast<long long>(row) * C;
-  const float mu = mean[row], r = rstd[row];
-  float sd = 0.f, sdx = 0.f;
-  for (int c = lane; c < C; c += kWarp) {
-    const float dn = __bfloat162float(dout[base + c]) * __bfloat162float(w[c]);
-    sd += dn;
-    sdx += dn * (__bfloat162float(x[base + c]) - mu) * r;
-  }
-  sd = warp_sum(sd) / C;
-  sdx = warp_sum(sdx) / C;
-  for (int c = lane; c < C; c += kWarp) {
-    const float dn = __bfloat162float(dout[base + c]) * __bfloat162float(w[c]);
-    const float xh = (__bfloat162float(x[base + c]) - mu) * r;
-    const float dx = r * (dn - sd - xh * sdx);
-    dx_acc[base + c] = __float2bfloat16(__bfloat162float(dx_acc[base + c]) + dx);
-  }
-}
-
-// Block (32, 8): 32 channels, rows strided by 8 within the block's chunk of rows.
-constexpr int kLnRowsPerBlock = 256;
-__global__ void layernorm_backward_params_kernel(float* dw32, float* db32, const bf16* dout, const bf16* x,
-                                                 const float* mean, const float* rstd, int rows, int C) {
-  const int c = blockIdx.x * kWarp + threadIdx.x;
-  const int r0 = blockIdx.y * kLnRowsPerBlock;
-  const int r1 = min(rows, r0 + kLnRowsPerBlock);
-  float dw = 0.f, db = 0.f;
-  if (c < C) {
-    for (int r = r0 + threadIdx.y; r < r1; r += blockDim.y) {
-      const long long i = static_cast<long long>(r) * C + c;
-      const float d = __bfloat162float(dout[i]);
-      dw += d * (__bfloat162float(x[i]) - mean[r]) * rstd[r];
-      db += d;
-    }
-  }
-  __shared__ float sw[8][kWarp + 1], sb[8][kWarp + 1];
-  sw[threadIdx.y][threadIdx.x] = dw;
-  sb[threadIdx.y][threadIdx.x] = db;
+// The whole LayerNorm backward in one pass over the rows: one warp per row, 16-byte loads; the
+// weight and bias gradients summed in shared memory per block, then once per block into fp32.
+__global__ void layernorm_backward_kernel(bf16* dx_acc, float* dw32, float* db32, const bf16* dout, const bf16* x,
+                                          const float* mean, const float* rstd, const bf16* w, int rows, int C) {
+  extern __shared__ float shared[];
+  float* sdw = shared;
+  float* sdb = shared + C;
+  for (int c = threadIdx.x; c < C; c += blockDim.x) sdw[c] = sdb[c] = 0.f;
   __syncthreads();
-  if (threadIdx.y == 0 && c < C) {
-    for (int y = 1; y < blockDim.y; ++y) {
-      dw += sw[y][threadIdx.x];
-      db += sb[y][threadIdx.x];
+  const int warps = blockDim.x / kWarp, lane = threadIdx.x % kWarp;
+  for (int row = blockIdx.x * warps + threadIdx.x / kWarp; row < rows; row += gridDim.x * warps) {
+    const long long base = static_cast<long long>(row) * C;
+    const float mu = mean[row], r = rstd[row];
+    float sd = 0.f, sdx = 0.f;
+    for (int c = lane * 8; c < C; c += kWarp * 8) {
+      const uint4 dv = *reinterpret_cast<const uint4*>(dout + base + c);
+      const uint4 xv = *reinterpret_cast<const uint4*>(x + base + c);
+      const uint4 wv = *reinterpret_cast<const uint4*>(w + c);
+      const bf16* d8 = reinterpret_cast<const bf16*>(&dv);
+      const bf16* x8 = reinterpret_cast<const bf16*>(&xv);
+      const bf16* w8 = reinterpret_cast<const bf16*>(&wv);
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        const float d = __bfloat162float(d8[k]), xh = (__bfloat162float(x8[k]) - mu) * r;
+        const float dn = d * __bfloat162float(w8[k]);
+        sd += dn;
+        sdx += dn * xh;
+        atomicAdd(sdw + c + k, d * xh);
+        atomicAdd(sdb + c + k, d);
+      }
     }
-    atomicAdd(dw32 + c, dw);
-    if (db32) atomicAdd(db32 + c, db);
+    sd = warp_sum(sd) / C;
+    sdx = warp_sum(sdx) / C;
+    for (int c = lane * 8; c < C; c += kWarp * 8) {
+      const uint4 dv = *reinterpret_cast<const uint4*>(dout + base + c);
+      const uint4 xv = *reinterpret_cast<const uint4*>(x + base + c);
+      const uint4 wv = *reinterpret_cast<const uint4*>(w + c);
+      uint4 av = *reinterpret_cast<const uint4*>(dx_acc + base + c);
+      const bf16* d8 = reinterpret_cast<const bf16*>(&dv);
+      const bf16* x8 = reinterpret_cast<const bf16*>(&xv);
+      const bf16* w8 = reinterpret_cast<const bf16*>(&wv);
+      bf16* a8 = reinterpret_cast<bf16*>(&av);
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        const float dn = __bfloat162float(d8[k]) * __bfloat162float(w8[k]);
+        const float xh = (__bfloat162float(x8[k]) - mu) * r;
+        a8[k] = __float2bfloat16(__bfloat162float(a8[k]) + r * (dn - sd - xh * sdx));
+      }
+      *reinterpret_cast<uint4*>(dx_acc + base + c) = av;
+    }
+  }
+  __syncthreads();
+  for (int c = threadIdx.x; c < C; c += blockDim.x) {
+    atomicAdd(dw32 + c, sdw[c]);
+    if (db32) atomicAdd(db32 + c, sdb[c]);
   }
 }
 
@@ -310,25 +317,46 @@ __global__ void causal_softmax_backward_kernel(bf16* dp, const bf16* p, long lon
     d[j] = j <= i ? __float2bfloat16(__bfloat162float(pr[j]) * (__bfloat162float(d[j]) - dot)) : __float2bfloat16(0.f);
 }
 
-// One block per row: an online max/sum pass, then the gradient written over the logits.
+// One block per row, 16-byte loads: one pass for the running max and sum of exponentials, one pass
+// writing the gradient over the logits.
 __global__ void cross_entropy_kernel(bf16* logits, float* losses, const int* targets, int V, int Vp, float dscale) {
   const long long row = blockIdx.x;
   bf16* r = logits + row * Vp;
   const int target = targets[row];
-  float mx = -INFINITY;
-  for (int j = threadIdx.x; j < V; j += blockDim.x) mx = fmaxf(mx, __bfloat162float(r[j]));
-  mx = block_max(mx);
-  float sum = 0.f;
-  for (int j = threadIdx.x; j < V; j += blockDim.x) sum += __expf(__bfloat162float(r[j]) - mx);
-  sum = block_sum(sum);
+  float mx = -INFINITY, sum = 0.f;
+  for (int j = threadIdx.x * 8; j < Vp; j += blockDim.x * 8) {
+    const uint4 v = *reinterpret_cast<const uint4*>(r + j);
+    const bf16* v8 = reinterpret_cast<const bf16*>(&v);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      if (j + k >= V) break;
+      const float x = __bfloat162float(v8[k]);
+      if (x > mx) {
+        sum = sum * __expf(mx - x) + 1.f;
+        mx = x;
+      } else {
+        sum += __expf(x - mx);
+      }
+    }
+  }
+  const float block_mx = block_max(mx);
+  sum = block_sum(mx == -INFINITY ? 0.f : sum * __expf(mx - block_mx));
+  mx = block_mx;
   const float inv = 1.f / sum;
+  const float target_logit = __bfloat162float(r[target]);
   __syncthreads();  // every thread has read the target's logit before it is overwritten
-  if (threadIdx.x == 0) losses[row] = logf(sum) + mx - __bfloat162float(r[target]);
-  __syncthreads();
-  for (int j = threadIdx.x; j < Vp; j += blockDim.x) {
-    float g = 0.f;
-    if (j < V) g = (__expf(__bfloat162float(r[j]) - mx) * inv - (j == target ? 1.f : 0.f)) * dscale;
-    r[j] = __float2bfloat16(g);
+  if (threadIdx.x == 0) losses[row] = logf(sum) + mx - target_logit;
+  for (int j = threadIdx.x * 8; j < Vp; j += blockDim.x * 8) {
+    uint4 v = *reinterpret_cast<const uint4*>(r + j);
+    bf16* v8 = reinterpret_cast<bf16*>(&v);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const int col = j + k;
+      const float g =
+          col < V ? (__expf(__bfloat162float(v8[k]) - mx) * inv - (col == target ? 1.f : 0.f)) * dscale : 0.f;
+      v8[k] = __float2bfloat16(g);
+    }
+    *reinterpret_cast<uint4*>(r + j) = v;
   }
 }
 
@@ -425,16 +453,12 @@ void layernorm_forward(bf16* out, float* mean, float* rstd, const bf16* x, const
   CUDA_CHECK(cudaGetLastError());
 }
 
-void layernorm_backward_input(bf16* dx_acc, const bf16* dout, const bf16* x, const float* mean, const float* rstd,
-                              const bf16* w, int rows, int C, cudaStream_t s) {
-  layernorm_backward_input_kernel<<<grid_for(rows, 8), 256, 0, s>>>(dx_acc, dout, x, mean, rstd, w, rows, C);
-  CUDA_CHECK(cudaGetLastError());
-}
-
-void layernorm_backward_params(float* dw32, float* db32, const bf16* dout, const bf16* x, const float* mean,
-                               const float* rstd, int rows, int C, cudaStream_t s) {
-  const dim3 grid(grid_for(C, kWarp), grid_for(rows, kLnRowsPerBlock));
-  layernorm_backward_params_kernel<<<grid, dim3(kWarp, 8), 0, s>>>(dw32, db32, dout, x, mean, rstd, rows, C);
+void layernorm_backward(bf16* dx_acc, float* dw32, float* db32, const bf16* dout, const bf16* x, const float* mean,
+                        const float* rstd, const bf16* w, int rows, int C, cudaStream_t s) {
+  if (C % 8 != 0) throw Error("layernorm_backward: width must be a multiple of 8");
+  const unsigned blocks = std::min(grid_for(rows, 16), 132u * 2);
+  layernorm_backward_kernel<<<blocks, 512, 2 * C * sizeof(float), s>>>(dx_acc, dw32, db32, dout, x, mean, rstd, w, rows,
+                                                                       C);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -29,12 +29,11 @@ void embedding_backward(bf16* dwte, bf16* dwpe, const bf16* dx, const int* token
 // LayerNorm over the last dimension (eps 1e-5): out, and the mean and 1/std of each row.
 void layernorm_forward(bf16* out, float* mean, float* rstd, const bf16* x, const bf16* w, const bf16* b, int rows,
                        int C, cudaStream_t s);
-// dx_acc += LayerNorm's input gradient (the residual stream's gradient accumulates here).
-void layernorm_backward_input(bf16* dx_acc, const bf16* dout, const bf16* x, const float* mean, const float* rstd,
-                              const bf16* w, int rows, int C, cudaStream_t s);
-// dw32 += sum over rows of dout * xhat, db32 += sum of dout (fp32, atomically; db32 may be null).
-void layernorm_backward_params(float* dw32, float* db32, const bf16* dout, const bf16* x, const float* mean,
-                               const float* rstd, int rows, int C, cudaStream_t s);
+// LayerNorm backward: dx_acc += the input gradient (the residual stream's gradient accumulates
+// there), dw32 += sum over rows of dout * xhat, db32 += sum of dout (fp32; db32 may be null).
+// C must be a multiple of 8.
+void layernorm_backward(bf16* dx_acc, float* dw32, float* db32, const bf16* dout, const bf16* x, const float* mean,
+                        const float* rstd, const bf16* w, int rows, int C, cudaStream_t s);
 // grad (+)= value, fp32 to bf16.
 void store_gradient(bf16* grad, const float* value, int n, bool accumulate, cudaStream_t s);
 // dst += src (bf16, fp32 arithmetic).

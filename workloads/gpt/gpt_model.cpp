@@ -89,6 +89,15 @@ struct GptModel::Impl {
        *dv = nullptr, *dyh = nullptr, *dprobs = nullptr, *bias_scratch = nullptr;
   float *dw32 = nullptr, *db32 = nullptr;
   void* workspace = nullptr;
+  // Profile mode: an event after each group of kernels; the time since the previous one is
+  // charged to the group's name.
+  bool profiling = false;
+  std::vector<std::pair<const char*, gpu::Event>> marks;
+  void mark(const char* name) {
+    if (!profiling) return;
+    marks.emplace_back(name, gpu::Event());
+    CUDA_CHECK(cudaEventRecord(marks.back().second.get(), s));
+  }
 
   Impl(const ModelShape& shape, int b, int t, cudaStream_t stream)
       : m(shape), B(b), T(t), BT(static_cast<long long>(b) * t), s(stream), tensors(parameter_layout(shape, t)) {
@@ -300,9 +309,12 @@ struct GptModel::Impl {
     const long long th = static_cast<long long>(T) * hd, tt = static_cast<long long>(T) * T;
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
     embedding_forward(res[0], tokens, p(0), p(1), B, T, C, s);
+    mark("fwd.embedding");
     for (int l = 0; l < m.layers; ++l) {
       layernorm_forward(ln1[l], ln1_mean[l], ln1_rstd[l], res[l], p(blk(l, 0)), p(blk(l, 1)), rows, C, s);
+      mark("fwd.layernorm");
       linear(qkv[l], ln1[l], p(blk(l, 2)), p(blk(l, 3)), C, 3 * C);
+      mark("fwd.gemm_qkv");
       split_heads(q[l], k[l], v[l], qkv[l], B, T, NH, hd, s);
       // S[i][j] = scale q_i . k_j: column-major S^T = K^T(op) Q.
       attn_gemm(CUBLAS_OP_T, CUBLAS_OP_N, T, T, hd, k[l], hd, th, q[l], hd, th, probs[l], T, tt, scale);
@@ -310,24 +322,30 @@ struct GptModel::Impl {
       // Y = P V: column-major Y^T = V^T P^T.
       attn_gemm(CUBLAS_OP_N, CUBLAS_OP_N, hd, T, T, v[l], hd, th, probs[l], T, tt, yh, hd, th, 1.f);
       heads_to_rows(atty[l], yh, B, T, NH, hd, s);
+      mark("fwd.attention");
       linear(r2[l], atty[l], p(blk(l, 4)), p(blk(l, 5)), C, C, res[l]);
+      mark("fwd.gemm_proj");
       layernorm_forward(ln2[l], ln2_mean[l], ln2_rstd[l], r2[l], p(blk(l, 6)), p(blk(l, 7)), rows, C, s);
+      mark("fwd.layernorm");
       linear(fchg[l], ln2[l], p(blk(l, 8)), p(blk(l, 9)), C, m.mlp, nullptr, CUBLASLT_EPILOGUE_GELU_AUX_BIAS, fch[l]);
       linear(res[l + 1], fchg[l], p(blk(l, 10)), p(blk(l, 11)), m.mlp, C, r2[l]);
+      mark("fwd.gemm_mlp");
     }
     const int L = m.layers;
     layernorm_forward(lnf, lnf_mean, lnf_rstd, res[L], p(lnf_w()), p(lnf_w() + 1), rows, C, s);
+    mark("fwd.layernorm");
     linear(logits, lnf, p(0), nullptr, C, Vp);
+    mark("fwd.gemm_head");
     cross_entropy_fused(logits, losses, targets, rows, m.vocab, Vp, 1.f / (static_cast<float>(BT) * count), s);
     mean_into(loss_sum, losses, rows, micro > 0, s);
+    mark("fwd.cross_entropy");
   }
 
   void layernorm_backward(int rows, int C, const bf16* dout, const bf16* x, const float* mean, const float* rstd,
                           std::size_t w_index, bool accumulate) {
-    layernorm_backward_input(dres, dout, x, mean, rstd, p(w_index), rows, C, s);
     CUDA_CHECK(cudaMemsetAsync(dw32, 0, sizeof(float) * C, s));
     CUDA_CHECK(cudaMemsetAsync(db32, 0, sizeof(float) * C, s));
-    layernorm_backward_params(dw32, db32, dout, x, mean, rstd, rows, C, s);
+    gpt::layernorm_backward(dres, dw32, db32, dout, x, mean, rstd, p(w_index), rows, C, s);
     store_gradient(g(w_index), dw32, C, accumulate, s);
     store_gradient(g(w_index + 1), db32, C, accumulate, s);
   }
@@ -341,18 +359,23 @@ struct GptModel::Impl {
     // logits now hold d loss / d logits.
     linear_weight_grad(g(0), nullptr, logits, lnf, C, Vp, acc);
     linear_input_grad(dtmp, logits, p(0), C, Vp);
+    mark("bwd.gemm_head");
     CUDA_CHECK(cudaMemsetAsync(dres, 0, sizeof(bf16) * BT * C, s));
     layernorm_backward(rows, C, dtmp, res[L], lnf_mean, lnf_rstd, lnf_w(), acc);
+    mark("bwd.layernorm");
     for (int l = L - 1; l >= 0; --l) {
       // MLP: res[l+1] = r2 + down(gelu(up(ln2(r2)))).
       linear_weight_grad(g(blk(l, 10)), g(blk(l, 11)), dres, fchg[l], m.mlp, C, acc);
       linear_input_grad(dfch, dres, p(blk(l, 10)), m.mlp, C, fch[l]);
       linear_weight_grad(g(blk(l, 8)), g(blk(l, 9)), dfch, ln2[l], C, m.mlp, acc);
       linear_input_grad(dtmp, dfch, p(blk(l, 8)), C, m.mlp);
+      mark("bwd.gemm_mlp");
       layernorm_backward(rows, C, dtmp, r2[l], ln2_mean[l], ln2_rstd[l], blk(l, 6), acc);
+      mark("bwd.layernorm");
       // Attention: r2 = res[l] + proj(attn(qkv(ln1(res[l])))).
       linear_weight_grad(g(blk(l, 4)), g(blk(l, 5)), dres, atty[l], C, C, acc);
       linear_input_grad(dtmp, dres, p(blk(l, 4)), C, C);
+      mark("bwd.gemm_proj");
       rows_to_heads(dyh, dtmp, B, T, NH, hd, s);
       // dP = dY V^T ; dV = P^T dY.
       attn_gemm(CUBLAS_OP_T, CUBLAS_OP_N, T, T, hd, v[l], hd, th, dyh, hd, th, dprobs, T, tt, 1.f);
@@ -362,18 +385,24 @@ struct GptModel::Impl {
       attn_gemm(CUBLAS_OP_N, CUBLAS_OP_N, hd, T, T, k[l], hd, th, dprobs, T, tt, dq, hd, th, scale);
       attn_gemm(CUBLAS_OP_N, CUBLAS_OP_T, hd, T, T, q[l], hd, th, dprobs, T, tt, dk, hd, th, scale);
       merge_head_grads(dqkv, dq, dk, dv, B, T, NH, hd, s);
+      mark("bwd.attention");
       linear_weight_grad(g(blk(l, 2)), g(blk(l, 3)), dqkv, ln1[l], C, 3 * C, acc);
       linear_input_grad(dtmp, dqkv, p(blk(l, 2)), C, 3 * C);
+      mark("bwd.gemm_qkv");
       layernorm_backward(rows, C, dtmp, res[l], ln1_mean[l], ln1_rstd[l], blk(l, 0), acc);
+      mark("bwd.layernorm");
     }
     embedding_backward(g(0), g(1), dres, tokens, B, T, C, acc, s);
+    mark("bwd.embedding");
   }
 
   void optimizer_step(const Hyper& h) {
     ++steps_done;
     sum_of_squares(norm_sq, grads, n_params, s);
+    mark("opt.grad_norm");
     adamw(master, params, grads, adam_m, adam_v, n_params, h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, steps_done,
           norm_sq, h.clip, s);
+    mark("opt.adamw");
   }
 
   void init(unsigned long long seed) {
@@ -502,6 +531,29 @@ void GptModel::load_master(const std::vector<float>& values) {
       cudaMemcpyAsync(impl_->master, values.data(), sizeof(float) * values.size(), cudaMemcpyHostToDevice, impl_->s));
   to_bf16(impl_->params, impl_->master, impl_->n_params, impl_->s);
   CUDA_CHECK(cudaStreamSynchronize(impl_->s));
+}
+
+Json GptModel::profile(int grad_accum, const Hyper& h) {
+  Impl& x = *impl_;
+  x.profiling = true;
+  x.marks.clear();
+  x.mark("start");
+  step(grad_accum, h);
+  x.profiling = false;
+  CUDA_CHECK(cudaEventSynchronize(x.marks.back().second.get()));
+  std::map<std::string, double> ms;
+  double total = 0;
+  for (std::size_t i = 1; i < x.marks.size(); ++i) {
+    float t = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&t, x.marks[i - 1].second.get(), x.marks[i].second.get()));
+    ms[x.marks[i].first] += t;
+    total += t;
+  }
+  x.marks.clear();
+  Json out = Json::object();
+  for (const auto& [name, t] : ms) out[name] = Json{{"ms", t}, {"pct", 100.0 * t / total}};
+  out["total_ms"] = total;
+  return out;
 }
 
 const std::vector<Tensor>& GptModel::layout() const { return impl_->tensors; }

@@ -56,6 +56,10 @@ class GptModel {
   std::vector<float> grads() const;
   void load_master(const std::vector<float>& values);
 
+  // One step with an event after each group of kernels: milliseconds and share of the step per
+  // group ("fwd.attention", "bwd.gemm_mlp", "opt.adamw", ...). The events add a little time.
+  Json profile(int grad_accum, const Hyper& h);
+
   const std::vector<Tensor>& layout() const;
   std::size_t device_bytes() const;  // everything this model allocated
 
