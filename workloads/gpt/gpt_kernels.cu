@@ -365,7 +365,7 @@ __global__ void permute_heads_kernel(bf16* out, const bf16* in, int B, int T, in
 }
 
 // One warp per row of a [T, T] matrix; row i keeps columns 0..i.
-__global__ void causal_softmax_forward_kernel(bf16* p, long long rows, int T) {
+__global__ void causal_softmax_forward_kernel(bf16* p, long long rows, int T, int blk) {
   const long long row = blockIdx.x * static_cast<long long>(blockDim.x / kWarp) + threadIdx.x / kWarp;
   const int lane = threadIdx.x % kWarp;
   if (row >= rows) return;
@@ -377,11 +377,12 @@ __global__ void causal_softmax_forward_kernel(bf16* p, long long rows, int T) {
   float sum = 0.f;
   for (int j = lane; j <= i; j += kWarp) sum += __expf(__bfloat162float(r[j]) - mx);
   const float inv = 1.f / warp_sum(sum);
-  for (int j = lane; j < T; j += kWarp)
+  const int end = (i / blk + 1) * blk;
+  for (int j = lane; j < end; j += kWarp)
     r[j] = j <= i ? __float2bfloat16(__expf(__bfloat162float(r[j]) - mx) * inv) : __float2bfloat16(0.f);
 }
 
-__global__ void causal_softmax_backward_kernel(bf16* dp, const bf16* p, long long rows, int T) {
+__global__ void causal_softmax_backward_kernel(bf16* dp, const bf16* p, long long rows, int T, int blk) {
   const long long row = blockIdx.x * static_cast<long long>(blockDim.x / kWarp) + threadIdx.x / kWarp;
   const int lane = threadIdx.x % kWarp;
   if (row >= rows) return;
@@ -391,7 +392,8 @@ __global__ void causal_softmax_backward_kernel(bf16* dp, const bf16* p, long lon
   float dot = 0.f;
   for (int j = lane; j <= i; j += kWarp) dot += __bfloat162float(pr[j]) * __bfloat162float(d[j]);
   dot = warp_sum(dot);
-  for (int j = lane; j < T; j += kWarp)
+  const int end = (i / blk + 1) * blk;
+  for (int j = lane; j < end; j += kWarp)
     d[j] = j <= i ? __float2bfloat16(__bfloat162float(pr[j]) * (__bfloat162float(d[j]) - dot)) : __float2bfloat16(0.f);
 }
 
@@ -595,15 +597,15 @@ void rows_to_heads(bf16* out, const bf16* in, int B, int T, int NH, int hd, cuda
   CUDA_CHECK(cudaGetLastError());
 }
 
-void causal_softmax_forward(bf16* p, int count, int T, cudaStream_t s) {
+void causal_softmax_forward(bf16* p, int count, int T, int blk, cudaStream_t s) {
   const long long rows = static_cast<long long>(count) * T;
-  causal_softmax_forward_kernel<<<grid_for(rows, 8), 256, 0, s>>>(p, rows, T);
+  causal_softmax_forward_kernel<<<grid_for(rows, 8), 256, 0, s>>>(p, rows, T, blk);
   CUDA_CHECK(cudaGetLastError());
 }
 
-void causal_softmax_backward(bf16* dp, const bf16* p, int count, int T, cudaStream_t s) {
+void causal_softmax_backward(bf16* dp, const bf16* p, int count, int T, int blk, cudaStream_t s) {
   const long long rows = static_cast<long long>(count) * T;
-  causal_softmax_backward_kernel<<<grid_for(rows, 8), 256, 0, s>>>(dp, p, rows, T);
+  causal_softmax_backward_kernel<<<grid_for(rows, 8), 256, 0, s>>>(dp, p, rows, T, blk);
   CUDA_CHECK(cudaGetLastError());
 }
 

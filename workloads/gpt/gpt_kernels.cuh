@@ -47,11 +47,12 @@ void merge_head_grads(bf16* dqkv, const bf16* dq, const bf16* dk, const bf16* dv
 // [B, NH, T, hd] <-> [B, T, NH, hd] (= [B*T, C]).
 void heads_to_rows(bf16* out, const bf16* in, int B, int T, int NH, int hd, cudaStream_t s);
 void rows_to_heads(bf16* out, const bf16* in, int B, int T, int NH, int hd, cudaStream_t s);
-// Causal softmax of each [T, T] score matrix's rows, in place (row i keeps columns 0..i; the rest
-// become 0). `count` matrices.
-void causal_softmax_forward(bf16* p, int count, int T, cudaStream_t s);
-// dS = P * (dP - rowsum(P * dP)), written over dP.
-void causal_softmax_backward(bf16* dp, const bf16* p, int count, int T, cudaStream_t s);
+// Causal softmax of each [T, T] score matrix's rows, in place: row i reads columns 0..i, keeps
+// their softmax and writes 0 after them up to the end of its block of `blk` rows (what the
+// block's P V product reads); nothing further right is read or written. `count` matrices.
+void causal_softmax_forward(bf16* p, int count, int T, int blk, cudaStream_t s);
+// dS = P * (dP - rowsum(P * dP)), written over dP on the same columns.
+void causal_softmax_backward(bf16* dp, const bf16* p, int count, int T, int blk, cudaStream_t s);
 
 // Fused softmax cross-entropy over the vocabulary: logits [rows, Vp] (bf16) become, in place,
 // d loss / d logits = (softmax - onehot(target)) x dscale on the first V columns and 0 on the

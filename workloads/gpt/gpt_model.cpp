@@ -282,7 +282,8 @@ struct GptModel::Impl {
 
   // Batched over B x NH heads, [T, hd] (or [T, T]) row-major per head: see forward/backward.
   void attn_gemm(cublasOperation_t ta, cublasOperation_t tb, int mm, int nn, int kk, const bf16* a, int lda,
-                 long long sa, const bf16* b, int ldb, long long sb, bf16* d, int ldd, long long sd, float alpha) {
+                 long long sa, const bf16* b, int ldb, long long sb, bf16* d, int ldd, long long sd, float alpha,
+                 float beta = 0.f) {
     Gemm gm;
     gm.ta = ta;
     gm.tb = tb;
@@ -300,13 +301,63 @@ struct GptModel::Impl {
     gm.stride_d = sd;
     gm.batch = B * m.heads;
     gm.alpha = alpha;
+    gm.beta = beta;
     run(gm);
+  }
+
+  // Causal attention by query blocks: the queries of block b (rows b x blk ..) see keys
+  // 0 .. (b + 1) x blk, so the [T, T] score, probability and gradient matrices are computed,
+  // written and read only on and below the diagonal's blocks (10/16 of them for 4 blocks).
+  int query_blocks() const { return T % 32 == 0 ? 4 : 1; }
+
+  void attention_forward(int l, float scale) {
+    const int hd = m.head_dim(), nb = query_blocks(), qb = T / nb;
+    const long long th = static_cast<long long>(T) * hd, tt = static_cast<long long>(T) * T;
+    for (int b = 0; b < nb; ++b) {
+      const long long q0 = static_cast<long long>(b) * qb;
+      const int keys = (b + 1) * qb;
+      // S[i][j] = scale q_i . k_j: column-major S^T = K^T(op) Q.
+      attn_gemm(CUBLAS_OP_T, CUBLAS_OP_N, keys, qb, hd, k[l], hd, th, q[l] + q0 * hd, hd, th, probs[l] + q0 * T, T, tt,
+                scale);
+    }
+    causal_softmax_forward(probs[l], B * m.heads, T, qb, s);
+    for (int b = 0; b < nb; ++b) {
+      const long long q0 = static_cast<long long>(b) * qb;
+      const int keys = (b + 1) * qb;
+      // Y = P V: column-major Y^T = V^T P^T.
+      attn_gemm(CUBLAS_OP_N, CUBLAS_OP_N, hd, qb, keys, v[l], hd, th, probs[l] + q0 * T, T, tt, yh + q0 * hd, hd, th,
+                1.f);
+    }
+  }
+
+  void attention_backward(int l, float scale) {
+    const int hd = m.head_dim(), nb = query_blocks(), qb = T / nb;
+    const long long th = static_cast<long long>(T) * hd, tt = static_cast<long long>(T) * T;
+    // dP = dY V^T, and dV = P^T dY summed over the query blocks: the last block (every key) first,
+    // writing, the others adding to their keys.
+    for (int b = nb - 1; b >= 0; --b) {
+      const long long q0 = static_cast<long long>(b) * qb;
+      const int keys = (b + 1) * qb;
+      attn_gemm(CUBLAS_OP_T, CUBLAS_OP_N, keys, qb, hd, v[l], hd, th, dyh + q0 * hd, hd, th, dprobs + q0 * T, T, tt,
+                1.f);
+      attn_gemm(CUBLAS_OP_N, CUBLAS_OP_T, hd, keys, qb, dyh + q0 * hd, hd, th, probs[l] + q0 * T, T, tt, dv, hd, th,
+                1.f, b == nb - 1 ? 0.f : 1.f);
+    }
+    causal_softmax_backward(dprobs, probs[l], B * m.heads, T, qb, s);
+    // dQ = scale dS K ; dK = scale dS^T Q (summed over the query blocks as dV).
+    for (int b = nb - 1; b >= 0; --b) {
+      const long long q0 = static_cast<long long>(b) * qb;
+      const int keys = (b + 1) * qb;
+      attn_gemm(CUBLAS_OP_N, CUBLAS_OP_N, hd, qb, keys, k[l], hd, th, dprobs + q0 * T, T, tt, dq + q0 * hd, hd, th,
+                scale);
+      attn_gemm(CUBLAS_OP_N, CUBLAS_OP_T, hd, keys, qb, q[l] + q0 * hd, hd, th, dprobs + q0 * T, T, tt, dk, hd, th,
+                scale, b == nb - 1 ? 0.f : 1.f);
+    }
   }
 
   void forward(int micro, int count) {
     micro_count = count;
     const int C = m.width, NH = m.heads, hd = m.head_dim(), Vp = m.padded_vocab, rows = static_cast<int>(BT);
-    const long long th = static_cast<long long>(T) * hd, tt = static_cast<long long>(T) * T;
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
     embedding_forward(res[0], tokens, p(0), p(1), B, T, C, s);
     mark("fwd.embedding");
@@ -316,11 +367,7 @@ struct GptModel::Impl {
       linear(qkv[l], ln1[l], p(blk(l, 2)), p(blk(l, 3)), C, 3 * C);
       mark("fwd.gemm_qkv");
       split_heads(q[l], k[l], v[l], qkv[l], B, T, NH, hd, s);
-      // S[i][j] = scale q_i . k_j: column-major S^T = K^T(op) Q.
-      attn_gemm(CUBLAS_OP_T, CUBLAS_OP_N, T, T, hd, k[l], hd, th, q[l], hd, th, probs[l], T, tt, scale);
-      causal_softmax_forward(probs[l], B * NH, T, s);
-      // Y = P V: column-major Y^T = V^T P^T.
-      attn_gemm(CUBLAS_OP_N, CUBLAS_OP_N, hd, T, T, v[l], hd, th, probs[l], T, tt, yh, hd, th, 1.f);
+      attention_forward(l, scale);
       heads_to_rows(atty[l], yh, B, T, NH, hd, s);
       mark("fwd.attention");
       linear(r2[l], atty[l], p(blk(l, 4)), p(blk(l, 5)), C, C, res[l]);
@@ -353,7 +400,6 @@ struct GptModel::Impl {
   void backward(int micro) {
     const bool acc = micro > 0;
     const int C = m.width, NH = m.heads, hd = m.head_dim(), Vp = m.padded_vocab, rows = static_cast<int>(BT);
-    const long long th = static_cast<long long>(T) * hd, tt = static_cast<long long>(T) * T;
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
     const int L = m.layers;
     // logits now hold d loss / d logits.
@@ -377,13 +423,7 @@ struct GptModel::Impl {
       linear_input_grad(dtmp, dres, p(blk(l, 4)), C, C);
       mark("bwd.gemm_proj");
       rows_to_heads(dyh, dtmp, B, T, NH, hd, s);
-      // dP = dY V^T ; dV = P^T dY.
-      attn_gemm(CUBLAS_OP_T, CUBLAS_OP_N, T, T, hd, v[l], hd, th, dyh, hd, th, dprobs, T, tt, 1.f);
-      attn_gemm(CUBLAS_OP_N, CUBLAS_OP_T, hd, T, T, dyh, hd, th, probs[l], T, tt, dv, hd, th, 1.f);
-      causal_softmax_backward(dprobs, probs[l], B * NH, T, s);
-      // dQ = scale dS K ; dK = scale dS^T Q.
-      attn_gemm(CUBLAS_OP_N, CUBLAS_OP_N, hd, T, T, k[l], hd, th, dprobs, T, tt, dq, hd, th, scale);
-      attn_gemm(CUBLAS_OP_N, CUBLAS_OP_T, hd, T, T, q[l], hd, th, dprobs, T, tt, dk, hd, th, scale);
+      attention_backward(l, scale);
       merge_head_grads(dqkv, dq, dk, dv, B, T, NH, hd, s);
       mark("bwd.attention");
       linear_weight_grad(g(blk(l, 2)), g(blk(l, 3)), dqkv, ln1[l], C, 3 * C, acc);
