@@ -382,6 +382,75 @@ __global__ void causal_softmax_forward_kernel(bf16* p, long long rows, int T, in
     r[j] = j <= i ? __float2bfloat16(__expf(__bfloat162float(r[j]) - mx) * inv) : __float2bfloat16(0.f);
 }
 
+// The same with 16-byte accesses (blk a multiple of 8): one online max/sum pass over columns
+// 0..i, one pass writing up to the block's end.
+__global__ void causal_softmax_forward_vec_kernel(bf16* p, long long rows, int T, int blk) {
+  const long long row = blockIdx.x * static_cast<long long>(blockDim.x / kWarp) + threadIdx.x / kWarp;
+  const int lane = threadIdx.x % kWarp;
+  if (row >= rows) return;
+  const int i = static_cast<int>(row % T);
+  bf16* r = p + row * T;
+  float mx = -INFINITY, sum = 0.f;
+  for (int j = lane * 8; j <= i; j += kWarp * 8) {
+    const uint4 v = *reinterpret_cast<const uint4*>(r + j);
+    const bf16* v8 = reinterpret_cast<const bf16*>(&v);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      if (j + k > i) break;
+      const float x = __bfloat162float(v8[k]);
+      if (x > mx) {
+        sum = sum * __expf(mx - x) + 1.f;
+        mx = x;
+      } else {
+        sum += __expf(x - mx);
+      }
+    }
+  }
+  const float row_mx = warp_max(mx);
+  sum = warp_sum(mx == -INFINITY ? 0.f : sum * __expf(mx - row_mx));
+  const float inv = 1.f / sum;
+  const int end = (i / blk + 1) * blk;
+  for (int j = lane * 8; j < end; j += kWarp * 8) {
+    uint4 v = *reinterpret_cast<const uint4*>(r + j);
+    bf16* v8 = reinterpret_cast<bf16*>(&v);
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      v8[k] = j + k <= i ? __float2bfloat16(__expf(__bfloat162float(v8[k]) - row_mx) * inv) : __float2bfloat16(0.f);
+    *reinterpret_cast<uint4*>(r + j) = v;
+  }
+}
+
+__global__ void causal_softmax_backward_vec_kernel(bf16* dp, const bf16* p, long long rows, int T, int blk) {
+  const long long row = blockIdx.x * static_cast<long long>(blockDim.x / kWarp) + threadIdx.x / kWarp;
+  const int lane = threadIdx.x % kWarp;
+  if (row >= rows) return;
+  const int i = static_cast<int>(row % T);
+  bf16* d = dp + row * T;
+  const bf16* pr = p + row * T;
+  float dot = 0.f;
+  for (int j = lane * 8; j <= i; j += kWarp * 8) {
+    const uint4 pv = *reinterpret_cast<const uint4*>(pr + j);
+    const uint4 dv = *reinterpret_cast<const uint4*>(d + j);
+    const bf16* p8 = reinterpret_cast<const bf16*>(&pv);
+    const bf16* d8 = reinterpret_cast<const bf16*>(&dv);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) dot += __bfloat162float(p8[k]) * __bfloat162float(d8[k]);  // P is 0 after i
+  }
+  dot = warp_sum(dot);
+  const int end = (i / blk + 1) * blk;
+  for (int j = lane * 8; j < end; j += kWarp * 8) {
+    const uint4 pv = *reinterpret_cast<const uint4*>(pr + j);
+    uint4 dv = *reinterpret_cast<const uint4*>(d + j);
+    const bf16* p8 = reinterpret_cast<const bf16*>(&pv);
+    bf16* d8 = reinterpret_cast<bf16*>(&dv);
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      d8[k] = j + k <= i ? __float2bfloat16(__bfloat162float(p8[k]) * (__bfloat162float(d8[k]) - dot))
+                         : __float2bfloat16(0.f);
+    *reinterpret_cast<uint4*>(d + j) = dv;
+  }
+}
+
 __global__ void causal_softmax_backward_kernel(bf16* dp, const bf16* p, long long rows, int T, int blk) {
   const long long row = blockIdx.x * static_cast<long long>(blockDim.x / kWarp) + threadIdx.x / kWarp;
   const int lane = threadIdx.x % kWarp;
@@ -599,13 +668,21 @@ void rows_to_heads(bf16* out, const bf16* in, int B, int T, int NH, int hd, cuda
 
 void causal_softmax_forward(bf16* p, int count, int T, int blk, cudaStream_t s) {
   const long long rows = static_cast<long long>(count) * T;
-  causal_softmax_forward_kernel<<<grid_for(rows, 8), 256, 0, s>>>(p, rows, T, blk);
+  if (blk % 8 == 0) {
+    causal_softmax_forward_vec_kernel<<<grid_for(rows, 8), 256, 0, s>>>(p, rows, T, blk);
+  } else {
+    causal_softmax_forward_kernel<<<grid_for(rows, 8), 256, 0, s>>>(p, rows, T, blk);
+  }
   CUDA_CHECK(cudaGetLastError());
 }
 
 void causal_softmax_backward(bf16* dp, const bf16* p, int count, int T, int blk, cudaStream_t s) {
   const long long rows = static_cast<long long>(count) * T;
-  causal_softmax_backward_kernel<<<grid_for(rows, 8), 256, 0, s>>>(dp, p, rows, T, blk);
+  if (blk % 8 == 0) {
+    causal_softmax_backward_vec_kernel<<<grid_for(rows, 8), 256, 0, s>>>(dp, p, rows, T, blk);
+  } else {
+    causal_softmax_backward_kernel<<<grid_for(rows, 8), 256, 0, s>>>(dp, p, rows, T, blk);
+  }
   CUDA_CHECK(cudaGetLastError());
 }
 
