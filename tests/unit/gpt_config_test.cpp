@@ -5,6 +5,7 @@
 
 #include "common/error.hpp"
 #include "workloads/gpt/gpt_config.hpp"
+#include "workloads/registry/registry.hpp"
 
 using namespace scalebench;
 using namespace scalebench::gpt;
@@ -214,4 +215,23 @@ TEST(GptConfig, ParamsAndErrorsNameTheField) {
   EXPECT_EQ(err(Json{{"zero", 3}}).rfind("zero:", 0), 0u);
   EXPECT_EQ(err(Json{{"layers", -2}}).rfind("layers:", 0), 0u);
   EXPECT_EQ(err(Json{{"recompute", true}}).rfind("recompute:", 0), 0u);
+}
+
+// The registry's declaration: its defaults are the configuration's, and its checks are
+// gpt::Config's, naming the field.
+TEST(GptConfig, RegistryDeclaration) {
+  const WorkloadDef* d = find_workload("gpt");
+  ASSERT_NE(d, nullptr);
+  EXPECT_TRUE(d->needs_gpus);
+  const Json defaults = with_defaults("gpt", Json::object());
+  const Config c = Config::from_params(defaults), plain = Config::from_params(Json::object());
+  EXPECT_EQ(c.to_json(), plain.to_json());
+  EXPECT_EQ(defaults.at("micro_batch"), 16);
+  EXPECT_EQ(defaults.at("tp"), 1);
+  EXPECT_EQ(check_param_set(*d, Json::object()), "");
+  EXPECT_EQ(check_param_set(*d, Json{{"tp", 5}}).rfind("tp: 5 does not divide the heads (12)", 0), 0u);
+  EXPECT_EQ(check_param_set(*d, Json{{"model", "gpt2-1558m"}, {"tp", 2}}).rfind("tp: 2", 0), 0u);
+  EXPECT_EQ(check_param_set(*d, Json{{"seq", 4096}}).rfind("seq:", 0), 0u);
+  EXPECT_EQ(check_param_set(*d, Json{{"recompute", true}}).rfind("recompute:", 0), 0u);
+  EXPECT_EQ(check_param_set(*d, Json{{"model", "gpt2-tiny"}, {"seq", 64}}), "");
 }

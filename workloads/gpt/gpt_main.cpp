@@ -14,12 +14,14 @@
 #include "workloads/gpt/gpt_bench.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/registry/registry.hpp"
 
 namespace scalebench {
 
-int run_gpt_workload(const MpiSession& mpi, long long run_id, const Json& spec, bool records,
-                     const std::function<void(const Json&)>& emit) {
-  const Json params = spec.at("params");
+int run_gpt_workload(const RunRequest& run) {
+  const MpiSession& mpi = *run.mpi;
+  const Json& spec = run.spec;
+  const Json params = with_defaults("gpt", spec.at("params"));  // the registry's defaults
   const gpt::Config cfg = gpt::Config::from_params(params);
   if (cfg.dp * cfg.tp != mpi.size())
     throw Error("dp x tp = " + std::to_string(cfg.dp * cfg.tp) + " must equal the run's ranks (" +
@@ -85,7 +87,7 @@ int run_gpt_workload(const MpiSession& mpi, long long run_id, const Json& spec, 
   cublasLtGetProperty(PATCH_LEVEL, &v);
   lt += "." + std::to_string(v);
   w.versions = Json{{"cublaslt", lt}};
-  return compute::run_compute_workload(mpi, run_id, spec, records, emit, w);
+  return compute::run_compute_workload(mpi, run.run_id, spec, run.records, run.emit, w);
 }
 
 }  // namespace scalebench
