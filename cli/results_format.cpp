@@ -1,11 +1,13 @@
 #include "cli/results_format.hpp"
 
+#include <algorithm>
 #include <iomanip>
 #include <map>
 #include <sstream>
 #include <vector>
 
 #include "common/units.hpp"
+#include "workloads/registry/registry.hpp"
 
 namespace scalebench {
 
@@ -33,13 +35,27 @@ std::string size_of(const Json& r) {
   if (!r.contains("point") || !r["point"].contains("size")) return "";
   return format_size(r["point"]["size"].get<std::uint64_t>());
 }
-// Parameters that tell points apart in a table (the sweep's usual axes).
+// Parameters that tell points apart in a table: the workload's table columns (its registry
+// declaration); a text value as itself, a true flag as its name (in_place: in-place), a number as
+// name=value.
 std::string what(const Json& r) {
   const Json p = r.value("params", Json::object());
+  const WorkloadDef* def =
+      r.contains("workload") && r["workload"].is_string() ? find_workload(r["workload"].get<std::string>()) : nullptr;
   std::string s;
-  for (const char* k : {"op", "dtype", "backend"})
-    if (p.contains(k) && p[k].is_string()) s += (s.empty() ? "" : " ") + p[k].get<std::string>();
-  if (p.value("in_place", false)) s += " in-place";
+  auto add = [&](const std::string& word) { s += (s.empty() ? "" : " ") + word; };
+  for (const auto& k : def ? def->table_columns : std::vector<std::string>{}) {
+    if (!p.contains(k)) continue;
+    const Json& v = p[k];
+    if (v.is_string())
+      add(v.get<std::string>());
+    else if (v.is_boolean() && v.get<bool>()) {
+      std::string name = k;
+      std::replace(name.begin(), name.end(), '_', '-');
+      add(name);
+    } else if (v.is_number())
+      add(k + "=" + v.dump());
+  }
   return s;
 }
 }  // namespace

@@ -111,7 +111,6 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
     variants.push_back(std::move(only));
   }
 
-  const WorkloadDef* wl = find_workload(ex.workload);
   std::vector<RunSpec> runs;
   for (int nodes : ex.placement.nodes)
     for (int n : unique)
@@ -148,9 +147,9 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
             }
             if (r.workload == "command" && r.command.value("launch", "") == "once") r.ranks_per_node = 1;
             // GPU-only workloads on a cluster without GPUs: skipped records with the reason, not failed runs.
-            for (const char* w : {"copy", "gemm", "conv", "rnn"})
-              if (r.workload == w && !shape.gpu)
-                r.skip_reason = "the " + r.workload + " workload needs GPUs; no agent has any";
+            const WorkloadDef* run_wl = find_workload(r.workload);
+            if (run_wl && run_wl->needs_gpus && !shape.gpu)
+              r.skip_reason = "the " + r.workload + " workload needs GPUs; no agent has any";
             if (r.params.contains("backend")) {
               std::string b = r.params["backend"];
               if (b == "auto")
@@ -176,8 +175,8 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
             if (r.skip_reason.empty() && r.gpu && !r.transport.empty() && r.transport != "nvlink" &&
                 r.nodes * r.gpus_per_node == 1)
               r.skip_reason = "one GPU crosses no link: transport " + r.transport + " would measure the same as nvlink";
-            if (wl && r.skip_reason.empty()) {
-              std::string cross = check_param_set(*wl, r.params);
+            if (run_wl && r.skip_reason.empty()) {
+              std::string cross = check_param_set(*run_wl, r.params);
               if (!cross.empty()) r.skip_reason = "invalid parameter combination: " + cross;
             }
             runs.push_back(std::move(r));

@@ -17,6 +17,7 @@
 #include "report/outliers.hpp"
 #include "report/scaling_model.hpp"
 #include "workloads/collective/collective.hpp"
+#include "workloads/registry/registry.hpp"
 
 namespace scalebench {
 
@@ -42,10 +43,13 @@ std::string format_number(double v) {
 namespace {
 
 // Parameters that only steer how a point is measured, not what is measured: never part of a
-// series' name, and never what tells two series apart.
-const std::set<std::string> kMeasurementParams = {
-    "min_bytes", "max_bytes", "step_factor", "warmup", "iters",   "time_cap_s",  "target_cv", "check", "repetitions",
-    "round",     "program",   "args",        "launch", "figures", "output_file", "timeout_s", "root",  "timeline"};
+// series' name, and never what tells two series apart. Each workload declares its own in the
+// registry; the run's repetitions, round and timeout are of the same kind.
+const std::set<std::string> kMeasurementParams = [] {
+  std::set<std::string> s(all_measurement_params().begin(), all_measurement_params().end());
+  s.insert({"repetitions", "round", "timeout_s"});
+  return s;
+}();
 // Parameters that name a collective curve's group (one chart each).
 const std::vector<std::string> kCollectiveGroupParams = {"op", "dtype", "reduce_op", "in_place"};
 

@@ -6,6 +6,7 @@
 
 #include "common/error.hpp"
 #include "common/stats.hpp"
+#include "workloads/registry/registry.hpp"
 
 namespace scalebench {
 
@@ -145,11 +146,7 @@ void check_record(const Json& r, const std::string& where) {
 }
 }  // namespace
 
-const std::vector<std::string>& default_ignored_params() {
-  static const std::vector<std::string> p = {"warmup",    "iters",     "time_cap_s",  "target_cv",
-                                             "min_bytes", "max_bytes", "step_factor", "check"};
-  return p;
-}
+const std::vector<std::string>& default_ignored_params() { return all_measurement_params(); }
 
 std::string to_string(Verdict v) {
   switch (v) {

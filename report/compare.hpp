@@ -12,8 +12,9 @@ namespace scalebench {
 // the two record sets is matched by what was measured, never by experiment name, so two
 // experiments (or a stored baseline file) compare point by point.
 
-// Parameters left out of the match by default: how a point was sampled, not what was measured.
-// The sweep bounds are among them because the point's own size is in the key.
+// Parameters left out of the match by default: how a point was sampled, not what was measured
+// (every workload's measurement parameters, as the registry declares them). The sweep bounds are
+// among them because the point's own size is in the key.
 const std::vector<std::string>& default_ignored_params();
 
 // The key two records of the same measurement share: workload, variant, metric, unit, params

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "workloads/registry/registry.hpp"
 
 namespace scalebench {
 namespace {
@@ -161,6 +162,30 @@ TEST(Expand, CopyRunsOneProcessOverThePlacedGpusAndNeedsGpus) {
   auto host = expand(parse_experiment(body, "c.yaml"), kHost);
   ASSERT_FALSE(host.empty());
   EXPECT_EQ(host[0].skip_reason, "the copy workload needs GPUs; no agent has any");
+}
+
+TEST(Expand, EveryGpuWorkloadOnAHostOnlyClusterIsSkippedWithTheReason) {
+  // The registry says which workloads need GPUs; train was once missing from a list here.
+  for (const auto& def : workload_defs()) {
+    if (!def.needs_gpus) continue;
+    const std::string body = "name: g\nworkload: " + def.name + "\n";
+    auto runs = expand(parse_experiment(body, "g.yaml"), kHost);
+    ASSERT_FALSE(runs.empty()) << def.name;
+    for (const auto& r : runs) {
+      EXPECT_EQ(r.skip_reason, "the " + def.name + " workload needs GPUs; no agent has any") << def.name;
+      EXPECT_TRUE(r.fail_reason.empty()) << def.name;
+    }
+  }
+}
+
+TEST(Expand, TrainOnAHostOnlyClusterIsSkippedNotFailed) {
+  auto runs = expand(parse_experiment("name: t\nworkload: train\nparams: {model: tiny}\n", "t.yaml"), kHost);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].skip_reason, "the train workload needs GPUs; no agent has any");
+  EXPECT_FALSE(runs[0].gpu);
+  auto gpu = expand(parse_experiment("name: t\nworkload: train\nparams: {model: tiny}\n", "t.yaml"), kGpu4);
+  ASSERT_EQ(gpu.size(), 1u);
+  EXPECT_EQ(gpu[0].skip_reason, "");
 }
 
 TEST(Expand, VariantParamsOverrideSweepValues) {

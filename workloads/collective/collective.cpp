@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/error.hpp"
+#include "workloads/registry/registry.hpp"
 
 namespace scalebench::collective {
 
@@ -117,25 +118,26 @@ std::vector<std::uint64_t> size_sweep(std::uint64_t min_bytes, std::uint64_t max
   return out;
 }
 
-Config Config::from_params(const Json& p, int repetitions) {
+Config Config::from_params(const Json& params, int repetitions) {
+  const Json p = with_defaults("collective", params);
   Config c;
-  c.backend = p.value("backend", "mpi");
-  c.op = parse_op(p.value("op", "all_reduce"));
-  c.dtype = parse_dtype(p.value("dtype", "float32"));
-  c.redop = parse_redop(p.value("reduce_op", "sum"));
-  c.min_bytes = p.value("min_bytes", std::uint64_t{8});
-  c.max_bytes = p.value("max_bytes", std::uint64_t{64u << 20});
-  c.step_factor = p.value("step_factor", 2.0);
-  c.warmup = p.value("warmup", 5);
-  c.iters = p.contains("iters") && p["iters"].is_number_integer() ? p["iters"].get<int>() : 0;
-  c.in_place = p.value("in_place", false);
-  c.cuda_graph = p.value("cuda_graph", false);
-  c.blocking = p.value("blocking", false);
-  c.gpus_per_process = p.value("gpus_per_process", 1);
-  c.root = p.value("root", 0);
-  c.check = p.value("check", true);
-  c.time_cap_s = p.value("time_cap_s", 2.0);
-  c.target_cv = p.value("target_cv", 0.0);
+  c.backend = p.at("backend") == "auto" ? "mpi" : p.at("backend").get<std::string>();
+  c.op = parse_op(p.at("op"));
+  c.dtype = parse_dtype(p.at("dtype"));
+  c.redop = parse_redop(p.at("reduce_op"));
+  c.min_bytes = p.at("min_bytes").get<std::uint64_t>();
+  c.max_bytes = p.at("max_bytes").get<std::uint64_t>();
+  c.step_factor = p.at("step_factor").get<double>();
+  c.warmup = p.at("warmup").get<int>();
+  c.iters = p.at("iters").is_number_integer() ? p.at("iters").get<int>() : 0;  // "auto": 0
+  c.in_place = p.at("in_place").get<bool>();
+  c.cuda_graph = p.at("cuda_graph").get<bool>();
+  c.blocking = p.at("blocking").get<bool>();
+  c.gpus_per_process = p.at("gpus_per_process").get<int>();
+  c.root = p.at("root").get<int>();
+  c.check = p.at("check").get<bool>();
+  c.time_cap_s = p.at("time_cap_s").get<double>();
+  c.target_cv = p.at("target_cv").get<double>();
   c.repetitions = repetitions;
   return c;
 }

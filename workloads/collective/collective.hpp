@@ -32,25 +32,28 @@ Layout layout_for(Op op, std::uint64_t requested_bytes, DType t, int nranks);
 std::vector<std::uint64_t> size_sweep(std::uint64_t min_bytes, std::uint64_t max_bytes, double factor,
                                       std::size_t elem);
 
-// The resolved parameters of one run of the collective workload.
+// The resolved parameters of one run of the collective workload. Their defaults are the
+// registry's (collective_declaration.cpp), which from_params fills in; a default-constructed
+// Config is zero (the first op, dtype and reduction), for tests that set what they use.
 struct Config {
   std::string backend;
-  Op op = Op::kAllReduce;
-  DType dtype = DType::kFloat32;
-  RedOp redop = RedOp::kSum;
-  std::uint64_t min_bytes = 8, max_bytes = 64u << 20;
-  double step_factor = 2;
-  int warmup = 5;
+  Op op{};
+  DType dtype{};
+  RedOp redop{};
+  std::uint64_t min_bytes = 0, max_bytes = 0;
+  double step_factor = 0;
+  int warmup = 0;
   int iters = 0;  // 0: auto
   bool in_place = false;
   bool cuda_graph = false;  // a sample's operations launched as one captured graph (nccl-tests -G)
   bool blocking = false;    // the host waits for each operation (nccl-tests -z 1)
-  int gpus_per_process = 1;
+  int gpus_per_process = 0;
   int root = 0;
-  bool check = true;
-  double time_cap_s = 2;
+  bool check = false;
+  double time_cap_s = 0;
   double target_cv = 0;
-  int repetitions = 20;
+  int repetitions = 0;
+  // `params` over the registry's defaults; backend "auto" (unresolved) reads as mpi.
   static Config from_params(const Json& params, int repetitions);
 };
 

@@ -209,15 +209,25 @@ std::vector<int> wait_for_exit(std::vector<Running>& procs, std::chrono::steady_
 }
 }  // namespace
 
-int run_command_workload(long long run_id, const Json& spec, const MpirunOptions& mpirun,
-                         const std::function<void(const Json&)>& emit) {
+int run_command_workload(const RunRequest& run) {
+  MpirunOptions mpirun = run.mpirun;
+  if (run.run_file.is_object() && run.run_file.value("hosts", Json::array()).size() > 1) {
+    // Over several nodes each rank must see its own host's GPUs: through scalebench-run's
+    // --exec-on-host, which reads the run file from this variable.
+    setenv("SCALEBENCH_RUN_FILE", run.run_file.dump().c_str(), 1);
+    mpirun.rank_prefix = {executable_dir() + "/scalebench-run", "--exec-on-host", "SCALEBENCH_RUN_FILE", "--"};
+    mpirun.args.insert(mpirun.args.end(), {"-x", "SCALEBENCH_RUN_FILE"});
+  }
+  const long long run_id = run.run_id;
+  const Json& spec = run.spec;
+  const auto& emit = run.emit;
   const CommandSpec command = command_from_json(spec.at("command"));
   const int ranks = spec.value("nodes", 1) * spec.value("ranks_per_node", 1);
 
   const Topology gpus = visible_gpus();
   RunEnvironment env = capture_local_environment(ranks, gpus, "command");
   if (const char* run_file = std::getenv("SCALEBENCH_RUN_FILE")) {
-    // Over several nodes (run_main put the run file here): the placement is the run's hosts.
+    // Over several nodes (put here above): the placement is the run's hosts.
     const Json hosts = Json::parse(run_file).value("hosts", Json::array());
     if (hosts.size() > 1) {
       Json names = Json::array();

@@ -3,6 +3,7 @@
 
 #include "common/json.hpp"
 #include "workloads/command/command_launch.hpp"
+#include "workloads/run_request.hpp"
 
 namespace scalebench {
 
@@ -12,7 +13,6 @@ namespace scalebench {
 // ready-made parser's and the figures'. A program that cannot be found is a skipped record; one
 // that exits non-zero or lacks a figure is a failed record with its output's last lines.
 // Returns 0, or 3 when the run failed or timed out.
-int run_command_workload(long long run_id, const Json& spec, const MpirunOptions& mpirun,
-                         const std::function<void(const Json&)>& emit);
+int run_command_workload(const RunRequest& run);
 
 }  // namespace scalebench

@@ -6,6 +6,7 @@
 
 #include "common/error.hpp"
 #include "common/stats.hpp"
+#include "workloads/registry/registry.hpp"
 
 namespace scalebench::copy {
 
@@ -39,26 +40,27 @@ const char* name(Test t) {
 const char* name(Engine e) { return e == Engine::kCE ? "ce" : "sm"; }
 const char* name(Direction d) { return d == Direction::kRead ? "read" : "write"; }
 
-Config Config::from_params(const Json& p, int repetitions) {
+Config Config::from_params(const Json& params, int repetitions) {
+  const Json p = with_defaults("copy", params);
   Config c;
-  c.test = parse_test(p.value("test", "d2d"));
-  c.engine = parse_engine(p.value("engine", "ce"));
-  c.direction = parse_direction(p.value("direction", "write"));
-  c.bidirectional = p.value("bidirectional", false);
-  c.peer_access = p.value("peer_access", true);
-  c.bytes = p.value("bytes", kDefaultBytes);
-  c.iters = p.contains("iters") && p["iters"].is_number_integer() ? p["iters"].get<int>() : 0;
-  c.warmup = p.value("warmup", kDefaultWarmup);
-  c.time_cap_s = p.value("time_cap_s", 0.1);
-  c.target_cv = p.value("target_cv", 0.0);
-  c.check = p.value("check", true);
+  c.test = parse_test(p.at("test"));
+  c.engine = parse_engine(p.at("engine"));
+  c.direction = parse_direction(p.at("direction"));
+  c.bidirectional = p.at("bidirectional").get<bool>();
+  c.peer_access = p.at("peer_access").get<bool>();
+  c.bytes = p.at("bytes").get<std::uint64_t>();
+  c.iters = p.at("iters").is_number_integer() ? p.at("iters").get<int>() : 0;  // "auto": 0
+  c.warmup = p.at("warmup").get<int>();
+  c.time_cap_s = p.at("time_cap_s").get<double>();
+  c.target_cv = p.at("target_cv").get<double>();
+  c.check = p.at("check").get<bool>();
   c.repetitions = repetitions;
   return c;
 }
 
 Json resolved_params(const Json& params) {
   Json p = params;
-  const std::string test = p.value("test", "d2d");
+  const std::string test = with_defaults("copy", p).at("test");
   if (test == "h2d") p["direction"] = "read";
   if (test == "d2h") p["direction"] = "write";
   return p;

@@ -49,8 +49,12 @@ void add_peak(const Topology& t, bool peer_access, Json& rec) {
 }
 }  // namespace
 
-int run_copy_workload(const MpiSession& mpi, long long run_id, const Json& spec, bool records,
-                      const std::function<void(const Json&)>& emit) {
+int run_copy_workload(const RunRequest& run) {
+  const MpiSession& mpi = *run.mpi;
+  const long long run_id = run.run_id;
+  const Json& spec = run.spec;
+  const bool records = run.records;
+  const auto& emit = run.emit;
   const Json params = copy::resolved_params(spec.at("params"));
   const copy::Config cfg = copy::Config::from_params(params, spec.value("repetitions", 20));
   const bool lead = mpi.rank() == 0;

@@ -3,6 +3,7 @@
 
 #include "common/json.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"
+#include "workloads/run_request.hpp"
 
 namespace scalebench {
 
@@ -12,7 +13,6 @@ namespace scalebench {
 // nvbandwidth-style matrix goes to stdout at the end. Rank 0 measures; any other ranks only take
 // part in the environment capture and wait. Returns the exit code: 0, or 3 when a case failed
 // or a check found wrong data. Built only with SCALEBENCH_HAVE_CUDA.
-int run_copy_workload(const MpiSession& mpi, long long run_id, const Json& spec, bool records,
-                      const std::function<void(const Json&)>& emit);
+int run_copy_workload(const RunRequest& run);
 
 }  // namespace scalebench

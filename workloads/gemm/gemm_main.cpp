@@ -9,8 +9,12 @@
 
 namespace scalebench {
 
-int run_gemm_workload(const MpiSession& mpi, long long run_id, const Json& spec, bool records,
-                      const std::function<void(const Json&)>& emit) {
+int run_gemm_workload(const RunRequest& run) {
+  const MpiSession& mpi = *run.mpi;
+  const long long run_id = run.run_id;
+  const Json& spec = run.spec;
+  const bool records = run.records;
+  const auto& emit = run.emit;
   const int repetitions = spec.value("repetitions", 20);
   const gemm::Config cfg = gemm::Config::from_params(spec.at("params"));  // bad parameters fail before any GPU work
   compute::ComputeWorkload w;

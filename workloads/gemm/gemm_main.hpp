@@ -3,13 +3,13 @@
 
 #include "common/json.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"
+#include "workloads/run_request.hpp"
 
 namespace scalebench {
 
 // The gemm workload (docs/gemm.md) as scalebench-run runs it: one rank per GPU, every GPU
 // measuring each shape at the same moment. With `records`, every record goes to `emit`; without,
 // a table goes to stdout. Returns 0, or 3 when a point failed. Built only with SCALEBENCH_HAVE_CUDA.
-int run_gemm_workload(const MpiSession& mpi, long long run_id, const Json& spec, bool records,
-                      const std::function<void(const Json&)>& emit);
+int run_gemm_workload(const RunRequest& run);
 
 }  // namespace scalebench

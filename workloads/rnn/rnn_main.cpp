@@ -6,8 +6,12 @@
 
 namespace scalebench {
 
-int run_rnn_workload(const MpiSession& mpi, long long run_id, const Json& spec, bool records,
-                     const std::function<void(const Json&)>& emit) {
+int run_rnn_workload(const RunRequest& run) {
+  const MpiSession& mpi = *run.mpi;
+  const long long run_id = run.run_id;
+  const Json& spec = run.spec;
+  const bool records = run.records;
+  const auto& emit = run.emit;
   const rnn::Config cfg = rnn::Config::from_params(spec.at("params"));
   Json timing_params = spec.at("params");
   if (!timing_params.value("iters", Json(0)).is_number_integer()) timing_params["iters"] = 0;  // auto

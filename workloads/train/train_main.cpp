@@ -12,8 +12,12 @@
 
 namespace scalebench {
 
-int run_train_workload(const MpiSession& mpi, long long run_id, const Json& spec, bool records,
-                       const std::function<void(const Json&)>& emit) {
+int run_train_workload(const RunRequest& run) {
+  const MpiSession& mpi = *run.mpi;
+  const long long run_id = run.run_id;
+  const Json& spec = run.spec;
+  const bool records = run.records;
+  const auto& emit = run.emit;
   const Json params = spec.at("params");
   const train::Config cfg = train::Config::from_params(params);
   compute::TimingConfig timing = compute::TimingConfig::from_params(params, spec.value("repetitions", 20));

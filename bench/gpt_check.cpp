@@ -1,0 +1,148 @@
+// The gpt workload's check and timing program, for development on a GPU machine:
+//   scalebench-gpt-check gradcheck                       fp64 gradient check of the tiny model
+//   scalebench-gpt-check time MODEL BATCH SEQ [ACCUM] [SAMPLES] [STEPS]
+//                                                        tokens/s, MFU, step split, peak memory
+//   scalebench-gpt-check dump DIR [MODEL] [BATCH] [SEQ]  initial weights, tokens and our first 10
+//                                                        losses for tests/gpt/compare_torch.py
+// Prints one JSON object per line; exits 1 when a check fails.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "workloads/gpt/gpt_bench.hpp"
+#include "workloads/gpu/cuda_handles.hpp"
+
+using namespace scalebench;
+using namespace scalebench::gpt;
+
+namespace {
+
+int arg_int(int argc, char** argv, int i, int fallback) { return i < argc ? std::stoi(argv[i]) : fallback; }
+
+int time_model(const std::string& name, int B, int T, int accum, int samples, int steps) {
+  const ModelShape m = model_shape(name);
+  gpu::Stream stream;
+  GptModel model(m, B, T, 1234, stream.get());
+  const StepTiming t = time_steps(model, stream.get(), accum, Hyper{}, 3, samples, steps);
+  std::vector<double> s = t.step_seconds;
+  std::sort(s.begin(), s.end());
+  const double median = s[s.size() / 2];
+  const double tokens = static_cast<double>(B) * T * accum;
+  cudaDeviceProp prop{};
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  const double peak = dense_bf16_peak(prop.major, prop.minor);
+  const double fpt = flops_per_token(m, T);
+  Json out{{"model", m.name},
+           {"batch", B},
+           {"seq", T},
+           {"grad_accum", accum},
+           {"gpu", prop.name},
+           {"tokens_per_s", tokens / median},
+           {"tokens_per_s_best", tokens / s.front()},
+           {"mfu_pct", mfu_percent(tokens / median, fpt, peak)},
+           {"step_ms_median", median * 1e3},
+           {"step_ms_min", s.front() * 1e3},
+           {"step_ms_max", s.back() * 1e3},
+           {"samples", s.size()},
+           {"steps_per_sample", steps},
+           {"forward_ms", t.forward_ms},
+           {"backward_ms", t.backward_ms},
+           {"optimizer_ms", t.optimizer_ms},
+           {"model_gib", static_cast<double>(model.device_bytes()) / 1073741824.0},
+           {"device_used_gib", static_cast<double>(t.peak_bytes) / 1073741824.0},
+           {"loss_first", t.loss_first},
+           {"loss_last", t.loss_last},
+           {"flops_per_token", fpt},
+           {"peak_tflops", peak / 1e12},
+           {"profile", model.profile(accum, Hyper{})}};
+  std::cout << out.dump() << std::endl;
+  return 0;
+}
+
+template <typename T>
+void write_raw(std::ofstream& f, const T& v) {
+  f.write(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+// Weights file (little-endian): 8 bytes "SBGPT001", int32 layers, width, heads, padded_vocab, seq,
+// int64 count, then count fp32 values in parameter_layout order, each matrix [out, in] row-major
+// (PyTorch's nn.Linear / nn.Embedding layout). Tokens file: int32 B, T, then B x T inputs and
+// B x T targets.
+int dump(const std::string& dir, const std::string& name, int B, int T) {
+  const ModelShape m = model_shape(name);
+  gpu::Stream stream;
+  GptModel model(m, B, T, 4321, stream.get());
+  std::mt19937_64 rng(99);
+  std::vector<int> tokens(static_cast<std::size_t>(B) * T), targets(tokens.size());
+  for (int& t : tokens) t = static_cast<int>(rng() % static_cast<unsigned long long>(m.vocab));
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < T; ++t)
+      targets[static_cast<std::size_t>(b) * T + t] = tokens[static_cast<std::size_t>(b) * T + (t + 1) % T];
+  model.set_tokens(tokens, targets);
+  const std::vector<float> w = model.master();
+  {
+    std::ofstream f(dir + "/gpt_weights.bin", std::ios::binary);
+    f.write("SBGPT001", 8);
+    for (int v : {m.layers, m.width, m.heads, m.padded_vocab, T}) write_raw(f, static_cast<std::int32_t>(v));
+    write_raw(f, static_cast<std::int64_t>(w.size()));
+    f.write(reinterpret_cast<const char*>(w.data()), static_cast<std::streamsize>(w.size() * sizeof(float)));
+  }
+  {
+    std::ofstream f(dir + "/gpt_tokens.bin", std::ios::binary);
+    write_raw(f, static_cast<std::int32_t>(B));
+    write_raw(f, static_cast<std::int32_t>(T));
+    f.write(reinterpret_cast<const char*>(tokens.data()), static_cast<std::streamsize>(tokens.size() * 4));
+    f.write(reinterpret_cast<const char*>(targets.data()), static_cast<std::streamsize>(targets.size() * 4));
+  }
+  Json losses = Json::array();
+  for (int i = 0; i < 10; ++i) {
+    model.step(1, Hyper{});
+    losses.push_back(model.loss());
+  }
+  std::ofstream(dir + "/gpt_losses.json") << losses.dump() << "\n";
+  std::cout << Json{{"dump", dir}, {"model", m.name}, {"batch", B}, {"seq", T}, {"losses", losses}}.dump() << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::string mode = argc > 1 ? argv[1] : "gradcheck";
+    if (mode == "gradcheck") {
+      const GradCheck g = gradient_check("gpt2-tiny", 2, 32, 24, 0.1, 7);
+      std::cout << Json{{"gradient_check", g.to_json()}}.dump() << std::endl;
+      // A fixed batch: the loss must fall over 10 steps.
+      gpu::Stream stream;
+      GptModel model(model_shape("gpt2-tiny"), 4, 64, 11, stream.get());
+      model.step(1, Hyper{});
+      const float first = model.loss();
+      for (int i = 0; i < 9; ++i) model.step(1, Hyper{1e-3f});
+      const float last = model.loss();
+      std::cout << Json{{"train_check", {{"loss_first", first}, {"loss_last", last}, {"ok", last < first}}}}.dump()
+                << std::endl;
+      return g.ok && last < first ? 0 : 1;
+    }
+    if (mode == "time" && argc >= 5)
+      return time_model(argv[2], std::stoi(argv[3]), std::stoi(argv[4]), arg_int(argc, argv, 5, 1),
+                        arg_int(argc, argv, 6, 5), arg_int(argc, argv, 7, 10));
+    if (mode == "dump" && argc >= 3)
+      return dump(argv[2], argc > 3 ? argv[3] : "gpt2-tiny", arg_int(argc, argv, 4, 4), arg_int(argc, argv, 5, 64));
+    std::cerr << "usage: scalebench-gpt-check gradcheck | time MODEL BATCH SEQ [ACCUM] [SAMPLES] [STEPS] | dump DIR "
+                 "[MODEL] [BATCH] [SEQ]\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,237 @@
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "common/error.hpp"
+#include "workloads/gpt/gpt_config.hpp"
+#include "workloads/registry/registry.hpp"
+
+using namespace scalebench;
+using namespace scalebench::gpt;
+
+namespace {
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(GptConfig, Gpt2Shapes) {
+  const ModelShape s = model_shape("gpt2-124m");
+  EXPECT_EQ(s.layers, 12);
+  EXPECT_EQ(s.width, 768);
+  EXPECT_EQ(s.heads, 12);
+  EXPECT_EQ(s.head_dim(), 64);
+  EXPECT_EQ(s.mlp, 3072);
+  EXPECT_EQ(s.vocab, 50257);
+  EXPECT_EQ(s.padded_vocab, 50304);
+  EXPECT_TRUE(s.tied());
+  EXPECT_EQ(model_shape("gpt2-350m").layers, 24);
+  EXPECT_EQ(model_shape("gpt2-774m").width, 1280);
+  const ModelShape xl = model_shape("gpt2-1.5b");
+  EXPECT_EQ(xl.name, "gpt2-1558m");
+  EXPECT_EQ(xl.layers, 48);
+  EXPECT_EQ(xl.heads, 25);
+  EXPECT_EQ(xl.head_dim(), 64);
+}
+
+TEST(GptConfig, LlamaShapeAndLayers) {
+  const ModelShape l = model_shape("llama3-8b", 4);
+  EXPECT_EQ(l.family, Family::kLlama);
+  EXPECT_EQ(l.layers, 4);
+  EXPECT_EQ(l.width, 4096);
+  EXPECT_EQ(l.kv_heads, 8);
+  EXPECT_EQ(l.mlp, 14336);
+  EXPECT_EQ(l.padded_vocab, 128256);
+  EXPECT_FALSE(l.tied());
+  EXPECT_EQ(model_shape("llama3-8b").layers, 32);
+}
+
+// The counts PyTorch's GPT-2 (../shared/peers/torch_gpt.py, padded vocabulary, positions = seq)
+// reports: sum of numel over parameters().
+TEST(GptConfig, ParameterCounts) {
+  EXPECT_EQ(parameter_count(model_shape("gpt2-124m"), 1024), 124475904);
+  EXPECT_EQ(parameter_count_without_positions(model_shape("gpt2-124m"), 1024), 124475904 - 1024 * 768);
+  EXPECT_EQ(parameter_count(model_shape("gpt2-350m"), 1024), 354871296);
+  EXPECT_EQ(parameter_count(model_shape("gpt2-774m"), 1024), 774090240);
+  EXPECT_EQ(parameter_count(model_shape("gpt2-1558m"), 1024), 1557686400);
+  // Llama 3 8B: 8,030,261,248 parameters (Meta's model card count).
+  EXPECT_EQ(parameter_count(model_shape("llama3-8b"), 8192), 8030261248LL);
+}
+
+TEST(GptConfig, LayoutIsContiguous) {
+  const std::vector<Tensor> t = parameter_layout(model_shape("gpt2-tiny"), 32);
+  long long at = 0;
+  for (const Tensor& x : t) {
+    EXPECT_EQ(x.offset, at) << x.name;
+    at += x.numel();
+  }
+  EXPECT_EQ(t.front().name, "wte");
+  EXPECT_EQ(t[1].name, "wpe");
+  EXPECT_EQ(t[1].rows, 32);
+  EXPECT_EQ(t.back().name, "ln_f.bias");
+  // 2 blocks of 12 tensors each, embeddings, final norm.
+  EXPECT_EQ(t.size(), 2u + 24u + 2u);
+}
+
+TEST(GptConfig, FlopFormula) {
+  const ModelShape s = model_shape("gpt2-124m");
+  const double n = 124475904.0 - 1024 * 768;
+  EXPECT_DOUBLE_EQ(flops_per_token(s, 1024), 6 * n + 12.0 * 12 * 768 * 1024);
+  // 1.5B at seq 1024: 6 x 1,556,048,000 + 12 x 48 x 1600 x 1024.
+  EXPECT_DOUBLE_EQ(flops_per_token(model_shape("gpt2-1558m"), 1024), 6.0 * 1556048000 + 12.0 * 48 * 1600 * 1024);
+  // MFU: 494k tokens/s of 124M on one H200 is torch.compile's 42.7% (the figure its script printed).
+  const double peak = dense_bf16_peak(9, 0);
+  EXPECT_DOUBLE_EQ(peak, 989.4e12);
+  EXPECT_NEAR(mfu_percent(494e3, flops_per_token(s, 1024), peak), 42.7, 0.1);
+  EXPECT_DOUBLE_EQ(dense_bf16_peak(8, 0), 312e12);
+  EXPECT_EQ(dense_bf16_peak(12, 0), 0);
+  EXPECT_EQ(mfu_percent(1, 1, 0), 0);
+}
+
+TEST(GptConfig, TpPlanSplitsByHead) {
+  const ModelShape s = model_shape("gpt2-124m");
+  const std::vector<TensorShard> p = tp_plan(s, 1024, 4, 1);
+  auto find = [&](const std::string& n) {
+    for (const TensorShard& x : p)
+      if (x.tensor == n) return x;
+    throw Error("no " + n);
+  };
+  const TensorShard qkv = find("h.0.qkv.weight");
+  EXPECT_EQ(qkv.split, Split::kRows);
+  // Heads 3..5 (of 12, 64 wide) of Q, of K and of V.
+  ASSERT_EQ(qkv.ranges.size(), 3u);
+  EXPECT_EQ(qkv.ranges[0], (Range{192, 384}));
+  EXPECT_EQ(qkv.ranges[1], (Range{768 + 192, 768 + 384}));
+  EXPECT_EQ(qkv.ranges[2], (Range{1536 + 192, 1536 + 384}));
+  EXPECT_EQ(qkv.numel, 3 * 192 * 768);
+  EXPECT_EQ(find("h.0.qkv.bias").numel, 3 * 192);
+  const TensorShard proj = find("h.0.proj.weight");
+  EXPECT_EQ(proj.split, Split::kCols);
+  EXPECT_EQ(proj.ranges[0], (Range{192, 384}));
+  EXPECT_EQ(proj.numel, 768 * 192);
+  EXPECT_EQ(find("h.0.proj.bias").split, Split::kReplicated);
+  EXPECT_EQ(find("h.0.up.weight").ranges[0], (Range{768, 1536}));
+  EXPECT_EQ(find("h.0.down.weight").split, Split::kCols);
+  EXPECT_EQ(find("h.0.ln1.weight").split, Split::kReplicated);
+  EXPECT_EQ(find("wte").ranges[0], (Range{12576, 25152}));
+  EXPECT_EQ(find("wpe").split, Split::kReplicated);
+}
+
+TEST(GptConfig, TpShardsCoverEveryElementOnce) {
+  for (const char* name : {"gpt2-124m", "llama3-8b"}) {
+    const ModelShape s = model_shape(name, 2);
+    for (int tp : {1, 2, 4}) {
+      const std::vector<Tensor> layout = parameter_layout(s, 1024);
+      std::vector<long long> sharded(layout.size(), 0), replicated(layout.size(), 0);
+      for (int r = 0; r < tp; ++r) {
+        const std::vector<TensorShard> p = tp_plan(s, 1024, tp, r);
+        ASSERT_EQ(p.size(), layout.size());
+        for (std::size_t i = 0; i < p.size(); ++i)
+          (p[i].split == Split::kReplicated ? replicated : sharded)[i] += p[i].numel;
+      }
+      for (std::size_t i = 0; i < layout.size(); ++i) {
+        if (replicated[i]) {
+          EXPECT_EQ(replicated[i], tp * layout[i].numel()) << name << " " << layout[i].name;
+        } else {
+          EXPECT_EQ(sharded[i], layout[i].numel()) << name << " tp " << tp << " " << layout[i].name;
+        }
+      }
+    }
+  }
+}
+
+TEST(GptConfig, LlamaTpSplitsKvHeads) {
+  const ModelShape s = model_shape("llama3-8b", 1);
+  const std::vector<TensorShard> p = tp_plan(s, 8192, 8, 7);
+  const TensorShard& qkv = p[2];  // wte, ln1, qkv
+  ASSERT_EQ(qkv.tensor, "h.0.qkv.weight");
+  EXPECT_EQ(qkv.ranges[0], (Range{28 * 128, 32 * 128}));           // query heads 28..31
+  EXPECT_EQ(qkv.ranges[1], (Range{4096 + 7 * 128, 4096 + 1024}));  // key head 7
+  EXPECT_EQ(qkv.ranges[2], (Range{5120 + 7 * 128, 5120 + 1024}));  // value head 7
+}
+
+TEST(GptConfig, TpMustDivideHeads) {
+  const std::string e = error_of([] { tp_plan(model_shape("gpt2-124m"), 1024, 5, 0); });
+  EXPECT_EQ(e.rfind("tp: 5 does not divide the heads (12)", 0), 0u) << e;
+  EXPECT_NE(error_of([] { check_tp(model_shape("gpt2-1558m"), 2); }).find("tp: 2 does not divide the heads (25)"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { check_tp(model_shape("llama3-8b"), 16); }).find("KV heads"), std::string::npos);
+  EXPECT_EQ(error_of([] { check_tp(model_shape("gpt2-124m"), 4); }), "");
+}
+
+TEST(GptConfig, ZeroPlanShardsEvenly) {
+  const std::vector<Tensor> t = parameter_layout(model_shape("gpt2-tiny"), 32);
+  long long total = 0;
+  for (const Tensor& x : t) total += x.numel();
+  const std::vector<ZeroShard> p = zero_plan(t, 4, 64);
+  ASSERT_EQ(p.size(), 4u);
+  const long long padded = zero_padded_size(total, 4, 64);
+  EXPECT_EQ(padded % 256, 0);
+  EXPECT_GE(padded, total);
+  long long covered = 0;
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(p[r].end - p[r].begin, padded / 4);
+    if (r) {
+      EXPECT_EQ(p[r].begin, p[r - 1].end);
+    }
+    for (const TensorSlice& s : p[r].pieces) covered += s.end - s.begin;
+  }
+  EXPECT_EQ(covered, total);
+  // The first shard starts with the embedding; a tensor cut by a boundary continues in the next.
+  EXPECT_EQ(p[0].pieces.front().tensor, "wte");
+  EXPECT_EQ(p[0].pieces.front().begin, 0);
+  const TensorSlice& last = p[0].pieces.back();
+  const TensorSlice& next = p[1].pieces.front();
+  if (last.tensor == next.tensor) {
+    EXPECT_EQ(last.end, next.begin);
+  }
+  EXPECT_NE(error_of([&] { zero_plan(t, 0); }).find("dp:"), std::string::npos);
+}
+
+TEST(GptConfig, ParamsAndErrorsNameTheField) {
+  const Config c = Config::from_params(Json::object());
+  EXPECT_EQ(c.model, "gpt2-124m");
+  EXPECT_EQ(c.seq, 1024);
+  EXPECT_EQ(c.micro_batch, 16);
+  EXPECT_EQ(c.dp, 1);
+  EXPECT_EQ(c.tp, 1);
+  EXPECT_EQ(c.zero, 0);
+  const Config d = Config::from_params(Json{{"model", "gpt2-tiny"}, {"seq", 64}, {"micro_batch", 4}});
+  EXPECT_EQ(d.shape().width, 64);
+  auto err = [](const Json& p) { return error_of([&] { Config::from_params(p); }); };
+  EXPECT_EQ(err(Json{{"model", "gpt5"}}).rfind("model:", 0), 0u);
+  EXPECT_EQ(err(Json{{"seq", 2048}}).rfind("seq:", 0), 0u);
+  EXPECT_EQ(err(Json{{"seq", 0}}).rfind("seq:", 0), 0u);
+  EXPECT_EQ(err(Json{{"micro_batch", "x"}}).rfind("micro_batch:", 0), 0u);
+  EXPECT_EQ(err(Json{{"grad_accum", -1}}).rfind("grad_accum:", 0), 0u);
+  EXPECT_EQ(err(Json{{"precision", "fp16"}}).rfind("precision:", 0), 0u);
+  EXPECT_EQ(err(Json{{"tp", 5}}).rfind("tp: 5 does not divide the heads", 0), 0u);
+  EXPECT_EQ(err(Json{{"zero", 3}}).rfind("zero:", 0), 0u);
+  EXPECT_EQ(err(Json{{"layers", -2}}).rfind("layers:", 0), 0u);
+  EXPECT_EQ(err(Json{{"recompute", true}}).rfind("recompute:", 0), 0u);
+}
+
+// The registry's declaration: its defaults are the configuration's, and its checks are
+// gpt::Config's, naming the field.
+TEST(GptConfig, RegistryDeclaration) {
+  const WorkloadDef* d = find_workload("gpt");
+  ASSERT_NE(d, nullptr);
+  EXPECT_TRUE(d->needs_gpus);
+  const Json defaults = with_defaults("gpt", Json::object());
+  const Config c = Config::from_params(defaults), plain = Config::from_params(Json::object());
+  EXPECT_EQ(c.to_json(), plain.to_json());
+  EXPECT_EQ(defaults.at("micro_batch"), 16);
+  EXPECT_EQ(defaults.at("tp"), 1);
+  EXPECT_EQ(check_param_set(*d, Json::object()), "");
+  EXPECT_EQ(check_param_set(*d, Json{{"tp", 5}}).rfind("tp: 5 does not divide the heads (12)", 0), 0u);
+  EXPECT_EQ(check_param_set(*d, Json{{"model", "gpt2-1558m"}, {"tp", 2}}).rfind("tp: 2", 0), 0u);
+  EXPECT_EQ(check_param_set(*d, Json{{"seq", 4096}}).rfind("seq:", 0), 0u);
+  EXPECT_EQ(check_param_set(*d, Json{{"recompute", true}}).rfind("recompute:", 0), 0u);
+  EXPECT_EQ(check_param_set(*d, Json{{"model", "gpt2-tiny"}, {"seq", 64}}), "");
+}

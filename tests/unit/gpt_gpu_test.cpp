@@ -1,0 +1,56 @@
+// GPU checks of the gpt workload's training step; skipped where no GPU is visible.
+#include <gtest/gtest.h>
+
+#ifdef SCALEBENCH_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <vector>
+
+#include "workloads/gpt/gpt_bench.hpp"
+#include "workloads/gpu/cuda_handles.hpp"
+
+using namespace scalebench;
+using namespace scalebench::gpt;
+
+namespace {
+bool have_gpu() {
+  int n = 0;
+  const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+  (void)cudaGetLastError();
+  return ok;
+}
+}  // namespace
+
+// The tiny model's bf16 gradients against fp64 finite differences of the host reference.
+TEST(GptGpu, GradientCheckAgainstFp64) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const GradCheck g = gradient_check("gpt2-tiny", 2, 32, 8, 0.1, 3);
+  EXPECT_TRUE(g.ok) << g.to_json().dump();
+  EXPECT_LT(g.worst_relative_error, 0.05) << g.worst_tensor;
+  EXPECT_NEAR(g.loss_gpu, g.loss_reference, 0.01 * g.loss_reference);
+}
+
+// Ten steps on one batch lower the loss; gradient accumulation over 2 micro-batches of the same
+// tokens gives the loss and update of one micro-batch.
+TEST(GptGpu, TrainsAndAccumulates) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream s;
+  GptModel a(model_shape("gpt2-tiny"), 2, 64, 5, s.get());
+  a.step(1, Hyper{});
+  const float first = a.loss();
+  for (int i = 0; i < 9; ++i) a.step(1, Hyper{1e-3f});
+  EXPECT_LT(a.loss(), first);
+  GptModel one(model_shape("gpt2-tiny"), 2, 64, 9, s.get()), two(model_shape("gpt2-tiny"), 2, 64, 9, s.get());
+  one.step(1, Hyper{});
+  two.step(2, Hyper{});
+  EXPECT_NEAR(one.loss(), two.loss(), 1e-4);
+  const std::vector<float> p1 = one.master(), p2 = two.master();
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < p1.size(); ++i) {
+    diff += (p1[i] - p2[i]) * (p1[i] - p2[i]);
+    norm += p1[i] * p1[i];
+  }
+  EXPECT_LT(std::sqrt(diff / norm), 1e-2);
+}
+#endif

@@ -1,0 +1,107 @@
+#include "workloads/registry/registry.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "common/workload_schema.hpp"
+
+namespace scalebench {
+namespace {
+
+TEST(Registry, DeclaresEveryWorkloadOnceInTheListsOrder) {
+  std::vector<std::string> names;
+  for (const auto& d : workload_defs()) names.push_back(d.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"collective", "copy", "gemm", "rnn", "conv", "train", "gpt", "command"}));
+  EXPECT_EQ(workload_names(), "collective, copy, gemm, rnn, conv, train, gpt, command");
+  for (const auto& n : names) {
+    ASSERT_NE(find_workload(n), nullptr) << n;
+    EXPECT_EQ(find_workload(n)->name, n);
+    EXPECT_FALSE(find_workload(n)->help.empty()) << n;
+  }
+  EXPECT_EQ(find_workload("gpt2"), nullptr);
+}
+
+TEST(Registry, EveryParameterHasAValidDefaultAndHelp) {
+  for (const auto& d : workload_defs()) {
+    std::set<std::string> seen;
+    for (const auto& p : d.params) {
+      EXPECT_TRUE(seen.insert(p.name).second) << d.name << "." << p.name << " declared twice";
+      EXPECT_FALSE(p.help.empty()) << d.name << "." << p.name;
+      ASSERT_FALSE(p.default_value.is_null()) << d.name << "." << p.name << " has no default";
+      // The default reads back through the parameter's own parser.
+      const std::string text =
+          p.default_value.is_string() ? p.default_value.get<std::string>() : p.default_value.dump();
+      const ParamValue v = parse_param(p, text);
+      EXPECT_EQ(v.error, "") << d.name << "." << p.name << " default " << text;
+      if (p.type != ParamType::kText)  // text reads back as a number where it is one ("64")
+        EXPECT_EQ(v.value, p.default_value) << d.name << "." << p.name;
+    }
+    // The defaults together pass the workload's own checks.
+    EXPECT_EQ(check_param_set(d, with_defaults(d, Json::object())), "") << d.name;
+    EXPECT_EQ(check_param_set(d, Json::object()), "") << d.name << ": checks read the defaults";
+  }
+}
+
+TEST(Registry, WithDefaultsFillsEveryParameterAndKeepsGivenOnes) {
+  const Json p = with_defaults("collective", Json{{"op", "broadcast"}});
+  EXPECT_EQ(p.at("op"), "broadcast");
+  EXPECT_EQ(p.at("min_bytes"), 8);
+  EXPECT_EQ(p.at("max_bytes"), 64 * 1024 * 1024);
+  EXPECT_EQ(p.size(), find_workload("collective")->params.size());
+}
+
+TEST(Registry, UnknownWorkloadErrorNamesTheFieldAndTheChoices) {
+  try {
+    with_defaults("gpt2", Json::object());
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("workload: unknown workload 'gpt2'"), std::string::npos) << what;
+    EXPECT_NE(what.find("collective, copy"), std::string::npos) << what;
+  }
+}
+
+TEST(Registry, UnknownParameterIsNotDeclaredExceptWhereParametersAreFree) {
+  EXPECT_EQ(find_workload("collective")->find("min_byte"), nullptr);
+  ASSERT_NE(find_workload("command")->find("anything"), nullptr);
+  EXPECT_EQ(find_workload("command")->find("anything")->type, ParamType::kText);
+}
+
+TEST(Registry, GpuNeedAndLayout) {
+  for (const char* w : {"copy", "gemm", "rnn", "conv", "train", "gpt"}) EXPECT_TRUE(find_workload(w)->needs_gpus) << w;
+  EXPECT_FALSE(find_workload("collective")->needs_gpus) << "the mpi backend runs on host memory";
+  EXPECT_FALSE(find_workload("command")->needs_gpus);
+  EXPECT_TRUE(find_workload("command")->outside_mpi);
+  std::string why;
+  EXPECT_EQ(processes_per_node("train", Json::object(), 8, &why), 8);
+  EXPECT_EQ(processes_per_node("copy", Json::object(), 8, &why), 1);
+  EXPECT_EQ(processes_per_node("collective", Json{{"gpus_per_process", 2}}, 8, &why), 4);
+  EXPECT_EQ(why, "");
+  EXPECT_EQ(processes_per_node("collective", Json{{"gpus_per_process", 3}}, 8, &why), 8);
+  EXPECT_NE(why.find("gpus_per_process 3"), std::string::npos) << why;
+}
+
+TEST(Registry, CheckErrorsNameTheField) {
+  const WorkloadDef& c = *find_workload("collective");
+  EXPECT_NE(check_param_set(c, Json{{"min_bytes", 1024}, {"max_bytes", 8}}).find("min_bytes (1024)"),
+            std::string::npos);
+  EXPECT_NE(check_param_set(*find_workload("gemm"), Json{{"sizes", "0"}}).find("sizes: '0'"), std::string::npos);
+  EXPECT_NE(check_param_set(*find_workload("rnn"), Json{{"hidden", "x"}}).find("hidden: 'x'"), std::string::npos);
+}
+
+TEST(Registry, MeasurementParamsAreDeclaredParameters) {
+  for (const auto& d : workload_defs()) {
+    for (const auto& m : d.measurement_params) EXPECT_NE(d.find(m), nullptr) << d.name << "." << m;
+    for (const auto& t : d.table_columns) EXPECT_NE(d.find(t), nullptr) << d.name << "." << t;
+  }
+  const auto& all = all_measurement_params();
+  for (const char* m : {"min_bytes", "warmup", "iters", "time_cap_s", "time_cap", "check"})
+    EXPECT_NE(std::find(all.begin(), all.end(), m), all.end()) << m;
+  EXPECT_EQ(std::find(all.begin(), all.end(), "op"), all.end());
+}
+
+}  // namespace
+}  // namespace scalebench

@@ -1,0 +1,126 @@
+// The conv workload's declaration in the registry (workloads/registry/registry.hpp): its
+// parameters and their defaults, checks and layout. Host-only.
+#include "workloads/registry/registry.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace scalebench {
+namespace {
+
+std::string check_conv(const Json& params) {
+  // Lists of words: every item must be one of the choices (the workload re-parses them).
+  auto list_error = [&](const char* key, std::vector<std::string> choices) -> std::string {
+    const Json v = params.at(key);
+    if (!v.is_string()) return std::string(key) + ": expected a word or a comma-separated list, got " + v.dump();
+    std::string all;
+    for (const auto& c : choices) all += (all.empty() ? "" : ", ") + c;
+    std::stringstream items(v.get<std::string>());
+    std::string item;
+    int n = 0;
+    while (std::getline(items, item, ',')) {
+      if (item.empty()) continue;
+      ++n;
+      if (std::find(choices.begin(), choices.end(), item) == choices.end())
+        return std::string(key) + ": unknown value '" + item + "'; expected one of: " + all;
+    }
+    return n == 0 ? std::string(key) + ": empty; expected one or more of: " + all : "";
+  };
+  for (std::string e : {list_error("precision", {"fp32", "tf32", "fp16", "bf16"}),
+                        list_error("layout", {"nchw", "nhwc"}), list_error("pass", {"fwd", "bwd_data", "bwd_filter"})})
+    if (!e.empty()) return e;
+  const Json shapes = params.at("shapes");
+  const std::string text = shapes.is_string() ? shapes.get<std::string>() : shapes.dump();
+  if (text != "resnet50" && text != "deepbench-train" && text != "deepbench-inference") {
+    static const std::regex kShape(R"(\d+x\d+x\d+x\d+@\d+x\d+(:[spdg]\d+)*)");
+    std::stringstream items(text);
+    std::string item;
+    int n = 0;
+    while (std::getline(items, item, ',')) {
+      if (item.empty()) continue;
+      ++n;
+      if (!std::regex_match(item, kShape))
+        return "shapes: '" + item +
+               "' is not resnet50, deepbench-train, deepbench-inference or KxCxRxS@HxW[:sSTRIDE][:pPAD][:dDILATION]"
+               "[:gGROUPS] (e.g. 256x64x1x1@56x56 or 64x64x3x3@56x56:p1)";
+    }
+    if (n == 0) return "shapes: empty";
+  }
+  return "";
+}
+
+}  // namespace
+
+WorkloadDef conv_declaration() {
+  WorkloadDef d;
+  d.name = "conv";
+  d.help =
+      "cuDNN convolution (forward, backward-data, backward-filter) on ResNet-50's and DeepBench's layers, every GPU "
+      "at once (docs/conv.md)";
+  d.params = {
+      {"precision",
+       ParamType::kText,
+       "fp32,tf32,fp16,bf16",
+       {},
+       {},
+       "fp32 (CUDA cores), tf32, fp16, bf16 (Tensor Cores; fp32 sums), one or a comma-separated list"},
+      {"layout", ParamType::kText, "nhwc", {}, {}, "nchw or nhwc (channels last), or both: nchw,nhwc"},
+      {"pass",
+       ParamType::kText,
+       "fwd,bwd_data,bwd_filter",
+       {},
+       {},
+       "fwd, bwd_data, bwd_filter, or a comma-separated list of them"},
+      {"shapes",
+       ParamType::kText,
+       "resnet50",
+       {},
+       {},
+       "resnet50 (its 23 distinct convolutions), deepbench-train, deepbench-inference, or a comma-separated "
+       "list of KxCxRxS@HxW[:sSTRIDE][:pPAD][:dDILATION][:gGROUPS]"},
+      {"batch",
+       ParamType::kInt,
+       64,
+       {},
+       1,
+       "images per batch for resnet50 and explicit shapes (DeepBench's carry their own)"},
+      {"algo",
+       ParamType::kEnum,
+       "heuristic",
+       {"heuristic", "search"},
+       {},
+       "heuristic: cuDNN's first pick (cudnnGet*Algorithm_v7); search: the fastest cuDNN measures "
+       "(cudnnFind*AlgorithmEx)"},
+      {"check", ParamType::kBool, true, {}, {}, "compare sampled outputs with an fp64 reference"},
+      {"graph",
+       ParamType::kBool,
+       true,
+       {},
+       {},
+       "time CUDA graphs of 20 back-to-back convolutions (the GPU's time); false: one cuDNN call from the host "
+       "each (adds the host's cost per call where it exceeds the convolution's)"},
+      {"warmup",
+       ParamType::kInt,
+       5,
+       {},
+       0,
+       "untimed operations (graphs of 20 convolutions, or single ones with graph false) first"},
+      {"iters", ParamType::kInt, 0, {}, 0, "operations per timed sample; 0: enough for about 5 ms a sample"},
+      {"time_cap",
+       ParamType::kNumber,
+       1.0,
+       {},
+       0,
+       "stop sampling a point after this many timed seconds (min 3 samples)"},
+  };
+  d.needs_gpus = true;
+  d.check = &check_conv;
+  d.measurement_params = {"warmup", "iters", "time_cap", "check"};
+  d.table_columns = {"algo"};
+  return d;
+}
+
+}  // namespace scalebench

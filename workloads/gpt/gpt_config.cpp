@@ -1,0 +1,271 @@
+#include "workloads/gpt/gpt_config.hpp"
+
+#include <algorithm>
+
+#include "common/error.hpp"
+
+namespace scalebench::gpt {
+
+namespace {
+ModelShape gpt2(const char* name, int layers, int width, int heads) {
+  ModelShape m;
+  m.name = name;
+  m.family = Family::kGpt2;
+  m.layers = layers;
+  m.width = width;
+  m.heads = m.kv_heads = heads;
+  m.mlp = 4 * width;
+  m.vocab = 50257;
+  m.padded_vocab = 50304;
+  m.max_seq = 1024;
+  return m;
+}
+}  // namespace
+
+std::vector<std::string> model_names() {
+  return {"gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "gpt2-1.5b", "llama3-8b", "gpt2-tiny"};
+}
+
+ModelShape model_shape(const std::string& name, int layers) {
+  ModelShape m;
+  if (name == "gpt2-124m") {
+    m = gpt2("gpt2-124m", 12, 768, 12);
+  } else if (name == "gpt2-350m") {
+    m = gpt2("gpt2-350m", 24, 1024, 16);
+  } else if (name == "gpt2-774m") {
+    m = gpt2("gpt2-774m", 36, 1280, 20);
+  } else if (name == "gpt2-1558m" || name == "gpt2-1.5b") {
+    m = gpt2("gpt2-1558m", 48, 1600, 25);
+  } else if (name == "gpt2-tiny") {
+    m = gpt2("gpt2-tiny", 2, 64, 4);
+    m.vocab = m.padded_vocab = 512;
+    m.max_seq = 1024;
+  } else if (name == "llama3-8b") {
+    m.name = name;
+    m.family = Family::kLlama;
+    m.layers = 32;
+    m.width = 4096;
+    m.heads = 32;
+    m.kv_heads = 8;
+    m.mlp = 14336;
+    m.vocab = m.padded_vocab = 128256;
+    m.max_seq = 8192;
+  } else {
+    std::string known;
+    for (const std::string& n : model_names()) known += (known.empty() ? "" : ", ") + n;
+    throw Error("model: '" + name + "' is not one gpt knows; expected one of " + known);
+  }
+  if (layers < 0) throw Error("layers: must be 0 (the model's) or a positive count");
+  if (layers > 0) m.layers = layers;
+  return m;
+}
+
+std::vector<Tensor> parameter_layout(const ModelShape& m, int seq) {
+  std::vector<Tensor> out;
+  const long long c = m.width, hd = m.head_dim();
+  auto add = [&](std::string name, TensorKind kind, int layer, long long rows, long long cols = 1) {
+    Tensor t{std::move(name), kind, layer, rows, cols, 0};
+    t.offset = out.empty() ? 0 : out.back().offset + out.back().numel();
+    out.push_back(std::move(t));
+  };
+  add("wte", TensorKind::kEmbedding, -1, m.padded_vocab, c);
+  const bool g = m.family == Family::kGpt2;
+  if (g) add("wpe", TensorKind::kPosition, -1, seq, c);
+  for (int l = 0; l < m.layers; ++l) {
+    const std::string p = "h." + std::to_string(l) + ".";
+    const long long qkv = (m.heads + 2LL * m.kv_heads) * hd;
+    add(p + "ln1.weight", TensorKind::kNormWeight, l, c);
+    if (g) add(p + "ln1.bias", TensorKind::kNormBias, l, c);
+    add(p + "qkv.weight", TensorKind::kQkv, l, qkv, c);
+    if (g) add(p + "qkv.bias", TensorKind::kQkvBias, l, qkv);
+    add(p + "proj.weight", TensorKind::kAttnOut, l, c, c);
+    if (g) add(p + "proj.bias", TensorKind::kAttnOutBias, l, c);
+    add(p + "ln2.weight", TensorKind::kNormWeight, l, c);
+    if (g) add(p + "ln2.bias", TensorKind::kNormBias, l, c);
+    if (!g) add(p + "gate.weight", TensorKind::kMlpGate, l, m.mlp, c);
+    add(p + "up.weight", TensorKind::kMlpUp, l, m.mlp, c);
+    if (g) add(p + "up.bias", TensorKind::kMlpUpBias, l, m.mlp);
+    add(p + "down.weight", TensorKind::kMlpDown, l, c, m.mlp);
+    if (g) add(p + "down.bias", TensorKind::kMlpDownBias, l, c);
+  }
+  add("ln_f.weight", TensorKind::kNormWeight, -1, c);
+  if (g) add("ln_f.bias", TensorKind::kNormBias, -1, c);
+  if (!m.tied()) add("head.weight", TensorKind::kHead, -1, m.padded_vocab, c);
+  return out;
+}
+
+long long parameter_count(const ModelShape& m, int seq) {
+  const std::vector<Tensor> t = parameter_layout(m, seq);
+  return t.back().offset + t.back().numel();
+}
+
+long long parameter_count_without_positions(const ModelShape& m, int seq) {
+  long long n = 0;
+  for (const Tensor& t : parameter_layout(m, seq))
+    if (t.kind != TensorKind::kPosition) n += t.numel();
+  return n;
+}
+
+double flops_per_token(const ModelShape& m, int seq) {
+  return 6.0 * static_cast<double>(parameter_count_without_positions(m, seq)) +
+         12.0 * m.layers * static_cast<double>(m.width) * seq;
+}
+
+double dense_bf16_peak(int cc_major, int cc_minor) {
+  if (cc_major == 9 && cc_minor == 0) return 989.4e12;
+  if (cc_major == 8 && cc_minor == 0) return 312e12;
+  return 0;
+}
+
+double mfu_percent(double tokens_per_second, double flops, double peak) {
+  return peak > 0 ? 100.0 * tokens_per_second * flops / peak : 0.0;
+}
+
+void check_tp(const ModelShape& m, int tp) {
+  if (tp < 1) throw Error("tp: must be a positive count, got " + std::to_string(tp));
+  auto need = [&](long long n, const char* what) {
+    if (n % tp != 0)
+      throw Error("tp: " + std::to_string(tp) + " does not divide the " + what + " (" + std::to_string(n) + ") of " +
+                  m.name);
+  };
+  need(m.heads, "heads");
+  need(m.kv_heads, "KV heads");
+  need(m.mlp, "MLP width");
+  need(m.padded_vocab, "padded vocabulary");
+}
+
+std::vector<TensorShard> tp_plan(const ModelShape& m, int seq, int tp, int rank) {
+  check_tp(m, tp);
+  if (rank < 0 || rank >= tp)
+    throw Error("tp rank " + std::to_string(rank) + " is outside 0.." + std::to_string(tp - 1));
+  const long long hd = m.head_dim();
+  std::vector<TensorShard> out;
+  for (const Tensor& t : parameter_layout(m, seq)) {
+    TensorShard s;
+    s.tensor = t.name;
+    auto rows_slice = [&](long long n, long long base) {
+      const long long per = n / tp;
+      s.ranges.push_back({base + rank * per, base + (rank + 1) * per});
+    };
+    switch (t.kind) {
+      case TensorKind::kQkv:
+      case TensorKind::kQkvBias:
+        // Head-wise: this rank's query heads, then its key heads, then its value heads.
+        s.split = Split::kRows;
+        rows_slice(m.heads * hd, 0);
+        rows_slice(m.kv_heads * hd, m.heads * hd);
+        rows_slice(m.kv_heads * hd, (m.heads + m.kv_heads) * hd);
+        break;
+      case TensorKind::kMlpUp:
+      case TensorKind::kMlpUpBias:
+      case TensorKind::kMlpGate:
+      case TensorKind::kEmbedding:  // vocab-parallel embedding (and the tied head's rows)
+      case TensorKind::kHead:
+        s.split = Split::kRows;
+        rows_slice(t.rows, 0);
+        break;
+      case TensorKind::kAttnOut:
+      case TensorKind::kMlpDown:
+        s.split = Split::kCols;
+        rows_slice(t.cols, 0);
+        break;
+      default:  // norms, positions and the row-parallel layers' biases (added once, after the reduction)
+        s.split = Split::kReplicated;
+        break;
+    }
+    long long n = 0;
+    for (const Range& r : s.ranges) n += r.end - r.begin;
+    s.numel = s.split == Split::kReplicated ? t.numel() : s.split == Split::kRows ? n * t.cols : n * t.rows;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+long long zero_padded_size(long long elements, int dp, long long align) {
+  const long long unit = static_cast<long long>(dp) * align;
+  return (elements + unit - 1) / unit * unit;
+}
+
+std::vector<ZeroShard> zero_plan(const std::vector<Tensor>& tensors, int dp, long long align) {
+  if (dp < 1) throw Error("dp: must be a positive count, got " + std::to_string(dp));
+  if (align < 1) throw Error("zero alignment must be positive");
+  long long total = 0;
+  for (const Tensor& t : tensors) total += t.numel();
+  const long long per = zero_padded_size(total, dp, align) / dp;
+  std::vector<ZeroShard> out(static_cast<std::size_t>(dp));
+  for (int r = 0; r < dp; ++r) {
+    ZeroShard& s = out[static_cast<std::size_t>(r)];
+    s.begin = r * per;
+    s.end = (r + 1) * per;
+    long long at = 0;
+    for (const Tensor& t : tensors) {
+      const long long b = std::max(at, s.begin), e = std::min(at + t.numel(), s.end);
+      if (b < e) s.pieces.push_back({t.name, b - at, e - at});
+      at += t.numel();
+    }
+  }
+  return out;
+}
+
+namespace {
+int positive(const Json& params, const char* key, int fallback) {
+  const Json v = params.value(key, Json(fallback));
+  if (!v.is_number_integer() || v.get<long long>() < 1)
+    throw Error(std::string(key) + ": must be a positive integer, got " + v.dump());
+  return v.get<int>();
+}
+}  // namespace
+
+Config Config::from_params(const Json& params) {
+  Config c;
+  c.model = params.value("model", c.model);
+  const Json layers = params.value("layers", Json(0));
+  if (!layers.is_number_integer() || layers.get<long long>() < 0)
+    throw Error("layers: must be 0 (the model's) or a positive integer, got " + layers.dump());
+  c.layers = layers.get<int>();
+  const ModelShape m = model_shape(c.model, c.layers);  // throws naming model / layers
+  c.seq = positive(params, "seq", c.seq);
+  if (c.seq > m.max_seq)
+    throw Error("seq: " + std::to_string(c.seq) + " is longer than " + m.name + "'s " + std::to_string(m.max_seq));
+  c.micro_batch = positive(params, "micro_batch", c.micro_batch);
+  c.grad_accum = positive(params, "grad_accum", c.grad_accum);
+  c.precision = params.value("precision", c.precision);
+  if (c.precision != "bf16") throw Error("precision: '" + c.precision + "'; gpt runs bf16 (fp8 is not done yet)");
+  c.recompute = params.value("recompute", c.recompute);
+  if (c.recompute) throw Error("recompute: activation recomputation is not done yet; use false");
+  c.dp = positive(params, "dp", c.dp);
+  c.tp = positive(params, "tp", c.tp);
+  check_tp(m, c.tp);
+  c.zero = params.value("zero", c.zero);
+  if (c.zero != 0 && c.zero != 1) throw Error("zero: " + std::to_string(c.zero) + "; expected 0 or 1");
+  c.steps = positive(params, "steps", c.steps);
+  c.lr = params.value("lr", c.lr);
+  c.weight_decay = params.value("weight_decay", c.weight_decay);
+  c.clip = params.value("clip", c.clip);
+  if (!(c.lr > 0)) throw Error("lr: must be positive");
+  if (c.weight_decay < 0) throw Error("weight_decay: must be 0 or positive");
+  if (c.clip < 0) throw Error("clip: must be 0 (off) or positive");
+  c.attention = params.value("attention", c.attention);
+  if (c.attention != "naive") throw Error("attention: '" + c.attention + "'; expected naive");
+  c.check = params.value("check", c.check);
+  c.seed = params.value("seed", c.seed);
+  if (m.family == Family::kLlama) throw Error("model: " + m.name + "'s training step is not done yet (GPT-2 is)");
+  return c;
+}
+
+Json Config::to_json() const {
+  return Json{{"model", model},
+              {"layers", shape().layers},
+              {"seq", seq},
+              {"micro_batch", micro_batch},
+              {"grad_accum", grad_accum},
+              {"precision", precision},
+              {"recompute", recompute},
+              {"dp", dp},
+              {"tp", tp},
+              {"zero", zero},
+              {"steps", steps},
+              {"attention", attention}};
+}
+
+}  // namespace scalebench::gpt

@@ -1,0 +1,143 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+
+// The gpt workload's models, parameter layout, FLOP formula and parallel partition plans. Pure: no
+// CUDA, unit-tested everywhere.
+namespace scalebench::gpt {
+
+enum class Family { kGpt2, kLlama };
+
+// One transformer's shape. GPT-2: learned positions, pre-LayerNorm, GELU (tanh), tied head, biases.
+// Llama-style: RMSNorm, SwiGLU, rotary positions, grouped-query attention, untied head, no biases.
+struct ModelShape {
+  std::string name;
+  Family family = Family::kGpt2;
+  int layers = 0;
+  int width = 0;
+  int heads = 0;
+  int kv_heads = 0;      // = heads unless grouped-query attention
+  int mlp = 0;           // hidden width of the MLP (4 x width for GPT-2)
+  int vocab = 0;         // the tokenizer's vocabulary
+  int padded_vocab = 0;  // rows of the embedding and head (a multiple of 128)
+  int max_seq = 0;       // the longest sequence the model is defined for
+  int head_dim() const { return width / heads; }
+  bool tied() const { return family == Family::kGpt2; }
+};
+
+// The models by name: gpt2-124m, gpt2-350m, gpt2-774m, gpt2-1558m (alias gpt2-1.5b), llama3-8b
+// and the test model gpt2-tiny (2 layers, width 64, 4 heads, vocab 512). `layers` > 0 overrides
+// the model's layer count (8B-shaped layers that fit one GPU). Throws Error naming `model` and the
+// known names, or `layers`.
+ModelShape model_shape(const std::string& name, int layers = 0);
+std::vector<std::string> model_names();
+
+// What a tensor is, for initialisation, weight decay and the partition plans.
+enum class TensorKind {
+  kEmbedding,    // token embedding (GPT-2: also the output head)
+  kPosition,     // learned position embedding
+  kNormWeight,   // LayerNorm / RMSNorm scale (initialised to 1)
+  kNormBias,     // LayerNorm shift (0)
+  kQkv,          // fused query/key/value projection [ (heads + 2 kv_heads) x head_dim, width ]
+  kQkvBias,      // its bias
+  kAttnOut,      // attention output projection [width, width]
+  kAttnOutBias,  // its bias
+  kMlpUp,        // GPT-2 up projection / Llama up [mlp, width]
+  kMlpUpBias,    // its bias
+  kMlpGate,      // Llama gate [mlp, width]
+  kMlpDown,      // down projection [width, mlp]
+  kMlpDownBias,  // its bias
+  kHead,         // untied output head [padded_vocab, width]
+};
+
+struct Tensor {
+  std::string name;  // e.g. "h.3.qkv.weight"
+  TensorKind kind;
+  int layer = -1;                // -1 outside the blocks
+  long long rows = 0, cols = 1;  // [out, in] for matrices (PyTorch's nn.Linear layout); [n, 1] for vectors
+  long long offset = 0;          // elements from the start of the flat parameter buffer
+  long long numel() const { return rows * cols; }
+};
+
+// Every parameter tensor in the order of the flat buffer: embeddings, then block by block, then
+// the final norm (and the untied head). `seq`: rows of the GPT-2 position table.
+std::vector<Tensor> parameter_layout(const ModelShape& m, int seq);
+
+// Parameters in total and without the position embedding (what the FLOP formula counts).
+long long parameter_count(const ModelShape& m, int seq);
+long long parameter_count_without_positions(const ModelShape& m, int seq);
+
+// Training FLOPs per token: 6 x parameters (without position embeddings) + 12 x layers x width x seq
+// (attention scores and weighted values, forward and backward). The padded vocabulary counts.
+double flops_per_token(const ModelShape& m, int seq);
+
+// The dense bf16 Tensor Core peak MFU divides by: the data sheet's 989.4 TFLOP/s for H100 and H200
+// (compute capability 9.0), 312 for A100 (8.0); 0 for other GPUs (the workload then takes the
+// compute workload's table, workloads/compute/peak.hpp, at the GPU's clock).
+double dense_bf16_peak(int cc_major, int cc_minor);
+
+// Model FLOP utilisation in percent: tokens/s x FLOPs per token / peak.
+double mfu_percent(double tokens_per_second, double flops_per_token, double peak);
+
+// ---------- tensor parallelism (Megatron) ----------
+enum class Split {
+  kReplicated,  // every rank holds the whole tensor (norms, row-parallel biases, positions)
+  kRows,        // rank r holds some rows: column-parallel weights (output features), vocab-parallel embedding
+  kCols,        // rank r holds some columns: row-parallel weights (input features)
+};
+struct Range {
+  long long begin = 0, end = 0;  // [begin, end)
+  bool operator==(const Range&) const = default;
+};
+struct TensorShard {
+  std::string tensor;
+  Split split = Split::kReplicated;
+  std::vector<Range> ranges;  // rows (kRows) or columns (kCols) this rank holds, in order; empty: all
+  long long numel = 0;        // elements this rank holds
+};
+// Which part of each parameter tensor rank `rank` of `tp` holds. The fused QKV projection is split
+// by head: rank r holds its heads' rows of Q, of K and of V (three ranges). Throws Error naming
+// `tp` when it does not divide the heads, the KV heads, the MLP width or the padded vocabulary.
+std::vector<TensorShard> tp_plan(const ModelShape& m, int seq, int tp, int rank);
+void check_tp(const ModelShape& m, int tp);
+
+// ---------- ZeRO-1 ----------
+struct TensorSlice {
+  std::string tensor;
+  long long begin = 0, end = 0;  // elements of the tensor (flattened row-major)
+};
+struct ZeroShard {
+  long long begin = 0, end = 0;     // elements of the flat buffer this rank's optimizer state covers
+  std::vector<TensorSlice> pieces;  // the tensors (or parts) inside it, in buffer order
+};
+// The flat buffer (of the tensors' numel, in order) padded to a multiple of dp x `align` elements
+// and cut into dp equal shards: reduce-scatter gives rank r the gradients of shard r, it updates
+// those parameters, and an all-gather returns the whole buffer. Throws Error naming `dp`.
+std::vector<ZeroShard> zero_plan(const std::vector<Tensor>& tensors, int dp, long long align = 64);
+long long zero_padded_size(long long elements, int dp, long long align = 64);
+
+// ---------- the workload's parameters ----------
+struct Config {
+  std::string model = "gpt2-124m";
+  int layers = 0;  // 0: the model's
+  int seq = 1024;
+  int micro_batch = 16;
+  int grad_accum = 1;
+  std::string precision = "bf16";
+  bool recompute = false;
+  int dp = 1, tp = 1, zero = 0;
+  int steps = 5;  // steps per timed sample
+  float lr = 3e-4f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.1f, clip = 1.0f;
+  std::string attention = "naive";  // naive: batched GEMMs + our causal softmax
+  bool check = true;
+  unsigned long long seed = 1234;
+  ModelShape shape() const { return model_shape(model, layers); }
+  // From the params (model, layers, seq, micro_batch, grad_accum, precision, recompute, dp, tp, zero,
+  // steps, lr, weight_decay, clip, attention, check, seed); throws Error naming the field.
+  static Config from_params(const Json& params);
+  Json to_json() const;
+};
+
+}  // namespace scalebench::gpt

@@ -1,0 +1,63 @@
+// The gpt workload's declaration in the registry (workloads/registry/registry.hpp): its
+// parameters and their defaults, checks and layout. Host-only.
+#include <exception>
+#include <string>
+
+#include "workloads/gpt/gpt_config.hpp"
+#include "workloads/registry/registry.hpp"
+
+namespace scalebench {
+namespace {
+
+// Every check gpt::Config makes (model, seq against the model, tp against the heads, ...); its
+// messages name the field.
+std::string check_gpt(const Json& params) {
+  try {
+    gpt::Config::from_params(params);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+WorkloadDef gpt_declaration() {
+  WorkloadDef d;
+  d.name = "gpt";
+  d.help =
+      "GPT-2 training (124M to 1.5B) on one GPU, bf16, synthetic tokens: cuBLASLt GEMMs with fused epilogues, "
+      "the workload's own kernels, AdamW on fp32 master weights; tokens/s, MFU, step split (docs/gpt.md)";
+  d.params = {
+      {"model",
+       ParamType::kEnum,
+       "gpt2-124m",
+       {"gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "gpt2-1.5b", "gpt2-tiny", "llama3-8b"},
+       {},
+       "the network: GPT-2 sizes (gpt2-tiny: 2 layers, width 64, for checks); llama3-8b: shapes only so far"},
+      {"layers", ParamType::kInt, 0, {}, 0, "blocks: 0 the model's, else that many of its shape"},
+      {"seq", ParamType::kInt, 1024, {}, 1, "tokens per sequence (at most the model's 1024)"},
+      {"micro_batch", ParamType::kInt, 16, {}, 1, "sequences per micro-batch"},
+      {"grad_accum", ParamType::kInt, 1, {}, 1, "micro-batches per optimizer step"},
+      {"precision", ParamType::kEnum, "bf16", {"bf16"}, {}, "bf16 weights and activations, fp32 master weights"},
+      {"recompute", ParamType::kBool, false, {}, {}, "activation recomputation (not done yet: must be false)"},
+      {"dp", ParamType::kInt, 1, {}, 1, "data-parallel ranks (1 so far)"},
+      {"tp", ParamType::kInt, 1, {}, 1, "tensor-parallel ranks; must divide the heads (1 so far)"},
+      {"zero", ParamType::kInt, 0, {}, 0, "ZeRO stage: 0 or 1 (0 so far)", 1},
+      {"steps", ParamType::kInt, 5, {}, 1, "steps per timed sample"},
+      {"warmup", ParamType::kInt, 3, {}, 0, "untimed steps before timing"},
+      {"lr", ParamType::kNumber, 3e-4, {}, 0, "AdamW learning rate"},
+      {"weight_decay", ParamType::kNumber, 0.1, {}, 0, "AdamW decoupled weight decay"},
+      {"clip", ParamType::kNumber, 1.0, {}, 0, "global gradient-norm clip (0: off)"},
+      {"attention", ParamType::kEnum, "naive", {"naive"}, {}, "naive: batched GEMMs and our causal softmax"},
+      {"check", ParamType::kBool, true, {}, {}, "the fixed batch's loss must fall and stay finite"},
+      {"seed", ParamType::kInt, 1234, {}, 0, "initial weights' seed"},
+  };
+  d.needs_gpus = true;
+  d.check = &check_gpt;
+  d.measurement_params = {"warmup", "steps", "check"};
+  d.table_columns = {"model", "micro_batch", "seq", "grad_accum"};
+  return d;
+}
+
+}  // namespace scalebench

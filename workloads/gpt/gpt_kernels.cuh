@@ -1,0 +1,73 @@
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+// The gpt workload's own kernels (everything that is not a cuBLASLt GEMM). Activations are
+// row-major bf16 [rows, channels]; statistics, losses and optimizer state are fp32. Each launcher
+// enqueues on `s` and checks the launch.
+namespace scalebench::gpt {
+
+using bf16 = __nv_bfloat16;
+
+// Parameters: fp32 master values and their bf16 copy. Normal(0, std) from a counter-based hash of
+// (seed, index), so the values do not depend on the launch shape.
+void init_normal(float* master, bf16* param, long long n, float std, unsigned long long seed, cudaStream_t s);
+void init_constant(float* master, bf16* param, long long n, float value, cudaStream_t s);
+// bf16 copy of fp32 values (after loading master weights).
+void to_bf16(bf16* out, const float* in, long long n, cudaStream_t s);
+
+// Synthetic data: uniform random tokens below `vocab`; targets[b, t] = inputs[b, (t + 1) % T].
+void random_tokens(int* inputs, int* targets, int B, int T, int vocab, unsigned long long seed, cudaStream_t s);
+
+// x[b, t, :] = wte[tokens[b, t], :] + wpe[t, :]  (wpe may be null: no learned positions).
+void embedding_forward(bf16* x, const int* tokens, const bf16* wte, const bf16* wpe, int B, int T, int C,
+                       cudaStream_t s);
+// dwte[tokens[b, t], :] += dx[b, t, :] (atomic); dwpe[t, :] (+)= sum over b of dx[b, t, :].
+void embedding_backward(bf16* dwte, bf16* dwpe, const bf16* dx, const int* tokens, int B, int T, int C,
+                        bool accumulate_positions, cudaStream_t s);
+
+// LayerNorm over the last dimension (eps 1e-5): out, and the mean and 1/std of each row.
+void layernorm_forward(bf16* out, float* mean, float* rstd, const bf16* x, const bf16* w, const bf16* b, int rows,
+                       int C, cudaStream_t s);
+// LayerNorm backward: dx_acc += the input gradient (the residual stream's gradient accumulates
+// there), dw32 += sum over rows of dout * xhat, db32 += sum of dout (fp32; db32 may be null).
+// C must be a multiple of 8.
+void layernorm_backward(bf16* dx_acc, float* dw32, float* db32, const bf16* dout, const bf16* x, const float* mean,
+                        const float* rstd, const bf16* w, int rows, int C, cudaStream_t s);
+// grad (+)= value, fp32 to bf16.
+void store_gradient(bf16* grad, const float* value, int n, bool accumulate, cudaStream_t s);
+// dst += src (bf16, fp32 arithmetic).
+void add_inplace(bf16* dst, const bf16* src, long long n, cudaStream_t s);
+
+// qkv [B, T, 3, NH, hd] -> q, k, v [B, NH, T, hd].
+void split_heads(bf16* q, bf16* k, bf16* v, const bf16* qkv, int B, int T, int NH, int hd, cudaStream_t s);
+// The inverse: dq, dk, dv [B, NH, T, hd] -> dqkv [B, T, 3, NH, hd].
+void merge_head_grads(bf16* dqkv, const bf16* dq, const bf16* dk, const bf16* dv, int B, int T, int NH, int hd,
+                      cudaStream_t s);
+// [B, NH, T, hd] <-> [B, T, NH, hd] (= [B*T, C]).
+void heads_to_rows(bf16* out, const bf16* in, int B, int T, int NH, int hd, cudaStream_t s);
+void rows_to_heads(bf16* out, const bf16* in, int B, int T, int NH, int hd, cudaStream_t s);
+// Causal softmax of each [T, T] score matrix's rows, in place: row i reads columns 0..i, keeps
+// their softmax and writes 0 after them up to the end of its block of `blk` rows (what the
+// block's P V product reads); nothing further right is read or written. `count` matrices.
+void causal_softmax_forward(bf16* p, int count, int T, int blk, cudaStream_t s);
+// dS = P * (dP - rowsum(P * dP)), written over dP on the same columns.
+void causal_softmax_backward(bf16* dp, const bf16* p, int count, int T, int blk, cudaStream_t s);
+
+// Fused softmax cross-entropy over the vocabulary: logits [rows, Vp] (bf16) become, in place,
+// d loss / d logits = (softmax - onehot(target)) x dscale on the first V columns and 0 on the
+// padding; losses[row] = the row's loss in fp32. No fp32 copy of the logits is ever held.
+void cross_entropy_fused(bf16* logits, float* losses, const int* targets, int rows, int V, int Vp, float dscale,
+                         cudaStream_t s);
+// out[0] (+)= mean of in[0..n).
+void mean_into(float* out, const float* in, int n, bool accumulate, cudaStream_t s);
+
+// out[0] = sum of squares of g (fp32).
+void sum_of_squares(float* out, const bf16* g, long long n, cudaStream_t s);
+// AdamW (PyTorch's: decoupled weight decay lr x wd x p), with the gradient scaled by
+// min(1, clip / ||g||) where ||g||^2 = *norm_sq (global-norm clipping; clip <= 0: off), and
+// 1/grad_divisor. Updates the fp32 master, its moments and the bf16 copy.
+void adamw(float* master, bf16* param, const bf16* grad, float* m, float* v, long long n, float lr, float beta1,
+           float beta2, float eps, float weight_decay, int step, const float* norm_sq, float clip, cudaStream_t s);
+
+}  // namespace scalebench::gpt

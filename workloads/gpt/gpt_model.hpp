@@ -1,0 +1,72 @@
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "workloads/gpt/gpt_config.hpp"
+
+// A GPT-2 training step on one GPU, bf16: cuBLASLt GEMMs (bias, GELU, bias-gradient and residual
+// fused into their epilogues), the workload's own kernels for the rest, AdamW on fp32 master weights
+// with global-norm clipping. Every activation the backward pass needs is kept (no recomputation).
+namespace scalebench::gpt {
+
+struct Hyper {
+  float lr = 3e-4f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.1f, clip = 1.0f;
+};
+
+// Bytes GptModel(m, B, T) allocates (what the out-of-memory message says it needs).
+std::size_t model_bytes(const ModelShape& m, int B, int T);
+
+class GptModel {
+ public:
+  // Allocates parameters, optimizer state and activations for micro-batches of B x T tokens and
+  // initialises the weights as GPT-2 does (normal 0.02; residual projections 0.02 / sqrt(2 layers);
+  // norms 1 and 0; biases 0) from `seed`. Throws Error "out of memory: needs X GiB, has Y" when
+  // the GPU's free memory is short.
+  GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream);
+  ~GptModel();
+  GptModel(const GptModel&) = delete;
+  GptModel& operator=(const GptModel&) = delete;
+
+  // The tokens of the next micro-batch: B x T inputs and targets (copied now).
+  void set_tokens(const std::vector<int>& inputs, const std::vector<int>& targets);
+  // Uniform random tokens below the vocabulary, targets = inputs shifted by one (on the GPU).
+  void synthetic_tokens(unsigned long long seed);
+
+  // Forward and backward of one micro-batch; `micro` counts from 0 within a step of `count`
+  // micro-batches (gradients are written by micro-batch 0 and accumulated after).
+  void forward(int micro, int count);
+  void backward(int micro);
+  // Clip and AdamW; advances the step counter.
+  void optimizer_step(const Hyper& h);
+  // A whole step: grad_accum x (forward, backward), then the optimizer. Asynchronous.
+  void step(int grad_accum, const Hyper& h);
+
+  // The mean loss of the last step's micro-batches (synchronises).
+  float loss() const;
+  // The gradient's global norm before clipping, of the last optimizer step (synchronises).
+  float grad_norm() const;
+
+  // For checks: the flat parameter buffer (fp32 master and the bf16 values the step computes with,
+  // as float), the bf16 gradients as float, and replacing the master weights (bf16 copy follows).
+  std::vector<float> master() const;
+  std::vector<float> params() const;
+  std::vector<float> grads() const;
+  void load_master(const std::vector<float>& values);
+
+  // One step with an event after each group of kernels: milliseconds and share of the step per
+  // group ("fwd.attention", "bwd.gemm_mlp", "opt.adamw", ...). The events add a little time.
+  Json profile(int grad_accum, const Hyper& h);
+
+  const std::vector<Tensor>& layout() const;
+  std::size_t device_bytes() const;  // everything this model allocated
+
+ private:
+  struct Impl;
+  friend std::size_t model_bytes(const ModelShape& m, int B, int T);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace scalebench::gpt

@@ -1,0 +1,188 @@
+// The train workload's declaration in the registry (workloads/registry/registry.hpp): its
+// parameters and their defaults, checks and layout. Host-only.
+#include "workloads/registry/registry.hpp"
+
+#include <sstream>
+#include <string>
+
+namespace scalebench {
+namespace {
+
+std::string check_train(const Json& params) {
+  for (const char* key : {"precision", "batch"}) {
+    const Json v = params.at(key);
+    const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    std::stringstream in(text);
+    std::string item;
+    int n = 0;
+    while (std::getline(in, item, ',')) {
+      item.erase(0, item.find_first_not_of(' '));
+      item.erase(item.find_last_not_of(' ') + 1);
+      if (item.empty()) continue;
+      ++n;
+      if (std::string(key) == "precision" && item != "fp32" && item != "tf32" && item != "fp16" && item != "bf16")
+        return "precision: unknown value '" + item + "'; expected one of: fp32, tf32, fp16, bf16";
+      if (std::string(key) == "batch") {
+        const auto b = parse_integer(item);
+        if (!b || *b < 1 || *b > (1 << 20)) return "batch: '" + item + "' is not a positive integer";
+      }
+    }
+    if (n == 0) return std::string(key) + ": empty";
+  }
+  return "";
+}
+
+}  // namespace
+
+WorkloadDef train_declaration() {
+  WorkloadDef d;
+  d.name = "train";
+  d.help =
+      "data-parallel CNN training (ResNet-50/101/152, VGG-16) on cuDNN and cuBLASLt, gradients all-reduced through "
+      "NCCL in buckets overlapped with the backward pass; or inference: images/s per GPU and on all GPUs "
+      "(docs/train.md)";
+  d.params = {
+      {"model",
+       ParamType::kEnum,
+       "resnet50",
+       {"resnet50", "resnet101", "resnet152", "vgg16", "tiny"},
+       {},
+       "the network (torchvision's layouts; tiny: a few layers for checks)"},
+      {"mode",
+       ParamType::kEnum,
+       "train",
+       {"train", "inference"},
+       {},
+       "train: forward, backward, all-reduce, SGD step; inference: forward only, with latency percentiles"},
+      {"precision",
+       ParamType::kText,
+       "fp32",
+       {},
+       {},
+       "fp32 (no TF32), tf32, fp16 (mixed: fp32 master weights, dynamic loss scaling), bf16 (mixed); one or a "
+       "comma-separated list"},
+      {"batch", ParamType::kText, "64", {}, {}, "images per GPU per step; one or a comma-separated list"},
+      {"image", ParamType::kInt, 224, {}, 32, "image height and width (3 channels, synthetic, made on the GPU)"},
+      {"steps", ParamType::kInt, 5, {}, 1, "steps (or forward passes) per timed sample"},
+      {"warmup", ParamType::kInt, 10, {}, 0, "untimed steps before timing"},
+      {"bucket_mb", ParamType::kNumber, 25.0, {}, 0.001, "gradient bytes per all-reduce bucket (MiB)"},
+      {"bucket_policy",
+       ParamType::kEnum,
+       "size",
+       {"size", "taper"},
+       {},
+       "size: every bucket bucket_mb (DDP's); taper: bucket_mb scaled by the share of the model's FLOPs still "
+       "to back-propagate (at least 1 MiB), so little is left to all-reduce after the backward pass"},
+      {"overlap",
+       ParamType::kBool,
+       true,
+       {},
+       {},
+       "all-reduce each bucket as soon as its gradients are done (during the backward pass); false: after it"},
+      {"bucket_launch",
+       ParamType::kEnum,
+       "after_fused_bn",
+       {"after_fused_bn", "ready"},
+       {},
+       "after_fused_bn: launch each bucket's all-reduce as soon as its gradients are done, unless the next batch "
+       "norm is cuDNN's persistent fused kernel (fp16), then after it, so that it does not wait for the SMs the "
+       "all-reduce holds; ready: as soon as its gradients are done, always (DDP's)"},
+      {"unfuse_after_launch",
+       ParamType::kInt,
+       0,
+       {},
+       0,
+       "how many of cuDNN's persistent fused batch norms (fp16) after each all-reduce's launch run in our "
+       "kernels instead, which share SMs with it rather than wait for the SMs it holds; 0: none"},
+      {"comm_ctas",
+       ParamType::kInt,
+       0,
+       {},
+       0,
+       "most thread blocks (CTAs) an all-reduce may take, so that it leaves SMs to the backward pass it "
+       "overlaps; 0: NCCL's choice"},
+      {"cta_policy",
+       ParamType::kEnum,
+       "default",
+       {"default", "efficiency"},
+       {},
+       "NCCL's CTA policy for the gradient all-reduce: default (fastest alone) or efficiency (fewest CTAs that "
+       "keep it fast, for overlap with the backward pass)"},
+      {"comm_cga",
+       ParamType::kInt,
+       0,
+       {},
+       0,
+       "CTAs per thread-block cluster in the gradient all-reduce (NCCL's cgaClusterSize, Hopper and later): "
+       "a cluster waits for that many free SMs of one GPC beside the backward pass; 0: NCCL's choice",
+       8},
+      {"symmetric",
+       ParamType::kBool,
+       true,
+       {},
+       {},
+       "on several GPUs, keep the gradients in NCCL memory registered as a symmetric window on every rank, so "
+       "that the all-reduce may use NCCL's symmetric kernels (NCCL 2.27+, GPUs of one node); not with "
+       "NCCL_P2P_DISABLE=1, whose PCIe path those kernels would bypass"},
+      {"allreduce",
+       ParamType::kEnum,
+       "nccl",
+       {"nccl", "copy_engine"},
+       {},
+       "how the gradients are all-reduced on several GPUs: nccl (ncclAllReduce), or copy_engine (GPUs of one "
+       "node that map each other's memory: the copy engines scatter each bucket's shards to their owners and "
+       "gather the sums back, so that only a short sum kernel takes SMs from the backward pass; NCCL only "
+       "synchronises); not with NCCL_P2P_DISABLE=1"},
+      {"graph", ParamType::kBool, true, {}, {}, "run each step as one CUDA graph; false: host calls each step"},
+      {"conv_api",
+       ParamType::kEnum,
+       "best",
+       {"best", "legacy", "graph"},
+       {},
+       "convolution algorithms from cuDNN's legacy API (Find), its graph API's plans, or best: in fp32 the "
+       "faster of both per convolution, elsewhere legacy"},
+      {"algo",
+       ParamType::kEnum,
+       "search",
+       {"search", "heuristic"},
+       {},
+       "search: cuDNN times every convolution algorithm once per shape; heuristic: its first pick"},
+      {"fuse",
+       ParamType::kBool,
+       true,
+       {},
+       {},
+       "cuDNN's batch norm fused with the residual add and ReLU where the precision has it (fp16)"},
+      {"check",
+       ParamType::kBool,
+       true,
+       {},
+       {},
+       "train: gradient check of a tiny net, loss falls, weights equal on every rank; inference: logits "
+       "against an fp32 net"},
+      {"timeline",
+       ParamType::kBool,
+       false,
+       {},
+       {},
+       "on several GPUs, one more measurement of the step with events at the passes' ends and at each "
+       "bucket's gradients ready and all-reduced: where the all-reduce ran against the backward pass "
+       "(details.timeline)"},
+      {"lr", ParamType::kNumber, 0.02, {}, 0, "SGD learning rate (small: the loss check trains one fixed batch)"},
+      {"momentum", ParamType::kNumber, 0.9, {}, 0, "SGD momentum"},
+      {"weight_decay", ParamType::kNumber, 1e-4, {}, 0, "SGD weight decay (L2, every parameter)"},
+      {"time_cap",
+       ParamType::kNumber,
+       10.0,
+       {},
+       0,
+       "stop sampling a point after this many timed seconds (min 3 samples)"},
+  };
+  d.needs_gpus = true;
+  d.check = &check_train;
+  d.measurement_params = {"warmup", "time_cap", "check", "timeline"};
+  d.table_columns = {"model", "mode"};
+  return d;
+}
+
+}  // namespace scalebench
