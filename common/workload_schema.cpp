@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "common/units.hpp"
 
@@ -23,13 +25,21 @@ ParamValue parse_param(const ParamDef& def, std::string_view text) {
       if (text == "auto") return {"auto", ""};
       [[fallthrough]];
     case ParamType::kInt: {
-      auto v = parse_integer(text);
-      if (!v) return {{}, "expected an integer, got '" + std::string(text) + "'"};
-      if (below_min(static_cast<double>(*v)))
-        return {{}, "must be at least " + bound_text(*def.min) + ", got " + std::string(text)};
-      if (above_max(static_cast<double>(*v)))
-        return {{}, "must be at most " + bound_text(*def.max) + ", got " + std::string(text)};
-      return {*v, ""};
+      // Integers land in an int (every workload's configuration reads them as one): a value
+      // outside its range is refused, never wrapped. Bounds compare as integers, not doubles.
+      constexpr std::int64_t kLow = std::numeric_limits<int>::min(), kHigh = std::numeric_limits<int>::max();
+      const std::int64_t low = def.min ? std::max(kLow, static_cast<std::int64_t>(std::ceil(*def.min))) : kLow;
+      const std::int64_t high = def.max ? std::min(kHigh, static_cast<std::int64_t>(std::floor(*def.max))) : kHigh;
+      std::int64_t v = 0;
+      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ptr != text.data() + text.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+        return {{}, "expected an integer, got '" + std::string(text) + "'"};
+      const bool negative = !text.empty() && text[0] == '-';
+      if ((ec == std::errc::result_out_of_range && negative) || v < low)
+        return {{}, "must be at least " + std::to_string(low) + ", got " + std::string(text)};
+      if (ec == std::errc::result_out_of_range || v > high)
+        return {{}, "must be at most " + std::to_string(high) + ", got " + std::string(text)};
+      return {v, ""};
     }
     case ParamType::kSize: {
       auto v = parse_size(text);

@@ -36,8 +36,9 @@ TEST(Registry, EveryParameterHasAValidDefaultAndHelp) {
           p.default_value.is_string() ? p.default_value.get<std::string>() : p.default_value.dump();
       const ParamValue v = parse_param(p, text);
       EXPECT_EQ(v.error, "") << d.name << "." << p.name << " default " << text;
-      if (p.type != ParamType::kText)  // text reads back as a number where it is one ("64")
+      if (p.type != ParamType::kText) {  // text reads back as a number where it is one ("64")
         EXPECT_EQ(v.value, p.default_value) << d.name << "." << p.name;
+      }
     }
     // The defaults together pass the workload's own checks.
     EXPECT_EQ(check_param_set(d, with_defaults(d, Json::object())), "") << d.name;
