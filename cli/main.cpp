@@ -30,7 +30,7 @@ const char* kUsage = R"(usage: scalebench COMMAND [ARGS] [OPTIONS]
                                              wins) and the noise, 3 when no point is in both
   agents [--coordinator URL]
   cancel EXPERIMENT [--coordinator URL]
-  version
+  version                                    (also --version)
 The coordinator URL defaults to $SCALEBENCH_COORDINATOR, else http://127.0.0.1:8470. A coordinator
 that wants tokens gets the one in --token-file FILE, else $SCALEBENCH_TOKEN (a user token to submit
 and cancel, a read token to look). An https:// coordinator's certificate is checked against
@@ -52,6 +52,10 @@ int main(int argc, char** argv) {
     std::string s = argv[i];
     if (s == "-h" || s == "--help") {
       std::cout << kUsage;
+      return 0;
+    }
+    if (s == "--version") {  // as every other program of ours answers it
+      std::cout << "scalebench " << kVersion << " (" << kGitRevision << ")\n";
       return 0;
     }
     if (s.rfind("--", 0) == 0) {

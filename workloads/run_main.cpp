@@ -39,6 +39,7 @@ const char* kUsage =
        mpirun -np N scalebench-run --spec-env VAR [--emit records]
                                        (the run file's JSON in variable VAR: runs over several nodes)
        scalebench-run --capabilities
+       scalebench-run --version
        scalebench-run --topology       this node's GPUs and the links between them
 Workloads and their parameters are listed in docs/experiments.md (e.g. collective -p op=all_reduce
 -p backend=nccl -p min_bytes=8 -p max_bytes=1GiB). --emit records prints one JSON record per line.
@@ -175,6 +176,11 @@ void emit(const Json& record) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--version") {
+      std::printf("scalebench-run %s (%s)\n", kVersion, kGitRevision);
+      return 0;
+    }
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--topology") {
       const Topology t = discover_topology();

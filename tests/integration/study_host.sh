@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # The README's main job on a host-only machine: every point of the sweep recorded, checked, fast.
 source "$(dirname "$0")/lib.sh"
+# Every program answers --version the same way, as operators' scripts expect.
+for p in scalebench scalebench-coordinator scalebench-agent scalebench-run; do
+  out=$("$BIN/$p" --version) || fail "$p --version exited $?"
+  [[ $out =~ ^$p\ [0-9]+\.[0-9]+\.[0-9]+\ \( ]] || fail "$p --version printed: $out"
+done
 start=$(date +%s)
 "$BIN/scalebench" study "$SRC/examples/quick.yaml" --db "$WORK/q.db" >"$WORK/study.log" 2>&1 || fail "study exited $?"
 took=$(($(date +%s) - start))
