@@ -296,20 +296,28 @@ __global__ void add_inplace_kernel(bf16* dst, const bf16* src, long long n) {
   if (i < n) dst[i] = __float2bfloat16(__bfloat162float(dst[i]) + __bfloat162float(src[i]));
 }
 
-// One thread per 8 elements (16 bytes) of head_dim.
-__global__ void split_heads_kernel(bf16* q, bf16* k, bf16* v, const bf16* qkv, int B, int T, int NH, int hd) {
+// This thread's 8 elements of head_dim (one thread per 16 bytes): their offset in a row-major
+// [B, T, row_heads, hd] tensor (row_heads = 3 x NH for packed QKV, of which this is the Q third)
+// and in a head-major [B, NH, T, hd] one. False past the end.
+__device__ __forceinline__ bool head_offsets(int B, int T, int NH, int hd, int row_heads, long long* rows,
+                                             long long* heads) {
   const int vec = hd / 8;
-  const long long n = static_cast<long long>(B) * T * NH * vec;
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
+  if (i >= static_cast<long long>(B) * T * NH * vec) return false;
   const int d = static_cast<int>(i % vec) * 8;
   long long rest = i / vec;
   const int h = static_cast<int>(rest % NH);
   rest /= NH;
   const int t = static_cast<int>(rest % T);
   const int b = static_cast<int>(rest / T);
-  const long long src = ((static_cast<long long>(b) * T + t) * 3 * NH + h) * hd + d;
-  const long long dst = ((static_cast<long long>(b) * NH + h) * T + t) * hd + d;
+  *rows = ((static_cast<long long>(b) * T + t) * row_heads + h) * hd + d;
+  *heads = ((static_cast<long long>(b) * NH + h) * T + t) * hd + d;
+  return true;
+}
+
+__global__ void split_heads_kernel(bf16* q, bf16* k, bf16* v, const bf16* qkv, int B, int T, int NH, int hd) {
+  long long src, dst;
+  if (!head_offsets(B, T, NH, hd, 3 * NH, &src, &dst)) return;
   const long long third = static_cast<long long>(NH) * hd;
   *reinterpret_cast<uint4*>(q + dst) = *reinterpret_cast<const uint4*>(qkv + src);
   *reinterpret_cast<uint4*>(k + dst) = *reinterpret_cast<const uint4*>(qkv + src + third);
@@ -318,18 +326,8 @@ __global__ void split_heads_kernel(bf16* q, bf16* k, bf16* v, const bf16* qkv, i
 
 __global__ void merge_head_grads_kernel(bf16* dqkv, const bf16* dq, const bf16* dk, const bf16* dv, int B, int T,
                                         int NH, int hd) {
-  const int vec = hd / 8;
-  const long long n = static_cast<long long>(B) * T * NH * vec;
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  const int d = static_cast<int>(i % vec) * 8;
-  long long rest = i / vec;
-  const int h = static_cast<int>(rest % NH);
-  rest /= NH;
-  const int t = static_cast<int>(rest % T);
-  const int b = static_cast<int>(rest / T);
-  const long long dst = ((static_cast<long long>(b) * T + t) * 3 * NH + h) * hd + d;
-  const long long src = ((static_cast<long long>(b) * NH + h) * T + t) * hd + d;
+  long long dst, src;
+  if (!head_offsets(B, T, NH, hd, 3 * NH, &dst, &src)) return;
   const long long third = static_cast<long long>(NH) * hd;
   *reinterpret_cast<uint4*>(dqkv + dst) = *reinterpret_cast<const uint4*>(dq + src);
   *reinterpret_cast<uint4*>(dqkv + dst + third) = *reinterpret_cast<const uint4*>(dk + src);
@@ -338,18 +336,8 @@ __global__ void merge_head_grads_kernel(bf16* dqkv, const bf16* dq, const bf16* 
 
 template <bool kToRows>
 __global__ void permute_heads_kernel(bf16* out, const bf16* in, int B, int T, int NH, int hd) {
-  const int vec = hd / 8;
-  const long long n = static_cast<long long>(B) * T * NH * vec;
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  const int d = static_cast<int>(i % vec) * 8;
-  long long rest = i / vec;
-  const int h = static_cast<int>(rest % NH);
-  rest /= NH;
-  const int t = static_cast<int>(rest % T);
-  const int b = static_cast<int>(rest / T);
-  const long long rows = ((static_cast<long long>(b) * T + t) * NH + h) * hd + d;
-  const long long heads = ((static_cast<long long>(b) * NH + h) * T + t) * hd + d;
+  long long rows, heads;
+  if (!head_offsets(B, T, NH, hd, NH, &rows, &heads)) return;
   if (kToRows) {
     *reinterpret_cast<uint4*>(out + rows) = *reinterpret_cast<const uint4*>(in + heads);
   } else {
