@@ -16,7 +16,8 @@ constexpr int kMinSamples = 3;
 TimingConfig TimingConfig::from_params(const Json& params, int repetitions) {
   TimingConfig c;
   c.warmup = params.value("warmup", c.warmup);
-  c.iters = params.value("iters", c.iters);
+  const Json iters = params.value("iters", Json());
+  if (iters.is_number_integer()) c.iters = iters.get<int>();  // else "auto" (or absent): 0
   c.time_cap_s = params.value("time_cap", c.time_cap_s);
   c.repetitions = repetitions;
   return c;

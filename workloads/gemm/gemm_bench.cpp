@@ -188,9 +188,7 @@ compute::RankOutcome measure_gemm(const Json& params, const Json& point, const c
     if (!any) throw Error("gemm: none of cuBLASLt's " + std::to_string(found.size()) + " candidates ran");
   }
 
-  Json params_timing = params;
-  if (params_timing.value("iters", Json()).is_string()) params_timing["iters"] = 0;  // auto
-  const compute::TimingConfig timing = compute::TimingConfig::from_params(params_timing, repetitions);
+  const compute::TimingConfig timing = compute::TimingConfig::from_params(params, repetitions);
   out.seconds = compute::time_on_stream(stream.get(), timing, [&](cudaStream_t st) { run(found[best].algo, st); });
 
   if (cfg.check) {

@@ -13,9 +13,8 @@ int run_rnn_workload(const RunRequest& run) {
   const bool records = run.records;
   const auto& emit = run.emit;
   const rnn::Config cfg = rnn::Config::from_params(spec.at("params"));
-  Json timing_params = spec.at("params");
-  if (!timing_params.value("iters", Json(0)).is_number_integer()) timing_params["iters"] = 0;  // auto
-  const compute::TimingConfig timing = compute::TimingConfig::from_params(timing_params, spec.value("repetitions", 20));
+  const compute::TimingConfig timing =
+      compute::TimingConfig::from_params(spec.at("params"), spec.value("repetitions", 20));
   compute::ComputeWorkload w;
   w.plan = [cfg](const Json&) { return rnn::plan(cfg); };
   w.throughput = [cfg](const Json&, const Json&) { return rnn::throughput(cfg); };

@@ -14,8 +14,9 @@ namespace {
 TEST(Registry, DeclaresEveryWorkloadOnceInTheListsOrder) {
   std::vector<std::string> names;
   for (const auto& d : workload_defs()) names.push_back(d.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"collective", "copy", "gemm", "rnn", "conv", "train", "gpt", "command"}));
-  EXPECT_EQ(workload_names(), "collective, copy, gemm, rnn, conv, train, gpt, command");
+  EXPECT_EQ(names, (std::vector<std::string>{"collective", "copy", "gemm", "rnn", "conv", "train", "gpt", "hbm", "burn",
+                                             "checksum", "command"}));
+  EXPECT_EQ(workload_names(), "collective, copy, gemm, rnn, conv, train, gpt, hbm, burn, checksum, command");
   for (const auto& n : names) {
     ASSERT_NE(find_workload(n), nullptr) << n;
     EXPECT_EQ(find_workload(n)->name, n);
@@ -72,7 +73,8 @@ TEST(Registry, UnknownParameterIsNotDeclaredExceptWhereParametersAreFree) {
 }
 
 TEST(Registry, GpuNeedAndLayout) {
-  for (const char* w : {"copy", "gemm", "rnn", "conv", "train", "gpt"}) EXPECT_TRUE(find_workload(w)->needs_gpus) << w;
+  for (const char* w : {"copy", "gemm", "rnn", "conv", "train", "gpt", "hbm", "burn", "checksum"})
+    EXPECT_TRUE(find_workload(w)->needs_gpus) << w;
   EXPECT_FALSE(find_workload("collective")->needs_gpus) << "the mpi backend runs on host memory";
   EXPECT_FALSE(find_workload("command")->needs_gpus);
   EXPECT_TRUE(find_workload("command")->outside_mpi);

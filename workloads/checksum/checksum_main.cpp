@@ -1,0 +1,57 @@
+#include "workloads/checksum/checksum_main.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include "workloads/checksum/checksum_bench.hpp"
+#include "workloads/compute/compute_main.hpp"
+
+namespace scalebench {
+
+namespace {
+// Each GPU's hash as a record of its own, read by acceptance's comparison across GPUs. `value`
+// holds the hash's top 52 bits (exact in a double), details.checksum all 64 as hex.
+Json checksum_record(const Json& throughput_record) {
+  Json r = throughput_record;
+  const std::string hash = r["details"].value("checksum", "");
+  const double top = static_cast<double>(std::stoull(hash, nullptr, 16) >> 12);
+  r["metric"] = "checksum";
+  r["unit"] = "hash";
+  r["better"] = "";
+  r["value"] = top;
+  r["stats"] = Json{{"n", 1},
+                    {"median", top},
+                    {"mean", top},
+                    {"stddev", 0},
+                    {"cv", 0},
+                    {"min", top},
+                    {"max", top},
+                    {"samples", Json::array({top})},
+                    {"stop", "repetitions"}};
+  return r;
+}
+}  // namespace
+
+int run_checksum_workload(const RunRequest& run) {
+  compute::ComputeWorkload w;
+  w.plan = [](const Json& params) {
+    return std::vector<Json>{
+        Json{{"kind", params.at("kind")}, {"m", params.at("n")}, {"n", params.at("n")}, {"k", params.at("n")}}};
+  };
+  w.throughput = [](const Json&, const Json& point) {
+    const double n = point.at("n").get<double>();
+    return compute::Throughput{2 * n * n * n, 1e-12, "TFLOP/s"};
+  };
+  w.measure = [](const Json& params, const Json&, const compute::DeviceInfo&) {
+    return checksum::compute_checksum(params);
+  };
+  auto finish = [&](const Json& record) {
+    run.emit(record);
+    if (record.value("metric", "") == "throughput" && record.contains("details") &&
+        record["details"].contains("checksum"))
+      run.emit(checksum_record(record));
+  };
+  return compute::run_compute_workload(*run.mpi, run.run_id, run.spec, run.records, finish, w);
+}
+
+}  // namespace scalebench
