@@ -51,10 +51,10 @@ WorkloadDef gpt_declaration() {
       {"clip", ParamType::kNumber, 1.0, {}, 0, "global gradient-norm clip (0: off)"},
       {"attention",
        ParamType::kEnum,
-       "naive",
-       {"naive", "cudnn"},
+       "cudnn",
+       {"cudnn", "naive"},
        {},
-       "naive: batched GEMMs and our causal softmax; cudnn: cuDNN's fused flash attention"},
+       "cudnn: cuDNN's fused flash attention; naive: batched GEMMs and our causal softmax"},
       {"check", ParamType::kBool, true, {}, {}, "the fixed batch's loss must fall and stay finite"},
       {"seed", ParamType::kInt, 1234, {}, 0, "initial weights' seed"},
   };
