@@ -1,7 +1,8 @@
 // The gpt workload's check and timing program, for development on a GPU machine:
-//   scalebench-gpt-check gradcheck                       fp64 gradient check of the tiny model
-//   scalebench-gpt-check time MODEL BATCH SEQ [ACCUM] [SAMPLES] [STEPS]
+//   scalebench-gpt-check gradcheck [ATTENTION]           fp64 gradient check of the tiny model
+//   scalebench-gpt-check time MODEL BATCH SEQ [ACCUM] [SAMPLES] [STEPS] [ATTENTION]
 //                                                        tokens/s, MFU, step split, peak memory
+// ATTENTION is cudnn (the default, as in the workload) or naive.
 //   scalebench-gpt-check dump DIR [MODEL] [BATCH] [SEQ]  initial weights, tokens and our first 10
 //                                                        losses for tests/gpt/compare_torch.py
 // Prints one JSON object per line; exits 1 when a check fails.
@@ -27,10 +28,10 @@ namespace {
 
 int arg_int(int argc, char** argv, int i, int fallback) { return i < argc ? std::stoi(argv[i]) : fallback; }
 
-int time_model(const std::string& name, int B, int T, int accum, int samples, int steps) {
+int time_model(const std::string& name, int B, int T, int accum, int samples, int steps, Attention attention) {
   const ModelShape m = model_shape(name);
   gpu::Stream stream;
-  GptModel model(m, B, T, 1234, stream.get());
+  GptModel model(m, B, T, 1234, stream.get(), attention);
   const StepTiming t = time_steps(model, stream.get(), accum, Hyper{}, 3, samples, steps);
   std::vector<double> s = t.step_seconds;
   std::sort(s.begin(), s.end());
@@ -46,6 +47,7 @@ int time_model(const std::string& name, int B, int T, int accum, int samples, in
            {"batch", B},
            {"seq", T},
            {"grad_accum", accum},
+           {"attention", attention == Attention::kCudnn ? "cudnn" : "naive"},
            {"gpu", prop.name},
            {"tokens_per_s", tokens / median},
            {"tokens_per_s_best", tokens / s.front()},
@@ -120,11 +122,13 @@ int main(int argc, char** argv) {
   try {
     const std::string mode = argc > 1 ? argv[1] : "gradcheck";
     if (mode == "gradcheck") {
-      const GradCheck g = gradient_check("gpt2-tiny", 2, 32, 24, 0.1, 7);
-      std::cout << Json{{"gradient_check", g.to_json()}}.dump() << std::endl;
+      const std::string att = argc > 2 ? argv[2] : "cudnn";
+      const Attention attention = attention_from_name(att);
+      const GradCheck g = gradient_check("gpt2-tiny", 2, 32, 24, 0.1, 7, attention);
+      std::cout << Json{{"gradient_check", g.to_json()}, {"attention", att}}.dump() << std::endl;
       // A fixed batch: the loss must fall over 10 steps.
       gpu::Stream stream;
-      GptModel model(model_shape("gpt2-tiny"), 4, 64, 11, stream.get());
+      GptModel model(model_shape("gpt2-tiny"), 4, 64, 11, stream.get(), attention);
       model.step(1, Hyper{});
       const float first = model.loss();
       for (int i = 0; i < 9; ++i) model.step(1, Hyper{1e-3f});
@@ -135,11 +139,12 @@ int main(int argc, char** argv) {
     }
     if (mode == "time" && argc >= 5)
       return time_model(argv[2], std::stoi(argv[3]), std::stoi(argv[4]), arg_int(argc, argv, 5, 1),
-                        arg_int(argc, argv, 6, 5), arg_int(argc, argv, 7, 10));
+                        arg_int(argc, argv, 6, 5), arg_int(argc, argv, 7, 10),
+                        attention_from_name(argc > 8 ? argv[8] : "cudnn"));
     if (mode == "dump" && argc >= 3)
       return dump(argv[2], argc > 3 ? argv[3] : "gpt2-tiny", arg_int(argc, argv, 4, 4), arg_int(argc, argv, 5, 64));
-    std::cerr << "usage: scalebench-gpt-check gradcheck | time MODEL BATCH SEQ [ACCUM] [SAMPLES] [STEPS] | dump DIR "
-                 "[MODEL] [BATCH] [SEQ]\n";
+    std::cerr << "usage: scalebench-gpt-check gradcheck [cudnn|naive] | time MODEL BATCH SEQ [ACCUM] [SAMPLES] [STEPS] "
+                 "[cudnn|naive] | dump DIR [MODEL] [BATCH] [SEQ]\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -215,6 +215,9 @@ TEST(GptConfig, ParamsAndErrorsNameTheField) {
   EXPECT_EQ(err(Json{{"zero", 3}}).rfind("zero:", 0), 0u);
   EXPECT_EQ(err(Json{{"layers", -2}}).rfind("layers:", 0), 0u);
   EXPECT_EQ(err(Json{{"recompute", true}}).rfind("recompute:", 0), 0u);
+  EXPECT_EQ(c.attention, "cudnn");
+  EXPECT_EQ(Config::from_params(Json{{"attention", "naive"}}).attention, "naive");
+  EXPECT_EQ(err(Json{{"attention", "flash"}}).rfind("attention: 'flash'", 0), 0u);
 }
 
 // The registry's declaration: its defaults are the configuration's, and its checks are
@@ -234,4 +237,7 @@ TEST(GptConfig, RegistryDeclaration) {
   EXPECT_EQ(check_param_set(*d, Json{{"seq", 4096}}).rfind("seq:", 0), 0u);
   EXPECT_EQ(check_param_set(*d, Json{{"recompute", true}}).rfind("recompute:", 0), 0u);
   EXPECT_EQ(check_param_set(*d, Json{{"model", "gpt2-tiny"}, {"seq", 64}}), "");
+  EXPECT_EQ(defaults.at("attention"), "cudnn");
+  EXPECT_EQ(check_param_set(*d, Json{{"attention", "naive"}}), "");
+  EXPECT_EQ(check_param_set(*d, Json{{"attention", "flash"}}).rfind("attention:", 0), 0u);
 }

@@ -4,6 +4,7 @@
 #ifdef SCALEBENCH_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -52,5 +53,33 @@ TEST(GptGpu, TrainsAndAccumulates) {
     norm += p1[i] * p1[i];
   }
   EXPECT_LT(std::sqrt(diff / norm), 1e-2);
+}
+
+// cuDNN's fused attention against the naive path on the same weights and tokens: the forward's
+// loss, every gradient (the attention's reach the QKV weights and everything before them) and
+// the fp64 gradient check.
+TEST(GptGpu, CudnnAttentionMatchesNaive) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream s;
+  const ModelShape m = model_shape("gpt2-tiny");
+  GptModel naive(m, 2, 64, 21, s.get(), Attention::kNaive), fused(m, 2, 64, 21, s.get(), Attention::kCudnn);
+  for (GptModel* x : {&naive, &fused}) {
+    x->forward(0, 1);
+    x->backward(0);
+  }
+  EXPECT_NEAR(fused.loss(), naive.loss(), 2e-3 * std::abs(naive.loss()));
+  const std::vector<float> gn = naive.grads(), gf = fused.grads();
+  ASSERT_EQ(gn.size(), gf.size());
+  for (const Tensor& t : naive.layout()) {
+    double diff = 0, norm = 0;
+    for (long long i = t.offset; i < t.offset + t.numel(); ++i) {
+      const double d = gf[static_cast<std::size_t>(i)] - gn[static_cast<std::size_t>(i)];
+      diff += d * d;
+      norm += static_cast<double>(gn[static_cast<std::size_t>(i)]) * gn[static_cast<std::size_t>(i)];
+    }
+    EXPECT_LT(std::sqrt(diff / std::max(norm, 1e-30)), 5e-2) << t.name;
+  }
+  const GradCheck g = gradient_check("gpt2-tiny", 2, 32, 8, 0.1, 3, Attention::kCudnn);
+  EXPECT_TRUE(g.ok) << g.to_json().dump();
 }
 #endif

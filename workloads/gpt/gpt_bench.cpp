@@ -67,10 +67,10 @@ Json GradCheck::to_json() const {
 }
 
 GradCheck gradient_check(const std::string& model_name, int B, int T, int samples_per_tensor, double tolerance,
-                         unsigned long long seed) {
+                         unsigned long long seed, Attention attention) {
   const ModelShape m = model_shape(model_name);
   gpu::Stream stream;
-  GptModel model(m, B, T, seed, stream.get());
+  GptModel model(m, B, T, seed, stream.get(), attention);
   std::mt19937_64 rng(seed);
   std::vector<int> tokens(static_cast<std::size_t>(B) * T), targets(tokens.size());
   for (int& t : tokens) t = static_cast<int>(rng() % static_cast<unsigned long long>(m.vocab));

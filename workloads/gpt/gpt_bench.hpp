@@ -36,6 +36,6 @@ struct GradCheck {
   Json to_json() const;
 };
 GradCheck gradient_check(const std::string& model, int B, int T, int samples_per_tensor, double tolerance,
-                         unsigned long long seed);
+                         unsigned long long seed, Attention attention = Attention::kNaive);
 
 }  // namespace scalebench::gpt

@@ -246,7 +246,8 @@ Config Config::from_params(const Json& params) {
   if (c.weight_decay < 0) throw Error("weight_decay: must be 0 or positive");
   if (c.clip < 0) throw Error("clip: must be 0 (off) or positive");
   c.attention = params.value("attention", c.attention);
-  if (c.attention != "naive") throw Error("attention: '" + c.attention + "'; expected naive");
+  if (c.attention != "naive" && c.attention != "cudnn")
+    throw Error("attention: '" + c.attention + "'; expected naive or cudnn");
   c.check = params.value("check", c.check);
   c.seed = params.value("seed", c.seed);
   if (m.family == Family::kLlama) throw Error("model: " + m.name + "'s training step is not done yet (GPT-2 is)");

@@ -130,7 +130,7 @@ struct Config {
   int dp = 1, tp = 1, zero = 0;
   int steps = 5;  // steps per timed sample
   float lr = 3e-4f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.1f, clip = 1.0f;
-  std::string attention = "naive";  // naive: batched GEMMs + our causal softmax
+  std::string attention = "cudnn";  // cudnn: cuDNN's fused SDPA; naive: batched GEMMs + our causal softmax
   bool check = true;
   unsigned long long seed = 1234;
   ModelShape shape() const { return model_shape(model, layers); }

@@ -49,7 +49,12 @@ WorkloadDef gpt_declaration() {
       {"lr", ParamType::kNumber, 3e-4, {}, 0, "AdamW learning rate"},
       {"weight_decay", ParamType::kNumber, 0.1, {}, 0, "AdamW decoupled weight decay"},
       {"clip", ParamType::kNumber, 1.0, {}, 0, "global gradient-norm clip (0: off)"},
-      {"attention", ParamType::kEnum, "naive", {"naive"}, {}, "naive: batched GEMMs and our causal softmax"},
+      {"attention",
+       ParamType::kEnum,
+       "cudnn",
+       {"cudnn", "naive"},
+       {},
+       "cudnn: cuDNN's fused flash attention; naive: batched GEMMs and our causal softmax"},
       {"check", ParamType::kBool, true, {}, {}, "the fixed batch's loss must fall and stay finite"},
       {"seed", ParamType::kInt, 1234, {}, 0, "initial weights' seed"},
   };

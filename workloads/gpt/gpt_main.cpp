@@ -43,7 +43,9 @@ int run_gpt_workload(const RunRequest& run) {
   w.measure = [&](const Json&, const Json&, const compute::DeviceInfo& gpu) {
     compute::RankOutcome o;
     if (!stream) stream = std::make_unique<gpu::Stream>();
-    if (!model) model = std::make_unique<gpt::GptModel>(shape, cfg.micro_batch, cfg.seq, cfg.seed, stream->get());
+    if (!model)
+      model = std::make_unique<gpt::GptModel>(shape, cfg.micro_batch, cfg.seq, cfg.seed, stream->get(),
+                                              gpt::attention_from_name(cfg.attention));
     const gpt::Hyper h{cfg.lr, cfg.beta1, cfg.beta2, cfg.eps, cfg.weight_decay, cfg.clip};
     const gpt::StepTiming t = gpt::time_steps(*model, stream->get(), cfg.grad_accum, h, std::max(timing.warmup, 1),
                                               std::max(timing.repetitions, 1), cfg.steps);

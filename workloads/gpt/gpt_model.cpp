@@ -2,7 +2,9 @@
 
 #include <cublasLt.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -12,6 +14,7 @@
 #include "workloads/gemm/cublaslt_handles.hpp"
 #include "workloads/gpt/gpt_kernels.cuh"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/gpu/cudnn_sdpa_graph.hpp"
 
 namespace scalebench::gpt {
 
@@ -62,6 +65,7 @@ struct Gemm {
 struct GptModel::Impl {
   ModelShape m;
   int B, T;
+  Attention attention;
   long long BT;
   cudaStream_t s;
   std::vector<Tensor> tensors;
@@ -81,7 +85,7 @@ struct GptModel::Impl {
   int *tokens = nullptr, *targets = nullptr;
   // Activations kept for backward, per layer.
   std::vector<bf16*> res, r2, ln1, ln2, qkv, q, k, v, probs, atty, fch, fchg;
-  std::vector<float*> ln1_mean, ln1_rstd, ln2_mean, ln2_rstd;
+  std::vector<float*> ln1_mean, ln1_rstd, ln2_mean, ln2_rstd, attn_stats;
   bf16 *lnf = nullptr, *logits = nullptr;
   float *lnf_mean = nullptr, *lnf_rstd = nullptr, *losses = nullptr, *loss_sum = nullptr, *norm_sq = nullptr;
   // Scratch.
@@ -89,6 +93,11 @@ struct GptModel::Impl {
        *dv = nullptr, *dyh = nullptr, *dprobs = nullptr, *bias_scratch = nullptr;
   float *dw32 = nullptr, *db32 = nullptr;
   void* workspace = nullptr;
+  // Fused attention (Attention::kCudnn): its handle, plans and workspace.
+  std::unique_ptr<gpu::CudnnHandle> cudnn;
+  std::unique_ptr<gpu::SdpaForward> sdpa_fwd;
+  std::unique_ptr<gpu::SdpaBackward> sdpa_bwd;
+  gpu::DeviceBuffer sdpa_workspace;
   // Profile mode: an event after each group of kernels; the time since the previous one is
   // charged to the group's name.
   bool profiling = false;
@@ -99,8 +108,14 @@ struct GptModel::Impl {
     CUDA_CHECK(cudaEventRecord(marks.back().second.get(), s));
   }
 
-  Impl(const ModelShape& shape, int b, int t, cudaStream_t stream)
-      : m(shape), B(b), T(t), BT(static_cast<long long>(b) * t), s(stream), tensors(parameter_layout(shape, t)) {
+  Impl(const ModelShape& shape, int b, int t, cudaStream_t stream, Attention att)
+      : m(shape),
+        B(b),
+        T(t),
+        attention(att),
+        BT(static_cast<long long>(b) * t),
+        s(stream),
+        tensors(parameter_layout(shape, t)) {
     n_params = tensors.back().offset + tensors.back().numel();
   }
 
@@ -121,17 +136,24 @@ struct GptModel::Impl {
     targets = reinterpret_cast<int*>(f32(BT));
     res.assign(L + 1, nullptr);
     for (auto* vec : {&r2, &ln1, &ln2, &qkv, &q, &k, &v, &probs, &atty, &fch, &fchg}) vec->assign(L, nullptr);
-    for (auto* vec : {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd}) vec->assign(L, nullptr);
+    for (auto* vec : {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd, &attn_stats}) vec->assign(L, nullptr);
+    // The naive path keeps per-head copies of Q, K, V and the [T, T] probabilities; the fused one
+    // reads Q, K, V inside the QKV projection and keeps one fp32 statistic per query row.
+    const bool naive = attention == Attention::kNaive;
     res[0] = bf(BT * C);
     for (long long l = 0; l < L; ++l) {
       ln1[l] = bf(BT * C);
       ln1_mean[l] = f32(BT);
       ln1_rstd[l] = f32(BT);
       qkv[l] = bf(BT * 3 * C);
-      q[l] = bf(BT * C);
-      k[l] = bf(BT * C);
-      v[l] = bf(BT * C);
-      probs[l] = bf(B * NH * static_cast<long long>(T) * T);
+      if (naive) {
+        q[l] = bf(BT * C);
+        k[l] = bf(BT * C);
+        v[l] = bf(BT * C);
+        probs[l] = bf(B * NH * static_cast<long long>(T) * T);
+      } else {
+        attn_stats[l] = f32(B * NH * static_cast<long long>(T));
+      }
       atty[l] = bf(BT * C);
       r2[l] = bf(BT * C);
       ln2[l] = bf(BT * C);
@@ -148,16 +170,18 @@ struct GptModel::Impl {
     losses = f32(BT);
     loss_sum = f32(1);
     norm_sq = f32(1);
-    yh = bf(BT * C);
+    if (naive) yh = bf(BT * C);
     dres = bf(BT * C);
     dtmp = bf(BT * C);
     dfch = bf(BT * m.mlp);
     dqkv = bf(BT * 3 * C);
-    dq = bf(BT * C);
-    dk = bf(BT * C);
-    dv = bf(BT * C);
-    dyh = bf(BT * C);
-    dprobs = bf(B * NH * static_cast<long long>(T) * T);
+    if (naive) {
+      dq = bf(BT * C);
+      dk = bf(BT * C);
+      dv = bf(BT * C);
+      dyh = bf(BT * C);
+      dprobs = bf(B * NH * static_cast<long long>(T) * T);
+    }
     bias_scratch = bf(std::max<long long>(Vp, 4 * C));
     dw32 = f32(C);
     db32 = f32(C);
@@ -366,9 +390,13 @@ struct GptModel::Impl {
       mark("fwd.layernorm");
       linear(qkv[l], ln1[l], p(blk(l, 2)), p(blk(l, 3)), C, 3 * C);
       mark("fwd.gemm_qkv");
-      split_heads(q[l], k[l], v[l], qkv[l], B, T, NH, hd, s);
-      attention_forward(l, scale);
-      heads_to_rows(atty[l], yh, B, T, NH, hd, s);
+      if (attention == Attention::kCudnn) {
+        sdpa_fwd->run(cudnn->get(), qkv[l], qkv[l] + C, qkv[l] + 2 * C, atty[l], attn_stats[l], sdpa_workspace.get());
+      } else {
+        split_heads(q[l], k[l], v[l], qkv[l], B, T, NH, hd, s);
+        attention_forward(l, scale);
+        heads_to_rows(atty[l], yh, B, T, NH, hd, s);
+      }
       mark("fwd.attention");
       linear(r2[l], atty[l], p(blk(l, 4)), p(blk(l, 5)), C, C, res[l]);
       mark("fwd.gemm_proj");
@@ -422,9 +450,14 @@ struct GptModel::Impl {
       linear_weight_grad(g(blk(l, 4)), g(blk(l, 5)), dres, atty[l], C, C, acc);
       linear_input_grad(dtmp, dres, p(blk(l, 4)), C, C);
       mark("bwd.gemm_proj");
-      rows_to_heads(dyh, dtmp, B, T, NH, hd, s);
-      attention_backward(l, scale);
-      merge_head_grads(dqkv, dq, dk, dv, B, T, NH, hd, s);
+      if (attention == Attention::kCudnn) {
+        sdpa_bwd->run(cudnn->get(), qkv[l], qkv[l] + C, qkv[l] + 2 * C, atty[l], dtmp, attn_stats[l], dqkv, dqkv + C,
+                      dqkv + 2 * C, sdpa_workspace.get());
+      } else {
+        rows_to_heads(dyh, dtmp, B, T, NH, hd, s);
+        attention_backward(l, scale);
+        merge_head_grads(dqkv, dq, dk, dv, B, T, NH, hd, s);
+      }
       mark("bwd.attention");
       linear_weight_grad(g(blk(l, 2)), g(blk(l, 3)), dqkv, ln1[l], C, 3 * C, acc);
       linear_input_grad(dtmp, dqkv, p(blk(l, 2)), C, 3 * C);
@@ -443,6 +476,26 @@ struct GptModel::Impl {
     adamw(master, params, grads, adam_m, adam_v, n_params, h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, steps_done,
           norm_sq, h.clip, s);
     mark("opt.adamw");
+  }
+
+  // The fused attention's plans for this model's shape: Q, K, V are read in place from the QKV
+  // projection's rows [B, T, 3, heads, head_dim], O and dO are the rows [B, T, heads, head_dim].
+  void plan_fused_attention() {
+    const long long C = m.width, hd = m.head_dim();
+    gpu::SdpaShape sh;
+    sh.batch = B;
+    sh.heads = m.heads;
+    sh.seq = T;
+    sh.head_dim = hd;
+    sh.qkv_strides = {T * 3 * C, hd, 3 * C, 1};
+    sh.out_strides = {T * C, hd, C, 1};
+    sh.scale = 1.f / std::sqrt(static_cast<float>(hd));
+    cudnn = std::make_unique<gpu::CudnnHandle>();
+    CUDNN_CHECK(cudnnSetStream(cudnn->get(), s));
+    sdpa_fwd = std::make_unique<gpu::SdpaForward>(cudnn->get(), sh);
+    sdpa_bwd = std::make_unique<gpu::SdpaBackward>(cudnn->get(), sh);
+    const std::int64_t ws = std::max(sdpa_fwd->workspace_bytes(), sdpa_bwd->workspace_bytes());
+    sdpa_workspace = gpu::DeviceBuffer(static_cast<std::size_t>(std::max<std::int64_t>(ws, 256)));
   }
 
   void init(unsigned long long seed) {
@@ -477,13 +530,19 @@ struct GptModel::Impl {
   }
 };
 
-std::size_t model_bytes(const ModelShape& m, int B, int T) {
-  GptModel::Impl probe(m, B, T, nullptr);
+Attention attention_from_name(const std::string& name) {
+  if (name == "naive") return Attention::kNaive;
+  if (name == "cudnn") return Attention::kCudnn;
+  throw Error("attention: '" + name + "'; expected naive or cudnn");
+}
+
+std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention) {
+  GptModel::Impl probe(m, B, T, nullptr, attention);
   return probe.plan(nullptr);
 }
 
-GptModel::GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream)
-    : impl_(std::make_unique<Impl>(m, B, T, stream)) {
+GptModel::GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream, Attention attention)
+    : impl_(std::make_unique<Impl>(m, B, T, stream, attention)) {
   if (m.family != Family::kGpt2) throw Error("model: " + m.name + "'s training step is not done yet (GPT-2 is)");
   if (m.head_dim() % 8 != 0) throw Error("model: head width must be a multiple of 8");
   const std::size_t bytes = impl_->plan(nullptr);
@@ -495,6 +554,7 @@ GptModel::GptModel(const ModelShape& m, int B, int T, unsigned long long seed, c
                   free_b / 1073741824.0);
     throw Error(msg);
   }
+  if (attention == Attention::kCudnn) impl_->plan_fused_attention();
   impl_->mem = gpu::DeviceBuffer(bytes);
   impl_->plan(impl_->mem.get());
   impl_->init(seed);

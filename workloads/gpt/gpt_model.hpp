@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "workloads/gpt/gpt_config.hpp"
@@ -16,16 +17,25 @@ struct Hyper {
   float lr = 3e-4f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.1f, clip = 1.0f;
 };
 
-// Bytes GptModel(m, B, T) allocates (what the out-of-memory message says it needs).
-std::size_t model_bytes(const ModelShape& m, int B, int T);
+// How attention is computed: batched cuBLASLt GEMMs around the workload's own causal softmax
+// (naive), or cuDNN's fused flash attention, forward and backward (cudnn).
+enum class Attention { kNaive, kCudnn };
+// "naive" or "cudnn"; throws Error naming the field otherwise.
+Attention attention_from_name(const std::string& name);
+
+// Bytes GptModel(m, B, T, ..., attention) allocates in its arena (what the out-of-memory message
+// says it needs; cuDNN's attention workspace comes on top).
+std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention = Attention::kNaive);
 
 class GptModel {
  public:
   // Allocates parameters, optimizer state and activations for micro-batches of B x T tokens and
   // initialises the weights as GPT-2 does (normal 0.02; residual projections 0.02 / sqrt(2 layers);
   // norms 1 and 0; biases 0) from `seed`. Throws Error "out of memory: needs X GiB, has Y" when
-  // the GPU's free memory is short.
-  GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream);
+  // the GPU's free memory is short. With Attention::kCudnn the fused attention's plans are built
+  // here (Error naming the shape when cuDNN has no engine for it).
+  GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream,
+           Attention attention = Attention::kNaive);
   ~GptModel();
   GptModel(const GptModel&) = delete;
   GptModel& operator=(const GptModel&) = delete;
@@ -65,7 +75,7 @@ class GptModel {
 
  private:
   struct Impl;
-  friend std::size_t model_bytes(const ModelShape& m, int B, int T);
+  friend std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention);
   std::unique_ptr<Impl> impl_;
 };
 

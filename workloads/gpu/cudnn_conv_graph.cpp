@@ -6,19 +6,6 @@
 
 namespace scalebench::gpu {
 
-BackendDescriptor::BackendDescriptor(cudnnBackendDescriptorType_t type) {
-  CUDNN_CHECK(cudnnBackendCreateDescriptor(type, &d_));
-}
-
-void BackendDescriptor::set(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, std::int64_t count,
-                            const void* values) {
-  CUDNN_CHECK(cudnnBackendSetAttribute(d_, name, type, count, values));
-}
-
-void BackendDescriptor::finalize() { CUDNN_CHECK(cudnnBackendFinalize(d_)); }
-
-cudnnStatus_t BackendDescriptor::try_finalize() { return cudnnBackendFinalize(d_); }
-
 namespace {
 
 // The variant pack's ids: the first, second and third tensor of every direction (see execute).
@@ -77,58 +64,6 @@ OpAttributes op_attributes(ConvDirection dir) {
           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA};
 }
 
-// The engine behind a heuristic's configuration: its global index and whether its numerics are
-// allowed.
-struct EngineInfo {
-  std::int64_t index = -1;
-  bool allowed = true;
-};
-
-EngineInfo engine_info(cudnnBackendDescriptor_t config, bool strict_fp32) {
-  EngineInfo info;
-  BackendDescriptor engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
-  cudnnBackendDescriptor_t raw = engine.get();
-  std::int64_t got = 0;
-  CUDNN_CHECK(
-      cudnnBackendGetAttribute(config, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got, &raw));
-  CUDNN_CHECK(cudnnBackendGetAttribute(raw, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &got, &info.index));
-  std::array<cudnnBackendNumericalNote_t, CUDNN_NUMERICAL_NOTE_TYPE_COUNT> notes{};
-  CUDNN_CHECK(cudnnBackendGetAttribute(raw, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
-                                       static_cast<std::int64_t>(notes.size()), &got, notes.data()));
-  if (strict_fp32)
-    for (std::int64_t i = 0; i < got; ++i)
-      if (notes[static_cast<std::size_t>(i)] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE ||
-          notes[static_cast<std::size_t>(i)] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS)
-        info.allowed = false;
-  return info;
-}
-
-// The heuristic's configurations for the graph, best first; none if the mode has nothing.
-std::vector<BackendDescriptor> heuristic_configs(const BackendDescriptor& graph, const BackendDescriptor& device,
-                                                 cudnnBackendHeurMode_t mode) {
-  BackendDescriptor heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-  cudnnBackendDescriptor_t g = graph.get(), d = device.get();
-  heur.set(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &g);
-  heur.set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
-  heur.set(CUDNN_ATTR_ENGINEHEUR_DEVICEPROP, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d);
-  if (heur.try_finalize() != CUDNN_STATUS_SUCCESS) return {};
-  std::int64_t count = 0;
-  if (cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
-                               nullptr) != CUDNN_STATUS_SUCCESS)
-    return {};
-  std::vector<BackendDescriptor> configs;
-  std::vector<cudnnBackendDescriptor_t> raw;
-  for (std::int64_t i = 0; i < count; ++i) {
-    configs.emplace_back(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-    raw.push_back(configs.back().get());
-  }
-  std::int64_t got = 0;
-  CUDNN_CHECK(cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count,
-                                       &got, raw.data()));
-  configs.erase(configs.begin() + static_cast<std::ptrdiff_t>(std::min(got, count)), configs.end());
-  return configs;
-}
-
 }  // namespace
 
 void ConvPlan::execute(cudnnHandle_t handle, void* a, void* b, void* c, void* workspace) const {
@@ -175,9 +110,7 @@ std::vector<std::shared_ptr<ConvPlan>> conv_plans(cudnnHandle_t handle, const Co
   op.set(at.beta, CUDNN_TYPE_FLOAT, 1, &beta);
   op.finalize();
 
-  BackendDescriptor device(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR);
-  device.set(CUDNN_ATTR_DEVICEPROP_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
-  device.finalize();
+  const BackendDescriptor device = device_properties(handle);
   BackendDescriptor graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
   cudnnBackendDescriptor_t od = op.get(), dd = device.get();
   graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &od);

@@ -4,10 +4,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "workloads/gpu/cudnn_handles.hpp"
+#include "workloads/gpu/cudnn_backend.hpp"
 
 // Convolutions through cuDNN's graph (backend) API: it offers engines the legacy
 // cudnnConvolution* calls never pick (in fp32 on Hopper, faster FMA kernels for the backward
@@ -15,35 +14,6 @@
 // and times them on the caller's buffers; the caller keeps the fastest. Built only with
 // SCALEBENCH_HAVE_CUDA.
 namespace scalebench::gpu {
-
-// Move-only owner of one cuDNN backend descriptor.
-class BackendDescriptor {
- public:
-  explicit BackendDescriptor(cudnnBackendDescriptorType_t type);
-  ~BackendDescriptor() {
-    if (d_) cudnnBackendDestroyDescriptor(d_);
-  }
-  BackendDescriptor(BackendDescriptor&& o) noexcept : d_(std::exchange(o.d_, nullptr)) {}
-  BackendDescriptor& operator=(BackendDescriptor&& o) noexcept {
-    if (this != &o) {
-      if (d_) cudnnBackendDestroyDescriptor(d_);
-      d_ = std::exchange(o.d_, nullptr);
-    }
-    return *this;
-  }
-  BackendDescriptor(const BackendDescriptor&) = delete;
-  BackendDescriptor& operator=(const BackendDescriptor&) = delete;
-
-  cudnnBackendDescriptor_t get() const { return d_; }
-  void set(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, std::int64_t count, const void* values);
-  void finalize();
-  // cudnnBackendFinalize's status, for descriptors that may be refused (an engine that does not
-  // support the graph).
-  cudnnStatus_t try_finalize();
-
- private:
-  cudnnBackendDescriptor_t d_ = nullptr;
-};
 
 enum class ConvDirection { kForward, kBackwardData, kBackwardFilter };
 

@@ -1,0 +1,370 @@
+#include "workloads/gpu/cudnn_sdpa_graph.hpp"
+
+#include <cuda_runtime.h>
+
+#include <exception>
+#include <limits>
+#include <vector>
+
+#include "common/error.hpp"
+#include "workloads/gpu/cuda_check.hpp"
+
+namespace scalebench::gpu {
+
+namespace {
+
+using Dims = std::array<std::int64_t, 4>;
+using Desc = cudnnBackendDescriptor_t;
+
+// Ids of the tensors the caller's buffers (and the by-value scalars) are bound to; the graph's
+// virtual tensors are numbered from kFirstVirtual.
+enum Uid : std::int64_t {
+  kQ = 1,
+  kK,
+  kV,
+  kO,
+  kStats,
+  kScale,
+  kNegInf,
+  kOne,
+  kDo,
+  kDq,
+  kDk,
+  kDv,
+  kDoO,     // backward: per-row sum of dO * O, fp32 scratch
+  kDqAccum  // backward: dQ accumulated in fp32, scratch
+};
+constexpr std::int64_t kFirstVirtual = 100;
+constexpr std::int64_t kAlign = 256;
+constexpr float kOneValue = 1.f;
+
+std::int64_t aligned(std::int64_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+// The masked-out score: cuDNN before 9.10 wants the lowest float rather than -inf.
+float masked_score() {
+  return cudnnGetVersion() < 91000 ? std::numeric_limits<float>::lowest() : -std::numeric_limits<float>::infinity();
+}
+
+// Owns every descriptor of one operation graph while it is built and planned.
+class GraphBuilder {
+ public:
+  Desc tensor(std::int64_t uid, Dims dims, Dims strides, cudnnDataType_t type) {
+    return add(uid, dims, strides, type, false, false);
+  }
+  Desc scalar(std::int64_t uid) { return add(uid, {1, 1, 1, 1}, {1, 1, 1, 1}, CUDNN_DATA_FLOAT, false, true); }
+  Desc virt(Dims dims, Dims strides, cudnnDataType_t type = CUDNN_DATA_FLOAT) {
+    return add(next_++, dims, strides, type, true, false);
+  }
+
+  // y = mode(x[, b][, t]); `axis` for GEN_INDEX.
+  void pointwise(cudnnPointwiseMode_t mode, Desc x, Desc b, Desc t, Desc y, cudnnDataType_t math = CUDNN_DATA_FLOAT,
+                 std::int64_t axis = -1) {
+    BackendDescriptor& pw = keep(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
+    pw.set(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode);
+    pw.set(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &math);
+    if (axis >= 0) pw.set(CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &axis);
+    pw.finalize();
+    BackendDescriptor op(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
+    Desc p = pw.get();
+    op.set(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &p);
+    op.set(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    if (b) op.set(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
+    if (t) op.set(CUDNN_ATTR_OPERATION_POINTWISE_TDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &t);
+    op.set(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+    const float one = 1.f;
+    op.set(CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, CUDNN_TYPE_FLOAT, 1, &one);
+    op.set(CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_FLOAT, 1, &one);
+    add_op(std::move(op));
+  }
+
+  // c = a b, batched over the first two dimensions, fp32 accumulation.
+  void matmul(Desc a, Desc b, Desc c) {
+    BackendDescriptor& mm = keep(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
+    const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
+    mm.set(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
+    mm.finalize();
+    BackendDescriptor op(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
+    Desc m = mm.get();
+    op.set(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &a);
+    op.set(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
+    op.set(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c);
+    op.set(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &m);
+    add_op(std::move(op));
+  }
+
+  // y = reduce(x) over the dimensions where y is 1.
+  void reduction(cudnnReduceTensorOp_t mode, Desc x, Desc y) {
+    BackendDescriptor& red = keep(CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
+    const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
+    red.set(CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &mode);
+    red.set(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
+    red.finalize();
+    BackendDescriptor op(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR);
+    Desc r = red.get();
+    op.set(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    op.set(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+    op.set(CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &r);
+    add_op(std::move(op));
+  }
+
+  // y views x with other dimensions and strides (a transpose).
+  void reshape(Desc x, Desc y) {
+    BackendDescriptor op(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR);
+    op.set(CUDNN_ATTR_OPERATION_RESHAPE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    op.set(CUDNN_ATTR_OPERATION_RESHAPE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+    add_op(std::move(op));
+  }
+
+  // The first plan cuDNN's heuristics propose that finalises for this graph.
+  SdpaPlan plan(cudnnHandle_t handle) {
+    BackendDescriptor graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+    std::vector<Desc> raw;
+    for (const BackendDescriptor& op : ops_) raw.push_back(op.get());
+    graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, static_cast<std::int64_t>(raw.size()),
+              raw.data());
+    graph.finalize();
+    const BackendDescriptor device = device_properties(handle);
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+    std::vector<BackendDescriptor> configs = heuristic_configs(graph, device, CUDNN_HEUR_MODE_A, &st);
+    if (configs.empty())
+      throw Error("cuDNN's heuristics propose no engine (" +
+                  (st == CUDNN_STATUS_SUCCESS ? std::string("none listed") : cudnn_status_text(st)) + ")");
+    for (BackendDescriptor& config : configs) {
+      SdpaPlan p;
+      Desc cfg = config.get(), dev = device.get();
+      p.plan.set(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg);
+      p.plan.set(CUDNN_ATTR_EXECUTION_PLAN_DEVICEPROP, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &dev);
+      st = p.plan.try_finalize();
+      if (st != CUDNN_STATUS_SUCCESS) continue;
+      std::int64_t got = 0;
+      CUDNN_CHECK(cudnnBackendGetAttribute(p.plan.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
+                                           &got, &p.workspace));
+      p.engine = engine_info(cfg, false).index;
+      return p;
+    }
+    throw Error("none of the " + std::to_string(configs.size()) +
+                " engines cuDNN's heuristics propose finalises (last: " + cudnn_status_text(st) + ")");
+  }
+
+ private:
+  Desc add(std::int64_t uid, Dims dims, Dims strides, cudnnDataType_t type, bool is_virtual, bool by_value) {
+    BackendDescriptor& t = keep(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    const std::int64_t alignment = 16;
+    t.set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
+    t.set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims.data());
+    t.set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides.data());
+    t.set(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
+    t.set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
+    if (is_virtual) t.set(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &is_virtual);
+    if (by_value) t.set(CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &by_value);
+    t.finalize();
+    return t.get();
+  }
+  BackendDescriptor& keep(cudnnBackendDescriptorType_t type) {
+    descs_.emplace_back(type);
+    return descs_.back();
+  }
+  void add_op(BackendDescriptor op) {
+    op.finalize();
+    ops_.push_back(std::move(op));
+  }
+
+  std::vector<BackendDescriptor> descs_, ops_;  // the raw handles stay valid when the vectors grow
+  std::int64_t next_ = kFirstVirtual;
+};
+
+struct Layout {
+  Dims bhsd, qkv, kt_dims, kt_strides, out, scores, scores_strides, rows, rows_strides;
+};
+
+Layout layout(const SdpaShape& s) {
+  const std::int64_t b = s.batch, h = s.heads, n = s.seq, d = s.head_dim;
+  const Dims& q = s.qkv_strides;
+  return {{b, h, n, d},
+          q,
+          {b, h, d, n},
+          {q[0], q[1], q[3], q[2]},
+          s.out_strides,
+          {b, h, n, n},
+          {h * n * n, n * n, n, 1},
+          {b, h, n, 1},
+          {h * n, n, 1, 1}};
+}
+
+// Scores where the key comes after the query become the masked value (causal, top-left aligned).
+Desc causal_mask(GraphBuilder& g, const Layout& l, Desc scores, Desc masked) {
+  Desc row = g.virt(l.scores, l.scores_strides, CUDNN_DATA_INT32);
+  g.pointwise(CUDNN_POINTWISE_GEN_INDEX, scores, nullptr, nullptr, row, CUDNN_DATA_FLOAT, 2);
+  Desc col = g.virt(l.scores, l.scores_strides, CUDNN_DATA_INT32);
+  g.pointwise(CUDNN_POINTWISE_GEN_INDEX, scores, nullptr, nullptr, col, CUDNN_DATA_FLOAT, 3);
+  Desc keep = g.virt(l.scores, l.scores_strides, CUDNN_DATA_BOOLEAN);
+  g.pointwise(CUDNN_POINTWISE_CMP_GE, row, col, nullptr, keep, CUDNN_DATA_BOOLEAN);
+  Desc out = g.virt(l.scores, l.scores_strides);
+  g.pointwise(CUDNN_POINTWISE_BINARY_SELECT, scores, masked, keep, out);
+  return out;
+}
+
+SdpaPlan forward_plan(cudnnHandle_t handle, const SdpaShape& s) {
+  const Layout l = layout(s);
+  GraphBuilder g;
+  Desc q = g.tensor(kQ, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
+  Desc kt = g.tensor(kK, l.kt_dims, l.kt_strides, CUDNN_DATA_BFLOAT16);
+  Desc v = g.tensor(kV, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
+  Desc o = g.tensor(kO, l.bhsd, l.out, CUDNN_DATA_BFLOAT16);
+  Desc stats = g.tensor(kStats, l.rows, l.rows_strides, CUDNN_DATA_FLOAT);
+  Desc scale = g.scalar(kScale), masked = g.scalar(kNegInf);
+
+  Desc s1 = g.virt(l.scores, l.scores_strides);
+  g.matmul(q, kt, s1);
+  Desc s2 = g.virt(l.scores, l.scores_strides);
+  g.pointwise(CUDNN_POINTWISE_MUL, s1, scale, nullptr, s2);
+  Desc s3 = causal_mask(g, l, s2, masked);
+  // Softmax with its statistics: max, exp(x - max), sum, stats = max + log(sum), P = exp / sum.
+  Desc mx = g.virt(l.rows, l.rows_strides);
+  g.reduction(CUDNN_REDUCE_TENSOR_MAX, s3, mx);
+  Desc sub = g.virt(l.scores, l.scores_strides);
+  g.pointwise(CUDNN_POINTWISE_SUB, s3, mx, nullptr, sub);
+  Desc ex = g.virt(l.scores, l.scores_strides);
+  g.pointwise(CUDNN_POINTWISE_EXP, sub, nullptr, nullptr, ex);
+  Desc sum = g.virt(l.rows, l.rows_strides);
+  g.reduction(CUDNN_REDUCE_TENSOR_ADD, ex, sum);
+  Desc lg = g.virt(l.rows, l.rows_strides);
+  g.pointwise(CUDNN_POINTWISE_LOG, sum, nullptr, nullptr, lg);
+  g.pointwise(CUDNN_POINTWISE_ADD, mx, lg, nullptr, stats);
+  Desc p = g.virt(l.scores, l.scores_strides, CUDNN_DATA_BFLOAT16);  // the second matmul's input type
+  g.pointwise(CUDNN_POINTWISE_DIV, ex, sum, nullptr, p);
+  g.matmul(p, v, o);
+  return g.plan(handle);
+}
+
+SdpaPlan backward_plan(cudnnHandle_t handle, const SdpaShape& s) {
+  const Layout l = layout(s);
+  const std::int64_t h = s.heads, n = s.seq, d = s.head_dim;
+  GraphBuilder g;
+  Desc q = g.tensor(kQ, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
+  Desc kt = g.tensor(kK, l.kt_dims, l.kt_strides, CUDNN_DATA_BFLOAT16);
+  Desc vt = g.tensor(kV, l.kt_dims, l.kt_strides, CUDNN_DATA_BFLOAT16);
+  Desc o = g.tensor(kO, l.bhsd, l.out, CUDNN_DATA_BFLOAT16);
+  Desc d_o = g.tensor(kDo, l.bhsd, l.out, CUDNN_DATA_BFLOAT16);
+  Desc stats = g.tensor(kStats, l.rows, l.rows_strides, CUDNN_DATA_FLOAT);
+  Desc dq = g.tensor(kDq, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
+  Desc dk = g.tensor(kDk, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
+  Desc dv = g.tensor(kDv, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
+  Desc do_o = g.tensor(kDoO, l.rows, l.rows_strides, CUDNN_DATA_FLOAT);
+  Desc dq_accum = g.tensor(kDqAccum, l.bhsd, {h * n * d, n * d, d, 1}, CUDNN_DATA_FLOAT);
+  Desc scale = g.scalar(kScale), masked = g.scalar(kNegInf), one = g.scalar(kOne);
+  const Dims transposed{h * n * n, n * n, 1, n};
+
+  // Per query row: sum over the head dimension of dO * O.
+  Desc prod = g.virt(l.bhsd, {h * n * d, n * d, h * d, 1});
+  g.pointwise(CUDNN_POINTWISE_MUL, d_o, o, nullptr, prod);
+  Desc rowsum = g.virt(l.rows, l.rows_strides);
+  g.reduction(CUDNN_REDUCE_TENSOR_ADD, prod, rowsum);
+  g.pointwise(CUDNN_POINTWISE_MUL, rowsum, one, nullptr, do_o);
+
+  // P again from the statistics: exp(scale Q K^T - stats), causal.
+  Desc s1 = g.virt(l.scores, l.scores_strides);
+  g.matmul(q, kt, s1);
+  Desc s2 = g.virt(l.scores, l.scores_strides);
+  g.pointwise(CUDNN_POINTWISE_MUL, s1, scale, nullptr, s2);
+  Desc s3 = g.virt(l.scores, l.scores_strides);
+  g.pointwise(CUDNN_POINTWISE_SUB, s2, stats, nullptr, s3);
+  Desc s4 = causal_mask(g, l, s3, masked);
+  Desc prob = g.virt(l.scores, l.scores_strides);
+  g.pointwise(CUDNN_POINTWISE_EXP, s4, nullptr, nullptr, prob);
+
+  // dV = P^T dO.
+  Desc prob_t = g.virt(l.scores, transposed, CUDNN_DATA_BFLOAT16);
+  g.reshape(prob, prob_t);
+  g.matmul(prob_t, d_o, dv);
+
+  // dS = scale P (dO V^T - rowsum).
+  Desc dp = g.virt(l.scores, l.scores_strides);
+  g.matmul(d_o, vt, dp);
+  Desc ds1 = g.virt(l.scores, l.scores_strides);
+  g.pointwise(CUDNN_POINTWISE_SUB, dp, do_o, nullptr, ds1);
+  Desc ds2 = g.virt(l.scores, l.scores_strides);
+  g.pointwise(CUDNN_POINTWISE_MUL, ds1, prob, nullptr, ds2);
+  Desc ds = g.virt(l.scores, l.scores_strides);
+  g.pointwise(CUDNN_POINTWISE_MUL, ds2, scale, nullptr, ds);
+
+  // dK = dS^T Q.
+  Desc ds_t = g.virt(l.scores, transposed, CUDNN_DATA_BFLOAT16);
+  g.reshape(ds, ds_t);
+  g.matmul(ds_t, q, dk);
+
+  // dQ = dS K, accumulated in fp32, then converted.
+  Desc k = g.virt(l.bhsd, l.qkv);  // the intermediate type, as cuDNN's own frontend builds it
+  g.reshape(kt, k);
+  g.matmul(ds, k, dq_accum);
+  g.pointwise(CUDNN_POINTWISE_IDENTITY, dq_accum, nullptr, nullptr, dq);
+  return g.plan(handle);
+}
+
+// Builds a plan, naming the pass and the shape in any error.
+template <typename Build>
+SdpaPlan planned(const char* pass, const SdpaShape& s, Build build) {
+  try {
+    return build();
+  } catch (const std::exception& e) {
+    throw Error(std::string("cuDNN fused attention ") + pass + " for " + s.describe() + ": " + e.what());
+  }
+}
+
+void execute(cudnnHandle_t handle, const SdpaPlan& plan, const std::vector<std::int64_t>& uids,
+             const std::vector<void*>& ptrs, void* workspace) {
+  BackendDescriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, static_cast<std::int64_t>(uids.size()), uids.data());
+  pack.set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, static_cast<std::int64_t>(ptrs.size()),
+           ptrs.data());
+  pack.set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace);
+  pack.finalize();
+  CUDNN_CHECK(cudnnBackendExecute(handle, plan.plan.get(), pack.get()));
+}
+
+void* in(const void* p) { return const_cast<void*>(p); }
+
+}  // namespace
+
+std::string SdpaShape::describe() const {
+  return "batch " + std::to_string(batch) + " heads " + std::to_string(heads) + " seq " + std::to_string(seq) +
+         " head_dim " + std::to_string(head_dim);
+}
+
+SdpaForward::SdpaForward(cudnnHandle_t handle, const SdpaShape& shape)
+    : shape_(shape), plan_(planned("forward", shape, [&] { return forward_plan(handle, shape); })) {}
+
+void SdpaForward::run(cudnnHandle_t handle, const void* q, const void* k, const void* v, void* o, float* stats,
+                      void* workspace) const {
+  float scale = shape_.scale, masked = masked_score();
+  execute(handle, plan_, {kQ, kK, kV, kO, kStats, kScale, kNegInf}, {in(q), in(k), in(v), o, stats, &scale, &masked},
+          workspace);
+}
+
+SdpaBackward::SdpaBackward(cudnnHandle_t handle, const SdpaShape& shape)
+    : shape_(shape), plan_(planned("backward", shape, [&] { return backward_plan(handle, shape); })) {}
+
+std::int64_t SdpaBackward::workspace_bytes() const {
+  const std::int64_t rows = shape_.batch * shape_.heads * shape_.seq;
+  return aligned(plan_.workspace) + aligned(rows * 4) + aligned(rows * shape_.head_dim * 4);
+}
+
+void SdpaBackward::run(cudnnHandle_t handle, const void* q, const void* k, const void* v, const void* o,
+                       const void* d_o, const float* stats, void* dq, void* dk, void* dv, void* workspace) const {
+  const std::int64_t rows = shape_.batch * shape_.heads * shape_.seq;
+  auto* base = static_cast<char*>(workspace);
+  void* do_o = base + aligned(plan_.workspace);
+  void* dq_accum = base + aligned(plan_.workspace) + aligned(rows * 4);
+  // Before 9.6 the graph expects its fp32 dQ accumulator zeroed.
+  if (cudnnGetVersion() < 90600) {
+    cudaStream_t stream = nullptr;
+    CUDNN_CHECK(cudnnGetStream(handle, &stream));
+    CUDA_CHECK(cudaMemsetAsync(dq_accum, 0, static_cast<std::size_t>(rows * shape_.head_dim * 4), stream));
+  }
+  float scale = shape_.scale, masked = masked_score(), one = kOneValue;
+  execute(handle, plan_, {kQ, kK, kV, kO, kDo, kStats, kDq, kDk, kDv, kDoO, kDqAccum, kScale, kNegInf, kOne},
+          {in(q), in(k), in(v), in(o), in(d_o), in(stats), dq, dk, dv, do_o, dq_accum, &scale, &masked, &one},
+          workspace);
+}
+
+}  // namespace scalebench::gpu
