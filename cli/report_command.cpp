@@ -8,10 +8,8 @@
 #include "cli/record_source.hpp"
 #include "common/error.hpp"
 #include "report/build_report.hpp"
-#include "report/chart_render.hpp"
-#include "report/png.hpp"
-#include "report/raster_canvas.hpp"
 #include "report/report_writers.hpp"
+#include "report/svg_png.hpp"
 
 namespace scalebench {
 
@@ -62,10 +60,9 @@ int cmd_report(const CliArgs& a) {
   }
   for (const auto& s : report.sections)
     for (const auto& c : s.charts) {
-      write_file(out / "charts" / (c.id + ".svg"), chart_svg(c));
-      RasterCanvas raster(kChartWidth, kChartHeight);
-      draw_chart(c, raster, kChartWidth, kChartHeight);
-      write_png((out / "charts" / (c.id + ".png")).string(), raster);
+      const std::string svg = chart_svg(c);
+      write_file(out / "charts" / (c.id + ".svg"), svg);
+      write_svg_as_png((out / "charts" / (c.id + ".png")).string(), svg);
       ++charts;
     }
   std::cout << "report of " << records.size() << " records: " << (out / "index.html").string() << " (" << charts

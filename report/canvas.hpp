@@ -22,8 +22,9 @@ struct Stroke {
   bool dashed = false;  // dashes of 6 px with gaps of 4 px
 };
 
-// What a chart draws on: the same drawing calls become SVG for the HTML page and pixels for a
-// PNG, so both pictures of a chart agree. Coordinates are pixels, y downwards, origin top left.
+// What a chart draws on: the drawing calls become SVG for the HTML page, and the PNG copy is that
+// SVG rendered (report/svg_png.hpp), so both pictures of a chart agree. Coordinates are pixels,
+// y downwards, origin top left.
 class Canvas {
  public:
   virtual ~Canvas() = default;

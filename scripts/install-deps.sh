@@ -4,7 +4,8 @@
 set -euo pipefail
 packages=(build-essential cmake ninja-build git curl python3 pkg-config
   libopenmpi-dev openmpi-bin libboost-dev libyaml-cpp-dev prometheus-cpp-dev
-  libsqlite3-dev nlohmann-json3-dev libgtest-dev zlib1g-dev libssl-dev)
+  libsqlite3-dev nlohmann-json3-dev libgtest-dev libssl-dev
+  librsvg2-dev fonts-dejavu-core)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -118,7 +118,20 @@ class Net {
 
  private:
   struct LayerState;
+  struct AlgoSearch;
   std::byte* alloc(gpu::DeviceBuffer& b, std::size_t bytes);
+  // The constructor's steps, in order.
+  void alloc_parameters();
+  void alloc_activations();
+  void init_weights();
+  void init_data();
+  void find_first_writers();
+  void choose_algorithms();
+  std::size_t choose_conv(int layer, AlgoSearch& search);
+  void find_legacy_algos(int layer, const std::string& key, AlgoSearch& search);
+  void find_graph_plans(int layer, AlgoSearch& search);
+  void record_algos(int layer, const std::string& key);
+  std::size_t choose_bn_fusion(int layer);
   void* act(int layer) const;
   void* dact(int layer) const;
   void* weight(int layer) const;  // compute type

@@ -13,37 +13,14 @@
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/train/copy_engine_allreduce.hpp"
 #include "workloads/train/net.hpp"
+#include "workloads/train/step_timeline.hpp"
+#include "workloads/train/symmetric_gradients.hpp"
+#include "workloads/train/train_step.hpp"
 
 namespace scalebench::train {
 
 namespace {
 using compute::Precision;
-
-ncclDataType_t nccl_type(DType t) {
-  return t == DType::kFloat ? ncclFloat32 : t == DType::kHalf ? ncclFloat16 : ncclBfloat16;
-}
-
-// The whole of `body`'s work on `s` (and streams it forks to) as one graph.
-gpu::GraphExec capture(cudaStream_t s, const std::function<void()>& body) {
-  cudaGraph_t g = nullptr;
-  // Relaxed: NCCL's enqueue may make calls that a stricter mode refuses during capture.
-  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
-  try {
-    body();
-  } catch (...) {
-    cudaStreamEndCapture(s, &g);
-    if (g) cudaGraphDestroy(g);
-    (void)cudaGetLastError();
-    throw;
-  }
-  CUDA_CHECK(cudaStreamEndCapture(s, &g));
-  // Each kernel keeps the priority of the stream it was captured from: without the flag the whole
-  // graph runs at its launch stream's, and an all-reduce launched during the backward pass then
-  // queues for SMs behind the backward kernels instead of going first.
-  return gpu::GraphExec(g, cudaGraphInstantiateFlagUseNodePriority);
-}
-
-double median_of(std::vector<double> v) { return v.empty() ? 0.0 : median(v); }
 
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
@@ -53,129 +30,6 @@ double percentile(std::vector<double> v, double q) {
   const std::size_t hi = std::min(lo + 1, v.size() - 1);
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
-
-// Events marking one step (TrainBench::train with cfg.timeline).
-struct StepMarks {
-  explicit StepMarks(std::size_t buckets) : ready(buckets), reduced(buckets) {}
-  gpu::Event start, forward_end, backward_end, end;
-  std::vector<gpu::Event> ready, reduced;
-};
-
-// Milliseconds from a step's start to each of its marks, medians over 5 readings of `run`'s
-// last step (after one unread run): when the passes end, and per bucket when its gradients were
-// ready, when its all-reduce ended, and how long it ran (from the later of its ready time and the
-// previous bucket's end, since the buckets run in order on one stream). `read_more` runs after
-// each reading, for the caller's own readings of the same replay.
-Json read_timeline(const StepMarks& m, const std::vector<Bucket>& buckets, std::size_t elem_bytes,
-                   const std::function<void()>& run, const std::function<void()>& read_more) {
-  const std::size_t nb = buckets.size();
-  std::vector<double> fwd, bwd, end, after;
-  std::vector<std::vector<double>> rdy(nb), red(nb), busy(nb);
-  auto ms = [&](const gpu::Event& e) {
-    float v = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&v, m.start.get(), e.get()));
-    return static_cast<double>(v);
-  };
-  for (int k = 0; k <= 5; ++k) {
-    run();
-    if (k == 0) continue;
-    fwd.push_back(ms(m.forward_end));
-    bwd.push_back(ms(m.backward_end));
-    end.push_back(ms(m.end));
-    double prev = 0;  // the previous bucket's end; after the loop, the last one's
-    for (std::size_t b = 0; b < nb; ++b) {
-      const double r = ms(m.ready[b]), d = ms(m.reduced[b]);
-      rdy[b].push_back(r);
-      red[b].push_back(d);
-      busy[b].push_back(d - std::max(r, prev));
-      prev = d;
-    }
-    after.push_back(prev - bwd.back());
-    read_more();
-  }
-  Json list = Json::array();
-  for (std::size_t b = 0; b < nb; ++b)
-    list.push_back(
-        Json{{"bytes", static_cast<double>(buckets[b].end - buckets[b].begin) * static_cast<double>(elem_bytes)},
-             {"ready_ms", median_of(rdy[b])},
-             {"reduced_ms", median_of(red[b])},
-             {"allreduce_ms", median_of(busy[b])}});
-  return Json{{"forward_end_ms", median_of(fwd)},
-              {"backward_end_ms", median_of(bwd)},
-              {"step_end_ms", median_of(end)},
-              {"reduced_after_backward_ms", median_of(after)},
-              {"buckets", list}};
-}
-
-// Per layer, the median of its milliseconds over readings (`readings[r][layer]`).
-std::vector<double> layer_medians(const std::vector<std::vector<double>>& readings) {
-  std::vector<double> out(readings.empty() ? 0 : readings[0].size());
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    std::vector<double> v;
-    for (const auto& r : readings) v.push_back(r[k]);
-    out[k] = median_of(v);
-  }
-  return out;
-}
-
-// How much longer each layer ran in the step with all-reduces beside the backward pass than in the
-// same step without, in one pass ("fwd" or "bwd"): summed by op ("conv bwd", ...; what the overlap
-// costs each kind of kernel) and the layers that lost most.
-Json stretch(const Model& model, const char* pass, const std::vector<double>& with,
-             const std::vector<double>& without) {
-  std::map<std::string, double> by_op;
-  std::vector<std::pair<double, std::size_t>> layers;
-  double total = 0;
-  for (std::size_t k = 1; k < with.size(); ++k) {
-    const double d = with[k] - without[k];
-    by_op[std::string(name(model.layers[k].op)) + " " + pass] += d;
-    total += d;
-    layers.push_back({d, k});
-  }
-  std::sort(layers.rbegin(), layers.rend());
-  Json top = Json::array();
-  for (std::size_t i = 0; i < std::min<std::size_t>(8, layers.size()); ++i) {
-    const std::size_t k = layers[i].second;
-    top.push_back(Json{{"layer", model.layers[k].name}, {"ms_without", without[k]}, {"ms_with", with[k]}});
-  }
-  return Json{{"total_ms", total}, {"by_op_ms", by_op}, {"layers", top}};
-}
-
-// The gradient buffer in NCCL memory that every rank registers as a symmetric window, so that the
-// all-reduce may run NCCL's symmetric kernels; when not (`off` says why), the net keeps its own.
-// Registering is collective, so it happens only once every rank has its memory. With P2P off those
-// kernels would still reach the peers over NVLink, and a PCIe figure would not be one.
-class SymmetricGradients {
- public:
-  // `off`: why not, decided by the caller (then no rank calls NCCL here).
-  SymmetricGradients(const MpiSession& mpi, ncclComm_t comm, std::size_t bytes, std::string off)
-      : off_(std::move(off)) {
-    if (!off_.empty()) return;
-    if (const char* p2p = std::getenv("NCCL_P2P_DISABLE"); p2p && std::string(p2p) == "1") {
-      off_ = "NCCL_P2P_DISABLE=1: NCCL's symmetric kernels would reach the peers over NVLink anyway";
-      return;
-    }
-    std::string error;
-    try {
-      memory_.emplace(bytes);
-    } catch (const std::exception& e) {
-      error = std::string("ncclMemAlloc for the gradients: ") + e.what();
-    }
-    off_ = mpi.first_problem(error);
-    if (!off_.empty()) {
-      memory_.reset();
-      return;
-    }
-    window_.emplace(comm, memory_->get(), bytes);
-  }
-  void* buffer() const { return window_ ? memory_->get() : nullptr; }
-  const std::string& off() const { return off_; }
-
- private:
-  std::optional<gpu::NcclMemory> memory_;
-  std::optional<gpu::NcclWindow> window_;  // destroyed before the memory
-  std::string off_;
-};
 
 // The rank that could not build its net decides for all: no rank may start an all-reduce that
 // another will never join.
@@ -263,6 +117,92 @@ compute::RankOutcome TrainBench::measure(const TrainPoint& point, const Config& 
   return cfg.training ? train(point, cfg, timing) : infer(point, cfg, timing);
 }
 
+namespace {
+// The net of a train point on this rank.
+NetConfig net_config(const TrainPoint& point, const Config& cfg, int rank) {
+  NetConfig nc;
+  nc.precision = point.precision;
+  nc.batch = point.batch;
+  nc.search = cfg.search;
+  nc.fuse = cfg.fuse;
+  nc.conv_api = cfg.conv_api;
+  nc.lr = cfg.lr, nc.momentum = cfg.momentum, nc.weight_decay = cfg.weight_decay;
+  nc.data_seed = 1000 + static_cast<std::uint64_t>(rank);
+  return nc;
+}
+
+// The persistent batch norms that would start while an all-reduce holds SMs, in our kernels.
+Json unfuse_beside_allreduce(Net& net, const Model& model, const std::vector<int>& launch_at, const Config& cfg,
+                             bool multi, const std::function<bool(int)>& persistent_bn) {
+  Json unfused = Json::array();
+  if (multi && cfg.overlap)
+    for (int layer : batch_norms_beside(model, launch_at, cfg.unfuse_after_launch, persistent_bn)) {
+      net.unfuse(layer, "beside an all-reduce (unfuse_after_launch)");
+      unfused.push_back(model.layers[static_cast<std::size_t>(layer)].name);
+    }
+  return unfused;
+}
+
+// The all-reduce as the steps run it, on gradients whose sums are known: 3 rounds of small
+// integers, each different at every element, so that a shard lost, stale or summed twice shows.
+Json check_allreduce(const MpiSession& mpi, Net& net, const Model& model, StepRunner& run, StepGraphs& graphs,
+                     cudaStream_t s) {
+  gpu::DeviceBuffer wrong(sizeof(unsigned long long));
+  CUDA_CHECK(cudaMemsetAsync(wrong.get(), 0, wrong.bytes(), s));
+  constexpr int kRounds = 3;
+  for (int round = 1; round <= kRounds; ++round) {
+    fill_allreduce_pattern(net.grads(), net.compute_type(), model.param_count, mpi.rank(), round, s);
+    if (graphs.reduce)
+      CUDA_CHECK(cudaGraphLaunch(graphs.reduce->get(), s));
+    else
+      run.allreduce_only();
+    count_allreduce_errors(net.grads(), net.compute_type(), model.param_count, mpi.size(), round,
+                           reinterpret_cast<unsigned long long*>(wrong.get()), s);
+  }
+  unsigned long long bad = 0;
+  CUDA_CHECK(cudaMemcpyAsync(&bad, wrong.get(), sizeof bad, cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  return Json{{"rounds", kRounds}, {"elements", model.param_count}, {"wrong_elements", bad}};
+}
+
+// Every rank's weights must be bit for bit the same after the all-reduced steps.
+bool weights_agree(const MpiSession& mpi, const Net& net, const Model& model, cudaStream_t s) {
+  gpu::DeviceBuffer sums(sizeof(unsigned long long) + sizeof(double));
+  CUDA_CHECK(cudaMemsetAsync(sums.get(), 0, sums.bytes(), s));
+  checksum(net.master(), model.param_count, reinterpret_cast<unsigned long long*>(sums.get()),
+           reinterpret_cast<double*>(sums.get() + sizeof(unsigned long long)), s);
+  unsigned long long bits = 0;
+  CUDA_CHECK(cudaMemcpyAsync(&bits, sums.get(), sizeof bits, cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const std::vector<std::string> all = mpi.all_gather(std::to_string(bits));
+  const bool same = std::all_of(all.begin(), all.end(), [&](const std::string& x) { return x == all[0]; });
+  return same;
+}
+
+// How the step was set up: buckets, graph, overlap, communicator and all-reduce choices.
+void describe_setup(Json& details, const Config& cfg, const CommConfig& comm_config, const Model& model,
+                    const std::vector<Bucket>& buckets, std::size_t eb, const Json& unfused,
+                    const SymmetricGradients& symmetric, const CopyEngineAllReduce& copy_engine, bool multi) {
+  details["buckets"] = buckets.size();
+  details["bucket_mb"] = cfg.bucket_bytes / (1024.0 * 1024.0);
+  details["bucket_policy"] = name(cfg.bucket_policy);
+  details["gradient_bytes"] = static_cast<double>(model.param_count) * static_cast<double>(eb);
+  details["graph"] = cfg.graph;
+  details["overlap"] = cfg.overlap;
+  details["bucket_launch"] = name(cfg.launch);
+  details["unfuse_after_launch"] = cfg.unfuse_after_launch;
+  details["unfused_beside_allreduce"] = unfused;
+  details["comm_ctas"] = comm_config.ctas;
+  details["cta_policy"] = comm_config.cta_efficiency ? "efficiency" : "default";
+  details["comm_cga"] = comm_config.cga;
+  details["symmetric"] = symmetric.buffer() != nullptr;
+  if (!symmetric.buffer()) details["symmetric_off"] = symmetric.off();
+  if (multi) details["allreduce"] = copy_engine.on() ? "copy_engine" : "nccl";
+  if (multi && cfg.copy_engine && !copy_engine.on()) details["allreduce_off"] = copy_engine.off();
+}
+
+}  // namespace
+
 compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cfg,
                                        const compute::TimingConfig& timing) {
   const bool multi = mpi_.size() > 1;
@@ -277,14 +217,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   }
   cudaStream_t s = stream_.get(), cs = comm_stream_.get();
   const Model model = build_model(cfg.model, cfg.image);
-  NetConfig nc;
-  nc.precision = point.precision;
-  nc.batch = point.batch;
-  nc.search = cfg.search;
-  nc.fuse = cfg.fuse;
-  nc.conv_api = cfg.conv_api;
-  nc.lr = cfg.lr, nc.momentum = cfg.momentum, nc.weight_decay = cfg.weight_decay;
-  nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
+  NetConfig nc = net_config(point, cfg, mpi_.rank());
 
   const std::size_t eb = static_cast<std::size_t>(dtype_bytes(compute_dtype(nc.precision)));  // the net's compute type
   const std::vector<Bucket> buckets = make_buckets(model, cfg.bucket_bytes, static_cast<int>(eb), cfg.bucket_policy);
@@ -307,255 +240,48 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
 
   const auto persistent_bn = [&](int layer) { return net->needs_every_sm(layer); };
   const std::vector<int> launch_at = launch_layers(model, buckets, cfg.launch, persistent_bn);
-  // The persistent batch norms that would start while an all-reduce holds SMs, in our kernels.
-  Json unfused = Json::array();
-  if (multi && cfg.overlap)
-    for (int layer : batch_norms_beside(model, launch_at, cfg.unfuse_after_launch, persistent_bn)) {
-      net->unfuse(layer, "beside an all-reduce (unfuse_after_launch)");
-      unfused.push_back(model.layers[static_cast<std::size_t>(layer)].name);
-    }
-  std::vector<gpu::Event> ready(buckets.size());
-  gpu::Event comm_done;
-  const ncclDataType_t nt = nccl_type(net->compute_type());
-  // A step's marks for the timeline (cfg.timeline): its start, the ends of the forward and
-  // backward passes, each bucket's gradients ready and all-reduced, its end. In a captured step
-  // they are external event nodes, so that the graph's replay records them.
+  const Json unfused = unfuse_beside_allreduce(*net, model, launch_at, cfg, multi, persistent_bn);
+  StepRunner run(
+      mpi_, *net, cfg, buckets, launch_at, copy_engine, [this] { return comm(); }, s, cs, eb);
   StepMarks marks(multi && cfg.timeline ? buckets.size() : 0);
-  bool capturing = false;
-  auto mark = [&](const gpu::Event& e, cudaStream_t st) {
-    CUDA_CHECK(cudaEventRecordWithFlags(e.get(), st, capturing ? cudaEventRecordExternal : cudaEventRecordDefault));
-  };
-  auto launch_bucket = [&](std::size_t b, cudaEvent_t after, StepMarks* m) {
-    CUDA_CHECK(cudaEventRecord(after, s));
-    if (m) mark(m->ready[b], s);
-    CUDA_CHECK(cudaStreamWaitEvent(cs, after, 0));
-    if (copy_engine.on()) {
-      copy_engine.reduce(b, net->compute_type(), cs);
-      if (b + 1 == buckets.size()) copy_engine.finish(cs);
-    } else {
-      std::byte* p = static_cast<std::byte*>(net->grads()) + static_cast<std::size_t>(buckets[b].begin) * eb;
-      NCCL_CHECK(
-          ncclAllReduce(p, p, static_cast<std::size_t>(buckets[b].end - buckets[b].begin), nt, ncclSum, comm(), cs));
-    }
-    if (m) mark(m->reduced[b], cs);
-  };
-  // One step: forward, backward with each bucket's all-reduce launched on the communication stream
-  // once its last gradient is enqueued (overlap) or all after the backward pass, the optimizer
-  // after every bucket.
-  auto step = [&](bool allreduce, StepMarks* m = nullptr) {
-    if (m) mark(m->start, s);
-    net->forward(Pass::kTrain);
-    if (m) mark(m->forward_end, s);
-    std::size_t next = 0;
-    net->backward([&](int layer) {
-      if (!allreduce || !cfg.overlap) return;
-      while (next < buckets.size() && launch_at[next] == layer) {
-        launch_bucket(next, ready[next].get(), m);
-        ++next;
-      }
-    });
-    if (m) mark(m->backward_end, s);
-    if (allreduce) {
-      for (; next < buckets.size(); ++next) launch_bucket(next, ready[next].get(), m);
-      CUDA_CHECK(cudaEventRecord(comm_done.get(), cs));
-      CUDA_CHECK(cudaStreamWaitEvent(s, comm_done.get(), 0));
-    }
-    net->optimizer_step(allreduce ? static_cast<float>(mpi_.size()) : 1.0f);
-    if (m) mark(m->end, s);
-  };
-  auto allreduce_only = [&] {
-    for (std::size_t b = 0; b < buckets.size(); ++b) launch_bucket(b, ready[b].get(), nullptr);
-    CUDA_CHECK(cudaEventRecord(comm_done.get(), cs));
-    CUDA_CHECK(cudaStreamWaitEvent(s, comm_done.get(), 0));
-  };
 
   Json details = net->describe();
   // The first step runs eagerly: its loss is the start of the convergence check, and NCCL
   // connects before any capture.
-  step(multi);
+  run.step(multi);
   const double loss_first = net->read_loss();
-  std::optional<gpu::GraphExec> g_comm, g_local, g_reduce;
-  if (cfg.graph) {
-    if (multi) g_comm.emplace(capture(s, [&] { step(true); }));
-    g_local.emplace(capture(s, [&] { step(false); }));
-    if (multi) g_reduce.emplace(capture(s, allreduce_only));
-  }
-  auto timed = [&](std::optional<gpu::GraphExec>& g, const std::function<void()>& eager) {
-    mpi_.barrier();
-    return compute::time_on_stream(s, timing, [&](cudaStream_t st) {
-      if (g)
-        CUDA_CHECK(cudaGraphLaunch(g->get(), st));
-      else
-        eager();
-    });
-  };
-  // The all-reduce as the steps run it, on gradients whose sums are known: 3 rounds of small
-  // integers, each different at every element, so that a shard lost, stale or summed twice shows.
+  StepGraphs graphs = capture_steps(run, s, cfg.graph, multi);
+  const auto step_with = [&] { run.step(true); };
+  const auto step_without = [&] { run.step(false); };
   std::optional<Json> allreduce_check;
-  if (multi && cfg.check) {
-    gpu::DeviceBuffer wrong(sizeof(unsigned long long));
-    CUDA_CHECK(cudaMemsetAsync(wrong.get(), 0, wrong.bytes(), s));
-    constexpr int kRounds = 3;
-    for (int round = 1; round <= kRounds; ++round) {
-      fill_allreduce_pattern(net->grads(), net->compute_type(), model.param_count, mpi_.rank(), round, s);
-      if (g_reduce)
-        CUDA_CHECK(cudaGraphLaunch(g_reduce->get(), s));
-      else
-        allreduce_only();
-      count_allreduce_errors(net->grads(), net->compute_type(), model.param_count, mpi_.size(), round,
-                             reinterpret_cast<unsigned long long*>(wrong.get()), s);
-    }
-    unsigned long long bad = 0;
-    CUDA_CHECK(cudaMemcpyAsync(&bad, wrong.get(), sizeof bad, cudaMemcpyDeviceToHost, s));
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    allreduce_check = Json{{"rounds", kRounds}, {"elements", model.param_count}, {"wrong_elements", bad}};
-  }
+  if (multi && cfg.check) allreduce_check = check_allreduce(mpi_, *net, model, run, graphs, s);
   // The step as the run measures it (with all-reduce on several GPUs), then the same step without
   // communication: the difference is the all-reduce time the backward pass did not hide.
-  out.seconds = multi ? timed(g_comm, [&] { step(true); }) : timed(g_local, [&] { step(false); });
+  out.seconds = multi ? timed_steps(mpi_, s, timing, graphs.comm, step_with)
+                      : timed_steps(mpi_, s, timing, graphs.local, step_without);
   // Every rank's weights must be bit for bit the same after the all-reduced steps (before the
   // steps without all-reduce below, which train each rank on its own gradients).
   std::optional<bool> ranks_agree;
-  if (multi && cfg.check) {
-    gpu::DeviceBuffer sums(sizeof(unsigned long long) + sizeof(double));
-    CUDA_CHECK(cudaMemsetAsync(sums.get(), 0, sums.bytes(), s));
-    checksum(net->master(), model.param_count, reinterpret_cast<unsigned long long*>(sums.get()),
-             reinterpret_cast<double*>(sums.get() + sizeof(unsigned long long)), s);
-    unsigned long long bits = 0;
-    CUDA_CHECK(cudaMemcpyAsync(&bits, sums.get(), sizeof bits, cudaMemcpyDeviceToHost, s));
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    const std::vector<std::string> all = mpi_.all_gather(std::to_string(bits));
-    const bool same = std::all_of(all.begin(), all.end(), [&](const std::string& x) { return x == all[0]; });
-    ranks_agree = same;
-  }
+  if (multi && cfg.check) ranks_agree = weights_agree(mpi_, *net, model, s);
   const double step_s = median_of(out.seconds);
   details["step_ms"] = step_s * 1e3;
-  details["buckets"] = buckets.size();
-  details["bucket_mb"] = cfg.bucket_bytes / (1024.0 * 1024.0);
-  details["bucket_policy"] = name(cfg.bucket_policy);
-  details["gradient_bytes"] = static_cast<double>(model.param_count) * static_cast<double>(eb);
-  details["graph"] = cfg.graph;
-  details["overlap"] = cfg.overlap;
-  details["bucket_launch"] = name(cfg.launch);
-  details["unfuse_after_launch"] = cfg.unfuse_after_launch;
-  details["unfused_beside_allreduce"] = unfused;
-  details["comm_ctas"] = comm_config_.ctas;
-  details["cta_policy"] = comm_config_.cta_efficiency ? "efficiency" : "default";
-  details["comm_cga"] = comm_config_.cga;
-  details["symmetric"] = symmetric.buffer() != nullptr;
-  if (!symmetric.buffer()) details["symmetric_off"] = symmetric.off();
-  if (multi) details["allreduce"] = copy_engine.on() ? "copy_engine" : "nccl";
-  if (multi && cfg.copy_engine && !copy_engine.on()) details["allreduce_off"] = copy_engine.off();
+  describe_setup(details, cfg, comm_config_, model, buckets, eb, unfused, symmetric, copy_engine, multi);
   if (multi) {
-    const double local_s = median_of(timed(g_local, [&] { step(false); }));
-    const double reduce_s = median_of(timed(g_reduce, allreduce_only));
+    const double local_s = median_of(timed_steps(mpi_, s, timing, graphs.local, step_without));
+    const double reduce_s = median_of(timed_steps(mpi_, s, timing, graphs.reduce, [&] { run.allreduce_only(); }));
     details["step_ms_without_allreduce"] = local_s * 1e3;
     details["exposed_allreduce_ms"] = (step_s - local_s) * 1e3;
     details["allreduce_alone_ms"] = reduce_s * 1e3;
     if (reduce_s > 0)
       details["allreduce_hidden_pct"] = 100.0 * std::clamp(1.0 - (step_s - local_s) / reduce_s, 0.0, 1.0);
-    if (cfg.timeline) {
-      // The same step once more, marked: captured as the measured one was (or eager), the last of
-      // 5 back-to-back steps read, 5 times; a failure here costs the timeline, not the point.
-      // Both marked steps (with and without all-reduce) also mark every layer, so that the
-      // backward pass's loss to the all-reduces beside it is told by layer.
-      const std::size_t nl = model.layers.size();
-      Net::LayerMarks with_ar(nl), without_ar(nl);
-      StepMarks local_marks(0);
-      try {
-        std::optional<gpu::GraphExec> g_marked, g_local_marked;
-        std::string capture_error;
-        if (cfg.graph) {
-          capturing = with_ar.external = without_ar.external = true;
-          try {
-            net->mark_layers(&with_ar);
-            g_marked.emplace(capture(s, [&] { step(true, &marks); }));
-            net->mark_layers(&without_ar);
-            g_local_marked.emplace(capture(s, [&] { step(false, &local_marks); }));
-          } catch (const Error& e) {
-            capture_error = e.what();
-          }
-          net->mark_layers(nullptr);
-          capturing = with_ar.external = without_ar.external = false;
-        }
-        // Every rank replays or none: one left out would leave the others waiting in the all-reduce.
-        for (const std::string& e : mpi_.all_gather(capture_error))
-          if (!e.empty()) throw Error("a rank could not capture the marked step: " + e);
-        auto five = [&](std::optional<gpu::GraphExec>& g, bool allreduce, StepMarks& m, Net::LayerMarks& lm) {
-          for (int i = 0; i < 5; ++i) {
-            if (g) {
-              CUDA_CHECK(cudaGraphLaunch(g->get(), s));
-            } else {
-              net->mark_layers(&lm);
-              step(allreduce, &m);
-              net->mark_layers(nullptr);
-            }
-          }
-          CUDA_CHECK(cudaStreamSynchronize(s));
-        };
-        std::vector<std::vector<double>> fwd_with, fwd_without, bwd_with, bwd_without;
-        std::vector<double> forward_alone, backward_alone;
-        Json timeline = read_timeline(
-            marks, buckets, eb,
-            [&] {
-              mpi_.barrier();
-              five(g_marked, true, marks, with_ar);
-            },
-            [&] {
-              fwd_with.push_back(Net::forward_ms(with_ar));
-              bwd_with.push_back(Net::backward_ms(with_ar));
-              five(g_local_marked, false, local_marks, without_ar);
-              fwd_without.push_back(Net::forward_ms(without_ar));
-              bwd_without.push_back(Net::backward_ms(without_ar));
-              float f = 0, b = 0;
-              CUDA_CHECK(cudaEventElapsedTime(&f, local_marks.start.get(), local_marks.forward_end.get()));
-              CUDA_CHECK(cudaEventElapsedTime(&b, local_marks.start.get(), local_marks.backward_end.get()));
-              forward_alone.push_back(f);
-              backward_alone.push_back(b);
-            });
-        timeline["forward_end_without_allreduce_ms"] = median_of(forward_alone);
-        timeline["backward_end_without_allreduce_ms"] = median_of(backward_alone);
-        timeline["forward_stretch"] = stretch(model, "fwd", layer_medians(fwd_with), layer_medians(fwd_without));
-        timeline["backward_stretch"] = stretch(model, "bwd", layer_medians(bwd_with), layer_medians(bwd_without));
-        details["timeline"] = timeline;
-      } catch (const Error& e) {
-        details["timeline_error"] = e.what();
-      }
-    }
+    if (cfg.timeline) add_timeline(details, mpi_, run, *net, model, buckets, eb, marks, cfg.graph, s);
   }
   CUDA_CHECK(cudaStreamSynchronize(s));
   details["memory_used_bytes"] = memory_in_use();
   details["flops_per_image"] = 3 * forward_flops(model);
   details["profile"] = net->time_by_op();
 
-  if (cfg.check) {
-    long long wrong = 0, checked = 0;
-    // Training on one fixed batch: the loss must have fallen since the first step.
-    const double loss_last = net->read_loss();
-    float scale = 1;
-    CUDA_CHECK(cudaMemcpy(&scale, net->loss_scale_device(), sizeof scale, cudaMemcpyDeviceToHost));
-    details["loss_first"] = loss_first;
-    details["loss_last"] = loss_last;
-    details["loss_scale"] = scale;
-    ++checked;
-    if (!(std::isfinite(loss_last) && loss_last < loss_first)) ++wrong;
-    if (allreduce_check) {
-      details["allreduce_check"] = *allreduce_check;
-      ++checked;
-      if (allreduce_check->at("wrong_elements").get<unsigned long long>() != 0) ++wrong;
-    }
-    if (ranks_agree) {
-      details["weights_identical_across_ranks"] = *ranks_agree;
-      ++checked;
-      if (!*ranks_agree) ++wrong;
-    }
-    if (!grad_check_) grad_check_ = gradient_check(s);
-    details["gradient_check"] = *grad_check_;
-    checked += grad_check_->at("tensors").get<long long>();
-    wrong += grad_check_->at("wrong").get<long long>();
-    out.wrong = wrong;
-    out.checked = checked;
-  }
+  if (cfg.check) record_checks(out, details, *net, loss_first, allreduce_check, ranks_agree, s);
   if (multi && nccl_log_) details["nccl_transports"] = collective::describe_transports(transports);
   out.details = details;
   if (!transport_problem.empty()) {
@@ -563,6 +289,39 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
     out.reason = transport_problem;
   }
   return out;
+}
+
+// The point's correctness: the loss fell on its fixed batch, the all-reduce summed right, the
+// ranks' weights agree, and the tiny net's gradients match finite differences.
+void TrainBench::record_checks(compute::RankOutcome& out, Json& details, const Net& net, double loss_first,
+                               const std::optional<Json>& allreduce_check, std::optional<bool> ranks_agree,
+                               cudaStream_t s) {
+  long long wrong = 0, checked = 0;
+  // Training on one fixed batch: the loss must have fallen since the first step.
+  const double loss_last = net.read_loss();
+  float scale = 1;
+  CUDA_CHECK(cudaMemcpy(&scale, net.loss_scale_device(), sizeof scale, cudaMemcpyDeviceToHost));
+  details["loss_first"] = loss_first;
+  details["loss_last"] = loss_last;
+  details["loss_scale"] = scale;
+  ++checked;
+  if (!(std::isfinite(loss_last) && loss_last < loss_first)) ++wrong;
+  if (allreduce_check) {
+    details["allreduce_check"] = *allreduce_check;
+    ++checked;
+    if (allreduce_check->at("wrong_elements").get<unsigned long long>() != 0) ++wrong;
+  }
+  if (ranks_agree) {
+    details["weights_identical_across_ranks"] = *ranks_agree;
+    ++checked;
+    if (!*ranks_agree) ++wrong;
+  }
+  if (!grad_check_) grad_check_ = gradient_check(s);
+  details["gradient_check"] = *grad_check_;
+  checked += grad_check_->at("tensors").get<long long>();
+  wrong += grad_check_->at("wrong").get<long long>();
+  out.wrong = wrong;
+  out.checked = checked;
 }
 
 compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cfg,

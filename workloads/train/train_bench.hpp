@@ -14,6 +14,8 @@
 // measure at once. Built only with SCALEBENCH_HAVE_CUDA.
 namespace scalebench::train {
 
+class Net;
+
 class TrainBench {
  public:
   // comm: how the gradient all-reduce's communicator may use the SMs (CommConfig). With several ranks,
@@ -31,6 +33,8 @@ class TrainBench {
   compute::RankOutcome train(const TrainPoint& point, const Config& cfg, const compute::TimingConfig& timing);
   compute::RankOutcome infer(const TrainPoint& point, const Config& cfg, const compute::TimingConfig& timing);
   ncclComm_t comm();
+  void record_checks(compute::RankOutcome& out, Json& details, const Net& net, double loss_first,
+                     const std::optional<Json>& allreduce_check, std::optional<bool> ranks_agree, cudaStream_t s);
 
   const MpiSession& mpi_;
   gpu::Stream stream_;

@@ -1,0 +1,149 @@
+#include "report/sections/section_helpers.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <functional>
+#include <map>
+
+#include "common/stats.hpp"
+#include "workloads/registry/registry.hpp"
+
+namespace scalebench::sections {
+
+const std::set<std::string>& measurement_params() {
+  static const std::set<std::string> params = [] {
+    std::set<std::string> s(all_measurement_params().begin(), all_measurement_params().end());
+    s.insert({"repetitions", "round", "timeout_s"});
+    return s;
+  }();
+  return params;
+}
+
+std::string text_of(const Json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_boolean()) return j.get<bool>() ? "yes" : "no";
+  if (j.is_null()) return "";
+  return j.dump();
+}
+
+int workers_of(const Json& r) {
+  const Json pl = r.value("placement", Json::object());
+  const int gpus = pl.value("gpus", 0);
+  return gpus > 0 ? gpus : pl.value("ranks", 0);
+}
+
+bool on_gpus(const Json& records) {
+  for (const auto& r : records)
+    if (r.value("placement", Json::object()).value("gpus", 0) > 0) return true;
+  return false;
+}
+
+std::string id_safe(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+  std::string squeezed;
+  for (char c : out)
+    if (!(c == '-' && (squeezed.empty() || squeezed.back() == '-'))) squeezed += c;
+  while (!squeezed.empty() && squeezed.back() == '-') squeezed.pop_back();
+  return squeezed;
+}
+
+std::string bounded_id(const std::string& id) {
+  if (id.size() <= 100) return id;
+  char hash[20];
+  std::snprintf(hash, sizeof hash, "-%016llx",
+                static_cast<unsigned long long>(std::hash<std::string>{}(id)));  // stable within a build
+  return id.substr(0, 80) + hash;
+}
+
+bool is_ok_point(const Json& r) {
+  return r.value("status", "") == "ok" && r.contains("value") && r["value"].is_number() &&
+         r.value("metric", "") != "run";
+}
+
+Pooled pool(const std::vector<const Json*>& recs) {
+  std::vector<double> samples;
+  std::vector<double> pct;
+  Pooled p;
+  for (const Json* r : recs) {
+    const Json st = r->value("stats", Json::object());
+    if (st.contains("samples") && st["samples"].is_array() && !st["samples"].empty()) {
+      for (const auto& s : st["samples"])
+        if (s.is_number()) samples.push_back(s.get<double>());
+    } else {
+      samples.push_back((*r)["value"].get<double>());
+    }
+    if (r->contains("pct_of_peak") && (*r)["pct_of_peak"].is_number()) pct.push_back((*r)["pct_of_peak"].get<double>());
+    if (r->contains("link") && (*r)["link"].is_object()) p.link = (*r)["link"].value("path", "");
+  }
+  if (samples.empty()) return p;
+  const Summary s = summarize(samples);
+  p.median = s.median, p.min = s.min, p.max = s.max, p.cv = s.cv, p.n = s.n;
+  if (!pct.empty()) p.pct_of_peak = median(pct);
+  return p;
+}
+
+std::string series_name(const std::string& variant, int workers, bool gpus, const std::string& extra) {
+  std::string s = variant.empty() ? "default" : variant;
+  s += " · " + std::to_string(workers) +
+       (gpus ? (workers == 1 ? " GPU" : " GPUs") : (workers == 1 ? " rank" : " ranks"));
+  if (!extra.empty()) s += " · " + extra;
+  return s;
+}
+
+std::vector<std::string> varying_params(const std::vector<const Json*>& recs, const std::set<std::string>& exclude) {
+  std::map<std::string, std::set<std::string>> values;
+  std::set<std::string> keys;
+  for (const Json* r : recs)
+    for (auto it = (*r)["params"].begin(); it != (*r)["params"].end(); ++it) keys.insert(it.key());
+  for (const Json* r : recs)
+    for (const auto& k : keys) values[k].insert((*r)["params"].contains(k) ? (*r)["params"][k].dump() : "-");
+  std::vector<std::string> out;
+  for (const auto& [k, v] : values)
+    if (v.size() > 1 && !exclude.count(k) && !measurement_params().count(k)) out.push_back(k);
+  return out;
+}
+
+std::string params_text(const Json& params, const std::vector<std::string>& keys) {
+  std::string s;
+  for (const auto& k : keys)
+    if (params.contains(k)) s += (s.empty() ? "" : " ") + k + "=" + text_of(params[k]);
+  return s;
+}
+
+Table make_table(const std::string& id, const std::string& title, const std::string& note,
+                 std::vector<std::pair<std::string, bool>> columns) {
+  Table t;
+  t.id = id, t.title = title, t.note = note;
+  for (auto& [name, numeric] : columns) {
+    t.columns.push_back(name);
+    t.numeric.push_back(numeric);
+  }
+  return t;
+}
+
+std::string spread_text(const Pooled& p) { return format_number(p.min) + " – " + format_number(p.max); }
+std::string cv_text(const Pooled& p) { return p.n > 1 ? format_number(100 * p.cv) : ""; }
+
+std::string series_suffix(const Json& r, const std::vector<std::string>& extra_keys) {
+  std::string s;
+  const std::string extra = params_text(r["params"], extra_keys);
+  if (!extra.empty()) s += " · " + extra;
+  Json point = r.value("point", Json::object());
+  if (point.is_object() && !point.contains("size")) {
+    point.erase("gpu"), point.erase("gpus");
+    // A varying parameter already named above, with the point's value, is not said twice.
+    for (const std::string& k : extra_keys)
+      if (point.contains(k) && r["params"].contains(k) && text_of(point[k]) == text_of(r["params"][k])) point.erase(k);
+    if (!point.empty()) s += " · " + point.dump();
+  }
+  return s;
+}
+
+bool is_throughput(const Json& r) {
+  const std::string unit = r.value("unit", "");
+  return r.value("better", "") == "higher" && unit.size() > 2 && unit.substr(unit.size() - 2) == "/s" &&
+         unit.find("B/s") == std::string::npos;
+}
+
+}  // namespace scalebench::sections

@@ -1,0 +1,55 @@
+#pragma once
+// What the report's section builders share: how records are pooled, named and tabled.
+#include <cstddef>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "report/build_report.hpp"
+#include "report/report_model.hpp"
+
+namespace scalebench::sections {
+
+// Parameters that only steer how a point is measured, not what is measured: never part of a
+// series' name, and never what tells two series apart. Each workload declares its own in the
+// registry; the run's repetitions, round and timeout are of the same kind.
+const std::set<std::string>& measurement_params();
+
+std::string text_of(const Json& j);
+// "GPUs" on GPU runs, MPI ranks on host memory: the axis a scaling study grows along.
+int workers_of(const Json& r);
+bool on_gpus(const Json& records);
+std::string id_safe(const std::string& s);
+// A chart id short enough for a file name (every file system takes 255 bytes): long ids keep
+// their first 80 characters and a hash of the whole, so they stay distinct.
+std::string bounded_id(const std::string& id);
+bool is_ok_point(const Json& r);
+// Images/s, samples/s, TFLOP/s ...: higher-is-better figures that are not a bandwidth.
+bool is_throughput(const Json& r);
+
+// The samples of several records of one point (rounds, repeated runs) pooled: median and spread.
+struct Pooled {
+  double median = 0, min = 0, max = 0, cv = 0;
+  std::size_t n = 0;
+  double pct_of_peak = -1;
+  std::string link;
+};
+Pooled pool(const std::vector<const Json*>& recs);
+std::string spread_text(const Pooled& p);
+std::string cv_text(const Pooled& p);
+
+// A name for what differs between series of one group: "variant · 4 GPUs · cuda_graph=yes".
+std::string series_name(const std::string& variant, int workers, bool gpus, const std::string& extra);
+// Parameters whose values differ between the records of a group (besides the group's own keys).
+std::vector<std::string> varying_params(const std::vector<const Json*>& recs, const std::set<std::string>& exclude);
+std::string params_text(const Json& params, const std::vector<std::string>& keys);
+// What tells a figure's series apart besides its workload: the parameters that vary in the
+// group, and its point without the GPU it ran on (each GPU's record of one run is one series).
+// A sized point (a collective's curve) is one series over its sizes, so the size stays out.
+std::string series_suffix(const Json& r, const std::vector<std::string>& extra_keys);
+
+Table make_table(const std::string& id, const std::string& title, const std::string& note,
+                 std::vector<std::pair<std::string, bool>> columns);
+
+}  // namespace scalebench::sections

@@ -1,0 +1,30 @@
+#pragma once
+// The report's sections, one builder each (a file each in report/sections/). Every builder adds
+// its tables, charts and paragraphs to the section it is given, and nothing when its records
+// hold nothing for it.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "report/build_report.hpp"
+#include "report/report_model.hpp"
+
+namespace scalebench::sections {
+
+// The header: where and with what the records were measured.
+void add_header(Report& rep, const Json& records);
+// What each experiment holds: its workloads, variants and records by status.
+Section overview(const std::vector<std::string>& names, const std::map<std::string, std::vector<const Json*>>& by_exp);
+
+// Sections of one experiment; `recs` are its ok points, `exp_records` all of its records.
+void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gpus, const ReportOptions& opt);
+void add_transport_ratios(Section& sec, const Json& exp_records);
+void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, bool gpus, const ReportOptions& opt);
+void add_training_split(Section& sec, const std::vector<const Json*>& recs, bool gpus);
+void add_other_figures(Section& sec, const std::vector<const Json*>& recs);
+void add_outliers(Section& sec, const Json& exp_records);
+void add_clock_limits(Section& sec, const std::vector<const Json*>& recs);
+void add_problems(Section& sec, const std::vector<const Json*>& recs);
+
+}  // namespace scalebench::sections
