@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <random>
 #include <thread>
 
 #include "agent/inventory.hpp"
@@ -20,8 +21,16 @@ namespace {
 bool is_finish(const std::string& path) { return path.size() > 7 && path.compare(path.size() - 7, 7, "/finish") == 0; }
 }  // namespace
 
+namespace {
+// A number no earlier process of this agent is likely to have used (62 random bits).
+long long boot_id() {
+  std::random_device rd;
+  return static_cast<long long>(((static_cast<unsigned long long>(rd()) << 32) | rd()) >> 2);
+}
+}  // namespace
+
 Agent::Agent(Options options)
-    : options_(std::move(options)), client_(options_.coordinator_url, std::chrono::seconds(5)) {
+    : options_(std::move(options)), client_(options_.coordinator_url, std::chrono::seconds(5)), boot_(boot_id()) {
   if (!options_.token.empty()) client_.set_bearer_token(options_.token);
   if (!options_.ca_file.empty()) client_.set_ca_file(options_.ca_file);
   std::filesystem::create_directories(options_.work_dir);
@@ -94,8 +103,8 @@ void Agent::heartbeat() {
     std::lock_guard lock(mutex_);
     for (long long id : active_) active.push_back(id);
   }
-  HttpResponse r =
-      client_.request("POST", "/api/v1/agents/" + options_.name + "/heartbeat", Json{{"active", active}}.dump());
+  HttpResponse r = client_.request("POST", "/api/v1/agents/" + options_.name + "/heartbeat",
+                                   Json{{"active", active}, {"boot", boot_}, {"beat", ++beat_}}.dump());
   if (r.status == 404) {
     log::info("coordinator does not know this agent (it restarted with a new store?); registering again");
     register_self();
@@ -109,6 +118,9 @@ void Agent::heartbeat() {
     auto it = cancel_flags_.find(id.get<long long>());
     if (it != cancel_flags_.end()) it->second->store(true);
   }
+  // A run read here is in active_ from now on, so the next heartbeat (sent only after this one's
+  // answer or timeout) confirms its assignment. One in an answer this agent gave up on is not
+  // listed, and the coordinator takes it back without using an attempt (docs/api.md).
   for (const auto& assignment : answer.value("runs", Json::array())) start_run(assignment);
 }
 

@@ -49,6 +49,10 @@ class Agent {
   Json info_;
   std::unique_ptr<Outbox> outbox_;
   double interval_s_ = 1.0;
+  // Numbers this process's heartbeats: the coordinator ignores one older than a heartbeat it has
+  // already handled (an answer this agent gave up on, handled late).
+  const long long boot_;
+  long long beat_ = 0;
 
   std::mutex mutex_;
   std::set<long long> active_;  // assigned runs whose end the coordinator has not acknowledged

@@ -17,6 +17,7 @@
 #include "cli/local_cluster.hpp"
 #include "cli/record_source.hpp"
 #include "cli/results_format.hpp"
+#include "cli/store_salvage.hpp"
 #include "common/error.hpp"
 #include "common/http_client.hpp"
 #include "common/spec.hpp"
@@ -188,8 +189,26 @@ int cmd_status(const CliArgs& a) {
 }
 
 int cmd_results(const CliArgs& a) {
-  Source src(a);
-  return print_results(src.records(a.opt("experiment")), a.opt("format", "table"));
+  if (a.opt("db").empty()) {
+    Source src(a);
+    return print_results(src.records(a.opt("experiment")), a.opt("format", "table"));
+  }
+  Json records;
+  try {
+    Source src(a);
+    records = src.records(a.opt("experiment"));
+  } catch (const Error& e) {
+    if (!store_damaged(e.what())) throw;
+    // A damaged store: what can still be read, and on stderr what could not (exit 5).
+    std::cerr << "scalebench: " << e.what() << "\nscalebench: salvaging what can still be read from " << a.opt("db")
+              << "\n";
+    Salvage s = salvage_records(a.opt("db"), a.opt("experiment"));
+    for (const auto& p : s.problems) std::cerr << "scalebench: " << a.opt("db") << ": " << p << "\n";
+    std::cerr << "scalebench: " << s.records.size() << " records recovered; the others listed above are lost\n";
+    const int rc = print_results(s.records, a.opt("format", "table"));
+    return rc ? rc : 5;
+  }
+  return print_results(records, a.opt("format", "table"));
 }
 
 int cmd_ratio(const CliArgs& a) {

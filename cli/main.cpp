@@ -36,7 +36,8 @@ that wants tokens gets the one in --token-file FILE, else $SCALEBENCH_TOKEN (a u
 and cancel, a read token to look). An https:// coordinator's certificate is checked against
 --ca-file FILE, else $SCALEBENCH_CA_FILE, else the system's trusted certificates.
 Exit codes: 0 ok; 1 a reference failed; 2 bad usage or input; 3 runs failed or timed out;
-4 the coordinator could not be reached or refused.
+4 the coordinator could not be reached or refused; 5 `results --db` read a damaged store in part
+(the records it could read are printed; stderr names the record ids it could not).
 )";
 const std::set<std::string> kValueOptions = {
     "db",         "coordinator", "format",  "experiment", "logs",     "variants",  "ignore-params",     "metric",

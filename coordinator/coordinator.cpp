@@ -20,6 +20,11 @@ ApiResult error(int status, const std::string& message) { return {status, Json{{
 bool is_terminal(const std::string& state) {
   return state == "ok" || state == "failed" || state == "timeout" || state == "skipped" || state == "cancelled";
 }
+std::size_t array_size(const Json& object, const char* key) {
+  if (!object.is_object()) return 0;
+  auto it = object.find(key);
+  return it != object.end() && it->is_array() ? it->size() : 0;
+}
 Json placement_of(const Store::Run& run) {
   const Json& s = run.spec;
   int nodes = s.value("nodes", 1), per = s.value("ranks_per_node", 1);
@@ -46,14 +51,13 @@ Coordinator::Coordinator(Options options)
   store_.set_wal_autocheckpoint(16384);
   records_store_.set_wal_autocheckpoint(16384);
   agents_ = store_.agents();  // in id order
-  long long after = 0;
-  for (;;) {
-    Json page = store_.records(std::nullopt, after, 5000);
-    if (page.empty()) break;
-    for (const auto& r : page) metrics_.record_ingested(r);
-    after = page.back()["record_id"].get<long long>();
-  }
-  for (const auto& e : store_.list_experiments()) track_progress(e["name"], e["id"]);
+  for (const auto& [id, name] : store_.experiment_names()) track_progress(name, id);
+  // The stored records are counted now; the result gauges are rebuilt from them beside the API
+  // (reading 661,000 records took 27 s before the coordinator listened).
+  const auto [stored, last_record] = store_.record_extent();
+  std::vector<std::string> names;
+  for (const auto& [name, id] : progress_experiments_) names.push_back(name);
+  metrics_.begin_replay(static_cast<double>(stored), names);
   refresh_gauges();
   // The grace period starts now that the store is read (on a large store that took seconds; agents
   // were declared lost soon after the coordinator listened when it started before).
@@ -70,9 +74,36 @@ Coordinator::Coordinator(Options options)
   saved_at_ = t;
   for (const auto& a : agents_)
     if (a.state != "gone") heard_[a.id] = a.last_seen;
+  replay_ = std::thread([this, last = last_record] { replay_results(last); });  // last: nothing throws after it
+}
+
+void Coordinator::replay_results(long long last_record) {
+  const auto start = std::chrono::steady_clock::now();
+  long long after = 0, replayed = 0;
+  try {
+    Store store(options_.db_path, true);
+    while (after < last_record && !stopping_.load()) {
+      Json page = store.records(std::nullopt, after, 2000);
+      if (page.empty()) break;
+      for (const auto& r : page) {
+        if (r["record_id"].get<long long>() > last_record) break;  // posted since the start: counted live
+        metrics_.replay_record(r);
+        ++replayed;
+      }
+      after = page.back()["record_id"].get<long long>();
+    }
+  } catch (const std::exception& e) {
+    log::warn(std::string("result gauges not rebuilt from the store: ") + e.what());
+  }
+  metrics_.end_replay();
+  if (replayed > 0)
+    log::info("result gauges rebuilt from " + std::to_string(replayed) + " stored records in " +
+              std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) + " s");
 }
 
 Coordinator::~Coordinator() {
+  stopping_.store(true);
+  if (replay_.joinable()) replay_.join();
   try {
     save_last_seen();
   } catch (const std::exception& e) {
@@ -84,14 +115,6 @@ Store::Agent* Coordinator::find_agent(const std::string& id) {
   auto it = std::lower_bound(agents_.begin(), agents_.end(), id,
                              [](const Store::Agent& a, const std::string& key) { return a.id < key; });
   return it != agents_.end() && it->id == id ? &*it : nullptr;
-}
-
-const Occupancy& Coordinator::occupancy_now() {
-  if (busy_generation_ != store_.open_runs_generation()) {
-    busy_ = occupancy(store_.runs_in_flight());
-    busy_generation_ = store_.open_runs_generation();
-  }
-  return busy_;
 }
 
 void Coordinator::save_last_seen() {
@@ -129,12 +152,15 @@ const Experiment* Coordinator::experiment_spec(long long experiment_id) {
 }
 
 void Coordinator::refresh_gauges() {
-  int alive = 0, lost = 0;
-  for (const auto& a : agents_) {
-    alive += a.state == "alive";
-    lost += a.state == "lost";
+  if (counted_agents_ != agents_generation_) {  // a pass over the agents only when one changed
+    int alive = 0, lost = 0;
+    for (const auto& a : agents_) {
+      alive += a.state == "alive";
+      lost += a.state == "lost";
+    }
+    metrics_.set_agents(alive, lost);
+    counted_agents_ = agents_generation_;
   }
-  metrics_.set_agents(alive, lost);
   metrics_.set_runs(store_.count_runs("queued"), store_.count_runs("running") + store_.count_runs("cancelling"));
 }
 
@@ -293,21 +319,38 @@ ApiResult Coordinator::experiment(const std::string& id_or_name, long long after
 }
 
 ApiResult Coordinator::cancel(const std::string& id_or_name) {
-  std::lock_guard lock(mutex_);
-  auto id = store_.find_experiment(id_or_name);
-  if (!id) return error(404, "no experiment '" + id_or_name + "'");
-  int queued = 0, running = 0;
-  for (auto& r : store_.runs(*id)) {
-    if (r.state == "queued") {
-      end_run(r, "cancelled", "cancelled by user before it started", true);
-      ++queued;
-    } else if (r.state == "running") {
-      r.state = "cancelling";  // the agent kills it at its next heartbeat and reports back
-      store_.update_run(r);
-      ++running;
-    }
+  std::optional<long long> id;
+  std::vector<long long> open;
+  {
+    std::lock_guard lock(mutex_);
+    id = store_.find_experiment(id_or_name);
+    if (!id) return error(404, "no experiment '" + id_or_name + "'");
+    open = store_.open_run_ids(*id);
   }
-  refresh_gauges();
+  // In slices, each one transaction under the lock, so that heartbeats are answered between them
+  // (20,000 runs at once held the state for seconds). A run that a heartbeat starts meanwhile is
+  // still in `open`, and becomes cancelling when its slice comes.
+  int queued = 0, running = 0;
+  for (std::size_t first = 0; first < open.size(); first += kCancelSlice) {
+    std::lock_guard lock(mutex_);
+    Store::Transaction tx(store_);
+    for (std::size_t i = first; i < std::min(open.size(), first + kCancelSlice); ++i) {
+      const Store::Run* current = store_.open_run(open[i]);
+      if (!current) continue;  // it ended meanwhile
+      Store::Run r = *current;
+      if (r.state == "queued") {
+        end_run(r, "cancelled", "cancelled by user before it started", true);
+        ++queued;
+      } else if (r.state == "running") {
+        r.state = "cancelling";  // the agent kills it at its next heartbeat and reports back
+        store_.update_run(r);
+        ++running;
+      }
+    }
+    tx.commit();
+    note_store_ok();
+    refresh_gauges();
+  }
   return {200, Json{{"experiment_id", *id}, {"cancelled_queued", queued}, {"cancelling_running", running}}};
 }
 
@@ -376,6 +419,18 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
                       {"busy", true}}};
   Store::Agent* agent = find_agent(agent_id);
   if (!agent || agent->state == "gone") return error(404, "unknown agent '" + agent_id + "'; register again");
+  // A heartbeat older than one already handled (its agent gave up on the answer, and it was
+  // handled late): reconciling it would take back a run that the later answer delivered.
+  if (body.contains("boot") && body.contains("beat")) {
+    const std::pair<long long, long long> beat{body["boot"].get<long long>(), body["beat"].get<long long>()};
+    auto [last, first] = last_beat_.try_emplace(agent_id, beat);
+    if (!first && last->second.first == beat.first && beat.second <= last->second.second)
+      return {200, Json{{"runs", Json::array()},
+                        {"cancel", Json::array()},
+                        {"heartbeat_interval_s", options_.heartbeat_interval_s},
+                        {"stale", true}}};
+    last->second = beat;
+  }
   // Alive from now on, whatever the store can record: last_seen is kept here and saved later.
   agent->last_seen = now();
   unsaved_seen_.insert(agent_id);
@@ -387,13 +442,18 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
       if (id.is_number_integer()) active.insert(id.get<long long>());
 
   std::vector<Store::Run> restarted;  // held here, unknown to the agent: it restarted
+  // Handed to the agent but absent from this heartbeat, which it sent after reading any answer
+  // (heartbeats go one at a time): that answer never reached it.
+  std::vector<Store::Run> undelivered;
   Json cancel = Json::array();
   std::set<long long> held;
   for (const Store::Run* r : store_.runs_held_by(agent_id)) {
+    const bool confirmed = !unconfirmed_.count(r->id);
     if (!active.count(r->id)) {
-      restarted.push_back(*r);
+      (confirmed ? restarted : undelivered).push_back(*r);
       continue;
     }
+    if (!confirmed) unconfirmed_.erase(r->id);  // delivered: the agent runs it
     held.insert(r->id);
     if (r->state == "cancelling") cancel.push_back(r->id);
   }
@@ -412,16 +472,17 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
     draining_.erase(agent_id);
 
   // Whether a pass over the queue can change anything: with no queued run it cannot, nor when
-  // this agent can lead nothing now and neither the runs nor the agents changed since the last
-  // full pass (the one that failed every run that can never fit).
+  // this agent can lead nothing now and the agents did not change since the last sweep. Runs that
+  // can never fit are looked for (a sweep) only when the agents changed since the last one (a
+  // submission looks at its own runs): only a sweep goes over the whole queue.
   bool plan = false;
-  if (!draining_.count(agent_id) && store_.any_queued()) {
-    const Occupancy& busy = occupancy_now();
-    const std::pair<long long, long long> generations{store_.open_runs_generation(), agents_generation_};
-    plan = was_lost || generations != swept_ || may_lead(*agent, busy);
-  }
+  const bool sweep = was_lost || agents_generation_ != swept_agents_;
+  // Runs taken back below (undelivered, or lost to a restart) free room this pass can use.
+  const bool freed = !undelivered.empty() || !restarted.empty();
+  if (!draining_.count(agent_id) && (store_.any_queued() || freed))
+    plan = sweep || freed || may_lead(*agent, store_.occupancy());
   Json assign = Json::array();
-  if (!was_lost && restarted.empty() && !plan)
+  if (!was_lost && restarted.empty() && undelivered.empty() && !plan)
     return {200, Json{{"runs", assign}, {"cancel", cancel}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
 
   // All or nothing: a store error (locked, full) leaves no run half-assigned; the agent retries.
@@ -430,6 +491,10 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   if (was_lost) store_.touch_agent(agent_id, "alive", agent->last_seen);
   for (auto& r : restarted) {
     lose_run(r, "agent " + agent_id + " restarted while the run was in flight");
+    changed = true;
+  }
+  for (auto& r : undelivered) {
+    return_undelivered(r, "not in " + agent_id + "'s next heartbeat");
     changed = true;
   }
   // Alive for this pass; it stays so only if the transaction commits.
@@ -442,28 +507,31 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
     }
   } guard{agent, agent->state};
   agent->state = "alive";
-  std::vector<std::pair<std::vector<HostPlacement>, bool>> started;  // hosts, GPU run
   if (plan) {
-    Occupancy busy = occupancy_now();
-    busy.whole.insert(draining_.begin(), draining_.end());
-    Schedule plan_now = schedule(store_.queued_runs(), agents_, busy, agent_id);
+    // Without a sweep a pass starts at most one run per GPU of the agent, and reads one run more
+    // (the first that waits) from the queue's index.
+    const std::size_t look = sweep ? 0 : std::max<std::size_t>(1, array_size(agent->info, "gpus")) + 1;
+    PassOptions pass;
+    pass.check_fits = sweep;
+    pass.leader_agent = agent;
+    pass.closed = &draining_;
+    Schedule plan_now = schedule(store_.queued_runs(look), agents_, store_.occupancy(), agent_id, pass);
     for (const auto& [id, why] : plan_now.fail)
       if (auto r = store_.run(id)) {
         end_run(*r, "failed", why, true);
         changed = true;
       }
     for (const auto& [id, hosts] : plan_now.start) {
-      auto run = store_.run(id);
-      if (!run) continue;
+      const Store::Run* open = store_.open_run(id);
+      if (!open) continue;
+      std::optional<Store::Run> run(*open);
       run->state = "running";
       run->agent_id = agent_id;
       run->attempt += 1;
       run->started_at = now();
       run->reason.clear();
       run->hosts = to_json(hosts);
-      store_.update_run(*run);
-      // As occupancy() reads a run in flight: a GPU run holds its GPUs, any other its nodes whole.
-      started.emplace_back(hosts, run->spec.value("gpu", false) && !hosts.front().gpus.empty());
+      store_.update_run(*run);  // the store's occupancy takes its GPUs (or nodes) now
       assign.push_back({{"run_id", run->id}, {"attempt", run->attempt}, {"spec", run->spec}, {"hosts", run->hosts}});
       changed = true;
       std::string where;
@@ -474,19 +542,52 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   tx.commit();
   note_store_ok();
   guard.keep = true;
-  if (plan) {
-    // busy_ was computed after the runs lost above; what changed since is the runs started (and
-    // queued runs failed, which held nothing): it is brought up to date instead of recomputed.
-    for (const auto& [hosts, gpu] : started) busy_.take(hosts, gpu);
-    busy_generation_ = store_.open_runs_generation();
-  }
+  for (const auto& r : undelivered) unconfirmed_.erase(r.id);
+  const double deadline = now() + options_.heartbeat_timeout_s;
+  for (const auto& a : assign) unconfirmed_[a["run_id"].get<long long>()] = deadline;
   if (was_lost) ++agents_generation_;
-  if (plan) swept_ = {store_.open_runs_generation(), agents_generation_};
+  if (plan && sweep) swept_agents_ = agents_generation_;
   if (was_lost) {
     log::info("agent " + agent_id + " is back");
   }
   if (changed) refresh_gauges();
   return {200, Json{{"runs", assign}, {"cancel", cancel}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
+}
+
+void Coordinator::return_undelivered(Store::Run& run, const std::string& why) {
+  const std::string agent = run.agent_id;
+  run.attempt -= 1;  // that attempt never started
+  run.agent_id.clear();
+  run.hosts = Json::array();
+  run.started_at = 0;
+  std::string what;
+  if (run.state == "cancelling") {
+    end_run(run, "cancelled", "cancelled by user before it started", true);
+    what = "cancelled";
+  } else {
+    run.state = "queued";
+    run.reason = "its assignment to " + agent + " was not confirmed (" + why + "); queued again";
+    store_.update_run(run);
+    what = "queued again";
+  }
+  log::warn("run " + std::to_string(run.id) + ": assignment to " + agent + " not confirmed (" + why + "); " + what +
+            ", no attempt used");
+}
+
+void Coordinator::expire_unconfirmed(double t) {
+  auto in_flight = [](const Store::Run* r) { return r && (r->state == "running" || r->state == "cancelling"); };
+  std::erase_if(unconfirmed_, [&](const auto& u) { return !in_flight(store_.open_run(u.first)); });
+  std::vector<Store::Run> late;
+  for (const auto& [id, deadline] : unconfirmed_)
+    if (deadline < t) late.push_back(*store_.open_run(id));
+  if (late.empty()) return;
+  const std::string why =
+      "no confirmation within " + std::to_string(static_cast<int>(options_.heartbeat_timeout_s)) + " s";
+  Store::Transaction tx(store_);
+  for (auto& r : late) return_undelivered(r, why);
+  tx.commit();
+  for (const auto& r : late) unconfirmed_.erase(r.id);
+  refresh_gauges();
 }
 
 void Coordinator::lose_run(Store::Run& run, const std::string& why) {
@@ -539,6 +640,7 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
     std::lock_guard lock(mutex_);
     const Store::Run* run = current();
     if (auto r = refused(run)) return *r;
+    unconfirmed_.erase(run_id);  // records of this attempt: it was delivered
     if (const Experiment* ex = experiment_spec(run->experiment_id)) references = ex->references;
   }
   std::vector<std::string> rewritten(batch.records.size());  // records a reference applies to
@@ -583,6 +685,7 @@ ApiResult Coordinator::finish_run(long long run_id, const Json& body) {
   auto run = store_.run(run_id);
   if (!run) return error(404, "no run " + std::to_string(run_id));
   if (body.value("attempt", 0) != run->attempt) return error(409, "stale attempt of run " + std::to_string(run_id));
+  unconfirmed_.erase(run_id);                                              // its end came: it was delivered
   if (is_terminal(run->state)) return {200, Json{{"state", run->state}}};  // a resend: already done
   std::string status = body.value("status", "failed");
   if (!is_terminal(status)) return error(400, "finish: unknown status '" + status + "'");
@@ -597,16 +700,21 @@ ApiResult Coordinator::list_agents() {
   std::lock_guard lock(mutex_);
   Json out = Json::array();
   double t = now();
-  const auto in_flight = store_.runs_in_flight();
+  // What each agent's node is busy with: runs it leads or is a node of, and their GPUs there
+  // (one pass over the runs in flight, not one per agent).
+  std::unordered_map<std::string, std::pair<Json, Json>> busy_on;  // agent -> runs, GPUs
+  for (const auto& r : store_.runs_in_flight())
+    for (const auto& h : hosts_from_json(r.hosts)) {
+      auto& [runs, gpus] = busy_on[h.agent];
+      if (runs.is_null()) runs = gpus = Json::array();
+      runs.push_back(r.id);
+      for (int g : h.gpus) gpus.push_back(g);
+    }
   for (const auto& a : agents_) {
-    // What the agent's node is busy with: runs it leads or is a node of, and their GPUs there.
-    Json runs = Json::array(), busy = Json::array();
-    for (const auto& r : in_flight)
-      for (const auto& h : hosts_from_json(r.hosts))
-        if (h.agent == a.id) {
-          runs.push_back(r.id);
-          for (int g : h.gpus) busy.push_back(g);
-        }
+    auto found = busy_on.find(a.id);
+    const Json none = Json::array();
+    const Json& runs = found == busy_on.end() ? none : found->second.first;
+    const Json& busy = found == busy_on.end() ? none : found->second.second;
     out.push_back({{"id", a.id},
                    {"hostname", a.hostname},
                    {"address", a.info.value("address", a.hostname)},
@@ -643,25 +751,50 @@ void Coordinator::check_liveness() {
   for (auto& a : agents_)
     if (a.state == "alive" && a.last_seen < cutoff) lost.push_back(&a);
   if (!lost.empty()) {
+    std::vector<long long> returned;
+    // The nodes of each run in flight, read once for all the agents lost in this pass.
+    std::vector<std::pair<long long, std::set<std::string>>> nodes_of;
+    for (const auto& r : store_.runs_in_flight()) {
+      std::set<std::string> agents{r.agent_id};
+      for (const auto& h : hosts_from_json(r.hosts)) agents.insert(h.agent);
+      nodes_of.emplace_back(r.id, std::move(agents));
+    }
     Store::Transaction tx(store_);
     for (const Store::Agent* a : lost) {
       store_.touch_agent(a->id, "lost", a->last_seen);
       std::string why = "agent lost: no heartbeat from " + a->id + " for " +
                         std::to_string(static_cast<int>(t - a->last_seen)) + " s";
       log::warn(why);
-      for (auto& r : store_.runs_in_flight()) {
-        bool involved = r.agent_id == a->id;
-        for (const auto& h : hosts_from_json(r.hosts)) involved = involved || h.agent == a->id;
-        if (involved) lose_run(r, why);  // a follower lost is the whole MPI job lost
+      for (const auto& [id, agents] : nodes_of) {
+        if (!agents.count(a->id)) continue;
+        const Store::Run* open = store_.open_run(id);
+        if (!open || (open->state != "running" && open->state != "cancelling")) continue;  // lost already
+        Store::Run r = *open;
+        // A leader lost before it confirmed the run never started it; a follower lost is the
+        // whole MPI job lost, whether or not its leader started it.
+        if (r.agent_id == a->id && unconfirmed_.count(r.id)) {
+          return_undelivered(r, why);
+        } else {
+          lose_run(r, why);
+        }
+        returned.push_back(r.id);
       }
     }
     tx.commit();
+    for (long long id : returned) unconfirmed_.erase(id);
     for (Store::Agent* a : lost) {
       a->state = "lost";
       unsaved_seen_.erase(a->id);
     }
     ++agents_generation_;
     refresh_gauges();
+  }
+  if (!unconfirmed_.empty()) {
+    try {
+      expire_unconfirmed(t);
+    } catch (const std::exception& e) {
+      log::warn(std::string("could not queue unconfirmed runs again (retried): ") + e.what());
+    }
   }
   // The usual case writes nothing here, so that a locked store does not stall the API; the
   // heartbeat times go to the store every few seconds.

@@ -1,4 +1,5 @@
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <map>
@@ -6,6 +7,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -43,6 +45,8 @@ class Coordinator {
   };
   // How long a heartbeat waits for the state before it is answered without assignments.
   static constexpr std::chrono::milliseconds kHeartbeatWait{20};
+  // Runs a cancel changes per transaction (and per hold of the state).
+  static constexpr std::size_t kCancelSlice = 500;
 
   explicit Coordinator(Options options);
   // Saves the agents' last heartbeat times (see save_last_seen).
@@ -84,14 +88,20 @@ class Coordinator {
   // experiment's `retries` allow.
   void lose_run(Store::Run& run, const std::string& why);
   void save_last_seen_locked();
+  // A run handed out that its leader never confirmed (its answer was lost, or the agent went
+  // before it read it): back to the queue, or cancelled if it was being cancelled, with its
+  // attempt given back. No status record: nothing ran.
+  void return_undelivered(Store::Run& run, const std::string& why);
+  // Runs whose assignment was not confirmed within the deadline go back to the queue.
+  void expire_unconfirmed(double t);
   Store::Agent* find_agent(const std::string& id);
-  // What the runs in flight hold now, computed again only when an open run changed.
-  const Occupancy& occupancy_now();
   void refresh_gauges();
   void track_progress(const std::string& name, long long experiment_id);
   void refresh_progress();
 
   void note_store_ok();
+  // Rebuilds the result gauges from the records stored up to `last_record` (start-up's thread).
+  void replay_results(long long last_record);
   // Heartbeat times that came through the fast path, merged into agents_ by check_liveness.
   void merge_heard();
 
@@ -123,17 +133,25 @@ class Coordinator {
   std::deque<std::pair<std::string, long long>> progress_experiments_;
   std::map<long long, double> ended_at_;
   std::set<std::string> draining_;  // agents still stopping a run whose attempt ended here
+  // Runs handed out in a heartbeat's answer and not yet confirmed by their leader (listed in a
+  // later heartbeat's `active`, or records or a finish of that attempt): an answer nobody
+  // received uses no attempt. By run id: the deadline after which the run is queued again.
+  // Kept in memory only: after a restart, runs in flight count as delivered.
+  std::unordered_map<long long, double> unconfirmed_;
+  // The (boot, beat) of each agent's newest heartbeat handled: an older one is stale.
+  std::unordered_map<std::string, std::pair<long long, long long>> last_beat_;
   // Every registered agent, by id, as stored except last_seen, which heartbeats move here only
   // (the store gets it at each save): a heartbeat writes nothing unless something changed.
   std::vector<Store::Agent> agents_;
   std::set<std::string> unsaved_seen_;  // agents whose last_seen the store does not have yet
   double saved_at_ = 0;
   long long agents_generation_ = 0;  // moves when an agent registers or changes state
-  Occupancy busy_;
-  long long busy_generation_ = -1;
-  // The open-runs and agents generations of the last full pass over the queue: while neither
-  // moved, a leader with nothing free can start nothing and no queued run newly never fits.
-  std::pair<long long, long long> swept_{-1, -1};
+  long long counted_agents_ = -1;    // agents_generation_ of the agent gauges
+  // The agents generation of the last pass that looked for runs that can never fit: while it
+  // holds, no queued run newly never fits, and a leader with nothing free can start nothing.
+  long long swept_agents_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::thread replay_;  // replay_results, joined by the destructor
 };
 
 }  // namespace scalebench

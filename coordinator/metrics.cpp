@@ -113,6 +113,35 @@ void Metrics::experiment_submitted(const std::string& name) {
   std::lock_guard lock(mutex_);
   experiments_total_.Increment();
   forget_experiment(name);  // a new run of the same name replaces the old series
+  if (replaying_) not_replayed_.insert(name);
+}
+
+void Metrics::begin_replay(double stored_records, const std::vector<std::string>& names) {
+  std::lock_guard lock(mutex_);
+  records_total_.Increment(stored_records);
+  replaying_ = true;
+  experiment_order_.assign(names.begin(), names.end());
+}
+
+void Metrics::replay_record(const Json& r) {
+  std::lock_guard lock(mutex_);
+  if (!replaying_) return;
+  auto status = r.find("status");
+  auto value = r.find("value");
+  if (status == r.end() || *status != "ok" || value == r.end() || !value->is_number()) return;
+  const std::string experiment = r.value("experiment", "");
+  // Only the names kept (begin_replay's), so that a replay evicts nothing.
+  if (not_replayed_.count(experiment) ||
+      std::find(experiment_order_.begin(), experiment_order_.end(), experiment) == experiment_order_.end())
+    return;
+  add_series(experiment, value->get<double>(), {}, r, true);
+}
+
+void Metrics::end_replay() {
+  std::lock_guard lock(mutex_);
+  replaying_ = false;
+  live_.clear();
+  not_replayed_.clear();
 }
 
 std::string Metrics::result_metric_name(const std::string& workload, const std::string& metric,
@@ -179,11 +208,18 @@ void Metrics::record_ingested(std::string_view experiment_name, std::optional<do
       g.value->Set(raw_value * g.factor);
       g.gpus->Set(g.gpu_count);
       g.ranks->Set(g.rank_count);
+      if (replaying_) live_.insert({g.value, g.gpus, g.ranks});
       return;
     }
   }
-  const std::string experiment(experiment_name);
-  const Json r = whole();
+  add_series(std::string(experiment_name), raw_value, series_text, whole(), false);
+}
+
+void Metrics::add_series(const std::string& experiment, double raw_value, std::string_view series_text, const Json& r,
+                         bool replayed) {
+  auto found = series_by_experiment_.find(experiment);
+  if (found == series_by_experiment_.end()) found = series_by_experiment_.emplace(experiment, ExperimentSeries{}).first;
+  auto& series = found->second;
   const std::string unit = r.value("unit", "");
   auto base = base_unit(unit);
   const double factor = base ? base->factor : 1.0;
@@ -208,7 +244,9 @@ void Metrics::record_ingested(std::string_view experiment_name, std::optional<do
   auto keep = [&](prometheus::Family<prometheus::Gauge>& f, const std::map<std::string, std::string>& l,
                   double v) -> prometheus::Gauge& {
     auto& gauge = f.Add(l);
-    gauge.Set(v);
+    // A replayed (older) record does not overwrite what a record posted since the start set.
+    if (!replayed || !live_.count(&gauge)) gauge.Set(v);
+    if (replaying_ && !replayed) live_.insert(&gauge);
     if (series.listed.insert(&gauge).second) series.list.push_back({&f, &gauge});
     return gauge;
   };

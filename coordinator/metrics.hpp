@@ -60,6 +60,15 @@ class Metrics {
                        const std::function<Json()>& whole);
   std::string text() const;
 
+  // Start-up on a stored history, without reading it all before listening: the count of stored
+  // records goes into scalebench_records_total at once; the result gauges of the newest
+  // experiment names (`names`, oldest first) are rebuilt by replay_record, oldest record first,
+  // from a thread beside the API. Until end_replay, a gauge that a record posted since the start
+  // set keeps its value, and a name submitted again since is not replayed.
+  void begin_replay(double stored_records, const std::vector<std::string>& names);
+  void replay_record(const Json& record);
+  void end_replay();
+
   // Metric name for a record's metric and unit: busbw in GB/s -> scalebench_collective_busbw_bytes_per_second.
   static std::string result_metric_name(const std::string& workload, const std::string& metric,
                                         const std::string& unit);
@@ -67,6 +76,12 @@ class Metrics {
  private:
   prometheus::Family<prometheus::Gauge>& result_family(const std::string& name, const std::string& help);
   void forget_experiment(const std::string& name);
+  // A record's series, new to this experiment's gauges (record_ingested's slow path, and replays).
+  void add_series(const std::string& experiment, double raw_value, std::string_view series_text, const Json& r,
+                  bool replayed);
+  bool replaying_ = false;
+  std::unordered_set<prometheus::Gauge*> live_;   // gauges set by posted records during the replay
+  std::unordered_set<std::string> not_replayed_;  // names submitted again during the replay
 
   mutable std::mutex mutex_;
   std::shared_ptr<prometheus::Registry> registry_;

@@ -120,8 +120,11 @@ std::string check_register_body(const Json& body) {
 
 std::string check_heartbeat_body(const Json& body) {
   // An agent runs a few runs at a time; a long list is no agent's, and costs a lookup per id.
-  static const std::vector<Field> fields{{"active", false, "an array of run ids (integers), at most 4096",
-                                          [](const Json& v) { return v.size() <= 4096 && is_int_array(v); }}};
+  static const std::vector<Field> fields{
+      {"active", false, "an array of run ids (integers), at most 4096",
+       [](const Json& v) { return v.size() <= 4096 && is_int_array(v); }},
+      {"boot", false, "an integer", is_int},
+      {"beat", false, "a non-negative integer", [](const Json& v) { return is_int(v) && v.get<long long>() >= 0; }}};
   return check("heartbeat", body, fields);
 }
 

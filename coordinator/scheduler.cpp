@@ -73,6 +73,38 @@ void Occupancy::take(const std::vector<HostPlacement>& hosts, bool gpu_run) {
   }
 }
 
+void Occupancy::release(const std::vector<HostPlacement>& hosts, bool gpu_run) {
+  for (const auto& h : hosts) {
+    if (!gpu_run) whole.erase(h.agent);
+    auto it = gpus.find(h.agent);
+    if (it == gpus.end()) continue;
+    for (int g : h.gpus) it->second.erase(g);
+    if (it->second.empty()) gpus.erase(it);
+  }
+}
+
+std::vector<HostPlacement> held_hosts(const Store::Run& r, bool* gpu_run) {
+  auto hosts = hosts_from_json(r.hosts);
+  if (hosts.empty() && !r.agent_id.empty()) hosts.push_back({r.agent_id, "", {}});  // a store from before placements
+  // A GPU run recorded without its GPUs (older store) takes its agent whole: safe, not wasteful for long.
+  *gpu_run = r.spec.value("gpu", false) && !hosts.empty() && !hosts.front().gpus.empty();
+  return hosts;
+}
+
+bool BusyView::whole(const std::string& agent) const {
+  return base_.whole.count(agent) || added_.whole.count(agent) || (closed_ && closed_->count(agent));
+}
+
+bool BusyView::gpu_busy(const std::string& agent, int gpu) const {
+  auto in = [&](const Occupancy& o) {
+    auto it = o.gpus.find(agent);
+    return it != o.gpus.end() && it->second.count(gpu);
+  };
+  return in(base_) || in(added_);
+}
+
+bool BusyView::idle(const std::string& agent) const { return !whole(agent) && base_.idle(agent) && added_.idle(agent); }
+
 bool Occupancy::idle(const std::string& agent) const {
   auto it = gpus.find(agent);
   return !whole.count(agent) && (it == gpus.end() || it->second.empty());
@@ -90,10 +122,8 @@ bool may_lead(const Store::Agent& agent, const Occupancy& busy) {
 Occupancy occupancy(const std::vector<Store::Run>& held) {
   Occupancy o;
   for (const auto& r : held) {
-    auto hosts = hosts_from_json(r.hosts);
-    if (hosts.empty() && !r.agent_id.empty()) hosts.push_back({r.agent_id, "", {}});  // a store from before placements
-    // A GPU run recorded without its GPUs (older store) takes its agent whole: safe, not wasteful for long.
-    const bool gpu = r.spec.value("gpu", false) && !hosts.empty() && !hosts.front().gpus.empty();
+    bool gpu = false;
+    const auto hosts = held_hosts(r, &gpu);
     o.take(hosts, gpu);
   }
   return o;
@@ -120,6 +150,12 @@ std::string never_fits(const Json& spec, const std::vector<Store::Agent>& agents
 
 std::optional<std::vector<HostPlacement>> place(const Json& spec, const std::vector<Store::Agent>& agents,
                                                 const Occupancy& busy, const std::string& leader) {
+  return place(spec, agents, BusyView(busy), leader, nullptr);
+}
+
+std::optional<std::vector<HostPlacement>> place(const Json& spec, const std::vector<Store::Agent>& agents,
+                                                const BusyView& busy, const std::string& leader,
+                                                const Store::Agent* leader_agent) {
   const int nodes = spec.value("nodes", 1);
   const bool gpu = spec.value("gpu", false);
   const int per_node = gpus_per_node_of(spec);
@@ -131,20 +167,22 @@ std::optional<std::vector<HostPlacement>> place(const Json& spec, const std::vec
   auto candidate = [&](const Store::Agent& a) -> std::optional<Candidate> {
     if (a.state != "alive") return std::nullopt;
     if (!gpu) return busy.idle(a.id) ? std::optional<Candidate>(Candidate{&a, {}}) : std::nullopt;
-    if (!can_hold_gpus(a, per_node) || busy.whole.count(a.id)) return std::nullopt;
+    if (!can_hold_gpus(a, per_node) || busy.whole(a.id)) return std::nullopt;
     std::vector<int> free;
-    auto it = busy.gpus.find(a.id);
     for (int g : gpu_indices(a))
-      if (it == busy.gpus.end() || !it->second.count(g)) free.push_back(g);
+      if (!busy.gpu_busy(a.id, g)) free.push_back(g);
     if (static_cast<int>(free.size()) < per_node) return std::nullopt;
     return Candidate{&a, std::move(free)};
   };
   // A leader without room ends it before the others are looked at (the common answer when a
   // busy agent asks for work), and a one-node run needs no other.
   if (!leader.empty()) {
-    auto it = std::find_if(agents.begin(), agents.end(), [&](const Store::Agent& a) { return a.id == leader; });
-    if (it == agents.end()) return std::nullopt;
-    auto c = candidate(*it);
+    if (!leader_agent) {
+      auto it = std::find_if(agents.begin(), agents.end(), [&](const Store::Agent& a) { return a.id == leader; });
+      if (it == agents.end()) return std::nullopt;
+      leader_agent = &*it;
+    }
+    auto c = candidate(*leader_agent);
     if (!c) return std::nullopt;
     if (nodes == 1) {
       HostPlacement h{c->agent->id, address_of(*c->agent), {}};
@@ -194,6 +232,12 @@ Schedule schedule(const std::vector<Store::Run>& queued, const std::vector<Store
 
 Schedule schedule(std::vector<const Store::Run*> queued, const std::vector<Store::Agent>& agents, Occupancy busy,
                   const std::string& leader) {
+  return schedule(std::move(queued), agents, busy, leader, PassOptions{});
+}
+
+Schedule schedule(std::vector<const Store::Run*> queued, const std::vector<Store::Agent>& agents, const Occupancy& base,
+                  const std::string& leader, const PassOptions& pass) {
+  BusyView busy(base, pass.closed);
   Schedule out;
   {  // sort_queue's order, each priority read once
     std::vector<std::pair<int, const Store::Run*>> keyed;
@@ -210,18 +254,21 @@ Schedule schedule(std::vector<const Store::Run*> queued, const std::vector<Store
   std::map<std::tuple<int, bool, int>, std::string> fits;
   for (const Store::Run* run : queued) {
     const Store::Run& r = *run;
-    const std::tuple<int, bool, int> shape{r.spec.value("nodes", 1), r.spec.value("gpu", false),
-                                           gpus_per_node_of(r.spec)};
-    auto known = fits.find(shape);
-    if (known == fits.end()) known = fits.emplace(shape, never_fits(r.spec, agents)).first;
-    if (const std::string& why = known->second; !why.empty()) {
-      out.fail.emplace_back(r.id, why);
-      continue;
+    if (pass.check_fits) {
+      const std::tuple<int, bool, int> shape{r.spec.value("nodes", 1), r.spec.value("gpu", false),
+                                             gpus_per_node_of(r.spec)};
+      auto known = fits.find(shape);
+      if (known == fits.end()) known = fits.emplace(shape, never_fits(r.spec, agents)).first;
+      if (const std::string& why = known->second; !why.empty()) {
+        out.fail.emplace_back(r.id, why);
+        continue;
+      }
     }
     if (blocked) continue;
-    auto hosts = place(r.spec, agents, busy, leader);
+    auto hosts = place(r.spec, agents, busy, leader, pass.leader_agent);
     if (!hosts) {
       blocked = true;  // it waits for GPUs (or for another leader): so do the runs behind it
+      if (!pass.check_fits) break;
       continue;
     }
     busy.take(*hosts, r.spec.value("gpu", false));

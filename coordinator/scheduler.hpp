@@ -31,7 +31,30 @@ struct Occupancy {
   std::map<std::string, std::set<int>> gpus;
   std::set<std::string> whole;
   void take(const std::vector<HostPlacement>& hosts, bool gpu_run);
+  // What take() took (runs never share a GPU or a node taken whole).
+  void release(const std::vector<HostPlacement>& hosts, bool gpu_run);
   bool idle(const std::string& agent) const;
+};
+// Where a run in flight holds what: its hosts, or its agent whole for a store from before
+// placements; `gpu_run` false when it takes its nodes whole.
+std::vector<HostPlacement> held_hosts(const Store::Run& run, bool* gpu_run);
+
+// A scheduling pass's view of what is busy: the runs in flight (`base`, read in place: it is as
+// large as the cluster, and a pass runs at every heartbeat), what the pass placed itself, and
+// agents it must leave alone (`closed`: those still stopping a run).
+class BusyView {
+ public:
+  explicit BusyView(const Occupancy& base, const std::set<std::string>* closed = nullptr)
+      : base_(base), closed_(closed) {}
+  bool whole(const std::string& agent) const;
+  bool gpu_busy(const std::string& agent, int gpu) const;
+  bool idle(const std::string& agent) const;
+  void take(const std::vector<HostPlacement>& hosts, bool gpu_run) { added_.take(hosts, gpu_run); }
+
+ private:
+  const Occupancy& base_;
+  Occupancy added_;
+  const std::set<std::string>* closed_;
 };
 // Whether `agent` may lead some run now: false when it is taken whole, or when it has GPUs and
 // every one is busy (a GPU run needs at least one GPU on each node, a host run an idle node).
@@ -50,6 +73,11 @@ std::string never_fits(const Json& spec, const std::vector<Store::Agent>& agents
 // agents stay free for large runs.
 std::optional<std::vector<HostPlacement>> place(const Json& spec, const std::vector<Store::Agent>& agents,
                                                 const Occupancy& busy, const std::string& leader = "");
+// The same on a pass's view; `leader_agent` (the leader's entry in `agents`, when the caller has
+// it) spares the search for it.
+std::optional<std::vector<HostPlacement>> place(const Json& spec, const std::vector<Store::Agent>& agents,
+                                                const BusyView& busy, const std::string& leader,
+                                                const Store::Agent* leader_agent);
 
 // The order runs start in: higher priority first, then submission order (run id).
 void sort_queue(std::vector<Store::Run>& queued);
@@ -66,5 +94,15 @@ Schedule schedule(std::vector<const Store::Run*> queued, const std::vector<Store
                   const std::string& leader);
 Schedule schedule(const std::vector<Store::Run>& queued, const std::vector<Store::Agent>& agents, Occupancy busy,
                   const std::string& leader);
+// How a heartbeat's pass runs. Without `check_fits` the runs that can never fit are not looked
+// for (they were at submission and at the last change of the agents) and the pass ends at the
+// first run that cannot start: its cost is the runs it starts, not the queue's length.
+struct PassOptions {
+  bool check_fits = true;
+  const Store::Agent* leader_agent = nullptr;
+  const std::set<std::string>* closed = nullptr;  // agents to leave alone
+};
+Schedule schedule(std::vector<const Store::Run*> queued, const std::vector<Store::Agent>& agents, const Occupancy& busy,
+                  const std::string& leader, const PassOptions& pass);
 
 }  // namespace scalebench

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "common/error.hpp"
+#include "coordinator/scheduler.hpp"
 
 namespace scalebench {
 
@@ -108,6 +109,7 @@ CREATE TABLE IF NOT EXISTS runs(
 CREATE INDEX IF NOT EXISTS runs_by_state ON runs(state);
 CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs(experiment_id);
 CREATE INDEX IF NOT EXISTS runs_by_agent ON runs(agent_id, state);
+CREATE INDEX IF NOT EXISTS experiments_by_name ON experiments(name);
 CREATE TABLE IF NOT EXISTS records(
   id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), attempt INTEGER, seq INTEGER,
   json TEXT NOT NULL, UNIQUE(run_id, attempt, seq));
@@ -269,6 +271,19 @@ Json Store::list_experiments() {
   return out;
 }
 
+std::vector<std::pair<long long, std::string>> Store::experiment_names() {
+  Statement q(*statements_, path_, "SELECT id, name FROM experiments ORDER BY id");
+  std::vector<std::pair<long long, std::string>> out;
+  while (q.step()) out.emplace_back(q.i64(0), q.text(1));
+  return out;
+}
+
+std::pair<long long, long long> Store::record_extent() {
+  Statement q(*statements_, path_, "SELECT COUNT(*), COALESCE(MAX(id), 0) FROM records");
+  q.step();
+  return {q.i64(0), q.i64(1)};
+}
+
 std::optional<long long> Store::find_experiment(const std::string& id_or_name) {
   bool numeric = !id_or_name.empty() && id_or_name.find_first_not_of("0123456789") == std::string::npos;
   long long number = 0;
@@ -349,8 +364,10 @@ std::map<long long, Store::Run>& Store::open_runs() {
       runs.emplace(r.id, std::move(r));
     }
     open_ = std::move(runs);
-    queued_count_ = 0;
+    queued_count_ = running_count_ = cancelling_count_ = 0;
     held_.clear();
+    queue_.clear();
+    busy_ = std::make_unique<Occupancy>();
     for (const auto& [id, r] : *open_) index_run(r, +1);
   }
   return *open_;
@@ -367,13 +384,27 @@ void Store::note_run(const Run& run) {
 }
 
 void Store::index_run(const Run& run, int sign) {
-  if (run.state == "queued") queued_count_ += sign;
+  if (run.state == "queued") {
+    queued_count_ += sign;
+    const std::pair<int, long long> key{-run.spec.value("priority", 0), run.id};
+    if (sign > 0)
+      queue_.insert(key);
+    else
+      queue_.erase(key);
+  }
   if (!in_flight(run.state)) return;
+  (run.state == "running" ? running_count_ : cancelling_count_) += sign;
+  bool gpu = false;
+  const auto hosts = held_hosts(run, &gpu);
   if (sign > 0) {
     held_[run.agent_id].insert(run.id);
-  } else if (auto it = held_.find(run.agent_id); it != held_.end()) {
-    it->second.erase(run.id);
-    if (it->second.empty()) held_.erase(it);
+    busy_->take(hosts, gpu);
+  } else {
+    busy_->release(hosts, gpu);
+    if (auto it = held_.find(run.agent_id); it != held_.end()) {
+      it->second.erase(run.id);
+      if (it->second.empty()) held_.erase(it);
+    }
   }
 }
 
@@ -397,18 +428,32 @@ std::vector<Store::Run> Store::runs_in_flight() {
   return out;
 }
 
-std::vector<const Store::Run*> Store::queued_runs() {
+std::vector<const Store::Run*> Store::queued_runs(std::size_t limit) {
+  auto& runs = open_runs();
   std::vector<const Run*> out;
-  for (const auto& [id, r] : open_runs())
-    if (r.state == "queued") out.push_back(&r);
+  for (const auto& [priority, id] : queue_) {
+    if (limit > 0 && out.size() == limit) break;
+    out.push_back(&runs.at(id));
+  }
   return out;
+}
+
+std::vector<long long> Store::open_run_ids(long long experiment_id) {
+  std::vector<long long> out;
+  for (const auto& [id, r] : open_runs())
+    if (r.experiment_id == experiment_id) out.push_back(id);
+  return out;
+}
+
+const Occupancy& Store::occupancy() {
+  open_runs();
+  return *busy_;
 }
 
 int Store::count_runs(const std::string& state) {
   if (is_open(state)) {
-    int n = 0;
-    for (const auto& [id, r] : open_runs()) n += r.state == state;
-    return n;
+    open_runs();
+    return state == "queued" ? queued_count_ : state == "running" ? running_count_ : cancelling_count_;
   }
   Statement q(*statements_, path_, "SELECT COUNT(*) FROM runs WHERE state=?");
   q.bind(1, state);

@@ -16,6 +16,7 @@ struct sqlite3;
 namespace scalebench {
 
 class StatementCache;
+struct Occupancy;
 
 // Everything the coordinator knows, in one SQLite file (WAL journal), so that a restart or a
 // crash loses nothing that was acknowledged. Not thread-safe: the coordinator serialises calls.
@@ -64,6 +65,10 @@ class Store {
                                     std::vector<long long>* run_ids = nullptr);
   Json experiment_summary(long long id);  // null when unknown
   Json list_experiments();
+  // Every experiment's id and name, oldest first (no run counts: start-up reads this).
+  std::vector<std::pair<long long, std::string>> experiment_names();
+  // How many records are stored, and the largest record id (0 when none).
+  std::pair<long long, long long> record_extent();
   std::optional<long long> find_experiment(const std::string& id_or_name);  // newest of that name
   std::optional<std::string> experiment_yaml(long long id, std::string* source = nullptr);
 
@@ -83,8 +88,14 @@ class Store {
     auto it = runs.find(id);
     return it == runs.end() ? nullptr : &it->second;
   }
-  // The queued runs, in id order: valid until the next change to a run.
-  std::vector<const Run*> queued_runs();
+  // The open runs of an experiment, in id order (from memory).
+  std::vector<long long> open_run_ids(long long experiment_id);
+  // The queued runs in the order they start (priority, then id), at most `limit` of them (0:
+  // all): valid until the next change to a run. Read from an index: no sort, no scan.
+  std::vector<const Run*> queued_runs(std::size_t limit = 0);
+  // What the runs in flight hold, kept up to date as runs change: valid until the next change.
+  const Occupancy& occupancy();
+  // Open states are counted in memory; the others with a query.
   int count_runs(const std::string& state);
   bool any_queued() {
     open_runs();  // loads the count too
@@ -139,8 +150,10 @@ class Store {
   void forget_open_runs();
   std::optional<std::map<long long, Run>> open_;
   long long open_generation_ = 0;
-  int queued_count_ = 0;                                       // of open_
-  std::unordered_map<std::string, std::set<long long>> held_;  // open_'s runs in flight by agent
+  int queued_count_ = 0, running_count_ = 0, cancelling_count_ = 0;  // of open_
+  std::unordered_map<std::string, std::set<long long>> held_;        // open_'s runs in flight by agent
+  std::set<std::pair<int, long long>> queue_;  // open_'s queued runs as (-priority, id): start order
+  std::unique_ptr<Occupancy> busy_;            // what open_'s runs in flight hold
   void index_run(const Run& run, int sign);
   sqlite3* db_ = nullptr;
   std::unique_ptr<StatementCache> statements_;

@@ -146,10 +146,95 @@ TEST_F(CoordinatorCluster, WithoutRetriesALostRunStaysFailed) {
   Coordinator c(options(0.2));
   add_agent(c, "node-1", 0);
   ASSERT_EQ(c.submit("name: r\nworkload: collective\n", "r.yaml").status, 201);
-  ASSERT_EQ(beat(c, "node-1")["runs"].size(), 1u);
+  Json hb = beat(c, "node-1");
+  ASSERT_EQ(hb["runs"].size(), 1u);
+  beat(c, "node-1", {hb["runs"][0]["run_id"]});  // it confirms the run, then goes silent
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   c.check_liveness();
   EXPECT_EQ(run_of(c, "r")["state"], "failed");
+  EXPECT_EQ(run_of(c, "r")["attempt"], 1);
+}
+
+// An answer the agent never read (it gave up waiting while the coordinator was stopped, and the
+// coordinator answered its stale heartbeats afterwards) uses no attempt: the next heartbeat, which
+// does not list the run, puts it back in the queue. Once confirmed, a run missing from a
+// heartbeat is an agent restart, as before.
+TEST_F(CoordinatorCluster, AnAssignmentNobodyReceivedUsesNoAttempt) {
+  Coordinator c(options());
+  add_agent(c, "node-1", 0);
+  ASSERT_EQ(c.submit("name: r\nworkload: collective\nretries: 1\n", "r.yaml").status, 201);
+  Json hb = beat(c, "node-1");  // answered, but the agent had given up on it
+  ASSERT_EQ(hb["runs"].size(), 1u);
+  const long long id = hb["runs"][0]["run_id"];
+  EXPECT_EQ(hb["runs"][0]["attempt"], 1);
+  for (int i = 0; i < 3; ++i) {  // more stale heartbeats: each hands the run out again, as attempt 1
+    hb = beat(c, "node-1");
+    ASSERT_EQ(hb["runs"].size(), 1u) << hb.dump();
+    EXPECT_EQ(hb["runs"][0]["attempt"], 1) << "an undelivered attempt was counted";
+  }
+  EXPECT_TRUE(c.results("r", 0, 100).body["records"].empty()) << "nothing ran: no status record";
+  beat(c, "node-1", {id});  // this answer arrived: the agent runs it
+  Json r = run_of(c, "r");
+  EXPECT_EQ(r["state"], "running");
+  EXPECT_EQ(r["attempt"], 1);
+  // Confirmed, then missing: the agent restarted while it ran. That uses the attempt.
+  hb = beat(c, "node-1");
+  r = run_of(c, "r");
+  EXPECT_NE(r["reason"].get<std::string>().find("attempt 1 lost (agent node-1 restarted"), std::string::npos)
+      << r.dump();
+  ASSERT_EQ(hb["runs"].size(), 1u);
+  EXPECT_EQ(hb["runs"][0]["attempt"], 2);
+}
+
+// Heartbeats handled out of order (one the agent gave up on, handled after a later one): the
+// older one is answered with nothing and changes nothing, so that it cannot take back a run the
+// later answer delivered (which another agent could then be given too).
+TEST_F(CoordinatorCluster, AStaleHeartbeatHandledLateChangesNothing) {
+  Coordinator c(options());
+  add_agent(c, "node-1", 0);
+  ASSERT_EQ(c.submit("name: r\nworkload: collective\n", "r.yaml").status, 201);
+  auto beat_n = [&](long long n, Json active) {
+    ApiResult r = c.heartbeat("node-1", Json{{"active", active}, {"boot", 9}, {"beat", n}});
+    EXPECT_EQ(r.status, 200) << r.body.dump();
+    return r.body;
+  };
+  Json hb = beat_n(3, Json::array());  // the live one: its answer reaches the agent
+  ASSERT_EQ(hb["runs"].size(), 1u);
+  const long long id = hb["runs"][0]["run_id"];
+  hb = beat_n(2, Json::array());  // sent before, handled after
+  EXPECT_TRUE(hb["runs"].empty());
+  EXPECT_EQ(hb["stale"], true);
+  EXPECT_EQ(run_of(c, "r")["state"], "running") << "the delivered run stays with its agent";
+  EXPECT_EQ(run_of(c, "r")["attempt"], 1);
+  hb = beat_n(4, {id});
+  EXPECT_TRUE(hb["cancel"].empty());
+  // A new process of the agent (another boot) starts its count again.
+  hb = c.heartbeat("node-1", Json{{"active", {id}}, {"boot", 10}, {"beat", 1}}).body;
+  EXPECT_FALSE(hb.contains("stale"));
+}
+
+// A leader lost before it confirmed never started the run: back to the queue with no attempt
+// used; a run it confirmed fails as usual. A finish confirms too.
+TEST_F(CoordinatorCluster, ALeaderLostBeforeConfirmingUsesNoAttempt) {
+  Coordinator c(options(0.2));
+  add_agent(c, "node-1", 0);
+  add_agent(c, "node-2", 0);
+  ASSERT_EQ(c.submit("name: r\nworkload: collective\n", "r.yaml").status, 201);
+  ASSERT_EQ(beat(c, "node-1")["runs"].size(), 1u);
+  for (int i = 0; i < 4; ++i) {  // both go silent: node-1 is lost with the run it never confirmed
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    c.check_liveness();
+  }
+  Json r = run_of(c, "r");
+  EXPECT_EQ(r["state"], "queued") << r.dump();
+  EXPECT_EQ(r["attempt"], 0);
+  EXPECT_NE(r["reason"].get<std::string>().find("not confirmed (agent lost"), std::string::npos) << r.dump();
+  Json hb = beat(c, "node-2");
+  ASSERT_EQ(hb["runs"].size(), 1u);
+  EXPECT_EQ(hb["runs"][0]["attempt"], 1);
+  const long long id = hb["runs"][0]["run_id"];
+  ASSERT_EQ(c.finish_run(id, Json{{"attempt", 1}, {"status", "ok"}}).status, 200);
+  EXPECT_EQ(run_of(c, "r")["state"], "ok");
   EXPECT_EQ(run_of(c, "r")["attempt"], 1);
 }
 

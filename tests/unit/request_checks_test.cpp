@@ -19,6 +19,8 @@ TEST(RequestChecks, AcceptTheBodiesTheAgentSends) {
   EXPECT_EQ(check_register_body(Json{{"name", "n"}, {"gpus", Json::array()}}), "");
   EXPECT_EQ(check_heartbeat_body(Json{{"active", {1, 2}}}), "");
   EXPECT_EQ(check_heartbeat_body(Json::object()), "");
+  EXPECT_EQ(check_heartbeat_body(Json{{"active", {1}}, {"boot", 77}, {"beat", 3}}), "");
+  EXPECT_NE(check_heartbeat_body(Json{{"beat", -1}}).find("non-negative"), std::string::npos);
   EXPECT_EQ(check_records_body(Json{{"attempt", 1}, {"records", {{{"seq", 0}, {"record", Json::object()}}}}}), "");
   EXPECT_EQ(check_finish_body(Json{{"run_id", 5}, {"attempt", 1}, {"status", "ok"}, {"reason", ""}}), "");
 }
@@ -30,7 +32,8 @@ TEST(RequestChecks, NameTheUnknownField) {
       check_register_body(a),
       "register: unknown field 'gpu_count' (known: name, hostname, address, gpus, slots, capabilities, workloads, "
       "topology, version)");
-  EXPECT_EQ(check_heartbeat_body(Json{{"actve", Json::array()}}), "heartbeat: unknown field 'actve' (known: active)");
+  EXPECT_EQ(check_heartbeat_body(Json{{"actve", Json::array()}}),
+            "heartbeat: unknown field 'actve' (known: active, boot, beat)");
   EXPECT_EQ(check_records_body(Json{{"attempt", 1}, {"records", {{{"seq", 0}, {"record", Json::object()}, {"x", 1}}}}}),
             "records[0]: unknown field 'x' (known: seq, record)");
 }

@@ -243,6 +243,41 @@ TEST(Schedule, ARunPlaceableWithAnotherLeaderWaitsForIt) {
   EXPECT_EQ(s.start[0].second.front().agent, "b");
 }
 
+// A heartbeat's pass without the never-fits sweep reads the queue only up to the first run that
+// cannot start, and leaves closed agents (still stopping a run) alone; the placement rules are
+// those of a full pass.
+TEST(Schedule, AQuickPassStopsAtTheFirstWaitingRun) {
+  const std::vector<Store::Agent> agents{agent("a", 4, true), agent("b", 4, true)};
+  Occupancy busy;
+  busy.take({{"b", "b", {0}}}, true);
+  Store::Run first = gpu_run(1, 4), waits = gpu_run(2, 4, 2), never = gpu_run(3, 16);
+  PassOptions quick;
+  quick.check_fits = false;
+  quick.leader_agent = &agents[0];
+  Schedule s = schedule({&first, &waits, &never}, agents, busy, "a", quick);
+  ASSERT_EQ(s.start.size(), 1u);
+  EXPECT_EQ(s.start[0].second.front().gpus, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_TRUE(s.fail.empty()) << "runs behind the waiting one are not looked at";
+  std::set<std::string> closed{"b"};
+  quick.closed = &closed;
+  quick.leader_agent = &agents[1];
+  EXPECT_TRUE(schedule({&first}, agents, Occupancy{}, "b", quick).start.empty()) << "b is closed";
+  EXPECT_EQ(busy.gpus["b"], (std::set<int>{0})) << "the occupancy a pass reads is not changed";
+}
+
+TEST(Occupancy, ReleaseGivesBackWhatTakeTook) {
+  Occupancy o;
+  o.take({{"a", "a", {0, 1}}}, true);
+  o.take({{"a", "a", {2}}}, true);
+  o.take({{"c", "c", {}}}, false);
+  o.release({{"a", "a", {0, 1}}}, true);
+  EXPECT_EQ(o.gpus["a"], (std::set<int>{2}));
+  o.release({{"c", "c", {}}}, false);
+  EXPECT_TRUE(o.idle("c"));
+  o.release({{"a", "a", {2}}}, true);
+  EXPECT_TRUE(o.idle("a"));
+}
+
 // Expanding on the shape of a mixed cluster: "all" must fit every GPU agent, but a placement is
 // oversize only when no agent can take it.
 TEST(ClusterShape, APlacementThatTheLargestAgentFitsIsNotOversize) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "coordinator/scheduler.hpp"
 
 namespace scalebench {
 namespace {
@@ -343,6 +344,39 @@ TEST_F(StoreTest, OpenRunsFollowUpdatesAndRollbacks) {
   Store reopened(path_);
   EXPECT_TRUE(reopened.runs_in_flight().empty());
   EXPECT_TRUE(reopened.queued_runs().empty());
+}
+
+// The queue's index gives runs in start order (priority, then id), as many as asked, and the
+// occupancy kept with the open runs is what the runs in flight hold, through updates and reloads.
+TEST_F(StoreTest, QueueOrderAndOccupancyAreKeptWithTheOpenRuns) {
+  Store s(path_);
+  std::vector<RunSpec> specs(4);
+  for (int i = 0; i < 4; ++i) {
+    specs[static_cast<std::size_t>(i)].index = i;
+    specs[static_cast<std::size_t>(i)].gpu = true;
+    specs[static_cast<std::size_t>(i)].priority = i == 2 ? 5 : 0;
+  }
+  s.add_experiment("q", "q.yaml", "y", specs, 1);
+  auto order = s.queued_runs();
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(order[0]->index, 2) << "priority first";
+  EXPECT_EQ(order[1]->index, 0);
+  EXPECT_EQ(s.queued_runs(2).size(), 2u);
+  Store::Run r = *order[0];
+  r.state = "running";
+  r.agent_id = "node-a";
+  r.hosts = Json::array({Json{{"agent", "node-a"}, {"host", "a"}, {"gpus", {0, 1}}}});
+  s.update_run(r);
+  EXPECT_EQ(s.occupancy().gpus.at("node-a"), (std::set<int>{0, 1}));
+  EXPECT_EQ(s.queued_runs(1)[0]->index, 0);
+  EXPECT_EQ(s.count_runs("running"), 1);
+  Store reopened(path_);
+  EXPECT_EQ(reopened.occupancy().gpus.at("node-a"), (std::set<int>{0, 1})) << "rebuilt from the file";
+  r.state = "ok";
+  s.update_run(r);
+  EXPECT_TRUE(s.occupancy().gpus.empty());
+  EXPECT_EQ(s.count_runs("running"), 0);
+  EXPECT_EQ(s.count_runs("queued"), 3);
 }
 
 TEST_F(StoreTest, RecordForAnUnknownRunIsRejected) {
