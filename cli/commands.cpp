@@ -18,9 +18,9 @@
 #include "cli/record_source.hpp"
 #include "cli/results_format.hpp"
 #include "common/error.hpp"
-#include "common/http_client.hpp"
 #include "common/spec.hpp"
 #include "coordinator/store.hpp"
+#include "http/http_client.hpp"
 
 namespace scalebench {
 

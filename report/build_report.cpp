@@ -11,12 +11,12 @@
 #include <set>
 #include <tuple>
 
-#include "common/stats.hpp"
+#include "analysis/bus_bandwidth.hpp"
+#include "analysis/scaling_model.hpp"
+#include "analysis/stats.hpp"
+#include "analysis/variant_ratio.hpp"
 #include "common/units.hpp"
-#include "coordinator/variant_ratio.hpp"
 #include "report/outliers.hpp"
-#include "report/scaling_model.hpp"
-#include "workloads/collective/collective.hpp"
 #include "workloads/registry/registry.hpp"
 
 namespace scalebench {
@@ -298,8 +298,7 @@ void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gp
           fits[line][c.workers] = fit;
           std::vector<std::string> row = {
               title, name, format_number(fit.alpha_us),
-              format_number(collective::busbw_factor(collective::parse_op(g.op), c.workers) / fit.beta_us_per_byte /
-                            1e3),
+              format_number(analysis::busbw_factor(analysis::parse_op(g.op), c.workers) / fit.beta_us_per_byte / 1e3),
               format_number(fit.r2)};
           // The model gives the shape; the measurement at the largest size anchors it.
           const double at_fit = predict_busbw(fit, g.op, c.workers, c.workers, top);

@@ -1,7 +1,7 @@
 #include "workloads/collective/report.hpp"
 
+#include "analysis/stats.hpp"
 #include "common/record.hpp"
-#include "common/stats.hpp"
 
 namespace scalebench::collective {
 

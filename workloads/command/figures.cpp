@@ -5,8 +5,8 @@
 #include <regex>
 #include <sstream>
 
+#include "analysis/stats.hpp"
 #include "common/record.hpp"
-#include "common/stats.hpp"
 
 namespace scalebench {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/stats.hpp"
 #include "common/record.hpp"
-#include "common/stats.hpp"
 
 namespace scalebench::compute {
 

@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "analysis/stats.hpp"
 #include "common/record.hpp"
-#include "common/stats.hpp"
 
 namespace scalebench::copy {
 

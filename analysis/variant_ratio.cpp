@@ -1,11 +1,11 @@
-#include "coordinator/variant_ratio.hpp"
+#include "analysis/variant_ratio.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
+#include "analysis/stats.hpp"
 #include "common/error.hpp"
-#include "common/stats.hpp"
 
 namespace scalebench {
 

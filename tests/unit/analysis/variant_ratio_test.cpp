@@ -1,4 +1,4 @@
-#include "coordinator/variant_ratio.hpp"
+#include "analysis/variant_ratio.hpp"
 
 #include <gtest/gtest.h>
 
