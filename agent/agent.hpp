@@ -10,8 +10,8 @@
 
 #include "agent/launcher.hpp"
 #include "agent/outbox.hpp"
-#include "common/http_client.hpp"
 #include "common/json.hpp"
+#include "http/http_client.hpp"
 
 namespace scalebench {
 

@@ -16,11 +16,11 @@
 #include "agent/gpu_telemetry.hpp"
 #include "agent/launcher_choice.hpp"
 #include "agent/metrics_endpoint.hpp"
-#include "common/bearer_token.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/process.hpp"
 #include "common/version.hpp"
+#include "http/bearer_token.hpp"
 
 namespace {
 std::atomic<bool> g_stop{false};

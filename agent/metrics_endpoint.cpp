@@ -4,7 +4,7 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "coordinator/http_server.hpp"
+#include "http/http_server.hpp"
 
 namespace scalebench {
 

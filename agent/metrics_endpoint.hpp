@@ -10,8 +10,8 @@ namespace scalebench {
 class HttpServer;
 
 // The agent's Prometheus endpoint: GET /metrics answers `text()` in the text format, on a thread
-// of its own. It reuses the coordinator's HTTP server (coordinator/http_server.hpp), so every
-// request read has its deadline and size limits. The destructor stops listening and joins.
+// of its own. It serves with the HTTP server the coordinator uses too (http/http_server.hpp), so
+// every request read has its deadline and size limits. The destructor stops listening and joins.
 class MetricsEndpoint {
  public:
   // Listens on `address`:`port` (port 0: a free one, see port()). Throws Error when it cannot.

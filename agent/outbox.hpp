@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "agent/outbox_journal.hpp"
-#include "common/http_client.hpp"
 #include "common/json.hpp"
+#include "http/http_client.hpp"
 
 namespace scalebench {
 

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "common/http_client.hpp"
+#include "http/http_client.hpp"
 #include "common/json.hpp"
 #include "common/process.hpp"
 

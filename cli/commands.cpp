@@ -19,9 +19,9 @@
 #include "cli/results_format.hpp"
 #include "cli/store_salvage.hpp"
 #include "common/error.hpp"
-#include "common/http_client.hpp"
 #include "common/spec.hpp"
 #include "coordinator/store.hpp"
+#include "http/http_client.hpp"
 
 namespace scalebench {
 

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/record_source.hpp"
+#include "common/csv.hpp"
 #include "common/error.hpp"
 #include "common/units.hpp"
 #include "report/compare.hpp"
@@ -122,13 +123,6 @@ void write_table(std::ostream& out, const std::vector<CompareRow>& rows) {
   }
 }
 
-std::string csv_cell(std::string s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 void write_csv(std::ostream& out, const std::vector<CompareRow>& rows) {
   const std::vector<std::string> cols = {"verdict",
                                          "workload",
@@ -159,7 +153,7 @@ void write_csv(std::ostream& out, const std::vector<CompareRow>& rows) {
     const Json j = to_json(r);
     for (std::size_t i = 0; i < cols.size(); ++i) {
       const Json& v = j[cols[i]];
-      out << (i ? "," : "") << csv_cell(v.is_null() ? "" : v.is_string() ? v.get<std::string>() : v.dump());
+      out << (i ? "," : "") << csv_field(v.is_null() ? "" : v.is_string() ? v.get<std::string>() : v.dump());
     }
     out << "\n";
   }

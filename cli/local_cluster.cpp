@@ -5,9 +5,9 @@
 #include <fstream>
 #include <thread>
 
-#include "common/bearer_token.hpp"
 #include "common/error.hpp"
-#include "common/http_client.hpp"
+#include "http/bearer_token.hpp"
+#include "http/http_client.hpp"
 
 namespace scalebench {
 

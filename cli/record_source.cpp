@@ -6,8 +6,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "common/bearer_token.hpp"
 #include "common/error.hpp"
+#include "http/bearer_token.hpp"
 #include "report/compare.hpp"
 
 namespace scalebench {

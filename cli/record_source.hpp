@@ -4,9 +4,9 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "common/http_client.hpp"
 #include "common/json.hpp"
 #include "coordinator/store.hpp"
+#include "http/http_client.hpp"
 
 namespace scalebench {
 

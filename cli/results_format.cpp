@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "common/csv.hpp"
 #include "common/units.hpp"
 #include "workloads/registry/registry.hpp"
 
@@ -24,12 +25,6 @@ std::string str(const Json& j) {
   if (j.is_null()) return "";
   if (j.is_string()) return j.get<std::string>();
   return j.dump();
-}
-std::string csv_cell(std::string s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 std::string size_of(const Json& r) {
   if (!r.contains("point") || !r["point"].contains("size")) return "";
@@ -182,7 +177,7 @@ void write_csv(std::ostream& out, const Json& records) {
                                   r.value("status", ""),
                                   r.value("reason", ""),
                                   ref};
-    for (std::size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << csv_cell(c[i]);
+    for (std::size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << csv_field(c[i]);
     out << "\n";
   }
 }
@@ -246,11 +241,11 @@ void write_ratios(std::ostream& out, const std::vector<VariantRatio>& ratios, co
     return;
   }
   if (format == "csv") {
-    out << "what,gpus,size,metric,unit," << csv_cell(numerator) << "," << csv_cell(denominator)
+    out << "what,gpus,size,metric,unit," << csv_field(numerator) << "," << csv_field(denominator)
         << ",ratio,ci95_low,ci95_high,pairs,paired_by\n";
     for (const auto& v : ratios)
-      out << csv_cell(describe(v)) << "," << v.key.value("gpus", 0) << "," << size(v) << "," << v.metric << ","
-          << csv_cell(v.unit) << "," << v.numerator << "," << v.denominator << "," << v.ratio << "," << v.ci_low << ","
+      out << csv_field(describe(v)) << "," << v.key.value("gpus", 0) << "," << size(v) << "," << v.metric << ","
+          << csv_field(v.unit) << "," << v.numerator << "," << v.denominator << "," << v.ratio << "," << v.ci_low << ","
           << v.ci_high << "," << v.pairs << "," << v.paired_by << "\n";
     return;
   }

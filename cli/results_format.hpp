@@ -2,8 +2,8 @@
 #include <ostream>
 #include <string>
 
+#include "analysis/variant_ratio.hpp"
 #include "common/json.hpp"
-#include "coordinator/variant_ratio.hpp"
 
 namespace scalebench {
 

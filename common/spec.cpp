@@ -13,6 +13,7 @@
 #include "common/spec_command.hpp"
 #include "common/spec_parser.hpp"
 #include "common/units.hpp"
+#include "common/utf8.hpp"
 #include "common/workload_schema.hpp"
 
 namespace scalebench {
@@ -76,40 +77,6 @@ YAML::Node node_at(const YAML::Node& from, std::initializer_list<std::string> ke
     n.reset(c);  // rebinds; operator= would write into the document
   }
   return n;
-}
-
-// Where the first byte that is not part of well-formed UTF-8 lies (no overlong forms, surrogates
-// or code points past U+10FFFF); npos when the whole text is UTF-8. Experiments are stored and
-// served as JSON strings, which hold UTF-8 only.
-std::size_t first_invalid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    int len = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      len = 2, cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3, cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4, cp = c & 0x07;
-    } else {
-      return i;
-    }
-    if (i + static_cast<std::size_t>(len) > s.size()) return i;
-    for (int k = 1; k < len; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
-      if ((b & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    static constexpr std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-    i += static_cast<std::size_t>(len);
-  }
-  return std::string_view::npos;
 }
 
 // The YAML node's position, 1-based; 1:1 for a node that has none (an empty document).

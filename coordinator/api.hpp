@@ -3,7 +3,7 @@
 
 #include "coordinator/access.hpp"
 #include "coordinator/coordinator.hpp"
-#include "coordinator/http_server.hpp"
+#include "http/http_server.hpp"
 
 namespace scalebench {
 

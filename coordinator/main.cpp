@@ -17,12 +17,12 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "common/tls_context.hpp"
 #include "common/version.hpp"
 #include "coordinator/access.hpp"
 #include "coordinator/api.hpp"
 #include "coordinator/coordinator.hpp"
-#include "coordinator/http_server.hpp"
+#include "http/http_server.hpp"
+#include "http/tls_context.hpp"
 
 namespace {
 const char* kUsage = R"(usage: scalebench-coordinator [options]

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "common/record.hpp"
+#include "common/utf8.hpp"
 #include "coordinator/request_checks.hpp"
 
 namespace scalebench {
@@ -252,29 +253,9 @@ class Scanner {
   }
   // One well-formed multi-byte UTF-8 sequence (no overlong forms, surrogates or > U+10FFFF).
   bool utf8() {
-    const auto b0 = static_cast<unsigned char>(s_[pos_]);
-    unsigned char lo = 0x80, hi = 0xBF;
-    int more = 0;
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-      more = 1;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-      more = 2;
-      if (b0 == 0xE0) lo = 0xA0;
-      if (b0 == 0xED) hi = 0x9F;
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-      more = 3;
-      if (b0 == 0xF0) lo = 0x90;
-      if (b0 == 0xF4) hi = 0x8F;
-    } else {
-      return false;
-    }
-    if (pos_ + 1 + static_cast<std::size_t>(more) > s_.size()) return false;
-    for (int i = 1; i <= more; ++i) {
-      const auto b = static_cast<unsigned char>(s_[pos_ + static_cast<std::size_t>(i)]);
-      if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xBF)) return false;
-    }
-    pos_ += 1 + static_cast<std::size_t>(more);
-    return true;
+    const std::size_t n = decode_utf8_char(s_, pos_).length;
+    pos_ += n;
+    return n != 0;
   }
 
   std::string_view s_;

@@ -12,7 +12,7 @@
 
 #include "coordinator/api.hpp"
 #include "coordinator/coordinator.hpp"
-#include "coordinator/http_server.hpp"
+#include "http/http_server.hpp"
 
 namespace {
 using namespace scalebench;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/stats.hpp"
 #include "common/error.hpp"
-#include "common/stats.hpp"
 #include "workloads/registry/registry.hpp"
 
 namespace scalebench {

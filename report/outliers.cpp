@@ -4,7 +4,7 @@
 #include <cmath>
 #include <map>
 
-#include "common/stats.hpp"
+#include "analysis/stats.hpp"
 #include "report/compare.hpp"
 
 namespace scalebench {

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "common/csv.hpp"
 #include "common/json.hpp"
 #include "report/chart_render.hpp"
 #include "report/svg_canvas.hpp"
@@ -148,20 +149,9 @@ std::string html_report(const Report& r) {
 }
 
 std::string csv_table(const Table& t) {
-  auto cell = [](const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
-  std::ostringstream out;
-  for (std::size_t i = 0; i < t.columns.size(); ++i) out << (i ? "," : "") << cell(t.columns[i]);
-  out << "\n";
-  for (const auto& row : t.rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << cell(row[i]);
-    out << "\n";
-  }
-  return out.str();
+  std::string out = csv_row(t.columns);
+  for (const auto& row : t.rows) out += csv_row(row);
+  return out;
 }
 
 std::string json_report(const Report& r) {

@@ -3,7 +3,7 @@
 # cuDNN are optional and come from NVIDIA's toolkit under /usr/local/cuda when present).
 set -euo pipefail
 packages=(build-essential cmake ninja-build git curl python3 pkg-config
-  libopenmpi-dev openmpi-bin libboost-dev libyaml-cpp-dev prometheus-cpp-dev
+  libopenmpi-dev openmpi-bin libboost-dev libboost-math-dev libyaml-cpp-dev prometheus-cpp-dev
   libsqlite3-dev nlohmann-json3-dev libgtest-dev libssl-dev
   librsvg2-dev fonts-dejavu-core)
 missing=()

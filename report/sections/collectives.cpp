@@ -5,9 +5,9 @@
 #include <set>
 
 #include "common/units.hpp"
-#include "report/scaling_model.hpp"
+#include "analysis/scaling_model.hpp"
 #include "report/sections/section_helpers.hpp"
-#include "workloads/collective/collective.hpp"
+#include "analysis/bus_bandwidth.hpp"
 
 namespace scalebench::sections {
 namespace {
@@ -151,7 +151,7 @@ GroupScaling add_size_chart(Section& sec, const std::string& title, const Collec
         gs.fits[line][c.workers] = fit;
         std::vector<std::string> row = {
             title, name, format_number(fit.alpha_us),
-            format_number(collective::busbw_factor(collective::parse_op(g.op), c.workers) / fit.beta_us_per_byte / 1e3),
+            format_number(analysis::busbw_factor(analysis::parse_op(g.op), c.workers) / fit.beta_us_per_byte / 1e3),
             format_number(fit.r2)};
         // The model gives the shape; the measurement at the largest size anchors it.
         const double at_fit = predict_busbw(fit, g.op, c.workers, c.workers, top);

@@ -5,7 +5,7 @@
 #include <functional>
 #include <map>
 
-#include "common/stats.hpp"
+#include "analysis/stats.hpp"
 #include "workloads/registry/registry.hpp"
 
 namespace scalebench::sections {

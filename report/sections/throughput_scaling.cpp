@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "report/scaling_model.hpp"
+#include "analysis/scaling_model.hpp"
 #include "report/sections/section_helpers.hpp"
 
 namespace scalebench::sections {

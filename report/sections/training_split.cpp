@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "common/stats.hpp"
+#include "analysis/stats.hpp"
 #include "report/sections/section_helpers.hpp"
 
 namespace scalebench::sections {

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "common/units.hpp"
-#include "coordinator/variant_ratio.hpp"
+#include "analysis/variant_ratio.hpp"
 #include "report/sections/section_helpers.hpp"
 
 namespace scalebench::sections {

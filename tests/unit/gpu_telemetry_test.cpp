@@ -13,7 +13,7 @@
 
 #include "agent/metrics_endpoint.hpp"
 #include "common/error.hpp"
-#include "common/http_client.hpp"
+#include "http/http_client.hpp"
 #include "topology/nvml.hpp"
 
 #ifndef SCALEBENCH_FAKE_NVML

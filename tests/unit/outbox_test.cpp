@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "coordinator/http_server.hpp"
+#include "http/http_server.hpp"
 
 namespace scalebench {
 namespace {

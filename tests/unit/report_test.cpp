@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "analysis/scaling_model.hpp"
 #include "report/build_report.hpp"
 #include "report/report_writers.hpp"
-#include "report/scaling_model.hpp"
 
 namespace scalebench {
 namespace {

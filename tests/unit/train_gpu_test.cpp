@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
-#include "workloads/compute/half_bits.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/gpu/half_bits.hpp"
 #include "workloads/train/train_bench.hpp"
 #include "workloads/train/train_kernels.cuh"
 
@@ -46,7 +46,7 @@ std::vector<float> download_as(const gpu::DeviceBuffer& b, train::DType t, std::
   std::vector<std::uint16_t> h(n);
   CUDA_CHECK(cudaMemcpy(h.data(), b.get(), n * 2, cudaMemcpyDeviceToHost));
   for (std::size_t i = 0; i < n; ++i)
-    out[i] = t == train::DType::kHalf ? compute::half_to_float(h[i]) : compute::bf16_to_float(h[i]);
+    out[i] = t == train::DType::kHalf ? gpu::half_to_float(h[i]) : gpu::bf16_to_float(h[i]);
   return out;
 }
 }  // namespace

@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "workloads/bootstrap/mpi_check.hpp"
+#include "workloads/gpu/mpi_check.hpp"
 
 namespace scalebench {
 

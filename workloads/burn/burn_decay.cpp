@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "common/stats.hpp"
+#include "analysis/stats.hpp"
 
 namespace scalebench::burn {
 

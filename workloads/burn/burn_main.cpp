@@ -1,5 +1,6 @@
 #include "workloads/burn/burn_main.hpp"
 
+#include "analysis/point_record.hpp"
 #include "workloads/burn/burn_bench.hpp"
 #include "workloads/compute/compute_main.hpp"
 
@@ -14,15 +15,7 @@ Json decay_record(const Json& throughput_record) {
   r["unit"] = "ratio";
   r["better"] = "higher";
   r["value"] = decay;
-  r["stats"] = Json{{"n", 1},
-                    {"median", decay},
-                    {"mean", decay},
-                    {"stddev", 0},
-                    {"cv", 0},
-                    {"min", decay},
-                    {"max", decay},
-                    {"samples", Json::array({decay})},
-                    {"stop", "intervals"}};
+  r["stats"] = stats_json({decay}, "intervals");
   r["details"].erase("series");
   return r;
 }

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "analysis/point_record.hpp"
 #include "workloads/checksum/checksum_bench.hpp"
 #include "workloads/compute/compute_main.hpp"
 
@@ -19,15 +20,7 @@ Json checksum_record(const Json& throughput_record) {
   r["unit"] = "hash";
   r["better"] = "";
   r["value"] = top;
-  r["stats"] = Json{{"n", 1},
-                    {"median", top},
-                    {"mean", top},
-                    {"stddev", 0},
-                    {"cv", 0},
-                    {"min", top},
-                    {"max", top},
-                    {"samples", Json::array({top})},
-                    {"stop", "repetitions"}};
+  r["stats"] = stats_json({top}, "repetitions");
   return r;
 }
 }  // namespace

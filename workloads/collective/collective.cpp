@@ -7,17 +7,6 @@
 
 namespace scalebench::collective {
 
-Op parse_op(const std::string& s) {
-  if (s == "all_reduce") return Op::kAllReduce;
-  if (s == "all_gather") return Op::kAllGather;
-  if (s == "reduce_scatter") return Op::kReduceScatter;
-  if (s == "broadcast") return Op::kBroadcast;
-  if (s == "reduce") return Op::kReduce;
-  if (s == "alltoall") return Op::kAllToAll;
-  if (s == "sendrecv") return Op::kSendRecv;
-  throw Error("unknown collective op '" + s + "'");
-}
-
 DType parse_dtype(const std::string& s) {
   if (s == "float32") return DType::kFloat32;
   if (s == "float64") return DType::kFloat64;
@@ -58,23 +47,6 @@ std::size_t dtype_size(DType t) {
 }
 
 bool is_reducing(Op op) { return op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kReduce; }
-
-double busbw_factor(Op op, int n) {
-  const double nd = n;
-  switch (op) {
-    case Op::kAllReduce:
-      return 2.0 * (nd - 1) / nd;
-    case Op::kAllGather:
-    case Op::kReduceScatter:
-    case Op::kAllToAll:
-      return (nd - 1) / nd;
-    case Op::kBroadcast:
-    case Op::kReduce:
-    case Op::kSendRecv:
-      return 1.0;
-  }
-  return 1.0;
-}
 
 Layout layout_for(Op op, std::uint64_t bytes, DType t, int n) {
   const std::size_t elem = dtype_size(t);

@@ -9,14 +9,13 @@
 
 namespace scalebench::collective {
 
-Op parse_op(const std::string& s);
+using analysis::parse_op;
 DType parse_dtype(const std::string& s);
 RedOp parse_redop(const std::string& s);
 std::size_t dtype_size(DType t);
 bool is_reducing(Op op);
 
-// nccl-tests' bus-bandwidth factor: busbw = algbw x factor(n).
-double busbw_factor(Op op, int nranks);
+using analysis::busbw_factor;  // nccl-tests' factor: busbw = algbw x factor(n)
 
 // How one message size maps to element counts on each rank, as nccl-tests does it:
 // `size` is the larger of the send and receive buffers; per-rank chunks round down to 16 bytes.

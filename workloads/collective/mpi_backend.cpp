@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "workloads/bootstrap/mpi_check.hpp"
+#include "workloads/gpu/mpi_check.hpp"
 
 namespace scalebench::collective {
 

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "workloads/bootstrap/mpi_check.hpp"
 #include "workloads/collective/pattern.hpp"
 #include "workloads/collective/pattern_kernels.cuh"
+#include "workloads/gpu/mpi_check.hpp"
 
 namespace scalebench::collective {
 

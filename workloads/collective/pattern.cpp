@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <cstring>
 
-#include "workloads/compute/half_bits.hpp"
+#include "workloads/gpu/half_bits.hpp"
 
 namespace scalebench::collective {
 
-using compute::bf16_to_float;
-using compute::half_to_float;
+using gpu::bf16_to_float;
+using gpu::half_to_float;
 
 namespace {
 std::uint16_t float_to_half(float f) {

@@ -1,17 +1,9 @@
 #include "workloads/collective/report.hpp"
 
-#include "common/record.hpp"
-#include "common/stats.hpp"
+#include "analysis/point_record.hpp"
+#include "analysis/stats.hpp"
 
 namespace scalebench::collective {
-
-namespace {
-Json stats_json(const std::vector<double>& v, const std::string& stop) {
-  Summary s = summarize(v);
-  return Json{{"n", s.n},     {"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv},
-              {"min", s.min}, {"max", s.max},       {"samples", v},   {"stop", stop}};
-}
-}  // namespace
 
 std::vector<Json> point_records(const Json& context, const Config& c, int nranks, const PointResult& p) {
   const double bytes = static_cast<double>(p.layout.size_bytes);
@@ -27,8 +19,7 @@ std::vector<Json> point_records(const Json& context, const Config& c, int nranks
              {"chunk", p.layout.chunk},
              {"iters", p.iters},
              {"busbw_factor", factor}};
-  Json correctness = p.wrong < 0 ? Json{{"checked", false}, {"passed", nullptr}, {"wrong", nullptr}}
-                                 : Json{{"checked", true}, {"passed", p.wrong == 0}, {"wrong", p.wrong}};
+  const Correctness correctness = p.wrong < 0 ? Correctness::unchecked() : Correctness::counted(p.wrong);
   const std::string status = p.wrong > 0 ? "failed" : "ok";
   const std::string reason = p.wrong > 0 ? std::to_string(p.wrong) + " wrong elements in the output" : "";
   struct M {
@@ -39,21 +30,9 @@ std::vector<Json> point_records(const Json& context, const Config& c, int nranks
   };
   std::vector<Json> out;
   for (const M& m :
-       {M{"time", "us", "lower", time_us}, M{"algbw", "GB/s", "higher", algbw}, M{"busbw", "GB/s", "higher", busbw}}) {
-    Json r = context;
-    r["point"] = point;
-    r["metric"] = m.metric;
-    r["unit"] = m.unit;
-    r["better"] = m.better;
-    Json st = stats_json(m.values, p.stop);
-    r["value"] = st["median"];
-    r["stats"] = st;
-    r["correctness"] = correctness;
-    r["status"] = status;
-    r["reason"] = reason;
-    r["time"] = utc_timestamp();
-    out.push_back(std::move(r));
-  }
+       {M{"time", "us", "lower", time_us}, M{"algbw", "GB/s", "higher", algbw}, M{"busbw", "GB/s", "higher", busbw}})
+    out.push_back(
+        PointRecord{point, m.metric, m.unit, m.better, m.values, p.stop, correctness, status, reason}.to_json(context));
   return out;
 }
 

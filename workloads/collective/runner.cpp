@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/stats.hpp"
+#include "analysis/stats.hpp"
 #include "workloads/collective/pattern.hpp"
 
 namespace scalebench::collective {

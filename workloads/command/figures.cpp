@@ -5,8 +5,8 @@
 #include <regex>
 #include <sstream>
 
+#include "analysis/point_record.hpp"
 #include "common/record.hpp"
-#include "common/stats.hpp"
 
 namespace scalebench {
 
@@ -90,21 +90,11 @@ Figure images_per_second_figure() {
 std::vector<Json> figure_records(const Json& context, const std::vector<FigureValue>& values) {
   std::vector<Json> records;
   for (const auto& v : values) {
-    const Summary s = summarize(v.samples);
-    Json r = context;
-    r["schema_version"] = kRecordSchemaVersion;
-    r["point"] = v.point;
-    r["metric"] = v.name;
-    r["unit"] = v.unit;
-    r["better"] = v.better;
-    r["value"] = s.median;
-    r["stats"] = Json{{"n", s.n},     {"median", s.median}, {"mean", s.mean},       {"stddev", s.stddev}, {"cv", s.cv},
-                      {"min", s.min}, {"max", s.max},       {"samples", v.samples}, {"stop", "output"}};
-    r["correctness"] = Json{{"checked", false}, {"passed", nullptr}, {"wrong", nullptr}};
-    r["status"] = "ok";
-    r["reason"] = "";
-    r["time"] = utc_timestamp();
-    records.push_back(std::move(r));
+    Json run = context;
+    run["schema_version"] = kRecordSchemaVersion;
+    records.push_back(
+        PointRecord{v.point, v.name, v.unit, v.better, v.samples, "output", Correctness::unchecked(), "ok", ""}.to_json(
+            run));
   }
   return records;
 }

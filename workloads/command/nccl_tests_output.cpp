@@ -4,6 +4,7 @@
 #include <regex>
 #include <sstream>
 
+#include "analysis/point_record.hpp"
 #include "common/error.hpp"
 #include "common/record.hpp"
 
@@ -159,8 +160,7 @@ std::vector<Json> nccl_tests_records(const Json& context, const NcclTestsOutput&
       r["stats"] = Json{{"n", 1},         {"median", m.value}, {"mean", m.value}, {"stddev", nullptr},
                         {"cv", nullptr},  {"min", m.value},    {"max", m.value},  {"samples", {m.value}},
                         {"stop", "peer"}, {"iters", out.iters}};
-      r["correctness"] = s.wrong ? Json{{"checked", true}, {"passed", !wrong}, {"wrong", *s.wrong}}
-                                 : Json{{"checked", false}, {"passed", nullptr}, {"wrong", nullptr}};
+      r["correctness"] = (s.wrong ? Correctness::counted(*s.wrong) : Correctness::unchecked()).to_json();
       r["status"] = wrong ? "failed" : "ok";
       r["reason"] = wrong ? std::to_string(*s.wrong) + " wrong elements (nccl-tests' check)" : "";
       r["time"] = utc_timestamp();

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/point_record.hpp"
+#include "analysis/stats.hpp"
 #include "common/record.hpp"
-#include "common/stats.hpp"
 
 namespace scalebench::compute {
 
@@ -25,15 +26,8 @@ RankOutcome RankOutcome::from_json(const Json& j) {
 }
 
 namespace {
-Json stats_json(const std::vector<double>& v, const std::string& stop) {
-  const Summary s = summarize(v);
-  return Json{{"n", s.n},     {"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv},
-              {"min", s.min}, {"max", s.max},       {"samples", v},   {"stop", stop}};
-}
-
-Json correctness_json(long long wrong, long long checked) {
-  if (wrong < 0) return Json{{"checked", false}, {"passed", nullptr}, {"wrong", nullptr}};
-  return Json{{"checked", true}, {"passed", wrong == 0}, {"wrong", wrong}, {"elements", checked}};
+Correctness correctness(long long wrong, long long checked) {
+  return wrong < 0 ? Correctness::unchecked() : Correctness::counted(wrong, checked);
 }
 
 std::vector<double> throughputs(const Throughput& tp, const std::vector<double>& seconds) {
@@ -42,24 +36,16 @@ std::vector<double> throughputs(const Throughput& tp, const std::vector<double>&
   return out;
 }
 
-Json metric_record(const Json& context, const Json& point, const char* metric, const std::string& unit,
-                   const char* better, const std::vector<double>& values) {
-  Json r = context;
-  r["point"] = point;
-  r["metric"] = metric;
-  r["unit"] = unit;
-  r["better"] = better;
-  Json st = stats_json(values, "repetitions");
-  r["value"] = st["median"];
-  r["stats"] = st;
-  r["time"] = utc_timestamp();
-  return r;
+PointRecord metric_record(const Json& point, const char* metric, const std::string& unit, const char* better,
+                          std::vector<double> values) {
+  return PointRecord{point, metric, unit, better, std::move(values), "repetitions", {}, "ok", ""};
 }
 
-void set_outcome(Json& r, long long wrong, long long checked, const std::string& status, const std::string& reason) {
-  r["correctness"] = correctness_json(wrong, checked);
-  r["status"] = status;
-  r["reason"] = reason;
+void set_outcome(PointRecord& r, long long wrong, long long checked, const std::string& status,
+                 const std::string& reason) {
+  r.correctness = correctness(wrong, checked);
+  r.status = status;
+  r.reason = reason;
 }
 
 std::string wrong_reason(long long wrong, long long checked) {
@@ -105,9 +91,10 @@ std::vector<Json> point_records(const Json& context, const Json& point, const Th
     for (double s : o.seconds) us.push_back(s * 1e6);
     const std::vector<double> tput = throughputs(tp, o.seconds);
     medians.push_back(median(tput));
-    for (Json r : {metric_record(context, gpu_point, "time", "us", "lower", us),
-                   metric_record(context, gpu_point, "throughput", tp.unit, "higher", tput)}) {
-      set_outcome(r, o.wrong, o.checked, status, reason);
+    for (PointRecord p : {metric_record(gpu_point, "time", "us", "lower", us),
+                          metric_record(gpu_point, "throughput", tp.unit, "higher", tput)}) {
+      set_outcome(p, o.wrong, o.checked, status, reason);
+      Json r = p.to_json(context);
       if (!o.details.empty()) r["details"] = o.details;
       out.push_back(std::move(r));
     }
@@ -128,14 +115,15 @@ std::vector<Json> point_records(const Json& context, const Json& point, const Th
   all_point["gpu"] = "all";
   all_point["gpus"] = static_cast<int>(ranks.size());
   const std::string status = first_problem.empty() ? "ok" : "failed";
-  Json t = metric_record(context, all_point, "throughput_total", tp.unit, "higher", total);
+  PointRecord t = metric_record(all_point, "throughput_total", tp.unit, "higher", total);
   set_outcome(t, wrong_total, checked_total, status, first_problem);
-  out.push_back(std::move(t));
-  Json s = metric_record(context, all_point, "gpu_spread", "%", "lower", {spread});
-  s["stats"]["stop"] = "gpus";
-  s["details"] = Json{{"per_gpu_median", medians}, {"slowest_gpu", slowest}};
+  out.push_back(t.to_json(context));
+  PointRecord s = metric_record(all_point, "gpu_spread", "%", "lower", {spread});
+  s.stop = "gpus";
   set_outcome(s, wrong_total, checked_total, status, first_problem);
-  out.push_back(std::move(s));
+  Json spread_record = s.to_json(context);
+  spread_record["details"] = Json{{"per_gpu_median", medians}, {"slowest_gpu", slowest}};
+  out.push_back(std::move(spread_record));
   return out;
 }
 

@@ -4,8 +4,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "analysis/stats.hpp"
 #include "common/error.hpp"
-#include "common/stats.hpp"
 #include "workloads/registry/registry.hpp"
 
 namespace scalebench::copy {

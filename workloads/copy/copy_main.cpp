@@ -8,12 +8,12 @@
 
 #include "common/record.hpp"
 #include "topology/discover.hpp"
-#include "workloads/bootstrap/mpi_check.hpp"
 #include "workloads/collective/nccl_backend.hpp"
 #include "workloads/copy/copy.hpp"
 #include "workloads/copy/copy_bench.hpp"
 #include "workloads/copy/copy_report.hpp"
 #include "workloads/environment.hpp"
+#include "workloads/gpu/mpi_check.hpp"
 #include "workloads/link_peak.hpp"
 
 namespace scalebench {

@@ -4,18 +4,12 @@
 #include <optional>
 #include <string>
 
-#include "common/record.hpp"
-#include "common/stats.hpp"
+#include "analysis/point_record.hpp"
+#include "analysis/stats.hpp"
 
 namespace scalebench::copy {
 
 namespace {
-
-Json stats_json(const std::vector<double>& v, const std::string& stop) {
-  Summary s = summarize(v);
-  return Json{{"n", s.n},     {"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv},
-              {"min", s.min}, {"max", s.max},       {"samples", v},   {"stop", stop}};
-}
 
 std::string arrow(const Transfer& t) { return endpoint_text(t.src) + "->" + endpoint_text(t.dst); }
 
@@ -26,11 +20,6 @@ bool measured(const CaseResult& r) {
   return true;
 }
 
-Json correctness_json(bool checked, long long wrong) {
-  return checked ? Json{{"checked", true}, {"passed", wrong == 0}, {"wrong", wrong}}
-                 : Json{{"checked", false}, {"passed", nullptr}, {"wrong", nullptr}};
-}
-
 Json point_json(const Config& c, const CaseResult& r) {
   Json p{{"size", r.bytes}, {"iters", r.iters}, {"bidirectional", r.directions.size() > 1}, {"blocked", r.blocked}};
   if (!r.host_cpus.empty()) p["host_cpus"] = r.host_cpus;
@@ -38,39 +27,26 @@ Json point_json(const Config& c, const CaseResult& r) {
   return p;
 }
 
-Json record(const Json& context, const Transfer& t, Json point, const char* metric) {
-  Json rec = context;
-  rec["params"]["src"] = endpoint_json(t.src);
-  rec["params"]["dst"] = endpoint_json(t.dst);
-  rec["point"] = std::move(point);
-  rec["metric"] = metric;
-  rec["unit"] = "GB/s";
-  rec["better"] = "higher";
-  return rec;
-}
-
-void finish(Json& rec, const CaseResult& r, const std::vector<double>* gbps, bool checked, long long wrong,
-            const std::string& where) {
+// One bandwidth record of a case: `gbps` null when the case was not measured; `wrong` counts the
+// wrong 4-byte words in the destination of `where` when `checked`.
+Json record(const Json& context, const Transfer& t, Json point, const char* metric, const CaseResult& r,
+            const std::vector<double>* gbps, bool checked, long long wrong, const std::string& where) {
+  PointRecord p;
+  p.point = std::move(point), p.metric = metric, p.unit = "GB/s", p.better = "higher";
   const bool ok = measured(r) && gbps;
-  if (ok) {
-    Json st = stats_json(*gbps, r.stop);
-    rec["value"] = st["median"];
-    rec["stats"] = st;
-  } else {
-    rec["value"] = nullptr;
-  }
-  rec["correctness"] = correctness_json(checked, wrong);
+  if (ok) p.samples = *gbps, p.stop = r.stop;
+  p.correctness = checked ? Correctness::counted(wrong) : Correctness::unchecked();
   if (!ok) {
-    rec["status"] = r.status == "ok" ? "failed" : r.status;
-    rec["reason"] = r.reason.empty() ? "no samples" : r.reason;
+    p.status = r.status == "ok" ? "failed" : r.status;
+    p.reason = r.reason.empty() ? "no samples" : r.reason;
   } else if (checked && wrong > 0) {
-    rec["status"] = "failed";
-    rec["reason"] = std::to_string(wrong) + " wrong 4-byte words in the destination of " + where;
-  } else {
-    rec["status"] = "ok";
-    rec["reason"] = "";
+    p.status = "failed";
+    p.reason = std::to_string(wrong) + " wrong 4-byte words in the destination of " + where;
   }
-  rec["time"] = utc_timestamp();
+  Json transfer = context;
+  transfer["params"]["src"] = endpoint_json(t.src);
+  transfer["params"]["dst"] = endpoint_json(t.dst);
+  return p.to_json(transfer);
 }
 
 // "ce (cudaMemcpyPeerAsync), write: the source GPU issues" and the like, for table headers.
@@ -129,21 +105,18 @@ std::vector<Json> case_records(const Json& context, const Config& c, const CaseR
     const DirectionResult& d = r.directions[i];
     Json point = point_json(c, r);
     point["issued_by"] = endpoint_json(d.transfer.issuer);
-    Json rec = record(context, d.transfer, std::move(point), "bandwidth");
-    finish(rec, r, ok ? &gbps[i] : nullptr, d.wrong >= 0, d.wrong, arrow(d.transfer));
-    out.push_back(std::move(rec));
+    out.push_back(record(context, d.transfer, std::move(point), "bandwidth", r, ok ? &gbps[i] : nullptr, d.wrong >= 0,
+                         d.wrong, arrow(d.transfer)));
   }
   if (r.directions.size() == 2) {
     const DirectionResult &a = r.directions[0], &b = r.directions[1];
     Json point = point_json(c, r);
     point["directions"] = Json::array({arrow(a.transfer), arrow(b.transfer)});
-    Json rec = record(context, a.transfer, std::move(point), "bandwidth_sum");
     const bool checked = a.wrong >= 0 && b.wrong >= 0;
     std::vector<double> sum;
     if (ok) sum = sum_samples(gbps[0], gbps[1]);
-    finish(rec, r, ok ? &sum : nullptr, checked, checked ? a.wrong + b.wrong : -1,
-           arrow(a.transfer) + " or " + arrow(b.transfer));
-    out.push_back(std::move(rec));
+    out.push_back(record(context, a.transfer, std::move(point), "bandwidth_sum", r, ok ? &sum : nullptr, checked,
+                         checked ? a.wrong + b.wrong : -1, arrow(a.transfer) + " or " + arrow(b.transfer)));
   }
   return out;
 }

@@ -6,11 +6,11 @@
 
 #include "workloads/compute/gpu_timer.hpp"
 #include "workloads/compute/peak.hpp"
-#include "workloads/gemm/cublaslt_handles.hpp"
 #include "workloads/gemm/gemm_check.hpp"
 #include "workloads/gemm/gemm_config.hpp"
 #include "workloads/gemm/gemm_kernels.cuh"
 #include "workloads/gemm/gemm_types.hpp"
+#include "workloads/gpu/cublaslt_handles.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 
 namespace scalebench::gemm {

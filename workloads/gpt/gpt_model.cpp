@@ -11,8 +11,8 @@
 #include <tuple>
 
 #include "common/error.hpp"
-#include "workloads/gemm/cublaslt_handles.hpp"
 #include "workloads/gpt/gpt_kernels.cuh"
+#include "workloads/gpu/cublaslt_handles.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/cudnn_sdpa_graph.hpp"
 

@@ -6,17 +6,17 @@
 namespace scalebench::gpu {
 
 BackendDescriptor::BackendDescriptor(cudnnBackendDescriptorType_t type) {
-  CUDNN_CHECK(cudnnBackendCreateDescriptor(type, &d_));
+  CUDNN_CHECK(cudnnBackendCreateDescriptor(type, d_.out()));
 }
 
 void BackendDescriptor::set(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, std::int64_t count,
                             const void* values) {
-  CUDNN_CHECK(cudnnBackendSetAttribute(d_, name, type, count, values));
+  CUDNN_CHECK(cudnnBackendSetAttribute(d_.get(), name, type, count, values));
 }
 
-void BackendDescriptor::finalize() { CUDNN_CHECK(cudnnBackendFinalize(d_)); }
+void BackendDescriptor::finalize() { CUDNN_CHECK(cudnnBackendFinalize(d_.get())); }
 
-cudnnStatus_t BackendDescriptor::try_finalize() { return cudnnBackendFinalize(d_); }
+cudnnStatus_t BackendDescriptor::try_finalize() { return cudnnBackendFinalize(d_.get()); }
 
 EngineInfo engine_info(cudnnBackendDescriptor_t config, bool strict_fp32) {
   EngineInfo info;

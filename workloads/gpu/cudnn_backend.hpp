@@ -17,21 +17,7 @@ namespace scalebench::gpu {
 class BackendDescriptor {
  public:
   explicit BackendDescriptor(cudnnBackendDescriptorType_t type);
-  ~BackendDescriptor() {
-    if (d_) cudnnBackendDestroyDescriptor(d_);
-  }
-  BackendDescriptor(BackendDescriptor&& o) noexcept : d_(std::exchange(o.d_, nullptr)) {}
-  BackendDescriptor& operator=(BackendDescriptor&& o) noexcept {
-    if (this != &o) {
-      if (d_) cudnnBackendDestroyDescriptor(d_);
-      d_ = std::exchange(o.d_, nullptr);
-    }
-    return *this;
-  }
-  BackendDescriptor(const BackendDescriptor&) = delete;
-  BackendDescriptor& operator=(const BackendDescriptor&) = delete;
-
-  cudnnBackendDescriptor_t get() const { return d_; }
+  cudnnBackendDescriptor_t get() const { return d_.get(); }
   void set(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, std::int64_t count, const void* values);
   void finalize();
   // cudnnBackendFinalize's status, for descriptors that may be refused (an engine that does not
@@ -39,7 +25,7 @@ class BackendDescriptor {
   cudnnStatus_t try_finalize();
 
  private:
-  cudnnBackendDescriptor_t d_ = nullptr;
+  UniqueHandle<cudnnBackendDescriptor_t, FreeWith<cudnnBackendDestroyDescriptor>> d_;
 };
 
 // The engine behind a heuristic's configuration: its global index and whether its numerics are

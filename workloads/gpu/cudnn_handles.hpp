@@ -2,9 +2,9 @@
 #include <cudnn.h>
 
 #include <string>
-#include <utility>
 
 #include "common/error.hpp"
+#include "workloads/gpu/unique_handle.hpp"
 
 namespace scalebench {
 
@@ -33,24 +33,11 @@ namespace gpu {
 template <typename T, cudnnStatus_t (*Create)(T*), cudnnStatus_t (*Destroy)(T)>
 class CudnnObject {
  public:
-  CudnnObject() { CUDNN_CHECK(Create(&h_)); }
-  ~CudnnObject() {
-    if (h_) Destroy(h_);
-  }
-  CudnnObject(CudnnObject&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
-  CudnnObject& operator=(CudnnObject&& o) noexcept {
-    if (this != &o) {
-      if (h_) Destroy(h_);
-      h_ = std::exchange(o.h_, nullptr);
-    }
-    return *this;
-  }
-  CudnnObject(const CudnnObject&) = delete;
-  CudnnObject& operator=(const CudnnObject&) = delete;
-  T get() const { return h_; }
+  CudnnObject() { CUDNN_CHECK(Create(h_.out())); }
+  T get() const { return h_.get(); }
 
  private:
-  T h_ = nullptr;
+  UniqueHandle<T, FreeWith<Destroy>> h_;
 };
 
 using CudnnHandle = CudnnObject<cudnnHandle_t, cudnnCreate, cudnnDestroy>;

@@ -2,9 +2,8 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <utility>
-
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/unique_handle.hpp"
 
 namespace scalebench::gpu {
 
@@ -15,27 +14,13 @@ class PinnedBuffer {
  public:
   PinnedBuffer() = default;
   explicit PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
-    if (bytes) CUDA_CHECK(cudaHostAlloc(&p_, bytes, cudaHostAllocPortable));
+    if (bytes) CUDA_CHECK(cudaHostAlloc(p_.out(), bytes, cudaHostAllocPortable));
   }
-  ~PinnedBuffer() {
-    if (p_) cudaFreeHost(p_);
-  }
-  PinnedBuffer(PinnedBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    if (this != &o) {
-      if (p_) cudaFreeHost(p_);
-      p_ = std::exchange(o.p_, nullptr);
-      bytes_ = std::exchange(o.bytes_, 0);
-    }
-    return *this;
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  std::byte* get() const { return static_cast<std::byte*>(p_); }
-  std::size_t bytes() const { return bytes_; }
+  std::byte* get() const { return static_cast<std::byte*>(p_.get()); }
+  std::size_t bytes() const { return p_ ? bytes_ : 0; }
 
  private:
-  void* p_ = nullptr;
+  UniqueHandle<void*, FreeWith<cudaFreeHost>> p_;
   std::size_t bytes_ = 0;
 };
 

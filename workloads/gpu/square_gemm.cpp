@@ -25,7 +25,7 @@ SquareGemm::SquareGemm(int n)
       c_(elements() * kBf16Bytes),
       desc_(CUBLAS_COMPUTE_32F, CUDA_R_32F),
       layout_(CUDA_R_16BF, n, n, n) {
-  gemm::MatmulPreference pref(0);
+  gpu::MatmulPreference pref(0);
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle_.get(), desc_.get(), layout_.get(), layout_.get(), layout_.get(),

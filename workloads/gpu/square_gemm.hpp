@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "common/json.hpp"
-#include "workloads/gemm/cublaslt_handles.hpp"
+#include "workloads/gpu/cublaslt_handles.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 
 // C = A x B for n x n bf16 matrices with fp32 accumulation on cuBLASLt, on buffers it owns, with the
@@ -31,9 +31,9 @@ class SquareGemm {
  private:
   int n_;
   DeviceBuffer a_, b_, c_;
-  gemm::LtHandle handle_;
-  gemm::MatmulDesc desc_;
-  gemm::MatrixLayout layout_;
+  gpu::LtHandle handle_;
+  gpu::MatmulDesc desc_;
+  gpu::MatrixLayout layout_;
   cublasLtMatmulAlgo_t algo_{};
 };
 

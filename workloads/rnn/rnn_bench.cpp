@@ -6,11 +6,11 @@
 #include <cstring>
 #include <memory>
 
+#include "analysis/stats.hpp"
 #include "common/error.hpp"
-#include "common/stats.hpp"
-#include "workloads/compute/half_bits.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/cudnn_handles.hpp"
+#include "workloads/gpu/half_bits.hpp"
 #include "workloads/rnn/rnn_kernels.cuh"
 #include "workloads/rnn/rnn_reference.hpp"
 
@@ -56,7 +56,7 @@ std::vector<double> read_back(const void* p, std::size_t n, bool half) {
   if (half) {
     std::vector<std::uint16_t> h(n);
     CUDA_CHECK(cudaMemcpy(h.data(), p, n * 2, cudaMemcpyDeviceToHost));
-    for (std::size_t i = 0; i < n; ++i) out[i] = compute::half_to_float(h[i]);
+    for (std::size_t i = 0; i < n; ++i) out[i] = gpu::half_to_float(h[i]);
   } else {
     std::vector<float> f(n);
     CUDA_CHECK(cudaMemcpy(f.data(), p, n * 4, cudaMemcpyDeviceToHost));

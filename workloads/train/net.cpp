@@ -6,7 +6,7 @@
 #include <map>
 #include <optional>
 
-#include "workloads/gemm/cublaslt_handles.hpp"
+#include "workloads/gpu/cublaslt_handles.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/cudnn_conv_graph.hpp"
 #include "workloads/train/conv_choice.hpp"
@@ -15,9 +15,9 @@ namespace scalebench::train {
 
 namespace {
 using compute::Precision;
-using gemm::MatmulDesc;
-using gemm::MatmulPreference;
-using gemm::MatrixLayout;
+using gpu::MatmulDesc;
+using gpu::MatmulPreference;
+using gpu::MatrixLayout;
 
 constexpr double kBnEpsilon = 1e-5;
 constexpr double kBnMomentum = 0.1;  // running = 0.9 running + 0.1 batch (PyTorch's default)

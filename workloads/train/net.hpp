@@ -11,7 +11,7 @@
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "workloads/compute/precision.hpp"
-#include "workloads/gemm/cublaslt_handles.hpp"
+#include "workloads/gpu/cublaslt_handles.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/cudnn_handles.hpp"
 #include "workloads/train/model.hpp"

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "common/stats.hpp"
+#include "analysis/stats.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 
 namespace scalebench::train {

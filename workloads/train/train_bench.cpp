@@ -8,9 +8,9 @@
 #include <map>
 #include <memory>
 
-#include "common/stats.hpp"
-#include "workloads/compute/half_bits.hpp"
+#include "analysis/stats.hpp"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/half_bits.hpp"
 #include "workloads/train/copy_engine_allreduce.hpp"
 #include "workloads/train/net.hpp"
 #include "workloads/train/step_timeline.hpp"

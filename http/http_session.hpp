@@ -6,7 +6,7 @@
 #include <memory>
 #include <optional>
 
-#include "coordinator/http_server.hpp"
+#include "http/http_server.hpp"
 
 namespace scalebench {
 

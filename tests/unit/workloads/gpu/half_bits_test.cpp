@@ -1,10 +1,10 @@
-#include "workloads/compute/half_bits.hpp"
+#include "workloads/gpu/half_bits.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-namespace scalebench::compute {
+namespace scalebench::gpu {
 namespace {
 
 // The values the checks read back: normal, negative, the largest, subnormal, zero's sign,
@@ -30,4 +30,4 @@ TEST(HalfBits, Bf16IsTheTopHalfOfAFloat) {
 }
 
 }  // namespace
-}  // namespace scalebench::compute
+}  // namespace scalebench::gpu

@@ -1,12 +1,14 @@
 #pragma once
 #include <cublasLt.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
-#include <utility>
 
 #include "common/error.hpp"
+#include "workloads/gpu/unique_handle.hpp"
 
-namespace scalebench::gemm {
+namespace scalebench::gpu {
 
 // cuBLAS(Lt)'s CHECK macro: file:line, the call's text and cuBLAS's own status string.
 #define CUBLAS_CHECK(call)                                                                                 \
@@ -17,30 +19,9 @@ namespace scalebench::gemm {
                                 cublasLtGetStatusString(cublas_check_rc_));                                \
   } while (0)
 
-// Move-only owner of one cuBLASLt object; `Destroy` frees it and never throws.
+// Move-only owner of one cuBLASLt object; `Destroy` frees it.
 template <typename T, cublasStatus_t (*Destroy)(T)>
-class LtObject {
- public:
-  LtObject() = default;
-  ~LtObject() {
-    if (h_) Destroy(h_);
-  }
-  LtObject(LtObject&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
-  LtObject& operator=(LtObject&& o) noexcept {
-    if (this != &o) {
-      if (h_) Destroy(h_);
-      h_ = std::exchange(o.h_, nullptr);
-    }
-    return *this;
-  }
-  LtObject(const LtObject&) = delete;
-  LtObject& operator=(const LtObject&) = delete;
-  T get() const { return h_; }
-  T* out() { return &h_; }  // for the create call; only on an empty object
-
- private:
-  T h_ = nullptr;
-};
+using LtObject = UniqueHandle<T, FreeWith<Destroy>>;
 
 class LtHandle : public LtObject<cublasLtHandle_t, cublasLtDestroy> {
  public:
@@ -76,4 +57,12 @@ class MatmulPreference : public LtObject<cublasLtMatmulPreference_t, cublasLtMat
   }
 };
 
+}  // namespace scalebench::gpu
+
+// The names the gemm and gpt workloads call their matmul objects by.
+namespace scalebench::gemm {
+using gpu::LtHandle;
+using gpu::MatmulDesc;
+using gpu::MatmulPreference;
+using gpu::MatrixLayout;
 }  // namespace scalebench::gemm

@@ -1,9 +1,9 @@
-#include "report/scaling_model.hpp"
+#include "analysis/scaling_model.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "workloads/collective/collective.hpp"
+#include "analysis/bus_bandwidth.hpp"
 
 namespace scalebench {
 
@@ -51,8 +51,8 @@ int ring_steps(const std::string& op, int n) {
 
 double predict_busbw(const AlphaBetaFit& fit, const std::string& op, int n_fit, int n, double size) {
   if (!fit.ok() || ring_steps(op, n_fit) == 0 || ring_steps(op, n) == 0) return 0;
-  const auto parsed = collective::parse_op(op);
-  const double factor_fit = collective::busbw_factor(parsed, n_fit), factor = collective::busbw_factor(parsed, n);
+  const auto parsed = analysis::parse_op(op);
+  const double factor_fit = analysis::busbw_factor(parsed, n_fit), factor = analysis::busbw_factor(parsed, n);
   if (factor_fit <= 0 || factor <= 0) return 0;
   const double bus_bytes_per_us = factor_fit / fit.beta_us_per_byte;
   const double alpha_step = fit.alpha_us / ring_steps(op, n_fit);

@@ -1,4 +1,4 @@
-#include "common/bearer_token.hpp"
+#include "http/bearer_token.hpp"
 
 #include <cstdlib>
 #include <fstream>

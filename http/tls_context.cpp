@@ -1,4 +1,4 @@
-#include "common/tls_context.hpp"
+#include "http/tls_context.hpp"
 
 #include <boost/system/system_error.hpp>
 #include <filesystem>

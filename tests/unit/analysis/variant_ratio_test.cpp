@@ -1,4 +1,4 @@
-#include "coordinator/variant_ratio.hpp"
+#include "analysis/variant_ratio.hpp"
 
 #include <gtest/gtest.h>
 
@@ -34,10 +34,10 @@ TEST(PairedRatio, IdenticalPairsGiveAZeroWidthInterval) {
 }
 
 TEST(PairedRatio, IsTheGeometricMeanWithAStudentTInterval) {
-  // log ratios: ln 2 and ln 8 -> mean ln 4; sd = ln 4 / sqrt(2); half = 12.706 * sd / sqrt(2).
+  // log ratios: ln 2 and ln 8 -> mean ln 4; sd = ln 4 / sqrt(2); half = t(1) * sd / sqrt(2).
   RatioCi ci = paired_ratio({2, 8}, {1, 1});
   EXPECT_NEAR(ci.ratio, 4.0, 1e-12);
-  const double half = 12.706 * std::log(4.0) / 2;
+  const double half = 12.7062047361747 * std::log(4.0) / 2;
   EXPECT_NEAR(std::log(ci.low), std::log(4.0) - half, 1e-9);
   EXPECT_NEAR(std::log(ci.high), std::log(4.0) + half, 1e-9);
 }
@@ -48,10 +48,14 @@ TEST(PairedRatio, RejectsUnequalEmptyOrNonPositiveInput) {
   EXPECT_THROW(paired_ratio({1, 0}, {1, 1}), Error);
 }
 
-TEST(PairedRatio, TQuantilesFromTheTable) {
-  EXPECT_DOUBLE_EQ(t_quantile_975(1), 12.706);
-  EXPECT_DOUBLE_EQ(t_quantile_975(9), 2.262);
-  EXPECT_DOUBLE_EQ(t_quantile_975(1000), 1.960);
+// Reference values: R's qt(0.975, dof). 31 and 61 degrees of freedom fell between the rows of
+// the table this replaced, which gave 2.000 and 1.980 there.
+TEST(PairedRatio, TQuantilesAreStudentsT) {
+  EXPECT_NEAR(t_quantile_975(1), 12.7062047, 1e-6);
+  EXPECT_NEAR(t_quantile_975(9), 2.2621572, 1e-6);
+  EXPECT_NEAR(t_quantile_975(31), 2.0395134, 1e-6);
+  EXPECT_NEAR(t_quantile_975(61), 1.9996236, 1e-6);
+  EXPECT_NEAR(t_quantile_975(1000), 1.9623391, 1e-6);
   EXPECT_THROW(t_quantile_975(0), Error);
 }
 

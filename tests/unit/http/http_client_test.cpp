@@ -1,4 +1,4 @@
-#include "common/http_client.hpp"
+#include "http/http_client.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "coordinator/http_server.hpp"
+#include "http/http_server.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include <string_view>
 #include <thread>
 
-#include "common/http_client.hpp"
+#include "http/http_client.hpp"
 
 namespace scalebench {
 namespace {

@@ -1,23 +1,20 @@
-#include "coordinator/variant_ratio.hpp"
+#include "analysis/variant_ratio.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
+#include <boost/math/distributions/students_t.hpp>
+
+#include "analysis/stats.hpp"
 #include "common/error.hpp"
-#include "common/stats.hpp"
 
 namespace scalebench {
 
 double t_quantile_975(int dof) {
-  static const double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                  2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                  2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
   if (dof < 1) throw Error("t quantile needs at least one degree of freedom");
-  if (dof <= 30) return kTable[dof - 1];
-  if (dof <= 60) return 2.000;
-  if (dof <= 120) return 1.980;
-  return 1.960;
+  const boost::math::students_t_distribution<double> t(dof);
+  return boost::math::quantile(boost::math::complement(t, 0.025));
 }
 
 RatioCi paired_ratio(const std::vector<double>& a, const std::vector<double>& b) {

@@ -1,4 +1,4 @@
-#include "common/http_client.hpp"
+#include "http/http_client.hpp"
 
 #include <fcntl.h>
 #include <boost/asio/connect.hpp>
@@ -13,8 +13,8 @@
 #include <optional>
 
 #include "common/error.hpp"
-#include "common/tls_context.hpp"
 #include "common/version.hpp"
+#include "http/tls_context.hpp"
 
 namespace scalebench {
 

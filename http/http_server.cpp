@@ -1,4 +1,4 @@
-#include "coordinator/http_server.hpp"
+#include "http/http_server.hpp"
 
 #include <malloc.h>
 
@@ -6,7 +6,7 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "coordinator/http_session.hpp"
+#include "http/http_session.hpp"
 
 namespace scalebench {
 
@@ -302,8 +302,7 @@ void HttpSession<Stream>::respond(std::shared_ptr<HttpResponseMsg> res) {
   bool close = res->need_eof();
   // The read's deadline ran from the request's first byte; the answer gets its own: the read
   // deadline again, and a second more per MiB (a 50 MB answer to a slow reader was cut off).
-  tcp().expires_after(std::chrono::seconds(HttpServer::kReadTimeoutS) +
-                      std::chrono::seconds(res->body().size() >> 20));
+  tcp().expires_after(std::chrono::seconds(HttpServer::kReadTimeoutS) + std::chrono::seconds(res->body().size() >> 20));
   response_ = res;
   http::async_write(stream_, *response_,
                     beast::bind_front_handler(&HttpSession::on_write, this->shared_from_this(), close));

@@ -21,7 +21,7 @@ struct VariantRatio {
   std::string paired_by;  // "rounds" | "samples"
 };
 
-// Two-sided 95% Student's t quantile for `dof` degrees of freedom (dof >= 1).
+// Two-sided 95% Student's t quantile for `dof` degrees of freedom (dof >= 1), from Boost.Math.
 double t_quantile_975(int dof);
 
 // Geometric-mean ratio and its 95% CI over paired values (a[i] / b[i]); needs equal sizes >= 1,

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
-namespace scalebench::compute {
+namespace scalebench::gpu {
 
 // IEEE binary16: sign, 5-bit exponent, 10-bit mantissa (subnormals, infinities and NaN included).
 inline float half_to_float(std::uint16_t h) {
@@ -17,4 +17,4 @@ inline float half_to_float(std::uint16_t h) {
 // bfloat16: the top half of an fp32.
 inline float bf16_to_float(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 
-}  // namespace scalebench::compute
+}  // namespace scalebench::gpu
