@@ -603,7 +603,7 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
   }
 
   if (const YAML::Node pl = root["placement"]) {
-    if (p.check_keys(pl, "placement", {"nodes", "gpus_per_node", "ranks_per_node", "oversize"})) {
+    if (p.check_keys(pl, "placement", {"nodes", "gpus_per_node", "ranks_per_node", "oversize", "agents"})) {
       if (pl["nodes"]) {
         ex.placement.nodes = p.int_list(pl["nodes"], "placement.nodes", 1);
         for (int n : ex.placement.nodes)
@@ -629,6 +629,16 @@ Experiment parse_experiment(std::string_view yaml_text, std::string_view source_
       }
       if (pl["ranks_per_node"])
         ex.placement.ranks_per_node = p.int_list(pl["ranks_per_node"], "placement.ranks_per_node", 1);
+      if (const YAML::Node a = pl["agents"]) {
+        if (!a.IsSequence() || a.size() == 0)
+          p.issue(a, "placement.agents", "expected a non-empty list of agent names");
+        for (std::size_t i = 0; a.IsSequence() && i < a.size(); ++i) {
+          if (!a[i].IsScalar() || a[i].Scalar().empty())
+            p.issue(a[i], "placement.agents[" + std::to_string(i) + "]", "expected an agent name");
+          else
+            ex.placement.agents.push_back(a[i].Scalar());
+        }
+      }
       if (pl["oversize"]) {
         ParamDef def{"oversize", ParamType::kEnum, {}, {"fail", "skip"}, {}, ""};
         if (auto v = p.typed(def, pl["oversize"], "placement.oversize")) ex.placement.oversize = *v;
