@@ -151,10 +151,12 @@ TEST(Schedule, ARunPinnedElsewhereDoesNotHoldBackTheLeadersRuns) {
   ASSERT_EQ(s.start.size(), 1u);
   EXPECT_EQ(s.start[0].first, 2) << "b's own run starts though a's is ahead of it";
   // A run that may use the leader but cannot start now still holds back those behind it.
+  Store::Run later_on_b = run(4, false, 1);
+  later_on_b.spec["agents"] = Json{"b"};
   Occupancy busy;
   busy.take({HostPlacement{"a", "a", {}}}, false);
-  const Schedule t = schedule(std::vector<Store::Run>{both, on_b}, agents, busy, "b");
-  EXPECT_TRUE(t.start.empty());
+  const Schedule t = schedule(std::vector<Store::Run>{both, later_on_b}, agents, busy, "b");
+  EXPECT_TRUE(t.start.empty()) << "run 3 may use b but waits for a: run 4 waits behind it";
 }
 
 TEST(Place, HostsCarryTheAgentsAdvertisedAddress) {
