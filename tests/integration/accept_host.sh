@@ -116,5 +116,5 @@ for step in b["steps"]:
 PY
 grep -q '^  scontrol update nodename=node-4 state=drain reason="scalebench accept: ' "$WORK/accept.log" || fail "no drain line"
 grep -q "bisection: node-4 makes the collective slow" "$WORK/accept.log" || fail "bisection line"
-grep -q "left)" "$WORK/accept.log" || fail "no ETA in the progress lines"
+grep -q " left$" "$WORK/accept.log" || fail "no ETA in the progress lines"
 echo "accept_host: ok in $took s"
