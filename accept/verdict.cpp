@@ -1,5 +1,6 @@
 #include "accept/verdict.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -148,7 +149,12 @@ std::vector<Rollup> rollup(const std::vector<Verdict>& verdicts, bool per_gpu) {
     if (v.outcome == "fail" || v.outcome == "warn") r.reasons.push_back(describe(v));
   }
   std::vector<Rollup> out;
-  for (auto& [k, r] : by) out.push_back(std::move(r));
+  for (auto& [k, r] : by) {
+    // Failures first: the first reason is what a drain line and the table quote.
+    std::stable_partition(r.reasons.begin(), r.reasons.end(),
+                          [](const std::string& s) { return s.rfind("fail", 0) == 0; });
+    out.push_back(std::move(r));
+  }
   return out;
 }
 }  // namespace

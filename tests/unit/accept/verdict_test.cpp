@@ -152,6 +152,14 @@ TEST(Verdict, SkippedRecordsFollowOnSkipped) {
   const auto nodes = node_rollup(v);
   ASSERT_EQ(nodes.size(), 1u);
   EXPECT_EQ(nodes[0].outcome, "warn");
+  // A failure after a warning still comes first among the node's reasons.
+  Json remap_measured = record("nodecheck", "row_remap_pending", 1, "n1", 0, "H100");
+  auto more = evaluate(r, {xid, remap_measured});
+  const auto failed = node_rollup(more);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].outcome, "fail");
+  ASSERT_EQ(failed[0].reasons.size(), 2u);
+  EXPECT_EQ(failed[0].reasons[0].rfind("fail nodecheck.row_remap_pending", 0), 0u) << failed[0].reasons[0];
 }
 
 // The checksum comparison: no golden value, the majority of each GPU model wins.
