@@ -60,10 +60,11 @@ std::vector<Json> judged_records(const std::vector<ItemOutcome>& outcomes) {
   return records;
 }
 
-// Whether the collective between nodes fell below its band.
+// Whether the collective between nodes fell below its band, or failed outright (a node that
+// cannot connect is looked for the same way).
 bool collective_failed(const std::vector<accept::Verdict>& verdicts, std::string* why) {
   for (const accept::Verdict& v : verdicts)
-    if (v.host.empty() && v.check.rfind("collective.busbw", 0) == 0 && v.outcome == "fail") {
+    if (v.host.empty() && v.check.rfind("collective", 0) == 0 && v.outcome == "fail") {
       *why = accept::describe(v);
       return true;
     }
