@@ -28,6 +28,9 @@ const char* kUsage = R"(usage: scalebench COMMAND [ARGS] [OPTIONS]
                                              output), with a 95% noise band, worst first; exit 1 on a
                                              regression beyond the tolerance (default 5%; a reference's
                                              wins) and the noise, 3 when no point is in both
+  accept [--level quick|standard|long] [--rules FILE] [--baseline FILE] [--json FILE] [--drain]
+        [--coordinator URL | --db FILE]      the acceptance battery on every agent, a verdict per GPU
+                                             and node, and which node to drain (scalebench accept --help)
   agents [--coordinator URL]
   cancel EXPERIMENT [--coordinator URL]
   version                                    (also --version)
@@ -39,11 +42,12 @@ Exit codes: 0 ok; 1 a reference failed; 2 bad usage or input; 3 runs failed or t
 4 the coordinator could not be reached or refused; 5 `results --db` read a damaged store in part
 (the records it could read are printed; stderr names the record ids it could not).
 )";
-const std::set<std::string> kValueOptions = {
-    "db",         "coordinator", "format",  "experiment", "logs",     "variants",  "ignore-params",     "metric",
-    "token-file", "out",         "records", "title",      "baseline", "tolerance", "outlier-threshold", "ca-file"};
+const std::set<std::string> kValueOptions = {"db",       "coordinator",   "format",   "experiment", "logs",
+                                             "variants", "ignore-params", "metric",   "token-file", "out",
+                                             "records",  "title",         "baseline", "tolerance",  "outlier-threshold",
+                                             "ca-file",  "level",         "rules",    "json"};
 // Options that take no value.
-const std::set<std::string> kFlagOptions = {"outliers"};
+const std::set<std::string> kFlagOptions = {"outliers", "drain"};
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,7 +56,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
     if (s == "-h" || s == "--help") {
-      std::cout << kUsage;
+      std::cout << (a.command == "accept" ? accept_help() : kUsage);
       return 0;
     }
     if (s == "--version") {  // as every other program of ours answers it
@@ -93,6 +97,7 @@ int main(int argc, char** argv) {
     if (a.command == "cancel") return cmd_cancel(a);
     if (a.command == "report") return cmd_report(a);
     if (a.command == "compare") return cmd_compare(a);
+    if (a.command == "accept") return cmd_accept(a);
     if (a.command == "version") {
       std::cout << "scalebench " << kVersion << " (" << kGitRevision << ")\n";
       return 0;

@@ -197,8 +197,19 @@ void parse_gpus_per_node(SpecParser& p, const YAML::Node& g, Placement& placemen
     one(g, "placement.gpus_per_node");
 }
 
+// The agents a run may use, by name (acceptance pins each node's checks to its agent).
+void parse_agents(SpecParser& p, const YAML::Node& a, Placement& placement) {
+  if (!a.IsSequence() || a.size() == 0) p.issue(a, "placement.agents", "expected a non-empty list of agent names");
+  for (std::size_t i = 0; a.IsSequence() && i < a.size(); ++i) {
+    if (!a[i].IsScalar() || a[i].Scalar().empty())
+      p.issue(a[i], "placement.agents[" + std::to_string(i) + "]", "expected an agent name");
+    else
+      placement.agents.push_back(a[i].Scalar());
+  }
+}
+
 void parse_placement(SpecParser& p, const YAML::Node& pl, Placement& placement) {
-  if (!p.check_keys(pl, "placement", {"nodes", "gpus_per_node", "ranks_per_node", "oversize"})) return;
+  if (!p.check_keys(pl, "placement", {"nodes", "gpus_per_node", "ranks_per_node", "oversize", "agents"})) return;
   if (pl["nodes"]) {
     placement.nodes = p.int_list(pl["nodes"], "placement.nodes", 1);
     for (int n : placement.nodes)
@@ -208,6 +219,7 @@ void parse_placement(SpecParser& p, const YAML::Node& pl, Placement& placement) 
   }
   if (pl["gpus_per_node"]) parse_gpus_per_node(p, pl["gpus_per_node"], placement);
   if (pl["ranks_per_node"]) placement.ranks_per_node = p.int_list(pl["ranks_per_node"], "placement.ranks_per_node", 1);
+  if (const YAML::Node a = pl["agents"]) parse_agents(p, a, placement);
   if (pl["oversize"]) {
     ParamDef def{"oversize", ParamType::kEnum, {}, {"fail", "skip"}, {}, ""};
     if (auto v = p.typed(def, pl["oversize"], "placement.oversize")) placement.oversize = *v;

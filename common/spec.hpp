@@ -55,6 +55,7 @@ struct Placement {
   std::vector<Json> gpus_per_node{1};  // ints or "all"
   std::vector<int> ranks_per_node{1};  // host-memory placements (no GPUs)
   std::string oversize = "fail";       // fail | skip: a placement larger than any agent
+  std::vector<std::string> agents;     // the agents (by name) its runs may use; empty: any
 };
 
 struct Experiment {

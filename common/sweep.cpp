@@ -28,6 +28,7 @@ Json to_json(const RunSpec& r) {
          {"skip_reason", r.skip_reason},
          {"fail_reason", r.fail_reason}};
   if (!r.command.is_null()) j["command"] = r.command;
+  if (!r.agents.empty()) j["agents"] = r.agents;
   return j;
 }
 
@@ -58,6 +59,7 @@ RunSpec run_spec_from_json(const Json& j) {
   r.skip_reason = j.value("skip_reason", "");
   r.fail_reason = j.value("fail_reason", "");
   r.command = j.value("command", Json());
+  if (j.contains("agents") && j["agents"].is_array()) r.agents = j["agents"].get<std::vector<std::string>>();
   return r;
 }
 
@@ -138,6 +140,7 @@ std::vector<RunSpec> expand(const Experiment& ex, const ClusterShape& shape) {
             r.repetitions = ex.repetitions;
             r.timeout_s = ex.timeout_s;
             r.priority = ex.priority;
+            r.agents = ex.placement.agents;
             r.retries = ex.retries;
             if (r.gpu) {
               r.gpus_per_node = n;

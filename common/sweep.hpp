@@ -33,10 +33,11 @@ struct RunSpec {
   bool gpu = false;
   int repetitions = 20;
   double timeout_s = 600;
-  int priority = 0;         // the experiment's
-  int retries = 0;          // the experiment's: re-queues after an agent loss
-  std::string skip_reason;  // non-empty: the run is recorded as skipped, never launched
-  std::string fail_reason;  // non-empty: the run can never be placed and fails at once
+  int priority = 0;                 // the experiment's
+  int retries = 0;                  // the experiment's: re-queues after an agent loss
+  std::string skip_reason;          // non-empty: the run is recorded as skipped, never launched
+  std::string fail_reason;          // non-empty: the run can never be placed and fails at once
+  std::vector<std::string> agents;  // the agents it may be placed on (placement.agents); empty: any
 };
 
 Json to_json(const RunSpec& run);

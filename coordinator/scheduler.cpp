@@ -129,6 +129,16 @@ Occupancy occupancy(const std::vector<Store::Run>& held) {
   return o;
 }
 
+namespace {
+// Whether the run may use `agent` (its placement.agents, when it names some).
+bool allowed(const Json& spec, const std::string& agent) {
+  if (!spec.contains("agents") || !spec["agents"].is_array()) return true;
+  for (const Json& a : spec["agents"])
+    if (a.is_string() && a.get<std::string>() == agent) return true;
+  return false;
+}
+}  // namespace
+
 std::string never_fits(const Json& spec, const std::vector<Store::Agent>& agents) {
   const int nodes = spec.value("nodes", 1);
   const bool gpu = spec.value("gpu", false);
@@ -136,16 +146,18 @@ std::string never_fits(const Json& spec, const std::vector<Store::Agent>& agents
   int able = 0, registered = 0;
   for (const auto& a : agents) {
     if (a.state != "alive" && a.state != "lost") continue;  // a lost agent may come back
+    if (!allowed(spec, a.id)) continue;
     ++registered;
     if (!gpu || can_hold_gpus(a, per_node)) ++able;
   }
   if (able >= nodes) return "";
+  const std::string of_listed = spec.contains("agents") ? " of those placement.agents names" : "";
   if (!gpu)
     return "needs " + std::to_string(nodes) + " nodes; the cluster has " + std::to_string(registered) + " agent" +
-           (registered == 1 ? "" : "s");
+           (registered == 1 ? "" : "s") + of_listed;
   return "needs " + std::to_string(nodes) + " node" + (nodes == 1 ? "" : "s") + " with " + std::to_string(per_node) +
          " GPU" + (per_node == 1 ? "" : "s") + " each; the cluster has " + std::to_string(able) + " such node" +
-         (able == 1 ? "" : "s");
+         (able == 1 ? "" : "s") + of_listed;
 }
 
 std::optional<std::vector<HostPlacement>> place(const Json& spec, const std::vector<Store::Agent>& agents,
@@ -165,7 +177,7 @@ std::optional<std::vector<HostPlacement>> place(const Json& spec, const std::vec
   };
   // The agent as a candidate: alive and with room for one node of the run.
   auto candidate = [&](const Store::Agent& a) -> std::optional<Candidate> {
-    if (a.state != "alive") return std::nullopt;
+    if (a.state != "alive" || !allowed(spec, a.id)) return std::nullopt;
     if (!gpu) return busy.idle(a.id) ? std::optional<Candidate>(Candidate{&a, {}}) : std::nullopt;
     if (!can_hold_gpus(a, per_node) || busy.whole(a.id)) return std::nullopt;
     std::vector<int> free;
@@ -250,13 +262,14 @@ Schedule schedule(std::vector<const Store::Run*> queued, const std::vector<Store
     for (std::size_t i = 0; i < keyed.size(); ++i) queued[i] = keyed[i].second;
   }
   bool blocked = false;
-  // never_fits depends on the run's shape only: asked once per shape, not once per run.
-  std::map<std::tuple<int, bool, int>, std::string> fits;
+  // never_fits depends on the run's shape (and the agents it may use) only: asked once per shape.
+  std::map<std::tuple<int, bool, int, std::string>, std::string> fits;
   for (const Store::Run* run : queued) {
     const Store::Run& r = *run;
     if (pass.check_fits) {
-      const std::tuple<int, bool, int> shape{r.spec.value("nodes", 1), r.spec.value("gpu", false),
-                                             gpus_per_node_of(r.spec)};
+      const std::tuple<int, bool, int, std::string> shape{r.spec.value("nodes", 1), r.spec.value("gpu", false),
+                                                          gpus_per_node_of(r.spec),
+                                                          r.spec.contains("agents") ? r.spec["agents"].dump() : ""};
       auto known = fits.find(shape);
       if (known == fits.end()) known = fits.emplace(shape, never_fits(r.spec, agents)).first;
       if (const std::string& why = known->second; !why.empty()) {
@@ -267,6 +280,9 @@ Schedule schedule(std::vector<const Store::Run*> queued, const std::vector<Store
     if (blocked) continue;
     auto hosts = place(r.spec, agents, busy, leader, pass.leader_agent);
     if (!hosts) {
+      // A run whose placement.agents leave this leader out waits for one of its own agents, not
+      // for room here: the runs behind it may start on this leader.
+      if (!leader.empty() && !allowed(r.spec, leader)) continue;
       blocked = true;  // it waits for GPUs (or for another leader): so do the runs behind it
       if (!pass.check_fits) break;
       continue;

@@ -66,6 +66,17 @@ NvmlLibrary NvmlLibrary::open(const std::string& path) {
   load_symbol(handle, "nvmlDeviceGetFieldValues", n.nvmlDeviceGetFieldValues, nullptr);
   load_symbol(handle, "nvmlDeviceGetHandleByUUID", n.nvmlDeviceGetHandleByUUID, nullptr);
   load_symbol(handle, "nvmlDeviceGetViolationStatus", n.nvmlDeviceGetViolationStatus, nullptr);
+  load_symbol(handle, "nvmlSystemGetDriverVersion", n.nvmlSystemGetDriverVersion, nullptr);
+  load_symbol(handle, "nvmlSystemGetCudaDriverVersion_v2", n.nvmlSystemGetCudaDriverVersion_v2, nullptr);
+  load_symbol(handle, "nvmlDeviceGetPersistenceMode", n.nvmlDeviceGetPersistenceMode, nullptr);
+  load_symbol(handle, "nvmlDeviceGetEccMode", n.nvmlDeviceGetEccMode, nullptr);
+  load_symbol(handle, "nvmlDeviceGetRetiredPagesPendingStatus", n.nvmlDeviceGetRetiredPagesPendingStatus, nullptr);
+  load_symbol(handle, "nvmlDeviceGetRemappedRows", n.nvmlDeviceGetRemappedRows, nullptr);
+  load_symbol(handle, "nvmlDeviceGetEnforcedPowerLimit", n.nvmlDeviceGetEnforcedPowerLimit, nullptr);
+  load_symbol(handle, "nvmlDeviceGetPowerManagementDefaultLimit", n.nvmlDeviceGetPowerManagementDefaultLimit, nullptr);
+  load_symbol(handle, "nvmlDeviceGetMaxClockInfo", n.nvmlDeviceGetMaxClockInfo, nullptr);
+  load_symbol(handle, "nvmlDeviceGetApplicationsClock", n.nvmlDeviceGetApplicationsClock, nullptr);
+  load_symbol(handle, "nvmlDeviceGetNvLinkErrorCounter", n.nvmlDeviceGetNvLinkErrorCounter, nullptr);
   if (!missing.empty()) {
     lib.reason_ = path + " lacks " + missing + " (a driver older than NVML 11?)";
     return lib;  // impl's handle closes here

@@ -36,6 +36,31 @@ struct NvmlClockLimits {
   std::optional<unsigned long long> power_capped_ns, thermal_capped_ns;
 };
 
+// One GPU's configuration and health as nodecheck reads it (topology/nvml_health.cpp). What
+// the GPU or driver does not offer is left empty.
+struct NvmlGpuHealth {
+  int index = 0;
+  std::string uuid, name, pci_bus_id;
+  std::optional<bool> persistence_mode;                   // nvmlDeviceGetPersistenceMode
+  std::optional<bool> ecc_enabled, ecc_enabled_pending;   // nvmlDeviceGetEccMode: current, after reboot
+  std::optional<bool> retired_pages_pending;              // nvmlDeviceGetRetiredPagesPendingStatus (pre-A100)
+  std::optional<unsigned int> remapped_rows_correctable;  // nvmlDeviceGetRemappedRows (A100 and later)
+  std::optional<unsigned int> remapped_rows_uncorrectable;
+  std::optional<bool> remap_pending, remap_failure;
+  std::optional<unsigned int> power_limit_mw, default_power_limit_mw;  // enforced, and the board's default
+  std::optional<unsigned int> max_sm_clock_mhz, applications_sm_clock_mhz;
+  int pcie_gen = 0, pcie_gen_max = 0, pcie_width = 0, pcie_width_max = 0;  // 0: unknown
+  int nvlinks = 0, nvlinks_up = 0;                  // links that answer nvmlDeviceGetNvLinkState, and those active
+  std::optional<unsigned int> nvlink_speed_mbps;    // NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON
+  std::optional<unsigned long long> nvlink_errors;  // DL replay + recovery + CRC counters, summed over links
+};
+
+// The node-wide part: versions of the driver and the CUDA it supports.
+struct NvmlSystemInfo {
+  std::string driver_version;   // "" unknown
+  int cuda_driver_version = 0;  // 12040 = 12.4; 0 unknown
+};
+
 // NVML (libnvidia-ml.so.1, installed with the NVIDIA driver) opened with dlopen at run time, so
 // that scalebench builds and runs where there is no driver. Move-only; the destructor calls
 // nvmlShutdown (when nvmlInit_v2 succeeded) and then dlclose.
@@ -69,6 +94,11 @@ class NvmlLibrary {
   // The clock limits of the GPU with this UUID ("GPU-..."; topology/nvml_telemetry.cpp). Throws
   // Error when not available or no GPU has the UUID; a quantity that cannot be read is left empty.
   NvmlClockLimits read_clock_limits(const std::string& uuid) const;
+
+  // Configuration and health of every GPU NVML sees (topology/nvml_health.cpp), in index order;
+  // GPUs NVML refuses are left out. Throws Error when not available or the GPUs cannot be listed.
+  std::vector<NvmlGpuHealth> read_health() const;
+  NvmlSystemInfo read_system() const;
 
  private:
   struct Impl;

@@ -100,6 +100,17 @@ typedef nvmlReturn_t (*nvmlDeviceGetFieldValues_fn)(nvmlDevice_t device, int val
 typedef nvmlReturn_t (*nvmlDeviceGetHandleByUUID_fn)(const char* uuid, nvmlDevice_t* device);
 typedef nvmlReturn_t (*nvmlDeviceGetViolationStatus_fn)(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType,
                                                         nvmlViolationTime_t* violTime);
+// Node health (topology/nvml_health.cpp), each optional.
+typedef nvmlReturn_t (*nvmlSystemGetDriverVersion_fn)(char* version, unsigned int length);
+typedef nvmlReturn_t (*nvmlSystemGetCudaDriverVersion_v2_fn)(int* cudaDriverVersion);  // 12040 = 12.4
+typedef nvmlReturn_t (*nvmlDeviceGetEnableState_fn)(nvmlDevice_t device, nvmlEnableState_t* state);
+typedef nvmlReturn_t (*nvmlDeviceGetEccMode_fn)(nvmlDevice_t device, nvmlEnableState_t* current,
+                                                nvmlEnableState_t* pending);
+typedef nvmlReturn_t (*nvmlDeviceGetRemappedRows_fn)(nvmlDevice_t device, unsigned int* corrRows, unsigned int* uncRows,
+                                                     unsigned int* isPending, unsigned int* failureOccurred);
+typedef nvmlReturn_t (*nvmlDeviceGetUintValue_fn)(nvmlDevice_t device, unsigned int* value);  // power limits, mW
+typedef nvmlReturn_t (*nvmlDeviceGetNvLinkErrorCounter_fn)(nvmlDevice_t device, unsigned int link, int counter,
+                                                           unsigned long long* counterValue);
 
 }  // extern "C"
 
@@ -137,7 +148,12 @@ inline constexpr nvmlIntNvLinkDeviceType_t kNvLinkDeviceGpu = 0x00;
 inline constexpr nvmlIntNvLinkDeviceType_t kNvLinkDeviceIbmNpu = 0x01;
 inline constexpr nvmlIntNvLinkDeviceType_t kNvLinkDeviceSwitch = 0x02;
 
-inline constexpr nvmlClockType_t kClockSm = 1;                 // NVML_CLOCK_SM
+inline constexpr nvmlClockType_t kClockSm = 1;                      // NVML_CLOCK_SM
+inline constexpr unsigned int kSystemDriverVersionBufferSize = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
+// nvmlNvLinkErrorCounter_t: DL_REPLAY, DL_RECOVERY, DL_CRC_FLIT, DL_CRC_DATA (summed by nodecheck).
+inline constexpr int kNvLinkErrorCounters = 4;
+// NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON: the common speed of the active links, MB/s per direction.
+inline constexpr unsigned int kFieldNvLinkSpeedMbpsCommon = 90;
 inline constexpr nvmlPerfPolicyType_t kPerfPolicyPower = 0;    // NVML_PERF_POLICY_POWER
 inline constexpr nvmlPerfPolicyType_t kPerfPolicyThermal = 1;  // NVML_PERF_POLICY_THERMAL
 inline constexpr nvmlPcieUtilCounter_t kPcieUtilTxBytes = 0;   // NVML_PCIE_UTIL_TX_BYTES

@@ -50,6 +50,18 @@ struct NvmlLibrary::Impl {
   // Clock limits (read_clock_limits), each optional.
   nvmlDeviceGetHandleByUUID_fn nvmlDeviceGetHandleByUUID = nullptr;
   nvmlDeviceGetViolationStatus_fn nvmlDeviceGetViolationStatus = nullptr;
+  // Node health (read_health, topology/nvml_health.cpp), each optional.
+  nvmlSystemGetDriverVersion_fn nvmlSystemGetDriverVersion = nullptr;
+  nvmlSystemGetCudaDriverVersion_v2_fn nvmlSystemGetCudaDriverVersion_v2 = nullptr;
+  nvmlDeviceGetEnableState_fn nvmlDeviceGetPersistenceMode = nullptr;
+  nvmlDeviceGetEccMode_fn nvmlDeviceGetEccMode = nullptr;
+  nvmlDeviceGetEnableState_fn nvmlDeviceGetRetiredPagesPendingStatus = nullptr;
+  nvmlDeviceGetRemappedRows_fn nvmlDeviceGetRemappedRows = nullptr;
+  nvmlDeviceGetUintValue_fn nvmlDeviceGetEnforcedPowerLimit = nullptr;
+  nvmlDeviceGetUintValue_fn nvmlDeviceGetPowerManagementDefaultLimit = nullptr;
+  nvmlDeviceGetClockInfo_fn nvmlDeviceGetMaxClockInfo = nullptr;
+  nvmlDeviceGetClockInfo_fn nvmlDeviceGetApplicationsClock = nullptr;
+  nvmlDeviceGetNvLinkErrorCounter_fn nvmlDeviceGetNvLinkErrorCounter = nullptr;
 
   Impl() = default;
   Impl(const Impl&) = delete;

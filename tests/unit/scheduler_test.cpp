@@ -126,6 +126,39 @@ TEST(Place, MultiNodeRunsTakeDistinctAgentsLeaderFirst) {
   EXPECT_FALSE(place(gpu_run(1, 2, 4).spec, agents, {})) << "4 nodes on 3 agents";
 }
 
+TEST(Place, PlacementAgentsLimitTheNodesARunMayUse) {
+  // scalebench accept's bisection measures halves of the cluster: a run names its agents.
+  const std::vector<Store::Agent> agents{agent("a", 0, false), agent("b", 0, false), agent("c", 0, false)};
+  Store::Run r = run(1, false, 1, 2);
+  r.spec["agents"] = Json{"c", "b"};
+  auto hosts = place(r.spec, agents, {});
+  ASSERT_TRUE(hosts);
+  EXPECT_EQ((*hosts)[0].agent, "b");
+  EXPECT_EQ((*hosts)[1].agent, "c");
+  EXPECT_FALSE(place(r.spec, agents, {}, "a")) << "a is not one of the run's agents";
+  r.spec["nodes"] = 3;
+  EXPECT_EQ(never_fits(r.spec, agents), "needs 3 nodes; the cluster has 2 agents of those placement.agents names");
+}
+
+TEST(Schedule, ARunPinnedElsewhereDoesNotHoldBackTheLeadersRuns) {
+  // accept's per-node checks: each pinned to its node, all queued at once, all start at once.
+  const std::vector<Store::Agent> agents{agent("a", 0, false), agent("b", 0, false)};
+  Store::Run on_a = run(1, false, 1), on_b = run(2, false, 1), both = run(3, false, 1, 2);
+  on_a.spec["agents"] = Json{"a"};
+  on_b.spec["agents"] = Json{"b"};
+  both.spec["agents"] = Json{"a", "b"};
+  const Schedule s = schedule(std::vector<Store::Run>{on_a, on_b, both}, agents, {}, "b");
+  ASSERT_EQ(s.start.size(), 1u);
+  EXPECT_EQ(s.start[0].first, 2) << "b's own run starts though a's is ahead of it";
+  // A run that may use the leader but cannot start now still holds back those behind it.
+  Store::Run later_on_b = run(4, false, 1);
+  later_on_b.spec["agents"] = Json{"b"};
+  Occupancy busy;
+  busy.take({HostPlacement{"a", "a", {}}}, false);
+  const Schedule t = schedule(std::vector<Store::Run>{both, later_on_b}, agents, busy, "b");
+  EXPECT_TRUE(t.start.empty()) << "run 3 may use b but waits for a: run 4 waits behind it";
+}
+
 TEST(Place, HostsCarryTheAgentsAdvertisedAddress) {
   Store::Agent a = agent("a", 0, false);
   a.info["address"] = "10.0.0.7";

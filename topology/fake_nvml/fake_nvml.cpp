@@ -11,6 +11,9 @@
 //                        GPU0-GPU1 PXB, others SYS
 //   hidden3              3 GPUs of which GPU1 answers NVML_ERROR_NO_PERMISSION
 //   ibmnpu2              2 GPUs, each with 2 links to the other and 2 to the CPU (IBM NPU)
+//   degraded4            nvswitch4 with faults: GPU1's NVLink error counters grow 10 a second,
+//                        GPU2 runs at Gen4 x8 and has a row remap pending with persistence mode
+//                        off, GPU3 has 2 of its 18 links down and its power limit at 500 of 700 W
 //   none                 no GPU
 //   no_driver            nvmlInit_v2 fails with NVML_ERROR_DRIVER_NOT_LOADED
 // Telemetry is made up, plausible and changing with the time since nvmlInit_v2 (so that a
@@ -20,6 +23,9 @@
 // the others). Clock limits: GPU 0 is held at its power cap for a quarter of the time since
 // nvmlInit_v2, the others are never capped;
 // thermal violations are NOT_SUPPORTED on pcie3's GPUs and 0 elsewhere.
+// Health (nodecheck): driver 570.86.15, CUDA 12.8; persistence on, ECC on, no row remapped or
+// pending, power limit at its 700 W default, max SM clock 1980 MHz and applications clock 1755,
+// NVLink at 26562 MB/s per link with error counters at 0, except as degraded4 says.
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -43,6 +49,9 @@ struct FakeGpu {
   unsigned int nvlink_version = 0;  // nvmlNvlinkVersion_t
   std::vector<FakeLink> links;      // empty: NVLink not supported
   bool hidden = false;
+  bool persistence = true, remap_pending = false;
+  unsigned int power_limit_mw = 700000;
+  double nvlink_errors_per_s = 0;  // per link counter
 };
 
 std::vector<FakeGpu> g_gpus;
@@ -78,7 +87,7 @@ FakeGpu gpu(const std::string& name, int i, const std::string& bus, unsigned int
 void build(const std::string& scenario) {
   g_gpus.clear();
   const char* h200_buses[] = {"00000000:19:00.0", "00000000:3B:00.0", "00000000:4C:00.0", "00000000:5D:00.0"};
-  if (scenario == "nvswitch4") {
+  if (scenario == "nvswitch4" || scenario == "degraded4") {
     for (int i = 0; i < 4; ++i) {
       FakeGpu g = gpu("NVIDIA H200", i, h200_buses[i], 5, 5, 16);
       g.nvlink_version = 6;  // NVML_NVLINK_VERSION_4_0
@@ -86,6 +95,15 @@ void build(const std::string& scenario) {
       g_gpus.push_back(g);
     }
     g_levels = {{0, 40, 50, 50}, {40, 0, 50, 50}, {50, 50, 0, 40}, {50, 50, 40, 0}};
+    if (scenario == "degraded4") {
+      g_gpus[1].nvlink_errors_per_s = 10;
+      g_gpus[2].gen = 4;
+      g_gpus[2].width = 8;
+      g_gpus[2].remap_pending = true;
+      g_gpus[2].persistence = false;
+      g_gpus[3].links[4].active = g_gpus[3].links[9].active = false;
+      g_gpus[3].power_limit_mw = 500000;
+    }
   } else if (scenario == "direct4") {
     const char* buses[] = {"00000000:07:00.0", "00000000:0F:00.0", "00000000:47:00.0", "00000000:4E:00.0"};
     for (int i = 0; i < 4; ++i) {
@@ -289,6 +307,12 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int count, nvmlFieldValue_
     nvmlFieldValue_t& f = values[k];
     f.timestamp = now_us;
     f.latencyUsec = 0;
+    if (f.fieldId == scalebench::nvml_abi::kFieldNvLinkSpeedMbpsCommon) {
+      f.nvmlReturn = of(d)->links.empty() ? 3 : 0;
+      f.valueType = scalebench::nvml_abi::kValueUnsignedInt;
+      f.value.uiVal = 26562;
+      continue;
+    }
     const bool nvlink_field = f.fieldId == scalebench::nvml_abi::kFieldNvLinkThroughputDataTx ||
                               f.fieldId == scalebench::nvml_abi::kFieldNvLinkThroughputDataRx;
     if (!nvlink_field || f.scopeId != scalebench::nvml_abi::kScopeAllLinks) {
@@ -336,6 +360,68 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t d, nvmlPerfPolicyType_t p
     return 0;
   }
   return 3;
+}
+
+// Health, for nodecheck.
+nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
+  return copy("570.86.15", version, length);
+}
+
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* v) {
+  *v = 12080;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, nvmlEnableState_t* s) {
+  *s = of(d)->persistence ? 1 : 0;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t, nvmlEnableState_t* current, nvmlEnableState_t* pending) {
+  *current = *pending = 1;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned int* corr, unsigned int* unc, unsigned int* pending,
+                                       unsigned int* failure) {
+  *corr = 0;
+  *unc = of(d)->remap_pending ? 1 : 0;
+  *pending = of(d)->remap_pending ? 1 : 0;
+  *failure = 0;
+  return 0;
+}
+
+// Pre-Ampere page retirement: Ampere and later answer NOT_SUPPORTED, as the real driver does.
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t, nvmlEnableState_t*) { return 3; }
+
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned int* mw) {
+  *mw = of(d)->power_limit_mw;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t, unsigned int* mw) {
+  *mw = 700000;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t, nvmlClockType_t type, unsigned int* mhz) {
+  if (type < 0 || type > 3) return 2;
+  *mhz = type == scalebench::nvml_abi::kClockSm ? 1980 : 2619;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t, nvmlClockType_t type, unsigned int* mhz) {
+  if (type < 0 || type > 3) return 2;
+  *mhz = type == scalebench::nvml_abi::kClockSm ? 1755 : 2619;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t d, unsigned int link, int counter,
+                                             unsigned long long* value) {
+  if (of(d)->links.empty()) return 3;
+  if (link >= of(d)->links.size() || counter < 0 || counter > 4) return 2;
+  *value = static_cast<unsigned long long>(uptime_s() * of(d)->nvlink_errors_per_s);
+  return 0;
 }
 
 }  // extern "C"

@@ -388,7 +388,7 @@ compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cf
         CUDA_CHECK(cudaMemcpy(raw.data(), net->logits(), raw.size() * 2, cudaMemcpyDeviceToHost));
         for (std::size_t i = 0; i < raw.size(); ++i)
           got[i] =
-              net->compute_type() == DType::kBf16 ? compute::bf16_to_float(raw[i]) : compute::half_to_float(raw[i]);
+              net->compute_type() == DType::kBf16 ? gpu::bf16_to_float(raw[i]) : gpu::half_to_float(raw[i]);
       }
     }
     try {

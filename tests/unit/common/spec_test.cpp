@@ -1,4 +1,5 @@
 #include "common/spec.hpp"
+#include "common/sweep.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -164,6 +165,21 @@ TEST(SpecValid, ScalarPlacementsAndBooleanSpellings) {
   EXPECT_EQ(ex.params["in_place"], true);
   EXPECT_EQ(ex.placement.gpus_per_node, std::vector<Json>{"all"});
   EXPECT_EQ(ex.placement.ranks_per_node, std::vector<int>{8});
+}
+
+TEST(SpecValid, PlacementAgentsGoWithEveryRun) {
+  const Experiment ex =
+      parse_experiment(std::string(kHeader) + "placement: {nodes: 2, agents: [node-2, node-3]}\n", "x.yaml");
+  EXPECT_EQ(ex.placement.agents, (std::vector<std::string>{"node-2", "node-3"}));
+  const std::vector<RunSpec> runs = expand(ex, ClusterShape{false, 0, 0, 8});
+  ASSERT_FALSE(runs.empty());
+  for (const RunSpec& r : runs) {
+    EXPECT_EQ(r.agents, ex.placement.agents);
+    EXPECT_EQ(to_json(r)["agents"], Json({"node-2", "node-3"}));
+    EXPECT_EQ(run_spec_from_json(to_json(r)).agents, ex.placement.agents);
+  }
+  SpecError e = spec_error(std::string(kHeader) + "placement: {agents: []}\n");  // line 3
+  expect_at(issue_for(e, "placement.agents"), 3, 21, "non-empty list of agent names");
 }
 
 TEST(SpecFile, LoadUsesThePathInMessages) {

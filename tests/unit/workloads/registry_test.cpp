@@ -15,8 +15,8 @@ TEST(Registry, DeclaresEveryWorkloadOnceInTheListsOrder) {
   std::vector<std::string> names;
   for (const auto& d : workload_defs()) names.push_back(d.name);
   EXPECT_EQ(names, (std::vector<std::string>{"collective", "copy", "gemm", "rnn", "conv", "train", "gpt", "hbm", "burn",
-                                             "checksum", "command"}));
-  EXPECT_EQ(workload_names(), "collective, copy, gemm, rnn, conv, train, gpt, hbm, burn, checksum, command");
+                                             "checksum", "command", "nodecheck"}));
+  EXPECT_EQ(workload_names(), "collective, copy, gemm, rnn, conv, train, gpt, hbm, burn, checksum, command, nodecheck");
   for (const auto& n : names) {
     ASSERT_NE(find_workload(n), nullptr) << n;
     EXPECT_EQ(find_workload(n)->name, n);

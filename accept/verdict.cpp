@@ -1,0 +1,194 @@
+#include "accept/verdict.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "accept/record_view.hpp"
+
+namespace scalebench::accept {
+
+namespace {
+
+const std::map<std::string, int>& rank() {
+  static const std::map<std::string, int> r{{"skip", 0}, {"pass", 1}, {"warn", 2}, {"fail", 3}};
+  return r;
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+// The point as a band compares it: the `match` fields, else the whole identity.
+std::string same_point(const Rule& rule, const Json& r) {
+  if (!rule.band || rule.band->match.empty()) return point_identity(r).dump();
+  Json p = Json::object();
+  for (const std::string& k : rule.band->match) p[k] = field_at(r, "point." + k);
+  return p.dump();
+}
+
+std::string baseline_key(const Rule& rule, const Json& r) {
+  return r.value("workload", "") + "|" + r.value("metric", "") + "|" + same_point(rule, r);
+}
+
+Verdict base(const Rule& rule, const Json& r) {
+  Verdict v;
+  v.host = host_of(r);
+  v.gpu = gpu_of(r);
+  v.model = model_of(r);
+  v.check = check_label(r);
+  v.rule = rule.name;
+  v.rule_where = rule.where;
+  v.unit = r.value("unit", "");
+  if (r.contains("value") && r["value"].is_number()) v.value = r["value"].get<double>();
+  return v;
+}
+
+// A record that measured nothing: judged by the rule's on_skipped.
+Verdict not_measured(const Rule& rule, const Json& r) {
+  Verdict v = base(rule, r);
+  v.outcome = rule.on_skipped;
+  v.reason = r.value("status", "") + ": " + r.value("reason", "");
+  return v;
+}
+
+Verdict banded(const Rule& rule, const Json& r, const std::vector<double>& peers,
+               const std::optional<double>& baseline) {
+  Verdict v = base(rule, r);
+  v.band = band_for(*rule.band, r, peers, baseline);
+  if (!v.band.known()) {
+    v.outcome = "warn";  // never a silent pass
+    v.reason = v.band.basis;
+    return v;
+  }
+  const double x = *v.value;
+  if (v.band.lo && x < *v.band.lo) {
+    v.outcome = rule.severity;
+    v.reason = num(x) + " " + v.unit + " is below " + num(*v.band.lo);
+  } else if (v.band.hi && x > *v.band.hi) {
+    v.outcome = rule.severity;
+    v.reason = num(x) + " " + v.unit + " is above " + num(*v.band.hi);
+  } else {
+    v.outcome = "pass";
+  }
+  return v;
+}
+
+}  // namespace
+
+const std::string& worse(const std::string& a, const std::string& b) {
+  const auto ra = rank().count(a) ? rank().at(a) : 3, rb = rank().count(b) ? rank().at(b) : 3;
+  return ra >= rb ? a : b;
+}
+
+Json point_identity(const Json& r) {
+  Json p = r.value("point", Json::object());
+  for (const char* k : {"host", "gpu", "uuid", "model"}) p.erase(k);
+  return p;
+}
+
+std::string check_label(const Json& r) {
+  std::string label = r.value("workload", "") + "." + r.value("metric", "");
+  const Json point = point_identity(r);  // named: items() only refers to it
+  for (const auto& [k, v] : point.items()) {
+    if (k == "check") continue;
+    label += " " + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return label;
+}
+
+std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<Json>& records,
+                              const std::vector<Json>& baseline) {
+  std::vector<Verdict> out;
+  std::set<const Json*> run_records_judged;
+  for (const Rule& rule : rules.rules) {
+    std::map<std::string, std::vector<double>> base_values;
+    for (const Json& r : baseline)
+      if (selects(rule, r) && r.value("status", "") == "ok" && r.contains("value") && r["value"].is_number())
+        base_values[baseline_key(rule, r)].push_back(r["value"].get<double>());
+    std::vector<const Json*> measured;
+    for (const Json& r : records) {
+      if (!selects(rule, r)) continue;
+      if (r.value("status", "") == "ok" && r.contains("value") && r["value"].is_number()) {
+        measured.push_back(&r);
+      } else if (r.value("metric", "") != "run" || run_records_judged.insert(&r).second) {
+        out.push_back(not_measured(rule, r));
+      }
+    }
+    if (!rule.agree.empty()) {
+      for (Verdict& v : agreement(rule, measured)) out.push_back(std::move(v));
+      continue;
+    }
+    // Fleet peers: the same point, from records of the same group.
+    std::map<std::string, std::vector<double>> peers;
+    for (const Json* r : measured)
+      peers[group_key(rule, *r) + "|" + same_point(rule, *r)].push_back((*r)["value"].get<double>());
+    for (const Json* r : measured) {
+      std::optional<double> b;
+      if (auto it = base_values.find(baseline_key(rule, *r)); it != base_values.end()) b = median_of(it->second);
+      out.push_back(banded(rule, *r, peers[group_key(rule, *r) + "|" + same_point(rule, *r)], b));
+    }
+  }
+  return out;
+}
+
+namespace {
+std::vector<Rollup> rollup(const std::vector<Verdict>& verdicts, bool per_gpu) {
+  std::map<std::pair<std::string, int>, Rollup> by;
+  for (const Verdict& v : verdicts) {
+    if (per_gpu && v.gpu < 0) continue;
+    const auto key = std::make_pair(v.host, per_gpu ? v.gpu : -1);
+    Rollup& r = by[key];
+    r.host = v.host;
+    r.gpu = key.second;
+    if (v.outcome == "skip") continue;
+    r.outcome = worse(r.outcome, v.outcome);
+    if (v.outcome == "fail" || v.outcome == "warn") r.reasons.push_back(describe(v));
+  }
+  std::vector<Rollup> out;
+  for (auto& [k, r] : by) {
+    // Failures first: the first reason is what a drain line and the table quote.
+    std::stable_partition(r.reasons.begin(), r.reasons.end(),
+                          [](const std::string& s) { return s.rfind("fail", 0) == 0; });
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<Rollup> node_rollup(const std::vector<Verdict>& verdicts) { return rollup(verdicts, false); }
+std::vector<Rollup> gpu_rollup(const std::vector<Verdict>& verdicts) { return rollup(verdicts, true); }
+
+std::string describe(const Verdict& v) {
+  std::string s = v.outcome + " " + v.check;
+  if (v.gpu >= 0) s += " gpu " + std::to_string(v.gpu);
+  s += " [" + v.rule + "]";
+  if (!v.reason.empty()) s += ": " + v.reason;
+  if (v.band.known())
+    s += " (band [" + (v.band.lo ? num(*v.band.lo) : std::string("-")) + ", " +
+         (v.band.hi ? num(*v.band.hi) : std::string("-")) + "]: " + v.band.basis + ")";
+  return s;
+}
+
+Json to_json(const Verdict& v) {
+  Json band = Json{{"lo", v.band.lo ? Json(*v.band.lo) : Json()},
+                   {"hi", v.band.hi ? Json(*v.band.hi) : Json()},
+                   {"basis", v.band.basis}};
+  return Json{{"host", v.host},       {"gpu", v.gpu},
+              {"model", v.model},     {"check", v.check},
+              {"rule", v.rule},       {"rule_at", v.rule_where},
+              {"outcome", v.outcome}, {"value", v.value ? Json(*v.value) : Json()},
+              {"unit", v.unit},       {"band", band},
+              {"reason", v.reason}};
+}
+
+Json to_json(const Rollup& r) {
+  Json j{{"host", r.host}, {"outcome", r.outcome}, {"reasons", r.reasons}};
+  if (r.gpu >= 0) j["gpu"] = r.gpu;
+  return j;
+}
+
+}  // namespace scalebench::accept

@@ -1,0 +1,321 @@
+// scalebench accept: the acceptance battery over every agent, its verdicts per GPU and node, the
+// bisection of a slow collective between nodes, and what an operator acts on (exit code, JSON,
+// drain lines).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <set>
+
+#include "accept/battery.hpp"
+#include "accept/bisect.hpp"
+#include "accept/default_rules.hpp"
+#include "accept/verdict.hpp"
+#include "cli/accept_runner.hpp"
+#include "cli/commands.hpp"
+#include "cli/local_cluster.hpp"
+#include "cli/record_source.hpp"
+#include "common/error.hpp"
+#include "common/process.hpp"
+
+namespace scalebench {
+
+namespace {
+
+// The nodes the battery runs on: every alive agent.
+std::vector<accept::Node> alive_nodes(HttpClient& client) {
+  std::vector<accept::Node> nodes;
+  for (const Json& a : client.get_json("/api/v1/agents").value("agents", Json::array()))
+    if (a.value("state", "") == "alive")
+      nodes.push_back({a["id"].get<std::string>(), static_cast<int>(a.value("gpus", Json::array()).size())});
+  return nodes;
+}
+
+// An item that ended without its records: a failed verdict for each of its nodes.
+void item_failures(const ItemOutcome& o, std::vector<accept::Verdict>& out) {
+  if (o.state == "ok") return;
+  for (const std::string& node : o.item.agents) {
+    accept::Verdict v;
+    v.host = o.item.agents.size() == 1 ? node : "";
+    v.check = o.item.workload + " (" + o.item.label + ")";
+    v.rule = "battery-completes";
+    v.rule_where = "scalebench accept";
+    v.outcome = "fail";
+    v.reason = o.reason;
+    out.push_back(std::move(v));
+    if (o.item.agents.size() != 1) break;  // a run over several nodes: one verdict for all of them
+  }
+}
+
+// The records the rules judge: measured ones and skipped ones (a skip says why); runs that failed
+// or timed out are judged by item_failures instead.
+std::vector<Json> judged_records(const std::vector<ItemOutcome>& outcomes) {
+  std::vector<Json> records;
+  for (const ItemOutcome& o : outcomes)
+    for (const Json& r : o.records)
+      if (r.value("metric", "") != "run" || r.value("status", "") == "skipped") records.push_back(r);
+  return records;
+}
+
+// Whether the collective between nodes fell below its band, or failed outright (a node that
+// cannot connect is looked for the same way).
+bool collective_failed(const std::vector<accept::Verdict>& verdicts, std::string* why) {
+  for (const accept::Verdict& v : verdicts)
+    if (v.host.empty() && v.check.rfind("collective", 0) == 0 && v.outcome == "fail") {
+      *why = accept::describe(v);
+      return true;
+    }
+  return false;
+}
+
+std::string quoted(std::string s) {
+  for (char& c : s)
+    if (c == '"' || c == '\n' || c == '\\') c = '\'';
+  if (s.size() > 120) s = s.substr(0, 117) + "...";
+  return s;
+}
+
+struct Options {
+  accept::Level level;
+  accept::RuleSet rules;
+  std::vector<Json> baseline;
+  std::string json_file;
+  bool drain = false;
+};
+
+Options read_options(const CliArgs& a) {
+  if (!a.positional.empty()) throw Error("scalebench accept takes no positional argument (see --help)");
+  Options o;
+  o.level = accept::level_named(a.opt("level", "quick"));
+  o.rules = accept::parse_rules(accept::kDefaultRules, accept::kDefaultRulesSource);
+  if (a.options.count("rules")) o.rules = accept::override_rules(o.rules, accept::load_rules(a.opt("rules")));
+  if (a.options.count("baseline"))
+    for (const Json& r : read_records_file(a.opt("baseline"))) o.baseline.push_back(r);
+  o.json_file = a.opt("json");
+  o.drain = a.options.count("drain") > 0;
+  return o;
+}
+
+// The bisection's measurement: the collective on each group at once, judged by the same rules.
+accept::MeasureGroups measure_with(BatteryRunner& runner, const Options& o, bool gpus, const std::string& tag,
+                                   int* counter) {
+  return [&runner, &o, gpus, tag, counter](const std::vector<std::vector<std::string>>& groups) {
+    std::vector<accept::Item> items;
+    for (const auto& g : groups)
+      items.push_back(accept::cross_node_all_reduce(o.level, g, gpus, tag + "-bisect-" + std::to_string(++*counter)));
+    const auto outcomes = runner.run(items, std::chrono::seconds(o.level.bound_s), "bisection:");
+    std::vector<accept::GroupResult> results;
+    for (const ItemOutcome& out : outcomes) {
+      accept::GroupResult g;
+      if (out.state != "ok") {
+        g.slow = true;
+        g.why = out.reason;
+      } else {
+        g.slow = collective_failed(accept::evaluate(o.rules, judged_records({out}), o.baseline), &g.why);
+        for (const Json& r : out.records)
+          if (r.value("metric", "") == "busbw" && r["value"].is_number()) g.value = r["value"].get<double>();
+      }
+      results.push_back(g);
+    }
+    return results;
+  };
+}
+
+void print_verdicts(const std::vector<accept::Verdict>& verdicts, const std::vector<accept::Rollup>& nodes) {
+  std::cout << "\nverdicts per node:\n";
+  std::printf("%-24s %-8s %s\n", "node", "verdict", "first reason");
+  for (const accept::Rollup& n : nodes)
+    std::printf("%-24s %-8s %s\n", n.host.empty() ? "(between nodes)" : n.host.c_str(), n.outcome.c_str(),
+                n.reasons.empty() ? "-" : n.reasons.front().c_str());
+  int pass = 0, warn = 0, fail = 0, skip = 0;
+  for (const accept::Verdict& v : verdicts) {
+    pass += v.outcome == "pass";
+    warn += v.outcome == "warn";
+    fail += v.outcome == "fail";
+    skip += v.outcome == "skip";
+  }
+  std::cout << "\n"
+            << verdicts.size() << " checks: " << pass << " pass, " << warn << " warn, " << fail << " fail, " << skip
+            << " skipped\n";
+  for (const accept::Verdict& v : verdicts)
+    if (v.outcome == "fail" || v.outcome == "warn")
+      std::cout << "  " << (v.host.empty() ? "(between nodes)" : v.host) << ": " << accept::describe(v) << "\n";
+}
+
+Json verdicts_json(const std::string& level, const std::vector<accept::Verdict>& verdicts,
+                   const std::vector<accept::Rollup>& nodes, const std::vector<accept::Rollup>& gpus,
+                   const std::optional<accept::BisectOutcome>& bisection, const std::vector<std::string>& drains) {
+  Json j{{"level", level}, {"verdicts", Json::array()}, {"nodes", Json::array()}, {"gpus", Json::array()}};
+  for (const auto& v : verdicts) j["verdicts"].push_back(accept::to_json(v));
+  for (const auto& n : nodes) j["nodes"].push_back(accept::to_json(n));
+  for (const auto& g : gpus) j["gpus"].push_back(accept::to_json(g));
+  if (bisection) {
+    Json steps = Json::array();
+    for (const auto& s : bisection->steps) {
+      Json step = Json::array();
+      for (std::size_t i = 0; i < s.groups.size(); ++i)
+        step.push_back(Json{{"nodes", s.groups[i]}, {"slow", s.results[i].slow}, {"busbw", s.results[i].value}});
+      steps.push_back(step);
+    }
+    j["bisection"] = Json{{"named", bisection->named}, {"conclusion", bisection->conclusion}, {"steps", steps}};
+  }
+  j["drain"] = drains;
+  return j;
+}
+
+// The battery, verdicts and outputs against a coordinator. Returns the exit code.
+int accept_on(HttpClient& client, const Options& o, const std::function<void()>& check_alive) {
+  const std::vector<accept::Node> nodes = alive_nodes(client);
+  if (nodes.empty()) throw Error("no alive agent at " + client.base_url() + ": nothing to accept");
+  const std::string tag = "accept-" + std::to_string(std::time(nullptr));
+  std::vector<std::string> left_out;
+  const std::vector<accept::Item> items = accept::battery(o.level, nodes, tag, &left_out);
+  std::cout << "scalebench accept, level " << o.level.name << " (<= " << o.level.bound_s / 60
+            << " min per node): " << nodes.size() << " node" << (nodes.size() == 1 ? "" : "s") << ", " << items.size()
+            << " items, " << o.rules.rules.size() << " rules\n";
+  if (!left_out.empty()) {
+    std::string list;
+    for (const auto& w : left_out) list += (list.empty() ? "" : ", ") + w;
+    std::cout << "not in this build, left out: " << list << "\n";
+  }
+  BatteryRunner runner(client, check_alive);
+  // Items of one node run one after another; give the whole battery the level's bound plus the
+  // cross-node item's, and a minute of slack for scheduling.
+  std::vector<ItemOutcome> outcomes = runner.run(items, std::chrono::seconds(o.level.bound_s + 60), "battery:");
+  for (ItemOutcome& out : outcomes) label_with_node(out);
+  // A node whose agent stopped answering: say so, rather than only that its run did not end.
+  std::set<std::string> alive_after;
+  for (const accept::Node& n : alive_nodes(client)) alive_after.insert(n.agent);
+  for (ItemOutcome& out : outcomes)
+    if (out.state != "ok")
+      for (const std::string& a : out.item.agents)
+        if (!alive_after.count(a)) out.reason = "agent " + a + " is lost (no heartbeat); " + out.reason;
+
+  std::vector<accept::Verdict> verdicts = accept::evaluate(o.rules, judged_records(outcomes), o.baseline);
+  for (const ItemOutcome& out : outcomes) item_failures(out, verdicts);
+
+  std::optional<accept::BisectOutcome> bisection;
+  std::string why;
+  bool all_gpus = true;
+  std::vector<std::string> names;
+  for (const auto& n : nodes) {
+    names.push_back(n.agent);
+    all_gpus = all_gpus && n.gpus > 0;
+  }
+  if (nodes.size() >= 2 && collective_failed(verdicts, &why)) {
+    std::cout << "\nthe all-reduce between the nodes is below its band (" << why << "): bisecting\n";
+    int counter = 0;
+    bisection = accept::bisect(names, measure_with(runner, o, all_gpus, tag, &counter));
+    std::cout << "bisection: " << bisection->conclusion << "\n";
+    for (const std::string& n : bisection->named) {
+      accept::Verdict v;
+      v.host = n;
+      v.check = "collective.busbw between nodes";
+      v.rule = "bisection";
+      v.rule_where = "scalebench accept";
+      v.outcome = "fail";
+      v.reason = bisection->conclusion;
+      verdicts.push_back(std::move(v));
+    }
+  }
+
+  const std::vector<accept::Rollup> per_node = accept::node_rollup(verdicts);
+  const std::vector<accept::Rollup> per_gpu = accept::gpu_rollup(verdicts);
+  print_verdicts(verdicts, per_node);
+  std::vector<std::string> drains;
+  bool any_fail = false;
+  for (const accept::Rollup& n : per_node) {
+    if (n.outcome != "fail") continue;
+    any_fail = true;
+    if (n.host.empty()) continue;  // between nodes: no one node to drain unless the bisection named it
+    drains.push_back("scontrol update nodename=" + n.host + " state=drain reason=\"scalebench accept: " +
+                     quoted(n.reasons.empty() ? "failed" : n.reasons.front()) + "\"");
+  }
+  if (!drains.empty()) std::cout << "\nto drain the failed nodes:\n";
+  for (const std::string& d : drains) std::cout << "  " << d << "\n";
+  if (!o.json_file.empty()) {
+    std::ofstream(o.json_file) << verdicts_json(o.level.name, verdicts, per_node, per_gpu, bisection, drains).dump(2)
+                               << "\n";
+    std::cout << "verdicts in " << o.json_file << "\n";
+  }
+  if (o.drain)
+    for (const accept::Rollup& n : per_node) {
+      if (n.outcome != "fail" || n.host.empty()) continue;
+      ChildProcess p =
+          ChildProcess::spawn({"scontrol", "update", "nodename=" + n.host, "state=drain",
+                               "reason=scalebench accept: " + quoted(n.reasons.empty() ? "failed" : n.reasons.front())},
+                              {});
+      const int rc = p.wait();
+      std::cout << "drained " << n.host << (rc == 0 ? "" : " FAILED (scontrol exited " + std::to_string(rc) + ")")
+                << "\n";
+    }
+  return any_fail ? 1 : 0;
+}
+
+}  // namespace
+
+int cmd_accept(const CliArgs& a) {
+  const Options o = read_options(a);  // bad input (rules, baseline, level) stops here: exit 2
+  if (a.options.count("coordinator") || std::getenv("SCALEBENCH_COORDINATOR")) {
+    HttpClient client = coordinator_client(a);
+    return accept_on(client, o, [] {});
+  }
+  const std::string db = a.opt("db", "accept.db");
+  LocalCluster cluster(db, a.opt("logs", db + ".logs"));
+  HttpClient client(cluster.url(), std::chrono::seconds(10));
+  client.set_bearer_token(cluster.user_token());
+  return accept_on(client, o, [&cluster] {
+    if (auto dead = cluster.dead_child()) throw Error(*dead);
+  });
+}
+
+}  // namespace scalebench
+
+namespace scalebench {
+
+const char* accept_help() {
+  return R"(usage: scalebench accept [--level quick|standard|long] [--rules FILE] [--baseline FILE] [--json FILE]
+                         [--drain] [--coordinator URL | --db FILE [--logs DIR]]
+
+Runs the acceptance battery on every alive agent, judges each record by rules, and says which GPU
+and which node to take out of service, and why.
+
+Where it runs:
+  --coordinator URL   every alive agent of a running coordinator (a cluster, or a SLURM allocation
+                      started with deploy/slurm/scalebench.sbatch); also $SCALEBENCH_COORDINATOR
+  (neither)           standalone on this machine: a local coordinator and agent, store --db FILE
+                      (default accept.db), logs --logs DIR
+
+Levels (time bound per node; nodes run at the same time):
+  quick     <= 1 min   NVML configuration checks, GEMM bf16, HBM bandwidth, host<->GPU copies,
+                       all-reduce inside the node, checksum, all-reduce between the nodes
+  standard  <= 5 min   + GEMM fp32/tf32/fp16/fp8, peer copies, 30 s GEMM and HBM burn
+  long      <= 20 min  the same with 300 s burns and a 30 s NVLink error-counter watch
+  A node without GPUs runs the configuration check only; the all-reduce between nodes runs on
+  host memory when any node has no GPU. Workloads this build lacks are left out, and named.
+
+Verdicts: every rule (deploy/accept/rules.yaml, built in; --rules FILE overrides a rule of the
+same name, `disabled: true` drops it, new names add) gives pass, warn or fail with the measured
+value and its expected band: from the record's peak x the GPU model's efficiency (scaled to the
+clock it observed), the fleet (median and k x MAD over GPUs of the same model), a baseline run
+(--baseline FILE: `scalebench results --format json` output), or fixed limits. A model with no
+efficiency and no default warns "no band known"; it never passes silently. Checksums and versions
+are judged by majority: the GPU that disagrees with the most of its model fails.
+When the all-reduce between nodes is below its band, halves and then pairs of nodes are measured
+until one node is named (log2(nodes) steps).
+
+Outputs: a table per node, each failing or warning check with its rule, value and band;
+--json FILE (every verdict, per GPU and node, the bisection's steps, the drain lines); a line
+  scontrol update nodename=NODE state=drain reason="scalebench accept: ..."
+per failed node, run by --drain. A node that dies or hangs fails with the reason; the others
+keep their verdicts.
+Exit codes: 0 every node passed (warnings allowed), 1 a check failed, 2 bad input (a bad rule
+file names file:line:column and the field), 4 the coordinator could not be reached.
+Rules and levels against DCGM's diagnostics, SuperBench and nccl-tests: docs/accept.md.
+)";
+}
+
+}  // namespace scalebench

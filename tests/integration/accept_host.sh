@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# scalebench accept on four loopback "nodes" (host workloads only): one of them is made slow from
+# outside the product, by a CPU quota enforced by hand (its processes stopped 90% of every 100 ms,
+# as a cgroup's cpu.max would): the all-reduce between the nodes falls below its band (half the
+# figure of a baseline run on two healthy nodes), the bisection names that node, the others pass,
+# the exit code is 1 and the drain line names it. Before that, a bad rule file is refused with
+# file:line:column and the field.
+source "$(dirname "$0")/lib.sh"
+use_local_nodes
+start_coordinator "$WORK/c.db"
+for i in 2 3 4 5; do
+  if [[ $i == 4 ]]; then
+    # The slow node: everything it starts inherits this mark (its mpirun and ranks when it leads).
+    SCALEBENCH_TEST_SLOW_NODE=1 start_agent "node-$i" --address "127.0.0.$i" --slots 1
+  else
+    start_agent "node-$i" --address "127.0.0.$i" --slots 1
+  fi
+done
+
+# A bad rule file: exit 2, file:line:column and the field.
+cat >"$WORK/bad.yaml" <<'YAML'
+rules:
+  - name: all-reduce-busbw
+    select: {workload: collective, metric: busbw}
+    band: {from: baseline, fraction: -1}
+YAML
+set +e
+"$BIN/scalebench" accept --coordinator "$URL" --rules "$WORK/bad.yaml" >"$WORK/bad.out" 2>"$WORK/bad.err"
+rc=$?
+set -e
+[[ $rc == 2 ]] || fail "a bad rule file exited $rc: $(cat "$WORK/bad.err")"
+grep -q "bad.yaml:4:38: field 'rules\[0\].band.fraction': expected a number" "$WORK/bad.err" ||
+  fail "no file:line:column: $(cat "$WORK/bad.err")"
+[[ $("$BIN/scalebench" status --coordinator "$URL" | wc -l) == 1 ]] || fail "bad input ran something"
+
+# The baseline: the battery's all-reduce (4 MiB, one rank per node) on two healthy nodes.
+cat >"$WORK/baseline.yaml" <<'YAML'
+name: baseline
+workload: collective
+params: {op: all_reduce, min_bytes: 4MiB, max_bytes: 4MiB, step_factor: 1, time_cap_s: 1}
+placement: {nodes: 2, ranks_per_node: 1, agents: [node-2, node-3]}
+repetitions: 20
+YAML
+"$BIN/scalebench" submit "$WORK/baseline.yaml" --coordinator "$URL" >/dev/null
+wait_finished baseline 60
+"$BIN/scalebench" results --experiment baseline --coordinator "$URL" --format json >"$WORK/baseline.jsonl"
+json_check "$WORK/baseline.jsonl" 'sorted(set(r["placement"]["hosts"][0] for r in records) | set(r["placement"]["hosts"][1] for r in records)) == ["127.0.0.2", "127.0.0.3"]'
+cat >"$WORK/site.yaml" <<'YAML'
+rules:
+  - name: all-reduce-busbw
+    select: {workload: collective, metric: busbw}
+    band: {from: baseline, fraction: 0.5, match: [size]}
+YAML
+
+# The hand-made CPU quota on node-4: its processes (marked, or started by mpirun's daemon in its
+# TMPDIR) are stopped for 90 ms of every 100 ms.
+python3 - "$WORK/node-tmp/127.0.0.4" >"$WORK/throttle.log" 2>&1 <<'PY' &
+import os, signal, sys, time
+tmp = ("TMPDIR=" + sys.argv[1]).encode()
+me = os.getpid()
+def marked():
+    out = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit() or int(p) == me:
+            continue
+        try:
+            env = open(f"/proc/{p}/environ", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if b"SCALEBENCH_TEST_SLOW_NODE=1" in env or tmp in env:
+            out.append(int(p))
+    return out
+pids, refreshed = [], 0.0
+while True:
+    if time.monotonic() - refreshed > 0.05:  # every cycle: a short run is caught at its start
+        pids, refreshed = marked(), time.monotonic()
+    for sig, pause in ((signal.SIGSTOP, 0.09), (signal.SIGCONT, 0.01)):
+        for p in pids:
+            try:
+                os.kill(p, sig)
+            except OSError:
+                pass
+        time.sleep(pause)
+PY
+THROTTLE_PID=$!
+PIDS+=("$THROTTLE_PID")
+# When the test ends, nothing of node-4 is left stopped.
+trap 'rc=$?; kill -TERM $THROTTLE_PID 2>/dev/null; sleep 0.2
+for p in $(grep -las -e SCALEBENCH_TEST_SLOW_NODE=1 -e "TMPDIR=$WORK/node-tmp/127.0.0.4" /proc/[0-9]*/environ | cut -d/ -f3); do kill -CONT $p 2>/dev/null; done
+(exit $rc); cleanup' EXIT
+
+start=$(date +%s)
+set +e
+"$BIN/scalebench" accept --level quick --coordinator "$URL" --rules "$WORK/site.yaml" \
+  --baseline "$WORK/baseline.jsonl" --json "$WORK/verdicts.json" >"$WORK/accept.log" 2>&1
+rc=$?
+set -e
+took=$(($(date +%s) - start))
+cat "$WORK/accept.log"
+[[ $rc == 1 ]] || fail "accept exited $rc (1 expected: a node failed)"
+python3 - "$WORK/verdicts.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+b = v.get("bisection")
+assert b and b["named"] == ["node-4"], b
+nodes = {n["host"]: n["outcome"] for n in v["nodes"]}
+assert nodes.get("node-4") == "fail", nodes
+for n in ("node-2", "node-3", "node-5"):
+    assert nodes.get(n) == "pass", (n, nodes)
+assert nodes.get("") == "fail", nodes  # the all-reduce between the nodes
+assert len(v["drain"]) == 1 and "nodename=node-4 " in v["drain"][0], v["drain"]
+# Every step measured disjoint groups or a pair with a good node, and the slow ones held node-4.
+for step in b["steps"]:
+    for g in step:
+        assert g["slow"] == ("node-4" in g["nodes"]), step
+PY
+grep -q '^  scontrol update nodename=node-4 state=drain reason="scalebench accept: ' "$WORK/accept.log" || fail "no drain line"
+grep -q "bisection: node-4 makes the collective slow" "$WORK/accept.log" || fail "bisection line"
+grep -q " left$" "$WORK/accept.log" || fail "no ETA in the progress lines"
+echo "accept_host: ok in $took s"
