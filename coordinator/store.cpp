@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "common/error.hpp"
-#include "coordinator/scheduler.hpp"
+#include "coordinator/occupancy.hpp"
 
 namespace scalebench {
 
