@@ -9,7 +9,9 @@
 #include "common/error.hpp"
 #include "report/build_report.hpp"
 #include "report/report_writers.hpp"
+#ifdef SCALEBENCH_HAVE_PNG
 #include "report/svg_png.hpp"
+#endif
 
 namespace scalebench {
 
@@ -62,11 +64,17 @@ int cmd_report(const CliArgs& a) {
     for (const auto& c : s.charts) {
       const std::string svg = chart_svg(c);
       write_file(out / "charts" / (c.id + ".svg"), svg);
+#ifdef SCALEBENCH_HAVE_PNG
       write_svg_as_png((out / "charts" / (c.id + ".png")).string(), svg);
+#endif
       ++charts;
     }
   std::cout << "report of " << records.size() << " records: " << (out / "index.html").string() << " (" << charts
-            << " charts, " << tables << " tables; report.md, report.json, tables/*.csv, charts/*.svg|png)\n";
+            << " charts, " << tables << " tables; report.md, report.json, tables/*.csv, charts/*.svg"
+#ifdef SCALEBENCH_HAVE_PNG
+            << "|png"
+#endif
+            << ")\n";
   return 0;
 }
 

@@ -1,3 +1,4 @@
+#ifdef SCALEBENCH_HAVE_PNG  // built with SCALEBENCH_PNG (the default)
 #include "report/svg_png.hpp"
 
 #include <cairo.h>
@@ -161,3 +162,5 @@ TEST(SvgPng, WritesTheFileAndNamesThePathWhenItCannot) {
 
 }  // namespace
 }  // namespace scalebench
+
+#endif  // SCALEBENCH_HAVE_PNG
