@@ -11,12 +11,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "common/error.hpp"
 #include "common/json.hpp"
 #include "workloads/gpt/gpt_bench.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
@@ -80,6 +82,13 @@ void write_raw(std::ofstream& f, const T& v) {
 // int64 count, then count fp32 values in parameter_layout order, each matrix [out, in] row-major
 // (PyTorch's nn.Linear / nn.Embedding layout). Tokens file: int32 B, T, then B x T inputs and
 // B x T targets.
+// A file of the dump, or an error naming it (a dump that silently wrote nothing cost a GPU run).
+std::ofstream open_for_writing(const std::string& path) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw Error(path + ": cannot be written");
+  return f;
+}
+
 int dump(const std::string& dir, const std::string& name, int B, int T) {
   const ModelShape m = model_shape(name);
   gpu::Stream stream;
@@ -92,15 +101,16 @@ int dump(const std::string& dir, const std::string& name, int B, int T) {
       targets[static_cast<std::size_t>(b) * T + t] = tokens[static_cast<std::size_t>(b) * T + (t + 1) % T];
   model.set_tokens(tokens, targets);
   const std::vector<float> w = model.master();
+  std::filesystem::create_directories(dir);
   {
-    std::ofstream f(dir + "/gpt_weights.bin", std::ios::binary);
+    std::ofstream f = open_for_writing(dir + "/gpt_weights.bin");
     f.write("SBGPT001", 8);
     for (int v : {m.layers, m.width, m.heads, m.padded_vocab, T}) write_raw(f, static_cast<std::int32_t>(v));
     write_raw(f, static_cast<std::int64_t>(w.size()));
     f.write(reinterpret_cast<const char*>(w.data()), static_cast<std::streamsize>(w.size() * sizeof(float)));
   }
   {
-    std::ofstream f(dir + "/gpt_tokens.bin", std::ios::binary);
+    std::ofstream f = open_for_writing(dir + "/gpt_tokens.bin");
     write_raw(f, static_cast<std::int32_t>(B));
     write_raw(f, static_cast<std::int32_t>(T));
     f.write(reinterpret_cast<const char*>(tokens.data()), static_cast<std::streamsize>(tokens.size() * 4));
@@ -111,7 +121,7 @@ int dump(const std::string& dir, const std::string& name, int B, int T) {
     model.step(1, Hyper{});
     losses.push_back(model.loss());
   }
-  std::ofstream(dir + "/gpt_losses.json") << losses.dump() << "\n";
+  open_for_writing(dir + "/gpt_losses.json") << losses.dump() << "\n";
   std::cout << Json{{"dump", dir}, {"model", m.name}, {"batch", B}, {"seq", T}, {"losses", losses}}.dump() << std::endl;
   return 0;
 }
