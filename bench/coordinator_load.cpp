@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "http/http_client.hpp"
 #include "common/json.hpp"
 #include "common/process.hpp"
+#include "http/http_client.hpp"
 
 namespace {
 using namespace scalebench;
@@ -48,6 +48,8 @@ const char* kUsage = R"(usage: scalebench-coordinator-load [options]
   --db FILE               the store of the coordinator it starts (one size only; default: a fresh one
                           in a temporary folder, removed at exit unless --keep)
   --threads N             the started coordinator's --threads (default: its own default)
+  --coordinator-cpus LIST the started coordinator runs on these CPUs only (taskset's list, e.g. 0,1),
+                          so that its budget is stated while the played agents use the other cores
   --keep                  keep the temporary folder (store, coordinator log)
 )";
 
@@ -57,6 +59,7 @@ struct Options {
   double duration_s = 30, heartbeat_interval_s = 1;
   std::string url, db;
   int threads = 0;
+  std::string coordinator_cpus;
   pid_t pid = -1;
   bool keep = false;
 };
@@ -97,6 +100,8 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
         o->db = value();
       else if (a == "--threads")
         o->threads = std::stoi(value());
+      else if (a == "--coordinator-cpus")
+        o->coordinator_cpus = value();
       else if (a == "--keep")
         o->keep = true;
       else if (a == "-h" || a == "--help") {
@@ -246,6 +251,7 @@ std::unique_ptr<Target> start_coordinator(const Options& o, const std::filesyste
     argv.push_back("--threads");
     argv.push_back(std::to_string(o.threads));
   }
+  if (!o.coordinator_cpus.empty()) argv.insert(argv.begin(), {"taskset", "-c", o.coordinator_cpus});
   t->process = ChildProcess::spawn(argv, copts);
   t->pid = t->process->pid();
   int port = 0;
@@ -588,8 +594,9 @@ Scale run_scale(const Options& o, int agents, const TempFolder& folder) {
   } else {
     target = attach(o);
   }
-  std::printf("\n== %d agents x %d GPUs: coordinator at %s, pid %d, batches of %d records, %d record streams\n", agents,
-              o.gpus, target->url.c_str(), target->pid, o.batch, o.record_threads);
+  std::printf("\n== %d agents x %d GPUs: coordinator at %s, pid %d%s, batches of %d records, %d record streams\n",
+              agents, o.gpus, target->url.c_str(), target->pid,
+              o.coordinator_cpus.empty() ? "" : (" on CPUs " + o.coordinator_cpus).c_str(), o.batch, o.record_threads);
   std::vector<SimAgent> sim = register_agents(*target, agents, o.gpus, &r.setup);
   submit_and_assign(*target, sim, o.gpus, &r.setup);
   r.load = run_load(o, *target, sim);
