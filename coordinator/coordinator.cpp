@@ -74,6 +74,10 @@ Coordinator::Coordinator(Options options)
   saved_at_ = t;
   for (const auto& a : agents_)
     if (a.state != "gone") heard_[a.id] = a.last_seen;
+  // Assignments handed out before the restart and never confirmed: their leaders get the same
+  // full timeout to confirm them (a heartbeat listing them) before they are queued again.
+  for (const Store::Run& r : store_.runs_in_flight())
+    if (!r.delivered) unconfirmed_[r.id] = t + options_.heartbeat_timeout_s;
   replay_ = std::thread([this, last = last_record] { replay_results(last); });  // last: nothing throws after it
 }
 
@@ -447,6 +451,7 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   std::vector<Store::Run> undelivered;
   Json cancel = Json::array();
   std::set<long long> held;
+  std::vector<Store::Run> delivered;  // confirmed by this heartbeat: the store learns it below
   for (const Store::Run* r : store_.runs_held_by(agent_id)) {
     const bool confirmed = !unconfirmed_.count(r->id);
     if (!active.count(r->id)) {
@@ -454,6 +459,7 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
       continue;
     }
     if (!confirmed) unconfirmed_.erase(r->id);  // delivered: the agent runs it
+    if (!r->delivered) delivered.push_back(*r);
     held.insert(r->id);
     if (r->state == "cancelling") cancel.push_back(r->id);
   }
@@ -482,7 +488,7 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   if (!draining_.count(agent_id) && (store_.any_queued() || freed))
     plan = sweep || freed || may_lead(*agent, store_.occupancy());
   Json assign = Json::array();
-  if (!was_lost && restarted.empty() && undelivered.empty() && !plan)
+  if (!was_lost && restarted.empty() && undelivered.empty() && delivered.empty() && !plan)
     return {200, Json{{"runs", assign}, {"cancel", cancel}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
 
   // All or nothing: a store error (locked, full) leaves no run half-assigned; the agent retries.
@@ -496,6 +502,10 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   for (auto& r : undelivered) {
     return_undelivered(r, "not in " + agent_id + "'s next heartbeat");
     changed = true;
+  }
+  for (auto& r : delivered) {
+    r.delivered = true;
+    store_.update_run(r);
   }
   // Alive for this pass; it stays so only if the transaction commits.
   struct StateGuard {
@@ -531,6 +541,7 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
       run->started_at = now();
       run->reason.clear();
       run->hosts = to_json(hosts);
+      run->delivered = false;   // until its leader confirms it
       store_.update_run(*run);  // the store's occupancy takes its GPUs (or nodes) now
       assign.push_back({{"run_id", run->id}, {"attempt", run->attempt}, {"spec", run->spec}, {"hosts", run->hosts}});
       changed = true;

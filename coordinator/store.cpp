@@ -105,7 +105,7 @@ CREATE TABLE IF NOT EXISTS runs(
   id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id), idx INTEGER,
   spec_json TEXT NOT NULL, state TEXT NOT NULL, reason TEXT DEFAULT '', agent_id TEXT DEFAULT '',
   attempt INTEGER DEFAULT 0, queued_at REAL, started_at REAL DEFAULT 0, finished_at REAL DEFAULT 0,
-  hosts_json TEXT DEFAULT '[]');
+  hosts_json TEXT DEFAULT '[]', delivered INTEGER DEFAULT 1);
 CREATE INDEX IF NOT EXISTS runs_by_state ON runs(state);
 CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs(experiment_id);
 CREATE INDEX IF NOT EXISTS runs_by_agent ON runs(agent_id, state);
@@ -138,18 +138,24 @@ Store::Store(const std::string& path, bool read_only) : path_(path) {
     exec("PRAGMA foreign_keys=ON");
     exec(kSchema);
   }
-  // Stores from before multi-node placement have no hosts column: it is added (every row kept),
-  // or, read-only, read as empty.
-  bool has_hosts = false;
+  // Stores from before multi-node placement have no hosts column, and those from before
+  // acknowledged assignments no delivered one: they are added (every row kept; a run in flight
+  // counts as delivered), or, read-only, read as their defaults.
+  bool has_hosts = false, has_delivered = false;
   {
     Statement q(*statements_, path_, "SELECT name FROM pragma_table_info('runs')");
-    while (q.step()) has_hosts = has_hosts || q.text(0) == "hosts_json";
+    while (q.step()) {
+      has_hosts = has_hosts || q.text(0) == "hosts_json";
+      has_delivered = has_delivered || q.text(0) == "delivered";
+    }
   }
   if (!has_hosts && !read_only) exec("ALTER TABLE runs ADD COLUMN hosts_json TEXT DEFAULT '[]'");
+  if (!has_delivered && !read_only) exec("ALTER TABLE runs ADD COLUMN delivered INTEGER DEFAULT 1");
   run_columns_ = std::string(
                      "SELECT id, experiment_id, idx, spec_json, state, reason, agent_id, attempt, queued_at, "
                      "started_at, finished_at, ") +
-                 (has_hosts || !read_only ? "hosts_json" : "'[]'") + " FROM runs";
+                 (has_hosts || !read_only ? "hosts_json" : "'[]'") + ", " +
+                 (has_delivered || !read_only ? "delivered" : "1") + " FROM runs";
 }
 
 void Store::set_wal_autocheckpoint(int pages) { sqlite3_wal_autocheckpoint(db_, pages); }
@@ -324,6 +330,7 @@ Store::Run read_run(Statement& q) {
   r.finished_at = q.real(10);
   const std::string hosts = q.text(11);
   r.hosts = hosts.empty() ? Json::array() : Json::parse(hosts);
+  r.delivered = q.i64(12) != 0;
   return r;
 }
 }  // namespace
@@ -471,16 +478,17 @@ std::optional<Store::Run> Store::run(long long id) {
 
 void Store::update_run(const Run& r) {
   Statement q(*statements_, path_,
-              "UPDATE runs SET state=?, reason=?, agent_id=?, attempt=?, started_at=?, finished_at=?, hosts_json=? "
-              "WHERE id=?");
+              "UPDATE runs SET state=?, reason=?, agent_id=?, attempt=?, started_at=?, finished_at=?, hosts_json=?, "
+              "delivered=? WHERE id=?");
   q.bind(1, r.state)
       .bind(2, r.reason)
       .bind(3, r.agent_id)
       .bind(4, r.attempt)
       .bind(5, r.started_at)
       .bind(6, r.finished_at)
-      .bind(7, r.hosts.dump());
-  q.bind(8, r.id).step();
+      .bind(7, r.hosts.dump())
+      .bind(8, r.delivered ? 1 : 0);
+  q.bind(9, r.id).step();
   note_run(r);
 }
 

@@ -39,6 +39,9 @@ class Store {
     double queued_at = 0, started_at = 0, finished_at = 0;
     // Where the current attempt runs: [{agent, host, gpus}], the leader (agent_id) first.
     Json hosts = Json::array();
+    // The current attempt's leader confirmed its assignment (docs/api.md): kept in the store so
+    // that a restarted coordinator still knows which answers may never have arrived.
+    bool delivered = true;
   };
   struct Agent {
     std::string id;

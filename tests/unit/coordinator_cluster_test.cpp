@@ -187,6 +187,53 @@ TEST_F(CoordinatorCluster, AnAssignmentNobodyReceivedUsesNoAttempt) {
   EXPECT_NE(recs[0]["reason"].get<std::string>().find("agent node-1 restarted"), std::string::npos) << recs.dump();
 }
 
+// The coordinator restarted between handing a run out and its confirmation: the restarted one
+// still knows the assignment was not confirmed, so the leader's heartbeat without it takes the
+// run back with no attempt used; one it confirmed before the restart fails as usual.
+TEST_F(CoordinatorCluster, AnUnconfirmedAssignmentSurvivesACoordinatorRestart) {
+  long long first = 0;
+  {
+    Coordinator c(options());
+    add_agent(c, "node-1", 0);
+    ASSERT_EQ(c.submit("name: r\nworkload: collective\nretries: 1\n", "r.yaml").status, 201);
+    ASSERT_EQ(c.submit("name: s\nworkload: collective\nretries: 1\n", "s.yaml").status, 201);
+    Json hb = beat(c, "node-1");  // host runs take the node whole: one at a time
+    ASSERT_EQ(hb["runs"].size(), 1u);
+    first = hb["runs"][0]["run_id"];
+    beat(c, "node-1", {first});  // confirmed
+    ASSERT_EQ(c.finish_run(first, Json{{"attempt", 1}, {"status", "ok"}}).status, 200);
+    hb = beat(c, "node-1");  // the second run: its answer is lost with the coordinator
+    ASSERT_EQ(hb["runs"].size(), 1u);
+  }
+  Coordinator c(options());
+  Json hb = beat(c, "node-1");  // the agent never got it
+  ASSERT_EQ(hb["runs"].size(), 1u) << "queued again and handed out in the same answer: " << hb.dump();
+  EXPECT_EQ(hb["runs"][0]["attempt"], 1) << "the lost answer used an attempt";
+  EXPECT_TRUE(c.results("s", 0, 100).body["records"].empty()) << "nothing ran: no status record";
+  const long long second = hb["runs"][0]["run_id"];
+  beat(c, "node-1", {second});  // now confirmed, and the store knows it
+}
+
+// A run confirmed before a coordinator restart and missing from the agent's heartbeat after it
+// ran and was lost with the agent: that uses the attempt.
+TEST_F(CoordinatorCluster, AConfirmedRunMissingAfterARestartUsesItsAttempt) {
+  {
+    Coordinator c(options());
+    add_agent(c, "node-1", 0);
+    ASSERT_EQ(c.submit("name: r\nworkload: collective\nretries: 1\n", "r.yaml").status, 201);
+    Json hb = beat(c, "node-1");
+    ASSERT_EQ(hb["runs"].size(), 1u);
+    beat(c, "node-1", {hb["runs"][0]["run_id"]});
+  }
+  Coordinator c(options());
+  Json hb = beat(c, "node-1");
+  ASSERT_EQ(hb["runs"].size(), 1u);
+  EXPECT_EQ(hb["runs"][0]["attempt"], 2);
+  Json recs = c.results("r", 0, 100).body["records"];
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_NE(recs[0]["reason"].get<std::string>().find("agent node-1 restarted"), std::string::npos) << recs.dump();
+}
+
 // Heartbeats handled out of order (one the agent gave up on, handled after a later one): the
 // older one is answered with nothing and changes nothing, so that it cannot take back a run the
 // later answer delivered (which another agent could then be given too).
