@@ -5,28 +5,13 @@
 
 #include "workloads/conv/conv_kernels.cuh"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/device_convert.cuh"
 
 namespace scalebench::conv {
 
 namespace {
-template <typename T>
-__device__ T from_float(float v);
-template <>
-__device__ float from_float<float>(float v) {
-  return v;
-}
-template <>
-__device__ __half from_float<__half>(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
-
-__device__ float to_float(float v) { return v; }
-__device__ float to_float(__half v) { return __half2float(v); }
-__device__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+using gpu::from_float;
+using gpu::to_float;
 
 // One thread per element, grid-stride: the element's memory position gives its logical
 // coordinates, whose N,C,H,W-order index picks the value.

@@ -5,6 +5,7 @@
 
 #include "workloads/copy/copy_pattern.hpp"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/warp_reduce.cuh"
 
 namespace scalebench::copy {
 
@@ -70,8 +71,7 @@ __global__ void count_kernel(const std::uint32_t* p, std::uint64_t bytes, std::u
   if (first == 0)
     for (std::uint64_t b = words * 4; b < bytes; ++b)
       wrong += reinterpret_cast<const std::uint8_t*>(p)[b] != pattern_byte(b, seed);
-  for (int offset = 16; offset > 0; offset /= 2) wrong += __shfl_down_sync(0xffffffffu, wrong, offset);
-  if (threadIdx.x % 32 == 0 && wrong) atomicAdd(counter, wrong);
+  gpu::warp_atomic_add(counter, wrong);
 }
 
 int pattern_blocks(std::uint64_t bytes) {

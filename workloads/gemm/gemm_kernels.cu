@@ -1,36 +1,15 @@
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
-
 #include <cstdint>
 
 #include "workloads/gemm/gemm_kernels.cuh"
 #include "workloads/gemm/gemm_pattern.hpp"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/device_convert.cuh"
 
 namespace scalebench::gemm {
 
 namespace {
-template <typename T>
-__device__ T from_float(float v) {
-  return static_cast<T>(v);
-}
-template <>
-__device__ __half from_float<__half>(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
-template <>
-__device__ __nv_fp8_e4m3 from_float<__nv_fp8_e4m3>(float v) {
-  return __nv_fp8_e4m3(v);
-}
-template <>
-__device__ __nv_fp8_e5m2 from_float<__nv_fp8_e5m2>(float v) {
-  return __nv_fp8_e5m2(v);
-}
+using gpu::from_float;
+using gpu::to_double;
 
 template <typename T>
 __global__ void fill_kernel(T* data, long long rows, long long cols, long long ld, unsigned which, bool transposed,
@@ -42,19 +21,6 @@ __global__ void fill_kernel(T* data, long long rows, long long cols, long long l
     const int v = transposed ? pattern_int(which, c, r) : pattern_int(which, r, c);
     data[r + c * ld] = from_float<T>(static_cast<float>(v) * step);
   }
-}
-
-template <typename T>
-__device__ double to_double(T v) {
-  return static_cast<double>(v);
-}
-template <>
-__device__ double to_double<__half>(__half v) {
-  return __half2float(v);
-}
-template <>
-__device__ double to_double<__nv_bfloat16>(__nv_bfloat16 v) {
-  return __bfloat162float(v);
 }
 
 template <typename T>

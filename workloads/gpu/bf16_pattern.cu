@@ -3,6 +3,7 @@
 #include "workloads/gpu/bf16_pattern.cuh"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/gpu/warp_reduce.cuh"
 
 namespace scalebench::gpu {
 
@@ -31,8 +32,7 @@ __global__ void hash_kernel(const unsigned short* x, std::size_t n, unsigned lon
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x)
     acc += splitmix64((static_cast<std::uint64_t>(i) << 16) | x[i]);
-  for (int o = 16; o > 0; o /= 2) acc += __shfl_down_sync(0xffffffffu, acc, o);
-  if ((threadIdx.x & 31) == 0) atomicAdd(out, acc);
+  warp_atomic_add(out, acc);
 }
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/memory_stream.cuh"
+#include "workloads/gpu/warp_reduce.cuh"
 
 namespace scalebench::gpu {
 
@@ -53,9 +54,7 @@ __global__ void read_kernel(const float4* b, std::size_t vecs, unsigned long lon
     acc += static_cast<unsigned long long>(v.x) + static_cast<unsigned long long>(v.y) +
            static_cast<unsigned long long>(v.z) + static_cast<unsigned long long>(v.w);
   }
-  // One atomic per warp: the sum is exact (integers), whatever the order.
-  for (int o = 16; o > 0; o /= 2) acc += __shfl_down_sync(0xffffffffu, acc, o);
-  if ((threadIdx.x & 31) == 0) atomicAdd(sum, acc);
+  warp_atomic_add(sum, acc);  // exact (integers), whatever the order
 }
 
 __global__ void write_kernel(float4* a, std::size_t vecs) {
@@ -89,8 +88,7 @@ __global__ void wrong_kernel(StreamOp op, const float* a, std::size_t n, unsigne
                                                : b_value(i) + kStreamScalar * c_value(i);
     bad += a[i] != want;
   }
-  for (int o = 16; o > 0; o /= 2) bad += __shfl_down_sync(0xffffffffu, bad, o);
-  if ((threadIdx.x & 31) == 0 && bad) atomicAdd(wrong, bad);
+  warp_atomic_add(wrong, bad);
 }
 
 unsigned long long expected_read_sum(std::size_t n) {
