@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.hpp"
 #include "common/json.hpp"
 #include "workloads/gpt/gpt_bench.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
@@ -86,6 +87,7 @@ void write_raw(std::ofstream& f, const T& v) {
 // B x T targets.
 int dump(const std::string& dir, const std::string& name, int B, int T) {
   const ModelShape m = model_shape(name);
+  if (m.family != Family::kGpt2) throw Error("dump: the PyTorch peer (torch_gpt.py) is GPT-2 only; got " + name);
   gpu::Stream stream;
   GptModel model(m, B, T, 4321, stream.get());
   std::mt19937_64 rng(99);
