@@ -182,7 +182,7 @@ __global__ void layernorm_backward_kernel(bf16* dx_acc, float* dw32, float* db32
         sd += dn;
         sdx += dn * xh;
         atomicAdd(sdw + c + k, d * xh);
-        atomicAdd(sdb + c + k, d);
+        if (db32) atomicAdd(sdb + c + k, d);  // RMSNorm has no bias
       }
     }
     sd = mean ? warp_sum(sd) / C : 0.f;
