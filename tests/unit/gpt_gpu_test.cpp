@@ -120,4 +120,22 @@ TEST(GptGpu, LlamaTrainsAndAccumulates) {
   }
   EXPECT_LT(std::sqrt(diff / norm), 1e-2);
 }
+// One block of the 8B's shapes (width 4096, 32 query heads on 8 KV heads of 128, SwiGLU 14336)
+// with a small vocabulary so that it takes about 4 GiB: cuDNN has plans for its grouped-query
+// attention, the untrained model's loss is that of random logits, and steps on one batch lower
+// it. The final RMSNorm's rows have unit RMS and the head's weights std 0.02, so the logits have
+// std 0.02 x sqrt(4096) = 1.28 and the expected loss is ln(512) + 1.28^2 / 2 = 7.06.
+TEST(GptGpu, Llama8bShapedBlockTrains) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  ModelShape m = model_shape("llama3-8b", 1);
+  m.vocab = m.padded_vocab = 512;
+  gpu::Stream s;
+  GptModel model(m, 1, 512, 13, s.get(), Attention::kCudnn);
+  model.step(1, Hyper{});
+  const float first = model.loss();
+  EXPECT_NEAR(first, std::log(512.f) + 0.5f * 1.28f * 1.28f, 0.3f);
+  for (int i = 0; i < 4; ++i) model.step(1, Hyper{1e-3f});
+  EXPECT_TRUE(std::isfinite(model.loss()));
+  EXPECT_LT(model.loss(), first);
+}
 #endif
