@@ -1,8 +1,10 @@
 // The gpt workload's check and timing program, for development on a GPU machine:
-//   scalebench-gpt-check gradcheck [ATTENTION]           fp64 gradient check of the tiny model
-//   scalebench-gpt-check time MODEL BATCH SEQ [ACCUM] [SAMPLES] [STEPS] [ATTENTION]
+//   scalebench-gpt-check gradcheck [ATTENTION] [MODEL]   fp64 gradient check of a tiny model
+//                                                        (gpt2-tiny, the default, or llama-tiny)
+//   scalebench-gpt-check time MODEL BATCH SEQ [ACCUM] [SAMPLES] [STEPS] [ATTENTION] [LAYERS]
 //                                                        tokens/s, MFU, step split, peak memory
-// ATTENTION is cudnn (the default, as in the workload) or naive.
+//                                                        (LAYERS: that many of the model's blocks)
+// ATTENTION is cudnn (the default, as in the workload) or naive (GPT-2 only).
 //   scalebench-gpt-check dump DIR [MODEL] [BATCH] [SEQ]  initial weights, tokens and our first 10
 //                                                        losses for tests/gpt/compare_torch.py
 // Prints one JSON object per line; exits 1 when a check fails.
@@ -30,8 +32,9 @@ namespace {
 
 int arg_int(int argc, char** argv, int i, int fallback) { return i < argc ? std::stoi(argv[i]) : fallback; }
 
-int time_model(const std::string& name, int B, int T, int accum, int samples, int steps, Attention attention) {
-  const ModelShape m = model_shape(name);
+int time_model(const std::string& name, int B, int T, int accum, int samples, int steps, Attention attention,
+               int layers) {
+  const ModelShape m = model_shape(name, layers);
   gpu::Stream stream;
   GptModel model(m, B, T, 1234, stream.get(), attention);
   const StepTiming t = time_steps(model, stream.get(), accum, Hyper{}, 3, samples, steps);
@@ -46,6 +49,7 @@ int time_model(const std::string& name, int B, int T, int accum, int samples, in
   const double peak = dense_bf16_peak(prop.major, prop.minor);
   const double fpt = flops_per_token(m, T);
   Json out{{"model", m.name},
+           {"layers", m.layers},
            {"batch", B},
            {"seq", T},
            {"grad_accum", accum},
@@ -91,6 +95,7 @@ std::ofstream open_for_writing(const std::string& path) {
 
 int dump(const std::string& dir, const std::string& name, int B, int T) {
   const ModelShape m = model_shape(name);
+  if (m.family != Family::kGpt2) throw Error("dump: the PyTorch peer (torch_gpt.py) is GPT-2 only; got " + name);
   gpu::Stream stream;
   GptModel model(m, B, T, 4321, stream.get());
   std::mt19937_64 rng(99);
@@ -132,13 +137,13 @@ int main(int argc, char** argv) {
   try {
     const std::string mode = argc > 1 ? argv[1] : "gradcheck";
     if (mode == "gradcheck") {
-      const std::string att = argc > 2 ? argv[2] : "cudnn";
+      const std::string att = argc > 2 ? argv[2] : "cudnn", name = argc > 3 ? argv[3] : "gpt2-tiny";
       const Attention attention = attention_from_name(att);
-      const GradCheck g = gradient_check("gpt2-tiny", 2, 32, 24, 0.1, 7, attention);
-      std::cout << Json{{"gradient_check", g.to_json()}, {"attention", att}}.dump() << std::endl;
+      const GradCheck g = gradient_check(name, 2, 32, 24, 0.1, 7, attention);
+      std::cout << Json{{"gradient_check", g.to_json()}, {"attention", att}, {"model", name}}.dump() << std::endl;
       // A fixed batch: the loss must fall over 10 steps.
       gpu::Stream stream;
-      GptModel model(model_shape("gpt2-tiny"), 4, 64, 11, stream.get(), attention);
+      GptModel model(model_shape(name), 4, 64, 11, stream.get(), attention);
       model.step(1, Hyper{});
       const float first = model.loss();
       for (int i = 0; i < 9; ++i) model.step(1, Hyper{1e-3f});
@@ -150,11 +155,11 @@ int main(int argc, char** argv) {
     if (mode == "time" && argc >= 5)
       return time_model(argv[2], std::stoi(argv[3]), std::stoi(argv[4]), arg_int(argc, argv, 5, 1),
                         arg_int(argc, argv, 6, 5), arg_int(argc, argv, 7, 10),
-                        attention_from_name(argc > 8 ? argv[8] : "cudnn"));
+                        attention_from_name(argc > 8 ? argv[8] : "cudnn"), arg_int(argc, argv, 9, 0));
     if (mode == "dump" && argc >= 3)
       return dump(argv[2], argc > 3 ? argv[3] : "gpt2-tiny", arg_int(argc, argv, 4, 4), arg_int(argc, argv, 5, 64));
-    std::cerr << "usage: scalebench-gpt-check gradcheck [cudnn|naive] | time MODEL BATCH SEQ [ACCUM] [SAMPLES] [STEPS] "
-                 "[cudnn|naive] | dump DIR [MODEL] [BATCH] [SEQ]\n";
+    std::cerr << "usage: scalebench-gpt-check gradcheck [cudnn|naive] [gpt2-tiny|llama-tiny] | time MODEL BATCH SEQ "
+                 "[ACCUM] [SAMPLES] [STEPS] [cudnn|naive] [LAYERS] | dump DIR [MODEL] [BATCH] [SEQ]\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

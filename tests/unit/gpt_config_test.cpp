@@ -54,6 +54,27 @@ TEST(GptConfig, LlamaShapeAndLayers) {
 
 // The counts PyTorch's GPT-2 (../shared/peers/torch_gpt.py, padded vocabulary, positions = seq)
 // reports: sum of numel over parameters().
+TEST(GptConfig, LlamaTinyShape) {
+  const ModelShape t = model_shape("llama-tiny");
+  EXPECT_EQ(t.family, Family::kLlama);
+  EXPECT_EQ(t.layers, 2);
+  EXPECT_EQ(t.width, 64);
+  EXPECT_EQ(t.heads, 4);
+  EXPECT_EQ(t.kv_heads, 2);
+  EXPECT_EQ(t.head_dim(), 16);
+  EXPECT_EQ(t.mlp, 172);
+  EXPECT_EQ(t.padded_vocab, 512);
+  // wte, 2 x (ln1, qkv, proj, ln2, gate, up, down), ln_f, head; gate right before up (one GEMM).
+  const std::vector<Tensor> l = parameter_layout(t, 32);
+  ASSERT_EQ(l.size(), 1u + 14u + 2u);
+  EXPECT_EQ(l[2].name, "h.0.qkv.weight");
+  EXPECT_EQ(l[2].rows, (4 + 2 * 2) * 16);
+  EXPECT_EQ(l[5].name, "h.0.gate.weight");
+  EXPECT_EQ(l[6].name, "h.0.up.weight");
+  EXPECT_EQ(l[6].offset, l[5].offset + 172 * 64);
+  EXPECT_EQ(l.back().name, "head.weight");
+}
+
 TEST(GptConfig, ParameterCounts) {
   EXPECT_EQ(parameter_count(model_shape("gpt2-124m"), 1024), 124475904);
   EXPECT_EQ(parameter_count_without_positions(model_shape("gpt2-124m"), 1024), 124475904 - 1024 * 768);
@@ -92,6 +113,25 @@ TEST(GptConfig, FlopFormula) {
   EXPECT_DOUBLE_EQ(dense_bf16_peak(8, 0), 312e12);
   EXPECT_EQ(dense_bf16_peak(12, 0), 0);
   EXPECT_EQ(mfu_percent(1, 1, 0), 0);
+}
+
+// Llama: 6 x the parameters a token multiplies with. Per 8B-shaped block: Q 4096 x 4096, K and V
+// 1024 x 4096 each (8 KV heads of 128), the output 4096 x 4096, SwiGLU's gate, up and down
+// 3 x 14336 x 4096, two RMSNorm weights; then the final norm and the untied head 128256 x 4096.
+// The input embedding is a lookup: not counted.
+TEST(GptConfig, LlamaFlopFormula) {
+  const double block = 4096.0 * 4096 + 2.0 * 1024 * 4096 + 4096.0 * 4096 + 3.0 * 14336 * 4096 + 2 * 4096;
+  const double head = 128256.0 * 4096 + 4096;
+  EXPECT_EQ(block, 218112000.0);
+  for (int layers : {1, 4, 32}) {
+    const ModelShape s = model_shape("llama3-8b", layers);
+    EXPECT_EQ(matmul_parameter_count(s, 4096), static_cast<long long>(layers * block + head));
+    EXPECT_EQ(matmul_parameter_count(s, 4096), parameter_count(s, 4096) - 128256LL * 4096);
+    for (int seq : {2048, 4096})
+      EXPECT_DOUBLE_EQ(flops_per_token(s, seq), 6 * (layers * block + head) + 12.0 * layers * 4096 * seq);
+  }
+  // GPT-2's tied embedding is its head: counted once, as before.
+  EXPECT_EQ(matmul_parameter_count(model_shape("gpt2-124m"), 1024), 124475904 - 1024 * 768);
 }
 
 TEST(GptConfig, TpPlanSplitsByHead) {
@@ -218,6 +258,12 @@ TEST(GptConfig, ParamsAndErrorsNameTheField) {
   EXPECT_EQ(c.attention, "cudnn");
   EXPECT_EQ(Config::from_params(Json{{"attention", "naive"}}).attention, "naive");
   EXPECT_EQ(err(Json{{"attention", "flash"}}).rfind("attention: 'flash'", 0), 0u);
+  // 8B-shaped layers on one GPU; grouped-query attention runs through cuDNN only.
+  const Config l = Config::from_params(Json{{"model", "llama3-8b"}, {"layers", 4}, {"seq", 4096}, {"micro_batch", 2}});
+  EXPECT_EQ(l.shape().layers, 4);
+  EXPECT_EQ(l.shape().kv_heads, 8);
+  EXPECT_EQ(err(Json{{"model", "llama3-8b"}, {"attention", "naive"}}).rfind("attention: naive", 0), 0u);
+  EXPECT_EQ(err(Json{{"model", "llama3-8b"}, {"seq", 16384}}).rfind("seq:", 0), 0u);
 }
 
 // The registry's declaration: its defaults are the configuration's, and its checks are

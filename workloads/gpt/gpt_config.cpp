@@ -20,10 +20,25 @@ ModelShape gpt2(const char* name, int layers, int width, int heads) {
   m.max_seq = 1024;
   return m;
 }
+
+// Llama 3's vocabulary (128256, already a multiple of 128) and context (8192).
+ModelShape llama(const char* name, int layers, int width, int heads, int kv_heads, int mlp) {
+  ModelShape m;
+  m.name = name;
+  m.family = Family::kLlama;
+  m.layers = layers;
+  m.width = width;
+  m.heads = heads;
+  m.kv_heads = kv_heads;
+  m.mlp = mlp;
+  m.vocab = m.padded_vocab = 128256;
+  m.max_seq = 8192;
+  return m;
+}
 }  // namespace
 
 std::vector<std::string> model_names() {
-  return {"gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "gpt2-1.5b", "llama3-8b", "gpt2-tiny"};
+  return {"gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "gpt2-1.5b", "llama3-8b", "gpt2-tiny", "llama-tiny"};
 }
 
 ModelShape model_shape(const std::string& name, int layers) {
@@ -41,15 +56,10 @@ ModelShape model_shape(const std::string& name, int layers) {
     m.vocab = m.padded_vocab = 512;
     m.max_seq = 1024;
   } else if (name == "llama3-8b") {
-    m.name = name;
-    m.family = Family::kLlama;
-    m.layers = 32;
-    m.width = 4096;
-    m.heads = 32;
-    m.kv_heads = 8;
-    m.mlp = 14336;
-    m.vocab = m.padded_vocab = 128256;
-    m.max_seq = 8192;
+    m = llama("llama3-8b", 32, 4096, 32, 8, 14336);
+  } else if (name == "llama-tiny") {
+    m = llama("llama-tiny", 2, 64, 4, 2, 172);
+    m.vocab = m.padded_vocab = 512;
   } else {
     std::string known;
     for (const std::string& n : model_names()) known += (known.empty() ? "" : ", ") + n;
@@ -106,8 +116,14 @@ long long parameter_count_without_positions(const ModelShape& m, int seq) {
   return n;
 }
 
+long long matmul_parameter_count(const ModelShape& m, int seq) {
+  long long n = parameter_count_without_positions(m, seq);
+  if (!m.tied()) n -= static_cast<long long>(m.padded_vocab) * m.width;  // the input embedding: a lookup
+  return n;
+}
+
 double flops_per_token(const ModelShape& m, int seq) {
-  return 6.0 * static_cast<double>(parameter_count_without_positions(m, seq)) +
+  return 6.0 * static_cast<double>(matmul_parameter_count(m, seq)) +
          12.0 * m.layers * static_cast<double>(m.width) * seq;
 }
 
@@ -248,9 +264,10 @@ Config Config::from_params(const Json& params) {
   c.attention = params.value("attention", c.attention);
   if (c.attention != "naive" && c.attention != "cudnn")
     throw Error("attention: '" + c.attention + "'; expected naive or cudnn");
+  if (m.family == Family::kLlama && c.attention != "cudnn")
+    throw Error("attention: naive does not do grouped-query attention; " + m.name + " runs with cudnn");
   c.check = params.value("check", c.check);
   c.seed = params.value("seed", c.seed);
-  if (m.family == Family::kLlama) throw Error("model: " + m.name + "'s training step is not done yet (GPT-2 is)");
   return c;
 }
 

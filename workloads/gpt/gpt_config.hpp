@@ -28,7 +28,8 @@ struct ModelShape {
 };
 
 // The models by name: gpt2-124m, gpt2-350m, gpt2-774m, gpt2-1558m (alias gpt2-1.5b), llama3-8b
-// and the test model gpt2-tiny (2 layers, width 64, 4 heads, vocab 512). `layers` > 0 overrides
+// and the test models gpt2-tiny (2 layers, width 64, 4 heads, vocab 512) and llama-tiny (2 layers,
+// width 64, 4 heads, 2 KV heads, MLP 172, vocab 512). `layers` > 0 overrides
 // the model's layer count (8B-shaped layers that fit one GPU). Throws Error naming `model` and the
 // known names, or `layers`.
 ModelShape model_shape(const std::string& name, int layers = 0);
@@ -65,12 +66,17 @@ struct Tensor {
 // the final norm (and the untied head). `seq`: rows of the GPT-2 position table.
 std::vector<Tensor> parameter_layout(const ModelShape& m, int seq);
 
-// Parameters in total and without the position embedding (what the FLOP formula counts).
+// Parameters in total, without the position embedding, and those a token multiplies with: without
+// the position embedding and, when the head is untied (Llama), without the input embedding, which
+// is only a lookup table (GPT-2's tied embedding is the head's matrix and counts once).
 long long parameter_count(const ModelShape& m, int seq);
 long long parameter_count_without_positions(const ModelShape& m, int seq);
+long long matmul_parameter_count(const ModelShape& m, int seq);
 
-// Training FLOPs per token: 6 x parameters (without position embeddings) + 12 x layers x width x seq
-// (attention scores and weighted values, forward and backward). The padded vocabulary counts.
+// Training FLOPs per token: 6 x matmul_parameter_count + 12 x layers x width x seq (attention scores
+// and weighted values, forward and backward; with grouped-query attention the query heads span the
+// width, so the term is the same). SwiGLU's three matrices and the smaller K/V projections are in
+// the parameter count. The padded vocabulary counts.
 double flops_per_token(const ModelShape& m, int seq);
 
 // The dense bf16 Tensor Core peak MFU divides by: the data sheet's 989.4 TFLOP/s for H100 and H200

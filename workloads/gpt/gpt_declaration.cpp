@@ -26,17 +26,19 @@ WorkloadDef gpt_declaration() {
   WorkloadDef d;
   d.name = "gpt";
   d.help =
-      "GPT-2 training (124M to 1.5B) on one GPU, bf16, synthetic tokens: cuBLASLt GEMMs with fused epilogues, "
-      "the workload's own kernels, AdamW on fp32 master weights; tokens/s, MFU, step split (docs/gpt.md)";
+      "GPT-2 (124M to 1.5B) or Llama-style (Llama 3 8B-shaped layers) training on one GPU, bf16, synthetic "
+      "tokens: cuBLASLt GEMMs with fused epilogues, cuDNN flash attention, the workload's own kernels, AdamW on "
+      "fp32 master weights; tokens/s, MFU, step split (docs/gpt.md)";
   d.params = {
       {"model",
        ParamType::kEnum,
        "gpt2-124m",
-       {"gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "gpt2-1.5b", "gpt2-tiny", "llama3-8b"},
+       {"gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "gpt2-1.5b", "gpt2-tiny", "llama3-8b", "llama-tiny"},
        {},
-       "the network: GPT-2 sizes (gpt2-tiny: 2 layers, width 64, for checks); llama3-8b: shapes only so far"},
-      {"layers", ParamType::kInt, 0, {}, 0, "blocks: 0 the model's, else that many of its shape"},
-      {"seq", ParamType::kInt, 1024, {}, 1, "tokens per sequence (at most the model's 1024)"},
+       "the network: GPT-2 sizes; llama3-8b (RMSNorm, SwiGLU, rotary, 8 KV heads, untied head; with `layers` "
+       "to fit one GPU); gpt2-tiny and llama-tiny (2 layers, width 64) for checks"},
+      {"layers", ParamType::kInt, 0, {}, 0, "blocks: 0 the model's, else that many of its shape (llama3-8b: 4 fit)"},
+      {"seq", ParamType::kInt, 1024, {}, 1, "tokens per sequence (at most the model's: 1024 GPT-2, 8192 Llama)"},
       {"micro_batch", ParamType::kInt, 16, {}, 1, "sequences per micro-batch"},
       {"grad_accum", ParamType::kInt, 1, {}, 1, "micro-batches per optimizer step"},
       {"precision", ParamType::kEnum, "bf16", {"bf16"}, {}, "bf16 weights and activations, fp32 master weights"},
@@ -54,7 +56,7 @@ WorkloadDef gpt_declaration() {
        "cudnn",
        {"cudnn", "naive"},
        {},
-       "cudnn: cuDNN's fused flash attention; naive: batched GEMMs and our causal softmax"},
+       "cudnn: cuDNN's fused flash attention; naive: batched GEMMs and our causal softmax (GPT-2 only)"},
       {"check", ParamType::kBool, true, {}, {}, "the fixed batch's loss must fall and stay finite"},
       {"seed", ParamType::kInt, 1234, {}, 0, "initial weights' seed"},
   };

@@ -5,45 +5,19 @@
 
 #include "common/error.hpp"
 #include "workloads/gpt/gpt_kernels.cuh"
+#include "workloads/gpt/kernel_reduce.cuh"
 #include "workloads/gpu/cuda_check.hpp"
 
 namespace scalebench::gpt {
 
 namespace {
 
-constexpr int kWarp = 32;
-
-__device__ __forceinline__ float warp_sum(float v) {
-  for (int o = kWarp / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-__device__ __forceinline__ float warp_max(float v) {
-  for (int o = kWarp / 2; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-// Sum over a block of up to 1024 threads (a multiple of 32); every thread gets the result.
-__device__ float block_sum(float v) {
-  __shared__ float part[kWarp];
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
-  v = warp_sum(v);
-  __syncthreads();  // part[] may still be read by a previous call
-  if (lane == 0) part[warp] = v;
-  __syncthreads();
-  v = lane < warps ? part[lane] : 0.f;
-  return warp_sum(v);
-}
-__device__ float block_max(float v) {
-  __shared__ float part[kWarp];
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
-  v = warp_max(v);
-  __syncthreads();
-  if (lane == 0) part[warp] = v;
-  __syncthreads();
-  v = lane < warps ? part[lane] : -INFINITY;
-  return warp_max(v);
-}
-
-unsigned grid_for(long long n, int block) { return static_cast<unsigned>((n + block - 1) / block); }
+using kernel::block_max;
+using kernel::block_sum;
+using kernel::grid_for;
+using kernel::kWarp;
+using kernel::warp_max;
+using kernel::warp_sum;
 
 // splitmix64: a counter-based hash, so that parameter values do not depend on the launch shape.
 __device__ __forceinline__ unsigned long long mix(unsigned long long z) {
@@ -136,9 +110,12 @@ __global__ void layernorm_forward_kernel(bf16* out, float* mean, float* rstd, co
   const int lane = threadIdx.x % kWarp;
   if (row >= rows) return;
   const bf16* xr = x + static_cast<long long>(row) * C;
-  float s = 0.f;
-  for (int c = lane; c < C; c += kWarp) s += __bfloat162float(xr[c]);
-  const float mu = warp_sum(s) / C;
+  float mu = 0.f;  // RMSNorm (mean null): no centring
+  if (mean) {
+    float s = 0.f;
+    for (int c = lane; c < C; c += kWarp) s += __bfloat162float(xr[c]);
+    mu = warp_sum(s) / C;
+  }
   float v = 0.f;
   for (int c = lane; c < C; c += kWarp) {
     const float d = __bfloat162float(xr[c]) - mu;
@@ -151,7 +128,7 @@ __global__ void layernorm_forward_kernel(bf16* out, float* mean, float* rstd, co
     o[c] = __float2bfloat16(n * __bfloat162float(w[c]) + (b ? __bfloat162float(b[c]) : 0.f));
   }
   if (lane == 0) {
-    mean[row] = mu;
+    if (mean) mean[row] = mu;
     rstd[row] = r;
   }
 }
@@ -189,7 +166,7 @@ __global__ void layernorm_backward_kernel(bf16* dx_acc, float* dw32, float* db32
   const int warps = blockDim.x / kWarp, lane = threadIdx.x % kWarp;
   for (int row = blockIdx.x * warps + threadIdx.x / kWarp; row < rows; row += gridDim.x * warps) {
     const long long base = static_cast<long long>(row) * C;
-    const float mu = mean[row], r = rstd[row];
+    const float mu = mean ? mean[row] : 0.f, r = rstd[row];
     float sd = 0.f, sdx = 0.f;
     for (int c = lane * 8; c < C; c += kWarp * 8) {
       const uint4 dv = *reinterpret_cast<const uint4*>(dout + base + c);
@@ -205,10 +182,10 @@ __global__ void layernorm_backward_kernel(bf16* dx_acc, float* dw32, float* db32
         sd += dn;
         sdx += dn * xh;
         atomicAdd(sdw + c + k, d * xh);
-        atomicAdd(sdb + c + k, d);
+        if (db32) atomicAdd(sdb + c + k, d);  // RMSNorm has no bias
       }
     }
-    sd = warp_sum(sd) / C;
+    sd = mean ? warp_sum(sd) / C : 0.f;
     sdx = warp_sum(sdx) / C;
     for (int c = lane * 8; c < C; c += kWarp * 8) {
       layernorm_backward_dx8(dx_acc + base + c, dout + base + c, x + base + c, w + c, mu, r, sd, sdx);
@@ -236,7 +213,7 @@ __global__ void __launch_bounds__(256)
   const int warps = blockDim.x / kWarp, lane = threadIdx.x % kWarp;
   for (int row = blockIdx.x * warps + threadIdx.x / kWarp; row < rows; row += gridDim.x * warps) {
     const long long base = static_cast<long long>(row) * C;
-    const float mu = mean[row], r = rstd[row];
+    const float mu = mean ? mean[row] : 0.f, r = rstd[row];
     float sd = 0.f, sdx = 0.f;
 #pragma unroll
     for (int i = 0; i < N; ++i) {
@@ -258,7 +235,7 @@ __global__ void __launch_bounds__(256)
         pb[i * 8 + k] += d;
       }
     }
-    sd = warp_sum(sd) / C;
+    sd = mean ? warp_sum(sd) / C : 0.f;
     sdx = warp_sum(sdx) / C;
 #pragma unroll
     for (int i = 0; i < N; ++i) {
@@ -610,6 +587,15 @@ void layernorm_backward(bf16* dx_acc, float* dw32, float* db32, const bf16* dout
                                                                          rows, C);
   }
   CUDA_CHECK(cudaGetLastError());
+}
+
+void rmsnorm_forward(bf16* out, float* rstd, const bf16* x, const bf16* w, int rows, int C, cudaStream_t s) {
+  layernorm_forward(out, nullptr, rstd, x, w, nullptr, rows, C, s);
+}
+
+void rmsnorm_backward(bf16* dx_acc, float* dw32, const bf16* dout, const bf16* x, const float* rstd, const bf16* w,
+                      int rows, int C, cudaStream_t s) {
+  layernorm_backward(dx_acc, dw32, nullptr, dout, x, nullptr, rstd, w, rows, C, s);
 }
 
 void store_gradient(bf16* grad, const float* value, int n, bool accumulate, cudaStream_t s) {

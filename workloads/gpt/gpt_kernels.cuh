@@ -34,6 +34,12 @@ void layernorm_forward(bf16* out, float* mean, float* rstd, const bf16* x, const
 // C must be a multiple of 8.
 void layernorm_backward(bf16* dx_acc, float* dw32, float* db32, const bf16* dout, const bf16* x, const float* mean,
                         const float* rstd, const bf16* w, int rows, int C, cudaStream_t s);
+// RMSNorm (Llama) runs the same kernels without the mean (eps 1e-5): out = x * rstd * w with
+// rstd = 1 / sqrt(mean(x^2) + eps) saved per row; backward dx_acc += rstd * (dout * w - xhat *
+// mean(dout * w * xhat)), dw32 += sum over rows of dout * xhat.
+void rmsnorm_forward(bf16* out, float* rstd, const bf16* x, const bf16* w, int rows, int C, cudaStream_t s);
+void rmsnorm_backward(bf16* dx_acc, float* dw32, const bf16* dout, const bf16* x, const float* rstd, const bf16* w,
+                      int rows, int C, cudaStream_t s);
 // grad (+)= value, fp32 to bf16.
 void store_gradient(bf16* grad, const float* value, int n, bool accumulate, cudaStream_t s);
 // dst += src (bf16, fp32 arithmetic).

@@ -61,7 +61,9 @@ int run_gpt_workload(const RunRequest& run) {
     o.details = Json{{"tokens_per_s", tokens_per_step / median},
                      {"mfu_pct", gpt::mfu_percent(tokens_per_step / median, fpt, peak)},
                      {"flops_per_token", fpt},
-                     {"flop_formula", "6 x parameters without position embeddings + 12 x layers x width x seq"},
+                     {"flop_formula",
+                      "6 x parameters a token multiplies with (no position embedding; no input embedding when the "
+                      "head is untied) + 12 x layers x width x seq"},
                      {"peak_tflops", peak / 1e12},
                      {"parameters", gpt::parameter_count(shape, cfg.seq)},
                      {"step_ms", median * 1e3},

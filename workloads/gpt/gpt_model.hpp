@@ -8,10 +8,13 @@
 
 #include "workloads/gpt/gpt_config.hpp"
 
-// A GPT-2 training step on one GPU, bf16: cuBLASLt GEMMs (bias, GELU, bias-gradient and residual
-// fused into their epilogues), the workload's own kernels for the rest, AdamW on fp32 master weights
-// with global-norm clipping. Every activation the backward pass needs is kept (no recomputation).
+// A training step on one GPU, bf16, of a GPT-2 or a Llama-style model (by the shape's family):
+// cuBLASLt GEMMs (bias, GELU, bias-gradient and residual fused into their epilogues), the workload's
+// own kernels for the rest, AdamW on fp32 master weights with global-norm clipping. Every activation
+// the backward pass needs is kept (no recomputation).
 namespace scalebench::gpt {
+
+class StepCore;
 
 struct Hyper {
   float lr = 3e-4f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.1f, clip = 1.0f;
@@ -30,7 +33,7 @@ std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention =
 class GptModel {
  public:
   // Allocates parameters, optimizer state and activations for micro-batches of B x T tokens and
-  // initialises the weights as GPT-2 does (normal 0.02; residual projections 0.02 / sqrt(2 layers);
+  // initialises the weights (both families) as GPT-2 does (normal 0.02; residual projections 0.02 / sqrt(2 layers);
   // norms 1 and 0; biases 0) from `seed`. Throws Error "out of memory: needs X GiB, has Y" when
   // the GPU's free memory is short. With Attention::kCudnn the fused attention's plans are built
   // here (Error naming the shape when cuDNN has no engine for it).
@@ -74,9 +77,7 @@ class GptModel {
   std::size_t device_bytes() const;  // everything this model allocated
 
  private:
-  struct Impl;
-  friend std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention);
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<StepCore> impl_;
 };
 
 }  // namespace scalebench::gpt

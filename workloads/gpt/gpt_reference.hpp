@@ -3,7 +3,7 @@
 
 #include "workloads/gpt/gpt_config.hpp"
 
-// A plain fp64 GPT-2 forward pass on the host: the reference the GPU step's loss and gradients
+// A plain fp64 forward pass of either family on the host: the reference the GPU step's loss and gradients
 // are checked against (the gradients by central finite differences of this loss). Slow; meant for
 // the tiny test model. Pure C++.
 namespace scalebench::gpt {

@@ -173,16 +173,18 @@ class GraphBuilder {
   std::int64_t next_ = kFirstVirtual;
 };
 
+// bhsd: Q, O and their gradients; kv_bhsd: K and V (fewer heads with grouped-query attention).
 struct Layout {
-  Dims bhsd, qkv, kt_dims, kt_strides, out, scores, scores_strides, rows, rows_strides;
+  Dims bhsd, kv_bhsd, qkv, kt_dims, kt_strides, out, scores, scores_strides, rows, rows_strides;
 };
 
 Layout layout(const SdpaShape& s) {
-  const std::int64_t b = s.batch, h = s.heads, n = s.seq, d = s.head_dim;
+  const std::int64_t b = s.batch, h = s.heads, n = s.seq, d = s.head_dim, hk = s.kv();
   const Dims& q = s.qkv_strides;
   return {{b, h, n, d},
+          {b, hk, n, d},
           q,
-          {b, h, d, n},
+          {b, hk, d, n},
           {q[0], q[1], q[3], q[2]},
           s.out_strides,
           {b, h, n, n},
@@ -204,12 +206,22 @@ Desc causal_mask(GraphBuilder& g, const Layout& l, Desc scores, Desc masked) {
   return out;
 }
 
+// c = a b into `out`; with grouped-query attention (dK, dV) into a virtual bf16 tensor per query
+// head, then summed over each KV head's group of query heads by a reduction into `out`.
+void matmul_per_kv_head(GraphBuilder& g, const Layout& l, bool grouped, Desc a, Desc b, Desc out) {
+  if (!grouped) return g.matmul(a, b, out);
+  const Dims& x = l.bhsd;
+  Desc full = g.virt(x, {x[1] * x[2] * x[3], x[2] * x[3], x[3], 1}, CUDNN_DATA_BFLOAT16);
+  g.matmul(a, b, full);
+  g.reduction(CUDNN_REDUCE_TENSOR_ADD, full, out);
+}
+
 SdpaPlan forward_plan(cudnnHandle_t handle, const SdpaShape& s) {
   const Layout l = layout(s);
   GraphBuilder g;
   Desc q = g.tensor(kQ, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
   Desc kt = g.tensor(kK, l.kt_dims, l.kt_strides, CUDNN_DATA_BFLOAT16);
-  Desc v = g.tensor(kV, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
+  Desc v = g.tensor(kV, l.kv_bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
   Desc o = g.tensor(kO, l.bhsd, l.out, CUDNN_DATA_BFLOAT16);
   Desc stats = g.tensor(kStats, l.rows, l.rows_strides, CUDNN_DATA_FLOAT);
   Desc scale = g.scalar(kScale), masked = g.scalar(kNegInf);
@@ -240,6 +252,7 @@ SdpaPlan forward_plan(cudnnHandle_t handle, const SdpaShape& s) {
 SdpaPlan backward_plan(cudnnHandle_t handle, const SdpaShape& s) {
   const Layout l = layout(s);
   const std::int64_t h = s.heads, n = s.seq, d = s.head_dim;
+  const bool grouped = s.kv() != h;
   GraphBuilder g;
   Desc q = g.tensor(kQ, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
   Desc kt = g.tensor(kK, l.kt_dims, l.kt_strides, CUDNN_DATA_BFLOAT16);
@@ -248,8 +261,8 @@ SdpaPlan backward_plan(cudnnHandle_t handle, const SdpaShape& s) {
   Desc d_o = g.tensor(kDo, l.bhsd, l.out, CUDNN_DATA_BFLOAT16);
   Desc stats = g.tensor(kStats, l.rows, l.rows_strides, CUDNN_DATA_FLOAT);
   Desc dq = g.tensor(kDq, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
-  Desc dk = g.tensor(kDk, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
-  Desc dv = g.tensor(kDv, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
+  Desc dk = g.tensor(kDk, l.kv_bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
+  Desc dv = g.tensor(kDv, l.kv_bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
   Desc do_o = g.tensor(kDoO, l.rows, l.rows_strides, CUDNN_DATA_FLOAT);
   Desc dq_accum = g.tensor(kDqAccum, l.bhsd, {h * n * d, n * d, d, 1}, CUDNN_DATA_FLOAT);
   Desc scale = g.scalar(kScale), masked = g.scalar(kNegInf), one = g.scalar(kOne);
@@ -276,7 +289,7 @@ SdpaPlan backward_plan(cudnnHandle_t handle, const SdpaShape& s) {
   // dV = P^T dO.
   Desc prob_t = g.virt(l.scores, transposed, CUDNN_DATA_BFLOAT16);
   g.reshape(prob, prob_t);
-  g.matmul(prob_t, d_o, dv);
+  matmul_per_kv_head(g, l, grouped, prob_t, d_o, dv);
 
   // dS = scale P (dO V^T - rowsum).
   Desc dp = g.virt(l.scores, l.scores_strides);
@@ -291,10 +304,10 @@ SdpaPlan backward_plan(cudnnHandle_t handle, const SdpaShape& s) {
   // dK = dS^T Q.
   Desc ds_t = g.virt(l.scores, transposed, CUDNN_DATA_BFLOAT16);
   g.reshape(ds, ds_t);
-  g.matmul(ds_t, q, dk);
+  matmul_per_kv_head(g, l, grouped, ds_t, q, dk);
 
   // dQ = dS K, accumulated in fp32, then converted.
-  Desc k = g.virt(l.bhsd, l.qkv);  // the intermediate type, as cuDNN's own frontend builds it
+  Desc k = g.virt(l.kv_bhsd, l.qkv);  // the intermediate type, as cuDNN's own frontend builds it
   g.reshape(kt, k);
   g.matmul(ds, k, dq_accum);
   g.pointwise(CUDNN_POINTWISE_IDENTITY, dq_accum, nullptr, nullptr, dq);
@@ -327,7 +340,8 @@ void* in(const void* p) { return const_cast<void*>(p); }
 }  // namespace
 
 std::string SdpaShape::describe() const {
-  return "batch " + std::to_string(batch) + " heads " + std::to_string(heads) + " seq " + std::to_string(seq) +
+  return "batch " + std::to_string(batch) + " heads " + std::to_string(heads) +
+         (kv() != heads ? " kv_heads " + std::to_string(kv()) : std::string()) + " seq " + std::to_string(seq) +
          " head_dim " + std::to_string(head_dim);
 }
 

@@ -16,12 +16,17 @@ namespace scalebench::gpu {
 
 // Every tensor is [batch, heads, seq, head_dim] logically; its strides in that order let the
 // caller keep its own memory layout (e.g. heads interleaved in the rows of a QKV projection).
+// Grouped-query attention: K and V (and dK, dV) have kv_heads heads, each serving heads / kv_heads
+// query heads (query head h reads KV head h / (heads / kv_heads)); cuDNN broadcasts them inside its
+// kernels, so no per-query-head copies exist.
 struct SdpaShape {
   std::int64_t batch = 0, heads = 0, seq = 0, head_dim = 0;
+  std::int64_t kv_heads = 0;                  // 0: heads (multi-head attention)
   std::array<std::int64_t, 4> qkv_strides{};  // Q, K and V (and dQ, dK, dV)
   std::array<std::int64_t, 4> out_strides{};  // O (and dO)
   float scale = 1.f;                          // applied to Q K^T before the softmax
   std::string describe() const;               // "batch 16 heads 12 seq 1024 head_dim 64"
+  std::int64_t kv() const { return kv_heads > 0 ? kv_heads : heads; }
 };
 
 // One finalised execution plan of a graph.

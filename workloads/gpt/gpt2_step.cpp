@@ -1,0 +1,251 @@
+#include <cmath>
+
+#include "workloads/gpt/step_core.hpp"
+
+// The GPT-2 step: learned positions, pre-LayerNorm, GELU MLP, biases, tied head.
+namespace scalebench::gpt {
+
+namespace {
+
+class Gpt2Step final : public StepCore {
+ public:
+  using StepCore::StepCore;
+
+  // Activations kept for backward, per layer.
+  std::vector<bf16*> res, r2, ln1, ln2, qkv, q, k, v, probs, atty, fch, fchg;
+  std::vector<float*> ln1_mean, ln1_rstd, ln2_mean, ln2_rstd, attn_stats;
+  bf16* lnf = nullptr;
+  float *lnf_mean = nullptr, *lnf_rstd = nullptr;
+  // Scratch.
+  bf16 *yh = nullptr, *dres = nullptr, *dtmp = nullptr, *dfch = nullptr, *dqkv = nullptr, *dq = nullptr, *dk = nullptr,
+       *dv = nullptr, *dyh = nullptr, *dprobs = nullptr;
+
+  // Index of block l's tensor `j` (0 ln1.w, 1 ln1.b, 2 qkv.w, 3 qkv.b, 4 proj.w, 5 proj.b, 6 ln2.w,
+  // 7 ln2.b, 8 up.w, 9 up.b, 10 down.w, 11 down.b); 0 wte, 1 wpe, then blocks, then ln_f w, b.
+  std::size_t blk(int l, int j) const { return 2 + static_cast<std::size_t>(l) * 12 + static_cast<std::size_t>(j); }
+  std::size_t lnf_w() const { return 2 + static_cast<std::size_t>(m.layers) * 12; }
+
+ protected:
+  void plan_activations(Planner& a) override {
+    auto bf = [&](long long n) { return a.bf(n); };
+    auto f32 = [&](long long n) { return a.f32(n); };
+    const long long C = m.width, L = m.layers, NH = m.heads;
+    res.assign(L + 1, nullptr);
+    for (auto* vec : {&r2, &ln1, &ln2, &qkv, &q, &k, &v, &probs, &atty, &fch, &fchg}) vec->assign(L, nullptr);
+    for (auto* vec : {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd, &attn_stats}) vec->assign(L, nullptr);
+    // The naive path keeps per-head copies of Q, K, V and the [T, T] probabilities; the fused one
+    // reads Q, K, V inside the QKV projection and keeps one fp32 statistic per query row.
+    const bool naive = attention == Attention::kNaive;
+    res[0] = bf(BT * C);
+    for (long long l = 0; l < L; ++l) {
+      ln1[l] = bf(BT * C);
+      ln1_mean[l] = f32(BT);
+      ln1_rstd[l] = f32(BT);
+      qkv[l] = bf(BT * 3 * C);
+      if (naive) {
+        q[l] = bf(BT * C);
+        k[l] = bf(BT * C);
+        v[l] = bf(BT * C);
+        probs[l] = bf(B * NH * static_cast<long long>(T) * T);
+      } else {
+        attn_stats[l] = f32(B * NH * static_cast<long long>(T));
+      }
+      atty[l] = bf(BT * C);
+      r2[l] = bf(BT * C);
+      ln2[l] = bf(BT * C);
+      ln2_mean[l] = f32(BT);
+      ln2_rstd[l] = f32(BT);
+      fch[l] = bf(BT * m.mlp);
+      fchg[l] = bf(BT * m.mlp);
+      res[l + 1] = bf(BT * C);
+    }
+    lnf = bf(BT * C);
+    lnf_mean = f32(BT);
+    lnf_rstd = f32(BT);
+    if (naive) yh = bf(BT * C);
+    dres = bf(BT * C);
+    dtmp = bf(BT * C);
+    dfch = bf(BT * m.mlp);
+    dqkv = bf(BT * 3 * C);
+    if (naive) {
+      dq = bf(BT * C);
+      dk = bf(BT * C);
+      dv = bf(BT * C);
+      dyh = bf(BT * C);
+      dprobs = bf(B * NH * static_cast<long long>(T) * T);
+    }
+  }
+
+ public:
+  // Batched over B x NH heads, [T, hd] (or [T, T]) row-major per head: see forward/backward.
+  void attn_gemm(cublasOperation_t ta, cublasOperation_t tb, int mm, int nn, int kk, const bf16* a, int lda,
+                 long long sa, const bf16* b, int ldb, long long sb, bf16* d, int ldd, long long sd, float alpha,
+                 float beta = 0.f) {
+    Gemm gm;
+    gm.ta = ta;
+    gm.tb = tb;
+    gm.m = mm;
+    gm.n = nn;
+    gm.k = kk;
+    gm.a = a;
+    gm.lda = lda;
+    gm.stride_a = sa;
+    gm.b = b;
+    gm.ldb = ldb;
+    gm.stride_b = sb;
+    gm.d = d;
+    gm.ldd = ldd;
+    gm.stride_d = sd;
+    gm.batch = B * m.heads;
+    gm.alpha = alpha;
+    gm.beta = beta;
+    run(gm);
+  }
+
+  // Causal attention by query blocks: the queries of block b (rows b x blk ..) see keys
+  // 0 .. (b + 1) x blk, so the [T, T] score, probability and gradient matrices are computed,
+  // written and read only on and below the diagonal's blocks (10/16 of them for 4 blocks).
+  int query_blocks() const { return T % 32 == 0 ? 4 : 1; }
+
+  void attention_forward(int l, float scale) {
+    const int hd = m.head_dim(), nb = query_blocks(), qb = T / nb;
+    const long long th = static_cast<long long>(T) * hd, tt = static_cast<long long>(T) * T;
+    for (int b = 0; b < nb; ++b) {
+      const long long q0 = static_cast<long long>(b) * qb;
+      const int keys = (b + 1) * qb;
+      // S[i][j] = scale q_i . k_j: column-major S^T = K^T(op) Q.
+      attn_gemm(CUBLAS_OP_T, CUBLAS_OP_N, keys, qb, hd, k[l], hd, th, q[l] + q0 * hd, hd, th, probs[l] + q0 * T, T, tt,
+                scale);
+    }
+    causal_softmax_forward(probs[l], B * m.heads, T, qb, s);
+    for (int b = 0; b < nb; ++b) {
+      const long long q0 = static_cast<long long>(b) * qb;
+      const int keys = (b + 1) * qb;
+      // Y = P V: column-major Y^T = V^T P^T.
+      attn_gemm(CUBLAS_OP_N, CUBLAS_OP_N, hd, qb, keys, v[l], hd, th, probs[l] + q0 * T, T, tt, yh + q0 * hd, hd, th,
+                1.f);
+    }
+  }
+
+  void attention_backward(int l, float scale) {
+    const int hd = m.head_dim(), nb = query_blocks(), qb = T / nb;
+    const long long th = static_cast<long long>(T) * hd, tt = static_cast<long long>(T) * T;
+    // dP = dY V^T, and dV = P^T dY summed over the query blocks: the last block (every key) first,
+    // writing, the others adding to their keys.
+    for (int b = nb - 1; b >= 0; --b) {
+      const long long q0 = static_cast<long long>(b) * qb;
+      const int keys = (b + 1) * qb;
+      attn_gemm(CUBLAS_OP_T, CUBLAS_OP_N, keys, qb, hd, v[l], hd, th, dyh + q0 * hd, hd, th, dprobs + q0 * T, T, tt,
+                1.f);
+      attn_gemm(CUBLAS_OP_N, CUBLAS_OP_T, hd, keys, qb, dyh + q0 * hd, hd, th, probs[l] + q0 * T, T, tt, dv, hd, th,
+                1.f, b == nb - 1 ? 0.f : 1.f);
+    }
+    causal_softmax_backward(dprobs, probs[l], B * m.heads, T, qb, s);
+    // dQ = scale dS K ; dK = scale dS^T Q (summed over the query blocks as dV).
+    for (int b = nb - 1; b >= 0; --b) {
+      const long long q0 = static_cast<long long>(b) * qb;
+      const int keys = (b + 1) * qb;
+      attn_gemm(CUBLAS_OP_N, CUBLAS_OP_N, hd, qb, keys, k[l], hd, th, dprobs + q0 * T, T, tt, dq + q0 * hd, hd, th,
+                scale);
+      attn_gemm(CUBLAS_OP_N, CUBLAS_OP_T, hd, keys, qb, q[l] + q0 * hd, hd, th, dprobs + q0 * T, T, tt, dk, hd, th,
+                scale, b == nb - 1 ? 0.f : 1.f);
+    }
+  }
+
+  void forward(int micro, int count) override {
+    micro_count = count;
+    const int C = m.width, NH = m.heads, hd = m.head_dim(), Vp = m.padded_vocab, rows = static_cast<int>(BT);
+    const float scale = 1.f / std::sqrt(static_cast<float>(hd));
+    embedding_forward(res[0], tokens, p(0), p(1), B, T, C, s);
+    mark("fwd.embedding");
+    for (int l = 0; l < m.layers; ++l) {
+      layernorm_forward(ln1[l], ln1_mean[l], ln1_rstd[l], res[l], p(blk(l, 0)), p(blk(l, 1)), rows, C, s);
+      mark("fwd.layernorm");
+      linear(qkv[l], ln1[l], p(blk(l, 2)), p(blk(l, 3)), C, 3 * C);
+      mark("fwd.gemm_qkv");
+      if (attention == Attention::kCudnn) {
+        sdpa_fwd->run(cudnn->get(), qkv[l], qkv[l] + C, qkv[l] + 2 * C, atty[l], attn_stats[l], sdpa_workspace.get());
+      } else {
+        split_heads(q[l], k[l], v[l], qkv[l], B, T, NH, hd, s);
+        attention_forward(l, scale);
+        heads_to_rows(atty[l], yh, B, T, NH, hd, s);
+      }
+      mark("fwd.attention");
+      linear(r2[l], atty[l], p(blk(l, 4)), p(blk(l, 5)), C, C, res[l]);
+      mark("fwd.gemm_proj");
+      layernorm_forward(ln2[l], ln2_mean[l], ln2_rstd[l], r2[l], p(blk(l, 6)), p(blk(l, 7)), rows, C, s);
+      mark("fwd.layernorm");
+      linear(fchg[l], ln2[l], p(blk(l, 8)), p(blk(l, 9)), C, m.mlp, nullptr, CUBLASLT_EPILOGUE_GELU_AUX_BIAS, fch[l]);
+      linear(res[l + 1], fchg[l], p(blk(l, 10)), p(blk(l, 11)), m.mlp, C, r2[l]);
+      mark("fwd.gemm_mlp");
+    }
+    const int L = m.layers;
+    layernorm_forward(lnf, lnf_mean, lnf_rstd, res[L], p(lnf_w()), p(lnf_w() + 1), rows, C, s);
+    mark("fwd.layernorm");
+    linear(logits, lnf, p(0), nullptr, C, Vp);
+    mark("fwd.gemm_head");
+    loss_forward(micro, count);
+    mark("fwd.cross_entropy");
+  }
+
+  void layernorm_backward(int rows, int C, const bf16* dout, const bf16* x, const float* mean, const float* rstd,
+                          std::size_t w_index, bool accumulate) {
+    CUDA_CHECK(cudaMemsetAsync(dw32, 0, sizeof(float) * C, s));
+    CUDA_CHECK(cudaMemsetAsync(db32, 0, sizeof(float) * C, s));
+    gpt::layernorm_backward(dres, dw32, db32, dout, x, mean, rstd, p(w_index), rows, C, s);
+    store_gradient(g(w_index), dw32, C, accumulate, s);
+    store_gradient(g(w_index + 1), db32, C, accumulate, s);
+  }
+
+  void backward(int micro) override {
+    const bool acc = micro > 0;
+    const int C = m.width, NH = m.heads, hd = m.head_dim(), Vp = m.padded_vocab, rows = static_cast<int>(BT);
+    const float scale = 1.f / std::sqrt(static_cast<float>(hd));
+    const int L = m.layers;
+    // logits now hold d loss / d logits.
+    linear_weight_grad(g(0), nullptr, logits, lnf, C, Vp, acc);
+    linear_input_grad(dtmp, logits, p(0), C, Vp);
+    mark("bwd.gemm_head");
+    CUDA_CHECK(cudaMemsetAsync(dres, 0, sizeof(bf16) * BT * C, s));
+    layernorm_backward(rows, C, dtmp, res[L], lnf_mean, lnf_rstd, lnf_w(), acc);
+    mark("bwd.layernorm");
+    for (int l = L - 1; l >= 0; --l) {
+      // MLP: res[l+1] = r2 + down(gelu(up(ln2(r2)))).
+      linear_weight_grad(g(blk(l, 10)), g(blk(l, 11)), dres, fchg[l], m.mlp, C, acc);
+      linear_input_grad(dfch, dres, p(blk(l, 10)), m.mlp, C, fch[l]);
+      linear_weight_grad(g(blk(l, 8)), g(blk(l, 9)), dfch, ln2[l], C, m.mlp, acc);
+      linear_input_grad(dtmp, dfch, p(blk(l, 8)), C, m.mlp);
+      mark("bwd.gemm_mlp");
+      layernorm_backward(rows, C, dtmp, r2[l], ln2_mean[l], ln2_rstd[l], blk(l, 6), acc);
+      mark("bwd.layernorm");
+      // Attention: r2 = res[l] + proj(attn(qkv(ln1(res[l])))).
+      linear_weight_grad(g(blk(l, 4)), g(blk(l, 5)), dres, atty[l], C, C, acc);
+      linear_input_grad(dtmp, dres, p(blk(l, 4)), C, C);
+      mark("bwd.gemm_proj");
+      if (attention == Attention::kCudnn) {
+        sdpa_bwd->run(cudnn->get(), qkv[l], qkv[l] + C, qkv[l] + 2 * C, atty[l], dtmp, attn_stats[l], dqkv, dqkv + C,
+                      dqkv + 2 * C, sdpa_workspace.get());
+      } else {
+        rows_to_heads(dyh, dtmp, B, T, NH, hd, s);
+        attention_backward(l, scale);
+        merge_head_grads(dqkv, dq, dk, dv, B, T, NH, hd, s);
+      }
+      mark("bwd.attention");
+      linear_weight_grad(g(blk(l, 2)), g(blk(l, 3)), dqkv, ln1[l], C, 3 * C, acc);
+      linear_input_grad(dtmp, dqkv, p(blk(l, 2)), C, 3 * C);
+      mark("bwd.gemm_qkv");
+      layernorm_backward(rows, C, dtmp, res[l], ln1_mean[l], ln1_rstd[l], blk(l, 0), acc);
+      mark("bwd.layernorm");
+    }
+    embedding_backward(g(0), g(1), dres, tokens, B, T, C, acc, s);
+    mark("bwd.embedding");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<StepCore> make_gpt2_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention) {
+  return std::make_unique<Gpt2Step>(m, B, T, s, attention);
+}
+
+}  // namespace scalebench::gpt

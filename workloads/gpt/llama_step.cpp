@@ -1,0 +1,168 @@
+#include <cmath>
+
+#include "common/error.hpp"
+#include "workloads/gpt/llama_kernels.cuh"
+#include "workloads/gpt/step_core.hpp"
+
+// The Llama-style step: RMSNorm, rotary positions (Llama 3's theta 500000, half-split layout),
+// grouped-query attention through cuDNN, SwiGLU, no biases, untied output head.
+namespace scalebench::gpt {
+
+namespace {
+
+constexpr double kRopeTheta = 500000.0;
+
+class LlamaStep final : public StepCore {
+ public:
+  LlamaStep(const ModelShape& shape, int b, int t, cudaStream_t stream, Attention att)
+      : StepCore(shape, b, t, stream, att) {
+    if (att != Attention::kCudnn)
+      throw Error("attention: naive does not do grouped-query attention; " + m.name + " runs with cudnn");
+  }
+
+  void forward(int micro, int count) override {
+    micro_count = count;
+    const int C = m.width, rows = static_cast<int>(BT);
+    embedding_forward(res[0], tokens, p(0), nullptr, B, T, C, s);
+    mark("fwd.embedding");
+    for (int l = 0; l < m.layers; ++l) {
+      rmsnorm_forward(ln1[l], ln1_rstd[l], res[l], p(blk(l, 0)), rows, C, s);
+      mark("fwd.rmsnorm");
+      linear(qkv[l], ln1[l], p(blk(l, 1)), nullptr, C, qkv_width());
+      mark("fwd.gemm_qkv");
+      rotary(qkv[l], rope, BT, T, m.heads + m.kv_heads, m.head_dim(), qkv_width(), false, s);
+      mark("fwd.rotary");
+      sdpa_fwd->run(cudnn->get(), qkv[l], k_of(qkv[l]), v_of(qkv[l]), atty[l], attn_stats[l], sdpa_workspace.get());
+      mark("fwd.attention");
+      linear(r2[l], atty[l], p(blk(l, 2)), nullptr, C, C, res[l]);
+      mark("fwd.gemm_proj");
+      rmsnorm_forward(ln2[l], ln2_rstd[l], r2[l], p(blk(l, 3)), rows, C, s);
+      mark("fwd.rmsnorm");
+      // Gate and up in one GEMM: their weights lie one after the other, a [2 x mlp, width] matrix.
+      linear(gu[l], ln2[l], p(blk(l, 4)), nullptr, C, 2 * m.mlp);
+      mark("fwd.gemm_mlp");
+      swiglu_forward(hid[l], gu[l], BT, m.mlp, s);
+      mark("fwd.swiglu");
+      linear(res[l + 1], hid[l], p(blk(l, 6)), nullptr, m.mlp, C, r2[l]);
+      mark("fwd.gemm_mlp");
+    }
+    rmsnorm_forward(lnf, lnf_rstd, res[m.layers], p(lnf_w()), rows, C, s);
+    mark("fwd.rmsnorm");
+    linear(logits, lnf, p(head()), nullptr, C, m.padded_vocab);
+    mark("fwd.gemm_head");
+    loss_forward(micro, count);
+    mark("fwd.cross_entropy");
+  }
+
+  void backward(int micro) override {
+    const bool acc = micro > 0;
+    const int C = m.width, L = m.layers, Vp = m.padded_vocab, R = qkv_width();
+    // logits now hold d loss / d logits.
+    linear_weight_grad(g(head()), nullptr, logits, lnf, C, Vp, acc);
+    linear_input_grad(dtmp, logits, p(head()), C, Vp);
+    mark("bwd.gemm_head");
+    CUDA_CHECK(cudaMemsetAsync(dres, 0, sizeof(bf16) * BT * C, s));
+    norm_backward(dtmp, res[L], lnf_rstd, lnf_w(), acc);
+    mark("bwd.rmsnorm");
+    for (int l = L - 1; l >= 0; --l) {
+      // MLP: res[l+1] = r2 + down(swiglu(gate_up(ln2(r2)))).
+      linear_weight_grad(g(blk(l, 6)), nullptr, dres, hid[l], m.mlp, C, acc);
+      linear_input_grad(dhid, dres, p(blk(l, 6)), m.mlp, C);
+      mark("bwd.gemm_mlp");
+      swiglu_backward(dgu, dhid, gu[l], BT, m.mlp, s);
+      mark("bwd.swiglu");
+      linear_weight_grad(g(blk(l, 4)), nullptr, dgu, ln2[l], C, 2 * m.mlp, acc);
+      linear_input_grad(dtmp, dgu, p(blk(l, 4)), C, 2 * m.mlp);
+      mark("bwd.gemm_mlp");
+      norm_backward(dtmp, r2[l], ln2_rstd[l], blk(l, 3), acc);
+      mark("bwd.rmsnorm");
+      // Attention: r2 = res[l] + proj(attn(rotary(qkv(ln1(res[l]))))).
+      linear_weight_grad(g(blk(l, 2)), nullptr, dres, atty[l], C, C, acc);
+      linear_input_grad(dtmp, dres, p(blk(l, 2)), C, C);
+      mark("bwd.gemm_proj");
+      sdpa_bwd->run(cudnn->get(), qkv[l], k_of(qkv[l]), v_of(qkv[l]), atty[l], dtmp, attn_stats[l], dqkv, k_of(dqkv),
+                    v_of(dqkv), sdpa_workspace.get());
+      mark("bwd.attention");
+      rotary(dqkv, rope, BT, T, m.heads + m.kv_heads, m.head_dim(), R, true, s);
+      mark("bwd.rotary");
+      linear_weight_grad(g(blk(l, 1)), nullptr, dqkv, ln1[l], C, R, acc);
+      linear_input_grad(dtmp, dqkv, p(blk(l, 1)), C, R);
+      mark("bwd.gemm_qkv");
+      norm_backward(dtmp, res[l], ln1_rstd[l], blk(l, 0), acc);
+      mark("bwd.rmsnorm");
+    }
+    // The untied embedding's gradient is only the batch's rows: zero it, then add them.
+    if (!acc) CUDA_CHECK(cudaMemsetAsync(g(0), 0, sizeof(bf16) * tensors[0].numel(), s));
+    embedding_backward(g(0), nullptr, dres, tokens, B, T, C, acc, s);
+    mark("bwd.embedding");
+  }
+
+ protected:
+  void plan_activations(Planner& a) override {
+    const long long C = m.width, L = m.layers, R = qkv_width(), H = m.mlp;
+    res.assign(L + 1, nullptr);
+    for (auto* vec : {&ln1, &qkv, &atty, &r2, &ln2, &gu, &hid}) vec->assign(L, nullptr);
+    for (auto* vec : {&ln1_rstd, &ln2_rstd, &attn_stats}) vec->assign(L, nullptr);
+    res[0] = a.bf(BT * C);
+    for (long long l = 0; l < L; ++l) {
+      ln1[l] = a.bf(BT * C);
+      ln1_rstd[l] = a.f32(BT);
+      qkv[l] = a.bf(BT * R);
+      attn_stats[l] = a.f32(B * static_cast<long long>(m.heads) * T);
+      atty[l] = a.bf(BT * C);
+      r2[l] = a.bf(BT * C);
+      ln2[l] = a.bf(BT * C);
+      ln2_rstd[l] = a.f32(BT);
+      gu[l] = a.bf(BT * 2 * H);
+      hid[l] = a.bf(BT * H);
+      res[l + 1] = a.bf(BT * C);
+    }
+    lnf = a.bf(BT * C);
+    lnf_rstd = a.f32(BT);
+    dres = a.bf(BT * C);
+    dtmp = a.bf(BT * C);
+    dhid = a.bf(BT * H);
+    dgu = a.bf(BT * 2 * H);
+    dqkv = a.bf(BT * R);
+    rope = reinterpret_cast<float2*>(a.f32(static_cast<long long>(T) * m.head_dim()));
+  }
+
+  void init_tables() override { rotary_table(rope, T, m.head_dim(), kRopeTheta, s); }
+
+ private:
+  // Activations kept for backward, per layer: the residual stream, norms' outputs and 1/rms, the
+  // QKV projection (Q and K turned), attention's output and statistics, gate|up and SwiGLU's output.
+  std::vector<bf16*> res, ln1, qkv, atty, r2, ln2, gu, hid;
+  std::vector<float*> ln1_rstd, ln2_rstd, attn_stats;
+  bf16* lnf = nullptr;
+  float* lnf_rstd = nullptr;
+  // Scratch.
+  bf16 *dres = nullptr, *dtmp = nullptr, *dhid = nullptr, *dgu = nullptr, *dqkv = nullptr;
+  float2* rope = nullptr;  // [T, head_dim / 2] (cos, sin)
+
+  // Index of block l's tensor `j` (0 ln1, 1 qkv, 2 proj, 3 ln2, 4 gate, 5 up, 6 down); 0 is the
+  // embedding, then the blocks, then ln_f and the head.
+  std::size_t blk(int l, int j) const { return 1 + static_cast<std::size_t>(l) * 7 + static_cast<std::size_t>(j); }
+  std::size_t lnf_w() const { return 1 + static_cast<std::size_t>(m.layers) * 7; }
+  std::size_t head() const { return lnf_w() + 1; }
+  int qkv_width() const { return (m.heads + 2 * m.kv_heads) * m.head_dim(); }
+  // K and V inside a row of the QKV projection (or its gradient): after the query heads.
+  bf16* k_of(bf16* x) const { return x + static_cast<long long>(m.heads) * m.head_dim(); }
+  bf16* v_of(bf16* x) const { return x + static_cast<long long>(m.heads + m.kv_heads) * m.head_dim(); }
+
+  // dres += RMSNorm's input gradient; the weight's gradient stored (or added).
+  void norm_backward(const bf16* dout, const bf16* x, const float* rstd, std::size_t w_index, bool acc) {
+    const int C = m.width;
+    CUDA_CHECK(cudaMemsetAsync(dw32, 0, sizeof(float) * C, s));
+    rmsnorm_backward(dres, dw32, dout, x, rstd, p(w_index), static_cast<int>(BT), C, s);
+    store_gradient(g(w_index), dw32, C, acc, s);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<StepCore> make_llama_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention) {
+  return std::make_unique<LlamaStep>(m, B, T, s, attention);
+}
+
+}  // namespace scalebench::gpt

@@ -1,0 +1,227 @@
+#include "workloads/gpt/step_core.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "common/error.hpp"
+
+namespace scalebench::gpt {
+
+using gemm::MatmulDesc;
+using gemm::MatmulPreference;
+using gemm::MatrixLayout;
+
+StepCore::StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, Attention att)
+    : m(shape),
+      B(b),
+      T(t),
+      attention(att),
+      BT(static_cast<long long>(b) * t),
+      s(stream),
+      tensors(parameter_layout(shape, t)) {
+  n_params = tensors.back().offset + tensors.back().numel();
+}
+
+std::size_t StepCore::plan(std::byte* at) {
+  Planner a{at};
+  const long long C = m.width, Vp = m.padded_vocab;
+  params = a.bf(n_params);
+  grads = a.bf(n_params);
+  master = a.f32(n_params);
+  adam_m = a.f32(n_params);
+  adam_v = a.f32(n_params);
+  tokens = reinterpret_cast<int*>(a.f32(BT));
+  targets = reinterpret_cast<int*>(a.f32(BT));
+  logits = a.bf(BT * Vp);
+  losses = a.f32(BT);
+  loss_sum = a.f32(1);
+  norm_sq = a.f32(1);
+  bias_scratch = m.family == Family::kGpt2 ? a.bf(std::max<long long>(Vp, m.mlp)) : nullptr;
+  dw32 = a.f32(C);
+  db32 = a.f32(C);
+  const std::size_t ws = a.take(kWorkspaceBytes);
+  workspace = at ? at + ws : nullptr;
+  plan_activations(a);
+  return a.size;
+}
+
+void StepCore::mark(const char* name) {
+  if (!profiling) return;
+  marks.emplace_back(name, gpu::Event());
+  CUDA_CHECK(cudaEventRecord(marks.back().second.get(), s));
+}
+
+void StepCore::run(const Gemm& x) {
+  const bool with_c = x.c != nullptr || x.beta != 0.f;
+  const bf16* c = x.c ? x.c : x.d;
+  MatmulDesc desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  desc.set(CUBLASLT_MATMUL_DESC_TRANSA, x.ta);
+  desc.set(CUBLASLT_MATMUL_DESC_TRANSB, x.tb);
+  desc.set(CUBLASLT_MATMUL_DESC_EPILOGUE, x.epilogue);
+  if (x.bias) desc.set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, x.bias);
+  if (x.aux) {
+    desc.set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, x.aux);
+    desc.set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, x.aux_ld);
+  }
+  const int ar = x.ta == CUBLAS_OP_N ? x.m : x.k, ac = x.ta == CUBLAS_OP_N ? x.k : x.m;
+  const int br = x.tb == CUBLAS_OP_N ? x.k : x.n, bc = x.tb == CUBLAS_OP_N ? x.n : x.k;
+  MatrixLayout la(CUDA_R_16BF, ar, ac, x.lda), lb(CUDA_R_16BF, br, bc, x.ldb), ld(CUDA_R_16BF, x.m, x.n, x.ldd);
+  if (x.batch > 1) {
+    for (auto [layout, stride] : {std::pair{la.get(), x.stride_a}, {lb.get(), x.stride_b}, {ld.get(), x.stride_d}}) {
+      CUBLAS_CHECK(
+          cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &x.batch, sizeof x.batch));
+      CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                                                    sizeof stride));
+    }
+  }
+  const auto key = std::make_tuple(static_cast<int>(x.ta), static_cast<int>(x.tb), x.m, x.n, x.k, x.lda, x.ldb, x.ldd,
+                                   x.batch, static_cast<int>(x.epilogue), with_c ? 1 : 0, x.c && x.c != x.d ? 1 : 0);
+  auto it = algos_.find(key);
+  if (it == algos_.end()) {
+    MatmulPreference pref(kWorkspaceBytes);
+    cublasLtMatmulHeuristicResult_t h{};
+    int found = 0;
+    CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(lt_.get(), desc.get(), la.get(), lb.get(), ld.get(), ld.get(),
+                                                pref.get(), 1, &h, &found));
+    if (found == 0)
+      throw Error("cuBLASLt has no algorithm for the GEMM m=" + std::to_string(x.m) + " n=" + std::to_string(x.n) +
+                  " k=" + std::to_string(x.k) + " epilogue " + std::to_string(static_cast<int>(x.epilogue)));
+    it = algos_.emplace(key, h.algo).first;
+  }
+  const float beta = with_c ? (x.beta != 0.f ? x.beta : 1.f) : 0.f;
+  CUBLAS_CHECK(cublasLtMatmul(lt_.get(), desc.get(), &x.alpha, x.a, la.get(), x.b, lb.get(), &beta, c, ld.get(), x.d,
+                              ld.get(), &it->second, workspace, kWorkspaceBytes, s));
+}
+
+void StepCore::linear(bf16* y, const bf16* x, const bf16* w, const bf16* bias, int in, int out, const bf16* residual,
+                      cublasLtEpilogue_t epi, bf16* aux) {
+  Gemm gm;
+  gm.ta = CUBLAS_OP_T;
+  gm.m = out;
+  gm.n = static_cast<int>(BT);
+  gm.k = in;
+  gm.a = w;
+  gm.lda = in;
+  gm.b = x;
+  gm.ldb = in;
+  gm.d = y;
+  gm.ldd = out;
+  gm.c = residual;
+  gm.beta = residual ? 1.f : 0.f;
+  gm.epilogue = epi != CUBLASLT_EPILOGUE_DEFAULT ? epi : (bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT);
+  gm.bias = bias;
+  gm.aux = aux;
+  gm.aux_ld = out;
+  run(gm);
+}
+
+void StepCore::linear_weight_grad(bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, int in, int out,
+                                  bool accumulate) {
+  Gemm gm;
+  gm.tb = CUBLAS_OP_T;
+  gm.m = in;
+  gm.n = out;
+  gm.k = static_cast<int>(BT);
+  gm.a = x;
+  gm.lda = in;
+  gm.b = dy;
+  gm.ldb = out;
+  gm.d = dw;
+  gm.ldd = in;
+  gm.beta = accumulate ? 1.f : 0.f;
+  if (dbias) {
+    gm.epilogue = CUBLASLT_EPILOGUE_BGRADB;
+    gm.bias = accumulate ? bias_scratch : dbias;
+  }
+  run(gm);
+  if (dbias && accumulate) add_inplace(dbias, bias_scratch, out, s);
+}
+
+void StepCore::linear_input_grad(bf16* dx, const bf16* dy, const bf16* w, int in, int out, bf16* gelu_input) {
+  Gemm gm;
+  gm.m = in;
+  gm.n = static_cast<int>(BT);
+  gm.k = out;
+  gm.a = w;
+  gm.lda = in;
+  gm.b = dy;
+  gm.ldb = out;
+  gm.d = dx;
+  gm.ldd = in;
+  if (gelu_input) {
+    gm.epilogue = CUBLASLT_EPILOGUE_DGELU;
+    gm.aux = gelu_input;
+    gm.aux_ld = in;
+  }
+  run(gm);
+}
+
+void StepCore::loss_forward(int micro, int count) {
+  const int rows = static_cast<int>(BT);
+  cross_entropy_fused(logits, losses, targets, rows, m.vocab, m.padded_vocab, 1.f / (static_cast<float>(BT) * count),
+                      s);
+  mean_into(loss_sum, losses, rows, micro > 0, s);
+}
+
+void StepCore::optimizer_step(const Hyper& h) {
+  ++steps_done;
+  sum_of_squares(norm_sq, grads, n_params, s);
+  mark("opt.grad_norm");
+  adamw(master, params, grads, adam_m, adam_v, n_params, h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, steps_done,
+        norm_sq, h.clip, s);
+  mark("opt.adamw");
+}
+
+void StepCore::plan_fused_attention() {
+  const long long C = m.width, hd = m.head_dim(), row = (m.heads + 2LL * m.kv_heads) * hd;
+  gpu::SdpaShape sh;
+  sh.batch = B;
+  sh.heads = m.heads;
+  sh.kv_heads = m.kv_heads;
+  sh.seq = T;
+  sh.head_dim = hd;
+  sh.qkv_strides = {T * row, hd, row, 1};
+  sh.out_strides = {T * C, hd, C, 1};
+  sh.scale = 1.f / std::sqrt(static_cast<float>(hd));
+  cudnn = std::make_unique<gpu::CudnnHandle>();
+  CUDNN_CHECK(cudnnSetStream(cudnn->get(), s));
+  sdpa_fwd = std::make_unique<gpu::SdpaForward>(cudnn->get(), sh);
+  sdpa_bwd = std::make_unique<gpu::SdpaBackward>(cudnn->get(), sh);
+  const std::int64_t ws = std::max(sdpa_fwd->workspace_bytes(), sdpa_bwd->workspace_bytes());
+  sdpa_workspace = gpu::DeviceBuffer(static_cast<std::size_t>(std::max<std::int64_t>(ws, 256)));
+}
+
+void StepCore::init(unsigned long long seed) {
+  const float resid_std = 0.02f / std::sqrt(2.f * m.layers);
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    float* mp = master + t.offset;
+    bf16* pp = params + t.offset;
+    switch (t.kind) {
+      case TensorKind::kNormWeight:
+        init_constant(mp, pp, t.numel(), 1.f, s);
+        break;
+      case TensorKind::kNormBias:
+      case TensorKind::kQkvBias:
+      case TensorKind::kAttnOutBias:
+      case TensorKind::kMlpUpBias:
+      case TensorKind::kMlpDownBias:
+        init_constant(mp, pp, t.numel(), 0.f, s);
+        break;
+      case TensorKind::kAttnOut:
+      case TensorKind::kMlpDown:
+        init_normal(mp, pp, t.numel(), resid_std, seed + i * 0x9e3779b9ull, s);
+        break;
+      default:
+        init_normal(mp, pp, t.numel(), 0.02f, seed + i * 0x9e3779b9ull, s);
+        break;
+    }
+  }
+  CUDA_CHECK(cudaMemsetAsync(adam_m, 0, sizeof(float) * n_params, s));
+  CUDA_CHECK(cudaMemsetAsync(adam_v, 0, sizeof(float) * n_params, s));
+  CUDA_CHECK(cudaMemsetAsync(grads, 0, sizeof(bf16) * n_params, s));
+  init_tables();
+}
+
+}  // namespace scalebench::gpt

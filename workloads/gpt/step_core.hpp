@@ -1,0 +1,152 @@
+#pragma once
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "workloads/gpt/gpt_kernels.cuh"
+#include "workloads/gpt/gpt_model.hpp"
+#include "workloads/gpu/cublaslt_handles.hpp"
+#include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/gpu/cudnn_handles.hpp"
+#include "workloads/gpu/cudnn_sdpa_graph.hpp"
+
+// What the GPT-2 and the Llama training steps share: the one device allocation and its layout,
+// the parameter, gradient and AdamW buffers, the tokens and the logits, the cuBLASLt GEMMs with
+// their epilogues, cuDNN's fused attention, initialisation, the loss and the optimizer. A family's
+// step (gpt2_step.cpp, llama_step.cpp) adds its activations and its forward and backward passes.
+namespace scalebench::gpt {
+
+constexpr std::size_t kWorkspaceBytes = 32u << 20;
+
+// Hands out 256-byte aligned pieces of one allocation; with `at` null it only counts the bytes
+// (what model_bytes() reports before anything is allocated).
+struct Planner {
+  std::byte* at = nullptr;
+  std::size_t size = 0;
+  std::size_t take(std::size_t bytes) {
+    const std::size_t here = size;
+    size += (bytes + 255) / 256 * 256;
+    return here;
+  }
+  bf16* bf(long long n) {
+    const std::size_t o = take(static_cast<std::size_t>(n) * 2);
+    return at ? reinterpret_cast<bf16*>(at + o) : nullptr;
+  }
+  float* f32(long long n) {
+    const std::size_t o = take(static_cast<std::size_t>(n) * 4);
+    return at ? reinterpret_cast<float*>(at + o) : nullptr;
+  }
+};
+
+// One GEMM as cuBLASLt sees it: column-major, D = alpha op(A) op(B) + beta C, optional batch.
+struct Gemm {
+  cublasOperation_t ta = CUBLAS_OP_N, tb = CUBLAS_OP_N;
+  int m = 0, n = 0, k = 0;
+  const bf16* a = nullptr;
+  int lda = 0;
+  long long stride_a = 0;
+  const bf16* b = nullptr;
+  int ldb = 0;
+  long long stride_b = 0;
+  bf16* d = nullptr;
+  int ldd = 0;
+  long long stride_d = 0;
+  const bf16* c = nullptr;  // null: D (with beta 0 unless accumulating into D)
+  int batch = 1;
+  float alpha = 1.f, beta = 0.f;
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  const void* bias = nullptr;  // bias, or where the bias gradient goes
+  void* aux = nullptr;         // GELU's input (saved in forward, read in backward)
+  long long aux_ld = 0;
+};
+
+class StepCore {
+ public:
+  StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, Attention att);
+  virtual ~StepCore() = default;
+  StepCore(const StepCore&) = delete;
+  StepCore& operator=(const StepCore&) = delete;
+
+  // Lays out every buffer (with `at` set, records the pointers); returns the bytes.
+  std::size_t plan(std::byte* at);
+  // Forward and backward of one micro-batch (see GptModel).
+  virtual void forward(int micro, int count) = 0;
+  virtual void backward(int micro) = 0;
+  void optimizer_step(const Hyper& h);
+  // Weights as GPT-2 initialises them (normal 0.02; residual projections 0.02 / sqrt(2 layers);
+  // norms 1; biases 0), zero optimizer state and gradients.
+  void init(unsigned long long seed);
+  // cuDNN's fused attention for this shape: Q, K, V read in place from the QKV projection's rows
+  // [B, T, heads + 2 kv_heads, head_dim], O written as rows [B, T, heads x head_dim].
+  void plan_fused_attention();
+
+  ModelShape m;
+  int B, T;
+  Attention attention;
+  long long BT;
+  cudaStream_t s;
+  std::vector<Tensor> tensors;
+  long long n_params = 0;
+  int steps_done = 0;
+  int micro_count = 1;
+  gpu::DeviceBuffer mem;
+
+  // Flat parameter-sized buffers.
+  bf16 *params = nullptr, *grads = nullptr;
+  float *master = nullptr, *adam_m = nullptr, *adam_v = nullptr;
+  // Data, logits (their gradient after the loss), losses.
+  int *tokens = nullptr, *targets = nullptr;
+  bf16* logits = nullptr;
+  float *losses = nullptr, *loss_sum = nullptr, *norm_sq = nullptr;
+  // Scratch: bias gradients when accumulating, norm weight (and bias) gradients in fp32.
+  bf16* bias_scratch = nullptr;
+  float *dw32 = nullptr, *db32 = nullptr;
+  void* workspace = nullptr;
+  // Fused attention (Attention::kCudnn): its handle, plans and workspace.
+  std::unique_ptr<gpu::CudnnHandle> cudnn;
+  std::unique_ptr<gpu::SdpaForward> sdpa_fwd;
+  std::unique_ptr<gpu::SdpaBackward> sdpa_bwd;
+  gpu::DeviceBuffer sdpa_workspace;
+
+  // Profile mode: an event after each group of kernels; the time since the previous one is
+  // charged to the group's name.
+  bool profiling = false;
+  std::vector<std::pair<const char*, gpu::Event>> marks;
+  void mark(const char* name);
+
+  bf16* p(std::size_t i) const { return params + tensors[i].offset; }
+  bf16* g(std::size_t i) const { return grads + tensors[i].offset; }
+
+  void run(const Gemm& x);
+  // y[BT, out] = x[BT, in] W^T (+ bias) (+ residual) ; W is [out, in].
+  void linear(bf16* y, const bf16* x, const bf16* w, const bf16* bias, int in, int out, const bf16* residual = nullptr,
+              cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_DEFAULT, bf16* aux = nullptr);
+  // dW[out, in] (+)= dy^T x and, when `dbias`, the bias gradient (fused into the GEMM).
+  void linear_weight_grad(bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, int in, int out, bool accumulate);
+  // dx[BT, in] = dy[BT, out] W (optionally through GELU's derivative at `gelu_input`).
+  void linear_input_grad(bf16* dx, const bf16* dy, const bf16* w, int in, int out, bf16* gelu_input = nullptr);
+  // The logits' softmax cross-entropy (logits become their gradient) and the micro-batch's mean.
+  void loss_forward(int micro, int count);
+
+ protected:
+  // The family's activations, after the shared buffers.
+  virtual void plan_activations(Planner& p) = 0;
+  // Fills the family's constant tables once the buffers exist (init() calls it).
+  virtual void init_tables() {}
+
+ private:
+  gemm::LtHandle lt_;
+  std::map<std::tuple<int, int, int, int, int, int, int, int, int, int, int, int>, cublasLtMatmulAlgo_t> algos_;
+};
+
+// The family's step for `m`.
+std::unique_ptr<StepCore> make_gpt2_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention);
+std::unique_ptr<StepCore> make_llama_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention);
+
+}  // namespace scalebench::gpt
