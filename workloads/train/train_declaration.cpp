@@ -56,8 +56,8 @@ WorkloadDef train_declaration() {
   d.name = "train";
   d.help =
       "data-parallel CNN training (ResNet-50/101/152, VGG-16) on cuDNN and cuBLASLt, gradients all-reduced through "
-      "NCCL in buckets overlapped with the backward pass; or inference: images/s per GPU and on all GPUs "
-      "(docs/train.md)";
+      "NCCL in buckets overlapped with the backward pass; or inference: images/s per GPU and on all GPUs; or, "
+      "with data, time to a target accuracy on real data over seeds (docs/train.md)";
   d.params = {
       {"model",
        ParamType::kEnum,
