@@ -58,7 +58,11 @@ TEST(TtaConfig, TheDeclarationChecksTheMode) {
   const WorkloadDef* def = find_workload("train");
   ASSERT_NE(def, nullptr);
   Json params = Json::object();
-  for (const auto& p : def->params) params[p.name] = p.default_value;
+  for (const auto& p : def->params) {
+    EXPECT_FALSE(params.contains(p.name)) << p.name << " is declared twice";
+    params[p.name] = p.default_value;
+  }
+  EXPECT_EQ(params["warmup"], 10);               // the throughput mode's warm-up steps, untouched
   EXPECT_EQ(check_param_set(*def, params), "");  // no data: throughput as before
   params["data"] = "fashion-mnist";
   EXPECT_NE(check_param_set(*def, params).find("model fmnist-resnet"), std::string::npos);

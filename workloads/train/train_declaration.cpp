@@ -207,7 +207,7 @@ WorkloadDef train_declaration() {
        {},
        0,
        "data: the one-cycle schedule's peak for a global batch of 512, scaled linearly with the global batch"},
-      {"warmup", ParamType::kNumber, 0.25, {}, 0, "data: share of the steps the learning rate rises over", 0.99},
+      {"lr_warmup", ParamType::kNumber, 0.25, {}, 0, "data: share of the steps the learning rate rises over", 0.99},
       {"label_smoothing", ParamType::kNumber, 0.1, {}, 0, "data: label smoothing of the cross-entropy", 0.99},
       {"crop_pad", ParamType::kInt, 2, {}, 0, "data: random crops from the image padded by this many pixels", 8},
       {"flip", ParamType::kBool, true, {}, {}, "data: random horizontal flips"},

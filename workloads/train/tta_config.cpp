@@ -69,7 +69,7 @@ TtaConfig TtaConfig::from_params(const Json& p) {
   if (c.cost_per_gpu_hour < 0) throw Error("cost_per_gpu_hour: must be 0 (not reported) or a price");
   c.peak_lr = p.value("peak_lr", c.peak_lr);
   if (!(c.peak_lr > 0)) throw Error("peak_lr: must be positive");
-  c.warmup_fraction = p.value("warmup", c.warmup_fraction);
+  c.warmup_fraction = p.value("lr_warmup", c.warmup_fraction);
   if (!(c.warmup_fraction > 0 && c.warmup_fraction < 1)) throw Error("warmup: a fraction of the steps, in (0, 1)");
   c.label_smoothing = p.value("label_smoothing", c.label_smoothing);
   if (c.label_smoothing < 0 || c.label_smoothing >= 1) throw Error("label_smoothing: in [0, 1)");

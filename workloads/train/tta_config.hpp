@@ -29,7 +29,7 @@ struct TtaConfig {
   // The peak learning rate at `global_batch` images per step.
   double scaled_peak_lr(int global_batch) const { return peak_lr * global_batch / kReferenceBatch; }
   // From the params: data, target_accuracy, max_epochs, seeds (a count n: seeds 1..n; or a list:
-  // "3,7,11" or a YAML list), eval_every, cost_per_gpu_hour, peak_lr, warmup, label_smoothing,
+  // "3,7,11" or a YAML list), eval_every, cost_per_gpu_hour, peak_lr, lr_warmup, label_smoothing,
   // crop_pad, flip. Throws Error naming the parameter.
   static TtaConfig from_params(const Json& params);
 };

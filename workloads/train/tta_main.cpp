@@ -74,12 +74,10 @@ int run_tta_workload(const RunRequest& run) {
   Json context = record_context(run.run_id, run.spec, env.placement);
   context["params"] = params;
   context["environment"] = env.environment;
-  if (const std::string p = mpi.first_problem(mine); !p.empty()) {
-    if (lead) report(run, context, "failed", p);
-    return 3;
-  }
+  // The data first: a missing or corrupt file is named even where no GPU is.
   std::string problem;
   std::optional<dataset::Splits> data = load(mpi, cfg, problem);
+  if (problem.empty()) problem = mpi.first_problem(mine);
   if (!problem.empty()) {
     if (lead) report(run, context, "failed", problem);
     return 3;
