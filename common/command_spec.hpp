@@ -31,7 +31,8 @@ struct CommandSpec {
   // once: a single process per node (which may itself be torchrun), with MASTER_ADDR/PORT.
   std::string launch = "mpi";
   // Ready-made readers of known outputs: nccl-tests (its table), nccl-tests-json (its -J file),
-  // images-per-second (a training script's "images/s: N" or "total images/sec: N").
+  // images-per-second (a training script's "images/s: N" or "total images/sec: N"), mllog (MLPerf's
+  // ":::MLLOG" event log: time to train over the runs it holds).
   std::string parser;
   std::string output_file;  // read figures from this file (after the program ends) instead of stdout
   std::vector<Figure> figures;
@@ -42,7 +43,7 @@ inline const std::vector<std::string>& command_launches() {
   return v;
 }
 inline const std::vector<std::string>& command_parsers() {
-  static const std::vector<std::string> v{"nccl-tests", "nccl-tests-json", "images-per-second"};
+  static const std::vector<std::string> v{"nccl-tests", "nccl-tests-json", "images-per-second", "mllog"};
   return v;
 }
 

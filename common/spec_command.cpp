@@ -120,7 +120,7 @@ std::optional<CommandSpec> parse_command(SpecParser& p, const YAML::Node& node, 
   parse_figures(p, node, field, c);
   if (c.parser.empty() && c.figures.empty())
     p.issue(node, field,
-            "give a parser (" + std::string("nccl-tests, nccl-tests-json, images-per-second") +
+            "give a parser (" + std::string("nccl-tests, nccl-tests-json, images-per-second, mllog") +
                 ") or figures to read from the program's output");
   if (!ok) return std::nullopt;
   return c;

@@ -156,6 +156,8 @@ TEST(CommandExperiment, ErrorsNameFileLineAndField) {
   EXPECT_NE(spec_errors(group).find("'command.figures.bw.value_group': the regex has 1 capture group(s), not 2"),
             std::string::npos)
       << spec_errors(group);
+  const std::string mllog = base + "command:\n  program: x\n  parser: mllog\n";
+  EXPECT_EQ(spec_errors(mllog).find("parser"), std::string::npos) << spec_errors(mllog);
   const std::string nothing = base + "command:\n  program: x\n";
   EXPECT_NE(spec_errors(nothing).find("give a parser"), std::string::npos);
   const std::string json = base + "command:\n  program: x\n  parser: nccl-tests-json\n";

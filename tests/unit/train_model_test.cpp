@@ -195,6 +195,29 @@ TEST(TrainModel, BatchNormsBesideAnAllReduceAreTheNextPersistentOnes) {
   EXPECT_EQ(std::adjacent_find(each.begin(), each.end()), each.end());
 }
 
+// The time-to-accuracy net: 28x28 in, pooled to 14 and 7, 10 classes; every block's residual add
+// has its input's shape.
+TEST(TrainModel, FmnistResnetShapes) {
+  const Model m = build_model("fmnist-resnet");
+  EXPECT_EQ(m.classes, 10);
+  EXPECT_EQ(m.layers[0].out, (Dims{kFmnistChannels, 28, 28}));
+  int residuals = 0;
+  for (const Layer& l : m.layers) {
+    if (l.name == "layer1.pool") {
+      EXPECT_EQ(l.out, (Dims{64, 14, 14}));
+    }
+    if (l.name == "layer2.pool") {
+      EXPECT_EQ(l.out, (Dims{128, 7, 7}));
+    }
+    residuals += l.residual >= 0;
+  }
+  EXPECT_EQ(residuals, 2);
+  // conv weights: 8*32*9, 32*64*9, 2 x 64*64*9, 64*128*9, 2 x 128*128*9; bn: 2 x (32+64+64+64+128+128+128);
+  // fc: 128*10+10.
+  EXPECT_EQ(m.param_count,
+            2304 + 18432 + 2 * 36864 + 73728 + 2 * 147456 + 2 * (32 + 64 + 64 + 64 + 128 + 128 + 128) + 1290);
+}
+
 TEST(TrainModel, UnknownModelNamesTheChoices) {
   try {
     build_model("resnet18");

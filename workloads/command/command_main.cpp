@@ -21,6 +21,7 @@
 #include "topology/discover.hpp"
 #include "workloads/collective/nccl_transport.hpp"
 #include "workloads/command/figures.hpp"
+#include "workloads/command/mllog_records.hpp"
 #include "workloads/command/nccl_tests_output.hpp"
 #include "workloads/environment.hpp"
 #include "workloads/link_peak.hpp"
@@ -342,6 +343,9 @@ int run_command_workload(const RunRequest& run) {
       for (auto& r : nccl_tests_records(c, out, spec.value("params", Json::object()).value("in_place", false)))
         records.push_back(std::move(r));
     }
+    if (command.parser == "mllog")
+      for (auto& r : mllog_records(context, mllog::runs(mllog::parse(text, program), program)))
+        records.push_back(std::move(r));
     std::vector<Figure> figures = command.figures;
     if (command.parser == "images-per-second") figures.insert(figures.begin(), images_per_second_figure());
     if (!figures.empty()) {

@@ -45,9 +45,11 @@ struct Model {
 
 // resnet50, resnet101, resnet152 (torchvision's v1.5: the stride in the bottleneck's 3x3 conv),
 // vgg16 (torchvision's, without dropout), tiny (a few layers of every op on 16x16 images, 10
-// classes: for gradient checks). `image` is the input's height and width (224 for ImageNet; tiny
-// ignores it). Throws Error for an unknown name, naming the choices.
+// classes: for gradient checks), fmnist-resnet (a small residual net for 28x28 grey images, 10
+// classes, input padded to kFmnistChannels channels). `image` is the input's height and width
+// (224 for ImageNet; tiny and fmnist-resnet ignore it). Throws Error for an unknown name, naming the choices.
 Model build_model(std::string_view name, int image = 224);
+inline constexpr int kFmnistChannels = 8;
 const std::vector<std::string>& model_names();
 
 // Multiply-adds x 2 of one image's forward pass through the convolutions and fully connected

@@ -911,7 +911,7 @@ void Net::forward(Pass pass) {
         CUDA_CHECK(cudaMemsetAsync(loss_.get(), 0, sizeof(double), stream_));
         softmax_cross_entropy(act(l.input), reinterpret_cast<const int*>(labels_.get()),
                               pass == Pass::kTrain ? dact(l.input) : nullptr, ct_, cfg_.batch, model_.classes,
-                              loss_scale_device(), loss_device(), stream_);
+                              loss_scale_device(), loss_device(), stream_, cfg_.label_smoothing);
         break;
     }
     if (marks_) mark(marks_->fwd[k]);
@@ -1019,7 +1019,7 @@ void Net::optimizer_step(float divisor) {
   find_nonfinite(grads_, ct_, model_.param_count, flag, stream_);
   sgd_step(master(), reinterpret_cast<float*>(velocity_.get()), grads_,
            ct_ == DType::kFloat ? nullptr : compute_copy_.get(), ct_, model_.param_count, cfg_.lr, cfg_.momentum,
-           cfg_.weight_decay, divisor, loss_scale_device(), flag, stream_);
+           cfg_.weight_decay, divisor, loss_scale_device(), flag, stream_, cfg_.lr_device, cfg_.nesterov);
   update_loss_scale(loss_scale_device(), reinterpret_cast<int*>(good_steps_.get()), flag, cfg_.loss_scale_interval,
                     ct_ == DType::kHalf, stream_);
 }

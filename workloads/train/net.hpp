@@ -53,6 +53,11 @@ struct NetConfig {
   // The flat gradient buffer (param_count elements of the compute type) if the caller provides it,
   // e.g. NCCL memory registered for symmetric collectives; null: the net allocates its own.
   void* grad_buffer = nullptr;
+  // The time-to-accuracy recipe: the learning rate read from this device float at every step (a
+  // schedule a captured step follows; null: `lr`), Nesterov momentum, label smoothing.
+  const float* lr_device = nullptr;
+  bool nesterov = false;
+  float label_smoothing = 0;
 };
 
 enum class Pass { kTrain, kCalibrate, kInfer };
@@ -82,6 +87,9 @@ class Net {
   void* grads() const { return grads_; }  // flat, compute type, param_count elements
   float* master() const { return reinterpret_cast<float*>(master_.get()); }
   void* logits() const;
+  // The batch the next pass reads: images (NHWC, compute type) and labels; real data writes them.
+  void* images() const { return act(0); }
+  int* labels() const { return reinterpret_cast<int*>(labels_.get()); }
   double* loss_device() const { return reinterpret_cast<double*>(loss_.get()); }
   float* loss_scale_device() const { return reinterpret_cast<float*>(scale_.get()); }
   cudaStream_t stream() const { return stream_; }

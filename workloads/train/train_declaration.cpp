@@ -2,6 +2,9 @@
 // parameters and their defaults, checks and layout. Host-only.
 #include "workloads/registry/registry.hpp"
 
+#include "common/error.hpp"
+#include "workloads/train/tta_config.hpp"
+
 #include <sstream>
 #include <string>
 
@@ -29,6 +32,20 @@ std::string check_train(const Json& params) {
     }
     if (n == 0) return std::string(key) + ": empty";
   }
+  if (!train::wants_tta(params)) return "";
+  try {
+    train::TtaConfig::from_params(params);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  if (params.value("model", std::string()) != "fmnist-resnet")
+    return "data: the time-to-accuracy mode trains model fmnist-resnet (set model: fmnist-resnet)";
+  if (params.value("mode", std::string("train")) != "train") return "data: needs mode train";
+  for (const char* key : {"precision", "batch"}) {
+    const Json v = params.at(key);
+    if ((v.is_string() ? v.get<std::string>() : v.dump()).find(',') != std::string::npos)
+      return std::string(key) + ": one value with data (a time-to-accuracy run has one recipe)";
+  }
   return "";
 }
 
@@ -39,15 +56,16 @@ WorkloadDef train_declaration() {
   d.name = "train";
   d.help =
       "data-parallel CNN training (ResNet-50/101/152, VGG-16) on cuDNN and cuBLASLt, gradients all-reduced through "
-      "NCCL in buckets overlapped with the backward pass; or inference: images/s per GPU and on all GPUs "
-      "(docs/train.md)";
+      "NCCL in buckets overlapped with the backward pass; or inference: images/s per GPU and on all GPUs; or, "
+      "with data, time to a target accuracy on real data over seeds (docs/train.md)";
   d.params = {
       {"model",
        ParamType::kEnum,
        "resnet50",
-       {"resnet50", "resnet101", "resnet152", "vgg16", "tiny"},
+       {"resnet50", "resnet101", "resnet152", "vgg16", "tiny", "fmnist-resnet"},
        {},
-       "the network (torchvision's layouts; tiny: a few layers for checks)"},
+       "the network (torchvision's layouts; tiny: a few layers for checks; fmnist-resnet: a small residual net "
+       "for 28x28 grey images, what the time-to-accuracy mode trains)"},
       {"mode",
        ParamType::kEnum,
        "train",
@@ -171,6 +189,28 @@ WorkloadDef train_declaration() {
       {"lr", ParamType::kNumber, 0.02, {}, 0, "SGD learning rate (small: the loss check trains one fixed batch)"},
       {"momentum", ParamType::kNumber, 0.9, {}, 0, "SGD momentum"},
       {"weight_decay", ParamType::kNumber, 1e-4, {}, 0, "SGD weight decay (L2, every parameter)"},
+      {"data",
+       ParamType::kText,
+       "",
+       {},
+       {},
+       "time to accuracy on real data: fashion-mnist (the Debian package dataset-fashion-mnist) or a folder of "
+       "MNIST-style IDX files; each seed trains until the test accuracy reaches target_accuracy (docs/train.md)"},
+      {"target_accuracy", ParamType::kNumber, 0.93, {}, 0, "data: the test accuracy (fraction) to reach", 1.0},
+      {"max_epochs", ParamType::kInt, 20, {}, 1, "data: a seed that has not reached the target by then is aborted"},
+      {"seeds", ParamType::kText, "5", {}, {}, "data: a count n (seeds 1..n) or a list (3,7,11)"},
+      {"eval_every", ParamType::kInt, 1, {}, 1, "data: epochs between evaluations on the test split"},
+      {"cost_per_gpu_hour", ParamType::kNumber, 0.0, {}, 0, "data: price of a GPU-hour: reports the cost to target"},
+      {"peak_lr",
+       ParamType::kNumber,
+       0.4,
+       {},
+       0,
+       "data: the one-cycle schedule's peak for a global batch of 512, scaled linearly with the global batch"},
+      {"lr_warmup", ParamType::kNumber, 0.25, {}, 0, "data: share of the steps the learning rate rises over", 0.99},
+      {"label_smoothing", ParamType::kNumber, 0.1, {}, 0, "data: label smoothing of the cross-entropy", 0.99},
+      {"crop_pad", ParamType::kInt, 2, {}, 0, "data: random crops from the image padded by this many pixels", 8},
+      {"flip", ParamType::kBool, true, {}, {}, "data: random horizontal flips"},
       {"time_cap",
        ParamType::kNumber,
        10.0,

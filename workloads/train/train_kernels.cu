@@ -244,7 +244,7 @@ dim3 image_grid(int n, long long per_image) {
 // One block per image: max, sum of exponentials, loss, gradient.
 template <typename T>
 __global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogits, int n, int k,
-                                    const float* loss_scale, double* loss) {
+                                    const float* loss_scale, double* loss, float smoothing) {
   __shared__ float red[kThreads];
   const int img = blockIdx.x;
   const T* row = logits + static_cast<long long>(img) * k;
@@ -267,17 +267,32 @@ __global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogi
     __syncthreads();
   }
   sum = red[0];
+  __syncthreads();
+  // With smoothing e the target is (1 - e) on the label and e / k on every class: the loss adds
+  // e times the mean over classes of -log p.
+  float logit_sum = 0;
+  if (smoothing > 0)
+    for (int j = threadIdx.x; j < k; j += blockDim.x) logit_sum += to_f(row[j]);
+  red[threadIdx.x] = logit_sum;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) red[threadIdx.x] += red[threadIdx.x + w];
+    __syncthreads();
+  }
   const int label = labels[img];
   if (threadIdx.x == 0) {
-    const double l = static_cast<double>(logf(sum) + m - to_f(row[label]));
+    const float lse = logf(sum) + m;
+    const double l = static_cast<double>((1.0f - smoothing) * (lse - to_f(row[label])) +
+                                         smoothing * (lse - red[0] / static_cast<float>(k)));
     atomicAdd(loss, l / n);
   }
   if (!dlogits) return;
   const float scale = (loss_scale ? *loss_scale : 1.0f) / n;
+  const float off = smoothing / static_cast<float>(k);
   T* drow = dlogits + static_cast<long long>(img) * k;
   for (int j = threadIdx.x; j < k; j += blockDim.x) {
     const float p = expf(to_f(row[j]) - m) / sum;
-    drow[j] = from_f<T>((p - (j == label ? 1.0f : 0.0f)) * scale);
+    drow[j] = from_f<T>((p - off - (j == label ? 1.0f - smoothing : 0.0f)) * scale);
   }
 }
 
@@ -303,8 +318,10 @@ __global__ void nonfinite_kernel(const T* g, long long n, int* flag) {
 
 template <typename T>
 __global__ void sgd_kernel(float* w, float* v, const T* grad, T* copy, long long n, float lr, float momentum, float wd,
-                           float divisor, const float* loss_scale, const int* skip) {
+                           float divisor, const float* loss_scale, const int* skip, const float* lr_device,
+                           bool nesterov) {
   if (*skip) return;
+  if (lr_device) lr = *lr_device;
   const float inv = 1.0f / (divisor * (loss_scale ? *loss_scale : 1.0f));
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -312,7 +329,7 @@ __global__ void sgd_kernel(float* w, float* v, const T* grad, T* copy, long long
     const float g = to_f(grad[i]) * inv + wd * wi;
     const float vi = momentum * v[i] + g;
     v[i] = vi;
-    const float nw = wi - lr * vi;
+    const float nw = wi - lr * (nesterov ? g + momentum * vi : vi);
     w[i] = nw;
     if (copy) copy[i] = from_f<T>(nw);
   }
@@ -772,11 +789,11 @@ void maxpool_backward(const void* dy, const std::uint8_t* argmax, void* dx, bool
 }
 
 void softmax_cross_entropy(const void* logits, const int* labels, void* dlogits, DType t, int n, int k,
-                           const float* loss_scale, double* loss, cudaStream_t s) {
+                           const float* loss_scale, double* loss, cudaStream_t s, float smoothing) {
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    softmax_xent_kernel<<<static_cast<unsigned>(n), kThreads, 0, s>>>(static_cast<const T*>(logits), labels,
-                                                                      static_cast<T*>(dlogits), n, k, loss_scale, loss);
+    softmax_xent_kernel<<<static_cast<unsigned>(n), kThreads, 0, s>>>(
+        static_cast<const T*>(logits), labels, static_cast<T*>(dlogits), n, k, loss_scale, loss, smoothing);
   });
   CUDA_CHECK(cudaGetLastError());
 }
@@ -802,12 +819,12 @@ void find_nonfinite(const void* grad, DType t, long long n, int* flag, cudaStrea
 
 void sgd_step(float* master, float* velocity, const void* grad, void* compute_copy, DType t, long long n, float lr,
               float momentum, float weight_decay, float divisor, const float* loss_scale, const int* skip,
-              cudaStream_t s) {
+              cudaStream_t s, const float* lr_device, bool nesterov) {
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     sgd_kernel<<<blocks_for(n), kThreads, 0, s>>>(master, velocity, static_cast<const T*>(grad),
                                                   static_cast<T*>(compute_copy), n, lr, momentum, weight_decay, divisor,
-                                                  loss_scale, skip);
+                                                  loss_scale, skip, lr_device, nesterov);
   });
   CUDA_CHECK(cudaGetLastError());
 }

@@ -53,8 +53,9 @@ void maxpool_backward(const void* dy, const std::uint8_t* argmax, void* dx, bool
 // Softmax cross-entropy of logits (n x k) against labels: adds the mean loss over the batch to
 // *loss (fp64, zeroed by the caller) and, when dlogits is not null, writes
 // dlogits = (softmax - onehot) * loss_scale / n (loss_scale read from device memory; null: 1).
+// With `smoothing` e the one-hot target becomes (1 - e) onehot + e / k (label smoothing).
 void softmax_cross_entropy(const void* logits, const int* labels, void* dlogits, DType t, int n, int k,
-                           const float* loss_scale, double* loss, cudaStream_t s);
+                           const float* loss_scale, double* loss, cudaStream_t s, float smoothing = 0);
 
 // Per-channel sums of dy (rows x c, channels fastest) added to sums (fp32, zeroed by the caller):
 // the gradient of a bias added to every row.
@@ -90,10 +91,11 @@ void find_nonfinite(const void* grad, DType t, long long n, int* flag, cudaStrea
 // The fused SGD step over a flat buffer, PyTorch's formulation (weight decay into the gradient,
 // then momentum): g = grad / (divisor * loss_scale) + wd * w; v = momentum * v + g; w -= lr * v;
 // and the compute copy (when not null) = w in `t`. Does nothing when *skip is set (a step whose
-// gradients overflowed).
+// gradients overflowed). `lr_device`: the rate read from device memory instead of `lr` (a schedule
+// that a captured graph follows). `nesterov`: w -= lr * (g + momentum * v), PyTorch's Nesterov.
 void sgd_step(float* master, float* velocity, const void* grad, void* compute_copy, DType t, long long n, float lr,
               float momentum, float weight_decay, float divisor, const float* loss_scale, const int* skip,
-              cudaStream_t s);
+              cudaStream_t s, const float* lr_device = nullptr, bool nesterov = false);
 
 // Dynamic loss scaling after a step: on overflow (*flag) halve the scale and restart the count,
 // else double it after `interval` good steps in a row; then clear the flag. One thread.

@@ -9,6 +9,7 @@
 #include "workloads/compute/gpu_timer.hpp"
 #include "workloads/train/train_bench.hpp"
 #include "workloads/train/train_config.hpp"
+#include "workloads/train/tta_config.hpp"
 
 namespace scalebench {
 
@@ -19,6 +20,7 @@ int run_train_workload(const RunRequest& run) {
   const bool records = run.records;
   const auto& emit = run.emit;
   const Json params = spec.at("params");
+  if (train::wants_tta(params)) return run_tta_workload(run);
   const train::Config cfg = train::Config::from_params(params);
   compute::TimingConfig timing = compute::TimingConfig::from_params(params, spec.value("repetitions", 20));
   timing.iters = params.value("steps", 5);  // steps per timed sample

@@ -1,0 +1,48 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+
+// The parameters of train's time-to-accuracy mode (a `data` parameter given): which data, the
+// target, the seeds and the recipe's schedule. Pure: no CUDA.
+namespace scalebench::train {
+
+// The global batch the peak learning rate is stated for; at another global batch it scales
+// linearly (Goyal et al.'s rule), the one-cycle warm-up keeping the larger rates stable.
+inline constexpr int kReferenceBatch = 512;
+
+struct TtaConfig {
+  std::string data;  // "fashion-mnist" or a folder of IDX files
+  double target_accuracy = 0.93;
+  int max_epochs = 20;
+  std::vector<std::uint64_t> seeds{1, 2, 3, 4, 5};
+  int eval_every = 1;  // epochs between evaluations on the test split
+  double cost_per_gpu_hour = 0;
+  double peak_lr = 0.4;           // at kReferenceBatch
+  double warmup_fraction = 0.25;  // of the schedule's steps, rising linearly to the peak
+  double label_smoothing = 0.1;
+  int crop_pad = 2;  // random crop from the image padded by this many pixels per side
+  bool flip = true;  // random horizontal flips
+
+  // The peak learning rate at `global_batch` images per step.
+  double scaled_peak_lr(int global_batch) const { return peak_lr * global_batch / kReferenceBatch; }
+  // From the params: data, target_accuracy, max_epochs, seeds (a count n: seeds 1..n; or a list:
+  // "3,7,11" or a YAML list), eval_every, cost_per_gpu_hour, peak_lr, lr_warmup, label_smoothing,
+  // crop_pad, flip. Throws Error naming the parameter.
+  static TtaConfig from_params(const Json& params);
+};
+
+// Whether the params ask for the time-to-accuracy mode (a non-empty `data`).
+bool wants_tta(const Json& params);
+
+// The one-cycle schedule's rate at step `step` (0-based) of `total`: linear from peak/25 to the
+// peak over the warm-up, then linear down to 0 at `total` (Smith's one-cycle, as DAWNBench's fast
+// CIFAR entries ran it).
+double one_cycle_lr(long long step, long long total, double peak, double warmup_fraction);
+
+// Cost to the target as DAWNBench reported it: seconds x GPUs x price per GPU-hour / 3600.
+double cost_to_target(double seconds, int gpus, double cost_per_gpu_hour);
+
+}  // namespace scalebench::train

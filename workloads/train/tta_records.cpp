@@ -1,0 +1,126 @@
+#include "workloads/train/tta_records.hpp"
+
+#include <cstdio>
+#include <optional>
+
+#include "analysis/point_record.hpp"
+#include "common/record.hpp"
+#include "workloads/mllog/time_to_train.hpp"
+
+namespace scalebench::train {
+
+namespace {
+std::string fixed(double v, int digits) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, v);
+  return b;
+}
+
+Json point_of(const TtaShape& shape, const TtaConfig& cfg, Json seed) {
+  return Json{{"model", shape.model},
+              {"data", shape.data},
+              {"precision", shape.precision},
+              {"gpus", shape.gpus},
+              {"global_batch", shape.global_batch},
+              {"target_accuracy", cfg.target_accuracy},
+              {"seed", std::move(seed)}};
+}
+
+mllog::TimeToTrain summarize_seeds(const std::vector<SeedResult>& seeds, bool with_eval) {
+  std::vector<std::optional<double>> per_seed;
+  for (const auto& s : seeds)
+    per_seed.push_back(s.reached ? std::optional<double>(with_eval ? s.total_s : s.train_s) : std::nullopt);
+  return mllog::time_to_train(per_seed);
+}
+}  // namespace
+
+std::vector<Json> tta_records(const Json& context, const TtaConfig& cfg, const TtaShape& shape,
+                              const std::vector<SeedResult>& seeds) {
+  Json run = context;
+  run["schema_version"] = kRecordSchemaVersion;
+  std::vector<Json> out;
+  for (const SeedResult& s : seeds) {
+    const std::string why = s.reached ? ""
+                                      : "aborted: test accuracy " + fixed(s.final_accuracy, 4) + " after " +
+                                            std::to_string(s.epochs) + " epochs (max_epochs) is below the target " +
+                                            fixed(cfg.target_accuracy, 4);
+    Json r = PointRecord{point_of(shape, cfg, s.seed),
+                         "time_to_target",
+                         "s",
+                         "lower",
+                         s.reached ? std::vector<double>{s.total_s} : std::vector<double>{},
+                         "target",
+                         Correctness::unchecked(),
+                         s.reached ? "ok" : "failed",
+                         why}
+                 .to_json(run);
+    r["details"] = Json{{"reached", s.reached},
+                        {"epochs", s.epochs},
+                        {"time_without_eval_s", s.train_s},
+                        {"time_with_eval_s", s.total_s},
+                        {"final_accuracy", s.final_accuracy},
+                        {"eval_epochs", s.eval_epochs},
+                        {"accuracies", s.accuracies},
+                        {"images_per_s", s.images_per_s},
+                        {"peak_lr", shape.peak_lr},
+                        {"mllog", s.mllog}};
+    out.push_back(std::move(r));
+  }
+  const mllog::TimeToTrain with = summarize_seeds(seeds, true), without = summarize_seeds(seeds, false);
+  const std::string why = with.counts ? ""
+                                      : std::to_string(with.reached) + " of " + std::to_string(with.seeds) +
+                                            " seeds reached the target; " + mllog::kSeedRule;
+  Json summary = PointRecord{point_of(shape, cfg, "all"),
+                             "time_to_target",
+                             "s",
+                             "lower",
+                             with.seconds,
+                             "target",
+                             Correctness::unchecked(),
+                             with.counts ? "ok" : "failed",
+                             why}
+                     .to_json(run);
+  Json details = with.to_json();
+  if (without.stats.n > 0) details["median_without_eval_s"] = without.stats.median;
+  summary["details"] = details;
+  out.push_back(std::move(summary));
+  if (cfg.cost_per_gpu_hour > 0 && with.stats.n > 0) {
+    std::vector<double> costs;
+    for (double t : with.seconds) costs.push_back(cost_to_target(t, shape.gpus, cfg.cost_per_gpu_hour));
+    Json c = PointRecord{point_of(shape, cfg, "all"),
+                         "cost_to_target",
+                         "cost",
+                         "lower",
+                         costs,
+                         "target",
+                         Correctness::unchecked(),
+                         with.counts ? "ok" : "failed",
+                         why}
+                 .to_json(run);
+    c["details"] = Json{{"cost_per_gpu_hour", cfg.cost_per_gpu_hour},
+                        {"formula", "time_to_target_s x gpus x cost_per_gpu_hour / 3600"}};
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string tta_seed_line(const SeedResult& r) {
+  return "tta seed=" + std::to_string(r.seed) + " reached=" + (r.reached ? "yes" : "no") +
+         " epochs=" + std::to_string(r.epochs) + " accuracy=" + fixed(r.final_accuracy, 4) +
+         " time_s=" + fixed(r.total_s, 3) + " time_without_eval_s=" + fixed(r.train_s, 3);
+}
+
+std::string tta_summary_line(const std::vector<SeedResult>& seeds, const TtaConfig& cfg, int gpus) {
+  const mllog::TimeToTrain t = summarize_seeds(seeds, true);
+  std::string line = "tta summary seeds=" + std::to_string(t.seeds) + " reached=" + std::to_string(t.reached) +
+                     " counts=" + (t.counts ? "yes" : "no");
+  if (t.stats.n > 0) {
+    line +=
+        " median_s=" + fixed(t.stats.median, 3) + " min_s=" + fixed(t.stats.min, 3) + " max_s=" + fixed(t.stats.max, 3);
+    if (cfg.cost_per_gpu_hour > 0)
+      line += " cost_to_target=" + fixed(cost_to_target(t.stats.median, gpus, cfg.cost_per_gpu_hour), 5);
+  }
+  return line;
+}
+
+}  // namespace scalebench::train
