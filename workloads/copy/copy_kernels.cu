@@ -5,7 +5,7 @@
 
 #include "workloads/copy/copy_pattern.hpp"
 #include "workloads/gpu/cuda_check.hpp"
-#include "workloads/gpu/warp_reduce.cuh"
+#include "workloads/gpu/reduce.cuh"
 
 namespace scalebench::copy {
 

@@ -5,19 +5,19 @@
 
 #include "common/error.hpp"
 #include "workloads/gpt/gpt_kernels.cuh"
-#include "workloads/gpt/kernel_reduce.cuh"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/reduce.cuh"
 
 namespace scalebench::gpt {
 
 namespace {
 
-using kernel::block_max;
-using kernel::block_sum;
-using kernel::grid_for;
-using kernel::kWarp;
-using kernel::warp_max;
-using kernel::warp_sum;
+using gpu::block_max;
+using gpu::block_sum;
+using gpu::grid_for;
+using gpu::kWarp;
+using gpu::warp_max;
+using gpu::warp_sum;
 
 // splitmix64: a counter-based hash, so that parameter values do not depend on the launch shape.
 __device__ __forceinline__ unsigned long long mix(unsigned long long z) {

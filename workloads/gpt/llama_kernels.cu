@@ -5,14 +5,14 @@
 #include <cmath>
 
 #include "common/error.hpp"
-#include "workloads/gpt/kernel_reduce.cuh"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/reduce.cuh"
 
 namespace scalebench::gpt {
 
 namespace {
 
-using kernel::grid_for;
+using gpu::grid_for;
 
 __device__ __forceinline__ float sigmoid(float x) { return 1.f / (1.f + __expf(-x)); }
 

@@ -3,7 +3,7 @@
 #include "workloads/gpu/bf16_pattern.cuh"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
-#include "workloads/gpu/warp_reduce.cuh"
+#include "workloads/gpu/reduce.cuh"
 
 namespace scalebench::gpu {
 

@@ -3,7 +3,7 @@
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/memory_stream.cuh"
-#include "workloads/gpu/warp_reduce.cuh"
+#include "workloads/gpu/reduce.cuh"
 
 namespace scalebench::gpu {
 

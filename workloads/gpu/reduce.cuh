@@ -1,10 +1,12 @@
 #pragma once
+// Warp and block reductions, and grid sizing for one thread per element, shared by the GPU
+// workloads' kernels. Every lane of a warp must call the warp functions (full mask), and blocks are
+// whole warps.
 #include <cuda_runtime.h>
 
 #include <cmath>
 
-// Warp and block reductions and grid sizing shared by the gpt workload's kernel files.
-namespace scalebench::gpt::kernel {
+namespace scalebench::gpu {
 
 constexpr int kWarp = 32;
 
@@ -40,4 +42,11 @@ __device__ inline float block_max(float v) {
 
 inline unsigned grid_for(long long n, int block) { return static_cast<unsigned>((n + block - 1) / block); }
 
-}  // namespace scalebench::gpt::kernel
+// Adds the warp's values into *total with one atomic (lane 0's) per warp, skipped when the sum is 0:
+// for counters and exact integer sums, where the order of the additions does not matter.
+__device__ __forceinline__ void warp_atomic_add(unsigned long long* total, unsigned long long v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  if ((threadIdx.x & 31) == 0 && v != 0) atomicAdd(total, v);
+}
+
+}  // namespace scalebench::gpu
