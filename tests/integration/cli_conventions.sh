@@ -166,6 +166,18 @@ else
   echo "cli_conventions: no IPv6 loopback here; the [::1] URL is checked by the parser only"
 fi
 
+# --log-level, and $SCALEBENCH_LOG_LEVEL where the option is not given: at warn, no info lines.
+grep -q " coordinator info: listening on " "$WORK/coordinator.log" || fail "the default level logs info"
+"$BIN/scalebench-coordinator" --log-level warn --port 0 --port-file "$WORK/port-warn" --db "$WORK/warn.db" \
+  >"$WORK/coordinator-warn.log" 2>&1 &
+PIDS+=($!)
+SCALEBENCH_LOG_LEVEL=error "$BIN/scalebench-coordinator" --port 0 --port-file "$WORK/port-env" --db "$WORK/env.db" \
+  >"$WORK/coordinator-env.log" 2>&1 &
+PIDS+=($!)
+wait_until 10 '[[ -s $WORK/port-warn && -s $WORK/port-env ]]'
+"$SB" status --coordinator "http://127.0.0.1:$(cat "$WORK/port-warn")" >/dev/null
+grep -q " info: " "$WORK/coordinator-warn.log" "$WORK/coordinator-env.log" && fail "info lines at warn or error level"
+
 # scalebench-run: the workloads, one workload's parameters, nccl-tests' flags.
 "$BIN/scalebench-run" --list >"$WORK/list.txt"
 grep -q "^  collective " "$WORK/list.txt" && grep -q "^  gemm " "$WORK/list.txt" || fail "--list: $(cat "$WORK/list.txt")"
