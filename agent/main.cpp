@@ -19,43 +19,15 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/process.hpp"
-#include "common/version.hpp"
+#include "common/program_options.hpp"
 #include "http/bearer_token.hpp"
 
 namespace {
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop.store(true); }
 
-const char* kUsage = R"(usage: scalebench-agent --coordinator http[s]://HOST:PORT [options]
-  --name NAME          agent id (default: the hostname)
-  --address HOST       the name or address mpirun on other nodes reaches this node by; it goes
-                       into the hostfiles of runs over several nodes (default: the hostname)
-  --work-dir DIR       run specs, logs and the journal of undelivered results (outbox.jsonl);
-                       one agent per folder (default /tmp/scalebench-agent-NAME)
-  --slots N            ranks this node offers for host-memory runs (default: number of cores)
-  --launcher L         how runs start their ranks: mpirun, srun (a job step inside this SLURM
-                       allocation), local (one-rank runs, no MPI launcher) or auto (default:
-                       srun when SLURM_JOB_ID is set, else mpirun)
-  --mpirun PATH        the mpirun to use (default: mpirun on PATH)
-  --mpirun-arg ARG     an extra mpirun argument (repeatable), e.g. --mpirun-arg=--mca ...
-  --srun PATH          the srun to use (default: srun on PATH)
-  --srun-mpi PLUGIN    srun's --mpi plugin (default pmix; `srun --mpi=list` shows the site's)
-  --srun-arg ARG       an extra srun argument (repeatable), e.g. --srun-arg=--partition=gpu
-  --run-program PATH   scalebench-run (default: next to this program)
-  --token-file FILE    the agent token the coordinator wants (else SCALEBENCH_TOKEN)
-  --ca-file FILE       an https:// coordinator's certificate must chain to this PEM file (else
-                       SCALEBENCH_CA_FILE, else the system's trusted certificates)
-  --metrics-port N     serve GPU telemetry at http://ADDRESS:N/metrics (0 picks a free port;
-                       default: no endpoint)
-  --metrics-address A  address of the metrics endpoint (default 127.0.0.1: loopback only)
-  --metrics-port-file FILE  write the metrics port actually used here once listening
-  --telemetry-interval S    seconds between GPU telemetry readings (default 1)
-  --nvml-library PATH  the NVML the telemetry reads (default: SCALEBENCH_NVML_LIBRARY, else
-                       libnvidia-ml.so.1)
-  --version
-)";
 [[noreturn]] void usage_error(const std::string& msg) {
-  std::cerr << "scalebench-agent: " << msg << "\n" << kUsage;
+  std::cerr << "scalebench-agent: " << msg << "\nscalebench-agent: see scalebench-agent --help\n";
   std::exit(2);
 }
 }  // namespace
@@ -76,91 +48,87 @@ int main(int argc, char** argv) {
   o.slots = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   o.launch.run_program = executable_dir() + "/scalebench-run";
   o.launch.as_root = geteuid() == 0;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    std::string inline_value;
-    if (auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inline_value = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    }
-    auto value = [&]() -> std::string {
-      if (!inline_value.empty()) return inline_value;
-      if (i + 1 >= argc) usage_error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--coordinator")
-      o.coordinator_url = value();
-    else if (a == "--name")
-      o.name = value();
-    else if (a == "--address") {
-      o.address = value();
+  CLI::App app("scalebench-agent: one per node; runs what the coordinator assigns on this node's GPUs.",
+               "scalebench-agent");
+  app.footer(
+      "Examples:\n"
+      "  scalebench-agent --coordinator http://head:8470 --metrics-port 9470\n"
+      "  scalebench-agent --coordinator https://head:8470 --ca-file ca.pem --token-file agent.token\n"
+      "  scalebench-agent --coordinator http://head:8470 --launcher srun --srun-arg=--partition=gpu\n"
+      "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 failed; 2 bad options.");
+  add_standard_options(app, "scalebench-agent");
+  app.add_option("--coordinator", o.coordinator_url, "the coordinator, http[s]://HOST:PORT[/PREFIX]")
+      ->required()
+      ->type_name("URL");
+  app.add_option("--name", o.name, "agent id (default: the hostname)")->type_name("NAME");
+  app.add_option("--address", o.address,
+                 "the name or address mpirun on other nodes reaches this node by; it goes into the hostfiles of "
+                 "runs over several nodes (default: the hostname)")
+      ->type_name("HOST")
       // It becomes a hostfile line: one token of host-name characters.
-      if (!std::regex_match(o.address, std::regex("[A-Za-z0-9_.:-]{1,253}")))
-        usage_error("--address '" + o.address + "': use a host name or IP address");
-    } else if (a == "--work-dir")
-      o.work_dir = value();
-    else if (a == "--slots") {
-      try {
-        o.slots = std::stoi(value());
-      } catch (const std::exception&) {
-        usage_error("--slots needs a positive integer");
-      }
-      if (o.slots < 1) usage_error("--slots needs a positive integer");
-    } else if (a == "--mpirun")
-      o.launch.mpirun = value();
-    else if (a == "--mpirun-arg")
-      o.launch.extra_args.push_back(value());
-    else if (a == "--launcher")
-      launcher = value();
-    else if (a == "--srun")
-      o.launch.srun = value();
-    else if (a == "--srun-mpi")
-      o.launch.srun_mpi = value();
-    else if (a == "--srun-arg")
-      o.launch.srun_extra_args.push_back(value());
-    else if (a == "--run-program")
-      o.launch.run_program = value();
-    else if (a == "--token-file")
-      token_file = value();
-    else if (a == "--ca-file")
-      o.ca_file = value();
-    else if (a == "--metrics-port") {
-      std::string v = value();
-      std::size_t used = 0;
-      try {
-        metrics_port = std::stoi(v, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (!metrics_port || used != v.size() || *metrics_port < 0 || *metrics_port > 65535)
-        usage_error("--metrics-port needs a port number 0..65535, got '" + v + "'");
-    } else if (a == "--metrics-address")
-      metrics_address = value();
-    else if (a == "--metrics-port-file")
-      metrics_port_file = value();
-    else if (a == "--telemetry-interval") {
-      std::string v = value();
-      double s = 0;
-      std::size_t used = 0;
-      try {
-        s = std::stod(v, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != v.size() || !(s >= 0.1 && s <= 3600))
-        usage_error("--telemetry-interval needs seconds between 0.1 and 3600, got '" + v + "'");
-      telemetry.interval = std::chrono::milliseconds(static_cast<long long>(s * 1000));
-    } else if (a == "--nvml-library")
-      telemetry.nvml_library = value();
-    else if (a == "--version") {
-      std::cout << "scalebench-agent " << kVersion << " (" << kGitRevision << ")\n";
-      return 0;
-    } else if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else
-      usage_error("unknown option " + a);
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return std::regex_match(v, std::regex("[A-Za-z0-9_.:-]{1,253}")) ? "" : "use a host name or IP address";
+          },
+          ""));
+  app.add_option("--work-dir", o.work_dir,
+                 "run specs, logs and the journal of undelivered results (outbox.jsonl); one agent per folder "
+                 "(default /tmp/scalebench-agent-NAME)")
+      ->type_name("DIR");
+  app.add_option("--slots", o.slots, "ranks this node offers for host-memory runs (default: number of cores)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--launcher", launcher,
+                 "how runs start their ranks: mpirun, srun (a job step inside this SLURM allocation), local "
+                 "(one-rank runs, no MPI launcher) or auto (srun when SLURM_JOB_ID is set, else mpirun)")
+      ->capture_default_str()
+      ->type_name("L");
+  app.add_option("--mpirun", o.launch.mpirun, "the mpirun to use (default: mpirun on PATH)")->type_name("PATH");
+  app.add_option("--mpirun-arg", o.launch.extra_args, "an extra mpirun argument (repeatable), e.g. --mpirun-arg=--mca")
+      ->type_name("ARG")
+      ->allow_extra_args(false);
+  app.add_option("--srun", o.launch.srun, "the srun to use (default: srun on PATH)")->type_name("PATH");
+  app.add_option("--srun-mpi", o.launch.srun_mpi, "srun's --mpi plugin (`srun --mpi=list` shows the site's)")
+      ->capture_default_str()
+      ->type_name("PLUGIN");
+  app.add_option("--srun-arg", o.launch.srun_extra_args,
+                 "an extra srun argument (repeatable), e.g. --srun-arg=--partition=gpu")
+      ->type_name("ARG")
+      ->allow_extra_args(false);
+  app.add_option("--run-program", o.launch.run_program, "scalebench-run (default: next to this program)")
+      ->type_name("PATH");
+  app.add_option("--token-file", token_file, "the agent token the coordinator wants (else SCALEBENCH_TOKEN)")
+      ->type_name("FILE");
+  app.add_option("--ca-file", o.ca_file,
+                 "an https:// coordinator's certificate must chain to this PEM file (else SCALEBENCH_CA_FILE, else "
+                 "the system's trusted certificates)")
+      ->type_name("FILE");
+  int metrics_port_value = 0;
+  auto* port_option =
+      app.add_option("--metrics-port", metrics_port_value,
+                     "serve GPU telemetry at http://ADDRESS:N/metrics (0 picks a free port; default: no endpoint)")
+          ->type_name("N")
+          ->check(CLI::Range(0, 65535));
+  app.add_option("--metrics-address", metrics_address, "address of the metrics endpoint (loopback only by default)")
+      ->capture_default_str()
+      ->type_name("A");
+  app.add_option("--metrics-port-file", metrics_port_file, "write the metrics port actually used here once listening")
+      ->type_name("FILE");
+  double interval_s = 1;
+  auto* interval = app.add_option("--telemetry-interval", interval_s, "seconds between GPU telemetry readings")
+                       ->capture_default_str()
+                       ->type_name("S")
+                       ->check(CLI::Range(0.1, 3600.0));
+  app.add_option("--nvml-library", telemetry.nvml_library,
+                 "the NVML the telemetry reads (default: SCALEBENCH_NVML_LIBRARY, else libnvidia-ml.so.1)")
+      ->type_name("PATH");
+  try {
+    app.parse(parse_arguments(argc, argv, {"--mpirun-arg", "--srun-arg"}));
+  } catch (const CLI::ParseError& e) {
+    return parse_failure(app, e, "scalebench-agent");
   }
+  if (port_option->count()) metrics_port = metrics_port_value;
+  if (interval->count()) telemetry.interval = std::chrono::milliseconds(static_cast<long long>(interval_s * 1000));
   if (o.coordinator_url.empty()) usage_error("--coordinator is required");
   try {
     o.token = client_token(token_file).value_or("");

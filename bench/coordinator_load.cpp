@@ -28,30 +28,12 @@
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "common/process.hpp"
+#include "common/program_options.hpp"
 #include "http/http_client.hpp"
 
 namespace {
 using namespace scalebench;
 using Clock = std::chrono::steady_clock;
-
-const char* kUsage = R"(usage: scalebench-coordinator-load [options]
-  --agents N[,N...]       agents to play (default 1000); several sizes run one after another, each
-                          against a fresh coordinator and store, and end with the cost curve
-  --gpus N                GPUs per agent (default 8)
-  --duration S            seconds of streaming and heartbeating per size (default 30)
-  --batch N               records per POST, as the agent's outbox batches them (default 200)
-  --record-threads N      connections posting records at once (default 2)
-  --heartbeat-interval S  seconds between each agent's heartbeats (default 1)
-  --coordinator URL       target a running coordinator (http://127.0.0.1:PORT) instead of starting one;
-                          records are then counted through the API, and RSS needs --coordinator-pid
-  --coordinator-pid PID   sample this process's RSS
-  --db FILE               the store of the coordinator it starts (one size only; default: a fresh one
-                          in a temporary folder, removed at exit unless --keep)
-  --threads N             the started coordinator's --threads (default: its own default)
-  --coordinator-cpus LIST the started coordinator runs on these CPUs only (taskset's list, e.g. 0,1),
-                          so that its budget is stated while the played agents use the other cores
-  --keep                  keep the temporary folder (store, coordinator log)
-)";
 
 struct Options {
   std::vector<int> agents{1000};
@@ -64,57 +46,57 @@ struct Options {
   bool keep = false;
 };
 
-std::vector<int> parse_sizes(const std::string& text) {
-  std::vector<int> out;
-  std::istringstream in(text);
-  for (std::string part; std::getline(in, part, ',');) out.push_back(std::stoi(part));
-  return out;
-}
-
-// The options, or the exit code when the program should end here (help, bad usage).
+// The options, or the exit code when the program should end here (help, --version, bad usage).
 std::optional<int> parse_options(int argc, char** argv, Options* o) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
-    try {
-      if (a == "--agents")
-        o->agents = parse_sizes(value());
-      else if (a == "--gpus")
-        o->gpus = std::stoi(value());
-      else if (a == "--duration")
-        o->duration_s = std::stod(value());
-      else if (a == "--batch")
-        o->batch = std::stoi(value());
-      else if (a == "--record-threads")
-        o->record_threads = std::stoi(value());
-      else if (a == "--heartbeat-interval")
-        o->heartbeat_interval_s = std::stod(value());
-      else if (a == "--coordinator")
-        o->url = value();
-      else if (a == "--coordinator-pid")
-        o->pid = std::stoi(value());
-      else if (a == "--db")
-        o->db = value();
-      else if (a == "--threads")
-        o->threads = std::stoi(value());
-      else if (a == "--coordinator-cpus")
-        o->coordinator_cpus = value();
-      else if (a == "--keep")
-        o->keep = true;
-      else if (a == "-h" || a == "--help") {
-        std::cout << kUsage;
-        return 0;
-      } else {
-        std::cerr << "unknown option " << a << "\n" << kUsage;
-        return 2;
-      }
-    } catch (const std::logic_error& e) {
-      std::cerr << "bad value for " << a << ": " << e.what() << "\n";
-      return 2;
-    }
+  CLI::App app(
+      "scalebench-coordinator-load: plays a cluster of agents against a real coordinator over loopback HTTP\n"
+      "and prints what the coordinator sustained.",
+      "scalebench-coordinator-load");
+  app.footer(
+      "Examples:\n"
+      "  scalebench-coordinator-load --agents 1000,2000,4000 --duration 30\n"
+      "  scalebench-coordinator-load --coordinator http://127.0.0.1:8470 --coordinator-pid 1234 --agents 500");
+  add_standard_options(app, "scalebench-coordinator-load");
+  app.add_option("--agents", o->agents,
+                 "agents to play; several sizes run one after another, each against a fresh coordinator and "
+                 "store, and end with the cost curve")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->type_name("N[,N...]")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--gpus", o->gpus, "GPUs per agent")->capture_default_str()->check(CLI::Range(1, 1024));
+  app.add_option("--duration", o->duration_s, "seconds of streaming and heartbeating per size")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 86400.0));
+  app.add_option("--batch", o->batch, "records per POST, as the agent's outbox batches them")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--record-threads", o->record_threads, "connections posting records at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  app.add_option("--heartbeat-interval", o->heartbeat_interval_s, "seconds between each agent's heartbeats")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 3600.0));
+  app.add_option("--coordinator", o->url,
+                 "target a running coordinator instead of starting one; records are then counted through the "
+                 "API, and RSS needs --coordinator-pid")
+      ->type_name("URL");
+  app.add_option("--coordinator-pid", o->pid, "sample this process's RSS")->type_name("PID");
+  app.add_option("--db", o->db,
+                 "the store of the coordinator it starts (one size only; default: a fresh one in a temporary "
+                 "folder, removed at exit unless --keep)")
+      ->type_name("FILE");
+  app.add_option("--threads", o->threads, "the started coordinator's --threads (default: its own default)")
+      ->check(CLI::Range(1, 256));
+  app.add_option("--coordinator-cpus", o->coordinator_cpus,
+                 "the started coordinator runs on these CPUs only (taskset's list), so that its budget is stated "
+                 "while the played agents use the other cores")
+      ->type_name("LIST");
+  app.add_flag("--keep", o->keep, "keep the temporary folder (store, coordinator log)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return parse_failure(app, e, "scalebench-coordinator-load");
   }
   const bool sizes_ok =
       !o->agents.empty() && std::all_of(o->agents.begin(), o->agents.end(), [](int n) { return n > 0; });

@@ -18,6 +18,7 @@
 #include "cli/record_source.hpp"
 #include "cli/results_format.hpp"
 #include "cli/store_salvage.hpp"
+#include "common/csv.hpp"
 #include "common/error.hpp"
 #include "common/spec.hpp"
 #include "coordinator/store.hpp"
@@ -32,17 +33,30 @@ void on_interrupt(int) { g_interrupted.store(true); }
 
 // An experiment or study file: at most a few MiB are read (/dev/zero is refused, not read for
 // ever), and a larger file is bad input.
+// "-" is standard input, named <stdin> in messages.
 std::string read_file(const std::string& path) {
   constexpr std::size_t kMaxBytes = 16u << 20;  // a study of up to 16 experiments of the most each may have
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open");
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) throw Error(path + ": cannot open");
+  }
+  std::istream& in = path == "-" ? std::cin : file;
+  const std::string name = path == "-" ? "<stdin>" : path;
   std::string text(kMaxBytes + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) throw Error(path + ": cannot read");
+  if (in.bad()) throw Error(name + ": cannot read");
   text.resize(static_cast<std::size_t>(in.gcount()));
   if (text.size() > kMaxBytes)
-    throw Error(path + ": over " + std::to_string(kMaxBytes) + " bytes; not an experiment file");
+    throw Error(name + ": over " + std::to_string(kMaxBytes) + " bytes; not an experiment file");
   return text;
+}
+
+// The --format of a command that prints data; the parser has checked its value.
+std::string format_of(const CliArgs& a) { return a.opt("format", "table"); }
+
+void print_csv(const std::vector<std::vector<std::string>>& rows) {
+  for (const auto& row : rows) std::cout << csv_row(row);
 }
 
 std::string clock(double seconds) {
@@ -162,29 +176,52 @@ int cmd_study(const CliArgs& a) {
 }
 
 int cmd_submit(const CliArgs& a) {
-  if (a.positional.size() != 1) throw Error("usage: scalebench submit FILE.yaml [--coordinator URL]");
+  if (a.positional.size() != 1) throw Error("usage: scalebench submit FILE.yaml|- [--coordinator URL]");
+  const std::string source = a.positional[0] == "-" ? "<stdin>" : a.positional[0];
   const std::string yaml = read_file(a.positional[0]);
-  parse_experiment(yaml, a.positional[0]);
+  parse_experiment(yaml, source);
   HttpClient client = coordinator_client(a);
-  HttpResponse r = client.request("POST", "/api/v1/experiments", yaml, "application/yaml",
-                                  {{"X-Scalebench-Source", a.positional[0]}});
-  Json j = Json::parse(r.body.empty() ? "{}" : r.body);
+  HttpResponse r =
+      client.request("POST", "/api/v1/experiments", yaml, "application/yaml", {{"X-Scalebench-Source", source}});
+  Json j = Json::parse(r.body.empty() ? "{}" : r.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) j = Json::object();
   // A file the coordinator found wrong is bad input (2); a refusal or failure of its own is 4.
   if (r.status == 400) throw Error(j.value("error", r.body));
   if (r.status != 201)
-    throw Error(j.value("error", r.body) + " (HTTP " + std::to_string(r.status) + " from " + client.base_url() + ")");
-  std::cout << "submitted experiment " << j["name"].get<std::string>() << " as id " << j["experiment_id"] << " ("
-            << j["runs"] << " runs)\n";
+    throw RefusedError(
+        j.value("error", r.body) + " (HTTP " + std::to_string(r.status) + " from " + client.base_url() + ")", r.status);
+  const std::string format = format_of(a);
+  if (format == "json") {
+    std::cout << j.dump() << "\n";
+  } else if (format == "csv") {
+    print_csv({{"id", "name", "runs"}, {j["experiment_id"].dump(), j["name"].get<std::string>(), j["runs"].dump()}});
+  } else {
+    std::cout << "submitted experiment " << j["name"].get<std::string>() << " as id " << j["experiment_id"] << " ("
+              << j["runs"] << " runs)\n";
+  }
   return 0;
 }
 
 int cmd_status(const CliArgs& a) {
   Source src(a);
   Json list = a.positional.empty() ? src.experiments() : Json::array({src.experiment(a.positional[0])});
-  std::printf("%-6s %-24s %-10s %s\n", "id", "name", "progress", "states");
+  const std::string format = format_of(a);
+  if (format == "json") {
+    std::cout << list.dump() << "\n";
+    return 0;
+  }
+  std::vector<std::vector<std::string>> rows;
   for (const auto& e : list)
-    std::printf("%-6s %-24s %-10s %s\n", e["id"].dump().c_str(), e["name"].get<std::string>().c_str(),
-                (e["done"].dump() + "/" + e["runs"].dump()).c_str(), e["states"].dump().c_str());
+    rows.push_back(
+        {e["id"].dump(), e["name"].get<std::string>(), e["done"].dump(), e["runs"].dump(), e["states"].dump()});
+  if (format == "csv") {
+    rows.insert(rows.begin(), {"id", "name", "done", "runs", "states"});
+    print_csv(rows);
+    return 0;
+  }
+  std::printf("%-6s %-24s %-10s %s\n", "id", "name", "progress", "states");
+  for (const auto& r : rows)
+    std::printf("%-6s %-24s %-10s %s\n", r[0].c_str(), r[1].c_str(), (r[2] + "/" + r[3]).c_str(), r[4].c_str());
   return 0;
 }
 
@@ -233,7 +270,12 @@ int cmd_ratio(const CliArgs& a) {
 int cmd_agents(const CliArgs& a) {
   HttpClient client = coordinator_client(a);
   Json agents = client.get_json("/api/v1/agents").value("agents", Json::array());
-  std::printf("%-20s %-20s %-6s %-9s %-16s %s\n", "id", "address", "state", "gpus busy", "last heartbeat", "runs");
+  const std::string format = format_of(a);
+  if (format == "json") {
+    std::cout << agents.dump() << "\n";
+    return 0;
+  }
+  std::vector<std::vector<std::string>> rows;
   for (const auto& ag : agents) {
     const std::string address = ag.value("address", ag.value("hostname", std::string()));
     const std::string gpus = std::to_string(ag.value("busy_gpus", Json::array()).size()) + "/" +
@@ -241,10 +283,18 @@ int cmd_agents(const CliArgs& a) {
     std::string runs;
     for (const auto& r : ag.value("runs", Json::array())) runs += (runs.empty() ? "" : ",") + r.dump();
     char seen[32];
-    std::snprintf(seen, sizeof seen, "%.1f s ago", ag["seconds_since_heartbeat"].get<double>());
-    std::printf("%-20s %-20s %-6s %-9s %-16s %s\n", ag["id"].get<std::string>().c_str(), address.c_str(),
-                ag["state"].get<std::string>().c_str(), gpus.c_str(), seen, runs.empty() ? "-" : runs.c_str());
+    std::snprintf(seen, sizeof seen, "%.1f", ag["seconds_since_heartbeat"].get<double>());
+    rows.push_back({ag["id"].get<std::string>(), address, ag["state"].get<std::string>(), gpus, seen, runs});
   }
+  if (format == "csv") {
+    rows.insert(rows.begin(), {"id", "address", "state", "gpus_busy", "seconds_since_heartbeat", "runs"});
+    print_csv(rows);
+    return 0;
+  }
+  std::printf("%-20s %-20s %-6s %-9s %-16s %s\n", "id", "address", "state", "gpus busy", "last heartbeat", "runs");
+  for (const auto& r : rows)
+    std::printf("%-20s %-20s %-6s %-9s %-16s %s\n", r[0].c_str(), r[1].c_str(), r[2].c_str(), r[3].c_str(),
+                (r[4] + " s ago").c_str(), r[5].empty() ? "-" : r[5].c_str());
   return 0;
 }
 
@@ -252,6 +302,16 @@ int cmd_cancel(const CliArgs& a) {
   if (a.positional.size() != 1) throw Error("usage: scalebench cancel EXPERIMENT [--coordinator URL]");
   HttpClient client = coordinator_client(a);
   Json j = client.post_json("/api/v1/experiments/" + a.positional[0] + "/cancel", Json::object());
+  const std::string format = format_of(a);
+  if (format == "json") {
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  if (format == "csv") {
+    print_csv(
+        {{"cancelled_queued", "cancelling_running"}, {j["cancelled_queued"].dump(), j["cancelling_running"].dump()}});
+    return 0;
+  }
   std::cout << "cancelled " << j["cancelled_queued"] << " queued runs; " << j["cancelling_running"]
             << " running runs are being stopped\n";
   return 0;

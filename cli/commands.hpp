@@ -33,6 +33,7 @@ struct CliArgs {
 int cmd_study(const CliArgs& a);
 int cmd_submit(const CliArgs& a);
 int cmd_status(const CliArgs& a);
+int cmd_wait(const CliArgs& a);  // as study: 0 all ok, 1 a reference failed, 3 runs failed or --timeout
 int cmd_results(const CliArgs& a);
 int cmd_agents(const CliArgs& a);
 int cmd_cancel(const CliArgs& a);

@@ -17,37 +17,12 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "common/version.hpp"
+#include "common/program_options.hpp"
 #include "coordinator/access.hpp"
 #include "coordinator/api.hpp"
 #include "coordinator/coordinator.hpp"
 #include "http/http_server.hpp"
 #include "http/tls_context.hpp"
-
-namespace {
-const char* kUsage = R"(usage: scalebench-coordinator [options]
-  --listen ADDR            address to listen on (default 127.0.0.1)
-  --port N                 port (default 8470; 0 picks a free one)
-  --port-file FILE         write the port actually used here once listening
-  --db FILE                SQLite store (default scalebench.db)
-  --heartbeat-interval S   seconds between agent heartbeats (default 1)
-  --heartbeat-timeout S    an agent silent this long is lost, and its runs fail (default 10)
-  --token-file FILE        bearer tokens, one "ROLE TOKEN" a line (ROLE: agent, user, read)
-  --protect-metrics        /metrics wants a read token too
-  --threads N              threads serving connections, each its own share of them (default 4)
-  --record-threads N       threads storing posted record batches (default 2)
-  --max-connections N      connections served at once; past them a 503 with Retry-After (default 16384)
-  --body-budget-mib N      request bodies held at once, all connections together (default 256)
-  --tls-cert FILE          serve https only, with this PEM certificate (chain) ...
-  --tls-key FILE           ... and its PEM private key (both or neither)
-  --version
-)";
-
-[[noreturn]] void usage_error(const std::string& msg) {
-  std::cerr << "scalebench-coordinator: " << msg << "\n" << kUsage;
-  std::exit(2);
-}
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace scalebench;
@@ -58,60 +33,52 @@ int main(int argc, char** argv) {
   long long max_connections = 16384, body_budget_mib = 256;
   Coordinator::Options options;
   options.db_path = "scalebench.db";
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage_error(a + " needs a value");
-      return argv[++i];
-    };
-    try {
-      if (a == "--listen")
-        listen = value();
-      else if (a == "--port")
-        port = std::stoi(value());
-      else if (a == "--port-file")
-        port_file = value();
-      else if (a == "--db")
-        options.db_path = value();
-      else if (a == "--heartbeat-interval")
-        options.heartbeat_interval_s = std::stod(value());
-      else if (a == "--token-file")
-        token_file = value();
-      else if (a == "--tls-cert")
-        tls_cert = value();
-      else if (a == "--tls-key")
-        tls_key = value();
-      else if (a == "--threads")
-        threads_n = std::stoi(value());
-      else if (a == "--record-threads")
-        record_threads = std::stoi(value());
-      else if (a == "--max-connections")
-        max_connections = std::stoll(value());
-      else if (a == "--body-budget-mib")
-        body_budget_mib = std::stoll(value());
-      else if (a == "--protect-metrics")
-        protect_metrics = true;
-      else if (a == "--heartbeat-timeout")
-        options.heartbeat_timeout_s = std::stod(value());
-      else if (a == "--version") {
-        std::cout << "scalebench-coordinator " << kVersion << " (" << kGitRevision << ")\n";
-        return 0;
-      } else if (a == "-h" || a == "--help") {
-        std::cout << kUsage;
-        return 0;
-      } else
-        usage_error("unknown option " + a);
-    } catch (const std::logic_error&) {
-      usage_error("bad value for " + a);
-    }
-  }
-  if (port < 0 || port > 65535) usage_error("--port must be 0..65535");
-  if (threads_n < 1 || threads_n > 256) usage_error("--threads must be 1..256");
-  if (record_threads < 1 || record_threads > 256) usage_error("--record-threads must be 1..256");
-  if (tls_cert.empty() != tls_key.empty()) usage_error("--tls-cert and --tls-key go together");
-  if (max_connections < 1 || max_connections > 1000000) usage_error("--max-connections must be 1..1000000");
+  CLI::App app("scalebench-coordinator: the HTTP API, scheduler, store and /metrics of a scalebench cluster.",
+               "scalebench-coordinator");
+  app.footer(
+      "Examples:\n"
+      "  scalebench-coordinator --db /var/lib/scalebench/scalebench.db\n"
+      "  scalebench-coordinator --listen 0.0.0.0 --token-file tokens --tls-cert cert.pem --tls-key key.pem\n"
+      "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 failed while serving; 2 bad options, store, tokens or\n"
+      "certificate.");
+  add_standard_options(app, "scalebench-coordinator");
+  app.add_option("--listen", listen, "address to listen on")->capture_default_str()->type_name("ADDR");
+  app.add_option("--port", port, "port; 0 picks a free one")->capture_default_str()->check(CLI::Range(0, 65535));
+  app.add_option("--port-file", port_file, "write the port actually used here once listening")->type_name("FILE");
+  app.add_option("--db", options.db_path, "SQLite store")->capture_default_str()->type_name("FILE");
+  app.add_option("--heartbeat-interval", options.heartbeat_interval_s, "seconds between agent heartbeats")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 3600.0));
+  app.add_option("--heartbeat-timeout", options.heartbeat_timeout_s,
+                 "an agent silent this many seconds is lost, and its runs fail")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 86400.0));
+  app.add_option("--token-file", token_file, "bearer tokens, one \"ROLE TOKEN\" a line (ROLE: agent, user, read)")
+      ->type_name("FILE");
+  app.add_flag("--protect-metrics", protect_metrics, "/metrics wants a read token too");
+  app.add_option("--threads", threads_n, "threads serving connections, each its own share of them")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  app.add_option("--record-threads", record_threads, "threads storing posted record batches")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  app.add_option("--max-connections", max_connections, "connections served at once; past them a 503 with Retry-After")
+      ->capture_default_str()
+      ->check(CLI::Range(1LL, 1000000LL));
   // At least one largest body (8 MiB) fits.
-  if (body_budget_mib < 8 || body_budget_mib > 65536) usage_error("--body-budget-mib must be 8..65536");
+  app.add_option("--body-budget-mib", body_budget_mib, "request bodies held at once, all connections together")
+      ->capture_default_str()
+      ->check(CLI::Range(8LL, 65536LL));
+  auto* cert =
+      app.add_option("--tls-cert", tls_cert, "serve https only, with this PEM certificate (chain)")->type_name("FILE");
+  auto* key = app.add_option("--tls-key", tls_key, "... and its PEM private key")->type_name("FILE");
+  cert->needs(key);
+  key->needs(cert);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return parse_failure(app, e, "scalebench-coordinator");
+  }
   // A file-size limit reached (ulimit -f) is then a failed write, which the store reports like a
   // full disk, instead of a signal that kills the coordinator mid-transaction.
   signal(SIGXFSZ, SIG_IGN);

@@ -48,6 +48,8 @@ struct HttpClient::Pool {
 
 HttpClient::HttpClient(std::string base_url, std::chrono::milliseconds timeout, std::size_t body_limit)
     : base_url_(std::move(base_url)), timeout_(timeout), body_limit_(body_limit), pool_(std::make_shared<Pool>()) {
+  const std::string given = base_url_;
+  auto bad = [&](const std::string& why) { return Error("coordinator URL '" + given + "': " + why); };
   std::string rest = base_url_;
   std::string scheme;
   for (const char* s : {"http://", "https://"})
@@ -55,18 +57,38 @@ HttpClient::HttpClient(std::string base_url, std::chrono::milliseconds timeout, 
   if (!scheme.empty())
     rest = rest.substr(scheme.size());
   else if (rest.find("://") != std::string::npos)
-    throw Error("coordinator URL '" + base_url_ + "': only http:// and https:// are supported");
+    throw bad("only http:// and https:// are supported");
   else
     scheme = "http://";
-  while (!rest.empty() && rest.back() == '/') rest.pop_back();
-  if (rest.find('/') != std::string::npos)
-    throw Error("coordinator URL '" + base_url_ + "': give only " + scheme + "HOST:PORT");
-  auto colon = rest.rfind(':');
+  // A path after HOST:PORT is a prefix every request goes under (a reverse proxy's location).
+  auto slash = rest.find('/');
+  if (slash != std::string::npos) {
+    prefix_ = rest.substr(slash);
+    rest = rest.substr(0, slash);
+    while (!prefix_.empty() && prefix_.back() == '/') prefix_.pop_back();
+    if (prefix_.find_first_of("?#") != std::string::npos) throw bad("no query or fragment, only a path prefix");
+  }
+  std::size_t colon;
+  if (!rest.empty() && rest.front() == '[') {  // IPv6: [ADDRESS]:PORT
+    auto close = rest.find(']');
+    if (close == std::string::npos) throw bad("an IPv6 address needs its closing ]");
+    host_ = rest.substr(1, close - 1);
+    colon = close + 1 < rest.size() && rest[close + 1] == ':' ? close + 1 : std::string::npos;
+    if (close + 1 < rest.size() && colon == std::string::npos) throw bad("expected :PORT after ]");
+  } else {
+    colon = rest.find(':');
+    if (colon != std::string::npos && rest.find(':', colon + 1) != std::string::npos)
+      throw bad("write an IPv6 address in brackets, e.g. " + scheme + "[::1]:8470");
+    host_ = rest.substr(0, colon);
+  }
+  if (host_.empty()) throw bad("missing HOST");
   if (colon == std::string::npos || colon + 1 == rest.size())
-    throw Error("coordinator URL '" + base_url_ + "': missing :PORT (e.g. " + scheme + "127.0.0.1:8470)");
-  host_ = rest.substr(0, colon);
+    throw bad("missing :PORT (e.g. " + scheme + "127.0.0.1:8470)");
   port_ = rest.substr(colon + 1);
-  base_url_ = scheme + rest;
+  if (port_.find_first_not_of("0123456789") != std::string::npos || port_.size() > 5 || std::stoi(port_) > 65535)
+    throw bad("port '" + port_ + "' is not a number from 0 to 65535");
+  host_header_ = rest.substr(0, colon);  // with the brackets of an IPv6 address
+  base_url_ = scheme + rest + prefix_;
   if (scheme == "https://") {
     const char* ca = std::getenv("SCALEBENCH_CA_FILE");
     set_ca_file(ca ? ca : "");
@@ -136,8 +158,8 @@ void exchange(net::io_context& ioc, Stream& stream, bool connected, const std::s
 HttpResponse HttpClient::request(std::string_view method, const std::string& target, const std::string& body,
                                  const std::string& content_type, const Headers& headers) const {
   http::request<http::string_body> req{http::string_to_verb(boost::beast::string_view(method.data(), method.size())),
-                                       target, 11};
-  req.set(http::field::host, host_);
+                                       prefix_ + target, 11};
+  req.set(http::field::host, host_header_ + ":" + port_);
   req.set(http::field::user_agent, std::string("scalebench/") + kVersion);
   if (!bearer_token_.empty()) req.set(http::field::authorization, "Bearer " + bearer_token_);
   for (const auto& [name, value] : headers) req.set(name, value);
@@ -187,8 +209,8 @@ HttpResponse HttpClient::request(std::string_view method, const std::string& tar
     break;
   }
   if (result == beast::error::timeout)
-    throw Error(where + ": no answer within " + std::to_string(timeout_.count()) + " ms");
-  if (result) throw Error(where + ": " + result.message());
+    throw UnreachableError(where + ": no answer within " + std::to_string(timeout_.count()) + " ms");
+  if (result) throw UnreachableError(where + ": " + result.message());
   HttpResponse answer{static_cast<int>(parser->get().result_int()), std::move(parser->get().body())};
   if (parser->get().keep_alive() && !parser->need_eof()) {
     conn->tcp().expires_never();
@@ -203,11 +225,12 @@ Json HttpClient::parse_answer(const std::string& method, const std::string& targ
   try {
     j = r.body.empty() ? Json::object() : Json::parse(r.body);
   } catch (const std::exception&) {
-    throw Error(method + " " + base_url_ + target + ": answer is not JSON (HTTP " + std::to_string(r.status) + ")");
+    throw RefusedError(
+        method + " " + base_url_ + target + ": answer is not JSON (HTTP " + std::to_string(r.status) + ")", r.status);
   }
   if (r.status < 200 || r.status >= 300) {
     std::string msg = j.is_object() && j.contains("error") ? j["error"].get<std::string>() : r.body;
-    throw Error(msg + " (HTTP " + std::to_string(r.status) + " from " + base_url_ + target + ")");
+    throw RefusedError(msg + " (HTTP " + std::to_string(r.status) + " from " + base_url_ + target + ")", r.status);
   }
   return j;
 }

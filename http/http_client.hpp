@@ -19,6 +19,9 @@ struct HttpResponse {
 // A small blocking HTTP/1.1 client (Boost.Beast) for the agent and the CLI, over http:// or
 // https:// (OpenSSL: the server's certificate is checked against the CA file, by default
 // $SCALEBENCH_CA_FILE, else the system's trusted certificates, and must name the URL's host).
+// The base URL is SCHEME://HOST:PORT[/PREFIX]: HOST may be an IPv6 address in brackets, and every
+// target is sent under PREFIX (a reverse proxy's location). A malformed URL throws Error; a server
+// that cannot be reached in time UnreachableError; a non-2xx answer to the JSON helpers RefusedError.
 // Every request has a deadline and a response-size limit; failures throw Error naming the URL.
 // Connections are kept alive between requests (a few idle ones, shared by copies of the client
 // and safe to use from several threads); a request on a connection the server has closed
@@ -47,8 +50,10 @@ class HttpClient {
   struct Pool;
   Json parse_answer(const std::string& method, const std::string& target, const HttpResponse& r) const;
   std::string base_url_;
-  std::string host_;
+  std::string host_;         // as resolved: an IPv6 address without its brackets
+  std::string host_header_;  // as the Host header writes it
   std::string port_;
+  std::string prefix_;  // a path every request goes under ("" or "/scalebench")
   std::chrono::milliseconds timeout_;
   std::size_t body_limit_;
   std::string bearer_token_;

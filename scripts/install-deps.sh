@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(build-essential cmake ninja-build git curl python3 pkg-config
   libopenmpi-dev openmpi-bin libboost-dev libboost-math-dev libyaml-cpp-dev prometheus-cpp-dev
-  libsqlite3-dev nlohmann-json3-dev libgtest-dev libssl-dev
+  libsqlite3-dev nlohmann-json3-dev libcli11-dev libgtest-dev libssl-dev
   librsvg2-dev fonts-dejavu-core zlib1g-dev dataset-fashion-mnist)
 missing=()
 for p in "${packages[@]}"; do

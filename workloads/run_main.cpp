@@ -9,8 +9,10 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "common/error.hpp"
+#include "common/program_options.hpp"
 #include "common/record.hpp"
 #include "common/sweep.hpp"
 #include "common/version.hpp"
@@ -19,6 +21,7 @@
 #include "workloads/bootstrap/host_binding.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/registry/registry.hpp"
+#include "workloads/registry/workload_help.hpp"
 #include "workloads/run_request.hpp"
 
 namespace scalebench {
@@ -32,20 +35,26 @@ namespace {
 using namespace scalebench;
 
 const char* kUsage =
-    R"(usage: mpirun -np N scalebench-run WORKLOAD [-p KEY=VALUE]... [--repetitions N] [--emit table|records]
-       mpirun -np N scalebench-run --spec RUN.json [--emit records]
+    R"(Forms:
+       mpirun -np N scalebench-run WORKLOAD [-p KEY=VALUE]... [--repetitions N] [--format table|records|json]
+       mpirun -np N scalebench-run --spec RUN.json [--format records]
        scalebench-run --spec RUN.json [--mpirun PATH] [--mpirun-arg ARG]... [--allow-run-as-root]
                                        (a command workload's run: starts its program itself)
-       mpirun -np N scalebench-run --spec-env VAR [--emit records]
+       mpirun -np N scalebench-run --spec-env VAR [--format records]
                                        (the run file's JSON in variable VAR: runs over several nodes)
-       scalebench-run --capabilities
-       scalebench-run --version
-       scalebench-run --topology       this node's GPUs and the links between them
-Workloads and their parameters are listed in docs/experiments.md (e.g. collective -p op=all_reduce
--p backend=nccl -p min_bytes=8 -p max_bytes=1GiB). --emit records prints one JSON record per line.
-)";
+       scalebench-run --list           the workloads; scalebench-run WORKLOAD --help: its parameters
+       scalebench-run --capabilities | --topology | --version)";
 
-constexpr const char* kRecordPrefix = "@@SCALEBENCH_RECORD ";
+const char* kExamples = R"(Examples:
+  mpirun -np 2 scalebench-run collective -p op=all_gather -p max_bytes=256MiB
+  mpirun -np 8 scalebench-run collective -b 8 -e 128M -f 2 -g 1 -n 20 -w 5   (nccl-tests' flags)
+  scalebench-run gemm -p precision=bf16 --format json
+  scalebench-run collective --help
+--format records prints one record per line after @@SCALEBENCH_RECORD, as the agent reads them;
+json prints the records alone, one a line. Exit codes: 0 ok; 1 the workload failed; 2 bad usage.)";
+
+// What the agent looks for before each record; --format json prints the records alone.
+const char* g_record_prefix = "@@SCALEBENCH_RECORD ";
 
 // The workloads built into this scalebench-run: every HOST line of the registry's list, and the
 // CUDA ones when built with CUDA.
@@ -76,55 +85,107 @@ const Entry* find_entry(const std::string& name) {
 using Invocation = RunRequest;  // as parsed from the command line
 
 [[noreturn]] void usage_error(const std::string& msg) {
-  std::fprintf(stderr, "scalebench-run: %s\n%s", msg.c_str(), kUsage);
+  std::fprintf(stderr, "scalebench-run: %s\nscalebench-run: see scalebench-run --help\n", msg.c_str());
   std::exit(2);
+}
+
+bool built_in(const std::string& name) { return find_entry(name) != nullptr; }
+
+// nccl-tests' short flags, as the collective workload's parameters.
+struct NcclTestsFlag {
+  const char* flag;
+  const char* param;
+  const char* help;
+};
+constexpr NcclTestsFlag kNcclTestsFlags[] = {{"-b", "min_bytes", "nccl-tests' minbytes: -p min_bytes"},
+                                             {"-e", "max_bytes", "nccl-tests' maxbytes: -p max_bytes"},
+                                             {"-f", "step_factor", "nccl-tests' stepfactor: -p step_factor"},
+                                             {"-g", "gpus_per_process", "nccl-tests' ngpus: -p gpus_per_process"},
+                                             {"-n", "iters", "nccl-tests' iters: -p iters"},
+                                             {"-w", "warmup", "nccl-tests' warmup_iters: -p warmup"}};
+
+// Where the command line lands before it becomes a run.
+struct CommandLine {
+  std::string workload, spec_file, spec_env, format = "table";
+  std::vector<std::string> params;  // KEY=VALUE
+  std::map<std::string, std::string> nccl_flags;
+  int repetitions = 20;
+};
+
+void declare_options(CLI::App& app, CommandLine& c, Invocation& inv) {
+  app.footer(std::string(kUsage) + "\n\n" + kExamples);
+  add_standard_options(app, "scalebench-run");
+  app.add_option("WORKLOAD", c.workload, "the workload to run (scalebench-run --list)");
+  app.add_option("-p", c.params, "a parameter of the workload, KEY=VALUE (repeatable; WORKLOAD --help lists them)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  app.add_option("--repetitions", c.repetitions, "timed repetitions of each point")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  auto formats = CLI::IsMember({"table", "records", "json"});
+  app.add_option("--format", c.format, "table, records (for the agent) or json")->check(formats)->type_name("FORMAT");
+  app.add_option("--emit", c.format, "the same as --format")->check(formats)->type_name("FORMAT");
+  app.add_option("--spec", c.spec_file, "run the run file of an experiment's run")->type_name("RUN.json");
+  app.add_option("--spec-env", c.spec_env, "the run file's JSON is in this variable")->type_name("VAR");
+  app.add_option("--mpirun", inv.mpirun.mpirun, "the mpirun a command workload's run starts")->type_name("PATH");
+  app.add_option("--mpirun-arg", inv.mpirun.args, "an extra mpirun argument (repeatable)")
+      ->type_name("ARG")
+      ->allow_extra_args(false);
+  app.add_flag("--allow-run-as-root", inv.mpirun.as_root, "pass --allow-run-as-root to that mpirun");
+  app.add_flag("--capabilities")->description("print the workloads and backends built in, as JSON");
+  app.add_flag("--topology")->description("print this node's GPUs and the links between them");
+  for (const auto& f : kNcclTestsFlags)
+    app.add_option(f.flag, c.nccl_flags[f.param], f.help)->type_name("V")->group("collective (nccl-tests' flags)");
 }
 
 Invocation parse_args(int argc, char** argv) {
   Invocation inv;
-  std::string workload, spec_file, spec_env;
-  Json params = Json::object();
-  int repetitions = 20;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage_error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--spec")
-      spec_file = value();
-    else if (a == "--spec-env")
-      spec_env = value();
-    else if (a == "--mpirun")
-      inv.mpirun.mpirun = value();
-    else if (a == "--mpirun-arg")
-      inv.mpirun.args.push_back(value());
-    else if (a == "--allow-run-as-root")
-      inv.mpirun.as_root = true;
-    else if (a == "--emit") {
-      std::string e = value();
-      if (e != "table" && e != "records") usage_error("--emit takes table or records");
-      inv.records = e == "records";
-    } else if (a == "--repetitions") {
-      try {
-        repetitions = std::stoi(value());
-      } catch (const std::exception&) {
-        usage_error("--repetitions needs a positive integer");
+  CommandLine c;
+  CLI::App app(
+      "scalebench-run: one process per GPU (or per rank on host memory), started by mpirun or srun; runs\n"
+      "one workload and reports each measured point as it completes.",
+      "scalebench-run");
+  declare_options(app, c, inv);
+  bool list = false;
+  app.add_flag("--list", list, "list the workloads");
+  try {
+    app.parse(parse_arguments(argc, argv, {"--mpirun-arg"}));
+  } catch (const CLI::CallForHelp&) {
+    // WORKLOAD --help: that workload's parameters, as nvbandwidth --list shows its tests.
+    if (const WorkloadDef* def = find_workload(c.workload)) {
+      std::fputs(workload_help(*def).c_str(), stdout);
+      if (def->name == "collective") {
+        std::puts("nccl-tests' flags:");
+        for (const auto& f : kNcclTestsFlags) std::printf("  %s V  %s\n", f.flag, f.help);
       }
-      if (repetitions < 1) usage_error("--repetitions needs a positive integer");
-    } else if (a == "-p") {
-      std::string kv = value();
-      auto eq = kv.find('=');
-      if (eq == std::string::npos) usage_error("-p takes KEY=VALUE, got '" + kv + "'");
-      params[kv.substr(0, eq)] = kv.substr(eq + 1);
-    } else if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
+      if (!built_in(def->name)) std::puts("(not built into this scalebench-run)");
       std::exit(0);
-    } else if (!a.empty() && a[0] != '-' && workload.empty())
-      workload = a;
-    else
-      usage_error("unknown argument '" + a + "'");
+    }
+    std::exit(app.exit(CLI::CallForHelp()));
+  } catch (const CLI::ParseError& e) {
+    std::exit(parse_failure(app, e, "scalebench-run"));
   }
+  if (list) {
+    std::fputs(workload_list(built_in).c_str(), stdout);
+    std::exit(0);
+  }
+  inv.records = c.format != "table";
+  if (c.format == "json") g_record_prefix = "";
+  const std::string& spec_file = c.spec_file;
+  const std::string& spec_env = c.spec_env;
+  const std::string& workload = c.workload;
+  for (const auto& f : kNcclTestsFlags)
+    if (app.get_option(f.flag)->count() && workload != "collective")
+      usage_error(std::string(f.flag) + " (nccl-tests' " + f.param + ") applies to the collective workload only");
+  Json params = Json::object();
+  for (const auto& kv : c.params) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos) usage_error("-p takes KEY=VALUE, got '" + kv + "'");
+    params[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (const auto& f : kNcclTestsFlags)
+    if (app.get_option(f.flag)->count()) params[f.param] = c.nccl_flags[f.param];
+  const int repetitions = c.repetitions;
   if (!spec_file.empty() || !spec_env.empty()) {
     Json j;
     try {
@@ -170,17 +231,12 @@ Invocation parse_args(int argc, char** argv) {
 }
 
 void emit(const Json& record) {
-  std::printf("%s%s\n", kRecordPrefix, record.dump().c_str());
+  std::printf("%s%s\n", g_record_prefix, record.dump().c_str());
   std::fflush(stdout);
 }
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--version") {
-      std::printf("scalebench-run %s (%s)\n", kVersion, kGitRevision);
-      return 0;
-    }
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--topology") {
       const Topology t = discover_topology();

@@ -3,7 +3,7 @@
 and each command in it is checked against the programs as built.
 
 - `scalebench COMMAND`: the command exists and every --option it is given is one that
-  `scalebench --help` lists for that command; an experiment file it studies or submits exists and
+  `scalebench COMMAND --help` lists; an experiment file it studies or submits exists and
   passes validation (`scalebench submit FILE` to a coordinator that is not there: 4 is a file that
   parsed, 2 one that did not; `study` files are split at their `---` lines first, `submit` and
   `sbatch` take one experiment per file).
@@ -42,7 +42,7 @@ class Checker:
         self.env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                         OMPI_MCA_rmaps_base_oversubscribe="1", CUDA_VISIBLE_DEVICES="")
         self.help = {p: self.run([os.path.join(bin_dir, p), "--help"]).stdout for p in PROGRAMS}
-        self.cli = self.parse_cli_help(self.help["scalebench"])
+        self.cli = self.parse_cli_help(self.help["scalebench"], self.command_help)
         self.scratch = tempfile.mkdtemp(prefix="scalebench-guides.")
 
     def run(self, argv, timeout=60, cwd=None):
@@ -52,28 +52,32 @@ class Checker:
         except subprocess.TimeoutExpired as e:
             return subprocess.CompletedProcess(argv, 124, e.stdout or "", e.stderr or "")
 
+    def command_help(self, command):
+        return self.run([os.path.join(self.bin, "scalebench"), command, "--help"]).stdout
+
     @staticmethod
-    def parse_cli_help(text):
-        """{command: set of its --options} from `scalebench --help`: a command's entry starts with
-        two spaces and its name, and runs to the next such line (continuation lines are indented
-        further)."""
-        commands = {}
-        current = None
+    def option_names(text):
+        """The --options of a help text: the first word of each line under its Options: heading."""
+        names, inside = set(), False
         for line in text.splitlines():
-            m = re.match(r"^  ([a-z]+)\b", line)
-            indent = len(line) - len(line.lstrip(" "))
-            if m:
-                current = commands.setdefault(m.group(1), set())
-            elif indent < 3:
-                current = None
-            # A command's line and its option lines (indented a little); the description column
-            # (indented far) is prose, and its --words are not options of the command.
-            if current is not None and indent < 20:
-                current.update(re.findall(r"--([a-z][a-z-]*)", line.strip().split("   ")[0]))
-        for cmd, options in commands.items():
-            options.add("help")
-            if "coordinator" in options:  # "A coordinator that wants tokens ... --token-file, --ca-file"
-                options.update({"token-file", "ca-file"})
+            if re.match(r"^[A-Za-z].*:$", line):
+                inside = line.startswith("Options")
+                continue
+            words = line.split()
+            if inside and words and words[0].startswith("-"):
+                names.update(re.findall(r"--([a-z][a-z-]*)", words[0]))
+        return names
+
+    @classmethod
+    def parse_cli_help(cls, text, command_help):
+        """{command: set of its --options}: the commands `scalebench --help` lists under
+        Subcommands:, each with the options its own `scalebench COMMAND --help` lists, and the
+        program's (--log-level, --version), which every command takes."""
+        common = cls.option_names(text)
+        section = text.split("Subcommands:", 1)[1] if "Subcommands:" in text else ""
+        commands = {}
+        for m in re.finditer(r"^  ([a-z]+)\b", section, re.M):
+            commands[m.group(1)] = cls.option_names(command_help(m.group(1))) | common | {"help"}
         return commands
 
     def fail(self, where, msg):
@@ -146,7 +150,7 @@ class Checker:
                     self.fail(where, f"scalebench {cmd} has no option --{key} (its --help entry: "
                                      f"{', '.join('--' + o for o in sorted(self.cli[cmd] - {'help'})) or 'none'})")
                 # Options that take a value swallow the next word.
-                if "=" not in t and key not in ("outliers", "help"):
+                if "=" not in t and key not in ("outliers", "drain", "help", "version"):
                     i += 1
             else:
                 positional.append(t)
@@ -174,7 +178,8 @@ class Checker:
 
     def check_run(self, where, args):
         self.check_options(where, "scalebench-run", args,
-                           ("-p", "--repetitions", "--emit", "--spec", "--spec-env", "--mpirun", "--mpirun-arg"))
+                           ("-p", "--repetitions", "--emit", "--format", "--spec", "--spec-env", "--mpirun", "--mpirun-arg",
+                            "-b", "-e", "-f", "-g", "-n", "-w", "--log-level"))
         if "--spec" in args or "--spec-env" in args:
             return
         # The program parses its workload and parameters first; a mistake is a usage error (exit 2)

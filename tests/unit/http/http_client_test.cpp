@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/error.hpp"
+
 namespace scalebench {
 namespace {
 
@@ -127,6 +129,52 @@ TEST(HttpClient, RequestsFromSeveralThreadsEachHaveAConnection) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(right.load(), 80);
   EXPECT_LE(server.connections(), 8) << "connections are reused, not one per request";
+}
+
+// A reverse proxy's location: every request goes under the URL's path.
+TEST(HttpClient, SendsEveryRequestUnderTheURLsPathPrefix) {
+  CountingServer server;
+  HttpClient client(server.url() + "/scalebench/", std::chrono::seconds(5));
+  EXPECT_EQ(client.request("GET", "/api/v1/agents").body, "/scalebench/api/v1/agents");
+  EXPECT_EQ(client.base_url(), server.url() + "/scalebench");
+}
+
+TEST(HttpClient, TakesAnIPv6AddressInBrackets) {
+  EXPECT_EQ(HttpClient("http://[::1]:8470").base_url(), "http://[::1]:8470");
+  EXPECT_EQ(HttpClient("http://[fe80::1]:80/p").base_url(), "http://[fe80::1]:80/p");
+}
+
+// A malformed URL is the input's fault (the CLI exits 2), never taken for an unreachable server.
+TEST(HttpClient, AMalformedURLIsAnErrorNamingIt) {
+  for (const std::string url : {"127.0.0.1", "http://127.0.0.1", "http://127.0.0.1:", "ftp://h:21", "http://::1:8470",
+                                "http://[::1", "http://[::1]8470", "http://h:99999", "http://h:80x", "http://:8470"}) {
+    try {
+      HttpClient client(url);
+      ADD_FAILURE() << url << " was taken";
+    } catch (const UnreachableError&) {
+      ADD_FAILURE() << url << ": unreachable instead of malformed";
+    } catch (const RefusedError&) {
+      ADD_FAILURE() << url << ": refused instead of malformed";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("'" + url + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(HttpClient, AServerThatIsNotThereIsUnreachable) {
+  HttpClient client("http://127.0.0.1:1", std::chrono::seconds(2));
+  EXPECT_THROW(client.request("GET", "/"), UnreachableError);
+}
+
+TEST(HttpClient, AnAnswerThatIsNotTheAPIsIsARefusal) {
+  CountingServer server;
+  HttpClient client(server.url(), std::chrono::seconds(5));
+  try {
+    client.get_json("/not-json");
+    ADD_FAILURE() << "a text answer was taken for JSON";
+  } catch (const RefusedError& e) {
+    EXPECT_EQ(e.status(), 200);
+  }
 }
 
 }  // namespace
