@@ -225,6 +225,13 @@ int accept_on(HttpClient& client, const Options& o, const std::function<void()>&
   const std::vector<accept::Rollup> per_node = accept::node_rollup(verdicts);
   const std::vector<accept::Rollup> per_gpu = accept::gpu_rollup(verdicts);
   print_verdicts(verdicts, per_node);
+  try {
+    const int stored = post_node_health(client, o.level.name, verdicts);
+    std::cout << "\n" << stored << " checks stored as scalebench_node_health on " << client.base_url() << "/metrics\n";
+  } catch (const std::exception& e) {
+    // The verdicts stand (exit code, JSON, drain lines) without the coordinator's copy.
+    std::cerr << "warning: the coordinator did not store the verdicts: " << e.what() << "\n";
+  }
   std::vector<std::string> drains;
   bool any_fail = false;
   for (const accept::Rollup& n : per_node) {
