@@ -123,6 +123,12 @@ Band band_for(const BandSpec& spec, const Json& record, const std::vector<double
     (higher ? b.lo : b.hi) = *eff * *peak;
     b.basis = num(*eff) + " x " + basis;
   } else if (spec.from == "fleet") {
+    if (static_cast<int>(peers.size()) < spec.min_group && spec.alone) {
+      b = band_for(*spec.alone, record, peers, baseline);
+      b.basis = (b.known() ? "" : "no band known: ") + std::string("no peers (") + std::to_string(peers.size()) +
+                " of the same model and point), so against itself: " + b.basis;
+      return b;
+    }
     if (static_cast<int>(peers.size()) < spec.min_group) {
       b.basis = "no band known: " + std::to_string(peers.size()) + " of the same model and point, fewer than " +
                 std::to_string(spec.min_group);

@@ -64,24 +64,24 @@ std::vector<Item> battery(const Level& level, const std::vector<Node>& nodes, co
     bool gpu_only;
     double expected_s;
   };
+  const int watch_s = quick ? 2 : lng ? 30 : 10;
   std::vector<Template> per_node = {
-      {"nodecheck", "nodecheck",
-       "watch_s: " + std::string(quick ? "2"
-                                 : lng ? "30"
-                                       : "10"),
-       false, quick ? 3.0 : 12.0},
+      {"nodecheck", "nodecheck", "watch_s: " + std::to_string(watch_s), false, watch_s + 2.0},
       {"gemm bf16", "gemm", "precision: bf16, sizes: \"8192\", time_cap: 0.5", true, 5.0},
       {"hbm", "hbm", "", true, quick ? 3.0 : 10.0},
       {"copy h2d", "copy", "test: h2d, bytes: 256MiB, time_cap_s: 0.5", true, 4},
       {"copy d2h", "copy", "test: d2h, bytes: 256MiB, time_cap_s: 0.5", true, 4},
       {"all_reduce in the node", "collective",
        "op: all_reduce, min_bytes: 256MiB, max_bytes: 256MiB, step_factor: 1, time_cap_s: 1", true, 6},
-      {"checksum", "checksum", "", true, 5},
+      // long: a larger GEMM, run more times, gives a corrupting GPU more chances to show.
+      {"checksum", "checksum", lng ? "n: 8192, repeats: 20" : "", true, lng ? 10.0 : 5.0},
   };
   if (!quick) {
-    for (const char* p : {"fp32", "tf32", "fp16", "fp8e4m3"})
-      per_node.push_back({std::string("gemm ") + p, "gemm",
-                          std::string("precision: ") + p + ", sizes: \"4096,8192\", time_cap: 1", true, 8.0});
+    // standard: the training precisions; long: every precision the gemm workload has.
+    std::vector<std::string> precisions = {"fp32", "tf32", "fp16", "fp8e4m3"};
+    if (lng) precisions.insert(precisions.end(), {"fp64", "fp8e5m2", "int8"});
+    for (const std::string& p : precisions)
+      per_node.push_back({"gemm " + p, "gemm", "precision: " + p + ", sizes: \"4096,8192\", time_cap: 1", true, 8.0});
     per_node.push_back({"copy d2d", "copy", "test: d2d, bytes: 256MiB, time_cap_s: 0.5", true, 20});
     per_node.push_back({"burn gemm", "burn", "target: gemm, duration_s: " + std::to_string(burn_s), true,
                         static_cast<double>(burn_s + 5)});

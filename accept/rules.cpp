@@ -81,7 +81,7 @@ class RuleParser {
     }
     known_keys(n, field,
                {"from", "efficiency", "k", "tolerance", "min_group", "fraction", "min", "max", "field", "min_fraction",
-                "max_fraction", "match"});
+                "max_fraction", "match", "alone"});
     if (!n["from"]) {
       issue(n, field + ".from", "missing; one of: peak, fleet, baseline, fixed, relative");
       return b;
@@ -107,6 +107,12 @@ class RuleParser {
       if (!m.IsSequence()) issue(m, field + ".match", "expected a list of point fields");
       for (std::size_t i = 0; m.IsSequence() && i < m.size(); ++i)
         b.match.push_back(text(m[i], field + ".match[" + std::to_string(i) + "]"));
+    }
+    if (const YAML::Node a = n["alone"]) {
+      if (b.from != "fleet") issue(a, field + ".alone", "only a `from: fleet` band has an `alone` band");
+      BandSpec inner = band(a, field + ".alone");
+      if (inner.alone) issue(a["alone"], field + ".alone.alone", "an `alone` band has no `alone` of its own");
+      b.alone = std::make_shared<const BandSpec>(std::move(inner));
     }
     // What each source needs.
     if (b.from == "peak" && b.efficiency.empty())

@@ -1,5 +1,6 @@
 #pragma once
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,9 @@ struct BandSpec {
   // The point fields that make two records "the same point" for fleet and baseline bands; empty:
   // the whole point but who measured it (collectives: [size], since iters and busbw_factor vary).
   std::vector<std::string> match;
+  // fleet only: the band of a record with fewer than min_group peers (a GPU alone on its node,
+  // or the only one of its model), judged against itself instead of warning "no band known".
+  std::shared_ptr<const BandSpec> alone;
 };
 
 struct Rule {

@@ -55,6 +55,20 @@ Verdict not_measured(const Rule& rule, const Json& r) {
   return v;
 }
 
+// What held the GPU's clocks down while it measured (details.clock_limits: NVML's power and
+// thermal violation time), for the reason of a value out of its band: "" when nothing did.
+std::string clock_limit_note(const Json& r) {
+  const Json c = field_at(r, "details.clock_limits");
+  const double window = c.is_object() ? c.value("window_ms", 0.0) : 0.0;
+  if (window <= 0) return "";
+  std::string note;
+  for (const auto& [key, name] : {std::pair{"power_capped_ms", "power"}, std::pair{"thermal_capped_ms", "thermal"}}) {
+    const double share = c.value(key, 0.0) / window;
+    if (share >= 0.01) note += std::string(note.empty() ? "" : ", ") + name + " limit " + num(100 * share) + "%";
+  }
+  return note.empty() ? "; no power or thermal limit held the clocks" : "; clocks held by the " + note + " of the time";
+}
+
 Verdict banded(const Rule& rule, const Json& r, const std::vector<double>& peers,
                const std::optional<double>& baseline) {
   Verdict v = base(rule, r);
@@ -74,6 +88,7 @@ Verdict banded(const Rule& rule, const Json& r, const std::vector<double>& peers
   } else {
     v.outcome = "pass";
   }
+  if (v.outcome != "pass") v.reason += clock_limit_note(r);
   return v;
 }
 

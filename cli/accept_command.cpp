@@ -225,6 +225,13 @@ int accept_on(HttpClient& client, const Options& o, const std::function<void()>&
   const std::vector<accept::Rollup> per_node = accept::node_rollup(verdicts);
   const std::vector<accept::Rollup> per_gpu = accept::gpu_rollup(verdicts);
   print_verdicts(verdicts, per_node);
+  try {
+    const int stored = post_node_health(client, o.level.name, verdicts);
+    std::cout << "\n" << stored << " checks stored as scalebench_node_health on " << client.base_url() << "/metrics\n";
+  } catch (const std::exception& e) {
+    // The verdicts stand (exit code, JSON, drain lines) without the coordinator's copy.
+    std::cerr << "warning: the coordinator did not store the verdicts: " << e.what() << "\n";
+  }
   std::vector<std::string> drains;
   bool any_fail = false;
   for (const accept::Rollup& n : per_node) {
@@ -293,7 +300,8 @@ Levels (time bound per node; nodes run at the same time):
   quick     <= 1 min   NVML configuration checks, GEMM bf16, HBM bandwidth, host<->GPU copies,
                        all-reduce inside the node, checksum, all-reduce between the nodes
   standard  <= 5 min   + GEMM fp32/tf32/fp16/fp8, peer copies, 30 s GEMM and HBM burn
-  long      <= 20 min  the same with 300 s burns and a 30 s NVLink error-counter watch
+  long      <= 20 min  + GEMM fp64/fp8e5m2/int8 (every precision), 300 s GEMM and HBM burns, a 30 s
+                       NVLink error-counter watch, the checksum on 8192^3 run 20 times
   A node without GPUs runs the configuration check only; the all-reduce between nodes runs on
   host memory when any node has no GPU. Workloads this build lacks are left out, and named.
 
@@ -303,7 +311,9 @@ value and its expected band: from the record's peak x the GPU model's efficiency
 clock it observed), the fleet (median and k x MAD over GPUs of the same model), a baseline run
 (--baseline FILE: `scalebench results --format json` output), or fixed limits. A model with no
 efficiency and no default warns "no band known"; it never passes silently. Checksums and versions
-are judged by majority: the GPU that disagrees with the most of its model fails.
+are judged by majority: the GPU that disagrees with the most of its model fails. Under the burns,
+a GPU whose SM clock settles lower or falls further than its peers' fails; with fewer than 3 GPUs
+of its model, each is held to its own maximum clock (>= 70%) and to where its clock started (>= 90%).
 When the all-reduce between nodes is below its band, halves and then pairs of nodes are measured
 until one node is named (log2(nodes) steps).
 
@@ -311,7 +321,9 @@ Outputs: a table per node, each failing or warning check with its rule, value an
 --json FILE (every verdict, per GPU and node, the bisection's steps, the drain lines); a line
   scontrol update nodename=NODE state=drain reason="scalebench accept: ..."
 per failed node, run by --drain. A node that dies or hangs fails with the reason; the others
-keep their verdicts.
+keep their verdicts. The verdicts go to the coordinator too: scalebench_node_health{Hostname,
+gpu, check} on its /metrics (1 pass, 0.5 warn, 0 fail; newest battery wins, kept across
+restarts), and `scalebench report` shows a battery's verdicts per node and GPU.
 Exit codes: 0 every node passed (warnings allowed), 1 a check failed, 2 bad input (a bad rule
 file names file:line:column and the field), 4 the coordinator could not be reached.
 Rules and levels against DCGM's diagnostics, SuperBench and nccl-tests: docs/accept.md.

@@ -5,8 +5,9 @@
 #include <vector>
 
 #include "accept/battery.hpp"
-#include "http/http_client.hpp"
+#include "accept/verdict.hpp"
 #include "common/json.hpp"
+#include "http/http_client.hpp"
 
 namespace scalebench {
 
@@ -35,6 +36,11 @@ class BatteryRunner {
   HttpClient& client_;
   std::function<void()> check_alive_;
 };
+
+// Sends the verdicts of named nodes to the coordinator (POST /api/v1/node-health), which keeps
+// the newest per node, GPU and check and shows them as scalebench_node_health on /metrics.
+// Returns how many it stored; throws Error when the coordinator refuses them.
+int post_node_health(HttpClient& client, const std::string& level, const std::vector<accept::Verdict>& verdicts);
 
 // Records of per-node items carry the node's agent name as point.host (on one machine several
 // agents share a hostname; the agent's name is what SLURM and the operator know).

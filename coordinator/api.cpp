@@ -1,6 +1,7 @@
 #include "coordinator/api.hpp"
 
 #include <charconv>
+#include <chrono>
 #include <string_view>
 
 #include "common/log.hpp"
@@ -186,6 +187,13 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessT
       if (!json_body(body)) return bad(400, body_problem);
       if (auto problem = check_register_body(body); !problem.empty()) return bad(400, problem);
       return respond(c.register_agent(body));
+    }
+    if (path == "/api/v1/node-health" && (get || post)) {
+      if (get) return respond(200, dump(c.node_health().list()));
+      if (!json_body(body)) return bad(400, body_problem);
+      if (auto problem = NodeHealth::check_body(body); !problem.empty()) return bad(400, problem);
+      const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      return respond(200, dump(Json{{"stored", c.node_health().post(body, now)}}));
     }
     if (post && route.kind == Kind::kAgentHeartbeat) {
       if (!json_body(body)) return bad(400, body_problem);

@@ -49,6 +49,7 @@ Coordinator::Coordinator(Options options)
   // stays a bound should they fall behind.
   checkpointer_ = std::make_unique<WalCheckpointer>(options_.db_path, std::chrono::milliseconds(500));
   store_.set_wal_autocheckpoint(16384);
+  node_health_ = std::make_unique<NodeHealth>(options_.db_path);
   records_store_.set_wal_autocheckpoint(16384);
   agents_ = store_.agents();  // in id order
   for (const auto& [id, name] : store_.experiment_names()) track_progress(name, id);
@@ -829,7 +830,7 @@ std::string Coordinator::metrics_text() {
          "change commits again (see /healthz for the error)\n"
          "# TYPE scalebench_store_healthy gauge\n"
          "scalebench_store_healthy " +
-         (problem.empty() ? "1" : "0") + "\n";
+         (problem.empty() ? "1" : "0") + "\n" + node_health_->metrics_text();
 }
 
 void Coordinator::note_store_error(const std::string& what) {

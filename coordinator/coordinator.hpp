@@ -14,6 +14,7 @@
 #include "common/json.hpp"
 #include "common/spec.hpp"
 #include "coordinator/metrics.hpp"
+#include "coordinator/node_health.hpp"
 #include "coordinator/record_batch.hpp"
 #include "coordinator/scheduler.hpp"
 #include "coordinator/store.hpp"
@@ -73,6 +74,8 @@ class Coordinator {
   // just now is retried at the next save.
   void save_last_seen();
   std::string metrics_text();
+  // Acceptance verdicts per node, GPU and check (POST /api/v1/node-health), on /metrics too.
+  NodeHealth& node_health() { return *node_health_; }
 
   // Store health: a store error seen by an API call (corrupt file, full disk, locked) makes
   // /healthz answer 503 with its text until a later change commits.
@@ -127,6 +130,7 @@ class Coordinator {
   // After store_: stopped before the store closes.
   std::unique_ptr<WalCheckpointer> checkpointer_;
   Metrics metrics_;
+  std::unique_ptr<NodeHealth> node_health_;  // a connection of its own, after store_ (the schema)
   std::map<long long, Experiment> spec_cache_;
   // The newest Metrics::kMaxExperiments experiment names with the id of each one's newest
   // submission, oldest first: the experiments /metrics shows progress for.

@@ -78,6 +78,7 @@ Report build_report(const Json& records, const ReportOptions& opt) {
   const bool gpus = sections::on_gpus(records);
   const ByExperiment by_exp = group_by_experiment(records);
   rep.sections.push_back(sections::overview(by_exp.names, by_exp.records));
+  for (Section& s : sections::acceptance(by_exp.names, by_exp.records)) rep.sections.push_back(std::move(s));
   for (const auto& name : by_exp.names)
     rep.sections.push_back(experiment_section(name, by_exp.records.at(name), gpus, opt));
   return rep;

@@ -17,6 +17,12 @@ void add_header(Report& rep, const Json& records);
 // What each experiment holds: its workloads, variants and records by status.
 Section overview(const std::vector<std::string>& names, const std::map<std::string, std::vector<const Json*>>& by_exp);
 
+// Acceptance batteries (`scalebench accept` names its experiments accept-TIME-...): a section
+// each, after the overview, with its records judged by the shipped rules: verdicts per node and
+// per GPU and check (rule, value, band). None when no experiment shown is of a battery.
+std::vector<Section> acceptance(const std::vector<std::string>& names,
+                                const std::map<std::string, std::vector<const Json*>>& by_exp);
+
 // Sections of one experiment; `recs` are its ok points, `exp_records` all of its records.
 void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gpus, const ReportOptions& opt);
 void add_transport_ratios(Section& sec, const Json& exp_records);

@@ -164,6 +164,7 @@ compute::RankOutcome measure_burn(const Json& params, const compute::DeviceInfo&
   out.details["decay"] = decay(values);
   out.details["ops_per_interval"] = batch;
   if (min_clock > 0) out.details["min_sm_clock_mhz"] = min_clock;
+  if (gpu.max_clock_mhz > 0) out.details["max_sm_clock_mhz"] = gpu.max_clock_mhz;  // what a GPU alone is held to
   if (max_power > 0) out.details["max_power_w"] = max_power;
   return out;
 }

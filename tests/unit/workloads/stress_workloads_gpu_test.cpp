@@ -102,3 +102,16 @@ TEST(Stress, DecayComparesTheLastQuarterWithTheFirst) {
   EXPECT_DOUBLE_EQ(decay({4}), 1.0);
   EXPECT_DOUBLE_EQ(decay({}), 1.0);
 }
+
+// Where a burn's SM clock started and where it settled: medians of the first and last quarter.
+TEST(Stress, ClockHoldComparesWhereTheClockSettledWithWhereItStarted) {
+  using scalebench::burn::clock_hold;
+  const auto held = clock_hold({1980, 1980, 1755, 1755, 1755, 1755, 1755, 1755});
+  EXPECT_DOUBLE_EQ(held.start_mhz, 1980);
+  EXPECT_DOUBLE_EQ(held.sustained_mhz, 1755);
+  EXPECT_NEAR(held.ratio(), 1755.0 / 1980, 1e-12);
+  const auto fell = clock_hold({1700, 1700, 1600, 1500, 1400, 1300, 1000, 1000});
+  EXPECT_DOUBLE_EQ(fell.ratio(), 1000.0 / 1700);
+  EXPECT_DOUBLE_EQ(clock_hold({}).sustained_mhz, 0);  // no NVML: no clock, no record
+  EXPECT_DOUBLE_EQ(clock_hold({}).ratio(), 1);
+}
