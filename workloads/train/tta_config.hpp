@@ -15,8 +15,8 @@ inline constexpr int kReferenceBatch = 512;
 
 struct TtaConfig {
   std::string data;  // "fashion-mnist" or a folder of IDX files
-  double target_accuracy = 0.93;
-  int max_epochs = 20;
+  double target_accuracy = 0.937;
+  int max_epochs = 10;
   std::vector<std::uint64_t> seeds{1, 2, 3, 4, 5};
   int eval_every = 1;  // epochs between evaluations on the test split
   double cost_per_gpu_hour = 0;
