@@ -1,15 +1,40 @@
 #!/usr/bin/env bash
 # scalebench accept on four loopback "nodes" (host workloads only): one of them is made slow from
-# outside the product, by a CPU quota enforced by hand (its processes stopped 90% of every 100 ms,
-# as a cgroup's cpu.max would): the all-reduce between the nodes falls below its band (half the
+# outside the product, by a CPU quota of 10% (a cgroup's, from the birth of each of its processes,
+# where the machine lets the test make one; else its processes stopped 90 ms of every 100 ms by
+# hand): the all-reduce between the nodes falls below its band (half the
 # figure of a baseline run on two healthy nodes), the bisection names that node, the others pass,
 # the exit code is 1 and the drain line names it. Before that, a bad rule file is refused with
 # file:line:column and the field.
 source "$(dirname "$0")/lib.sh"
 use_local_nodes
 start_coordinator "$WORK/c.db"
+# The quota's cgroup: v1's cpu controller or v2's cpu.max. Node-4's agent starts in it (and so do
+# its mpirun and ranks when it leads), and local_rsh.sh puts the daemons that mpirun starts on
+# 127.0.0.4 in it (when another node leads), so that no run of node-4, however short, escapes.
+SLOW_CG=""
+for root in /sys/fs/cgroup/cpu /sys/fs/cgroup; do
+  cg="$root/scalebench-test-$$"
+  mkdir "$cg" 2>/dev/null || continue
+  if { [[ -f $cg/cpu.cfs_quota_us ]] && echo 10000 >"$cg/cpu.cfs_quota_us"; } 2>/dev/null ||
+    { [[ -f $cg/cpu.max ]] && echo "10000 100000" >"$cg/cpu.max"; } 2>/dev/null; then
+    SLOW_CG=$cg
+    break
+  fi
+  rmdir "$cg" 2>/dev/null || true
+done
+export SCALEBENCH_TEST_SLOW_HOST=127.0.0.4 SCALEBENCH_TEST_SLOW_CGROUP=$SLOW_CG
 for i in 2 3 4 5; do
-  if [[ $i == 4 ]]; then
+  if [[ $i == 4 && -n $SLOW_CG ]]; then
+    # A subshell joins the cgroup, then becomes the agent.
+    (
+      echo "$BASHPID" >"$SLOW_CG/cgroup.procs"
+      exec "$BIN/scalebench-agent" --coordinator "$URL" --name node-4 --work-dir "$WORK/agent-node-4" \
+        --address 127.0.0.4 --slots 1
+    ) >>"$WORK/agent-node-4.log" 2>&1 &
+    PIDS+=("$!")
+    wait_agent_alive node-4
+  elif [[ $i == 4 ]]; then
     # The slow node: everything it starts inherits this mark (its mpirun and ranks when it leads).
     SCALEBENCH_TEST_SLOW_NODE=1 start_agent "node-$i" --address "127.0.0.$i" --slots 1
   else
@@ -52,9 +77,11 @@ rules:
     band: {from: baseline, fraction: 0.5, match: [size]}
 YAML
 
-# The hand-made CPU quota on node-4: its processes (marked, or started by mpirun's daemon in its
-# TMPDIR) are stopped for 90 ms of every 100 ms.
-python3 - "$WORK/node-tmp/127.0.0.4" >"$WORK/throttle.log" 2>&1 <<'PY' &
+# Without a cgroup, the quota by hand: node-4's processes (marked, or started by mpirun's daemon
+# in its TMPDIR) are stopped for 90 ms of every 100 ms.
+THROTTLE_PID=""
+if [[ -z $SLOW_CG ]]; then
+  python3 - "$WORK/node-tmp/127.0.0.4" >"$WORK/throttle.log" 2>&1 <<'PY' &
 import os, signal, sys, time
 tmp = ("TMPDIR=" + sys.argv[1]).encode()
 me = os.getpid()
@@ -82,14 +109,15 @@ while True:
                 pass
         time.sleep(pause)
 PY
-THROTTLE_PID=$!
-PIDS+=("$THROTTLE_PID")
+  THROTTLE_PID=$!
+  PIDS+=("$THROTTLE_PID")
+fi
 # When the test ends, nothing of node-4 is left stopped, and what the test started is ended
 # whether it passed or failed (set +e: under errexit, a failed run's `(exit $rc)` ended the trap
 # before cleanup, and its coordinator and agents ran on, loading the next runs).
-trap 'rc=$?; kill -TERM $THROTTLE_PID 2>/dev/null; sleep 0.2
+trap 'rc=$?; [[ -z $THROTTLE_PID ]] || kill -TERM $THROTTLE_PID 2>/dev/null; sleep 0.2
 for p in $(grep -las -e SCALEBENCH_TEST_SLOW_NODE=1 -e "TMPDIR=$WORK/node-tmp/127.0.0.4" /proc/[0-9]*/environ | cut -d/ -f3); do kill -CONT $p 2>/dev/null; done
-set +e; (exit $rc); cleanup' EXIT
+set +e; (exit $rc); cleanup; [[ -z $SLOW_CG ]] || rmdir "$SLOW_CG" 2>/dev/null' EXIT
 
 start=$(date +%s)
 set +e

@@ -44,11 +44,16 @@ start_agent() {
   "$BIN/scalebench-agent" --coordinator "$URL" --name "$name" --work-dir "$WORK/agent-$name" "$@" >>"$WORK/agent-$name.log" 2>&1 &
   AGENT_PID=$!
   PIDS+=("$AGENT_PID")
+  wait_agent_alive "$name"
+}
+
+# wait_agent_alive NAME: until the coordinator lists that agent alive (10 s at most).
+wait_agent_alive() {
   for _ in $(seq 100); do
-    "$BIN/scalebench" agents --coordinator "$URL" 2>/dev/null | grep -q "^$name .*alive" && return 0
+    "$BIN/scalebench" agents --coordinator "$URL" 2>/dev/null | grep -q "^$1 .*alive" && return 0
     sleep 0.1
   done
-  fail "agent $name did not register"
+  fail "agent $1 did not register"
 }
 
 # use_local_nodes: runs over several "nodes" on this machine. Agents advertise distinct loopback

@@ -54,8 +54,11 @@ TEST(Battery, LongRunsEveryGemmPrecisionAndLongerBurns) {
   // The standard level keeps its five precisions and 30 s burns.
   const auto standard = on_two_gpu_nodes("standard");
   EXPECT_FALSE(labels(standard).count("gemm int8"));
-  for (const Item& it : standard)
-    if (it.workload == "burn") EXPECT_NE(it.yaml.find("duration_s: 30}"), std::string::npos) << it.yaml;
+  for (const Item& it : standard) {
+    if (it.workload == "burn") {
+      EXPECT_NE(it.yaml.find("duration_s: 30}"), std::string::npos) << it.yaml;
+    }
+  }
 }
 
 TEST(Battery, ANodeWithoutGpusRunsTheConfigurationCheckOnly) {

@@ -1,0 +1,403 @@
+#include "coordinator/coordinator.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "common/log.hpp"
+#include "coordinator/scheduler.hpp"
+
+// The coordinator's side of the agents: registration, heartbeats and the assignments their answers
+// carry (acknowledged: docs/api.md), runs taken back or lost, and the liveness sweep.
+namespace scalebench {
+
+namespace {
+ApiResult error(int status, const std::string& message) { return {status, Json{{"error", message}}}; }
+std::size_t array_size(const Json& object, const char* key) {
+  if (!object.is_object()) return 0;
+  auto it = object.find(key);
+  return it != object.end() && it->is_array() ? it->size() : 0;
+}
+}  // namespace
+
+Store::Agent* Coordinator::find_agent(const std::string& id) {
+  auto it = std::lower_bound(agents_.begin(), agents_.end(), id,
+                             [](const Store::Agent& a, const std::string& key) { return a.id < key; });
+  return it != agents_.end() && it->id == id ? &*it : nullptr;
+}
+
+void Coordinator::save_last_seen() {
+  std::lock_guard lock(mutex_);
+  merge_heard();
+  save_last_seen_locked();
+}
+
+void Coordinator::save_last_seen_locked() {
+  saved_at_ = now();
+  if (unsaved_seen_.empty()) return;
+  Store::Transaction tx(store_);
+  for (const auto& id : unsaved_seen_)
+    if (const Store::Agent* a = find_agent(id)) store_.touch_agent(a->id, a->state, a->last_seen);
+  tx.commit();
+  unsaved_seen_.clear();
+}
+
+ApiResult Coordinator::register_agent(const Json& info) {
+  std::lock_guard lock(mutex_);
+  if (!info.is_object() || !info.contains("name") || !info["name"].is_string() ||
+      info["name"].get<std::string>().empty())
+    return error(400, "register: body needs a non-empty string 'name'");
+  static const std::regex name_re("[A-Za-z0-9_.:-]{1,128}");
+  if (!std::regex_match(info["name"].get<std::string>(), name_re))
+    return error(400,
+                 "register: agent name '" + info["name"].get<std::string>() + "' must be 1-128 of A-Z a-z 0-9 _ . : -");
+  if (!info.contains("gpus") || !info["gpus"].is_array()) return error(400, "register: body needs 'gpus' (an array)");
+  Store::Agent a;
+  a.id = info["name"];
+  a.hostname = info.value("hostname", a.id);
+  a.info = info;
+  a.state = "alive";
+  a.registered_at = a.last_seen = now();
+  store_.upsert_agent(a);
+  if (Store::Agent* known = find_agent(a.id))
+    *known = a;
+  else
+    agents_.insert(std::upper_bound(agents_.begin(), agents_.end(), a,
+                                    [](const Store::Agent& x, const Store::Agent& y) { return x.id < y.id; }),
+                   a);
+  unsaved_seen_.erase(a.id);
+  {
+    std::lock_guard seen(seen_mutex_);
+    heard_[a.id] = a.last_seen;
+  }
+  ++agents_generation_;
+  refresh_gauges();
+  log::info("agent " + a.id + " registered (" + a.hostname + ", " + std::to_string(info["gpus"].size()) + " GPUs)");
+  return {200, Json{{"agent_id", a.id}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
+}
+
+ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) {
+  // The fast path: the agent is heard at once, whatever holds the state. check_liveness reads
+  // these times, so that an agent is never lost for want of the mutex.
+  {
+    std::lock_guard seen(seen_mutex_);
+    auto it = heard_.find(agent_id);
+    if (it == heard_.end()) return error(404, "unknown agent '" + agent_id + "'; register again");
+    it->second = now();
+  }
+  std::unique_lock lock(mutex_, std::defer_lock);
+  if (!lock.try_lock_for(kHeartbeatWait))
+    // Nothing is assigned or cancelled in this answer; the next heartbeat that finds the state
+    // free reconciles the agent's runs as usual.
+    return {200, Json{{"runs", Json::array()},
+                      {"cancel", Json::array()},
+                      {"heartbeat_interval_s", options_.heartbeat_interval_s},
+                      {"busy", true}}};
+  Store::Agent* agent = find_agent(agent_id);
+  if (!agent || agent->state == "gone") return error(404, "unknown agent '" + agent_id + "'; register again");
+  // A heartbeat older than one already handled (its agent gave up on the answer, and it was
+  // handled late): reconciling it would take back a run that the later answer delivered.
+  if (body.contains("boot") && body.contains("beat")) {
+    const std::pair<long long, long long> beat{body["boot"].get<long long>(), body["beat"].get<long long>()};
+    auto [last, first] = last_beat_.try_emplace(agent_id, beat);
+    if (!first && last->second.first == beat.first && beat.second <= last->second.second)
+      return {200, Json{{"runs", Json::array()},
+                        {"cancel", Json::array()},
+                        {"heartbeat_interval_s", options_.heartbeat_interval_s},
+                        {"stale", true}}};
+    last->second = beat;
+  }
+  // Alive from now on, whatever the store can record: last_seen is kept here and saved later.
+  agent->last_seen = now();
+  unsaved_seen_.insert(agent_id);
+  const bool was_lost = agent->state != "alive";
+
+  std::set<long long> active;
+  if (body.contains("active") && body["active"].is_array())
+    for (const auto& id : body["active"])
+      if (id.is_number_integer()) active.insert(id.get<long long>());
+
+  std::vector<Store::Run> restarted;  // held here, unknown to the agent: it restarted
+  // Handed to the agent but absent from this heartbeat, which it sent after reading any answer
+  // (heartbeats go one at a time): that answer never reached it.
+  std::vector<Store::Run> undelivered;
+  Json cancel = Json::array();
+  std::set<long long> held;
+  std::vector<Store::Run> delivered;  // confirmed by this heartbeat: the store learns it below
+  for (const Store::Run* r : store_.runs_held_by(agent_id)) {
+    const bool confirmed = !unconfirmed_.count(r->id);
+    if (!active.count(r->id)) {
+      (confirmed ? restarted : undelivered).push_back(*r);
+      continue;
+    }
+    if (!confirmed) unconfirmed_.erase(r->id);  // delivered: the agent runs it
+    if (!r->delivered) delivered.push_back(*r);
+    held.insert(r->id);
+    if (r->state == "cancelling") cancel.push_back(r->id);
+  }
+  // A run the agent still runs whose attempt has ended here (the agent was lost and came back,
+  // or a node of the run was lost): stop it. Until it is gone the agent is given nothing, as a
+  // leader or as a node of another run, since what that run holds is no longer known here.
+  bool draining = false;
+  for (long long id : active)
+    if (!held.count(id)) {
+      draining = true;
+      cancel.push_back(id);
+    }
+  if (draining)
+    draining_.insert(agent_id);
+  else
+    draining_.erase(agent_id);
+
+  // Whether a pass over the queue can change anything: with no queued run it cannot, nor when
+  // this agent can lead nothing now and the agents did not change since the last sweep. Runs that
+  // can never fit are looked for (a sweep) only when the agents changed since the last one (a
+  // submission looks at its own runs): only a sweep goes over the whole queue.
+  bool plan = false;
+  const bool sweep = was_lost || agents_generation_ != swept_agents_;
+  // Runs taken back below (undelivered, or lost to a restart) free room this pass can use.
+  const bool freed = !undelivered.empty() || !restarted.empty();
+  if (!draining_.count(agent_id) && (store_.any_queued() || freed))
+    plan = sweep || freed || may_lead(*agent, store_.occupancy());
+  Json assign = Json::array();
+  if (!was_lost && restarted.empty() && undelivered.empty() && delivered.empty() && !plan)
+    return {200, Json{{"runs", assign}, {"cancel", cancel}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
+
+  // All or nothing: a store error (locked, full) leaves no run half-assigned; the agent retries.
+  Store::Transaction tx(store_);
+  bool changed = was_lost;  // the gauges are refreshed only when a count moved
+  if (was_lost) store_.touch_agent(agent_id, "alive", agent->last_seen);
+  for (auto& r : restarted) {
+    lose_run(r, "agent " + agent_id + " restarted while the run was in flight");
+    changed = true;
+  }
+  for (auto& r : undelivered) {
+    return_undelivered(r, "not in " + agent_id + "'s next heartbeat");
+    changed = true;
+  }
+  for (auto& r : delivered) {
+    r.delivered = true;
+    store_.update_run(r);
+  }
+  // Alive for this pass; it stays so only if the transaction commits.
+  struct StateGuard {
+    Store::Agent* agent;
+    std::string before;
+    bool keep = false;
+    ~StateGuard() {
+      if (!keep) agent->state = before;
+    }
+  } guard{agent, agent->state};
+  agent->state = "alive";
+  if (plan) {
+    // Without a sweep a pass starts at most one run per GPU of the agent, and reads one run more
+    // (the first that waits) from the queue's index.
+    const std::size_t look = sweep ? 0 : std::max<std::size_t>(1, array_size(agent->info, "gpus")) + 1;
+    PassOptions pass;
+    pass.check_fits = sweep;
+    pass.leader_agent = agent;
+    pass.closed = &draining_;
+    Schedule plan_now = schedule(store_.queued_runs(look), agents_, store_.occupancy(), agent_id, pass);
+    for (const auto& [id, why] : plan_now.fail)
+      if (auto r = store_.run(id)) {
+        end_run(*r, "failed", why, true);
+        changed = true;
+      }
+    for (const auto& [id, hosts] : plan_now.start) {
+      const Store::Run* open = store_.open_run(id);
+      if (!open) continue;
+      std::optional<Store::Run> run(*open);
+      run->state = "running";
+      run->agent_id = agent_id;
+      run->attempt += 1;
+      run->started_at = now();
+      run->reason.clear();
+      run->hosts = to_json(hosts);
+      run->delivered = false;   // until its leader confirms it
+      store_.update_run(*run);  // the store's occupancy takes its GPUs (or nodes) now
+      assign.push_back({{"run_id", run->id}, {"attempt", run->attempt}, {"spec", run->spec}, {"hosts", run->hosts}});
+      changed = true;
+      std::string where;
+      for (const auto& h : hosts) where += (where.empty() ? "" : ", ") + h.agent;
+      log::info("run " + std::to_string(run->id) + " attempt " + std::to_string(run->attempt) + " -> " + where);
+    }
+  }
+  tx.commit();
+  note_store_ok();
+  guard.keep = true;
+  for (const auto& r : undelivered) unconfirmed_.erase(r.id);
+  const double deadline = now() + options_.heartbeat_timeout_s;
+  for (const auto& a : assign) unconfirmed_[a["run_id"].get<long long>()] = deadline;
+  if (was_lost) ++agents_generation_;
+  if (plan && sweep) swept_agents_ = agents_generation_;
+  if (was_lost) {
+    log::info("agent " + agent_id + " is back");
+  }
+  if (changed) refresh_gauges();
+  return {200, Json{{"runs", assign}, {"cancel", cancel}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
+}
+
+void Coordinator::return_undelivered(Store::Run& run, const std::string& why) {
+  const std::string agent = run.agent_id;
+  run.attempt -= 1;  // that attempt never started
+  run.agent_id.clear();
+  run.hosts = Json::array();
+  run.started_at = 0;
+  std::string what;
+  if (run.state == "cancelling") {
+    end_run(run, "cancelled", "cancelled by user before it started", true);
+    what = "cancelled";
+  } else {
+    run.state = "queued";
+    run.reason = "its assignment to " + agent + " was not confirmed (" + why + "); queued again";
+    store_.update_run(run);
+    what = "queued again";
+  }
+  log::warn("run " + std::to_string(run.id) + ": assignment to " + agent + " not confirmed (" + why + "); " + what +
+            ", no attempt used");
+}
+
+void Coordinator::expire_unconfirmed(double t) {
+  auto in_flight = [](const Store::Run* r) { return r && (r->state == "running" || r->state == "cancelling"); };
+  std::erase_if(unconfirmed_, [&](const auto& u) { return !in_flight(store_.open_run(u.first)); });
+  std::vector<Store::Run> late;
+  for (const auto& [id, deadline] : unconfirmed_)
+    if (deadline < t) late.push_back(*store_.open_run(id));
+  if (late.empty()) return;
+  const std::string why =
+      "no confirmation within " + std::to_string(static_cast<int>(options_.heartbeat_timeout_s)) + " s";
+  Store::Transaction tx(store_);
+  for (auto& r : late) return_undelivered(r, why);
+  tx.commit();
+  for (const auto& r : late) unconfirmed_.erase(r.id);
+  refresh_gauges();
+}
+
+void Coordinator::lose_run(Store::Run& run, const std::string& why) {
+  const int attempt = run.attempt;
+  end_run(run, "failed", why, true);  // the lost attempt's record says why, and stays
+  const int retries = run.spec.value("retries", 0);
+  if (attempt <= retries) {
+    run.state = "queued";
+    run.reason = "attempt " + std::to_string(attempt) + " lost (" + why + "); queued again";
+    run.agent_id.clear();
+    run.hosts = Json::array();
+    run.finished_at = 0;
+    store_.update_run(run);
+    log::warn("run " + std::to_string(run.id) + ": " + run.reason);
+  }
+}
+
+ApiResult Coordinator::list_agents() {
+  std::lock_guard lock(mutex_);
+  Json out = Json::array();
+  double t = now();
+  // What each agent's node is busy with: runs it leads or is a node of, and their GPUs there
+  // (one pass over the runs in flight, not one per agent).
+  std::unordered_map<std::string, std::pair<Json, Json>> busy_on;  // agent -> runs, GPUs
+  for (const auto& r : store_.runs_in_flight())
+    for (const auto& h : hosts_from_json(r.hosts)) {
+      auto& [runs, gpus] = busy_on[h.agent];
+      if (runs.is_null()) runs = gpus = Json::array();
+      runs.push_back(r.id);
+      for (int g : h.gpus) gpus.push_back(g);
+    }
+  for (const auto& a : agents_) {
+    auto found = busy_on.find(a.id);
+    const Json none = Json::array();
+    const Json& runs = found == busy_on.end() ? none : found->second.first;
+    const Json& busy = found == busy_on.end() ? none : found->second.second;
+    out.push_back({{"id", a.id},
+                   {"hostname", a.hostname},
+                   {"address", a.info.value("address", a.hostname)},
+                   {"state", a.state},
+                   {"gpus", a.info.value("gpus", Json::array())},
+                   {"busy_gpus", busy},
+                   {"runs", runs},
+                   {"capabilities", a.info.value("capabilities", Json::array())},
+                   {"seconds_since_heartbeat", t - a.last_seen}});
+  }
+  return {200, Json{{"agents", out}}};
+}
+
+void Coordinator::merge_heard() {
+  std::lock_guard seen(seen_mutex_);
+  for (auto& a : agents_) {
+    const auto it = heard_.find(a.id);
+    if (it != heard_.end() && it->second > a.last_seen && a.state == "alive") {
+      a.last_seen = it->second;
+      unsaved_seen_.insert(a.id);
+    }
+  }
+}
+
+void Coordinator::check_liveness() {
+  // Runs on the thread that accepts connections: it waits for no one. While another call holds
+  // the state this pass is skipped; agents heard meanwhile are merged at the next one.
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) return;
+  merge_heard();
+  const double t = now();
+  const double cutoff = t - options_.heartbeat_timeout_s;
+  std::vector<Store::Agent*> lost;
+  for (auto& a : agents_)
+    if (a.state == "alive" && a.last_seen < cutoff) lost.push_back(&a);
+  if (!lost.empty()) {
+    std::vector<long long> returned;
+    // The nodes of each run in flight, read once for all the agents lost in this pass.
+    std::vector<std::pair<long long, std::set<std::string>>> nodes_of;
+    for (const auto& r : store_.runs_in_flight()) {
+      std::set<std::string> agents{r.agent_id};
+      for (const auto& h : hosts_from_json(r.hosts)) agents.insert(h.agent);
+      nodes_of.emplace_back(r.id, std::move(agents));
+    }
+    Store::Transaction tx(store_);
+    for (const Store::Agent* a : lost) {
+      store_.touch_agent(a->id, "lost", a->last_seen);
+      std::string why = "agent lost: no heartbeat from " + a->id + " for " +
+                        std::to_string(static_cast<int>(t - a->last_seen)) + " s";
+      log::warn(why);
+      for (const auto& [id, agents] : nodes_of) {
+        if (!agents.count(a->id)) continue;
+        const Store::Run* open = store_.open_run(id);
+        if (!open || (open->state != "running" && open->state != "cancelling")) continue;  // lost already
+        Store::Run r = *open;
+        // A leader lost before it confirmed the run never started it; a follower lost is the
+        // whole MPI job lost, whether or not its leader started it.
+        if (r.agent_id == a->id && unconfirmed_.count(r.id)) {
+          return_undelivered(r, why);
+        } else {
+          lose_run(r, why);
+        }
+        returned.push_back(r.id);
+      }
+    }
+    tx.commit();
+    for (long long id : returned) unconfirmed_.erase(id);
+    for (Store::Agent* a : lost) {
+      a->state = "lost";
+      unsaved_seen_.erase(a->id);
+    }
+    ++agents_generation_;
+    refresh_gauges();
+  }
+  if (!unconfirmed_.empty()) {
+    try {
+      expire_unconfirmed(t);
+    } catch (const std::exception& e) {
+      log::warn(std::string("could not queue unconfirmed runs again (retried): ") + e.what());
+    }
+  }
+  // The usual case writes nothing here, so that a locked store does not stall the API; the
+  // heartbeat times go to the store every few seconds.
+  if (t - saved_at_ >= options_.last_seen_save_interval_s) {
+    try {
+      save_last_seen_locked();
+    } catch (const std::exception& e) {
+      log::warn(std::string("could not save the agents' last heartbeat times (retried): ") + e.what());
+    }
+  }
+}
+
+}  // namespace scalebench
