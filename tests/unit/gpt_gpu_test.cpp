@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "tests/unit/gpu_available.hpp"
 #include "workloads/gpt/gpt_bench.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 
@@ -15,12 +16,7 @@ using namespace scalebench;
 using namespace scalebench::gpt;
 
 namespace {
-bool have_gpu() {
-  int n = 0;
-  const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-  (void)cudaGetLastError();
-  return ok;
-}
+using scalebench::test_support::have_gpu;
 }  // namespace
 
 // The tiny model's bf16 gradients against fp64 finite differences of the host reference.

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "tests/unit/gpu_available.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/half_bits.hpp"
 #include "workloads/train/train_bench.hpp"
@@ -19,12 +20,7 @@
 using namespace scalebench;
 
 namespace {
-bool have_gpu() {
-  int n = 0;
-  const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-  (void)cudaGetLastError();
-  return ok;
-}
+using scalebench::test_support::have_gpu;
 
 // A device copy of host floats in type t.
 gpu::DeviceBuffer upload_as(const std::vector<float>& v, train::DType t, cudaStream_t s) {

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "tests/unit/gpu_available.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/dataset/idx_file.hpp"
 #include "workloads/mllog/mllog.hpp"
@@ -15,12 +16,7 @@
 using namespace scalebench;
 
 namespace {
-bool have_gpu() {
-  int n = 0;
-  const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-  (void)cudaGetLastError();
-  return ok;
-}
+using scalebench::test_support::have_gpu;
 
 // One MPI session for the process (MPI starts once): a single rank.
 const MpiSession& session() {

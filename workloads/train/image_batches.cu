@@ -4,30 +4,15 @@
 #include <algorithm>
 
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/device_convert.cuh"
 #include "workloads/train/image_batches.cuh"
 
 namespace scalebench::train {
 
 namespace {
 constexpr int kThreads = 256;
-
-template <typename T>
-__device__ __forceinline__ T from_f(float v);
-template <>
-__device__ __forceinline__ float from_f<float>(float v) {
-  return v;
-}
-template <>
-__device__ __forceinline__ __half from_f<__half>(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
-__device__ __forceinline__ float to_f(float v) { return v; }
-__device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
+using gpu::from_float;
+using gpu::to_float;
 
 __device__ __forceinline__ std::uint64_t mix(std::uint64_t x) {
   x ^= x >> 33;
@@ -78,8 +63,8 @@ __global__ void augmented_kernel(const std::uint8_t* images, const std::uint8_t*
     if (sy >= 0 && sy < sh.rows && sx >= 0 && sx < sh.cols)
       v = images[static_cast<long long>(item) * sh.rows * sh.cols + sy * sh.cols + sx] * (1.0f / 255);
     T* o = out + p * sh.channels;
-    o[0] = from_f<T>((v - sh.mean) * sh.inv_std);
-    for (int c = 1; c < sh.channels; ++c) o[c] = from_f<T>(0.0f);
+    o[0] = from_float<T>((v - sh.mean) * sh.inv_std);
+    for (int c = 1; c < sh.channels; ++c) o[c] = from_float<T>(0.0f);
     if (at == 0) labels_out[img] = labels[item];
   }
 }
@@ -95,8 +80,8 @@ __global__ void plain_kernel(const std::uint8_t* images, const std::uint8_t* lab
     T* o = out + p * sh.channels;
     const bool real = img < valid;
     const float v = real ? images[(first + img) * sh.rows * sh.cols + at] * (1.0f / 255) : 0.0f;
-    o[0] = from_f<T>(real ? (v - sh.mean) * sh.inv_std : 0.0f);
-    for (int c = 1; c < sh.channels; ++c) o[c] = from_f<T>(0.0f);
+    o[0] = from_float<T>(real ? (v - sh.mean) * sh.inv_std : 0.0f);
+    for (int c = 1; c < sh.channels; ++c) o[c] = from_float<T>(0.0f);
     if (at == 0) labels_out[img] = real ? labels[first + img] : -1;
   }
 }
@@ -109,9 +94,9 @@ __global__ void correct_kernel(const T* logits, const int* labels, int n, int k,
   if (r < n && labels[r] >= 0) {
     const T* row = logits + static_cast<long long>(r) * k;
     int best = 0;
-    float top = to_f(row[0]);
+    float top = to_float(row[0]);
     for (int j = 1; j < k; ++j)
-      if (to_f(row[j]) > top) top = to_f(row[j]), best = j;
+      if (to_float(row[j]) > top) top = to_float(row[j]), best = j;
     hit = best == labels[r];
   }
   const unsigned hits = __syncthreads_count(hit);

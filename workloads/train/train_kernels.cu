@@ -8,30 +8,15 @@
 
 #include "common/error.hpp"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/device_convert.cuh"
 #include "workloads/train/train_kernels.cuh"
 
 namespace scalebench::train {
 
 namespace {
 constexpr int kThreads = 256;
-
-__device__ __forceinline__ float to_f(float v) { return v; }
-__device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <typename T>
-__device__ __forceinline__ T from_f(float v);
-template <>
-__device__ __forceinline__ float from_f<float>(float v) {
-  return v;
-}
-template <>
-__device__ __forceinline__ __half from_f<__half>(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
+using gpu::from_float;
+using gpu::to_float;
 
 // Calls f with a null pointer of the element type of `t` (the type is what matters).
 template <typename F>
@@ -69,7 +54,7 @@ __global__ void fill_normal_kernel(T* dst, long long n, float mean, float std, s
     const std::uint64_t h = mix(seed * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(i));
     const float u1 = (static_cast<float>(h >> 40) + 1.0f) / 16777217.0f;  // (0, 1]
     const float u2 = static_cast<float>((h >> 16) & 0xffffff) / 16777216.0f;
-    dst[i] = from_f<T>(mean + std * sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2));
+    dst[i] = from_float<T>(mean + std * sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2));
   }
 }
 
@@ -89,15 +74,15 @@ template <typename T>
 __global__ void convert_kernel(const float* src, T* dst, long long n) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
-    dst[i] = from_f<T>(src[i]);
+    dst[i] = from_float<T>(src[i]);
 }
 
 template <typename T>
 __global__ void add_relu_kernel(T* y, const T* z, bool relu, long long n) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    float v = to_f(y[i]) + (z ? to_f(z[i]) : 0.0f);
-    y[i] = from_f<T>(relu ? fmaxf(v, 0.0f) : v);
+    float v = to_float(y[i]) + (z ? to_float(z[i]) : 0.0f);
+    y[i] = from_float<T>(relu ? fmaxf(v, 0.0f) : v);
   }
 }
 
@@ -105,15 +90,15 @@ template <typename T>
 __global__ void relu_forward_kernel(const T* x, T* y, long long n) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
-    y[i] = from_f<T>(fmaxf(to_f(x[i]), 0.0f));
+    y[i] = from_float<T>(fmaxf(to_float(x[i]), 0.0f));
 }
 
 template <typename T>
 __global__ void relu_backward_kernel(const T* y, const T* dy, T* dx, bool accumulate, long long n) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const float g = to_f(y[i]) > 0.0f ? to_f(dy[i]) : 0.0f;
-    dx[i] = from_f<T>(accumulate ? to_f(dx[i]) + g : g);
+    const float g = to_float(y[i]) > 0.0f ? to_float(dy[i]) : 0.0f;
+    dx[i] = from_float<T>(accumulate ? to_float(dx[i]) + g : g);
   }
 }
 
@@ -121,7 +106,7 @@ template <typename T>
 __global__ void add_into_kernel(T* dst, const T* src, bool accumulate, long long n) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
-    dst[i] = accumulate ? from_f<T>(to_f(dst[i]) + to_f(src[i])) : src[i];
+    dst[i] = accumulate ? from_float<T>(to_float(dst[i]) + to_float(src[i])) : src[i];
 }
 
 // One thread per (image, channel): consecutive threads read consecutive channels.
@@ -132,8 +117,8 @@ __global__ void avgpool_forward_kernel(const T* x, T* y, int n, int hw, int c) {
   const long long img = i / c, ch = i % c;
   const T* p = x + img * hw * c + ch;
   float sum = 0;
-  for (int k = 0; k < hw; ++k) sum += to_f(p[static_cast<long long>(k) * c]);
-  y[i] = from_f<T>(sum / hw);
+  for (int k = 0; k < hw; ++k) sum += to_float(p[static_cast<long long>(k) * c]);
+  y[i] = from_float<T>(sum / hw);
 }
 
 template <typename T>
@@ -142,8 +127,8 @@ __global__ void avgpool_backward_kernel(const T* dy, T* dx, bool accumulate, int
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long img = i / (static_cast<long long>(hw) * c), ch = i % c;
-    const float g = to_f(dy[img * c + ch]) / hw;
-    dx[i] = from_f<T>(accumulate ? to_f(dx[i]) + g : g);
+    const float g = to_float(dy[img * c + ch]) / hw;
+    dx[i] = from_float<T>(accumulate ? to_float(dx[i]) + g : g);
   }
 }
 
@@ -179,7 +164,7 @@ __global__ void maxpool_forward_kernel(const T* x, T* y, std::uint8_t* argmax, P
           const Channels<T, V> in =
               *reinterpret_cast<const Channels<T, V>*>(x + ((img * p.h + iy) * p.w + ix) * p.c + g * V);
           for (int v = 0; v < V; ++v) {
-            const float f = to_f(in.v[v]);
+            const float f = to_float(in.v[v]);
             if (at[v] < 0 || f > best[v]) {  // NaN never wins (cuDNN's CUDNN_NOT_PROPAGATE_NAN)
               best[v] = f > best[v] ? f : best[v];
               at[v] = ky * p.k + kx;
@@ -190,7 +175,7 @@ __global__ void maxpool_forward_kernel(const T* x, T* y, std::uint8_t* argmax, P
       const long long o = ((img * p.oh + oy) * p.ow + ox) * p.c + g * V;
       Channels<T, V> out;
       Positions<V> where;
-      for (int v = 0; v < V; ++v) out.v[v] = from_f<T>(best[v]), where.v[v] = static_cast<std::uint8_t>(at[v]);
+      for (int v = 0; v < V; ++v) out.v[v] = from_float<T>(best[v]), where.v[v] = static_cast<std::uint8_t>(at[v]);
       *reinterpret_cast<Channels<T, V>*>(y + o) = out;
       if (argmax) *reinterpret_cast<Positions<V>*>(argmax + o) = where;
     }
@@ -216,12 +201,12 @@ __global__ void maxpool_backward_kernel(const T* dy, const std::uint8_t* argmax,
           const Positions<V> where = *reinterpret_cast<const Positions<V>*>(argmax + o);
           const Channels<T, V> d = *reinterpret_cast<const Channels<T, V>*>(dy + o);
           for (int v = 0; v < V; ++v)
-            if (where.v[v] == at) sum[v] += to_f(d.v[v]);
+            if (where.v[v] == at) sum[v] += to_float(d.v[v]);
         }
       Channels<T, V>* out = reinterpret_cast<Channels<T, V>*>(dx + ((img * p.h + iy) * p.w + ix) * p.c + g * V);
       Channels<T, V> r;
       if (accumulate) r = *out;
-      for (int v = 0; v < V; ++v) r.v[v] = from_f<T>(accumulate ? to_f(r.v[v]) + sum[v] : sum[v]);
+      for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(accumulate ? to_float(r.v[v]) + sum[v] : sum[v]);
       *out = r;
     }
 }
@@ -249,7 +234,7 @@ __global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogi
   const int img = blockIdx.x;
   const T* row = logits + static_cast<long long>(img) * k;
   float m = -INFINITY;
-  for (int j = threadIdx.x; j < k; j += blockDim.x) m = fmaxf(m, to_f(row[j]));
+  for (int j = threadIdx.x; j < k; j += blockDim.x) m = fmaxf(m, to_float(row[j]));
   red[threadIdx.x] = m;
   __syncthreads();
   for (int w = blockDim.x / 2; w > 0; w /= 2) {
@@ -259,7 +244,7 @@ __global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogi
   m = red[0];
   __syncthreads();
   float sum = 0;
-  for (int j = threadIdx.x; j < k; j += blockDim.x) sum += expf(to_f(row[j]) - m);
+  for (int j = threadIdx.x; j < k; j += blockDim.x) sum += expf(to_float(row[j]) - m);
   red[threadIdx.x] = sum;
   __syncthreads();
   for (int w = blockDim.x / 2; w > 0; w /= 2) {
@@ -272,7 +257,7 @@ __global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogi
   // e times the mean over classes of -log p.
   float logit_sum = 0;
   if (smoothing > 0)
-    for (int j = threadIdx.x; j < k; j += blockDim.x) logit_sum += to_f(row[j]);
+    for (int j = threadIdx.x; j < k; j += blockDim.x) logit_sum += to_float(row[j]);
   red[threadIdx.x] = logit_sum;
   __syncthreads();
   for (int w = blockDim.x / 2; w > 0; w /= 2) {
@@ -282,7 +267,7 @@ __global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogi
   const int label = labels[img];
   if (threadIdx.x == 0) {
     const float lse = logf(sum) + m;
-    const double l = static_cast<double>((1.0f - smoothing) * (lse - to_f(row[label])) +
+    const double l = static_cast<double>((1.0f - smoothing) * (lse - to_float(row[label])) +
                                          smoothing * (lse - red[0] / static_cast<float>(k)));
     atomicAdd(loss, l / n);
   }
@@ -291,8 +276,8 @@ __global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogi
   const float off = smoothing / static_cast<float>(k);
   T* drow = dlogits + static_cast<long long>(img) * k;
   for (int j = threadIdx.x; j < k; j += blockDim.x) {
-    const float p = expf(to_f(row[j]) - m) / sum;
-    drow[j] = from_f<T>((p - off - (j == label ? 1.0f - smoothing : 0.0f)) * scale);
+    const float p = expf(to_float(row[j]) - m) / sum;
+    drow[j] = from_float<T>((p - off - (j == label ? 1.0f - smoothing : 0.0f)) * scale);
   }
 }
 
@@ -303,7 +288,7 @@ __global__ void bias_grad_kernel(const T* dy, long long rows, int c, float* sums
   const int ch = blockIdx.x * 32 + threadIdx.x;
   if (ch >= c) return;
   float acc = 0;
-  for (long long r = blockIdx.y * 8LL + threadIdx.y; r < rows; r += gridDim.y * 8LL) acc += to_f(dy[r * c + ch]);
+  for (long long r = blockIdx.y * 8LL + threadIdx.y; r < rows; r += gridDim.y * 8LL) acc += to_float(dy[r * c + ch]);
   atomicAdd(&sums[ch], acc);
 }
 
@@ -312,7 +297,7 @@ __global__ void nonfinite_kernel(const T* g, long long n, int* flag) {
   bool bad = false;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
-    bad |= !isfinite(to_f(g[i]));
+    bad |= !isfinite(to_float(g[i]));
   if (__syncthreads_or(bad) && threadIdx.x == 0) *flag = 1;
 }
 
@@ -326,12 +311,12 @@ __global__ void sgd_kernel(float* w, float* v, const T* grad, T* copy, long long
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const float wi = w[i];
-    const float g = to_f(grad[i]) * inv + wd * wi;
+    const float g = to_float(grad[i]) * inv + wd * wi;
     const float vi = momentum * v[i] + g;
     v[i] = vi;
     const float nw = wi - lr * (nesterov ? g + momentum * vi : vi);
     w[i] = nw;
-    if (copy) copy[i] = from_f<T>(nw);
+    if (copy) copy[i] = from_float<T>(nw);
   }
 }
 
@@ -358,18 +343,18 @@ __global__ void sum_shards_kernel(T* dst, ShardSources src, long long n) {
     float acc[V] = {};
     for (int r = 0; r < src.count; ++r) {
       const Vec v = static_cast<const Vec*>(src.p[r])[i];
-      for (int k = 0; k < V; ++k) acc[k] += to_f(v.v[k]);
+      for (int k = 0; k < V; ++k) acc[k] += to_float(v.v[k]);
     }
     Vec out;
-    for (int k = 0; k < V; ++k) out.v[k] = from_f<T>(acc[k]);
+    for (int k = 0; k < V; ++k) out.v[k] = from_float<T>(acc[k]);
     reinterpret_cast<Vec*>(dst)[i] = out;
   }
   // The tail that does not fill a vector.
   for (long long i = vecs * V + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     float acc = 0;
-    for (int r = 0; r < src.count; ++r) acc += to_f(static_cast<const T*>(src.p[r])[i]);
-    dst[i] = from_f<T>(acc);
+    for (int r = 0; r < src.count; ++r) acc += to_float(static_cast<const T*>(src.p[r])[i]);
+    dst[i] = from_float<T>(acc);
   }
 }
 
@@ -381,7 +366,7 @@ template <typename T>
 __global__ void fill_pattern_kernel(T* dst, long long n, int rank, int round) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
-    dst[i] = from_f<T>(static_cast<float>(allreduce_pattern(i, rank, round)));
+    dst[i] = from_float<T>(static_cast<float>(allreduce_pattern(i, rank, round)));
 }
 
 template <typename T>
@@ -391,7 +376,7 @@ __global__ void count_errors_kernel(const T* p, long long n, int ranks, int roun
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     int want = 0;
     for (int r = 0; r < ranks; ++r) want += allreduce_pattern(i, r, round);
-    bad += to_f(p[i]) != static_cast<float>(want);
+    bad += to_float(p[i]) != static_cast<float>(want);
   }
   if (bad) atomicAdd(wrong, bad);
 }
@@ -428,7 +413,7 @@ __global__ void bn_reduce_kernel(const T* x, const std::uint8_t* mask, const T* 
       const Channels<T, V> xv = *reinterpret_cast<const Channels<T, V>*>(x + i);
       if (kKind == 0) {
         for (int v = 0; v < V; ++v) {
-          const float f = to_f(xv.v[v]);
+          const float f = to_float(xv.v[v]);
           a0[v] += f;
           a1[v] += f * f;
         }
@@ -436,9 +421,9 @@ __global__ void bn_reduce_kernel(const T* x, const std::uint8_t* mask, const T* 
         const Channels<T, V> gv = *reinterpret_cast<const Channels<T, V>*>(dy + i);
         const unsigned pass = relu ? mask[i / V] : 0xffu;
         for (int v = 0; v < V; ++v) {
-          const float g = (pass >> v) & 1u ? to_f(gv.v[v]) : 0.0f;
+          const float g = (pass >> v) & 1u ? to_float(gv.v[v]) : 0.0f;
           a0[v] += g;
-          a1[v] += g * (to_f(xv.v[v]) - m[v]);
+          a1[v] += g * (to_float(xv.v[v]) - m[v]);
         }
       }
     }
@@ -502,14 +487,14 @@ __global__ void bn_apply_kernel(const T* x, const T* z, T* y, std::uint8_t* mask
     Channels<T, V> zv{}, out;
     if (z) zv = reinterpret_cast<const Channels<T, V>*>(z)[i];
     for (int v = 0; v < V; ++v) {
-      float f = to_f(xv.v[v]) * a[v] + b[v];
-      if (z) f += to_f(zv.v[v]);
-      out.v[v] = from_f<T>(relu ? fmaxf(f, 0.0f) : f);
+      float f = to_float(xv.v[v]) * a[v] + b[v];
+      if (z) f += to_float(zv.v[v]);
+      out.v[v] = from_float<T>(relu ? fmaxf(f, 0.0f) : f);
     }
     reinterpret_cast<Channels<T, V>*>(y)[i] = out;
     if (mask) {  // bit v: y > 0 as stored, so the backward need not read y
       unsigned bits = 0;
-      for (int v = 0; v < V; ++v) bits |= (to_f(out.v[v]) > 0.0f ? 1u : 0u) << v;
+      for (int v = 0; v < V; ++v) bits |= (to_float(out.v[v]) > 0.0f ? 1u : 0u) << v;
       mask[i] = static_cast<std::uint8_t>(bits);
     }
   }
@@ -546,10 +531,10 @@ __global__ void bn_backward_apply_kernel(const T* x, const std::uint8_t* mask, c
     if (dz && acc_dz) dzv = reinterpret_cast<const Vec*>(dz)[i];
     if (acc_dx) dxv = reinterpret_cast<const Vec*>(dx)[i];
     for (int v = 0; v < V; ++v) {
-      const float g = (pass >> v) & 1u ? to_f(gv.v[v]) : 0.0f;
-      dzv.v[v] = from_f<T>(acc_dz ? to_f(dzv.v[v]) + g : g);
-      const float dv = a[v] * g + b[v] * to_f(xv.v[v]) + d[v];
-      dxv.v[v] = from_f<T>(acc_dx ? to_f(dxv.v[v]) + dv : dv);
+      const float g = (pass >> v) & 1u ? to_float(gv.v[v]) : 0.0f;
+      dzv.v[v] = from_float<T>(acc_dz ? to_float(dzv.v[v]) + g : g);
+      const float dv = a[v] * g + b[v] * to_float(xv.v[v]) + d[v];
+      dxv.v[v] = from_float<T>(acc_dx ? to_float(dxv.v[v]) + dv : dv);
     }
     if (dz) reinterpret_cast<Vec*>(dz)[i] = dzv;
     reinterpret_cast<Vec*>(dx)[i] = dxv;

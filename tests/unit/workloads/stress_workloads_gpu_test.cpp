@@ -2,6 +2,7 @@
 // visible.
 #include <gtest/gtest.h>
 
+#include "tests/unit/gpu_available.hpp"
 #include "workloads/burn/burn_decay.hpp"
 
 #ifdef SCALEBENCH_HAVE_CUDA
@@ -18,12 +19,7 @@
 using namespace scalebench;
 
 namespace {
-bool have_gpu() {
-  int n = 0;
-  const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-  (void)cudaGetLastError();
-  return ok;
-}
+using scalebench::test_support::have_gpu;
 
 float* f(const gpu::DeviceBuffer& b) { return reinterpret_cast<float*>(b.get()); }
 }  // namespace
