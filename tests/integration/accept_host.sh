@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scalebench accept on four loopback "nodes" (host workloads only): one of them is made slow from
-# outside the product, by a CPU quota of 10% (a cgroup's, from the birth of each of its processes,
-# where the machine lets the test make one; else its processes stopped 90 ms of every 100 ms by
-# hand): the all-reduce between the nodes falls below its band (half the
+# outside the product, by a CPU quota of 10% (a cgroup's, 1 ms of every 10 ms, from the birth of
+# each of its processes, where the machine lets the test make one; else its processes stopped
+# 90 ms of every 100 ms by hand): the all-reduce between the nodes falls below its band (half the
 # figure of a baseline run on two healthy nodes), the bisection names that node, the others pass,
 # the exit code is 1 and the drain line names it. Before that, a bad rule file is refused with
 # file:line:column and the field.
@@ -16,8 +16,9 @@ SLOW_CG=""
 for root in /sys/fs/cgroup/cpu /sys/fs/cgroup; do
   cg="$root/scalebench-test-$$"
   mkdir "$cg" 2>/dev/null || continue
-  if { [[ -f $cg/cpu.cfs_quota_us ]] && echo 10000 >"$cg/cpu.cfs_quota_us"; } 2>/dev/null ||
-    { [[ -f $cg/cpu.max ]] && echo "10000 100000" >"$cg/cpu.max"; } 2>/dev/null; then
+  # 1 ms of every 10 ms: a short period, so that a run of a few ms cannot fit in one period's quota.
+  if { [[ -f $cg/cpu.cfs_quota_us ]] && echo 10000 >"$cg/cpu.cfs_period_us" && echo 1000 >"$cg/cpu.cfs_quota_us"; } 2>/dev/null ||
+    { [[ -f $cg/cpu.max ]] && echo "1000 10000" >"$cg/cpu.max"; } 2>/dev/null; then
     SLOW_CG=$cg
     break
   fi
