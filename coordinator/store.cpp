@@ -8,96 +8,11 @@
 
 #include "common/error.hpp"
 #include "coordinator/occupancy.hpp"
+#include "coordinator/store_statement.hpp"
 
 namespace scalebench {
 
-// Prepared statements, compiled once per SQL text and kept for the store's life: the hot
-// paths (a heartbeat, a batch of records) then pay no SQL parsing.
-class StatementCache {
- public:
-  explicit StatementCache(sqlite3* db) : db_(db) {}
-  ~StatementCache() {
-    for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
-  }
-  sqlite3* db() const { return db_; }
-  sqlite3_stmt* get(const char* sql) {
-    auto it = cache_.find(sql);
-    if (it != cache_.end()) return it->second;
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr) != SQLITE_OK) return nullptr;
-    cache_.emplace(sql, stmt);
-    return stmt;
-  }
-
- private:
-  sqlite3* db_;
-  std::unordered_map<std::string, sqlite3_stmt*> cache_;
-};
-
 namespace {
-// SQLite's message, and for a failed write what usually lies behind it.
-std::string describe(sqlite3* db) {
-  std::string msg = sqlite3_errmsg(db);
-  const int code = sqlite3_extended_errcode(db);
-  if (code == SQLITE_FULL || code == SQLITE_IOERR_WRITE || code == SQLITE_IOERR_FSYNC)
-    msg += " (could not write: is the disk full, or a file size limit reached?)";
-  return msg;
-}
-
-// One use of a cached prepared statement, reset when it goes out of scope; every sqlite3 error
-// names the store's path.
-class Statement {
- public:
-  Statement(StatementCache& cache, const std::string& path, const char* sql) : db_(cache.db()), path_(path) {
-    stmt_ = cache.get(sql);
-    if (!stmt_) fail("prepare");
-  }
-  ~Statement() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-  }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  Statement& bind(int i, long long v) { return check(sqlite3_bind_int64(stmt_, i, v)); }
-  Statement& bind(int i, int v) { return check(sqlite3_bind_int64(stmt_, i, v)); }
-  Statement& bind(int i, double v) { return check(sqlite3_bind_double(stmt_, i, v)); }
-  Statement& bind(int i, const std::string& v) { return bind(i, std::string_view(v)); }
-  Statement& bind(int i, std::string_view v) {
-    return check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
-  }
-  Statement& bind_null(int i) { return check(sqlite3_bind_null(stmt_, i)); }
-  // Text that outlives the statement's step (not copied by SQLite).
-  Statement& bind_static(int i, std::string_view v) {
-    return check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC));
-  }
-
-  bool step() {  // true while there is a row
-    int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    fail("step");
-    return false;
-  }
-  long long i64(int c) { return sqlite3_column_int64(stmt_, c); }
-  double real(int c) { return sqlite3_column_double(stmt_, c); }
-  std::string text(int c) {
-    auto p = sqlite3_column_text(stmt_, c);
-    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, c)))
-             : "";
-  }
-
- private:
-  Statement& check(int rc) {
-    if (rc != SQLITE_OK) fail("bind");
-    return *this;
-  }
-  [[noreturn]] void fail(const char* what) { throw Error("store " + path_ + ": " + what + ": " + describe(db_)); }
-  sqlite3* db_;
-  const std::string& path_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
 constexpr const char* kSchema = R"SQL(
 CREATE TABLE IF NOT EXISTS experiments(
   id INTEGER PRIMARY KEY, name TEXT NOT NULL, source TEXT, spec_yaml TEXT NOT NULL, submitted_at REAL);
@@ -313,28 +228,6 @@ std::optional<std::string> Store::experiment_yaml(long long id, std::string* sou
   return q.text(0);
 }
 
-namespace {
-// One row of run_columns_.
-Store::Run read_run(Statement& q) {
-  Store::Run r;
-  r.id = q.i64(0);
-  r.experiment_id = q.i64(1);
-  r.index = static_cast<int>(q.i64(2));
-  r.spec = Json::parse(q.text(3));
-  r.state = q.text(4);
-  r.reason = q.text(5);
-  r.agent_id = q.text(6);
-  r.attempt = static_cast<int>(q.i64(7));
-  r.queued_at = q.real(8);
-  r.started_at = q.real(9);
-  r.finished_at = q.real(10);
-  const std::string hosts = q.text(11);
-  r.hosts = hosts.empty() ? Json::array() : Json::parse(hosts);
-  r.delivered = q.i64(12) != 0;
-  return r;
-}
-}  // namespace
-
 std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std::optional<std::string> state,
                                     long long after_id, long long limit) {
   std::string sql = run_columns_;
@@ -354,118 +247,6 @@ std::vector<Store::Run> Store::runs(std::optional<long long> experiment_id, std:
     out.push_back(read_run(q));
   }
   return out;
-}
-
-namespace {
-bool is_open(const std::string& state) { return state == "queued" || state == "running" || state == "cancelling"; }
-bool in_flight(const std::string& state) { return state == "running" || state == "cancelling"; }
-}  // namespace
-
-std::map<long long, Store::Run>& Store::open_runs() {
-  if (!open_) {
-    std::map<long long, Run> runs;
-    std::string sql = run_columns_ + " WHERE state IN ('queued', 'running', 'cancelling')";
-    Statement q(*statements_, path_, sql.c_str());
-    while (q.step()) {
-      Run r = read_run(q);
-      runs.emplace(r.id, std::move(r));
-    }
-    open_ = std::move(runs);
-    queued_count_ = running_count_ = cancelling_count_ = 0;
-    held_.clear();
-    queue_.clear();
-    busy_ = std::make_unique<Occupancy>();
-    for (const auto& [id, r] : *open_) index_run(r, +1);
-  }
-  return *open_;
-}
-
-void Store::note_run(const Run& run) {
-  ++open_generation_;
-  if (!open_) return;
-  if (auto old = open_->find(run.id); old != open_->end()) {
-    index_run(old->second, -1);
-    open_->erase(old);
-  }
-  if (is_open(run.state)) index_run(open_->emplace(run.id, run).first->second, +1);
-}
-
-void Store::index_run(const Run& run, int sign) {
-  if (run.state == "queued") {
-    queued_count_ += sign;
-    const std::pair<int, long long> key{-run.spec.value("priority", 0), run.id};
-    if (sign > 0)
-      queue_.insert(key);
-    else
-      queue_.erase(key);
-  }
-  if (!in_flight(run.state)) return;
-  (run.state == "running" ? running_count_ : cancelling_count_) += sign;
-  bool gpu = false;
-  const auto hosts = held_hosts(run, &gpu);
-  if (sign > 0) {
-    held_[run.agent_id].insert(run.id);
-    busy_->take(hosts, gpu);
-  } else {
-    busy_->release(hosts, gpu);
-    if (auto it = held_.find(run.agent_id); it != held_.end()) {
-      it->second.erase(run.id);
-      if (it->second.empty()) held_.erase(it);
-    }
-  }
-}
-
-void Store::forget_open_runs() {
-  ++open_generation_;
-  open_.reset();
-}
-
-std::vector<const Store::Run*> Store::runs_held_by(const std::string& agent_id) {
-  auto& runs = open_runs();
-  std::vector<const Run*> out;
-  if (auto it = held_.find(agent_id); it != held_.end())
-    for (long long id : it->second) out.push_back(&runs.at(id));
-  return out;
-}
-
-std::vector<Store::Run> Store::runs_in_flight() {
-  std::vector<Run> out;
-  for (const auto& [id, r] : open_runs())
-    if (in_flight(r.state)) out.push_back(r);
-  return out;
-}
-
-std::vector<const Store::Run*> Store::queued_runs(std::size_t limit) {
-  auto& runs = open_runs();
-  std::vector<const Run*> out;
-  for (const auto& [priority, id] : queue_) {
-    if (limit > 0 && out.size() == limit) break;
-    out.push_back(&runs.at(id));
-  }
-  return out;
-}
-
-std::vector<long long> Store::open_run_ids(long long experiment_id) {
-  std::vector<long long> out;
-  for (const auto& [id, r] : open_runs())
-    if (r.experiment_id == experiment_id) out.push_back(id);
-  return out;
-}
-
-const Occupancy& Store::occupancy() {
-  open_runs();
-  return *busy_;
-}
-
-int Store::count_runs(const std::string& state) {
-  if (is_open(state)) {
-    open_runs();
-    return state == "queued" ? queued_count_ : state == "running" ? running_count_ : cancelling_count_;
-  }
-  Statement q(*statements_, path_, "SELECT COUNT(*) FROM runs WHERE state=?");
-  q.bind(1, state);
-  q.step();
-  return static_cast<int>(q.i64(0));
 }
 
 std::optional<Store::Run> Store::run(long long id) {
