@@ -25,6 +25,9 @@
 #include <thread>
 #include <vector>
 
+#include "bench/load_options.hpp"
+#include "bench/process_probe.hpp"
+#include "bench/temp_folder.hpp"
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "common/process.hpp"
@@ -33,146 +36,10 @@
 
 namespace {
 using namespace scalebench;
+using namespace scalebench::load;
 using Clock = std::chrono::steady_clock;
 
-struct Options {
-  std::vector<int> agents{1000};
-  int gpus = 8, batch = 200, record_threads = 2;
-  double duration_s = 30, heartbeat_interval_s = 1;
-  std::string url, db;
-  int threads = 0;
-  std::string coordinator_cpus;
-  pid_t pid = -1;
-  bool keep = false;
-};
-
-// The options, or the exit code when the program should end here (help, --version, bad usage).
-std::optional<int> parse_options(int argc, char** argv, Options* o) {
-  CLI::App app(
-      "scalebench-coordinator-load: plays a cluster of agents against a real coordinator over loopback HTTP\n"
-      "and prints what the coordinator sustained.",
-      "scalebench-coordinator-load");
-  app.footer(
-      "Examples:\n"
-      "  scalebench-coordinator-load --agents 1000,2000,4000 --duration 30\n"
-      "  scalebench-coordinator-load --coordinator http://127.0.0.1:8470 --coordinator-pid 1234 --agents 500");
-  add_standard_options(app, "scalebench-coordinator-load");
-  app.add_option("--agents", o->agents,
-                 "agents to play; several sizes run one after another, each against a fresh coordinator and "
-                 "store, and end with the cost curve")
-      ->delimiter(',')
-      ->capture_default_str()
-      ->type_name("N[,N...]")
-      ->check(CLI::Range(1, 1000000));
-  app.add_option("--gpus", o->gpus, "GPUs per agent")->capture_default_str()->check(CLI::Range(1, 1024));
-  app.add_option("--duration", o->duration_s, "seconds of streaming and heartbeating per size")
-      ->capture_default_str()
-      ->check(CLI::Range(0.1, 86400.0));
-  app.add_option("--batch", o->batch, "records per POST, as the agent's outbox batches them")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1000000));
-  app.add_option("--record-threads", o->record_threads, "connections posting records at once")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 256));
-  app.add_option("--heartbeat-interval", o->heartbeat_interval_s, "seconds between each agent's heartbeats")
-      ->capture_default_str()
-      ->check(CLI::Range(0.01, 3600.0));
-  app.add_option("--coordinator", o->url,
-                 "target a running coordinator instead of starting one; records are then counted through the "
-                 "API, and RSS needs --coordinator-pid")
-      ->type_name("URL");
-  app.add_option("--coordinator-pid", o->pid, "sample this process's RSS")->type_name("PID");
-  app.add_option("--db", o->db,
-                 "the store of the coordinator it starts (one size only; default: a fresh one in a temporary "
-                 "folder, removed at exit unless --keep)")
-      ->type_name("FILE");
-  app.add_option("--threads", o->threads, "the started coordinator's --threads (default: its own default)")
-      ->check(CLI::Range(1, 256));
-  app.add_option("--coordinator-cpus", o->coordinator_cpus,
-                 "the started coordinator runs on these CPUs only (taskset's list), so that its budget is stated "
-                 "while the played agents use the other cores")
-      ->type_name("LIST");
-  app.add_flag("--keep", o->keep, "keep the temporary folder (store, coordinator log)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return parse_failure(app, e, "scalebench-coordinator-load");
-  }
-  const bool sizes_ok =
-      !o->agents.empty() && std::all_of(o->agents.begin(), o->agents.end(), [](int n) { return n > 0; });
-  if (!sizes_ok || o->gpus < 1 || o->batch < 1 || o->record_threads < 1 || o->duration_s <= 0) {
-    std::cerr << "--agents, --gpus, --batch, --record-threads and --duration must be positive\n";
-    return 2;
-  }
-  if (o->agents.size() > 1 && (!o->db.empty() || !o->url.empty())) {
-    std::cerr << "several --agents sizes start a coordinator each: not with --db or --coordinator\n";
-    return 2;
-  }
-  return std::nullopt;
-}
-
-// The bench's temporary folder (stores, coordinator logs): removed whenever the bench ends,
-// failed runs included, unless --keep.
-class TempFolder {
- public:
-  explicit TempFolder(bool keep) : keep_(keep) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "scalebench-load.XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw Error("cannot make a temporary folder under " + tmpl);
-    path_ = tmpl;
-  }
-  ~TempFolder() {
-    if (keep_) {
-      std::printf("kept %s\n", path_.c_str());
-      return;
-    }
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempFolder(const TempFolder&) = delete;
-  TempFolder& operator=(const TempFolder&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-  bool keep_;
-};
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
-}
-
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
-// User + system CPU seconds the process has used so far (-1 when unknown).
-double cpu_seconds(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto close = stat.rfind(')');
-  if (close == std::string::npos) return -1;
-  std::istringstream fields(stat.substr(close + 2));
-  std::string f;
-  double ticks = 0;
-  for (int i = 3; i <= 15 && fields >> f; ++i)
-    if (i == 14 || i == 15) ticks += std::stod(f);  // utime, stime
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-long rss_kib(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
-
-// The 1-minute load average: other work on the same cores moves every figure.
-double load_average() {
-  std::ifstream in("/proc/loadavg");
-  double one = -1;
-  in >> one;
-  return one;
-}
 
 // A point record of the collective workload, as scalebench-run writes it (busbw, time, algbw per
 // size), 20 samples of stats.

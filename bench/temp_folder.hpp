@@ -1,0 +1,39 @@
+#pragma once
+#include <stdlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include "common/error.hpp"
+
+namespace scalebench::load {
+
+// The bench's temporary folder (stores, coordinator logs): removed whenever the bench ends,
+// failed runs included, unless --keep.
+class TempFolder {
+ public:
+  explicit TempFolder(bool keep) : keep_(keep) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "scalebench-load.XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw Error("cannot make a temporary folder under " + tmpl);
+    path_ = tmpl;
+  }
+  ~TempFolder() {
+    if (keep_) {
+      std::printf("kept %s\n", path_.c_str());
+      return;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  bool keep_;
+};
+
+}  // namespace scalebench::load
