@@ -23,12 +23,13 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-# start_coordinator DB [PORT]: sets COORD_PID, PORT, URL.
+# start_coordinator DB [PORT [COORDINATOR-OPTIONS...]]: sets COORD_PID, PORT, URL.
 start_coordinator() {
   local db=$1 port=${2:-0}
+  shift $(($# < 2 ? $# : 2))
   rm -f "$WORK/port"
   "$BIN/scalebench-coordinator" --port "$port" --port-file "$WORK/port" --db "$db" \
-    --heartbeat-interval 0.5 --heartbeat-timeout 4 >>"$WORK/coordinator.log" 2>&1 &
+    --heartbeat-interval 0.5 --heartbeat-timeout 4 "$@" >>"$WORK/coordinator.log" 2>&1 &
   COORD_PID=$!
   PIDS+=("$COORD_PID")
   for _ in $(seq 100); do [[ -s $WORK/port ]] && break; sleep 0.1; done

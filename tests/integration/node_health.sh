@@ -7,17 +7,7 @@ source "$(dirname "$0")/lib.sh"
 USER_TOKEN=user-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 READ_TOKEN=read-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 printf 'user %s\nread %s\n' "$USER_TOKEN" "$READ_TOKEN" >"$WORK/tokens"
-start() {
-  rm -f "$WORK/port"
-  "$BIN/scalebench-coordinator" --port "${1:-0}" --port-file "$WORK/port" --db "$WORK/h.db" --token-file "$WORK/tokens" \
-    >>"$WORK/coordinator.log" 2>&1 &
-  COORD_PID=$!
-  PIDS+=("$COORD_PID")
-  for _ in $(seq 100); do [[ -s $WORK/port ]] && break; sleep 0.1; done
-  [[ -s $WORK/port ]] || fail "coordinator did not start"
-  PORT=$(cat "$WORK/port")
-  URL=http://127.0.0.1:$PORT
-}
+start() { start_coordinator "$WORK/h.db" "${1:-0}" --token-file "$WORK/tokens"; }
 post() { curl -s -o "$WORK/answer" -w '%{http_code}' -X POST -H "Authorization: Bearer $1" --data-binary "$2" "$URL/api/v1/node-health"; }
 # health HOST GPU CHECK: the gauge's value on /metrics, or "none".
 health() {
