@@ -1,5 +1,8 @@
 #pragma once
+#include <cmath>
+#include <exception>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,19 @@ struct CliArgs {
   std::string opt(const std::string& key, const std::string& fallback = "") const {
     auto it = options.find(key);
     return it == options.end() ? fallback : it->second;
+  }
+  // A numeric option: nullopt when not given; NaN when its text is not wholly a finite number.
+  std::optional<double> opt_number(const std::string& key) const {
+    const std::string s = opt(key);
+    if (s.empty()) return std::nullopt;
+    std::size_t used = 0;
+    double v = std::nan("");
+    try {
+      v = std::stod(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    return used == s.size() && std::isfinite(v) ? v : std::nan("");
   }
   // A comma-separated option ("a,b,,c" -> a, b, c); empty when not given.
   std::vector<std::string> opt_list(const std::string& key) const {

@@ -23,18 +23,10 @@ const char* kCompareUsage =
     "         [--outliers] [--outlier-threshold PCT]";
 
 double percent_option(const CliArgs& a, const std::string& name, double fallback) {
-  const std::string s = a.opt(name);
-  if (s.empty()) return fallback;
-  std::size_t used = 0;
-  double v = -1;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != s.size() || !std::isfinite(v) || v < 0)
-    throw Error("--" + name + " takes a percentage >= 0 (e.g. 5), got '" + s + "'");
-  return v;
+  const std::optional<double> v = a.opt_number(name);
+  if (!v) return fallback;
+  if (!(*v >= 0)) throw Error("--" + name + " takes a percentage >= 0 (e.g. 5), got '" + a.opt(name) + "'");
+  return *v;
 }
 
 // "quick (id 3)" from the store's or the coordinator's summary of the experiment.

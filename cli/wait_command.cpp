@@ -16,18 +16,11 @@ namespace {
 
 // A --timeout or --interval: seconds, a number >= 0 (> 0 for the interval); `fallback` when not given.
 double seconds_option(const CliArgs& a, const std::string& name, double fallback, bool zero_ok) {
-  const std::string s = a.opt(name);
-  if (s.empty()) return fallback;
-  std::size_t used = 0;
-  double v = -1;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != s.size() || !std::isfinite(v) || v < 0 || (!zero_ok && v == 0))
-    throw Error("--" + name + " takes seconds, a number " + (zero_ok ? ">= 0" : "> 0") + ", got '" + s + "'");
-  return v;
+  const std::optional<double> v = a.opt_number(name);
+  if (!v) return fallback;
+  if (!(*v >= 0) || (!zero_ok && *v == 0))
+    throw Error("--" + name + " takes seconds, a number " + (zero_ok ? ">= 0" : "> 0") + ", got '" + a.opt(name) + "'");
+  return *v;
 }
 
 // The line printed when the experiment's state changes: progress and the count of each run state.
