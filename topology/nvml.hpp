@@ -38,6 +38,12 @@ struct NvmlClockLimits {
 
 // One GPU's configuration and health as nodecheck reads it (topology/nvml_health.cpp). What
 // the GPU or driver does not offer is left empty.
+// NVLink data-link error counters of one GPU, summed over its links. Kept apart because they weigh
+// differently: a replay or a recovery is a link fault, while CRC errors matter only at a high rate.
+struct NvLinkErrorCounts {
+  unsigned long long replay = 0, recovery = 0, crc = 0;  // crc: flit + data
+};
+
 struct NvmlGpuHealth {
   int index = 0;
   std::string uuid, name, pci_bus_id;
@@ -50,9 +56,9 @@ struct NvmlGpuHealth {
   std::optional<unsigned int> power_limit_mw, default_power_limit_mw;  // enforced, and the board's default
   std::optional<unsigned int> max_sm_clock_mhz, applications_sm_clock_mhz;
   int pcie_gen = 0, pcie_gen_max = 0, pcie_width = 0, pcie_width_max = 0;  // 0: unknown
-  int nvlinks = 0, nvlinks_up = 0;                  // links that answer nvmlDeviceGetNvLinkState, and those active
-  std::optional<unsigned int> nvlink_speed_mbps;    // NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON
-  std::optional<unsigned long long> nvlink_errors;  // DL replay + recovery + CRC counters, summed over links
+  int nvlinks = 0, nvlinks_up = 0;                 // links that answer nvmlDeviceGetNvLinkState, and those active
+  std::optional<unsigned int> nvlink_speed_mbps;   // NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON
+  std::optional<NvLinkErrorCounts> nvlink_errors;  // nvmlDeviceGetNvLinkErrorCounter, summed over links
 };
 
 // The node-wide part: versions of the driver and the CUDA it supports.

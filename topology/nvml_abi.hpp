@@ -150,7 +150,7 @@ inline constexpr nvmlIntNvLinkDeviceType_t kNvLinkDeviceSwitch = 0x02;
 
 inline constexpr nvmlClockType_t kClockSm = 1;                      // NVML_CLOCK_SM
 inline constexpr unsigned int kSystemDriverVersionBufferSize = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
-// nvmlNvLinkErrorCounter_t: DL_REPLAY, DL_RECOVERY, DL_CRC_FLIT, DL_CRC_DATA (summed by nodecheck).
+// nvmlNvLinkErrorCounter_t: DL_REPLAY, DL_RECOVERY, DL_CRC_FLIT, DL_CRC_DATA, in this order.
 inline constexpr int kNvLinkErrorCounters = 4;
 // NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON: the common speed of the active links, MB/s per direction.
 inline constexpr unsigned int kFieldNvLinkSpeedMbpsCommon = 90;

@@ -32,7 +32,7 @@ std::optional<unsigned int> uint_value(Fn fn, nvmlDevice_t d) {
 // private Impl without naming it.
 template <class Nvml>
 void read_nvlinks(const Nvml& n, nvmlDevice_t d, NvmlGpuHealth& h) {
-  unsigned long long errors = 0;
+  NvLinkErrorCounts errors;
   bool any_counter = false;
   for (unsigned int link = 0; link < abi::kMaxNvLinks; ++link) {
     nvmlEnableState_t active = 0;
@@ -45,10 +45,12 @@ void read_nvlinks(const Nvml& n, nvmlDevice_t d, NvmlGpuHealth& h) {
     if (active != abi::kFeatureEnabled) continue;
     ++h.nvlinks_up;
     if (!n.nvmlDeviceGetNvLinkErrorCounter) continue;
+    unsigned long long* const into[abi::kNvLinkErrorCounters] = {&errors.replay, &errors.recovery, &errors.crc,
+                                                                 &errors.crc};
     for (int c = 0; c < abi::kNvLinkErrorCounters; ++c) {
       unsigned long long v = 0;
       if (n.nvmlDeviceGetNvLinkErrorCounter(d, link, c, &v) == abi::kSuccess) {
-        errors += v;
+        *into[c] += v;
         any_counter = true;
       }
     }

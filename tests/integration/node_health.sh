@@ -27,7 +27,7 @@ v() { printf '{"host": "%s", "gpu": %s, "check": "%s", "rule": "%s", "outcome": 
 FIRST="{\"level\": \"quick\", \"verdicts\": [$(v node-1 0 'gemm.throughput precision=bf16' gemm-throughput pass),
   $(v node-1 0 'gemm.throughput precision=bf16' gemm-fleet warn), $(v node-1 1 'hbm.throughput' hbm-bandwidth pass),
   $(v node-2 0 'hbm.throughput' hbm-bandwidth fail), $(v node-2 -1 'nodecheck.versions' versions-agree pass),
-  $(v node-2 1 'nodecheck.nvlink_errors' nvlink-errors-not-rising skip)]}"
+  $(v node-2 1 'nodecheck.nvlink_replay_errors' nvlink-replay-errors-not-rising skip)]}"
 [[ $(post "" "$FIRST") == 401 ]] || fail "a post without a token"
 [[ $(post "$READ_TOKEN" "$FIRST") == 403 ]] || fail "a read token may not post verdicts"
 [[ $(post "$USER_TOKEN" '{"verdicts": [{"host": "n", "gpu": 0, "check": "c", "outcome": "great"}]}') == 400 ]] ||
@@ -41,7 +41,7 @@ grep -q '"stored":4' "$WORK/answer" || fail "4 checks expected stored (the skip 
 [[ $(health node-1 1 hbm.throughput) == 1.0 ]] || fail "pass is 1"
 [[ $(health node-2 0 hbm.throughput) == 0.0 ]] || fail "fail is 0"
 [[ $(health node-2 '' nodecheck.versions) == 1.0 ]] || fail "the node as a whole: gpu empty"
-[[ $(health node-2 1 nodecheck.nvlink_errors) == none ]] || fail "a skipped check is not shown"
+[[ $(health node-2 1 nodecheck.nvlink_replay_errors) == none ]] || fail "a skipped check is not shown"
 
 # A later battery: node-2's HBM passes now, the rest stays.
 [[ $(post "$USER_TOKEN" "{\"verdicts\": [$(v node-2 0 hbm.throughput hbm-bandwidth pass)]}") == 200 ]] || fail "second post"

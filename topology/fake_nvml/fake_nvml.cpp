@@ -51,7 +51,8 @@ struct FakeGpu {
   bool hidden = false;
   bool persistence = true, remap_pending = false;
   unsigned int power_limit_mw = 700000;
-  double nvlink_errors_per_s = 0;  // per link counter
+  double nvlink_errors_per_s[4] = {};  // per nvmlNvLinkErrorCounter_t, on each link up to error_links
+  unsigned int error_links = 64;
 };
 
 std::vector<FakeGpu> g_gpus;
@@ -96,7 +97,9 @@ void build(const std::string& scenario) {
     }
     g_levels = {{0, 40, 50, 50}, {40, 0, 50, 50}, {50, 50, 0, 40}, {50, 50, 40, 0}};
     if (scenario == "degraded4") {
-      g_gpus[1].nvlink_errors_per_s = 10;
+      g_gpus[1].nvlink_errors_per_s[0] = 10;   // replays: a link fault
+      g_gpus[3].nvlink_errors_per_s[2] = 5;  // CRC errors on one link, below 100/s: worth a warning only
+      g_gpus[3].error_links = 1;
       g_gpus[2].gen = 4;
       g_gpus[2].width = 8;
       g_gpus[2].remap_pending = true;
@@ -420,7 +423,8 @@ nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t d, unsigned int link, 
                                              unsigned long long* value) {
   if (of(d)->links.empty()) return 3;
   if (link >= of(d)->links.size() || counter < 0 || counter > 4) return 2;
-  *value = static_cast<unsigned long long>(uptime_s() * of(d)->nvlink_errors_per_s);
+  const bool counts = counter < 4 && link < of(d)->error_links;
+  *value = counts ? static_cast<unsigned long long>(uptime_s() * of(d)->nvlink_errors_per_s[counter]) : 0;
   return 0;
 }
 

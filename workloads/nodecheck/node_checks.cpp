@@ -71,6 +71,31 @@ const NvmlGpuHealth* same_gpu(const std::vector<NvmlGpuHealth>& after, const std
   return nullptr;
 }
 
+// The rise of each NVLink error counter over the watch window, judged as DCGM's health watch
+// judges it: replay and recovery counts (link faults), and CRC errors per second (they matter only
+// at high rates).
+void nvlink_error_checks(Checks& c, const NvmlGpuHealth& g, const NvmlGpuHealth* later, double window_s) {
+  if (!g.nvlink_errors || !later || !later->nvlink_errors) {
+    for (const char* check : {"nvlink_replay_errors", "nvlink_recovery_errors", "nvlink_crc_errors"})
+      c.skipped(&g, check, "NVLink error counters are not offered by this GPU or driver");
+    return;
+  }
+  const NvLinkErrorCounts &a = *g.nvlink_errors, &b = *later->nvlink_errors;
+  auto rise = [](unsigned long long before, unsigned long long after) {
+    return static_cast<double>(after - std::min(after, before));
+  };
+  auto counts = [&](unsigned long long before, unsigned long long after) {
+    return Json{{"before", before}, {"after", after}, {"window_s", window_s}};
+  };
+  c.reading(&g, "nvlink_replay_errors", rise(a.replay, b.replay), "count", "lower", counts(a.replay, b.replay));
+  c.reading(&g, "nvlink_recovery_errors", rise(a.recovery, b.recovery), "count", "lower",
+            counts(a.recovery, b.recovery));
+  Json crc = counts(a.crc, b.crc);
+  crc["count"] = rise(a.crc, b.crc);
+  c.reading(&g, "nvlink_crc_errors", window_s > 0 ? rise(a.crc, b.crc) / window_s : rise(a.crc, b.crc), "errors/s",
+            "lower", std::move(crc));
+}
+
 void gpu_checks(Checks& c, const NodeFacts& f, std::size_t i) {
   const NvmlGpuHealth& g = f.before[i];
   if (f.xids.known)
@@ -108,13 +133,7 @@ void gpu_checks(Checks& c, const NodeFacts& f, std::size_t i) {
   if (g.nvlinks > 0) {
     c.reading(&g, "nvlink_up", g.nvlinks_up, "links", "higher", Json{{"present", g.nvlinks}});
     c.optional_reading(g, "nvlink_speed", g.nvlink_speed_mbps, "MB/s", "higher");
-    const NvmlGpuHealth* later = same_gpu(f.after, g.uuid);
-    if (g.nvlink_errors && later && later->nvlink_errors)
-      c.reading(&g, "nvlink_errors",
-                static_cast<double>(*later->nvlink_errors - std::min(*later->nvlink_errors, *g.nvlink_errors)), "count",
-                "lower", Json{{"before", *g.nvlink_errors}, {"after", *later->nvlink_errors}, {"window_s", f.watch_s}});
-    else
-      c.skipped(&g, "nvlink_errors", "NVLink error counters are not offered by this GPU or driver");
+    nvlink_error_checks(c, g, same_gpu(f.after, g.uuid), f.watch_s);
   }
   const int numa = i < f.numa_nodes.size() ? f.numa_nodes[i] : -1;
   c.reading(&g, "numa_affinity", numa, "node", "", Json{{"pci_bus_id", g.pci_bus_id}});

@@ -100,7 +100,8 @@ TEST_F(NodeCheck, ReadsHealthThroughNvml) {
   EXPECT_EQ(f.before[0].nvlink_speed_mbps, 26562u);
   EXPECT_EQ(f.before[3].power_limit_mw, 500000u);
   EXPECT_EQ(f.before[0].default_power_limit_mw, 700000u);
-  EXPECT_LT(*f.before[1].nvlink_errors, *f.after[1].nvlink_errors) << "GPU1's counters rise";
+  EXPECT_LT(f.before[1].nvlink_errors->replay, f.after[1].nvlink_errors->replay) << "GPU1's replays rise";
+  EXPECT_EQ(f.before[1].nvlink_errors->crc, f.after[1].nvlink_errors->crc) << "only its replays";
 }
 
 TEST_F(NodeCheck, OneRecordPerGpuAndCheck) {
@@ -116,8 +117,12 @@ TEST_F(NodeCheck, OneRecordPerGpuAndCheck) {
   EXPECT_EQ(width["point"]["host"], "node-a");
   EXPECT_EQ(width["point"]["model"], "NVIDIA H200");
   EXPECT_EQ(find(records, "row_remap_pending", 2)["value"], 1.0);
-  EXPECT_GT(find(records, "nvlink_errors", 1)["value"].get<double>(), 0);
-  EXPECT_EQ(find(records, "nvlink_errors", 0)["value"], 0.0);
+  EXPECT_GT(find(records, "nvlink_replay_errors", 1)["value"].get<double>(), 0);
+  EXPECT_EQ(find(records, "nvlink_replay_errors", 0)["value"], 0.0);
+  EXPECT_EQ(find(records, "nvlink_recovery_errors", 1)["value"], 0.0);
+  const Json& crc = find(records, "nvlink_crc_errors", 3);
+  EXPECT_GT(crc["details"]["count"].get<double>(), 0) << crc.dump();
+  EXPECT_EQ(crc["unit"], "errors/s");
   for (const Json& r : records) {
     EXPECT_EQ(r["status"] == "ok", r["value"].is_number()) << r.dump();
     if (r["status"] == "ok") {
@@ -135,16 +140,20 @@ TEST_F(NodeCheck, AHealthyNodePassesTheShippedRules) {
 
 TEST_F(NodeCheck, EachFaultFailsItsRuleOnItsGpu) {
   const auto records = nodecheck::check_records(Json{{"workload", "nodecheck"}}, read("degraded4", kXidLog));
-  std::map<std::string, std::set<int>> failed;
+  std::map<std::string, std::set<int>> failed, warned;
   for (const auto& v : accept::evaluate(shipped(), records))
-    if (v.outcome == "fail") failed[v.rule].insert(v.gpu);
+    if (v.outcome == "fail")
+      failed[v.rule].insert(v.gpu);
+    else if (v.outcome == "warn")
+      warned[v.rule].insert(v.gpu);
   EXPECT_EQ(failed["xid-events"], (std::set<int>{0, 1}));
-  EXPECT_EQ(failed["nvlink-errors-not-rising"], (std::set<int>{1}));
+  EXPECT_EQ(failed["nvlink-replay-errors-not-rising"], (std::set<int>{1}));
   EXPECT_EQ(failed["pcie-width-at-max"], (std::set<int>{2}));
   EXPECT_EQ(failed["no-pending-row-remap"], (std::set<int>{2}));
   EXPECT_EQ(failed["nvlinks-up"], (std::set<int>{3}));
   EXPECT_EQ(failed["power-limit-at-default"], (std::set<int>{3}));
   EXPECT_EQ(failed.size(), 6u);
+  EXPECT_EQ(warned["nvlink-crc-errors-quiet"], (std::set<int>{3})) << "a low CRC rate warns, as DCGM's health watch";
 }
 
 }  // namespace
