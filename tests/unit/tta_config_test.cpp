@@ -27,6 +27,21 @@ TEST(TtaConfig, SeedsAsACountOrAList) {
             (std::vector<std::uint64_t>{4, 9}));
 }
 
+// A study that adds GPUs can hold the recipe (the global batch and so the rate) or the per-GPU batch.
+TEST(TtaConfig, AGlobalBatchIsSplitOverTheGpus) {
+  const TtaConfig per_gpu = TtaConfig::from_params(Json{{"data", "d"}});
+  EXPECT_EQ(per_gpu.batch_per_gpu(512, 4), 512);
+  const TtaConfig held = TtaConfig::from_params(Json{{"data", "d"}, {"global_batch", 512}});
+  EXPECT_EQ(held.batch_per_gpu(64, 1), 512);
+  EXPECT_EQ(held.batch_per_gpu(64, 4), 128);
+  try {
+    held.batch_per_gpu(64, 3);
+    FAIL() << "512 images do not split over 3 GPUs";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "global_batch: 512 images do not split evenly over 3 GPUs");
+  }
+}
+
 TEST(TtaConfig, BadParametersNameThemselves) {
   auto message = [](const Json& p) {
     try {
@@ -43,6 +58,7 @@ TEST(TtaConfig, BadParametersNameThemselves) {
   EXPECT_EQ(message(Json{{"data", "d"}, {"max_epochs", 0}}).rfind("max_epochs:", 0), 0u);
   EXPECT_EQ(message(Json{{"data", "d"}, {"eval_every", 0}}).rfind("eval_every:", 0), 0u);
   EXPECT_EQ(message(Json{{"data", "d"}, {"cost_per_gpu_hour", -1}}).rfind("cost_per_gpu_hour:", 0), 0u);
+  EXPECT_EQ(message(Json{{"data", "d"}, {"global_batch", -512}}).rfind("global_batch:", 0), 0u);
 }
 
 TEST(TtaConfig, OneCycleRisesToThePeakThenFallsToZero) {

@@ -48,6 +48,14 @@ std::vector<std::uint64_t> parse_seeds(const Json& v) {
 }
 }  // namespace
 
+int TtaConfig::batch_per_gpu(int batch, int ranks) const {
+  if (global_batch == 0) return batch;
+  if (global_batch % ranks != 0)
+    throw Error("global_batch: " + std::to_string(global_batch) + " images do not split evenly over " +
+                std::to_string(ranks) + " GPUs");
+  return global_batch / ranks;
+}
+
 bool wants_tta(const Json& params) {
   const Json d = params.value("data", Json(""));
   return d.is_string() && !d.get<std::string>().empty();
@@ -67,6 +75,8 @@ TtaConfig TtaConfig::from_params(const Json& p) {
   if (c.eval_every < 1) throw Error("eval_every: must be 1 or more (epochs)");
   c.cost_per_gpu_hour = p.value("cost_per_gpu_hour", c.cost_per_gpu_hour);
   if (c.cost_per_gpu_hour < 0) throw Error("cost_per_gpu_hour: must be 0 (not reported) or a price");
+  c.global_batch = p.value("global_batch", c.global_batch);
+  if (c.global_batch < 0) throw Error("global_batch: must be 0 (batch per GPU) or a count of images");
   c.peak_lr = p.value("peak_lr", c.peak_lr);
   if (!(c.peak_lr > 0)) throw Error("peak_lr: must be positive");
   c.warmup_fraction = p.value("lr_warmup", c.warmup_fraction);

@@ -20,16 +20,20 @@ struct TtaConfig {
   std::vector<std::uint64_t> seeds{1, 2, 3, 4, 5};
   int eval_every = 1;  // epochs between evaluations on the test split
   double cost_per_gpu_hour = 0;
+  int global_batch = 0;           // 0: `batch` per GPU; else held whatever the GPUs, split evenly over them
   double peak_lr = 0.4;           // at kReferenceBatch
   double warmup_fraction = 0.25;  // of the schedule's steps, rising linearly to the peak
   double label_smoothing = 0.1;
   int crop_pad = 2;  // random crop from the image padded by this many pixels per side
   bool flip = true;  // random horizontal flips
 
+  // The batch of one GPU of `ranks`: `batch`, or the global batch's share. Throws Error naming
+  // global_batch when the ranks do not divide it.
+  int batch_per_gpu(int batch, int ranks) const;
   // The peak learning rate at `global_batch` images per step.
   double scaled_peak_lr(int global_batch) const { return peak_lr * global_batch / kReferenceBatch; }
   // From the params: data, target_accuracy, max_epochs, seeds (a count n: seeds 1..n; or a list:
-  // "3,7,11" or a YAML list), eval_every, cost_per_gpu_hour, peak_lr, lr_warmup, label_smoothing,
+  // "3,7,11" or a YAML list), eval_every, cost_per_gpu_hour, global_batch, peak_lr, lr_warmup, label_smoothing,
   // crop_pad, flip. Throws Error naming the parameter.
   static TtaConfig from_params(const Json& params);
 };

@@ -47,7 +47,7 @@ int run_tta_workload(const RunRequest& run) {
   const train::Config tc = train::Config::from_params(params);
   train::TtaRecipe recipe;
   recipe.precision = tc.precisions.front();
-  recipe.batch = tc.batches.front();
+  recipe.batch = cfg.batch_per_gpu(tc.batches.front(), mpi.size());
   recipe.momentum = tc.momentum;
   recipe.weight_decay = tc.weight_decay;
   recipe.search = tc.search;
