@@ -76,6 +76,11 @@ std::vector<Item> battery(const Level& level, const std::vector<Node>& nodes, co
       // long: a larger GEMM, run more times, gives a corrupting GPU more chances to show.
       {"checksum", "checksum", lng ? "n: 8192, repeats: 20" : "", true, lng ? 10.0 : 5.0},
   };
+  // Silent data corruption in a training step's kernels too (GEMMs of three shapes, softmax,
+  // updates), not only in one GEMM.
+  if (!quick)
+    per_node.push_back({"checksum train", "checksum", lng ? "kind: train, steps: 40, repeats: 5" : "kind: train", true,
+                        lng ? 10.0 : 5.0});
   if (!quick) {
     // standard: the training precisions; long: every precision the gemm workload has.
     std::vector<std::string> precisions = {"fp32", "tf32", "fp16", "fp8e4m3"};

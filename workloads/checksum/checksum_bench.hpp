@@ -11,9 +11,13 @@ namespace scalebench::checksum {
 // "0123456789abcdef": 16 hex digits.
 std::string hex(std::uint64_t hash);
 
-// Runs the GEMM `repeats` times on fixed inputs, timing each and hashing each output. details:
-// checksum (hex), algorithm; a GPU whose repeats disagree is wrong (distinct hashes - 1) and
-// lists them all.
+// Runs the computation of `kind` `repeats` times on fixed inputs, timing each and hashing each
+// result: gemm, the GEMM's output; train, the weights after the training steps (TrainChecksum).
+// details: checksum (hex), algorithm (train: per GEMM, with loss_first and loss_last); a GPU whose
+// repeats disagree is wrong (distinct hashes - 1) and lists them all.
 compute::RankOutcome compute_checksum(const Json& params);
+
+// The FLOPs of one repeat (the unit of the throughput record).
+double checksum_flops(const Json& params);
 
 }  // namespace scalebench::checksum

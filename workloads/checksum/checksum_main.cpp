@@ -28,12 +28,13 @@ Json checksum_record(const Json& throughput_record) {
 int run_checksum_workload(const RunRequest& run) {
   compute::ComputeWorkload w;
   w.plan = [](const Json& params) {
+    if (params.at("kind") == "train")
+      return std::vector<Json>{Json{{"kind", "train"}, {"n", params.at("n")}, {"steps", params.at("steps")}}};
     return std::vector<Json>{
         Json{{"kind", params.at("kind")}, {"m", params.at("n")}, {"n", params.at("n")}, {"k", params.at("n")}}};
   };
-  w.throughput = [](const Json&, const Json& point) {
-    const double n = point.at("n").get<double>();
-    return compute::Throughput{2 * n * n * n, 1e-12, "TFLOP/s"};
+  w.throughput = [](const Json& params, const Json&) {
+    return compute::Throughput{checksum::checksum_flops(params), 1e-12, "TFLOP/s"};
   };
   w.measure = [](const Json& params, const Json&, const compute::DeviceInfo&) {
     return checksum::compute_checksum(params);

@@ -61,6 +61,19 @@ TEST(Battery, LongRunsEveryGemmPrecisionAndLongerBurns) {
   }
 }
 
+// Silent data corruption is looked for in a GEMM at every level, and from standard on also in a
+// few training steps.
+TEST(Battery, TheTrainingChecksumRunsFromTheStandardLevel) {
+  auto trains = [](const std::vector<Item>& items) {
+    int n = 0;
+    for (const Item& it : items) n += it.label == "checksum train" && it.yaml.find("kind: train") != std::string::npos;
+    return n;
+  };
+  EXPECT_EQ(trains(on_two_gpu_nodes("quick")), 0);
+  EXPECT_EQ(trains(on_two_gpu_nodes("standard")), 2);
+  EXPECT_EQ(trains(on_two_gpu_nodes("long")), 2);
+}
+
 TEST(Battery, ANodeWithoutGpusRunsTheConfigurationCheckOnly) {
   std::vector<std::string> left_out;
   const auto items = battery(level_named("long"), {{"cpu-node", 0}}, "accept-1", &left_out);

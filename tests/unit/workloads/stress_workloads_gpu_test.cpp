@@ -8,9 +8,11 @@
 #ifdef SCALEBENCH_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <vector>
 
 #include "workloads/burn/burn_bench.hpp"
+#include "workloads/checksum/train_checksum.hpp"
 #include "workloads/gpu/bf16_pattern.cuh"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/memory_stream.cuh"
@@ -68,6 +70,24 @@ TEST(StressGpu, SquareGemmIsDeterministicAndTheHashSeesOneBit) {
   other.fill_inputs(8, s.get());
   other.run(s.get());
   EXPECT_NE(gpu::hash_bf16(other.output(), other.elements(), s.get()), h1) << "another seed, other inputs";
+}
+
+// The training checksum trains (its loss falls from about ln(1000) at every step), and gives the
+// same weights, bit for bit, when it runs again; another seed gives other weights.
+TEST(StressGpu, TrainChecksumLearnsAndRepeatsBitForBit) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream s;
+  checksum::TrainChecksum train(512, 6, 1);
+  const std::vector<double> loss = train.run(s.get());
+  ASSERT_EQ(loss.size(), 6u);
+  EXPECT_NEAR(loss.front(), std::log(1000.0), 1.0) << "small initial weights: about uniform over 1000 classes";
+  for (std::size_t i = 1; i < loss.size(); ++i) EXPECT_LT(loss[i], loss[i - 1]) << "step " << i;
+  const std::uint64_t h = train.weights_hash(s.get());
+  EXPECT_EQ(train.run(s.get()), loss);
+  EXPECT_EQ(train.weights_hash(s.get()), h);
+  checksum::TrainChecksum other(512, 6, 2);
+  other.run(s.get());
+  EXPECT_NE(other.weights_hash(s.get()), h);
 }
 
 // A short burn samples every interval, keeps its result, and says its clocks where NVML is.
