@@ -14,8 +14,8 @@ constexpr double kRopeTheta = 500000.0;
 
 class LlamaStep final : public StepCore {
  public:
-  LlamaStep(const ModelShape& shape, int b, int t, cudaStream_t stream, Attention att)
-      : StepCore(shape, b, t, stream, att) {
+  LlamaStep(const ModelShape& shape, int b, int t, cudaStream_t stream, Attention att, const Parallel& par)
+      : StepCore(shape, b, t, stream, att, par) {
     if (att != Attention::kCudnn)
       throw Error("attention: naive does not do grouped-query attention; " + m.name + " runs with cudnn");
   }
@@ -90,11 +90,13 @@ class LlamaStep final : public StepCore {
       mark("bwd.gemm_qkv");
       norm_backward(dtmp, res[l], ln1_rstd[l], blk(l, 0), acc);
       mark("bwd.rmsnorm");
+      layer_done(l, micro);
     }
     // The untied embedding's gradient is only the batch's rows: zero it, then add them.
     if (!acc) CUDA_CHECK(cudaMemsetAsync(g(0), 0, sizeof(bf16) * tensors[0].numel(), s));
     embedding_backward(g(0), nullptr, dres, tokens, B, T, C, acc, s);
     mark("bwd.embedding");
+    layer_done(-1, micro);
   }
 
  protected:
@@ -161,8 +163,9 @@ class LlamaStep final : public StepCore {
 
 }  // namespace
 
-std::unique_ptr<StepCore> make_llama_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention) {
-  return std::make_unique<LlamaStep>(m, B, T, s, attention);
+std::unique_ptr<StepCore> make_llama_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention,
+                                          const Parallel& par) {
+  return std::make_unique<LlamaStep>(m, B, T, s, attention, par);
 }
 
 }  // namespace scalebench::gpt
