@@ -243,7 +243,7 @@ void StepCore::init(unsigned long long seed) {
   CUDA_CHECK(cudaMemsetAsync(params, 0, sizeof(bf16) * n_params, s));
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = whole[i];
-    const bool cut = shards[i].split != Split::kReplicated;
+    const bool cut = par.at.tp > 1 && shards[i].split != Split::kReplicated;
     float* mp = cut ? reinterpret_cast<float*>(full.get()) : values + tensors[i].offset;
     bf16* pp = cut ? reinterpret_cast<bf16*>(full.get() + 4 * largest) : params + tensors[i].offset;
     switch (t.kind) {
