@@ -4,6 +4,8 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "common/spec.hpp"
+#include "common/sweep.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 #include "workloads/registry/registry.hpp"
 
@@ -325,4 +327,30 @@ TEST(GptConfig, RegistryDeclaration) {
   EXPECT_EQ(defaults.at("attention"), "cudnn");
   EXPECT_EQ(check_param_set(*d, Json{{"attention", "naive"}}), "");
   EXPECT_EQ(check_param_set(*d, Json{{"attention", "flash"}}).rfind("attention:", 0), 0u);
+}
+
+// examples/gpt-scaling.yaml on a node of 8 GPUs: every run's dp x tp resolves against its GPUs, the
+// dp variants run tp 1 and the tp variants one tp group of all the run's GPUs.
+TEST(GptConfig, ScalingExampleResolvesAtEveryGpuCount) {
+  const Experiment ex = load_experiment_file(std::string(SCALEBENCH_TEST_DATA) + "/../../examples/gpt-scaling.yaml");
+  ClusterShape shape;
+  shape.gpu = true;
+  shape.gpus_per_node = shape.max_gpus_per_node = 8;
+  const std::vector<RunSpec> runs = expand(ex, shape);
+  int dp_runs = 0, tp_runs = 0;
+  for (const RunSpec& r : runs) {
+    if (!r.skip_reason.empty()) continue;  // pcie at one GPU
+    const int gpus = r.gpus_per_node * r.nodes;
+    const Config c = Config::from_params(r.params).resolved(gpus, r.gpus_per_node);
+    EXPECT_EQ(c.dp * c.tp, gpus) << r.variant;
+    if (r.variant.rfind("dp-", 0) == 0) {
+      EXPECT_EQ(c.tp, 1);
+      ++dp_runs;
+    } else {
+      EXPECT_EQ(c.tp, gpus) << r.variant;
+      ++tp_runs;
+    }
+  }
+  EXPECT_GE(dp_runs, 7);  // 1, 2, 4, 8 GPUs over NVLink; 2, 4, 8 over PCIe
+  EXPECT_GE(tp_runs, 7);
 }
