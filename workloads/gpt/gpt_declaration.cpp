@@ -91,7 +91,7 @@ WorkloadDef gpt_declaration() {
   d.needs_gpus = true;
   d.check = &check_gpt;
   d.measurement_params = {"warmup", "steps", "check"};
-  d.table_columns = {"model", "micro_batch", "seq", "grad_accum"};
+  d.table_columns = {"model", "micro_batch", "seq", "grad_accum", "dp", "tp", "zero"};
   return d;
 }
 
