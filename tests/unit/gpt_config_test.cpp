@@ -260,8 +260,10 @@ TEST(GptConfig, ParamsAndErrorsNameTheField) {
   EXPECT_EQ(err(Json{{"zero", 2}}).rfind("zero: 2; expected 0 or 1", 0), 0u);
   EXPECT_EQ(err(Json{{"sequence_parallel", true}}).rfind("sequence_parallel: not built yet", 0), 0u);
   EXPECT_EQ(err(Json{{"bucket_mb", 0}}).rfind("bucket_mb:", 0), 0u);
-  EXPECT_EQ(err(Json{{"model", "llama-tiny"}, {"tp", 2}}).rfind("tp: tensor parallelism is built for GPT-2 only", 0),
-            0u);
+  EXPECT_EQ(Config::from_params(Json{{"model", "llama-tiny"}, {"tp", 2}, {"seq", 64}}).tp, 2);
+  EXPECT_EQ(
+      err(Json{{"model", "llama-tiny"}, {"tp", 4}, {"seq", 64}}).rfind("tp: 4 does not divide the KV heads (2)", 0),
+      0u);
   const Config par = Config::from_params(Json{{"dp", 2}, {"tp", 4}, {"zero", 1}, {"overlap", false}});
   EXPECT_EQ(par.dp, 2);
   EXPECT_EQ(par.tp, 4);

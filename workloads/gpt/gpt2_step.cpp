@@ -156,14 +156,6 @@ class Gpt2Step final : public StepCore {
     }
   }
 
-  // Width of this rank's attention heads; rank 0 adds the row-split layers' bias and residual.
-  int attn_width() const { return heads_l * m.head_dim(); }
-  bool first_tp() const { return par.at.tp_rank == 0; }
-  // The tp ranks' partial sums of x [BT, width] added up (nothing with tp 1).
-  void tp_sum(bf16* x) {
-    if (par.at.tp > 1) par.tp_reduce->sum(x, BT * m.width, s);
-  }
-
   void forward(int micro, int count) override {
     micro_count = count;
     const int C = m.width, NH = heads_l, hd = m.head_dim(), Vp = m.padded_vocab, rows = static_cast<int>(BT);

@@ -257,8 +257,6 @@ Config Config::from_params(const Json& params) {
   c.dp = counted(params, "dp", c.dp);
   c.tp = counted(params, "tp", c.tp);
   if (c.tp > 0) check_tp(m, c.tp);
-  if (m.family == Family::kLlama && c.tp != 1)
-    throw Error("tp: tensor parallelism is built for GPT-2 only so far; " + m.name + " runs with tp 1");
   c.zero = params.value("zero", c.zero);
   if (c.zero != 0 && c.zero != 1) throw Error("zero: " + std::to_string(c.zero) + "; expected 0 or 1");
   c.sequence_parallel = params.value("sequence_parallel", c.sequence_parallel);

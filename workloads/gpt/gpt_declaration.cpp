@@ -56,8 +56,8 @@ WorkloadDef gpt_declaration() {
        1,
        {},
        0,
-       "tensor-parallel ranks (GPT-2; consecutive ranks of one node): attention heads and MLP split Megatron-style, "
-       "activations all-reduced; must divide the heads and the MLP width; 0: all ranks of a node"},
+       "tensor-parallel ranks (consecutive ranks of one node): attention heads and MLP split Megatron-style, "
+       "activations all-reduced; must divide the heads, the KV heads and the MLP width; 0: all ranks of a node"},
       {"zero",
        ParamType::kInt,
        0,

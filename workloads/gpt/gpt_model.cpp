@@ -19,8 +19,6 @@ Attention attention_from_name(const std::string& name) {
 namespace {
 std::unique_ptr<StepCore> make_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention,
                                     const Parallel& par) {
-  if (m.family == Family::kLlama && par.at.tp > 1)
-    throw Error("tp: tensor parallelism is built for GPT-2 only so far; " + m.name + " runs with tp 1");
   return m.family == Family::kLlama ? make_llama_step(m, B, T, s, attention, par)
                                     : make_gpt2_step(m, B, T, s, attention, par);
 }

@@ -173,6 +173,10 @@ void StepCore::loss_forward(int micro, int count) {
   mean_into(loss_sum, losses, rows, micro > 0, s);
 }
 
+void StepCore::tp_sum(bf16* x) {
+  if (par.at.tp > 1) par.tp_reduce->sum(x, BT * m.width, s);
+}
+
 void StepCore::layer_done(int layer, int micro) {
   if (sync && micro == micro_count - 1) sync->layer_done(layer, s);
 }

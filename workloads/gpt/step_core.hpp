@@ -86,6 +86,11 @@ class StepCore {
   // norms 1; biases 0), zero optimizer state and gradients. A tp rank takes its shard of the
   // values the whole tensor gets (copy_shard), so every tp gives the same model.
   void init(unsigned long long seed);
+  // Tensor parallelism: the width of this rank's attention heads; rank 0 alone adds the row-split
+  // layers' residual (and bias); the tp ranks' partial sums of x [BT, width] added up in place.
+  int attn_width() const { return heads_l * m.head_dim(); }
+  bool first_tp() const { return par.at.tp_rank == 0; }
+  void tp_sum(bf16* x);
   // The backward pass tells the data-parallel reduction what is ready (on the last micro-batch).
   void layer_done(int layer, int micro);
   void backward_done(int micro);
