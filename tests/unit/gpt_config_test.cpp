@@ -4,6 +4,8 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "common/spec.hpp"
+#include "common/sweep.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 #include "workloads/registry/registry.hpp"
 
@@ -159,7 +161,9 @@ TEST(GptConfig, TpPlanSplitsByHead) {
   EXPECT_EQ(find("h.0.up.weight").ranges[0], (Range{768, 1536}));
   EXPECT_EQ(find("h.0.down.weight").split, Split::kCols);
   EXPECT_EQ(find("h.0.ln1.weight").split, Split::kReplicated);
-  EXPECT_EQ(find("wte").ranges[0], (Range{12576, 25152}));
+  // The embedding (GPT-2's head too) is replicated: every tp rank computes the whole logits.
+  EXPECT_EQ(find("wte").split, Split::kReplicated);
+  EXPECT_EQ(find("wte").numel, 50304LL * 768);
   EXPECT_EQ(find("wpe").split, Split::kReplicated);
 }
 
@@ -239,7 +243,7 @@ TEST(GptConfig, ParamsAndErrorsNameTheField) {
   EXPECT_EQ(c.model, "gpt2-124m");
   EXPECT_EQ(c.seq, 1024);
   EXPECT_EQ(c.micro_batch, 16);
-  EXPECT_EQ(c.dp, 1);
+  EXPECT_EQ(c.dp, 0);  // the run's ranks / tp
   EXPECT_EQ(c.tp, 1);
   EXPECT_EQ(c.zero, 0);
   const Config d = Config::from_params(Json{{"model", "gpt2-tiny"}, {"seq", 64}, {"micro_batch", 4}});
@@ -253,6 +257,22 @@ TEST(GptConfig, ParamsAndErrorsNameTheField) {
   EXPECT_EQ(err(Json{{"precision", "fp16"}}).rfind("precision:", 0), 0u);
   EXPECT_EQ(err(Json{{"tp", 5}}).rfind("tp: 5 does not divide the heads", 0), 0u);
   EXPECT_EQ(err(Json{{"zero", 3}}).rfind("zero:", 0), 0u);
+  EXPECT_EQ(err(Json{{"zero", 2}}).rfind("zero: 2; expected 0 or 1", 0), 0u);
+  EXPECT_EQ(err(Json{{"sequence_parallel", true}}).rfind("sequence_parallel: not built yet", 0), 0u);
+  EXPECT_EQ(err(Json{{"bucket_mb", 0}}).rfind("bucket_mb:", 0), 0u);
+  EXPECT_EQ(Config::from_params(Json{{"model", "llama-tiny"}, {"tp", 2}, {"seq", 64}}).tp, 2);
+  EXPECT_EQ(
+      err(Json{{"model", "llama-tiny"}, {"tp", 4}, {"seq", 64}}).rfind("tp: 4 does not divide the KV heads (2)", 0),
+      0u);
+  const Config par = Config::from_params(Json{{"dp", 2}, {"tp", 4}, {"zero", 1}, {"overlap", false}});
+  EXPECT_EQ(par.dp, 2);
+  EXPECT_EQ(par.tp, 4);
+  EXPECT_EQ(par.zero, 1);
+  EXPECT_FALSE(par.overlap);
+  EXPECT_TRUE(c.overlap);
+  EXPECT_EQ(c.bucket_mb, 25);
+  EXPECT_EQ(err(Json{{"dp", -1}}).rfind("dp:", 0), 0u);
+  EXPECT_EQ(err(Json{{"tp", "2"}}).rfind("tp:", 0), 0u);
   EXPECT_EQ(err(Json{{"layers", -2}}).rfind("layers:", 0), 0u);
   EXPECT_EQ(err(Json{{"recompute", true}}).rfind("recompute:", 0), 0u);
   EXPECT_EQ(c.attention, "cudnn");
@@ -264,6 +284,25 @@ TEST(GptConfig, ParamsAndErrorsNameTheField) {
   EXPECT_EQ(l.shape().kv_heads, 8);
   EXPECT_EQ(err(Json{{"model", "llama3-8b"}, {"attention", "naive"}}).rfind("attention: naive", 0), 0u);
   EXPECT_EQ(err(Json{{"model", "llama3-8b"}, {"seq", 16384}}).rfind("seq:", 0), 0u);
+}
+
+// dp and tp against the run's ranks: 0s filled in, a mismatch names the field.
+TEST(GptConfig, LayoutResolvedAgainstTheRanks) {
+  const Config c = Config::from_params(Json::object()).resolved(4, 4);
+  EXPECT_EQ(c.dp, 4);
+  EXPECT_EQ(c.tp, 1);
+  const Config t = Config::from_params(Json{{"tp", 0}, {"model", "gpt2-350m"}}).resolved(8, 4);
+  EXPECT_EQ(t.tp, 4);
+  EXPECT_EQ(t.dp, 2);
+  const Config both = Config::from_params(Json{{"dp", 2}, {"tp", 2}}).resolved(4, 4);
+  EXPECT_EQ(both.dp * both.tp, 4);
+  auto err = [](const Json& p, int ranks, int per_node) {
+    return error_of([&] { Config::from_params(p).resolved(ranks, per_node); });
+  };
+  EXPECT_EQ(err(Json{{"dp", 2}}, 4, 4).rfind("dp: dp x tp = 2 x 1 = 2 must equal the run's ranks (4)", 0), 0u);
+  EXPECT_EQ(err(Json{{"tp", 4}}, 6, 6).rfind("tp: 4 does not divide the run's 6 ranks", 0), 0u);
+  // tp 0 on 8 GPUs of a node: 8 does not divide GPT-2 124M's 12 heads.
+  EXPECT_EQ(err(Json{{"tp", 0}}, 8, 8).rfind("tp: 8 does not divide the heads (12)", 0), 0u);
 }
 
 // The registry's declaration: its defaults are the configuration's, and its checks are
@@ -282,8 +321,38 @@ TEST(GptConfig, RegistryDeclaration) {
   EXPECT_EQ(check_param_set(*d, Json{{"model", "gpt2-1558m"}, {"tp", 2}}).rfind("tp: 2", 0), 0u);
   EXPECT_EQ(check_param_set(*d, Json{{"seq", 4096}}).rfind("seq:", 0), 0u);
   EXPECT_EQ(check_param_set(*d, Json{{"recompute", true}}).rfind("recompute:", 0), 0u);
+  EXPECT_EQ(check_param_set(*d, Json{{"sequence_parallel", true}}).rfind("sequence_parallel:", 0), 0u);
+  EXPECT_NE(check_param_set(*d, Json{{"zero", 2}}).find("zero"), std::string::npos);
+  EXPECT_EQ(defaults.at("overlap"), true);
+  EXPECT_EQ(defaults.at("bucket_mb"), 25);
   EXPECT_EQ(check_param_set(*d, Json{{"model", "gpt2-tiny"}, {"seq", 64}}), "");
   EXPECT_EQ(defaults.at("attention"), "cudnn");
   EXPECT_EQ(check_param_set(*d, Json{{"attention", "naive"}}), "");
   EXPECT_EQ(check_param_set(*d, Json{{"attention", "flash"}}).rfind("attention:", 0), 0u);
+}
+
+// examples/gpt-scaling.yaml on a node of 8 GPUs: every run's dp x tp resolves against its GPUs, the
+// dp variants run tp 1 and the tp variants one tp group of all the run's GPUs.
+TEST(GptConfig, ScalingExampleResolvesAtEveryGpuCount) {
+  const Experiment ex = load_experiment_file(std::string(SCALEBENCH_TEST_DATA) + "/../../examples/gpt-scaling.yaml");
+  ClusterShape shape;
+  shape.gpu = true;
+  shape.gpus_per_node = shape.max_gpus_per_node = 8;
+  const std::vector<RunSpec> runs = expand(ex, shape);
+  int dp_runs = 0, tp_runs = 0;
+  for (const RunSpec& r : runs) {
+    if (!r.skip_reason.empty()) continue;  // pcie at one GPU
+    const int gpus = r.gpus_per_node * r.nodes;
+    const Config c = Config::from_params(r.params).resolved(gpus, r.gpus_per_node);
+    EXPECT_EQ(c.dp * c.tp, gpus) << r.variant;
+    if (r.variant.rfind("dp-", 0) == 0) {
+      EXPECT_EQ(c.tp, 1);
+      ++dp_runs;
+    } else {
+      EXPECT_EQ(c.tp, gpus) << r.variant;
+      ++tp_runs;
+    }
+  }
+  EXPECT_GE(dp_runs, 7);  // 1, 2, 4, 8 GPUs over NVLink; 2, 4, 8 over PCIe
+  EXPECT_GE(tp_runs, 7);
 }

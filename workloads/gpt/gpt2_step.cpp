@@ -2,7 +2,11 @@
 
 #include "workloads/gpt/step_core.hpp"
 
-// The GPT-2 step: learned positions, pre-LayerNorm, GELU MLP, biases, tied head.
+// The GPT-2 step: learned positions, pre-LayerNorm, GELU MLP, biases, tied head. On a tp rank
+// (Megatron): QKV and MLP-up hold this rank's heads and hidden columns, attention-out and MLP-down
+// the matching input columns; their partial outputs are summed over the tp ranks (with the bias and
+// the residual added by rank 0 only), and so are the input gradients of QKV and MLP-up. Norms,
+// embeddings and the head are replicated.
 namespace scalebench::gpt {
 
 namespace {
@@ -29,7 +33,7 @@ class Gpt2Step final : public StepCore {
   void plan_activations(Planner& a) override {
     auto bf = [&](long long n) { return a.bf(n); };
     auto f32 = [&](long long n) { return a.f32(n); };
-    const long long C = m.width, L = m.layers, NH = m.heads;
+    const long long C = m.width, L = m.layers, NH = heads_l, Cl = attn_width(), H = mlp_l;
     res.assign(L + 1, nullptr);
     for (auto* vec : {&r2, &ln1, &ln2, &qkv, &q, &k, &v, &probs, &atty, &fch, &fchg}) vec->assign(L, nullptr);
     for (auto* vec : {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd, &attn_stats}) vec->assign(L, nullptr);
@@ -41,37 +45,37 @@ class Gpt2Step final : public StepCore {
       ln1[l] = bf(BT * C);
       ln1_mean[l] = f32(BT);
       ln1_rstd[l] = f32(BT);
-      qkv[l] = bf(BT * 3 * C);
+      qkv[l] = bf(BT * 3 * Cl);
       if (naive) {
-        q[l] = bf(BT * C);
-        k[l] = bf(BT * C);
-        v[l] = bf(BT * C);
+        q[l] = bf(BT * Cl);
+        k[l] = bf(BT * Cl);
+        v[l] = bf(BT * Cl);
         probs[l] = bf(B * NH * static_cast<long long>(T) * T);
       } else {
         attn_stats[l] = f32(B * NH * static_cast<long long>(T));
       }
-      atty[l] = bf(BT * C);
+      atty[l] = bf(BT * Cl);
       r2[l] = bf(BT * C);
       ln2[l] = bf(BT * C);
       ln2_mean[l] = f32(BT);
       ln2_rstd[l] = f32(BT);
-      fch[l] = bf(BT * m.mlp);
-      fchg[l] = bf(BT * m.mlp);
+      fch[l] = bf(BT * H);
+      fchg[l] = bf(BT * H);
       res[l + 1] = bf(BT * C);
     }
     lnf = bf(BT * C);
     lnf_mean = f32(BT);
     lnf_rstd = f32(BT);
-    if (naive) yh = bf(BT * C);
+    if (naive) yh = bf(BT * Cl);
     dres = bf(BT * C);
     dtmp = bf(BT * C);
-    dfch = bf(BT * m.mlp);
-    dqkv = bf(BT * 3 * C);
+    dfch = bf(BT * H);
+    dqkv = bf(BT * 3 * Cl);
     if (naive) {
-      dq = bf(BT * C);
-      dk = bf(BT * C);
-      dv = bf(BT * C);
-      dyh = bf(BT * C);
+      dq = bf(BT * Cl);
+      dk = bf(BT * Cl);
+      dv = bf(BT * Cl);
+      dyh = bf(BT * Cl);
       dprobs = bf(B * NH * static_cast<long long>(T) * T);
     }
   }
@@ -96,7 +100,7 @@ class Gpt2Step final : public StepCore {
     gm.d = d;
     gm.ldd = ldd;
     gm.stride_d = sd;
-    gm.batch = B * m.heads;
+    gm.batch = B * heads_l;
     gm.alpha = alpha;
     gm.beta = beta;
     run(gm);
@@ -117,7 +121,7 @@ class Gpt2Step final : public StepCore {
       attn_gemm(CUBLAS_OP_T, CUBLAS_OP_N, keys, qb, hd, k[l], hd, th, q[l] + q0 * hd, hd, th, probs[l] + q0 * T, T, tt,
                 scale);
     }
-    causal_softmax_forward(probs[l], B * m.heads, T, qb, s);
+    causal_softmax_forward(probs[l], B * heads_l, T, qb, s);
     for (int b = 0; b < nb; ++b) {
       const long long q0 = static_cast<long long>(b) * qb;
       const int keys = (b + 1) * qb;
@@ -140,7 +144,7 @@ class Gpt2Step final : public StepCore {
       attn_gemm(CUBLAS_OP_N, CUBLAS_OP_T, hd, keys, qb, dyh + q0 * hd, hd, th, probs[l] + q0 * T, T, tt, dv, hd, th,
                 1.f, b == nb - 1 ? 0.f : 1.f);
     }
-    causal_softmax_backward(dprobs, probs[l], B * m.heads, T, qb, s);
+    causal_softmax_backward(dprobs, probs[l], B * heads_l, T, qb, s);
     // dQ = scale dS K ; dK = scale dS^T Q (summed over the query blocks as dV).
     for (int b = nb - 1; b >= 0; --b) {
       const long long q0 = static_cast<long long>(b) * qb;
@@ -154,30 +158,36 @@ class Gpt2Step final : public StepCore {
 
   void forward(int micro, int count) override {
     micro_count = count;
-    const int C = m.width, NH = m.heads, hd = m.head_dim(), Vp = m.padded_vocab, rows = static_cast<int>(BT);
+    const int C = m.width, NH = heads_l, hd = m.head_dim(), Vp = m.padded_vocab, rows = static_cast<int>(BT);
+    const int Cl = attn_width(), H = mlp_l;
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
     embedding_forward(res[0], tokens, p(0), p(1), B, T, C, s);
     mark("fwd.embedding");
     for (int l = 0; l < m.layers; ++l) {
       layernorm_forward(ln1[l], ln1_mean[l], ln1_rstd[l], res[l], p(blk(l, 0)), p(blk(l, 1)), rows, C, s);
       mark("fwd.layernorm");
-      linear(qkv[l], ln1[l], p(blk(l, 2)), p(blk(l, 3)), C, 3 * C);
+      linear(qkv[l], ln1[l], p(blk(l, 2)), p(blk(l, 3)), C, 3 * Cl);
       mark("fwd.gemm_qkv");
       if (attention == Attention::kCudnn) {
-        sdpa_fwd->run(cudnn->get(), qkv[l], qkv[l] + C, qkv[l] + 2 * C, atty[l], attn_stats[l], sdpa_workspace.get());
+        sdpa_fwd->run(cudnn->get(), qkv[l], qkv[l] + Cl, qkv[l] + 2 * Cl, atty[l], attn_stats[l], sdpa_workspace.get());
       } else {
         split_heads(q[l], k[l], v[l], qkv[l], B, T, NH, hd, s);
         attention_forward(l, scale);
         heads_to_rows(atty[l], yh, B, T, NH, hd, s);
       }
       mark("fwd.attention");
-      linear(r2[l], atty[l], p(blk(l, 4)), p(blk(l, 5)), C, C, res[l]);
+      linear(r2[l], atty[l], p(blk(l, 4)), first_tp() ? p(blk(l, 5)) : nullptr, Cl, C, first_tp() ? res[l] : nullptr);
       mark("fwd.gemm_proj");
+      tp_sum(r2[l]);
+      mark("fwd.tp_allreduce");
       layernorm_forward(ln2[l], ln2_mean[l], ln2_rstd[l], r2[l], p(blk(l, 6)), p(blk(l, 7)), rows, C, s);
       mark("fwd.layernorm");
-      linear(fchg[l], ln2[l], p(blk(l, 8)), p(blk(l, 9)), C, m.mlp, nullptr, CUBLASLT_EPILOGUE_GELU_AUX_BIAS, fch[l]);
-      linear(res[l + 1], fchg[l], p(blk(l, 10)), p(blk(l, 11)), m.mlp, C, r2[l]);
+      linear(fchg[l], ln2[l], p(blk(l, 8)), p(blk(l, 9)), C, H, nullptr, CUBLASLT_EPILOGUE_GELU_AUX_BIAS, fch[l]);
+      linear(res[l + 1], fchg[l], p(blk(l, 10)), first_tp() ? p(blk(l, 11)) : nullptr, H, C,
+             first_tp() ? r2[l] : nullptr);
       mark("fwd.gemm_mlp");
+      tp_sum(res[l + 1]);
+      mark("fwd.tp_allreduce");
     }
     const int L = m.layers;
     layernorm_forward(lnf, lnf_mean, lnf_rstd, res[L], p(lnf_w()), p(lnf_w() + 1), rows, C, s);
@@ -199,7 +209,8 @@ class Gpt2Step final : public StepCore {
 
   void backward(int micro) override {
     const bool acc = micro > 0;
-    const int C = m.width, NH = m.heads, hd = m.head_dim(), Vp = m.padded_vocab, rows = static_cast<int>(BT);
+    const int C = m.width, NH = heads_l, hd = m.head_dim(), Vp = m.padded_vocab, rows = static_cast<int>(BT);
+    const int Cl = attn_width(), H = mlp_l;
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
     const int L = m.layers;
     // logits now hold d loss / d logits.
@@ -211,41 +222,48 @@ class Gpt2Step final : public StepCore {
     mark("bwd.layernorm");
     for (int l = L - 1; l >= 0; --l) {
       // MLP: res[l+1] = r2 + down(gelu(up(ln2(r2)))).
-      linear_weight_grad(g(blk(l, 10)), g(blk(l, 11)), dres, fchg[l], m.mlp, C, acc);
-      linear_input_grad(dfch, dres, p(blk(l, 10)), m.mlp, C, fch[l]);
-      linear_weight_grad(g(blk(l, 8)), g(blk(l, 9)), dfch, ln2[l], C, m.mlp, acc);
-      linear_input_grad(dtmp, dfch, p(blk(l, 8)), C, m.mlp);
+      linear_weight_grad(g(blk(l, 10)), g(blk(l, 11)), dres, fchg[l], H, C, acc);
+      linear_input_grad(dfch, dres, p(blk(l, 10)), H, C, fch[l]);
+      linear_weight_grad(g(blk(l, 8)), g(blk(l, 9)), dfch, ln2[l], C, H, acc);
+      linear_input_grad(dtmp, dfch, p(blk(l, 8)), C, H);
       mark("bwd.gemm_mlp");
+      tp_sum(dtmp);
+      mark("bwd.tp_allreduce");
       layernorm_backward(rows, C, dtmp, r2[l], ln2_mean[l], ln2_rstd[l], blk(l, 6), acc);
       mark("bwd.layernorm");
       // Attention: r2 = res[l] + proj(attn(qkv(ln1(res[l])))).
-      linear_weight_grad(g(blk(l, 4)), g(blk(l, 5)), dres, atty[l], C, C, acc);
-      linear_input_grad(dtmp, dres, p(blk(l, 4)), C, C);
+      linear_weight_grad(g(blk(l, 4)), g(blk(l, 5)), dres, atty[l], Cl, C, acc);
+      linear_input_grad(dtmp, dres, p(blk(l, 4)), Cl, C);
       mark("bwd.gemm_proj");
       if (attention == Attention::kCudnn) {
-        sdpa_bwd->run(cudnn->get(), qkv[l], qkv[l] + C, qkv[l] + 2 * C, atty[l], dtmp, attn_stats[l], dqkv, dqkv + C,
-                      dqkv + 2 * C, sdpa_workspace.get());
+        sdpa_bwd->run(cudnn->get(), qkv[l], qkv[l] + Cl, qkv[l] + 2 * Cl, atty[l], dtmp, attn_stats[l], dqkv, dqkv + Cl,
+                      dqkv + 2 * Cl, sdpa_workspace.get());
       } else {
         rows_to_heads(dyh, dtmp, B, T, NH, hd, s);
         attention_backward(l, scale);
         merge_head_grads(dqkv, dq, dk, dv, B, T, NH, hd, s);
       }
       mark("bwd.attention");
-      linear_weight_grad(g(blk(l, 2)), g(blk(l, 3)), dqkv, ln1[l], C, 3 * C, acc);
-      linear_input_grad(dtmp, dqkv, p(blk(l, 2)), C, 3 * C);
+      linear_weight_grad(g(blk(l, 2)), g(blk(l, 3)), dqkv, ln1[l], C, 3 * Cl, acc);
+      linear_input_grad(dtmp, dqkv, p(blk(l, 2)), C, 3 * Cl);
       mark("bwd.gemm_qkv");
+      tp_sum(dtmp);
+      mark("bwd.tp_allreduce");
       layernorm_backward(rows, C, dtmp, res[l], ln1_mean[l], ln1_rstd[l], blk(l, 0), acc);
       mark("bwd.layernorm");
+      layer_done(l, micro);
     }
     embedding_backward(g(0), g(1), dres, tokens, B, T, C, acc, s);
     mark("bwd.embedding");
+    layer_done(-1, micro);
   }
 };
 
 }  // namespace
 
-std::unique_ptr<StepCore> make_gpt2_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention) {
-  return std::make_unique<Gpt2Step>(m, B, T, s, attention);
+std::unique_ptr<StepCore> make_gpt2_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention,
+                                         const Parallel& par) {
+  return std::make_unique<Gpt2Step>(m, B, T, s, attention, par);
 }
 
 }  // namespace scalebench::gpt

@@ -12,12 +12,15 @@ namespace scalebench::gpt {
 struct StepTiming {
   std::vector<double> step_seconds;                          // one entry per timed sample (its mean step)
   double forward_ms = 0, backward_ms = 0, optimizer_ms = 0;  // one extra step, split by events
-  double loss_first = 0, loss_last = 0;                      // the first step's loss, the last one's
-  std::size_t peak_bytes = 0;                                // device memory in use at the end
+  double exposed_communication_ms = 0;   // of that step: dp communication not hidden by the backward pass
+  double loss_first = 0, loss_last = 0;  // the first step's loss, the last one's
+  std::size_t peak_bytes = 0;            // device memory in use at the end
 };
 
 // `warmup` steps, then `samples` samples of `steps` steps each timed by CUDA events, then one step
-// split into forward, backward and optimizer. Synthetic tokens, one fixed batch.
+// split into forward, backward, optimizer and exposed communication (the optimizer's wait for the
+// last gradient bucket and ZeRO-1's all-gather; tensor parallelism's sums are inside forward and
+// backward). Synthetic tokens, one fixed batch.
 StepTiming time_steps(GptModel& model, cudaStream_t s, int grad_accum, const Hyper& h, int warmup, int samples,
                       int steps);
 

@@ -147,7 +147,6 @@ void check_tp(const ModelShape& m, int tp) {
   need(m.heads, "heads");
   need(m.kv_heads, "KV heads");
   need(m.mlp, "MLP width");
-  need(m.padded_vocab, "padded vocabulary");
 }
 
 std::vector<TensorShard> tp_plan(const ModelShape& m, int seq, int tp, int rank) {
@@ -175,8 +174,6 @@ std::vector<TensorShard> tp_plan(const ModelShape& m, int seq, int tp, int rank)
       case TensorKind::kMlpUp:
       case TensorKind::kMlpUpBias:
       case TensorKind::kMlpGate:
-      case TensorKind::kEmbedding:  // vocab-parallel embedding (and the tied head's rows)
-      case TensorKind::kHead:
         s.split = Split::kRows;
         rows_slice(t.rows, 0);
         break;
@@ -185,7 +182,7 @@ std::vector<TensorShard> tp_plan(const ModelShape& m, int seq, int tp, int rank)
         s.split = Split::kCols;
         rows_slice(t.cols, 0);
         break;
-      default:  // norms, positions and the row-parallel layers' biases (added once, after the reduction)
+      default:  // norms, embeddings, the head and the row-parallel layers' biases (added once)
         s.split = Split::kReplicated;
         break;
     }
@@ -224,6 +221,14 @@ std::vector<ZeroShard> zero_plan(const std::vector<Tensor>& tensors, int dp, lon
 }
 
 namespace {
+// 0 (the run decides) or a positive count.
+int counted(const Json& params, const char* key, int fallback) {
+  const Json v = params.value(key, Json(fallback));
+  if (!v.is_number_integer() || v.get<long long>() < 0)
+    throw Error(std::string(key) + ": must be 0 (from the run's ranks) or a positive integer, got " + v.dump());
+  return v.get<int>();
+}
+
 int positive(const Json& params, const char* key, int fallback) {
   const Json v = params.value(key, Json(fallback));
   if (!v.is_number_integer() || v.get<long long>() < 1)
@@ -249,11 +254,16 @@ Config Config::from_params(const Json& params) {
   if (c.precision != "bf16") throw Error("precision: '" + c.precision + "'; gpt runs bf16 (fp8 is not done yet)");
   c.recompute = params.value("recompute", c.recompute);
   if (c.recompute) throw Error("recompute: activation recomputation is not done yet; use false");
-  c.dp = positive(params, "dp", c.dp);
-  c.tp = positive(params, "tp", c.tp);
-  check_tp(m, c.tp);
+  c.dp = counted(params, "dp", c.dp);
+  c.tp = counted(params, "tp", c.tp);
+  if (c.tp > 0) check_tp(m, c.tp);
   c.zero = params.value("zero", c.zero);
   if (c.zero != 0 && c.zero != 1) throw Error("zero: " + std::to_string(c.zero) + "; expected 0 or 1");
+  c.sequence_parallel = params.value("sequence_parallel", c.sequence_parallel);
+  if (c.sequence_parallel) throw Error("sequence_parallel: not built yet (tp all-reduces the activations); use false");
+  c.overlap = params.value("overlap", c.overlap);
+  c.bucket_mb = params.value("bucket_mb", c.bucket_mb);
+  if (!(c.bucket_mb > 0)) throw Error("bucket_mb: must be positive");
   c.steps = positive(params, "steps", c.steps);
   c.lr = params.value("lr", c.lr);
   c.weight_decay = params.value("weight_decay", c.weight_decay);
@@ -271,6 +281,22 @@ Config Config::from_params(const Json& params) {
   return c;
 }
 
+Config Config::resolved(int ranks, int ranks_per_node) const {
+  Config c = *this;
+  if (c.tp == 0) c.tp = ranks_per_node;
+  if (c.dp == 0) {
+    if (ranks % c.tp != 0)
+      throw Error("tp: " + std::to_string(c.tp) + " does not divide the run's " + std::to_string(ranks) + " ranks");
+    c.dp = ranks / c.tp;
+  }
+  if (c.dp * c.tp != ranks)
+    throw Error("dp: dp x tp = " + std::to_string(c.dp) + " x " + std::to_string(c.tp) + " = " +
+                std::to_string(c.dp * c.tp) + " must equal the run's ranks (" + std::to_string(ranks) +
+                "); dp 0 takes ranks / tp");
+  check_tp(shape(), c.tp);
+  return c;
+}
+
 Json Config::to_json() const {
   return Json{{"model", model},
               {"layers", shape().layers},
@@ -282,6 +308,8 @@ Json Config::to_json() const {
               {"dp", dp},
               {"tp", tp},
               {"zero", zero},
+              {"overlap", overlap},
+              {"bucket_mb", bucket_mb},
               {"steps", steps},
               {"attention", attention}};
 }

@@ -90,7 +90,7 @@ double mfu_percent(double tokens_per_second, double flops_per_token, double peak
 // ---------- tensor parallelism (Megatron) ----------
 enum class Split {
   kReplicated,  // every rank holds the whole tensor (norms, row-parallel biases, positions)
-  kRows,        // rank r holds some rows: column-parallel weights (output features), vocab-parallel embedding
+  kRows,        // rank r holds some rows: column-parallel weights (output features)
   kCols,        // rank r holds some columns: row-parallel weights (input features)
 };
 struct Range {
@@ -104,8 +104,9 @@ struct TensorShard {
   long long numel = 0;        // elements this rank holds
 };
 // Which part of each parameter tensor rank `rank` of `tp` holds. The fused QKV projection is split
-// by head: rank r holds its heads' rows of Q, of K and of V (three ranges). Throws Error naming
-// `tp` when it does not divide the heads, the KV heads, the MLP width or the padded vocabulary.
+// by head: rank r holds its heads' rows of Q, of K and of V (three ranges). The embeddings, the head
+// and the norms are replicated. Throws Error naming `tp` when it does not divide the heads, the KV
+// heads or the MLP width.
 std::vector<TensorShard> tp_plan(const ModelShape& m, int seq, int tp, int rank);
 void check_tp(const ModelShape& m, int tp);
 
@@ -133,16 +134,24 @@ struct Config {
   int grad_accum = 1;
   std::string precision = "bf16";
   bool recompute = false;
-  int dp = 1, tp = 1, zero = 0;
-  int steps = 5;  // steps per timed sample
+  int dp = 0, tp = 1, zero = 0;    // dp 0: the run's ranks / tp; tp 0: the ranks of one node
+  bool sequence_parallel = false;  // refused: not built
+  bool overlap = true;             // data-parallel buckets sent during the backward pass
+  double bucket_mb = 25;           // gradient bucket size (MB)
+  int steps = 5;                   // steps per timed sample
   float lr = 3e-4f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.1f, clip = 1.0f;
   std::string attention = "cudnn";  // cudnn: cuDNN's fused SDPA; naive: batched GEMMs + our causal softmax
   bool check = true;
   unsigned long long seed = 1234;
   ModelShape shape() const { return model_shape(model, layers); }
   // From the params (model, layers, seq, micro_batch, grad_accum, precision, recompute, dp, tp, zero,
-  // steps, lr, weight_decay, clip, attention, check, seed); throws Error naming the field.
+  // sequence_parallel, overlap, bucket_mb, steps, lr, weight_decay, clip, attention, check, seed); throws Error naming
+  // the field.
   static Config from_params(const Json& params);
+  // dp and tp for a run of `ranks` ranks, `ranks_per_node` on each node: 0s filled in (tp 0: one
+  // node's ranks; dp 0: ranks / tp); throws Error naming `dp` when dp x tp is not the ranks, or
+  // `tp` when it does not divide the ranks or the model's heads.
+  Config resolved(int ranks, int ranks_per_node) const;
   Json to_json() const;
 };
 

@@ -26,8 +26,9 @@ WorkloadDef gpt_declaration() {
   WorkloadDef d;
   d.name = "gpt";
   d.help =
-      "GPT-2 (124M to 1.5B) or Llama-style (Llama 3 8B-shaped layers) training on one GPU, bf16, synthetic "
-      "tokens: cuBLASLt GEMMs with fused epilogues, cuDNN flash attention, the workload's own kernels, AdamW on "
+      "GPT-2 (124M to 1.5B) or Llama-style (Llama 3 8B-shaped layers) training, bf16, synthetic tokens, on one GPU "
+      "or data/ZeRO-1/tensor parallel (dp x tp ranks): cuBLASLt GEMMs with fused epilogues, cuDNN flash attention, the "
+      "workload's own kernels, AdamW on "
       "fp32 master weights; tokens/s, MFU, step split (docs/gpt.md)";
   d.params = {
       {"model",
@@ -43,9 +44,36 @@ WorkloadDef gpt_declaration() {
       {"grad_accum", ParamType::kInt, 1, {}, 1, "micro-batches per optimizer step"},
       {"precision", ParamType::kEnum, "bf16", {"bf16"}, {}, "bf16 weights and activations, fp32 master weights"},
       {"recompute", ParamType::kBool, false, {}, {}, "activation recomputation (not done yet: must be false)"},
-      {"dp", ParamType::kInt, 1, {}, 1, "data-parallel ranks (1 so far)"},
-      {"tp", ParamType::kInt, 1, {}, 1, "tensor-parallel ranks; must divide the heads (1 so far)"},
-      {"zero", ParamType::kInt, 0, {}, 0, "ZeRO stage: 0 or 1 (0 so far)", 1},
+      {"dp",
+       ParamType::kInt,
+       0,
+       {},
+       0,
+       "data-parallel ranks: each its own tokens, gradients averaged by NCCL in buckets; dp x tp = the ranks; 0: "
+       "the ranks / tp"},
+      {"tp",
+       ParamType::kInt,
+       1,
+       {},
+       0,
+       "tensor-parallel ranks (consecutive ranks of one node): attention heads and MLP split Megatron-style, "
+       "activations all-reduced; must divide the heads, the KV heads and the MLP width; 0: all ranks of a node"},
+      {"zero",
+       ParamType::kInt,
+       0,
+       {},
+       0,
+       "ZeRO stage: 0 (every dp rank holds all optimizer state) or 1 (gradients reduce-scattered, AdamW on this "
+       "rank's shard of each bucket, parameters all-gathered)",
+       1},
+      {"sequence_parallel", ParamType::kBool, false, {}, {}, "not built yet: must be false"},
+      {"overlap",
+       ParamType::kBool,
+       true,
+       {},
+       {},
+       "true: send each gradient bucket as soon as the backward pass fills it; false: all after the backward"},
+      {"bucket_mb", ParamType::kNumber, 25, {}, 0, "gradient bucket size in MB (whole blocks per bucket)"},
       {"steps", ParamType::kInt, 5, {}, 1, "steps per timed sample"},
       {"warmup", ParamType::kInt, 3, {}, 0, "untimed steps before timing"},
       {"lr", ParamType::kNumber, 3e-4, {}, 0, "AdamW learning rate"},
@@ -63,7 +91,7 @@ WorkloadDef gpt_declaration() {
   d.needs_gpus = true;
   d.check = &check_gpt;
   d.measurement_params = {"warmup", "steps", "check"};
-  d.table_columns = {"model", "micro_batch", "seq", "grad_accum"};
+  d.table_columns = {"model", "micro_batch", "seq", "grad_accum", "dp", "tp", "zero"};
   return d;
 }
 

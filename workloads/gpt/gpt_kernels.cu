@@ -53,15 +53,16 @@ __global__ void to_bf16_kernel(bf16* out, const float* in, long long n) {
     out[i] = __float2bfloat16(in[i]);
 }
 
-__global__ void random_tokens_kernel(int* inputs, int* targets, int B, int T, int vocab, unsigned long long seed) {
+__global__ void random_tokens_kernel(int* inputs, int* targets, int B, int T, int vocab, unsigned long long seed,
+                                     long long first) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i >= static_cast<long long>(B) * T) return;
-  const long long t = i % T, row = i - t;
+  const long long t = i % T, row = i - t + first;
   auto token = [&](long long at) {
     return static_cast<int>(mix(seed ^ mix(static_cast<unsigned long long>(at))) %
                             static_cast<unsigned long long>(vocab));
   };
-  inputs[i] = token(i);
+  inputs[i] = token(row + t);
   targets[i] = token(row + (t + 1) % T);
 }
 
@@ -474,7 +475,7 @@ __global__ void mean_into_kernel(float* out, const float* in, int n, bool accumu
   if (threadIdx.x == 0) out[0] = (accumulate ? out[0] : 0.f) + s / n;
 }
 
-__global__ void sum_of_squares_kernel(float* out, const bf16* g, long long n) {
+__global__ void sum_of_squares_kernel(float* out, const bf16* g, long long n, float weight) {
   float s = 0.f;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -482,7 +483,7 @@ __global__ void sum_of_squares_kernel(float* out, const bf16* g, long long n) {
     s += x * x;
   }
   s = block_sum(s);
-  if (threadIdx.x == 0) atomicAdd(out, s);
+  if (threadIdx.x == 0) atomicAdd(out, s * weight);
 }
 
 __global__ void adamw_kernel(float* master, bf16* param, const bf16* grad, float* m, float* v, long long n, float lr,
@@ -530,8 +531,10 @@ void to_bf16(bf16* out, const float* in, long long n, cudaStream_t s) {
   CUDA_CHECK(cudaGetLastError());
 }
 
-void random_tokens(int* inputs, int* targets, int B, int T, int vocab, unsigned long long seed, cudaStream_t s) {
-  random_tokens_kernel<<<grid_for(static_cast<long long>(B) * T, 256), 256, 0, s>>>(inputs, targets, B, T, vocab, seed);
+void random_tokens(int* inputs, int* targets, int B, int T, int vocab, unsigned long long seed, long long first_row,
+                   cudaStream_t s) {
+  random_tokens_kernel<<<grid_for(static_cast<long long>(B) * T, 256), 256, 0, s>>>(inputs, targets, B, T, vocab, seed,
+                                                                                    first_row * T);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -666,7 +669,12 @@ void mean_into(float* out, const float* in, int n, bool accumulate, cudaStream_t
 
 void sum_of_squares(float* out, const bf16* g, long long n, cudaStream_t s) {
   CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float), s));
-  sum_of_squares_kernel<<<stride_grid(n, 512), 512, 0, s>>>(out, g, n);
+  sum_of_squares_kernel<<<stride_grid(n, 512), 512, 0, s>>>(out, g, n, 1.f);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void add_sum_of_squares(float* out, const bf16* g, long long n, float weight, cudaStream_t s) {
+  sum_of_squares_kernel<<<stride_grid(n, 512), 512, 0, s>>>(out, g, n, weight);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -16,8 +16,10 @@ void init_constant(float* master, bf16* param, long long n, float value, cudaStr
 // bf16 copy of fp32 values (after loading master weights).
 void to_bf16(bf16* out, const float* in, long long n, cudaStream_t s);
 
-// Synthetic data: uniform random tokens below `vocab`; targets[b, t] = inputs[b, (t + 1) % T].
-void random_tokens(int* inputs, int* targets, int B, int T, int vocab, unsigned long long seed, cudaStream_t s);
+// Synthetic data: uniform random tokens below `vocab`; targets[b, t] = inputs[b, (t + 1) % T]. The
+// rows are rows first_row .. first_row + B of one stream per seed (a dp rank's slice of the batch).
+void random_tokens(int* inputs, int* targets, int B, int T, int vocab, unsigned long long seed, long long first_row,
+                   cudaStream_t s);
 
 // x[b, t, :] = wte[tokens[b, t], :] + wpe[t, :]  (wpe may be null: no learned positions).
 void embedding_forward(bf16* x, const int* tokens, const bf16* wte, const bf16* wpe, int B, int T, int C,
@@ -70,6 +72,8 @@ void mean_into(float* out, const float* in, int n, bool accumulate, cudaStream_t
 
 // out[0] = sum of squares of g (fp32).
 void sum_of_squares(float* out, const bf16* g, long long n, cudaStream_t s);
+// out[0] += weight x sum of squares of g (the parallel step's norm, range by range).
+void add_sum_of_squares(float* out, const bf16* g, long long n, float weight, cudaStream_t s);
 // AdamW (PyTorch's: decoupled weight decay lr x wd x p), with the gradient scaled by
 // min(1, clip / ||g||) where ||g||^2 = *norm_sq (global-norm clipping; clip <= 0: off), and
 // 1/grad_divisor. Updates the fp32 master, its moments and the bf16 copy.

@@ -4,48 +4,133 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/error.hpp"
+#include "workloads/collective/nccl_transport.hpp"
 #include "workloads/compute/compute_main.hpp"
 #include "workloads/compute/gpu_timer.hpp"
 #include "workloads/compute/peak.hpp"
 #include "workloads/gpt/gpt_bench.hpp"
 #include "workloads/gpt/gpt_config.hpp"
+#include "workloads/gpt/gpt_parallel.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/registry/registry.hpp"
 
 namespace scalebench {
 
+namespace {
+
+// A communicator over the ranks of one group: its rank 0 (world rank `leader`) makes the id and
+// MPI carries it to the others. Every rank calls this for its own group at the same moment.
+std::unique_ptr<gpu::NcclComm> group_comm(const MpiSession& mpi, int leader, int size, int rank_in_group) {
+  ncclUniqueId id{};
+  if (mpi.rank() == leader) NCCL_CHECK(ncclGetUniqueId(&id));
+  const std::vector<std::string> ids = mpi.all_gather(std::string(id.internal, sizeof id.internal));
+  std::memcpy(id.internal, ids[static_cast<std::size_t>(leader)].data(), sizeof id.internal);
+  return std::make_unique<gpu::NcclComm>(size, id, rank_in_group);
+}
+
+int highest_priority() {
+  int least = 0, greatest = 0;
+  CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  return greatest;
+}
+
+// The rank's communicators: its tp group (consecutive ranks) and its dp group (same tp rank), NCCL's
+// log of the transports they connected with, and the stream the gradient buckets travel on.
+struct Comms {
+  std::optional<collective::NcclLog> log;  // before the communicators, so that NCCL logs to it
+  std::unique_ptr<gpu::NcclComm> tp, dp;
+  std::unique_ptr<gpt::NcclTpReduce> tp_reduce;
+  std::unique_ptr<gpu::Stream> comm_stream;
+  Comms(const MpiSession& mpi, const gpt::Placement& at) {
+    if (mpi.size() > 1) log.emplace();
+    if (at.tp > 1) {
+      tp = group_comm(mpi, at.dp_rank * at.tp, at.tp, at.tp_rank);
+      tp_reduce = std::make_unique<gpt::NcclTpReduce>(tp->get());
+    }
+    if (at.dp > 1) {
+      dp = group_comm(mpi, at.tp_rank, at.dp, at.dp_rank);
+      comm_stream = std::make_unique<gpu::Stream>(highest_priority());
+    }
+  }
+};
+
+// tp groups must lie inside a node: their all-reduces run in every layer.
+void check_tp_inside_nodes(const MpiSession& mpi, int tp) {
+  if (tp == 1) return;
+  const std::vector<std::string> hosts = mpi.all_gather(mpi.hostname());
+  for (std::size_t r = 0; r < hosts.size(); ++r)
+    if (hosts[r] != hosts[r - r % static_cast<std::size_t>(tp)])
+      throw Error("tp: " + std::to_string(tp) + " consecutive ranks must share a node, but rank " + std::to_string(r) +
+                  " is on " + hosts[r] + " and rank " + std::to_string(r - r % static_cast<std::size_t>(tp)) + " on " +
+                  hosts[r - r % static_cast<std::size_t>(tp)]);
+}
+
+std::string cublaslt_version() {
+  int v = 0;
+  cublasLtGetProperty(MAJOR_VERSION, &v);
+  std::string lt = std::to_string(v);
+  cublasLtGetProperty(MINOR_VERSION, &v);
+  lt += "." + std::to_string(v);
+  cublasLtGetProperty(PATCH_LEVEL, &v);
+  return lt + "." + std::to_string(v);
+}
+
+}  // namespace
+
 int run_gpt_workload(const RunRequest& run) {
   const MpiSession& mpi = *run.mpi;
   const Json& spec = run.spec;
   const Json params = with_defaults("gpt", spec.at("params"));  // the registry's defaults
-  const gpt::Config cfg = gpt::Config::from_params(params);
-  if (cfg.dp * cfg.tp != mpi.size())
-    throw Error("dp x tp = " + std::to_string(cfg.dp * cfg.tp) + " must equal the run's ranks (" +
-                std::to_string(mpi.size()) + ")");
-  if (cfg.dp > 1 || cfg.tp > 1 || cfg.zero > 0)
-    throw Error(
-        "dp: the gpt workload runs on one GPU so far (dp 1, tp 1, zero 0); data, ZeRO and tensor "
-        "parallelism are planned (docs/gpt.md)");
+  const gpt::Config cfg = gpt::Config::from_params(params).resolved(mpi.size(), mpi.local_size());
+  check_tp_inside_nodes(mpi, cfg.tp);
+  const gpt::Placement at = gpt::Placement::of(mpi.rank(), cfg.dp, cfg.tp);
   compute::TimingConfig timing = compute::TimingConfig::from_params(params, spec.value("repetitions", 5));
   timing.iters = cfg.steps;
   const gpt::ModelShape shape = cfg.shape();
-  const double tokens_per_step = static_cast<double>(cfg.micro_batch) * cfg.seq * cfg.grad_accum;
+  // Tokens of one step on all ranks, and the share each GPU is credited with (a tp group works on
+  // the same tokens), so that the GPUs' figures add up to the total.
+  const double tokens_per_step = static_cast<double>(cfg.micro_batch) * cfg.seq * cfg.grad_accum * cfg.dp;
+  const double tokens_per_gpu = tokens_per_step / mpi.size();
 
   std::unique_ptr<gpu::Stream> stream;
+  std::unique_ptr<Comms> comms;
   std::unique_ptr<gpt::GptModel> model;
   compute::ComputeWorkload w;
   w.plan = [&](const Json&) { return std::vector<Json>{cfg.to_json()}; };
-  w.throughput = [&](const Json&, const Json&) { return compute::Throughput{tokens_per_step, 1, "tokens/s"}; };
+  w.throughput = [&](const Json&, const Json&) { return compute::Throughput{tokens_per_gpu, 1, "tokens/s"}; };
   w.measure = [&](const Json&, const Json&, const compute::DeviceInfo& gpu) {
     compute::RankOutcome o;
     if (!stream) stream = std::make_unique<gpu::Stream>();
-    if (!model)
+    if (!comms) comms = std::make_unique<Comms>(mpi, at);
+    std::map<std::string, int> transports;
+    std::string transport_problem;
+    if (comms->log) {
+      transports = comms->log->transports();
+      transport_problem =
+          collective::transport_mismatch(transports, spec.value("env", Json::object()), spec.value("transport", ""));
+    }
+    gpt::Parallel par;
+    par.at = at;
+    par.zero = cfg.zero;
+    par.overlap = cfg.overlap;
+    par.bucket_mb = cfg.bucket_mb;
+    par.tp_reduce = comms->tp_reduce.get();
+    par.dp_comm = comms->dp ? comms->dp->get() : nullptr;
+    par.comm_stream = comms->comm_stream ? comms->comm_stream->get() : nullptr;
+    if (!model) {
       model = std::make_unique<gpt::GptModel>(shape, cfg.micro_batch, cfg.seq, cfg.seed, stream->get(),
-                                              gpt::attention_from_name(cfg.attention));
+                                              gpt::attention_from_name(cfg.attention), par);
+      // Rank r of dp takes rows r x B .. of one token stream: dp = k gives the batch of dp = 1
+      // with k x micro_batch.
+      model->synthetic_tokens(cfg.seed ^ 0x5eedull, static_cast<long long>(at.dp_rank) * cfg.micro_batch);
+    }
     const gpt::Hyper h{cfg.lr, cfg.beta1, cfg.beta2, cfg.eps, cfg.weight_decay, cfg.clip};
     const gpt::StepTiming t = gpt::time_steps(*model, stream->get(), cfg.grad_accum, h, std::max(timing.warmup, 1),
                                               std::max(timing.repetitions, 1), cfg.steps);
@@ -58,39 +143,46 @@ int run_gpt_workload(const RunRequest& run) {
       peak = compute::peak_ops_per_second(compute::Precision::kBf16, gpu.cc_major, gpu.cc_minor, gpu.sm_count,
                                           gpu.max_clock_mhz);
     const double fpt = gpt::flops_per_token(shape, cfg.seq);
+    // The loss of the whole batch: the mean over the dp ranks (a tp group's ranks agree).
+    const double loss_first = mpi.allreduce_sum(t.loss_first) / mpi.size();
+    const double loss_last = mpi.allreduce_sum(t.loss_last) / mpi.size();
     o.details = Json{{"tokens_per_s", tokens_per_step / median},
-                     {"mfu_pct", gpt::mfu_percent(tokens_per_step / median, fpt, peak)},
+                     {"tokens_per_s_per_gpu", tokens_per_gpu / median},
+                     {"mfu_pct", gpt::mfu_percent(tokens_per_gpu / median, fpt, peak)},
                      {"flops_per_token", fpt},
                      {"flop_formula",
                       "6 x parameters a token multiplies with (no position embedding; no input embedding when the "
                       "head is untied) + 12 x layers x width x seq"},
                      {"peak_tflops", peak / 1e12},
                      {"parameters", gpt::parameter_count(shape, cfg.seq)},
+                     {"dp", cfg.dp},
+                     {"tp", cfg.tp},
+                     {"zero", cfg.zero},
+                     {"overlap", cfg.overlap},
                      {"step_ms", median * 1e3},
                      {"forward_ms", t.forward_ms},
                      {"backward_ms", t.backward_ms},
                      {"optimizer_ms", t.optimizer_ms},
-                     {"exposed_communication_ms", 0.0},
+                     {"exposed_communication_ms", t.exposed_communication_ms},
                      {"model_bytes", model->device_bytes()},
+                     {"optimizer_state_bytes", model->optimizer_state_bytes()},
                      {"device_memory_used_bytes", t.peak_bytes},
-                     {"loss_first", t.loss_first},
-                     {"loss_last", t.loss_last},
+                     {"loss_first", loss_first},
+                     {"loss_last", loss_last},
                      {"attention", cfg.attention},
                      {"data", "synthetic"}};
+    if (comms->log) o.details["nccl_transports"] = collective::describe_transports(transports);
     // Training on one fixed synthetic batch: the loss must have fallen and stay finite.
     o.checked = 1;
-    o.wrong = cfg.check && !(std::isfinite(t.loss_last) && t.loss_last < t.loss_first) ? 1 : 0;
+    o.wrong = cfg.check && !(std::isfinite(loss_last) && loss_last < loss_first) ? 1 : 0;
     if (!cfg.check) o.wrong = -1;
+    if (!transport_problem.empty()) {
+      o.status = "failed";
+      o.reason = transport_problem;
+    }
     return o;
   };
-  int v = 0;
-  cublasLtGetProperty(MAJOR_VERSION, &v);
-  std::string lt = std::to_string(v);
-  cublasLtGetProperty(MINOR_VERSION, &v);
-  lt += "." + std::to_string(v);
-  cublasLtGetProperty(PATCH_LEVEL, &v);
-  lt += "." + std::to_string(v);
-  w.versions = Json{{"cublaslt", lt}};
+  w.versions = Json{{"cublaslt", cublaslt_version()}};
   return compute::run_compute_workload(mpi, run.run_id, spec, run.records, run.emit, w);
 }
 

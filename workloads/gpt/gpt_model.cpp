@@ -17,17 +17,22 @@ Attention attention_from_name(const std::string& name) {
 }
 
 namespace {
-std::unique_ptr<StepCore> make_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention) {
-  return m.family == Family::kLlama ? make_llama_step(m, B, T, s, attention) : make_gpt2_step(m, B, T, s, attention);
+std::unique_ptr<StepCore> make_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention,
+                                    const Parallel& par) {
+  return m.family == Family::kLlama ? make_llama_step(m, B, T, s, attention, par)
+                                    : make_gpt2_step(m, B, T, s, attention, par);
 }
 }  // namespace
 
-std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention) {
-  return make_step(m, B, T, nullptr, attention)->plan(nullptr);
+std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention, const Parallel& par) {
+  return make_step(m, B, T, nullptr, attention, par)->plan(nullptr);
 }
 
-GptModel::GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream, Attention attention)
-    : impl_(make_step(m, B, T, stream, attention)) {
+GptModel::GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream, Attention attention,
+                   const Parallel& par)
+    : impl_(make_step(m, B, T, stream, attention, par)) {
+  check_tp(m, par.at.tp);
+  if (par.at.tp > 1 && !par.tp_reduce) throw Error("tp: a tensor-parallel step needs its reduction");
   if (m.head_dim() % 8 != 0) throw Error("model: head width must be a multiple of 8");
   const std::size_t bytes = impl_->plan(nullptr);
   std::size_t free_b = 0, total_b = 0;
@@ -42,6 +47,7 @@ GptModel::GptModel(const ModelShape& m, int B, int T, unsigned long long seed, c
   impl_->mem = gpu::DeviceBuffer(bytes);
   impl_->plan(impl_->mem.get());
   impl_->init(seed);
+  if (par.at.dp > 1) impl_->sync = std::make_unique<GradSync>(impl_->buckets, par, impl_->grads);
   synthetic_tokens(seed ^ 0x5eedull);
 }
 
@@ -57,18 +63,21 @@ void GptModel::set_tokens(const std::vector<int>& inputs, const std::vector<int>
   CUDA_CHECK(cudaStreamSynchronize(impl_->s));
 }
 
-void GptModel::synthetic_tokens(unsigned long long seed) {
-  random_tokens(impl_->tokens, impl_->targets, impl_->B, impl_->T, impl_->m.vocab, seed, impl_->s);
+void GptModel::synthetic_tokens(unsigned long long seed, long long first_row) {
+  random_tokens(impl_->tokens, impl_->targets, impl_->B, impl_->T, impl_->m.vocab, seed, first_row, impl_->s);
 }
 
 void GptModel::forward(int micro, int count) { impl_->forward(micro, count); }
-void GptModel::backward(int micro) { impl_->backward(micro); }
+void GptModel::backward(int micro) {
+  impl_->backward(micro);
+  impl_->backward_done(micro);
+}
 void GptModel::optimizer_step(const Hyper& h) { impl_->optimizer_step(h); }
 
 void GptModel::step(int grad_accum, const Hyper& h) {
   for (int i = 0; i < grad_accum; ++i) {
-    impl_->forward(i, grad_accum);
-    impl_->backward(i);
+    forward(i, grad_accum);
+    backward(i);
   }
   impl_->optimizer_step(h);
 }
@@ -99,7 +108,7 @@ std::vector<float> bf16_to_host(const bf16* d, long long n, cudaStream_t s) {
 }  // namespace
 
 std::vector<float> GptModel::master() const {
-  std::vector<float> out(static_cast<std::size_t>(impl_->n_params));
+  std::vector<float> out(static_cast<std::size_t>(impl_->n_state));
   CUDA_CHECK(cudaMemcpyAsync(out.data(), impl_->master, sizeof(float) * out.size(), cudaMemcpyDeviceToHost, impl_->s));
   CUDA_CHECK(cudaStreamSynchronize(impl_->s));
   return out;
@@ -109,6 +118,8 @@ std::vector<float> GptModel::params() const { return bf16_to_host(impl_->params,
 std::vector<float> GptModel::grads() const { return bf16_to_host(impl_->grads, impl_->n_params, impl_->s); }
 
 void GptModel::load_master(const std::vector<float>& values) {
+  if (impl_->n_state != impl_->n_params || impl_->par.at.tp > 1)
+    throw Error("load_master: one rank's whole model only (not with zero 1 or tp)");
   if (static_cast<long long>(values.size()) != impl_->n_params)
     throw Error("load_master: expected " + std::to_string(impl_->n_params) + " values");
   CUDA_CHECK(
@@ -141,6 +152,8 @@ Json GptModel::profile(int grad_accum, const Hyper& h) {
 }
 
 const std::vector<Tensor>& GptModel::layout() const { return impl_->tensors; }
+double GptModel::exposed_communication_ms() const { return impl_->sync ? impl_->sync->exposed_ms() : 0.0; }
 std::size_t GptModel::device_bytes() const { return impl_->mem.bytes(); }
+std::size_t GptModel::optimizer_state_bytes() const { return 12 * static_cast<std::size_t>(impl_->n_state); }
 
 }  // namespace scalebench::gpt

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "workloads/gpt/gpt_config.hpp"
+#include "workloads/gpt/gpt_parallel.hpp"
 
 // A training step on one GPU, bf16, of a GPT-2 or a Llama-style model (by the shape's family):
 // cuBLASLt GEMMs (bias, GELU, bias-gradient and residual fused into their epilogues), the workload's
@@ -28,7 +29,8 @@ Attention attention_from_name(const std::string& name);
 
 // Bytes GptModel(m, B, T, ..., attention) allocates in its arena (what the out-of-memory message
 // says it needs; cuDNN's attention workspace comes on top).
-std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention = Attention::kNaive);
+std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention = Attention::kNaive,
+                        const Parallel& par = {});
 
 class GptModel {
  public:
@@ -36,20 +38,24 @@ class GptModel {
   // initialises the weights (both families) as GPT-2 does (normal 0.02; residual projections 0.02 / sqrt(2 layers);
   // norms 1 and 0; biases 0) from `seed`. Throws Error "out of memory: needs X GiB, has Y" when
   // the GPU's free memory is short. With Attention::kCudnn the fused attention's plans are built
-  // here (Error naming the shape when cuDNN has no engine for it).
+  // here (Error naming the shape when cuDNN has no engine for it). `par`: this rank's place in a
+  // dp x tp layout (its tp shard of every weight, the same values on every tp; the dp reduction
+  // of the gradients in buckets; ZeRO-1's optimizer slices).
   GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream,
-           Attention attention = Attention::kNaive);
+           Attention attention = Attention::kNaive, const Parallel& par = {});
   ~GptModel();
   GptModel(const GptModel&) = delete;
   GptModel& operator=(const GptModel&) = delete;
 
   // The tokens of the next micro-batch: B x T inputs and targets (copied now).
   void set_tokens(const std::vector<int>& inputs, const std::vector<int>& targets);
-  // Uniform random tokens below the vocabulary, targets = inputs shifted by one (on the GPU).
-  void synthetic_tokens(unsigned long long seed);
+  // Uniform random tokens below the vocabulary, targets = inputs shifted by one (on the GPU): rows
+  // first_row .. first_row + B of the stream `seed` gives (a dp rank's slice of the whole batch).
+  void synthetic_tokens(unsigned long long seed, long long first_row = 0);
 
   // Forward and backward of one micro-batch; `micro` counts from 0 within a step of `count`
-  // micro-batches (gradients are written by micro-batch 0 and accumulated after).
+  // micro-batches (gradients are written by micro-batch 0 and accumulated after). With dp > 1
+  // the last micro-batch's backward sends the gradient buckets as it fills them.
   void forward(int micro, int count);
   void backward(int micro);
   // Clip and AdamW; advances the step counter.
@@ -62,6 +68,10 @@ class GptModel {
   // The gradient's global norm before clipping, of the last optimizer step (synchronises).
   float grad_norm() const;
 
+  // Of the last step (synchronises): data-parallel communication the backward pass did not hide,
+  // plus ZeRO-1's all-gather (ms); 0 with dp 1.
+  double exposed_communication_ms() const;
+
   // For checks: the flat parameter buffer (fp32 master and the bf16 values the step computes with,
   // as float), the bf16 gradients as float, and replacing the master weights (bf16 copy follows).
   std::vector<float> master() const;
@@ -73,8 +83,11 @@ class GptModel {
   // group ("fwd.attention", "bwd.gemm_mlp", "opt.adamw", ...). The events add a little time.
   Json profile(int grad_accum, const Hyper& h);
 
+  // This rank's tensors (its tp shards) and their offsets in the flat buffers (padded per bucket
+  // with ZeRO-1); master() holds only this rank's slices with ZeRO-1.
   const std::vector<Tensor>& layout() const;
-  std::size_t device_bytes() const;  // everything this model allocated
+  std::size_t device_bytes() const;           // everything this model allocated
+  std::size_t optimizer_state_bytes() const;  // fp32 master weights and AdamW moments on this rank
 
  private:
   std::unique_ptr<StepCore> impl_;

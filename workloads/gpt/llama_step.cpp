@@ -1,11 +1,15 @@
 #include <cmath>
+#include <string>
 
 #include "common/error.hpp"
 #include "workloads/gpt/llama_kernels.cuh"
 #include "workloads/gpt/step_core.hpp"
 
 // The Llama-style step: RMSNorm, rotary positions (Llama 3's theta 500000, half-split layout),
-// grouped-query attention through cuDNN, SwiGLU, no biases, untied output head.
+// grouped-query attention through cuDNN, SwiGLU, no biases, untied output head. On a tp rank
+// (Megatron, as gpt2_step.cpp): QKV by heads (its query heads and its KV heads), gate and up by
+// hidden columns, attention-out and down by input columns, their partial outputs summed over the
+// tp ranks; norms, embedding and head replicated.
 namespace scalebench::gpt {
 
 namespace {
@@ -14,10 +18,13 @@ constexpr double kRopeTheta = 500000.0;
 
 class LlamaStep final : public StepCore {
  public:
-  LlamaStep(const ModelShape& shape, int b, int t, cudaStream_t stream, Attention att)
-      : StepCore(shape, b, t, stream, att) {
+  LlamaStep(const ModelShape& shape, int b, int t, cudaStream_t stream, Attention att, const Parallel& par)
+      : StepCore(shape, b, t, stream, att, par) {
     if (att != Attention::kCudnn)
       throw Error("attention: naive does not do grouped-query attention; " + m.name + " runs with cudnn");
+    if (mlp_l % 2 != 0)
+      throw Error("tp: " + std::to_string(par.at.tp) + " leaves an odd MLP width (" + std::to_string(mlp_l) +
+                  ") per rank; SwiGLU needs it even");
   }
 
   void forward(int micro, int count) override {
@@ -30,21 +37,25 @@ class LlamaStep final : public StepCore {
       mark("fwd.rmsnorm");
       linear(qkv[l], ln1[l], p(blk(l, 1)), nullptr, C, qkv_width());
       mark("fwd.gemm_qkv");
-      rotary(qkv[l], rope, BT, T, m.heads + m.kv_heads, m.head_dim(), qkv_width(), false, s);
+      rotary(qkv[l], rope, BT, T, heads_l + kv_l, m.head_dim(), qkv_width(), false, s);
       mark("fwd.rotary");
       sdpa_fwd->run(cudnn->get(), qkv[l], k_of(qkv[l]), v_of(qkv[l]), atty[l], attn_stats[l], sdpa_workspace.get());
       mark("fwd.attention");
-      linear(r2[l], atty[l], p(blk(l, 2)), nullptr, C, C, res[l]);
+      linear(r2[l], atty[l], p(blk(l, 2)), nullptr, attn_width(), C, first_tp() ? res[l] : nullptr);
       mark("fwd.gemm_proj");
+      tp_sum(r2[l]);
+      mark("fwd.tp_allreduce");
       rmsnorm_forward(ln2[l], ln2_rstd[l], r2[l], p(blk(l, 3)), rows, C, s);
       mark("fwd.rmsnorm");
       // Gate and up in one GEMM: their weights lie one after the other, a [2 x mlp, width] matrix.
-      linear(gu[l], ln2[l], p(blk(l, 4)), nullptr, C, 2 * m.mlp);
+      linear(gu[l], ln2[l], p(blk(l, 4)), nullptr, C, 2 * mlp_l);
       mark("fwd.gemm_mlp");
-      swiglu_forward(hid[l], gu[l], BT, m.mlp, s);
+      swiglu_forward(hid[l], gu[l], BT, mlp_l, s);
       mark("fwd.swiglu");
-      linear(res[l + 1], hid[l], p(blk(l, 6)), nullptr, m.mlp, C, r2[l]);
+      linear(res[l + 1], hid[l], p(blk(l, 6)), nullptr, mlp_l, C, first_tp() ? r2[l] : nullptr);
       mark("fwd.gemm_mlp");
+      tp_sum(res[l + 1]);
+      mark("fwd.tp_allreduce");
     }
     rmsnorm_forward(lnf, lnf_rstd, res[m.layers], p(lnf_w()), rows, C, s);
     mark("fwd.rmsnorm");
@@ -66,40 +77,46 @@ class LlamaStep final : public StepCore {
     mark("bwd.rmsnorm");
     for (int l = L - 1; l >= 0; --l) {
       // MLP: res[l+1] = r2 + down(swiglu(gate_up(ln2(r2)))).
-      linear_weight_grad(g(blk(l, 6)), nullptr, dres, hid[l], m.mlp, C, acc);
-      linear_input_grad(dhid, dres, p(blk(l, 6)), m.mlp, C);
+      linear_weight_grad(g(blk(l, 6)), nullptr, dres, hid[l], mlp_l, C, acc);
+      linear_input_grad(dhid, dres, p(blk(l, 6)), mlp_l, C);
       mark("bwd.gemm_mlp");
-      swiglu_backward(dgu, dhid, gu[l], BT, m.mlp, s);
+      swiglu_backward(dgu, dhid, gu[l], BT, mlp_l, s);
       mark("bwd.swiglu");
-      linear_weight_grad(g(blk(l, 4)), nullptr, dgu, ln2[l], C, 2 * m.mlp, acc);
-      linear_input_grad(dtmp, dgu, p(blk(l, 4)), C, 2 * m.mlp);
+      linear_weight_grad(g(blk(l, 4)), nullptr, dgu, ln2[l], C, 2 * mlp_l, acc);
+      linear_input_grad(dtmp, dgu, p(blk(l, 4)), C, 2 * mlp_l);
       mark("bwd.gemm_mlp");
+      tp_sum(dtmp);
+      mark("bwd.tp_allreduce");
       norm_backward(dtmp, r2[l], ln2_rstd[l], blk(l, 3), acc);
       mark("bwd.rmsnorm");
       // Attention: r2 = res[l] + proj(attn(rotary(qkv(ln1(res[l]))))).
-      linear_weight_grad(g(blk(l, 2)), nullptr, dres, atty[l], C, C, acc);
-      linear_input_grad(dtmp, dres, p(blk(l, 2)), C, C);
+      linear_weight_grad(g(blk(l, 2)), nullptr, dres, atty[l], attn_width(), C, acc);
+      linear_input_grad(dtmp, dres, p(blk(l, 2)), attn_width(), C);
       mark("bwd.gemm_proj");
       sdpa_bwd->run(cudnn->get(), qkv[l], k_of(qkv[l]), v_of(qkv[l]), atty[l], dtmp, attn_stats[l], dqkv, k_of(dqkv),
                     v_of(dqkv), sdpa_workspace.get());
       mark("bwd.attention");
-      rotary(dqkv, rope, BT, T, m.heads + m.kv_heads, m.head_dim(), R, true, s);
+      rotary(dqkv, rope, BT, T, heads_l + kv_l, m.head_dim(), R, true, s);
       mark("bwd.rotary");
       linear_weight_grad(g(blk(l, 1)), nullptr, dqkv, ln1[l], C, R, acc);
       linear_input_grad(dtmp, dqkv, p(blk(l, 1)), C, R);
       mark("bwd.gemm_qkv");
+      tp_sum(dtmp);
+      mark("bwd.tp_allreduce");
       norm_backward(dtmp, res[l], ln1_rstd[l], blk(l, 0), acc);
       mark("bwd.rmsnorm");
+      layer_done(l, micro);
     }
     // The untied embedding's gradient is only the batch's rows: zero it, then add them.
     if (!acc) CUDA_CHECK(cudaMemsetAsync(g(0), 0, sizeof(bf16) * tensors[0].numel(), s));
     embedding_backward(g(0), nullptr, dres, tokens, B, T, C, acc, s);
     mark("bwd.embedding");
+    layer_done(-1, micro);
   }
 
  protected:
   void plan_activations(Planner& a) override {
-    const long long C = m.width, L = m.layers, R = qkv_width(), H = m.mlp;
+    const long long C = m.width, L = m.layers, R = qkv_width(), H = mlp_l;
     res.assign(L + 1, nullptr);
     for (auto* vec : {&ln1, &qkv, &atty, &r2, &ln2, &gu, &hid}) vec->assign(L, nullptr);
     for (auto* vec : {&ln1_rstd, &ln2_rstd, &attn_stats}) vec->assign(L, nullptr);
@@ -108,8 +125,8 @@ class LlamaStep final : public StepCore {
       ln1[l] = a.bf(BT * C);
       ln1_rstd[l] = a.f32(BT);
       qkv[l] = a.bf(BT * R);
-      attn_stats[l] = a.f32(B * static_cast<long long>(m.heads) * T);
-      atty[l] = a.bf(BT * C);
+      attn_stats[l] = a.f32(B * static_cast<long long>(heads_l) * T);
+      atty[l] = a.bf(BT * attn_width());
       r2[l] = a.bf(BT * C);
       ln2[l] = a.bf(BT * C);
       ln2_rstd[l] = a.f32(BT);
@@ -145,10 +162,11 @@ class LlamaStep final : public StepCore {
   std::size_t blk(int l, int j) const { return 1 + static_cast<std::size_t>(l) * 7 + static_cast<std::size_t>(j); }
   std::size_t lnf_w() const { return 1 + static_cast<std::size_t>(m.layers) * 7; }
   std::size_t head() const { return lnf_w() + 1; }
-  int qkv_width() const { return (m.heads + 2 * m.kv_heads) * m.head_dim(); }
+  // This tp rank's query and KV heads (all with tp 1).
+  int qkv_width() const { return (heads_l + 2 * kv_l) * m.head_dim(); }
   // K and V inside a row of the QKV projection (or its gradient): after the query heads.
-  bf16* k_of(bf16* x) const { return x + static_cast<long long>(m.heads) * m.head_dim(); }
-  bf16* v_of(bf16* x) const { return x + static_cast<long long>(m.heads + m.kv_heads) * m.head_dim(); }
+  bf16* k_of(bf16* x) const { return x + static_cast<long long>(heads_l) * m.head_dim(); }
+  bf16* v_of(bf16* x) const { return x + static_cast<long long>(heads_l + kv_l) * m.head_dim(); }
 
   // dres += RMSNorm's input gradient; the weight's gradient stored (or added).
   void norm_backward(const bf16* dout, const bf16* x, const float* rstd, std::size_t w_index, bool acc) {
@@ -161,8 +179,9 @@ class LlamaStep final : public StepCore {
 
 }  // namespace
 
-std::unique_ptr<StepCore> make_llama_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention) {
-  return std::make_unique<LlamaStep>(m, B, T, s, attention);
+std::unique_ptr<StepCore> make_llama_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention,
+                                          const Parallel& par) {
+  return std::make_unique<LlamaStep>(m, B, T, s, attention, par);
 }
 
 }  // namespace scalebench::gpt

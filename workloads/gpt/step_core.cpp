@@ -12,15 +12,24 @@ using gemm::MatmulDesc;
 using gemm::MatmulPreference;
 using gemm::MatrixLayout;
 
-StepCore::StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, Attention att)
+StepCore::StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, Attention att, const Parallel& p)
     : m(shape),
       B(b),
       T(t),
       attention(att),
       BT(static_cast<long long>(b) * t),
       s(stream),
-      tensors(parameter_layout(shape, t)) {
-  n_params = tensors.back().offset + tensors.back().numel();
+      par(p),
+      heads_l(shape.heads / p.at.tp),
+      kv_l(shape.kv_heads / p.at.tp),
+      mlp_l(shape.mlp / p.at.tp),
+      buckets(plan_buckets(local_layout(shape, t, p.at.tp, p.at.tp_rank), static_cast<long long>(p.bucket_mb * 1e6), 2,
+                           p.zero == 1 ? zero_padded_size(1, p.at.dp) : 1)),
+      tensors(buckets.tensors) {
+  n_params = buckets.total;
+  if (par.zero == 1) pieces = zero_pieces(buckets, par.at.dp, par.at.dp_rank);
+  n_state = par.zero == 1 ? n_params / par.at.dp : n_params;
+  norm_parts = norm_ranges(m, t, par.at.tp, buckets, pieces);
 }
 
 std::size_t StepCore::plan(std::byte* at) {
@@ -28,9 +37,9 @@ std::size_t StepCore::plan(std::byte* at) {
   const long long C = m.width, Vp = m.padded_vocab;
   params = a.bf(n_params);
   grads = a.bf(n_params);
-  master = a.f32(n_params);
-  adam_m = a.f32(n_params);
-  adam_v = a.f32(n_params);
+  master = a.f32(n_state);
+  adam_m = a.f32(n_state);
+  adam_v = a.f32(n_state);
   tokens = reinterpret_cast<int*>(a.f32(BT));
   targets = reinterpret_cast<int*>(a.f32(BT));
   logits = a.bf(BT * Vp);
@@ -164,21 +173,52 @@ void StepCore::loss_forward(int micro, int count) {
   mean_into(loss_sum, losses, rows, micro > 0, s);
 }
 
+void StepCore::tp_sum(bf16* x) {
+  if (par.at.tp > 1) par.tp_reduce->sum(x, BT * m.width, s);
+}
+
+void StepCore::layer_done(int layer, int micro) {
+  if (sync && micro == micro_count - 1) sync->layer_done(layer, s);
+}
+
+void StepCore::backward_done(int micro) {
+  if (sync && micro == micro_count - 1) sync->backward_done(s);
+}
+
 void StepCore::optimizer_step(const Hyper& h) {
   ++steps_done;
-  sum_of_squares(norm_sq, grads, n_params, s);
+  if (sync) sync->wait(s);
+  if (norm_parts.size() == 1 && norm_parts[0].weight == 1.f && norm_parts[0].begin == 0) {
+    sum_of_squares(norm_sq, grads, norm_parts[0].end, s);
+  } else {
+    CUDA_CHECK(cudaMemsetAsync(norm_sq, 0, sizeof(float), s));
+    for (const NormRange& r : norm_parts) add_sum_of_squares(norm_sq, grads + r.begin, r.end - r.begin, r.weight, s);
+  }
+  // The square's parts: the tp shards, and with ZeRO-1 the dp shards too.
+  if (par.zero == 1 && par.at.dp > 1)
+    NCCL_CHECK(ncclAllReduce(norm_sq, norm_sq, 1, ncclFloat32, ncclSum, par.dp_comm, s));
+  if (par.at.tp > 1) par.tp_reduce->sum(norm_sq, 1, s);
   mark("opt.grad_norm");
-  adamw(master, params, grads, adam_m, adam_v, n_params, h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, steps_done,
-        norm_sq, h.clip, s);
+  if (pieces.empty()) {
+    adamw(master, params, grads, adam_m, adam_v, n_params, h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, steps_done,
+          norm_sq, h.clip, s);
+  } else {
+    for (const ShardPiece& x : pieces)
+      adamw(master + x.state, params + x.begin, grads + x.begin, adam_m + x.state, adam_v + x.state, x.end - x.begin,
+            h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, steps_done, norm_sq, h.clip, s);
+  }
   mark("opt.adamw");
+  if (sync && par.zero == 1) sync->all_gather(params, s);
+  mark("opt.all_gather");
 }
 
 void StepCore::plan_fused_attention() {
-  const long long C = m.width, hd = m.head_dim(), row = (m.heads + 2LL * m.kv_heads) * hd;
+  // This tp rank's heads only.
+  const long long hd = m.head_dim(), C = heads_l * hd, row = (heads_l + 2LL * kv_l) * hd;
   gpu::SdpaShape sh;
   sh.batch = B;
-  sh.heads = m.heads;
-  sh.kv_heads = m.kv_heads;
+  sh.heads = heads_l;
+  sh.kv_heads = kv_l;
   sh.seq = T;
   sh.head_dim = hd;
   sh.qkv_strides = {T * row, hd, row, 1};
@@ -194,10 +234,22 @@ void StepCore::plan_fused_attention() {
 
 void StepCore::init(unsigned long long seed) {
   const float resid_std = 0.02f / std::sqrt(2.f * m.layers);
+  const std::vector<Tensor> whole = parameter_layout(m, T);
+  const std::vector<TensorShard> shards = tp_plan(m, T, par.at.tp, par.at.tp_rank);
+  long long largest = 0;
+  for (const Tensor& t : whole) largest = std::max(largest, t.numel());
+  // fp32 values of this rank's whole buffer (ZeRO-1 keeps only its slices), and of one whole
+  // tensor a split one is cut from.
+  gpu::DeviceBuffer local(pieces.empty() ? 0 : sizeof(float) * n_params);
+  float* values = pieces.empty() ? master : reinterpret_cast<float*>(local.get());
+  gpu::DeviceBuffer full(par.at.tp > 1 ? 6 * static_cast<std::size_t>(largest) : 0);
+  CUDA_CHECK(cudaMemsetAsync(values, 0, sizeof(float) * n_params, s));
+  CUDA_CHECK(cudaMemsetAsync(params, 0, sizeof(bf16) * n_params, s));
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor& t = tensors[i];
-    float* mp = master + t.offset;
-    bf16* pp = params + t.offset;
+    const Tensor& t = whole[i];
+    const bool cut = par.at.tp > 1 && shards[i].split != Split::kReplicated;
+    float* mp = cut ? reinterpret_cast<float*>(full.get()) : values + tensors[i].offset;
+    bf16* pp = cut ? reinterpret_cast<bf16*>(full.get() + 4 * largest) : params + tensors[i].offset;
     switch (t.kind) {
       case TensorKind::kNormWeight:
         init_constant(mp, pp, t.numel(), 1.f, s);
@@ -217,11 +269,17 @@ void StepCore::init(unsigned long long seed) {
         init_normal(mp, pp, t.numel(), 0.02f, seed + i * 0x9e3779b9ull, s);
         break;
     }
+    if (cut) copy_shard(values + tensors[i].offset, mp, t, shards[i], 4, s);
   }
-  CUDA_CHECK(cudaMemsetAsync(adam_m, 0, sizeof(float) * n_params, s));
-  CUDA_CHECK(cudaMemsetAsync(adam_v, 0, sizeof(float) * n_params, s));
+  to_bf16(params, values, n_params, s);
+  for (const ShardPiece& x : pieces)
+    CUDA_CHECK(cudaMemcpyAsync(master + x.state, values + x.begin, sizeof(float) * (x.end - x.begin),
+                               cudaMemcpyDeviceToDevice, s));
+  CUDA_CHECK(cudaMemsetAsync(adam_m, 0, sizeof(float) * n_state, s));
+  CUDA_CHECK(cudaMemsetAsync(adam_v, 0, sizeof(float) * n_state, s));
   CUDA_CHECK(cudaMemsetAsync(grads, 0, sizeof(bf16) * n_params, s));
   init_tables();
+  CUDA_CHECK(cudaStreamSynchronize(s));  // the temporary buffers go now
 }
 
 }  // namespace scalebench::gpt

@@ -11,6 +11,7 @@
 
 #include "workloads/gpt/gpt_kernels.cuh"
 #include "workloads/gpt/gpt_model.hpp"
+#include "workloads/gpt/gpt_parallel.hpp"
 #include "workloads/gpu/cublaslt_handles.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/cudnn_handles.hpp"
@@ -68,7 +69,7 @@ struct Gemm {
 
 class StepCore {
  public:
-  StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, Attention att);
+  StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, Attention att, const Parallel& par);
   virtual ~StepCore() = default;
   StepCore(const StepCore&) = delete;
   StepCore& operator=(const StepCore&) = delete;
@@ -78,10 +79,21 @@ class StepCore {
   // Forward and backward of one micro-batch (see GptModel).
   virtual void forward(int micro, int count) = 0;
   virtual void backward(int micro) = 0;
+  // Waits for the gradient buckets, clips by the global norm (over the tp shards and, with ZeRO,
+  // the dp shards), AdamW on this rank's parameters (ZeRO-1: its slices), then the all-gather.
   void optimizer_step(const Hyper& h);
   // Weights as GPT-2 initialises them (normal 0.02; residual projections 0.02 / sqrt(2 layers);
-  // norms 1; biases 0), zero optimizer state and gradients.
+  // norms 1; biases 0), zero optimizer state and gradients. A tp rank takes its shard of the
+  // values the whole tensor gets (copy_shard), so every tp gives the same model.
   void init(unsigned long long seed);
+  // Tensor parallelism: the width of this rank's attention heads; rank 0 alone adds the row-split
+  // layers' residual (and bias); the tp ranks' partial sums of x [BT, width] added up in place.
+  int attn_width() const { return heads_l * m.head_dim(); }
+  bool first_tp() const { return par.at.tp_rank == 0; }
+  void tp_sum(bf16* x);
+  // The backward pass tells the data-parallel reduction what is ready (on the last micro-batch).
+  void layer_done(int layer, int micro);
+  void backward_done(int micro);
   // cuDNN's fused attention for this shape: Q, K, V read in place from the QKV projection's rows
   // [B, T, heads + 2 kv_heads, head_dim], O written as rows [B, T, heads x head_dim].
   void plan_fused_attention();
@@ -91,8 +103,16 @@ class StepCore {
   Attention attention;
   long long BT;
   cudaStream_t s;
-  std::vector<Tensor> tensors;
-  long long n_params = 0;
+  Parallel par;
+  // This tp rank's query heads, KV heads and MLP width (the whole model's with tp 1).
+  int heads_l, kv_l, mlp_l;
+  BucketPlan buckets;
+  std::vector<Tensor>& tensors;       // this rank's layout (buckets.tensors)
+  std::vector<ShardPiece> pieces;     // ZeRO-1: this rank's slices; else empty
+  std::vector<NormRange> norm_parts;  // what this rank adds to the gradient norm
+  std::unique_ptr<GradSync> sync;     // dp > 1
+  long long n_params = 0;             // the (padded) flat buffer
+  long long n_state = 0;              // fp32 master and moments this rank holds
   int steps_done = 0;
   int micro_count = 1;
   gpu::DeviceBuffer mem;
@@ -146,7 +166,9 @@ class StepCore {
 };
 
 // The family's step for `m`.
-std::unique_ptr<StepCore> make_gpt2_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention);
-std::unique_ptr<StepCore> make_llama_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention);
+std::unique_ptr<StepCore> make_gpt2_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention,
+                                         const Parallel& par);
+std::unique_ptr<StepCore> make_llama_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention,
+                                          const Parallel& par);
 
 }  // namespace scalebench::gpt

@@ -1,0 +1,170 @@
+// The gpt workload's parallel layout: tp shards of the parameter buffer, the data-parallel gradient
+// buckets in backward order, ZeRO-1's slices and the gradient norm's ranges.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "common/error.hpp"
+#include "workloads/gpt/parallel_plan.hpp"
+
+using namespace scalebench;
+using namespace scalebench::gpt;
+
+namespace {
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const Tensor& named(const std::vector<Tensor>& t, const std::string& name) {
+  for (const Tensor& x : t)
+    if (x.name == name) return x;
+  throw Error("no tensor " + name);
+}
+}  // namespace
+
+TEST(GptParallelPlan, PlacementTpGroupsAreConsecutiveRanks) {
+  const Placement p = Placement::of(5, 2, 4);
+  EXPECT_EQ(p.dp_rank, 1);
+  EXPECT_EQ(p.tp_rank, 1);
+  EXPECT_EQ(Placement::of(3, 4, 1).dp_rank, 3);
+  EXPECT_EQ(Placement::of(3, 1, 4).tp_rank, 3);
+  EXPECT_NE(error_of([] { Placement::of(8, 2, 4); }).find("outside"), std::string::npos);
+  EXPECT_EQ(error_of([] { Placement::of(0, 1, 0); }).rfind("tp:", 0), 0u);
+}
+
+TEST(GptParallelPlan, LocalLayoutHoldsTheRanksShards) {
+  const ModelShape m = model_shape("gpt2-124m");
+  const std::vector<Tensor> whole = local_layout(m, 1024, 1, 0);
+  const std::vector<Tensor> full = parameter_layout(m, 1024);
+  ASSERT_EQ(whole.size(), full.size());
+  for (std::size_t i = 0; i < full.size(); ++i) EXPECT_EQ(whole[i].offset, full[i].offset) << full[i].name;
+  const std::vector<Tensor> l = local_layout(m, 1024, 4, 3);
+  EXPECT_EQ(named(l, "h.0.qkv.weight").rows, 3 * 192);
+  EXPECT_EQ(named(l, "h.0.qkv.weight").cols, 768);
+  EXPECT_EQ(named(l, "h.0.qkv.bias").rows, 3 * 192);
+  EXPECT_EQ(named(l, "h.0.proj.weight").rows, 768);
+  EXPECT_EQ(named(l, "h.0.proj.weight").cols, 192);
+  EXPECT_EQ(named(l, "h.0.proj.bias").rows, 768);  // row-split layer's bias: whole, added once
+  EXPECT_EQ(named(l, "h.0.up.weight").rows, 768);
+  EXPECT_EQ(named(l, "h.0.down.weight").cols, 768);
+  EXPECT_EQ(named(l, "wte").rows, 50304);
+  for (std::size_t i = 1; i < l.size(); ++i) EXPECT_EQ(l[i].offset, l[i - 1].offset + l[i - 1].numel());
+}
+
+// 124M's block is 7,087,872 parameters (14.2 MB in bf16): two blocks fill a 25 MB bucket. The last
+// blocks' gradients are complete first; the embeddings' (written by the head first and the
+// embedding last) only at the end.
+TEST(GptParallelPlan, BucketsFollowTheBackwardPass) {
+  const ModelShape m = model_shape("gpt2-124m");
+  const std::vector<Tensor> layout = parameter_layout(m, 1024);
+  const BucketPlan p = plan_buckets(layout, 25'000'000, 2);
+  ASSERT_EQ(p.buckets.size(), 7u);
+  EXPECT_EQ(p.buckets[0].ready_after, 10);
+  EXPECT_EQ(p.buckets[0].tensors.front(), "h.10.ln1.weight");
+  EXPECT_EQ(p.buckets[0].tensors.back(), "ln_f.bias");
+  for (std::size_t k = 1; k < 6; ++k) {
+    EXPECT_EQ(p.buckets[k].ready_after, 10 - 2 * static_cast<int>(k)) << k;
+    EXPECT_EQ(p.buckets[k].tensors.size(), 24u) << k;  // two whole blocks
+  }
+  EXPECT_EQ(p.buckets[6].ready_after, -1);
+  EXPECT_EQ(p.buckets[6].tensors, (std::vector<std::string>{"wte", "wpe"}));
+  // Unpadded: the buffer is parameter_layout's; the buckets tile it from the end down.
+  EXPECT_EQ(p.total, parameter_count(m, 1024));
+  EXPECT_EQ(p.buckets[0].end, p.total);
+  for (std::size_t k = 1; k < p.buckets.size(); ++k) EXPECT_EQ(p.buckets[k].end, p.buckets[k - 1].begin);
+  EXPECT_EQ(p.buckets.back().begin, 0);
+  for (std::size_t i = 0; i < layout.size(); ++i) EXPECT_EQ(p.tensors[i].offset, layout[i].offset);
+  // Every bucket but the embeddings' holds at least the target.
+  for (std::size_t k = 0; k + 1 < p.buckets.size(); ++k)
+    EXPECT_GE(2 * (p.buckets[k].end - p.buckets[k].begin), 25'000'000) << k;
+  // Smaller buckets: one block each; a bucket never splits a block.
+  const BucketPlan one = plan_buckets(layout, 1'000'000, 2);
+  EXPECT_EQ(one.buckets.size(), 13u);
+  EXPECT_EQ(one.buckets[0].ready_after, 11);
+  EXPECT_EQ(one.buckets[11].ready_after, 0);
+  EXPECT_EQ(error_of([&] { plan_buckets(layout, 0, 2); }).rfind("bucket_mb:", 0), 0u);
+}
+
+TEST(GptParallelPlan, LlamaHeadJoinsTheLastBlock) {
+  const ModelShape m = model_shape("llama-tiny");
+  const BucketPlan p = plan_buckets(parameter_layout(m, 64), 1, 2);
+  ASSERT_EQ(p.buckets.size(), 3u);
+  EXPECT_EQ(p.buckets[0].tensors.back(), "head.weight");
+  EXPECT_EQ(p.buckets[0].ready_after, 1);
+  EXPECT_EQ(p.buckets[2].tensors, (std::vector<std::string>{"wte"}));
+  EXPECT_EQ(p.buckets[2].ready_after, -1);
+}
+
+// ZeRO-1: each bucket padded to dp x 64 (zero_padded_size), rank r owns its r-th slice of every
+// bucket; the slices of all ranks tile the buckets, and the optimizer state is 1/dp of the buffer.
+TEST(GptParallelPlan, ZeroSlicesEveryBucket) {
+  const ModelShape m = model_shape("gpt2-tiny");
+  const std::vector<Tensor> layout = parameter_layout(m, 64);
+  for (int dp : {2, 4}) {
+    const BucketPlan p = plan_buckets(layout, 20'000, 2, zero_padded_size(1, dp));
+    ASSERT_GT(p.buckets.size(), 1u);
+    EXPECT_GE(p.total, parameter_count(m, 64));
+    for (const GradBucket& b : p.buckets) {
+      EXPECT_EQ((b.end - b.begin) % (64 * dp), 0);
+      long long n = 0;
+      for (const std::string& t : b.tensors) n += named(p.tensors, t).numel();
+      EXPECT_EQ(b.end - b.begin, zero_padded_size(n, dp));
+      EXPECT_EQ(named(p.tensors, b.tensors.front()).offset, b.begin);
+    }
+    // No two tensors overlap.
+    std::vector<Tensor> sorted = p.tensors;
+    std::sort(sorted.begin(), sorted.end(), [](const Tensor& a, const Tensor& b) { return a.offset < b.offset; });
+    for (std::size_t i = 1; i < sorted.size(); ++i)
+      EXPECT_GE(sorted[i].offset, sorted[i - 1].offset + sorted[i - 1].numel());
+    std::map<long long, int> owner;
+    long long state = 0;
+    for (int r = 0; r < dp; ++r) {
+      const std::vector<ShardPiece> pieces = zero_pieces(p, dp, r);
+      ASSERT_EQ(pieces.size(), p.buckets.size());
+      long long at = 0;
+      for (std::size_t k = 0; k < pieces.size(); ++k) {
+        const long long per = (p.buckets[k].end - p.buckets[k].begin) / dp;
+        EXPECT_EQ(pieces[k].begin, p.buckets[k].begin + r * per);
+        EXPECT_EQ(pieces[k].end - pieces[k].begin, per);
+        EXPECT_EQ(pieces[k].state, at);
+        at += per;
+        owner[pieces[k].begin] = r;
+      }
+      EXPECT_EQ(at * dp, p.total);
+      state += at;
+    }
+    EXPECT_EQ(state, p.total);
+    EXPECT_EQ(owner.size(), p.buckets.size() * dp);
+  }
+  EXPECT_NE(error_of([&] { zero_pieces(plan_buckets(layout, 1, 2, 1), 3, 0); }).find("zero:"), std::string::npos);
+}
+
+// Over all ranks of a dp x tp layout, the weighted ranges count every parameter exactly once.
+TEST(GptParallelPlan, NormRangesCountEachParameterOnce) {
+  const ModelShape m = model_shape("gpt2-tiny");
+  for (int tp : {1, 2, 4})
+    for (int dp : {1, 2}) {
+      double counted = 0;
+      for (int t = 0; t < tp; ++t) {
+        const BucketPlan p = plan_buckets(local_layout(m, 64, tp, t), 20'000, 2, dp > 1 ? zero_padded_size(1, dp) : 1);
+        for (int d = 0; d < dp; ++d) {
+          const std::vector<ShardPiece> pieces = dp > 1 ? zero_pieces(p, dp, d) : std::vector<ShardPiece>{};
+          for (const NormRange& r : norm_ranges(m, 64, tp, p, pieces)) counted += r.weight * (r.end - r.begin);
+        }
+      }
+      EXPECT_NEAR(counted, static_cast<double>(parameter_count(m, 64)), 1e-3) << "tp " << tp << " dp " << dp;
+    }
+  // One whole-weight range on one GPU.
+  const BucketPlan one = plan_buckets(parameter_layout(m, 64), 20'000, 2);
+  const std::vector<NormRange> r = norm_ranges(m, 64, 1, one, {});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].end, parameter_count(m, 64));
+}

@@ -1,0 +1,145 @@
+#include "workloads/gpt/parallel_plan.hpp"
+
+#include <algorithm>
+
+#include "common/error.hpp"
+
+namespace scalebench::gpt {
+
+Placement Placement::of(int rank, int dp, int tp) {
+  if (dp < 1) throw Error("dp: must be a positive count, got " + std::to_string(dp));
+  if (tp < 1) throw Error("tp: must be a positive count, got " + std::to_string(tp));
+  if (rank < 0 || rank >= dp * tp)
+    throw Error("rank " + std::to_string(rank) + " is outside the dp x tp = " + std::to_string(dp * tp) + " ranks");
+  return Placement{dp, tp, rank / tp, rank % tp};
+}
+
+std::vector<Tensor> local_layout(const ModelShape& m, int seq, int tp, int tp_rank) {
+  std::vector<Tensor> out = parameter_layout(m, seq);
+  const std::vector<TensorShard> plan = tp_plan(m, seq, tp, tp_rank);
+  long long at = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    Tensor& t = out[i];
+    const TensorShard& s = plan[i];
+    if (s.split == Split::kRows) t.rows = s.numel / t.cols;
+    if (s.split == Split::kCols) t.cols = s.numel / t.rows;
+    t.offset = at;
+    at += t.numel();
+  }
+  return out;
+}
+
+namespace {
+// Block index of each tensor for the bucket plan: the embeddings count as block 0 and ready after
+// the embedding (-1); the tensors after the blocks as the last block.
+struct Unit {
+  std::size_t first = 0, last = 0;  // tensor indices, inclusive
+  int ready = 0;
+};
+std::vector<Unit> units_in_backward_order(const std::vector<Tensor>& t) {
+  std::vector<Unit> fwd;
+  int last_layer = 0;
+  for (const Tensor& x : t) last_layer = std::max(last_layer, x.layer);
+  bool seen_block = false;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const int layer = t[i].layer >= 0 ? t[i].layer : (seen_block ? last_layer : -1);
+    if (t[i].layer >= 0) seen_block = true;
+    if (!fwd.empty() && fwd.back().ready == layer) {
+      fwd.back().last = i;
+    } else {
+      fwd.push_back(Unit{i, i, layer});
+    }
+  }
+  std::reverse(fwd.begin(), fwd.end());
+  return fwd;
+}
+}  // namespace
+
+BucketPlan plan_buckets(const std::vector<Tensor>& layout, long long target_bytes, int elem_bytes, long long pad) {
+  if (target_bytes < 1) throw Error("bucket_mb: must be positive");
+  if (pad < 1) throw Error("bucket padding must be positive");
+  BucketPlan out;
+  out.tensors = layout;
+  // Group units (backward order) into buckets of tensor-index ranges.
+  struct Group {
+    std::size_t first = 0, last = 0;
+    int ready = 0;
+  };
+  std::vector<Group> groups;
+  bool open = false;
+  long long bytes = 0;
+  for (const Unit& u : units_in_backward_order(layout)) {
+    long long n = 0;
+    for (std::size_t i = u.first; i <= u.last; ++i) n += layout[i].numel();
+    if (!open) {
+      groups.push_back(Group{u.first, u.last, u.ready});
+      bytes = 0;
+      open = true;
+    } else {
+      groups.back().first = u.first;
+      groups.back().ready = std::min(groups.back().ready, u.ready);
+    }
+    bytes += n * elem_bytes;
+    if (bytes >= target_bytes) open = false;
+  }
+  // The embeddings' unit (ready -1) closes the backward: a group holding it is ready only then.
+  // Offsets, ascending: the last group (lowest tensors) first, each padded to `pad`.
+  long long at = 0;
+  std::vector<GradBucket> ascending;
+  for (auto g = groups.rbegin(); g != groups.rend(); ++g) {
+    GradBucket b;
+    b.begin = at;
+    b.ready_after = g->ready;
+    for (std::size_t i = g->first; i <= g->last; ++i) {
+      out.tensors[i].offset = at;
+      at += out.tensors[i].numel();
+      b.tensors.push_back(out.tensors[i].name);
+    }
+    at = (at - b.begin + pad - 1) / pad * pad + b.begin;
+    b.end = at;
+    ascending.push_back(std::move(b));
+  }
+  out.total = at;
+  out.buckets.assign(ascending.rbegin(), ascending.rend());
+  return out;
+}
+
+std::vector<ShardPiece> zero_pieces(const BucketPlan& plan, int dp, int dp_rank) {
+  if (dp_rank < 0 || dp_rank >= dp)
+    throw Error("dp rank " + std::to_string(dp_rank) + " is outside 0.." + std::to_string(dp - 1));
+  std::vector<ShardPiece> out;
+  long long state = 0;
+  for (const GradBucket& b : plan.buckets) {
+    const long long n = b.end - b.begin;
+    if (n % dp != 0) throw Error("zero: bucket of " + std::to_string(n) + " elements is not padded to dp");
+    const long long per = n / dp;
+    out.push_back(ShardPiece{b.begin + dp_rank * per, b.begin + (dp_rank + 1) * per, state});
+    state += per;
+  }
+  return out;
+}
+
+std::vector<NormRange> norm_ranges(const ModelShape& m, int seq, int tp, const BucketPlan& plan,
+                                   const std::vector<ShardPiece>& pieces) {
+  const std::vector<TensorShard> split = tp_plan(m, seq, tp, 0);
+  std::vector<NormRange> tensors;  // per tensor, merged when adjacent with the same weight
+  for (std::size_t i = 0; i < plan.tensors.size(); ++i) {
+    const Tensor& t = plan.tensors[i];
+    const float w = split[i].split == Split::kReplicated ? 1.f / static_cast<float>(tp) : 1.f;
+    if (!tensors.empty() && tensors.back().end == t.offset && tensors.back().weight == w) {
+      tensors.back().end = t.offset + t.numel();
+    } else {
+      tensors.push_back(NormRange{t.offset, t.offset + t.numel(), w});
+    }
+  }
+  if (pieces.empty()) return tensors;
+  std::vector<NormRange> out;
+  for (const ShardPiece& p : pieces)
+    for (const NormRange& r : tensors) {
+      const long long b = std::max(p.begin, r.begin), e = std::min(p.end, r.end);
+      if (b < e) out.push_back(NormRange{b, e, r.weight});
+    }
+  return out;
+}
+
+}  // namespace scalebench::gpt

@@ -1,0 +1,65 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "workloads/gpt/gpt_config.hpp"
+
+// How one rank of a dp x tp layout holds the model: its tensor-parallel shard's parameter layout,
+// the gradient buckets the data-parallel reduction sends as the backward pass fills them, the
+// ZeRO-1 pieces of each bucket this rank updates, and the ranges the gradient norm sums. Pure: no
+// CUDA, unit-tested everywhere.
+namespace scalebench::gpt {
+
+// The rank's place: tp groups are consecutive ranks (rank = dp_rank x tp + tp_rank).
+struct Placement {
+  int dp = 1, tp = 1;
+  int dp_rank = 0, tp_rank = 0;
+  static Placement of(int rank, int dp, int tp);
+};
+
+// parameter_layout with each tensor cut to this tp rank's shard (tp_plan): rows or columns of the
+// split ones, replicated ones whole; offsets contiguous in the same order. tp = 1: the full layout.
+std::vector<Tensor> local_layout(const ModelShape& m, int seq, int tp, int tp_rank);
+
+// A group of consecutive tensors of the flat buffer whose gradients travel in one collective. The
+// backward pass runs from the last block to the first, so the buckets run from the end of the
+// buffer to its start; a bucket is complete once block `ready_after` has finished its backward
+// (-1: after the embedding's, the last thing the backward pass writes).
+struct GradBucket {
+  long long begin = 0, end = 0;  // elements of the (padded) flat buffer; end - begin is a multiple of pad
+  int ready_after = 0;
+  std::vector<std::string> tensors;  // in buffer order
+};
+struct BucketPlan {
+  std::vector<Tensor> tensors;      // the layout with offsets moved so that each bucket is padded
+  std::vector<GradBucket> buckets;  // in backward (launch) order
+  long long total = 0;              // elements of the padded buffer
+};
+// Whole blocks per bucket (a block's tensors never straddle two), closed once it holds at least
+// `target_bytes` of `elem_bytes` gradients. The final norm and an untied head (after the blocks)
+// join the last block's bucket; the embeddings (before the blocks) join the first block's bucket,
+// which is then ready only after the embedding. Each bucket is padded to a multiple of `pad`
+// elements (ZeRO: dp x 64, zero_padded_size; else 1).
+BucketPlan plan_buckets(const std::vector<Tensor>& layout, long long target_bytes, int elem_bytes, long long pad = 1);
+
+// ZeRO-1: rank `dp_rank` of `dp` owns the dp_rank-th equal slice of every (padded) bucket, as
+// zero_plan cuts a bucket; reduce-scatter leaves that slice's summed gradients in place and the
+// all-gather spreads its updated parameters. `state` is where its fp32 master and moments live in
+// the rank's optimizer buffers (consecutive over the buckets).
+struct ShardPiece {
+  long long begin = 0, end = 0;  // elements of the flat buffer
+  long long state = 0;
+};
+std::vector<ShardPiece> zero_pieces(const BucketPlan& plan, int dp, int dp_rank);
+
+// The ranges of the gradient buffer this rank adds to the global norm's square, with their
+// weights: a tensor replicated over the tp ranks counts 1/tp on each (their gradients are equal),
+// a split one 1. Within `pieces` only (ZeRO-1: this rank's shards; empty: the whole buffer).
+struct NormRange {
+  long long begin = 0, end = 0;
+  float weight = 1.f;
+};
+std::vector<NormRange> norm_ranges(const ModelShape& m, int seq, int tp, const BucketPlan& plan,
+                                   const std::vector<ShardPiece>& pieces);
+
+}  // namespace scalebench::gpt
