@@ -109,6 +109,9 @@ Table scaling_model_table(const Section& sec, const std::string& one, const Repo
     m.columns.push_back("eff. % @" + std::to_string(n));
     m.numeric.push_back(true);
   }
+  m.columns.push_back("extrapolation");
+  m.numeric.push_back(false);
+  m.note += "; extrapolation: why the @N columns are a guess (fewer than 3 measured counts, or R² under 0.9)";
   return m;
 }
 
@@ -135,13 +138,28 @@ struct ScalingGroup {
   bool pg;  // a per-GPU figure
   const std::string& unit;
   const std::string& axis;
+  bool gpus;
   const ReportOptions& opt;
 };
+
+// How much of the measured totals' spread the model explains (1 - SSres/SStot).
+double throughput_r2(const ThroughputModel& tm, const std::vector<int>& ws, const std::vector<double>& totals) {
+  double mean = 0;
+  for (double t : totals) mean += t / totals.size();
+  double res = 0, tot = 0;
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    res += std::pow(totals[i] - predict_throughput(tm, ws[i]), 2);
+    tot += std::pow(totals[i] - mean, 2);
+  }
+  if (tot <= 0) return res <= 1e-12 * mean * mean ? 1.0 : 0.0;
+  return 1 - res / tot;
+}
 
 // One variant of a group: its rows of the scaling table, its measured series and, with 2+
 // counts, the throughput model's row and continuation. Returns whether it has 2+ counts.
 bool add_variant_scaling(const ScalingGroup& sg, const ScalingBase& base, const std::string& variant,
-                         const std::map<int, std::vector<const Json*>>& by_w, Table& t, Table& m, Chart& c) {
+                         const std::map<int, std::vector<const Json*>>& by_w, Table& t, Table& m, Chart& c,
+                         std::vector<std::string>& notes) {
   const int top = sg.opt.extrapolate_to.back();
   const std::string name = sg.key + " · " + variant;
   const bool borrowed = !by_w.count(base.w0);
@@ -168,9 +186,16 @@ bool add_variant_scaling(const ScalingGroup& sg, const ScalingBase& base, const 
   std::vector<std::string> row = {name, std::to_string(ws.size()) + " counts, " + std::to_string(ws.front()) + "–" +
                                             std::to_string(ws.back()) + " " + sg.axis};
   for (int n : sg.opt.extrapolate_to) row.push_back(format_number(100 * predict_efficiency(tm, n)));
+  const std::string doubt = extrapolation_doubt(static_cast<int>(ws.size()), throughput_r2(tm, ws, totals), sg.gpus);
+  row.push_back(doubt.empty() ? "supported" : "a guess: " + doubt);
   m.rows.push_back(row);
+  if (!doubt.empty()) {
+    if (c.warning.empty()) c.warning = "Warning: model extrapolated from " + doubt;
+    notes.push_back(
+        extrapolation_warning(name + " beyond " + std::to_string(ws.back()) + " " + sg.axis, doubt, sg.gpus));
+  }
   Series model;
-  model.name = variant + " model";
+  model.name = variant + (doubt.empty() ? " model" : " model (a guess)");
   model.dashed = true, model.markers = model.error_bars = false;
   for (int n = by_w.rbegin()->first; n <= top; n *= 2) {
     const double v = predict_throughput(tm, n) / (sg.pg ? n : 1);
@@ -215,12 +240,15 @@ void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, 
     c.title = sec.title + ": " + key + " by " + one + " count";
     c.x_label = axis, c.y_label = key.substr(0, key.find(" · ")) + " (" + tg.unit_of[key] + ")";
     c.log_x = true, c.log_y = !pg;
-    const ScalingGroup sg{key, pg, tg.unit_of[key], axis, opt};
+    const ScalingGroup sg{key, pg, tg.unit_of[key], axis, gpus, opt};
     bool any_scaling = false;
-    for (auto& [variant, by_w] : variants) any_scaling |= add_variant_scaling(sg, base, variant, by_w, t, m, c);
+    std::vector<std::string> notes;
+    for (auto& [variant, by_w] : variants) any_scaling |= add_variant_scaling(sg, base, variant, by_w, t, m, c, notes);
     if (!any_scaling) continue;
     c.series.push_back(ideal_series(base, pg, opt.extrapolate_to.back()));
-    if (draw) sec.charts.push_back(c);
+    if (!draw) continue;
+    sec.charts.push_back(c);
+    sec.paragraphs.insert(sec.paragraphs.end(), notes.begin(), notes.end());
   }
   sec.tables.push_back(t);
   if (!m.rows.empty()) sec.tables.push_back(m);

@@ -137,6 +137,21 @@ TEST(Report, ThroughputScalingGivesSpeedupAndEfficiencyAgainstTheSmallestCount) 
   EXPECT_TRUE(r.sections.back().charts[0].series[1].dashed);
 }
 
+TEST(Report, AThroughputModelOfTwoCountsIsExtrapolatedOnlyWithAWarning) {
+  const Report r =
+      build_report(Json::array({throughput_record("nvlink", 1, 1000), throughput_record("nvlink", 2, 1900)}));
+  const Table* model = find_table(r, "-scaling-model");
+  ASSERT_NE(model, nullptr);
+  ASSERT_EQ(model->rows.size(), 1u);
+  EXPECT_EQ(model->rows[0].back(), "a guess: 2 measured GPU counts (fewer than 3)");
+  const Chart& c = r.sections.back().charts.at(0);
+  EXPECT_EQ(c.warning, "Warning: model extrapolated from 2 measured GPU counts (fewer than 3)");
+  EXPECT_EQ(c.series[1].name, "nvlink model (a guess)");
+  ASSERT_FALSE(r.sections.back().paragraphs.empty());
+  EXPECT_EQ(r.sections.back().paragraphs[0].rfind("Warning: command throughput · nvlink beyond 2 GPUs", 0), 0u)
+      << r.sections.back().paragraphs[0];
+}
+
 TEST(Report, StrongScalingIsTellByAGlobalBatchSplitOverGpus) {
   Json recs = Json::array({throughput_record("a", 1, 1000, {{"batch_size", 256}}),
                            throughput_record("a", 2, 1900, {{"batch_size", 128}}),
