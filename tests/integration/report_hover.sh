@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The report page's interactive charts in headless Chromium: a mouse moved onto a point of the
+# busbw and the time chart must show that point's series, size and value exactly as the per-size
+# table prints them. The page is one file (Chart.js inlined, nothing fetched), a baseline overlay
+# adds dashed curves, and without the charting library the report stops with a clear error.
+source "$(dirname "$0")/lib.sh"
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [[ -z $browser ]]; then
+  echo "SKIP: no chromium (scripts/install-test-deps.sh installs it)"
+  exit 77
+fi
+records=$SRC/tests/data/report/records.jsonl
+exp=nccl-tests-vs-scalebench
+"$BIN/scalebench" report --records "$records" --experiment $exp --baseline "$records" --out "$WORK/report" \
+  >"$WORK/report.log" 2>&1 || fail "report exited $?: $(cat "$WORK/report.log")"
+
+# One file: the library and the page's script inline, no other file or address fetched.
+page=$WORK/report/index.html
+grep -q 'Chart.js v3' "$page" || fail "Chart.js is not inlined"
+if grep -Eq '<script[^>]* src=|<link[^>]* href=' "$page"; then fail "the page loads a file"; fi
+
+# Without the library: a clear error naming the file and the package, and no page.
+SCALEBENCH_CHART_JS=$WORK/missing.js "$BIN/scalebench" report --records "$records" --out "$WORK/none" \
+  >"$WORK/missing.log" 2>&1 && fail "report without its charting library succeeded"
+grep -q "missing.js: cannot read the charting library.*libjs-chart.js" "$WORK/missing.log" ||
+  fail "unclear error without the library: $(cat "$WORK/missing.log")"
+[[ ! -e $WORK/none/index.html ]] || fail "a page was written without its charting library"
+
+# Where to hover and what the tooltip must say: a mid-size busbw point and the smallest size's
+# time (the latency) of one curve, from the per-size table's CSV.
+python3 - "$WORK" "$exp" <<'PY'
+import csv, json, os, sys
+work, exp = sys.argv[1], sys.argv[2]
+rep = json.load(open(os.path.join(work, "report", "report.json")))
+charts = {c["id"]: c for s in rep["sections"] for c in s["charts"]}
+rows = list(csv.DictReader(open(os.path.join(work, "report", "tables", f"experiment-{exp}-per-size.csv"))))
+series = "scalebench-nvlink · 4 GPUs"
+mine = [r for r in rows if r["series"] == series]
+assert len(mine) >= 3, f"per-size table has {len(mine)} rows of {series}"
+busbw_chart = f"experiment-{exp}-busbw-all-reduce-float32-sum"
+time_chart = f"experiment-{exp}-time-all-reduce-float32-sum"
+assert any(s["name"] == "baseline: " + series for s in charts[busbw_chart]["series"]), "no baseline overlay"
+def x_of(chart, size_text):
+    # The point's x in bytes: the chart's series holds it; the table names it as "64MiB".
+    units = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+    num = size_text.rstrip("BKiMG")
+    return int(num) * units[size_text[len(num):]]
+mid, small = mine[len(mine) // 2], mine[0]
+cases = [
+    {"chart": busbw_chart, "series": series, "x": x_of(busbw_chart, mid["size"]),
+     "want": {"series": series, "x": "message size: " + mid["size"], "y": "busbw (GB/s): " + mid["busbw GB/s"],
+              "spread": "min – max: " + mid["busbw min – max"]}},
+    {"chart": time_chart, "series": series, "x": x_of(time_chart, small["size"]),
+     "want": {"series": series, "x": "message size: " + small["size"], "y": "time (µs): " + small["time µs"]}},
+]
+json.dump(cases, open(os.path.join(work, "cases.json"), "w"))
+PY
+# Headless Chromium under a virtual time budget does not always run animation frames, on which
+# Chart.js handles mouse events: frames become timers there, installed before Chart.js loads.
+frames='<script>window.requestAnimationFrame = f => setTimeout(() => f(performance.now()), 16);</script>'
+{
+  sed -e "s#<head>#<head>$frames#" -e 's#</body>##' -e 's#</html>##' "$page"
+  echo "<script>window.hoverCases = $(cat "$WORK/cases.json");</script>"
+  echo "<script>"
+  cat "$SRC/tests/integration/browser/hover_check.js"
+  echo "</script></body></html>"
+} >"$WORK/report/hover.html"
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+  --disable-background-timer-throttling --disable-renderer-backgrounding --disable-backgrounding-occluded-windows \
+  --user-data-dir="$WORK/chromium" --window-size=1280,1024 --virtual-time-budget=10000 \
+  --dump-dom "file://$WORK/report/hover.html" >"$WORK/dom.html" 2>"$WORK/chromium.log" || fail "chromium exited $?"
+python3 - "$WORK/dom.html" "$WORK/cases.json" <<'PY'
+import html, json, re, sys
+dom = open(sys.argv[1]).read()
+m = re.findall(r"<pre id=\"hover-check\">(.*?)</pre>", dom, re.S)
+assert m, "the page's hover check did not run"
+seen = json.loads(html.unescape(m[-1]))
+assert seen["figures"] > 0 and seen["interactive"] == seen["figures"], f"charts drawn interactively: {seen}"
+for case, got in zip(json.load(open(sys.argv[2])), seen["cases"]):
+    assert "error" not in got, f"{case['chart']}: {got['error']}"
+    assert got["shown"], f"{case['chart']}: no tooltip after hovering {case['series']} at {case['x']}: {got}"
+    for part, want in case["want"].items():
+        assert got[part] == want, f"{case['chart']}: tooltip {part} reads {got[part]!r}, the table says {want!r}"
+print(f"hovered {len(seen['cases'])} points in {seen['interactive']} interactive charts: tooltips match the table")
+PY
+echo "report_hover: ok"
