@@ -201,7 +201,7 @@ void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gp
     std::vector<const Json*> ok;
     for (const Json& r : o.records)
       if (is_ok_point(r)) ok.push_back(&r);
-    CollectiveGroups og = collective_groups(ok, gpus);
+    CollectiveGroups og = collective_groups(ok, on_gpus(o.records));  // named as they were measured
     std::size_t shared = 0;
     for (const auto& [title, g] : og) shared += groups.count(title);
     if (shared == 0) continue;

@@ -26,6 +26,28 @@ grep -q "missing.js: cannot read the charting library.*libjs-chart.js" "$WORK/mi
   fail "unclear error without the library: $(cat "$WORK/missing.log")"
 [[ ! -e $WORK/none/index.html ]] || fail "a page was written without its charting library"
 
+# --overlay: another experiment's curves in this one's charts, named as it measured them (host
+# ranks); without --experiment it gets no section of its own; an unknown one is an error.
+"$BIN/scalebench" report --records "$records" --experiment $exp --overlay quick --out "$WORK/overlay" \
+  >"$WORK/overlay.log" 2>&1 || fail "report --overlay exited $?: $(cat "$WORK/overlay.log")"
+"$BIN/scalebench" report --records "$records" --overlay quick --out "$WORK/overlay-all" \
+  >"$WORK/overlay-all.log" 2>&1 || fail "report --overlay without --experiment: $(cat "$WORK/overlay-all.log")"
+python3 - "$WORK" "$exp" <<'PY'
+import json, os, sys
+work, exp = sys.argv[1], sys.argv[2]
+for out in ("overlay", "overlay-all"):
+    rep = json.load(open(os.path.join(work, out, "report.json")))
+    ids = [s["id"] for s in rep["sections"]]
+    assert "experiment-quick" not in ids, f"{out}: the overlaid experiment has a section: {ids}"
+    busbw = [c for s in rep["sections"] for c in s["charts"] if c["id"] == f"experiment-{exp}-busbw-all-reduce-float32-sum"]
+    names = [s["name"] for s in busbw[0]["series"]]
+    assert "quick: default · 2 ranks" in names, f"{out}: no overlay of quick: {names}"
+    assert next(s for s in busbw[0]["series"] if s["name"].startswith("quick: "))["dashed"], "overlay not dashed"
+PY
+"$BIN/scalebench" report --records "$records" --overlay no-such --out "$WORK/bad" >"$WORK/bad.log" 2>&1 &&
+  fail "--overlay of an unknown experiment succeeded"
+grep -q "overlay: no records of experiment 'no-such'" "$WORK/bad.log" || fail "unclear --overlay error: $(cat "$WORK/bad.log")"
+
 # Where to hover and what the tooltip must say: a mid-size busbw point and the smallest size's
 # time (the latency) of one curve, from the per-size table's CSV.
 python3 - "$WORK" "$exp" <<'PY'
