@@ -63,7 +63,11 @@
   const errorBars = {
     id: 'errorBars',
     afterDatasetsDraw(chart) {
-      const ctx = chart.ctx, y = chart.scales.y, logY = y.type === 'logarithmic';
+      const ctx = chart.ctx, y = chart.scales.y, logY = y.type === 'logarithmic', area = chart.chartArea;
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
+      ctx.clip();  // a bar beyond a zoomed or rounded axis stops at the plot's edge
       chart.data.datasets.forEach((ds, i) => {
         if (!ds.errorBars || !chart.isDatasetVisible(i)) return;
         chart.getDatasetMeta(i).data.forEach((el, j) => {
@@ -83,6 +87,7 @@
           ctx.restore();
         });
       });
+      ctx.restore();
     },
   };
 
@@ -154,6 +159,14 @@
       title: {display: true, text: which === 'x' ? d.x_label : d.y_label},
       ticks: {callback: v => (which === 'x' && d.x_bytes ? formatSize(v) : tickLabel(v))},
     };
+    if (which === 'y' && log) {
+      // 1, 2 and 5 times a power of ten over a few decades, powers of ten alone over more.
+      a.ticks.callback = (v, i, ticks) => {
+        const decades = Math.log10(ticks[ticks.length - 1].value / ticks[0].value);
+        const m = Math.round(v / Math.pow(10, Math.floor(Math.log10(v) + 1e-9)));
+        return m === 1 || (decades < 3 && (m === 2 || m === 5)) ? tickLabel(v) : '';
+      };
+    }
     if (which === 'x') {
       // The measured range, not the library's rounded one (a log axis would start at 1 B).
       const xs = d.series.flatMap(s => s.points.map(p => p[0])).filter(x => !log || x > 0);

@@ -108,6 +108,8 @@ void add_collective_scaling(Section& sec, const CollectiveGroups& groups, bool g
                   " by " + (gpus ? "GPU" : "rank") + " count, with the alpha-beta model's continuation";
     scale.x_label = gpus ? "GPUs" : "ranks", scale.y_label = "busbw (GB/s)";
     scale.log_x = true;
+    // Lines resting on too little, grouped by why and from which count: one paragraph each.
+    std::map<std::pair<std::string, int>, std::vector<std::string>> doubtful;
     for (auto& [line, l] : lines) {
       Series s;
       s.name = line + " measured";
@@ -130,8 +132,14 @@ void add_collective_scaling(Section& sec, const CollectiveGroups& groups, bool g
       scale.series.push_back(model_line);
       if (doubt.empty()) continue;
       if (scale.warning.empty()) scale.warning = "Warning: model extrapolated from " + doubt;
+      doubtful[{doubt, n_fit}].push_back(line);
+    }
+    for (const auto& [why, names] : doubtful) {
+      std::string which;
+      for (const auto& n : names) which += (which.empty() ? "" : ", ") + n;
       sec.paragraphs.push_back(extrapolation_warning(
-          title + " busbw of " + line + " beyond " + std::to_string(n_fit) + (gpus ? " GPUs" : " ranks"), doubt, gpus));
+          title + " busbw of " + which + " beyond " + std::to_string(why.second) + (gpus ? " GPUs" : " ranks"),
+          why.first, gpus));
     }
     sec.charts.push_back(scale);
   }
