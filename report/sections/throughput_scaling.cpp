@@ -86,7 +86,8 @@ Table scaling_table(const Section& sec, const std::string& axis, const std::stri
           " figure times the count); efficiency = speedup / (count / smallest count); a variant without a run at "
           "the smallest count (one " +
           one + " crosses no link) takes that of another variant; weak scaling keeps the work per " + one +
-          ", strong scaling the total (as DLBS defines them)",
+          ", strong scaling the total (as DLBS defines them); % of peak: of the peak the record names (a GEMM's "
+          "FLOP peak for its precision)",
       {{"series", false},
        {axis, true},
        {"throughput", true},
@@ -95,7 +96,8 @@ Table scaling_table(const Section& sec, const std::string& axis, const std::stri
        {"cv %", true},
        {"speedup", true},
        {"efficiency %", true},
-       {"scaling", false}});
+       {"scaling", false},
+       {"% of peak", true}});
 }
 
 Table scaling_model_table(const Section& sec, const std::string& one, const ReportOptions& opt) {
@@ -175,7 +177,8 @@ bool add_variant_scaling(const ScalingGroup& sg, const ScalingBase& base, const 
     const double total = p.median * (sg.pg ? w : 1);
     const double speedup = base.total > 0 ? total / base.total : 0;
     t.rows.push_back({name, std::to_string(w), format_number(p.median), sg.unit, spread_text(p), cv_text(p),
-                      format_number(speedup), format_number(100 * speedup / (double(w) / base.w0)), kind});
+                      format_number(speedup), format_number(100 * speedup / (double(w) / base.w0)), kind,
+                      p.pct_of_peak >= 0 ? format_number(p.pct_of_peak) : ""});
     ws.push_back(w), totals.push_back(total);
     measured.points.push_back({double(w), p.median, p.min, p.max});
   }

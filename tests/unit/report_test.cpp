@@ -137,6 +137,17 @@ TEST(Report, ThroughputScalingGivesSpeedupAndEfficiencyAgainstTheSmallestCount) 
   EXPECT_TRUE(r.sections.back().charts[0].series[1].dashed);
 }
 
+TEST(Report, AThroughputRowSaysItsShareOfThePeak) {
+  // One GPU's GEMM (the quick study on a one-GPU machine): its TFLOP/s against the FLOP peak.
+  Json gemm = throughput_record("default", 1, 700);
+  gemm["unit"] = "TFLOP/s", gemm["pct_of_peak"] = 70.75;
+  const Table* t = find_table(build_report(Json::array({gemm})), "-scaling");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->rows.size(), 1u);
+  EXPECT_EQ(t->columns.back(), "% of peak");
+  EXPECT_EQ(t->rows[0].back(), "70.75");
+}
+
 TEST(Report, AThroughputModelOfTwoCountsIsExtrapolatedOnlyWithAWarning) {
   const Report r =
       build_report(Json::array({throughput_record("nvlink", 1, 1000), throughput_record("nvlink", 2, 1900)}));
