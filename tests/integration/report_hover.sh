@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The report page's interactive charts in headless Chromium: a mouse moved onto a point of the
 # busbw and the time chart must show that point's series, size and value exactly as the per-size
-# table prints them. The page is one file (Chart.js inlined, nothing fetched), a baseline overlay
-# adds dashed curves, and without the charting library the report stops with a clear error.
+# table prints them; a drag zooms x, a double-click undoes it, a legend click hides a series.
+# The page is one file (Chart.js inlined, nothing fetched), overlays add dashed curves, and
+# without the charting library the report stops with a clear error.
 source "$(dirname "$0")/lib.sh"
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [[ -z $browser ]]; then
@@ -103,6 +104,11 @@ for case, got in zip(json.load(open(sys.argv[2])), seen["cases"]):
     assert got["shown"], f"{case['chart']}: no tooltip after hovering {case['series']} at {case['x']}: {got}"
     for part, want in case["want"].items():
         assert got[part] == want, f"{case['chart']}: tooltip {part} reads {got[part]!r}, the table says {want!r}"
-print(f"hovered {len(seen['cases'])} points in {seen['interactive']} interactive charts: tooltips match the table")
+z = seen["zoom"]
+close = lambda a, b: abs(a - b) <= 1e-6 * max(abs(a), abs(b))
+assert all(close(a, b) for a, b in zip(z["zoomed"], z["wanted"])), f"drag did not zoom x to the dragged range: {z}"
+assert all(close(a, b) for a, b in zip(z["reset"], z["all"])), f"double-click did not show all of x again: {z}"
+assert not seen["toggled"]["visible"], f"a click on the legend did not hide its series: {seen['toggled']}"
+print(f"hovered {len(seen['cases'])} points in {seen['interactive']} interactive charts: tooltips match the table; drag-zoom, reset and legend toggle work")
 PY
 echo "report_hover: ok"

@@ -54,6 +54,31 @@ window.addEventListener('load', async () => {
     canvas.dispatchEvent(new MouseEvent('mouseout', {bubbles: true}));
     await frames(60, () => tip.hidden);
   }
+  // Drag across the first chart: its x axis shows that range; a double-click shows it all again.
+  // A click on a legend entry hides its series.
+  const canvas = document.querySelector('figure.chart canvas');
+  const chart = canvas && Chart.getChart(canvas);
+  if (chart) {
+    const box = canvas.getBoundingClientRect(), area = chart.chartArea, x = chart.scales.x;
+    const at = (type, px, py, detail = 1) =>
+      canvas.dispatchEvent(new MouseEvent(type, {clientX: box.left + px, clientY: box.top + py, bubbles: true, detail}));
+    const all = [x.min, x.max], mid = (area.top + area.bottom) / 2;
+    const p0 = Math.round(area.left) + 100, p1 = p0 + 200;  // whole pixels, as the browser reports them
+    const from = x.getValueForPixel(p0), to = x.getValueForPixel(p1);
+    at('mousedown', p0, mid);
+    at('mouseup', p1, mid);
+    await frames(5);
+    out.zoom = {all, wanted: [from, to], zoomed: [chart.scales.x.min, chart.scales.x.max]};
+    at('dblclick', area.left + 200, mid, 2);
+    await frames(5);
+    out.zoom.reset = [chart.scales.x.min, chart.scales.x.max];
+    const legend = chart.legend.legendHitBoxes[0];
+    for (let i = 0; i < 60 && chart.isDatasetVisible(0); i++) {
+      at('click', legend.left + legend.width / 2, legend.top + legend.height / 2);
+      await frame();
+    }
+    out.toggled = {series: chart.data.datasets[0].label, visible: chart.isDatasetVisible(0)};
+  }
   const pre = document.createElement('pre');
   pre.id = 'hover-check';
   pre.textContent = JSON.stringify(out);
