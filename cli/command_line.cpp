@@ -110,7 +110,7 @@ void declare_commands(CommandBuilder& b, std::vector<std::string>& positional) {
                 "  scalebench report --experiment nccl-today --overlay nccl-monday,nccl-tuesday\n"
                 "  scalebench report --db new.db --baseline golden.jsonl --out report/\n");
   c->footer(c->get_footer() +
-            "The page is one file that works offline: it inlines Chart.js from Debian's libjs-chart.js\n"
+            "\nThe page is one file that works offline: it inlines Chart.js from Debian's libjs-chart.js\n"
             "(/usr/share/javascript/chart.js/chart.min.js, or $SCALEBENCH_CHART_JS) for charts with hover values,\n"
             "zoom and series toggles; each chart's SVG stays in the page for browsers without scripts.\n"
             "A scaling model drawn beyond fewer than 3 measured counts, or from a fit with R² under 0.9, is\n"
@@ -120,8 +120,8 @@ void declare_commands(CommandBuilder& b, std::vector<std::string>& positional) {
   b.value("title", "TEXT", "the page's title");
   b.value("records", "FILE", "read `results --format json` output instead (- = standard input)");
   b.value("overlay", "NAME|ID,...",
-          "draw these experiments' collective curves over the report's, dashed, named after them; without "
-          "--experiment they get no section of their own");
+          "draw these experiments' collective and throughput curves over the report's, dashed, named after "
+          "them; without --experiment they get no section of their own");
   b.value("baseline", "FILE",
           "draw the records of `results --format json` output (a known-good run) over the report's, dashed, "
           "as 'baseline: ...'");

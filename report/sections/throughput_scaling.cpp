@@ -219,6 +219,44 @@ Series ideal_series(const ScalingBase& base, bool pg, int top) {
   return ideal;
 }
 
+// The overlaid runs' throughput groups, each with its label.
+using OverlayGroups = std::vector<std::pair<std::string, ThroughputGroups>>;
+
+OverlayGroups overlay_groups(const ReportOptions& opt) {
+  OverlayGroups out;
+  for (const Overlay& o : opt.overlays) {
+    std::vector<const Json*> ok;
+    for (const Json& r : o.records)
+      if (is_ok_point(r)) ok.push_back(&r);
+    const std::vector<const Json*> tp = run_throughputs(ok);
+    if (!tp.empty()) out.emplace_back(o.label, group_throughputs(tp));
+  }
+  return out;
+}
+
+// The overlaid runs' series of the chart `key`, dashed in the colour of the variant they overlay.
+// Returns whether any was drawn.
+bool add_overlay_series(Chart& c, const std::string& key, const ByVariant& variants, const OverlayGroups& overlays) {
+  bool any = false;
+  for (const auto& [label, og] : overlays) {
+    const auto found = og.groups.find(key);
+    if (found == og.groups.end()) continue;
+    for (const auto& [variant, by_w] : found->second) {
+      Series s;
+      s.name = label + ": " + variant;
+      s.dashed = true;
+      if (variants.count(variant)) s.colour_of = variant;
+      for (const auto& [w, rs] : by_w) {
+        const Pooled p = pool(rs);
+        s.points.push_back({double(w), p.median, p.min, p.max});
+      }
+      c.series.push_back(s);
+      any = true;
+    }
+  }
+  return any;
+}
+
 }  // namespace
 
 // Throughput scaling (images/s, samples/s, TFLOP/s ...: higher-is-better figures that are not a
@@ -235,6 +273,8 @@ void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, 
   // compute sweep has hundreds (every layer, pass and precision): those get the tables only.
   const bool draw = tg.groups.size() <= kMaxScalingCharts;
   if (!draw) t.note += "; " + std::to_string(tg.groups.size()) + " points: tables only, no charts";
+  const OverlayGroups overlays = overlay_groups(opt);
+  bool overlaid = false;
   for (auto& [key, variants] : tg.groups) {
     const bool pg = tg.per_gpu[key];
     const ScalingBase base = scaling_base(variants, pg);
@@ -250,8 +290,15 @@ void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, 
     if (!any_scaling) continue;
     c.series.push_back(ideal_series(base, pg, opt.extrapolate_to.back()));
     if (!draw) continue;
+    overlaid |= add_overlay_series(c, key, variants, overlays);
     sec.charts.push_back(c);
     sec.paragraphs.insert(sec.paragraphs.end(), notes.begin(), notes.end());
+  }
+  if (overlaid) {
+    std::string labels;
+    for (const auto& [label, og] : overlays) labels += (labels.empty() ? "" : ", ") + label;
+    sec.paragraphs.push_back("Dashed in the throughput charts: " + labels +
+                             ", each series in the colour of the variant of the same name here.");
   }
   sec.tables.push_back(t);
   if (!m.rows.empty()) sec.tables.push_back(m);

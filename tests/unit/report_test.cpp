@@ -137,6 +137,24 @@ TEST(Report, ThroughputScalingGivesSpeedupAndEfficiencyAgainstTheSmallestCount) 
   EXPECT_TRUE(r.sections.back().charts[0].series[1].dashed);
 }
 
+TEST(Report, AnOverlaidRunIsDashedInTheThroughputChart) {
+  ReportOptions opt;
+  opt.overlays.push_back(
+      {"last-week", Json::array({throughput_record("nvlink", 1, 900), throughput_record("nvlink", 2, 1700)})});
+  const Report r = build_report(Json::array({throughput_record("nvlink", 1, 1000), throughput_record("nvlink", 2, 1900),
+                                             throughput_record("nvlink", 4, 3700)}),
+                                opt);
+  const Chart& c = r.sections.back().charts.at(0);
+  const Series& over = c.series.back();
+  EXPECT_EQ(over.name, "last-week: nvlink");
+  EXPECT_TRUE(over.dashed);
+  EXPECT_EQ(over.colour_of, "nvlink");
+  ASSERT_EQ(over.points.size(), 2u);
+  EXPECT_EQ(over.points[1].y, 1700);
+  // The table is of the report's own runs only.
+  EXPECT_EQ(find_table(r, "-scaling")->rows.size(), 3u);
+}
+
 TEST(Report, AThroughputRowSaysItsShareOfThePeak) {
   // One GPU's GEMM (the quick study on a one-GPU machine): its TFLOP/s against the FLOP peak.
   Json gemm = throughput_record("default", 1, 700);
