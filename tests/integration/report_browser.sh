@@ -3,11 +3,7 @@
 # the HTML page opened in headless Chromium, which must lay out every table and draw every chart
 # (on its canvas, through the inlined Chart.js, and as the SVG kept for browsers without scripts).
 source "$(dirname "$0")/lib.sh"
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [[ -z $browser ]]; then
-  echo "SKIP: no chromium (scripts/install-test-deps.sh installs it)"
-  exit 77
-fi
+source "$(dirname "$0")/browser/headless.sh"
 start_coordinator "$WORK/db"
 start_agent node1
 "$BIN/scalebench" submit "$SRC/examples/quick.yaml" --coordinator "$URL" >"$WORK/submit.log" 2>&1 || fail "submit"
@@ -51,9 +47,7 @@ PY
   cat "$SRC/tests/integration/browser/render_check.js"
   echo "</script></body></html>"
 } >"$WORK/report/check.html"
-timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
-  --user-data-dir="$WORK/chromium" --window-size=1280,1024 --virtual-time-budget=5000 \
-  --dump-dom "file://$WORK/report/check.html" >"$WORK/dom.html" 2>"$WORK/chromium.log" || fail "chromium exited $?"
+dump_dom "$WORK/report/check.html" "$WORK/dom.html"
 python3 - "$WORK/dom.html" "$WORK/expected.json" <<'PY'
 import html, json, re, sys
 dom = open(sys.argv[1]).read()

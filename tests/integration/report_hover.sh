@@ -5,11 +5,7 @@
 # The page is one file (Chart.js inlined, nothing fetched), overlays add dashed curves, and
 # without the charting library the report stops with a clear error.
 source "$(dirname "$0")/lib.sh"
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [[ -z $browser ]]; then
-  echo "SKIP: no chromium (scripts/install-test-deps.sh installs it)"
-  exit 77
-fi
+source "$(dirname "$0")/browser/headless.sh"
 records=$SRC/tests/data/report/records.jsonl
 exp=nccl-tests-vs-scalebench
 "$BIN/scalebench" report --records "$records" --experiment $exp --baseline "$records" --out "$WORK/report" \
@@ -88,10 +84,7 @@ frames='<script>window.requestAnimationFrame = f => setTimeout(() => f(performan
   cat "$SRC/tests/integration/browser/hover_check.js"
   echo "</script></body></html>"
 } >"$WORK/report/hover.html"
-timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
-  --disable-background-timer-throttling --disable-renderer-backgrounding --disable-backgrounding-occluded-windows \
-  --user-data-dir="$WORK/chromium" --window-size=1280,1024 --virtual-time-budget=10000 \
-  --dump-dom "file://$WORK/report/hover.html" >"$WORK/dom.html" 2>"$WORK/chromium.log" || fail "chromium exited $?"
+dump_dom "$WORK/report/hover.html" "$WORK/dom.html" 10000
 python3 - "$WORK/dom.html" "$WORK/cases.json" <<'PY'
 import html, json, re, sys
 dom = open(sys.argv[1]).read()
