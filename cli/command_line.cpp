@@ -106,11 +106,25 @@ void declare_commands(CommandBuilder& b, std::vector<std::string>& positional) {
 
   c = b.command("report", "An HTML page with charts, Markdown, CSV, JSON and PNG charts of the results in one folder",
                 "  scalebench report --experiment nccl-sweep --out report/\n"
-                "  scalebench results --format json | scalebench report --records - --title 'cluster A'\n");
+                "  scalebench results --format json | scalebench report --records - --title 'cluster A'\n"
+                "  scalebench report --experiment nccl-today --overlay nccl-monday,nccl-tuesday\n"
+                "  scalebench report --db new.db --baseline golden.jsonl --out report/\n");
+  c->footer(c->get_footer() +
+            "\nThe page is one file that works offline: it inlines Chart.js from Debian's libjs-chart.js\n"
+            "(/usr/share/javascript/chart.js/chart.min.js, or $SCALEBENCH_CHART_JS) for charts with hover values,\n"
+            "zoom and series toggles; each chart's SVG stays in the page for browsers without scripts.\n"
+            "A scaling model drawn beyond fewer than 3 measured counts, or from a fit with R² under 0.9, is\n"
+            "marked as a guess in its chart, the model table and the text.\n");
   b.value("experiment", "NAME|ID", "only this experiment (default: all)");
   b.value("out", "DIR", "the folder to write (default report/)");
   b.value("title", "TEXT", "the page's title");
   b.value("records", "FILE", "read `results --format json` output instead (- = standard input)");
+  b.value("overlay", "NAME|ID,...",
+          "draw these experiments' collective and throughput curves over the report's, dashed, named after "
+          "them; without --experiment they get no section of their own");
+  b.value("baseline", "FILE",
+          "draw the records of `results --format json` output (a known-good run) over the report's, dashed, "
+          "as 'baseline: ...'");
   b.coordinator(true);
 
   c = b.command("compare", "Each metric's change per point between two experiments, or against a saved baseline",

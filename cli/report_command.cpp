@@ -3,11 +3,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <set>
 
 #include "cli/commands.hpp"
 #include "cli/record_source.hpp"
 #include "common/error.hpp"
 #include "report/build_report.hpp"
+#include "report/chart_library.hpp"
 #include "report/report_writers.hpp"
 #ifdef SCALEBENCH_HAVE_PNG
 #include "report/svg_png.hpp"
@@ -24,27 +27,59 @@ void write_file(const std::filesystem::path& path, const std::string& content) {
   if (!out) throw Error(path.string() + ": cannot write");
 }
 
+// The records of one experiment (by name or id) from --records' file or the store/coordinator.
+Json experiment_records(const CliArgs& a, const Json* file_records, const std::string& experiment) {
+  if (!file_records) return Source(a).records(experiment);
+  Json kept = Json::array();
+  for (const auto& r : *file_records)
+    if (r.value("experiment", "") == experiment || (r.contains("experiment_id") && r["experiment_id"].is_number() &&
+                                                    std::to_string(r["experiment_id"].get<long long>()) == experiment))
+      kept.push_back(r);
+  return kept;
+}
+
+// --overlay's experiments and --baseline's file: drawn dashed over the report's own curves.
+std::vector<Overlay> read_overlays(const CliArgs& a, const Json* file_records) {
+  std::vector<Overlay> overlays;
+  for (const std::string& name : a.opt_list("overlay")) {
+    Json records = experiment_records(a, file_records, name);
+    if (records.empty()) throw Error("--overlay: no records of experiment '" + name + "'");
+    overlays.push_back({records.front().value("experiment", name), std::move(records)});
+  }
+  if (!a.opt("baseline").empty()) {
+    Json records = read_records_file(a.opt("baseline"));
+    if (records.empty()) throw Error("--baseline: " + a.opt("baseline") + " holds no records");
+    overlays.push_back({"baseline", std::move(records)});
+  }
+  return overlays;
+}
+
 }  // namespace
 
 int cmd_report(const CliArgs& a) {
   if (!a.positional.empty()) throw Error("usage: scalebench report [--experiment NAME|ID] [--out DIR] ...");
   const std::string experiment = a.opt("experiment");
+  std::optional<Json> file_records;
+  if (!a.opt("records").empty()) file_records = read_records_file(a.opt("records"));
+  const Json* from_file = file_records ? &*file_records : nullptr;
+  ReportOptions options;
+  options.overlays = read_overlays(a, from_file);
   Json records;
-  if (!a.opt("records").empty()) {
-    records = read_records_file(a.opt("records"));
-    if (!experiment.empty()) {
-      Json kept = Json::array();
-      for (auto& r : records)
-        if (r.value("experiment", "") == experiment) kept.push_back(r);
-      records = kept;
-    }
+  if (!experiment.empty()) {
+    records = experiment_records(a, from_file, experiment);
   } else {
-    records = Source(a).records(experiment);
+    // Every experiment but those overlaid: they are drawn over the others, not beside them.
+    std::set<std::string> overlaid;
+    for (std::size_t i = 0; i < a.opt_list("overlay").size(); ++i) overlaid.insert(options.overlays[i].label);
+    records = Json::array();
+    for (auto& r : from_file ? *from_file : Source(a).records(""))
+      if (!overlaid.count(r.value("experiment", ""))) records.push_back(r);
   }
   if (records.empty())
     throw Error(experiment.empty() ? "no records to report" : "no records of experiment '" + experiment + "'");
+  // Before writing anything: the page cannot be made without its charting library.
+  const std::string chart_library = read_chart_library();
 
-  ReportOptions options;
   options.title = a.opt("title", experiment.empty() ? "scalebench report" : "scalebench report: " + experiment);
   const Report report = build_report(records, options);
 
@@ -52,7 +87,7 @@ int cmd_report(const CliArgs& a) {
   const fs::path out = a.opt("out", "report");
   fs::create_directories(out / "charts");
   fs::create_directories(out / "tables");
-  write_file(out / "index.html", html_report(report));
+  write_file(out / "index.html", html_report(report, chart_library));
   write_file(out / "report.md", markdown_report(report));
   write_file(out / "report.json", json_report(report));
   int tables = 0, charts = 0;

@@ -46,8 +46,7 @@ ByExperiment group_by_experiment(const Json& records) {
   return g;
 }
 
-Section experiment_section(const std::string& name, const std::vector<const Json*>& records, bool gpus,
-                           const ReportOptions& opt) {
+Section experiment_section(const std::string& name, const std::vector<const Json*>& records, const ReportOptions& opt) {
   using namespace sections;
   Section sec;
   sec.id = "experiment-" + id_safe(name);
@@ -58,6 +57,8 @@ Section experiment_section(const std::string& name, const std::vector<const Json
     exp_records.push_back(*r);
     if (is_ok_point(*r)) ok.push_back(r);
   }
+  // Its own records say what it ran on: GPUs, or host ranks (headings and axes say which).
+  const bool gpus = on_gpus(exp_records);
   add_collectives(sec, ok, gpus, opt);
   add_transport_ratios(sec, exp_records);
   add_throughput_scaling(sec, ok, gpus, opt);
@@ -75,12 +76,10 @@ Report build_report(const Json& records, const ReportOptions& opt) {
   Report rep;
   rep.title = opt.title;
   sections::add_header(rep, records);
-  const bool gpus = sections::on_gpus(records);
   const ByExperiment by_exp = group_by_experiment(records);
   rep.sections.push_back(sections::overview(by_exp.names, by_exp.records));
   for (Section& s : sections::acceptance(by_exp.names, by_exp.records)) rep.sections.push_back(std::move(s));
-  for (const auto& name : by_exp.names)
-    rep.sections.push_back(experiment_section(name, by_exp.records.at(name), gpus, opt));
+  for (const auto& name : by_exp.names) rep.sections.push_back(experiment_section(name, by_exp.records.at(name), opt));
   return rep;
 }
 

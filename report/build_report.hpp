@@ -7,9 +7,17 @@
 
 namespace scalebench {
 
+// Records drawn over the report's own, dashed, in the charts where they share a group: other
+// experiments (`report --overlay`) or a saved baseline (`report --baseline`).
+struct Overlay {
+  std::string label;  // what their series' names start with: the experiment's name, or "baseline"
+  Json records;       // a JSON array, as `scalebench results --format json` gives them
+};
+
 struct ReportOptions {
   std::string title = "scalebench report";
-  std::vector<int> extrapolate_to = {16, 64, 256, 1024};  // GPU counts the scaling models predict
+  std::vector<int> extrapolate_to = {16, 64, 256, 1024};  // GPU (or rank) counts the scaling models predict
+  std::vector<Overlay> overlays;
 };
 
 // Turns stored records (a JSON array, as `scalebench results --format json` gives them) into the

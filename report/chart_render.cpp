@@ -14,7 +14,7 @@ namespace {
 // A palette that stays apart for the colour-blind (Okabe-Ito, then darker extras).
 const Color kPalette[] = {{0, 114, 178}, {230, 159, 0},   {0, 158, 115},  {204, 121, 167}, {86, 180, 233},
                           {213, 94, 0},  {120, 120, 120}, {240, 228, 66}, {0, 0, 0},       {148, 103, 189}};
-const Color kAxis{60, 60, 60}, kGrid{225, 225, 225}, kText{30, 30, 30};
+const Color kAxis{60, 60, 60}, kGrid{225, 225, 225}, kText{30, 30, 30}, kWarning{180, 30, 30};
 
 struct Axis {
   double lo = 0, hi = 1;
@@ -79,10 +79,30 @@ std::string tick_label(double v, bool bytes) {
 
 }  // namespace
 
+std::vector<Color> series_colours(const Chart& c) {
+  std::vector<Color> out;
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const Series& s = c.series[i];
+    // A series and its model or ideal line share a colour: match by the name before " model".
+    std::size_t colour = i;
+    for (std::size_t j = 0; j < i; ++j)
+      if (s.colour_of.empty() ? !c.series[j].dashed && s.dashed &&
+                                    s.name.rfind(c.series[j].name.substr(0, c.series[j].name.rfind(' ')), 0) == 0
+                              : c.series[j].name == s.colour_of) {
+        colour = j;
+        if (!s.colour_of.empty()) break;
+      }
+    out.push_back(colour < i ? out[colour] : kPalette[colour % std::size(kPalette)]);
+  }
+  return out;
+}
+
 void draw_chart(const Chart& c, Canvas& cv, int width, int height) {
-  // Legend on the right, the plot in the rest.
-  const double legend_w = 230, left = 72, top = 36, bottom = height - 52.0, right = width - legend_w - 16;
+  // Legend on the right, the plot in the rest; a warning takes a line under the title.
+  const double legend_w = 230, left = 72, top = c.warning.empty() ? 36 : 54, bottom = height - 52.0,
+               right = width - legend_w - 16;
   cv.text(width / 2.0, 22, c.title, 13, TextAnchor::kMiddle, kText);
+  if (!c.warning.empty()) cv.text(width / 2.0, 40, c.warning, 11, TextAnchor::kMiddle, kWarning);
 
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
   for (const auto& s : c.series)
@@ -122,15 +142,10 @@ void draw_chart(const Chart& c, Canvas& cv, int width, int height) {
   cv.text((left + right) / 2, bottom + 38, c.x_label, 12, TextAnchor::kMiddle, kText);
   cv.text(18, (top + bottom) / 2, c.y_label, 12, TextAnchor::kMiddle, kText, true);
 
+  const std::vector<Color> colours = series_colours(c);
   for (std::size_t i = 0; i < c.series.size(); ++i) {
     const Series& s = c.series[i];
-    // A series and its model or ideal line share a colour: match by the name before " model".
-    std::size_t colour = i;
-    for (std::size_t j = 0; j < i; ++j)
-      if (!c.series[j].dashed && s.dashed &&
-          s.name.rfind(c.series[j].name.substr(0, c.series[j].name.rfind(' ')), 0) == 0)
-        colour = j;
-    const Color col = kPalette[colour % std::size(kPalette)];
+    const Color col = colours[i];
     std::vector<Point2> pts;
     for (const auto& p : s.points) {
       if ((c.log_x && p.x <= 0) || (c.log_y && p.y <= 0)) continue;

@@ -30,6 +30,7 @@ struct Series {
   bool dashed = false;  // ideal lines and model extrapolations
   bool markers = true;  // measured points get markers, model curves do not
   bool error_bars = true;
+  std::string colour_of;  // the name of the series whose colour this one shares (an overlay of it)
 };
 
 struct Chart {
@@ -38,6 +39,7 @@ struct Chart {
   std::string x_label, y_label;
   bool log_x = false, log_y = false;
   bool x_bytes = false;  // x is a size in bytes: ticks read 8 B, 1 KiB, 1 MiB ...
+  std::string warning;   // drawn under the title, e.g. a model extrapolated beyond what supports it
   std::vector<Series> series;
 };
 

@@ -1,10 +1,12 @@
 #include "report/report_writers.hpp"
 
+#include <cstdio>
 #include <sstream>
 
 #include "common/csv.hpp"
 #include "common/json.hpp"
 #include "report/chart_render.hpp"
+#include "report/page_script.hpp"
 #include "report/svg_canvas.hpp"
 
 namespace scalebench {
@@ -68,16 +70,52 @@ Json chart_json(const Chart& c) {
     for (const auto& p : s.points) pts.push_back({p.x, p.y, p.low, p.high});
     series.push_back({{"name", s.name}, {"dashed", s.dashed}, {"points", pts}});
   }
-  return Json{{"id", c.id},
-              {"title", c.title},
-              {"x_label", c.x_label},
-              {"y_label", c.y_label},
-              {"log_x", c.log_x},
-              {"log_y", c.log_y},
-              {"x_bytes", c.x_bytes},
-              {"series", series},
-              {"svg", "charts/" + c.id + ".svg"},
-              {"png", "charts/" + c.id + ".png"}};
+  Json j{{"id", c.id},
+         {"title", c.title},
+         {"x_label", c.x_label},
+         {"y_label", c.y_label},
+         {"log_x", c.log_x},
+         {"log_y", c.log_y},
+         {"x_bytes", c.x_bytes},
+         {"series", series},
+         {"svg", "charts/" + c.id + ".svg"},
+         {"png", "charts/" + c.id + ".png"}};
+  if (!c.warning.empty()) j["warning"] = c.warning;
+  return j;
+}
+
+std::string hex_colour(Color c) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c.r, c.g, c.b);
+  return buf;
+}
+
+// What the page's script draws a chart from: the model's chart with the SVG's colours.
+Json page_chart_json(const Chart& c) {
+  const std::vector<Color> colours = series_colours(c);
+  Json series = Json::array();
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const Series& s = c.series[i];
+    Json pts = Json::array();
+    for (const auto& p : s.points) pts.push_back({p.x, p.y, p.low, p.high});
+    series.push_back({{"name", s.name},
+                      {"colour", hex_colour(colours[i])},
+                      {"dashed", s.dashed},
+                      {"markers", s.markers},
+                      {"error_bars", s.error_bars},
+                      {"points", pts}});
+  }
+  return Json{{"id", c.id},           {"title", c.title},     {"warning", c.warning},
+              {"x_label", c.x_label}, {"y_label", c.y_label}, {"log_x", c.log_x},
+              {"log_y", c.log_y},     {"x_bytes", c.x_bytes}, {"series", series}};
+}
+
+// JSON inside a <script> element: "</script" or "<!--" there would end or change it; every "<"
+// (only ever inside a string) written as \u003c is the same JSON.
+std::string script_safe(const std::string& json) {
+  std::string out;
+  for (char c : json) out += c == '<' ? std::string("\\u003c") : std::string(1, c);
+  return out;
 }
 
 const char* kStyle =
@@ -89,7 +127,10 @@ table.data tr:nth-child(even) td{background:#fafafa}td.num,th.num{text-align:rig
 table.header th{text-align:left;padding:2px 12px 2px 0;font-weight:600}table.header td{padding:2px 0}
 p.note{color:#555;font-size:.85em;font-style:italic;margin:.2em 0 .5em}
 figure.chart{margin:1em 0}figure.chart svg{max-width:100%;height:auto;border:1px solid #eee}
-figure.chart figcaption{font-size:.8em;color:#555}nav a{margin-right:1em})";
+figure.chart figcaption{font-size:.8em;color:#555}nav a{margin-right:1em}
+figure.interactive>svg{display:none}.chart-canvas{position:relative;max-width:900px;border:1px solid #eee}
+.chart-tip{position:absolute;pointer-events:none;background:#fff;border:1px solid #888;border-radius:3px;
+padding:3px 7px;font-size:.8em;white-space:nowrap;box-shadow:0 1px 4px rgba(0,0,0,.25)}.chart-tip .tip-series{font-weight:600})";
 
 }  // namespace
 
@@ -122,7 +163,7 @@ std::string markdown_report(const Report& r) {
   return out.str();
 }
 
-std::string html_report(const Report& r) {
+std::string html_report(const Report& r, const std::string& chart_library) {
   std::ostringstream out;
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << xml_escape(r.title)
       << "</title>\n<style>\n"
@@ -137,13 +178,20 @@ std::string html_report(const Report& r) {
   for (const auto& s : r.sections) {
     out << "<section id=\"" << xml_escape(s.id) << "\">\n<h2>" << xml_escape(s.title) << "</h2>\n";
     for (const auto& p : s.paragraphs) out << "<p>" << xml_escape(p) << "</p>\n";
-    for (const auto& c : s.charts)
-      out << "<figure class=\"chart\" data-chart=\"" << xml_escape(c.id) << "\">\n"
-          << chart_svg(c) << "<figcaption>" << xml_escape(c.title) << " (<a href=\"charts/" << xml_escape(c.id)
+    for (const auto& c : s.charts) {
+      out << "<figure class=\"chart\" data-chart=\"" << xml_escape(c.id) << "\">\n" << chart_svg(c);
+      if (!chart_library.empty())
+        out << "<script type=\"application/json\" class=\"chart-data\">" << script_safe(page_chart_json(c).dump())
+            << "</script>\n";
+      out << "<figcaption>" << xml_escape(c.title) << " (<a href=\"charts/" << xml_escape(c.id)
           << ".svg\">SVG</a>, <a href=\"charts/" << xml_escape(c.id) << ".png\">PNG</a>)</figcaption>\n</figure>\n";
+    }
     for (const auto& t : s.tables) html_table(out, t);
     out << "</section>\n";
   }
+  // The charts' script at the end: the SVGs show until it has drawn them, and stay without it.
+  if (!chart_library.empty())
+    out << "<script>\n" << chart_library << "\n</script>\n<script>\n" << kPageScript << "</script>\n";
   out << "</body>\n</html>\n";
   return out.str();
 }

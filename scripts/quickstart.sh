@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job: set up, build, and run the quick study on this machine (GPUs if present,
-# else host-memory MPI ranks), print its results table, and write its report page. With a GPU,
-# examples/quick-gpu.yaml follows: GEMM, host<->GPU copies and memory bandwidth against peak.
+# The main job: set up, build, and run the quick study on this machine, print its results and
+# write its report page. Two GPUs or more: the all-reduce (examples/quick.yaml) over 1, 2 and all
+# GPUs, NVLink against PCIe; none: the same over 1 and 2 host-memory MPI ranks. With a GPU, even
+# one, examples/quick-gpu.yaml: GEMM, host<->GPU copies and memory bandwidth against their peaks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -10,9 +11,16 @@ SCALEBENCH_BUILD_TARGETS="scalebench scalebench-coordinator scalebench-agent sca
   scripts/build.sh -DSCALEBENCH_TESTS=OFF
 db=${SCALEBENCH_DB:-quick.db}
 status=0
-build/bin/scalebench study examples/quick.yaml --db "$db" || status=$?
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+# The all-reduce needs two GPUs, or none (then two host-memory MPI ranks): on one GPU nothing
+# crosses between GPUs (busbw 0), so that machine gets what one GPU can show instead.
+if [[ $gpus -eq 1 ]]; then
+  echo "quickstart: one GPU: no all-reduce (it needs two); GEMM, host<->GPU copies and memory bandwidth instead"
+else
+  build/bin/scalebench study examples/quick.yaml --db "$db" || status=$?
+fi
 # With a GPU, also what one GPU can show: GEMM per precision, host<->GPU copies, memory bandwidth.
-if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+if [[ $gpus -ge 1 ]]; then
   gpu_status=0
   build/bin/scalebench study examples/quick-gpu.yaml --db "$db" || gpu_status=$?
   status=$((status > gpu_status ? status : gpu_status))

@@ -1,13 +1,11 @@
-#include "report/sections/sections.hpp"
-
 #include <algorithm>
-#include <map>
+#include <optional>
 #include <set>
 
 #include "common/units.hpp"
-#include "analysis/scaling_model.hpp"
+#include "report/sections/collective_curves.hpp"
 #include "report/sections/section_helpers.hpp"
-#include "analysis/bus_bandwidth.hpp"
+#include "report/sections/sections.hpp"
 
 namespace scalebench::sections {
 namespace {
@@ -15,17 +13,16 @@ namespace {
 // Parameters that name a collective curve's group (one chart each).
 const std::vector<std::string> kCollectiveGroupParams = {"op", "dtype", "reduce_op", "in_place"};
 
-// One curve: a variant at a worker count (and whatever else varies), size -> records.
-struct Curve {
-  std::string variant, extra;
-  int workers = 0;
-  std::map<double, std::vector<const Json*>> by_size;
+// Each metric of a sized point, as a chart against message size.
+struct SizeChart {
+  const char* metric;
+  const char* what;  // in the title
+  const char* y_label;
+  bool log_y;
 };
-
-struct CollectiveGroup {
-  std::string op, title, id;
-  std::map<std::string, Curve> curves;  // keyed by series name
-};
+const SizeChart kSizeCharts[] = {{"busbw", "bus bandwidth", "busbw (GB/s)", false},
+                                 {"algbw", "algorithm bandwidth", "algbw (GB/s)", false},
+                                 {"time", "time per operation", "time (µs)", true}};
 
 // The chart a collective point belongs to ("all_reduce float32 sum in-place") and its curve in it.
 struct CollectivePoints {
@@ -49,25 +46,99 @@ struct CollectivePoints {
   }
 };
 
-bool is_sized(const Json& r, const char* metric) {
-  return r["metric"] == metric && r["params"].contains("op") && r.contains("point") && r["point"].contains("size");
+bool is_sized(const Json& r) {
+  const std::string m = r.value("metric", "");
+  return (m == "busbw" || m == "algbw" || m == "time") && r["params"].contains("op") && r.contains("point") &&
+         r["point"].is_object() && r["point"].contains("size") && r["point"]["size"].is_number();
 }
 
-// The time records of the same points (chart, curve, size), indexed once for the alpha-beta fits.
-using TimesAt = std::map<std::tuple<std::string, std::string, double>, std::vector<const Json*>>;
-
-std::map<std::string, CollectiveGroup> group_curves(const std::vector<const Json*>& bw, const CollectivePoints& cp) {
-  std::map<std::string, CollectiveGroup> groups;
-  for (const Json* r : bw) {
-    const Json& p = (*r)["params"];
-    const std::string title = cp.group_title(p);
-    auto& g = groups[title];
-    g.title = title, g.op = text_of(p["op"]), g.id = bounded_id(id_safe(title));
-    auto& c = g.curves[cp.name_of(*r)];
-    c.variant = r->value("variant", ""), c.extra = params_text(p, cp.extra_keys), c.workers = workers_of(*r);
-    c.by_size[(*r)["point"]["size"].get<double>()].push_back(r);
+// One curve's points of one metric as a chart series; none (nullopt) when it has no point to show.
+std::optional<Series> size_series(const std::string& name, const Curve& c, const SizeChart& sc) {
+  const auto found = c.at.find(sc.metric);
+  if (found == c.at.end()) return std::nullopt;
+  Series s;
+  s.name = name;
+  for (const auto& [size, rs] : found->second) {
+    const Pooled p = pool(rs);
+    s.points.push_back({size, p.median, p.min, p.max});
   }
-  return groups;
+  // One rank moves nothing between ranks (all_reduce's busbw factor is 0 there): no busbw curve.
+  if (std::none_of(s.points.begin(), s.points.end(), [](const ChartPoint& p) { return p.y > 0; })) return std::nullopt;
+  return s;
+}
+
+// busbw, algbw and time against message size for one group, with the overlaid runs' curves of the
+// same group dashed in the colour of the curve they overlay.
+void add_size_charts(Section& sec, const CollectiveGroup& g,
+                     const std::vector<std::pair<std::string, CollectiveGroups>>& overlays) {
+  for (const SizeChart& sc : kSizeCharts) {
+    Chart chart;
+    chart.id = sec.id + "-" + sc.metric + "-" + g.id;
+    chart.title = sec.title + ": " + g.title + " " + sc.what + " by message size";
+    chart.x_label = "message size", chart.y_label = sc.y_label;
+    chart.log_x = true, chart.x_bytes = true, chart.log_y = sc.log_y;
+    for (const auto& [name, c] : g.curves)
+      if (auto s = size_series(name, c, sc)) chart.series.push_back(*s);
+    if (chart.series.empty()) continue;
+    for (const auto& [label, groups] : overlays) {
+      const auto og = groups.find(g.title);
+      if (og == groups.end()) continue;
+      for (const auto& [name, c] : og->second.curves)
+        if (auto s = size_series(label + ": " + name, c, sc)) {
+          s->dashed = true;
+          if (g.curves.count(name)) s->colour_of = name;
+          chart.series.push_back(*s);
+        }
+    }
+    sec.charts.push_back(chart);
+  }
+}
+
+Table per_size_table(const Section& sec) {
+  return make_table(sec.id + "-per-size", "Every message size",
+                    "median of all samples of all rounds: time per operation, algbw = size / time, busbw = algbw × "
+                    "nccl-tests' factor (0 on one rank: nothing crosses between ranks); min – max and cv of the busbw "
+                    "samples; % of peak of the link the traffic took",
+                    {{"collective", false},
+                     {"series", false},
+                     {"size", true},
+                     {"time µs", true},
+                     {"algbw GB/s", true},
+                     {"busbw GB/s", true},
+                     {"busbw min – max", true},
+                     {"cv %", true},
+                     {"samples", true},
+                     {"% of peak", true}});
+}
+
+void add_per_size_rows(Table& t, const CollectiveGroup& g) {
+  for (const auto& [name, c] : g.curves) {
+    std::set<double> sizes;
+    for (const auto& [metric, by_size] : c.at)
+      for (const auto& [size, rs] : by_size) sizes.insert(size);
+    auto median_at = [&](const char* metric, double size) -> std::string {
+      const auto m = c.at.find(metric);
+      if (m == c.at.end() || !m->second.count(size)) return "";
+      return format_number(pool(m->second.at(size)).median);
+    };
+    for (double size : sizes) {
+      std::vector<std::string> row = {g.title,
+                                      name,
+                                      format_size(static_cast<std::uint64_t>(size)),
+                                      median_at("time", size),
+                                      median_at("algbw", size),
+                                      median_at("busbw", size)};
+      const auto bw = c.at.find("busbw");
+      if (bw != c.at.end() && bw->second.count(size)) {
+        const Pooled p = pool(bw->second.at(size));
+        row.insert(row.end(), {spread_text(p), cv_text(p), std::to_string(p.n),
+                               p.pct_of_peak >= 0 ? format_number(p.pct_of_peak) : ""});
+      } else {
+        row.insert(row.end(), {"", "", "", ""});
+      }
+      t.rows.push_back(row);
+    }
+  }
 }
 
 Table largest_table(const Section& sec) {
@@ -86,145 +157,67 @@ Table largest_table(const Section& sec) {
        {"% of peak", true}});
 }
 
-Table model_table(const Section& sec, const ReportOptions& opt) {
-  Table model = make_table(
-      sec.id + "-alpha-beta", "Alpha-beta model per collective and GPU count",
-      "time(S) = alpha + S·beta fitted on relative error over every size; bus bandwidth = busbw factor / beta. "
-      "busbw @N: the measured busbw at the largest size times model(N) / model(measured count); it assumes a ring "
-      "whose added GPUs join through links as "
-      "fast as the measured ones, with the same latency per step (a lower bound inside one NVLink domain; "
-      "across nodes the network's bandwidth takes beta's place)",
-      {{"collective", false}, {"series", false}, {"alpha µs", true}, {"bus bandwidth GB/s", true}, {"R²", true}});
-  for (int n : opt.extrapolate_to) {
-    model.columns.push_back("busbw @" + std::to_string(n));
-    model.numeric.push_back(true);
+void add_largest_rows(Table& t, const CollectiveGroup& g) {
+  for (const auto& [name, c] : g.curves) {
+    const auto bw = c.at.find("busbw");
+    if (bw == c.at.end() || bw->second.empty()) continue;
+    const double top = bw->second.rbegin()->first;
+    const Pooled p = pool(bw->second.rbegin()->second);
+    t.rows.push_back({g.title, name, format_size(static_cast<std::uint64_t>(top)), format_number(p.median),
+                      spread_text(p), cv_text(p), std::to_string(p.n), p.link,
+                      p.pct_of_peak >= 0 ? format_number(p.pct_of_peak) : ""});
   }
-  return model;
-}
-
-// What one group's size chart leaves for its scaling chart: busbw at the largest size against the
-// worker count, per variant (and extra params), with the alpha-beta fits.
-struct GroupScaling {
-  std::map<std::string, std::map<int, Pooled>> by_workers;
-  std::map<std::string, std::map<int, AlphaBetaFit>> fits;
-  double common_size = 0;
-};
-
-// busbw against size, one curve per series, with a row per curve in `largest` and, fitted on the
-// time records of the same points, in `model`.
-GroupScaling add_size_chart(Section& sec, const std::string& title, const CollectiveGroup& g, const TimesAt& times_at,
-                            Table& largest, Table& model, const ReportOptions& opt) {
-  GroupScaling gs;
-  Chart chart;
-  chart.id = sec.id + "-busbw-" + g.id;
-  chart.title = sec.title + ": " + title + " bus bandwidth by message size";
-  chart.x_label = "message size", chart.y_label = "busbw (GB/s)";
-  chart.log_x = true, chart.x_bytes = true;
-  for (auto& [name, c] : g.curves) {
-    Series s;
-    s.name = name;
-    for (auto& [size, rs] : c.by_size) {
-      Pooled p = pool(rs);
-      s.points.push_back({size, p.median, p.min, p.max});
-    }
-    // One rank moves nothing between ranks (all_reduce's busbw factor is 0 there): no curve.
-    if (std::any_of(s.points.begin(), s.points.end(), [](const ChartPoint& p) { return p.y > 0; }))
-      chart.series.push_back(s);
-    const double top = c.by_size.rbegin()->first;
-    gs.common_size = std::max(gs.common_size, top);
-    Pooled p = pool(c.by_size.rbegin()->second);
-    largest.rows.push_back({title, name, format_size(static_cast<std::uint64_t>(top)), format_number(p.median),
-                            spread_text(p), cv_text(p), std::to_string(p.n), p.link,
-                            p.pct_of_peak >= 0 ? format_number(p.pct_of_peak) : ""});
-    // Fit alpha-beta on the time records of the same points.
-    std::vector<double> sizes, times;
-    for (auto& [size, rs] : c.by_size) {
-      auto found = times_at.find({title, name, size});
-      if (found == times_at.end()) continue;
-      sizes.push_back(size);
-      times.push_back(pool(found->second).median);
-    }
-    const std::string line = c.variant + (c.extra.empty() ? "" : " · " + c.extra);
-    if (c.workers >= 2) {
-      AlphaBetaFit fit = fit_alpha_beta(sizes, times);
-      if (fit.ok()) {
-        gs.fits[line][c.workers] = fit;
-        std::vector<std::string> row = {
-            title, name, format_number(fit.alpha_us),
-            format_number(analysis::busbw_factor(analysis::parse_op(g.op), c.workers) / fit.beta_us_per_byte / 1e3),
-            format_number(fit.r2)};
-        // The model gives the shape; the measurement at the largest size anchors it.
-        const double at_fit = predict_busbw(fit, g.op, c.workers, c.workers, top);
-        for (int n : opt.extrapolate_to)
-          row.push_back(format_number(p.median * predict_busbw(fit, g.op, c.workers, n, top) / at_fit));
-        model.rows.push_back(row);
-      }
-    }
-    gs.by_workers[line][c.workers] = p;
-  }
-  sec.charts.push_back(chart);
-  return gs;
-}
-
-// busbw at the largest size against GPUs, measured and modelled (only with 2+ counts).
-void add_scaling_chart(Section& sec, const std::string& title, const CollectiveGroup& g, GroupScaling& gs, bool gpus,
-                       const ReportOptions& opt) {
-  bool several = false;
-  for (auto& [line, m] : gs.by_workers) several |= m.size() >= 2 || !gs.fits[line].empty();
-  if (!several || ring_steps(g.op, 2) == 0) return;
-  Chart scale;
-  scale.id = sec.id + "-busbw-scaling-" + g.id;
-  scale.title = sec.title + ": " + title + " busbw at " + format_size(static_cast<std::uint64_t>(gs.common_size)) +
-                " by " + (gpus ? "GPU" : "rank") + " count, with the alpha-beta model's continuation";
-  scale.x_label = gpus ? "GPUs" : "ranks", scale.y_label = "busbw (GB/s)";
-  scale.log_x = true;
-  for (auto& [line, m] : gs.by_workers) {
-    Series s;
-    s.name = line + " measured";
-    for (auto& [w, p] : m)
-      if (w >= 2) s.points.push_back({double(w), p.median, p.min, p.max});
-    if (!s.points.empty()) scale.series.push_back(s);
-    if (gs.fits[line].empty()) continue;
-    const auto& [n_fit, fit] = *gs.fits[line].rbegin();  // the largest measured count
-    Series model_line;
-    model_line.name = line + " model";
-    model_line.dashed = true, model_line.markers = false, model_line.error_bars = false;
-    const double anchor = m.count(n_fit) ? m[n_fit].median / predict_busbw(fit, g.op, n_fit, n_fit, gs.common_size) : 1;
-    for (int n = n_fit; n <= opt.extrapolate_to.back(); n *= 2) {
-      const double b = anchor * predict_busbw(fit, g.op, n_fit, n, gs.common_size);
-      model_line.points.push_back({double(n), b, b, b});
-    }
-    scale.series.push_back(model_line);
-  }
-  sec.charts.push_back(scale);
 }
 
 }  // namespace
 
-// Collectives: busbw against size per group, the largest size per curve, busbw against GPU
-// count with the alpha-beta model's continuation.
-void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gpus, const ReportOptions& opt) {
-  std::vector<const Json*> bw;
+CollectiveGroups collective_groups(const std::vector<const Json*>& recs, bool gpus) {
+  std::vector<const Json*> sized;
   for (const Json* r : recs)
-    if (is_sized(*r, "busbw")) bw.push_back(r);
-  if (bw.empty()) return;
+    if (is_sized(*r)) sized.push_back(r);
   std::set<std::string> group_keys(kCollectiveGroupParams.begin(), kCollectiveGroupParams.end());
   group_keys.insert("backend");  // a variant running another program may name no backend
-  const CollectivePoints cp{varying_params(bw, group_keys), gpus};
-  std::map<std::string, CollectiveGroup> groups = group_curves(bw, cp);
-  TimesAt times_at;
-  for (const Json* r : recs)
-    if (is_sized(*r, "time"))
-      times_at[{cp.group_title((*r)["params"]), cp.name_of(*r), (*r)["point"]["size"].get<double>()}].push_back(r);
-
-  Table largest = largest_table(sec);
-  Table model = model_table(sec, opt);
-  for (auto& [title, g] : groups) {
-    GroupScaling gs = add_size_chart(sec, title, g, times_at, largest, model, opt);
-    add_scaling_chart(sec, title, g, gs, gpus, opt);
+  const CollectivePoints cp{varying_params(sized, group_keys), gpus};
+  CollectiveGroups groups;
+  for (const Json* r : sized) {
+    const Json& p = (*r)["params"];
+    const std::string title = cp.group_title(p);
+    auto& g = groups[title];
+    g.title = title, g.op = text_of(p["op"]), g.id = bounded_id(id_safe(title));
+    auto& c = g.curves[cp.name_of(*r)];
+    c.variant = r->value("variant", ""), c.extra = params_text(p, cp.extra_keys), c.workers = workers_of(*r);
+    c.at[(*r)["metric"].get<std::string>()][(*r)["point"]["size"].get<double>()].push_back(r);
   }
+  return groups;
+}
+
+// Collectives: busbw, algbw and time against size per group (with overlaid runs), every size and
+// the largest per curve in tables, busbw against the worker count with the alpha-beta model.
+void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gpus, const ReportOptions& opt) {
+  const CollectiveGroups groups = collective_groups(recs, gpus);
+  if (groups.empty()) return;
+  std::vector<std::pair<std::string, CollectiveGroups>> overlays;
+  for (const Overlay& o : opt.overlays) {
+    std::vector<const Json*> ok;
+    for (const Json& r : o.records)
+      if (is_ok_point(r)) ok.push_back(&r);
+    CollectiveGroups og = collective_groups(ok, on_gpus(o.records));  // named as they were measured
+    std::size_t shared = 0;
+    for (const auto& [title, g] : og) shared += groups.count(title);
+    if (shared == 0) continue;
+    sec.paragraphs.push_back("Dashed in the charts by message size: " + o.label + " (" + std::to_string(ok.size()) +
+                             " records), each curve in the colour of the curve of the same name here.");
+    overlays.emplace_back(o.label, std::move(og));
+  }
+  Table per_size = per_size_table(sec), largest = largest_table(sec);
+  for (const auto& [title, g] : groups) {
+    add_size_charts(sec, g, overlays);
+    add_per_size_rows(per_size, g);
+    add_largest_rows(largest, g);
+  }
+  sec.tables.push_back(per_size);
   sec.tables.push_back(largest);
-  if (!model.rows.empty()) sec.tables.push_back(model);
+  add_collective_scaling(sec, groups, gpus, opt);
 }
 
 }  // namespace scalebench::sections

@@ -122,6 +122,23 @@ Table make_table(const std::string& id, const std::string& title, const std::str
   return t;
 }
 
+std::string extrapolation_doubt(int counts, double r2, bool gpus) {
+  std::string why;
+  if (counts < kMinPlacements)
+    why = std::to_string(counts) + " measured " + (gpus ? "GPU" : "rank") + (counts == 1 ? " count" : " counts") +
+          " (fewer than " + std::to_string(kMinPlacements) + ")";
+  if (!(r2 >= kMinR2)) why += (why.empty() ? "" : ", ") + std::string("R² ") + format_number(r2) + " (under 0.9)";
+  return why;
+}
+
+std::string extrapolation_warning(const std::string& what, const std::string& doubt, bool gpus) {
+  return "Warning: " + what + " is extrapolated from " + doubt +
+         ". The report extrapolates without warning only from " + std::to_string(kMinPlacements) +
+         " or more measured " + (gpus ? "GPU" : "rank") +
+         " counts fitted with R² of at least 0.9: read these dashed lines and @N columns as a guess, and measure "
+         "more counts to test them.";
+}
+
 std::string spread_text(const Pooled& p) { return format_number(p.min) + " – " + format_number(p.max); }
 std::string cv_text(const Pooled& p) { return p.n > 1 ? format_number(100 * p.cv) : ""; }
 

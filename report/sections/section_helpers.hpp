@@ -49,6 +49,17 @@ std::string params_text(const Json& params, const std::vector<std::string>& keys
 // A sized point (a collective's curve) is one series over its sizes, so the size stays out.
 std::string series_suffix(const Json& r, const std::vector<std::string>& extra_keys);
 
+// A model is extrapolated beyond the measured worker counts only with a warning when it rests on
+// fewer counts than this, or fits them worse (R²) than this.
+constexpr int kMinPlacements = 3;
+constexpr double kMinR2 = 0.9;
+// Why a model fitted on `counts` measured worker counts with coefficient of determination `r2`
+// is no ground for extrapolating ("2 measured GPU counts (fewer than 3), R² 0.79 (under 0.9)");
+// empty when it is.
+std::string extrapolation_doubt(int counts, double r2, bool gpus);
+// The section's paragraph for a model drawn beyond the measurements despite `doubt`.
+std::string extrapolation_warning(const std::string& what, const std::string& doubt, bool gpus);
+
 Table make_table(const std::string& id, const std::string& title, const std::string& note,
                  std::vector<std::pair<std::string, bool>> columns);
 

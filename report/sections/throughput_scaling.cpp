@@ -86,7 +86,8 @@ Table scaling_table(const Section& sec, const std::string& axis, const std::stri
           " figure times the count); efficiency = speedup / (count / smallest count); a variant without a run at "
           "the smallest count (one " +
           one + " crosses no link) takes that of another variant; weak scaling keeps the work per " + one +
-          ", strong scaling the total (as DLBS defines them)",
+          ", strong scaling the total (as DLBS defines them); % of peak: of the peak the record names (a GEMM's "
+          "FLOP peak for its precision)",
       {{"series", false},
        {axis, true},
        {"throughput", true},
@@ -95,7 +96,8 @@ Table scaling_table(const Section& sec, const std::string& axis, const std::stri
        {"cv %", true},
        {"speedup", true},
        {"efficiency %", true},
-       {"scaling", false}});
+       {"scaling", false},
+       {"% of peak", true}});
 }
 
 Table scaling_model_table(const Section& sec, const std::string& one, const ReportOptions& opt) {
@@ -109,6 +111,9 @@ Table scaling_model_table(const Section& sec, const std::string& one, const Repo
     m.columns.push_back("eff. % @" + std::to_string(n));
     m.numeric.push_back(true);
   }
+  m.columns.push_back("extrapolation");
+  m.numeric.push_back(false);
+  m.note += "; extrapolation: why the @N columns are a guess (fewer than 3 measured counts, or R² under 0.9)";
   return m;
 }
 
@@ -135,13 +140,28 @@ struct ScalingGroup {
   bool pg;  // a per-GPU figure
   const std::string& unit;
   const std::string& axis;
+  bool gpus;
   const ReportOptions& opt;
 };
+
+// How much of the measured totals' spread the model explains (1 - SSres/SStot).
+double throughput_r2(const ThroughputModel& tm, const std::vector<int>& ws, const std::vector<double>& totals) {
+  double mean = 0;
+  for (double t : totals) mean += t / totals.size();
+  double res = 0, tot = 0;
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    res += std::pow(totals[i] - predict_throughput(tm, ws[i]), 2);
+    tot += std::pow(totals[i] - mean, 2);
+  }
+  if (tot <= 0) return res <= 1e-12 * mean * mean ? 1.0 : 0.0;
+  return 1 - res / tot;
+}
 
 // One variant of a group: its rows of the scaling table, its measured series and, with 2+
 // counts, the throughput model's row and continuation. Returns whether it has 2+ counts.
 bool add_variant_scaling(const ScalingGroup& sg, const ScalingBase& base, const std::string& variant,
-                         const std::map<int, std::vector<const Json*>>& by_w, Table& t, Table& m, Chart& c) {
+                         const std::map<int, std::vector<const Json*>>& by_w, Table& t, Table& m, Chart& c,
+                         std::vector<std::string>& notes) {
   const int top = sg.opt.extrapolate_to.back();
   const std::string name = sg.key + " · " + variant;
   const bool borrowed = !by_w.count(base.w0);
@@ -157,7 +177,8 @@ bool add_variant_scaling(const ScalingGroup& sg, const ScalingBase& base, const 
     const double total = p.median * (sg.pg ? w : 1);
     const double speedup = base.total > 0 ? total / base.total : 0;
     t.rows.push_back({name, std::to_string(w), format_number(p.median), sg.unit, spread_text(p), cv_text(p),
-                      format_number(speedup), format_number(100 * speedup / (double(w) / base.w0)), kind});
+                      format_number(speedup), format_number(100 * speedup / (double(w) / base.w0)), kind,
+                      p.pct_of_peak >= 0 ? format_number(p.pct_of_peak) : ""});
     ws.push_back(w), totals.push_back(total);
     measured.points.push_back({double(w), p.median, p.min, p.max});
   }
@@ -168,9 +189,16 @@ bool add_variant_scaling(const ScalingGroup& sg, const ScalingBase& base, const 
   std::vector<std::string> row = {name, std::to_string(ws.size()) + " counts, " + std::to_string(ws.front()) + "–" +
                                             std::to_string(ws.back()) + " " + sg.axis};
   for (int n : sg.opt.extrapolate_to) row.push_back(format_number(100 * predict_efficiency(tm, n)));
+  const std::string doubt = extrapolation_doubt(static_cast<int>(ws.size()), throughput_r2(tm, ws, totals), sg.gpus);
+  row.push_back(doubt.empty() ? "supported" : "a guess: " + doubt);
   m.rows.push_back(row);
+  if (!doubt.empty()) {
+    if (c.warning.empty()) c.warning = "Warning: model extrapolated from " + doubt;
+    notes.push_back(
+        extrapolation_warning(name + " beyond " + std::to_string(ws.back()) + " " + sg.axis, doubt, sg.gpus));
+  }
   Series model;
-  model.name = variant + " model";
+  model.name = variant + (doubt.empty() ? " model" : " model (a guess)");
   model.dashed = true, model.markers = model.error_bars = false;
   for (int n = by_w.rbegin()->first; n <= top; n *= 2) {
     const double v = predict_throughput(tm, n) / (sg.pg ? n : 1);
@@ -191,6 +219,44 @@ Series ideal_series(const ScalingBase& base, bool pg, int top) {
   return ideal;
 }
 
+// The overlaid runs' throughput groups, each with its label.
+using OverlayGroups = std::vector<std::pair<std::string, ThroughputGroups>>;
+
+OverlayGroups overlay_groups(const ReportOptions& opt) {
+  OverlayGroups out;
+  for (const Overlay& o : opt.overlays) {
+    std::vector<const Json*> ok;
+    for (const Json& r : o.records)
+      if (is_ok_point(r)) ok.push_back(&r);
+    const std::vector<const Json*> tp = run_throughputs(ok);
+    if (!tp.empty()) out.emplace_back(o.label, group_throughputs(tp));
+  }
+  return out;
+}
+
+// The overlaid runs' series of the chart `key`, dashed in the colour of the variant they overlay.
+// Returns whether any was drawn.
+bool add_overlay_series(Chart& c, const std::string& key, const ByVariant& variants, const OverlayGroups& overlays) {
+  bool any = false;
+  for (const auto& [label, og] : overlays) {
+    const auto found = og.groups.find(key);
+    if (found == og.groups.end()) continue;
+    for (const auto& [variant, by_w] : found->second) {
+      Series s;
+      s.name = label + ": " + variant;
+      s.dashed = true;
+      if (variants.count(variant)) s.colour_of = variant;
+      for (const auto& [w, rs] : by_w) {
+        const Pooled p = pool(rs);
+        s.points.push_back({double(w), p.median, p.min, p.max});
+      }
+      c.series.push_back(s);
+      any = true;
+    }
+  }
+  return any;
+}
+
 }  // namespace
 
 // Throughput scaling (images/s, samples/s, TFLOP/s ...: higher-is-better figures that are not a
@@ -207,6 +273,8 @@ void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, 
   // compute sweep has hundreds (every layer, pass and precision): those get the tables only.
   const bool draw = tg.groups.size() <= kMaxScalingCharts;
   if (!draw) t.note += "; " + std::to_string(tg.groups.size()) + " points: tables only, no charts";
+  const OverlayGroups overlays = overlay_groups(opt);
+  bool overlaid = false;
   for (auto& [key, variants] : tg.groups) {
     const bool pg = tg.per_gpu[key];
     const ScalingBase base = scaling_base(variants, pg);
@@ -215,12 +283,22 @@ void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, 
     c.title = sec.title + ": " + key + " by " + one + " count";
     c.x_label = axis, c.y_label = key.substr(0, key.find(" · ")) + " (" + tg.unit_of[key] + ")";
     c.log_x = true, c.log_y = !pg;
-    const ScalingGroup sg{key, pg, tg.unit_of[key], axis, opt};
+    const ScalingGroup sg{key, pg, tg.unit_of[key], axis, gpus, opt};
     bool any_scaling = false;
-    for (auto& [variant, by_w] : variants) any_scaling |= add_variant_scaling(sg, base, variant, by_w, t, m, c);
+    std::vector<std::string> notes;
+    for (auto& [variant, by_w] : variants) any_scaling |= add_variant_scaling(sg, base, variant, by_w, t, m, c, notes);
     if (!any_scaling) continue;
     c.series.push_back(ideal_series(base, pg, opt.extrapolate_to.back()));
-    if (draw) sec.charts.push_back(c);
+    if (!draw) continue;
+    overlaid |= add_overlay_series(c, key, variants, overlays);
+    sec.charts.push_back(c);
+    sec.paragraphs.insert(sec.paragraphs.end(), notes.begin(), notes.end());
+  }
+  if (overlaid) {
+    std::string labels;
+    for (const auto& [label, og] : overlays) labels += (labels.empty() ? "" : ", ") + label;
+    sec.paragraphs.push_back("Dashed in the throughput charts: " + labels +
+                             ", each series in the colour of the variant of the same name here.");
   }
   sec.tables.push_back(t);
   if (!m.rows.empty()) sec.tables.push_back(m);

@@ -137,6 +137,50 @@ TEST(Report, ThroughputScalingGivesSpeedupAndEfficiencyAgainstTheSmallestCount) 
   EXPECT_TRUE(r.sections.back().charts[0].series[1].dashed);
 }
 
+TEST(Report, AnOverlaidRunIsDashedInTheThroughputChart) {
+  ReportOptions opt;
+  opt.overlays.push_back(
+      {"last-week", Json::array({throughput_record("nvlink", 1, 900), throughput_record("nvlink", 2, 1700)})});
+  const Report r = build_report(Json::array({throughput_record("nvlink", 1, 1000), throughput_record("nvlink", 2, 1900),
+                                             throughput_record("nvlink", 4, 3700)}),
+                                opt);
+  const Chart& c = r.sections.back().charts.at(0);
+  const Series& over = c.series.back();
+  EXPECT_EQ(over.name, "last-week: nvlink");
+  EXPECT_TRUE(over.dashed);
+  EXPECT_EQ(over.colour_of, "nvlink");
+  ASSERT_EQ(over.points.size(), 2u);
+  EXPECT_EQ(over.points[1].y, 1700);
+  // The table is of the report's own runs only.
+  EXPECT_EQ(find_table(r, "-scaling")->rows.size(), 3u);
+}
+
+TEST(Report, AThroughputRowSaysItsShareOfThePeak) {
+  // One GPU's GEMM (the quick study on a one-GPU machine): its TFLOP/s against the FLOP peak.
+  Json gemm = throughput_record("default", 1, 700);
+  gemm["unit"] = "TFLOP/s", gemm["pct_of_peak"] = 70.75;
+  const Table* t = find_table(build_report(Json::array({gemm})), "-scaling");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->rows.size(), 1u);
+  EXPECT_EQ(t->columns.back(), "% of peak");
+  EXPECT_EQ(t->rows[0].back(), "70.75");
+}
+
+TEST(Report, AThroughputModelOfTwoCountsIsExtrapolatedOnlyWithAWarning) {
+  const Report r =
+      build_report(Json::array({throughput_record("nvlink", 1, 1000), throughput_record("nvlink", 2, 1900)}));
+  const Table* model = find_table(r, "-scaling-model");
+  ASSERT_NE(model, nullptr);
+  ASSERT_EQ(model->rows.size(), 1u);
+  EXPECT_EQ(model->rows[0].back(), "a guess: 2 measured GPU counts (fewer than 3)");
+  const Chart& c = r.sections.back().charts.at(0);
+  EXPECT_EQ(c.warning, "Warning: model extrapolated from 2 measured GPU counts (fewer than 3)");
+  EXPECT_EQ(c.series[1].name, "nvlink model (a guess)");
+  ASSERT_FALSE(r.sections.back().paragraphs.empty());
+  EXPECT_EQ(r.sections.back().paragraphs[0].rfind("Warning: command throughput · nvlink beyond 2 GPUs", 0), 0u)
+      << r.sections.back().paragraphs[0];
+}
+
 TEST(Report, StrongScalingIsTellByAGlobalBatchSplitOverGpus) {
   Json recs = Json::array({throughput_record("a", 1, 1000, {{"batch_size", 256}}),
                            throughput_record("a", 2, 1900, {{"batch_size", 128}}),

@@ -1,0 +1,32 @@
+#include "report/chart_library.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.hpp"
+
+namespace scalebench {
+
+std::string chart_library_path() {
+  const char* env = std::getenv("SCALEBENCH_CHART_JS");
+  return env && *env ? env : "/usr/share/javascript/chart.js/chart.min.js";
+}
+
+std::string read_chart_library() {
+  const std::string path = chart_library_path();
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(path +
+                ": cannot read the charting library the report page inlines (install Debian's libjs-chart.js: "
+                "scripts/install-deps.sh does, or set SCALEBENCH_CHART_JS to a copy of Chart.js 3's chart.min.js)");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string js = text.str();
+  // Inlined in a <script> element: a closing tag inside would end it early.
+  if (js.find("Chart.js") == std::string::npos || js.find("</script") != std::string::npos)
+    throw Error(path + ": not Chart.js's minified build (chart.min.js from libjs-chart.js)");
+  return js;
+}
+
+}  // namespace scalebench

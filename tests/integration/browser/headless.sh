@@ -1,0 +1,17 @@
+# Headless Chromium as the report-page tests run it (sourced after lib.sh by report_browser.sh and
+# report_hover.sh): skips the test (77) where no chromium is installed.
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [[ -z $browser ]]; then
+  echo "SKIP: no chromium (scripts/install-test-deps.sh installs it)"
+  exit 77
+fi
+
+# dump_dom PAGE OUT [VIRTUAL_MS]: PAGE opened from disk, its scripts run for VIRTUAL_MS of virtual
+# time (default 5000), and the DOM they left written to OUT.
+dump_dom() {
+  local page=$1 out=$2 budget=${3:-5000}
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+    --disable-background-timer-throttling --disable-renderer-backgrounding --disable-backgrounding-occluded-windows \
+    --user-data-dir="$WORK/chromium" --window-size=1280,1024 --virtual-time-budget="$budget" \
+    --dump-dom "file://$page" >"$out" 2>"$WORK/chromium.log" || fail "chromium exited $?"
+}
