@@ -154,6 +154,7 @@ inline constexpr unsigned int kSystemDriverVersionBufferSize = 80;  // NVML_SYST
 inline constexpr int kNvLinkErrorCounters = 4;
 // NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON: the common speed of the active links, MB/s per direction.
 inline constexpr unsigned int kFieldNvLinkSpeedMbpsCommon = 90;
+inline constexpr unsigned int kFieldNvLinkGetSpeed = 164;      // NVML_FI_DEV_NVLINK_GET_SPEED: MB/s of link scopeId
 inline constexpr nvmlPerfPolicyType_t kPerfPolicyPower = 0;    // NVML_PERF_POLICY_POWER
 inline constexpr nvmlPerfPolicyType_t kPerfPolicyThermal = 1;  // NVML_PERF_POLICY_THERMAL
 inline constexpr nvmlPcieUtilCounter_t kPcieUtilTxBytes = 0;   // NVML_PCIE_UTIL_TX_BYTES

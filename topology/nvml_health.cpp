@@ -1,7 +1,9 @@
 // NvmlLibrary::read_health and read_system: the configuration and health a node acceptance checks
 // (persistence, ECC and row remapping, power and clock limits, PCIe and NVLink state), each read
 // with the call NVML documents for it. A call the driver lacks leaves its quantity empty.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "common/error.hpp"
 #include "topology/nvml.hpp"
@@ -28,12 +30,34 @@ std::optional<unsigned int> uint_value(Fn fn, nvmlDevice_t d) {
   return v;
 }
 
+// The speed common to the GPU's links (MB/s); where the driver does not offer that field (Hopper's
+// drivers answer NOT_SUPPORTED), the slowest of the active links, read one by one as NCCL reads them.
+template <class Nvml>
+std::optional<unsigned int> nvlink_speed(const Nvml& n, nvmlDevice_t d, const std::vector<unsigned int>& active) {
+  auto read = [&](unsigned int field, unsigned int scope) -> std::optional<unsigned int> {
+    nvmlFieldValue_t f{};
+    f.fieldId = field;
+    f.scopeId = scope;
+    if (n.nvmlDeviceGetFieldValues(d, 1, &f) != abi::kSuccess || f.nvmlReturn != abi::kSuccess ||
+        f.valueType != abi::kValueUnsignedInt || f.value.uiVal == 0)
+      return std::nullopt;
+    return f.value.uiVal;
+  };
+  if (const auto common = read(abi::kFieldNvLinkSpeedMbpsCommon, 0)) return common;
+  std::optional<unsigned int> slowest;
+  for (unsigned int link : active)
+    if (const auto speed = read(abi::kFieldNvLinkGetSpeed, link))
+      slowest = slowest ? std::min(*slowest, *speed) : *speed;
+  return slowest;
+}
+
 // NVLink state, speed and error counters of one GPU; a template so that it takes NvmlLibrary's
 // private Impl without naming it.
 template <class Nvml>
 void read_nvlinks(const Nvml& n, nvmlDevice_t d, NvmlGpuHealth& h) {
   NvLinkErrorCounts errors;
   bool any_counter = false;
+  std::vector<unsigned int> up_links;
   for (unsigned int link = 0; link < abi::kMaxNvLinks; ++link) {
     nvmlEnableState_t active = 0;
     const nvmlReturn_t rc = n.nvmlDeviceGetNvLinkState(d, link, &active);
@@ -44,6 +68,7 @@ void read_nvlinks(const Nvml& n, nvmlDevice_t d, NvmlGpuHealth& h) {
     ++h.nvlinks;
     if (active != abi::kFeatureEnabled) continue;
     ++h.nvlinks_up;
+    up_links.push_back(link);
     if (!n.nvmlDeviceGetNvLinkErrorCounter) continue;
     unsigned long long* const into[abi::kNvLinkErrorCounters] = {&errors.replay, &errors.recovery, &errors.crc,
                                                                  &errors.crc};
@@ -56,13 +81,7 @@ void read_nvlinks(const Nvml& n, nvmlDevice_t d, NvmlGpuHealth& h) {
     }
   }
   if (any_counter) h.nvlink_errors = errors;
-  if (h.nvlinks_up > 0 && n.nvmlDeviceGetFieldValues) {
-    nvmlFieldValue_t f{};
-    f.fieldId = abi::kFieldNvLinkSpeedMbpsCommon;
-    if (n.nvmlDeviceGetFieldValues(d, 1, &f) == abi::kSuccess && f.nvmlReturn == abi::kSuccess &&
-        f.valueType == abi::kValueUnsignedInt)
-      h.nvlink_speed_mbps = f.value.uiVal;
-  }
+  if (h.nvlinks_up > 0 && n.nvmlDeviceGetFieldValues) h.nvlink_speed_mbps = nvlink_speed(n, d, up_links);
 }
 
 }  // namespace

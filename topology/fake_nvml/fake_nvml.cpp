@@ -40,6 +40,7 @@ struct FakeLink {
   bool active = true;
   std::string remote_bus;  // "" -> the remote PCI info call fails
   int remote_type = 2;     // NVML_NVLINK_DEVICE_TYPE_SWITCH
+  unsigned int speed_mbps = 26562;
 };
 
 struct FakeGpu {
@@ -97,14 +98,15 @@ void build(const std::string& scenario) {
     }
     g_levels = {{0, 40, 50, 50}, {40, 0, 50, 50}, {50, 50, 0, 40}, {50, 50, 40, 0}};
     if (scenario == "degraded4") {
-      g_gpus[1].nvlink_errors_per_s[0] = 10;   // replays: a link fault
-      g_gpus[3].nvlink_errors_per_s[2] = 5;  // CRC errors on one link, below 100/s: worth a warning only
+      g_gpus[1].nvlink_errors_per_s[0] = 10;  // replays: a link fault
+      g_gpus[3].nvlink_errors_per_s[2] = 5;   // CRC errors on one link, below 100/s: worth a warning only
       g_gpus[3].error_links = 1;
       g_gpus[2].gen = 4;
       g_gpus[2].width = 8;
       g_gpus[2].remap_pending = true;
       g_gpus[2].persistence = false;
       g_gpus[3].links[4].active = g_gpus[3].links[9].active = false;
+      g_gpus[2].links[7].speed_mbps = 13281;  // one link trained at half speed
       g_gpus[3].power_limit_mw = 500000;
     }
   } else if (scenario == "direct4") {
@@ -310,10 +312,18 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int count, nvmlFieldValue_
     nvmlFieldValue_t& f = values[k];
     f.timestamp = now_us;
     f.latencyUsec = 0;
+    // The common speed as A100 drivers offer it; Hopper's answer NOT_SUPPORTED and give each link's.
+    const bool hopper = of(d)->nvlink_version >= 6;
     if (f.fieldId == scalebench::nvml_abi::kFieldNvLinkSpeedMbpsCommon) {
-      f.nvmlReturn = of(d)->links.empty() ? 3 : 0;
+      f.nvmlReturn = of(d)->links.empty() || hopper ? 3 : 0;
       f.valueType = scalebench::nvml_abi::kValueUnsignedInt;
       f.value.uiVal = 26562;
+      continue;
+    }
+    if (f.fieldId == scalebench::nvml_abi::kFieldNvLinkGetSpeed) {
+      f.nvmlReturn = f.scopeId < of(d)->links.size() ? 0 : 2;
+      f.valueType = scalebench::nvml_abi::kValueUnsignedInt;
+      f.value.uiVal = f.scopeId < of(d)->links.size() ? of(d)->links[f.scopeId].speed_mbps : 0;
       continue;
     }
     const bool nvlink_field = f.fieldId == scalebench::nvml_abi::kFieldNvLinkThroughputDataTx ||

@@ -97,7 +97,8 @@ TEST_F(NodeCheck, ReadsHealthThroughNvml) {
   EXPECT_FALSE(f.before[0].retired_pages_pending) << "Hopper answers NOT_SUPPORTED";
   EXPECT_EQ(f.before[3].nvlinks, 18);
   EXPECT_EQ(f.before[3].nvlinks_up, 16);
-  EXPECT_EQ(f.before[0].nvlink_speed_mbps, 26562u);
+  EXPECT_EQ(f.before[0].nvlink_speed_mbps, 26562u) << "Hopper: read link by link";
+  EXPECT_EQ(f.before[2].nvlink_speed_mbps, 13281u) << "the slowest link";
   EXPECT_EQ(f.before[3].power_limit_mw, 500000u);
   EXPECT_EQ(f.before[0].default_power_limit_mw, 700000u);
   EXPECT_LT(f.before[1].nvlink_errors->replay, f.after[1].nvlink_errors->replay) << "GPU1's replays rise";
@@ -152,7 +153,8 @@ TEST_F(NodeCheck, EachFaultFailsItsRuleOnItsGpu) {
   EXPECT_EQ(failed["no-pending-row-remap"], (std::set<int>{2}));
   EXPECT_EQ(failed["nvlinks-up"], (std::set<int>{3}));
   EXPECT_EQ(failed["power-limit-at-default"], (std::set<int>{3}));
-  EXPECT_EQ(failed.size(), 6u);
+  EXPECT_EQ(failed["nvlink-speed"], (std::set<int>{2})) << "one link at half speed";
+  EXPECT_EQ(failed.size(), 7u);
   EXPECT_EQ(warned["nvlink-crc-errors-quiet"], (std::set<int>{3})) << "a low CRC rate warns, as DCGM's health watch";
 }
 
