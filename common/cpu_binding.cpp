@@ -11,6 +11,7 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "common/log.hpp"
 
 namespace scalebench {
 
@@ -108,12 +109,25 @@ void apply_cpu_binding(const std::string& spec, int local_rank) {
   } catch (const Error& e) {
     throw Error(std::string(kCpuBindingVariable) + ": " + e.what());
   }
-  cpu_set_t set;
+  // Only CPUs this process may use (a job's cpuset may hold part of the NUMA node): the
+  // binding narrows what the launcher gave, never widens it.
+  cpu_set_t allowed, set;
   CPU_ZERO(&set);
-  for (int c : cpus) CPU_SET(c, &set);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+  int count = 0;
+  for (int c : cpus)
+    if (CPU_ISSET(c, &allowed)) {
+      CPU_SET(c, &set);
+      ++count;
+    }
+  if (count == 0) {
+    log::warn(std::string(kCpuBindingVariable) + ": none of CPUs " + entry + " of local rank " +
+              std::to_string(local_rank) + " is in this process's cpuset; left unbound");
+    return;
+  }
   if (sched_setaffinity(0, sizeof set, &set) != 0)
     throw Error(std::string(kCpuBindingVariable) + ": the kernel refused CPUs " + entry + " for local rank " +
-                std::to_string(local_rank) + " (outside this job's cpuset?)");
+                std::to_string(local_rank));
 }
 
 void apply_cpu_binding_from_environment() {

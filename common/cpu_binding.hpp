@@ -22,9 +22,9 @@ std::vector<int> numa_nodes_of(const std::vector<int>& cpus, const std::string& 
 // The environment variable the agent hands a run's ranks their binding in: one CPU list per
 // local rank, separated by ';' ("0-15;16-31"). An empty entry leaves that rank unbound.
 inline constexpr const char* kCpuBindingVariable = "SCALEBENCH_CPU_BINDING";
-// Binds this process to the entry of `spec` for `local_rank` (sched_setaffinity). Throws Error
-// naming the variable when the entry is malformed or the kernel refuses it (CPUs outside the
-// job's cpuset).
+// Binds this process to the entry of `spec` for `local_rank` (sched_setaffinity), narrowed to
+// the CPUs it may use; when it may use none of them, it stays as it is and a warning says so.
+// Throws Error naming the variable when the entry is malformed or has no such rank.
 void apply_cpu_binding(const std::string& spec, int local_rank);
 // The same from the environment, before MPI starts: SCALEBENCH_CPU_BINDING (nothing when unset)
 // for the local rank the launcher gave (OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID; else 0).

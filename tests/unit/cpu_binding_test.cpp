@@ -115,6 +115,20 @@ TEST(CpuBinding, AppliedBindingIsWhatTheKernelReportsBack) {
   EXPECT_EQ(back["cpus"], mine);
   EXPECT_TRUE(back["numa_nodes"].is_array());
   sched_setaffinity(0, sizeof before, &before);
+  if (second >= 0) {
+    // CPUs outside what the process may use are left out: bound to `second` only.
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    CPU_SET(second, &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    apply_cpu_binding(std::to_string(second) + "," + std::to_string(CPU_SETSIZE - 1), 0);
+    EXPECT_EQ(cpu_binding_read_back()["cpus"], std::to_string(second));
+    // None of them allowed: left as it was.
+    apply_cpu_binding(std::to_string(CPU_SETSIZE - 1), 0);
+    EXPECT_EQ(cpu_binding_read_back()["cpus"], std::to_string(second));
+    sched_setaffinity(0, sizeof before, &before);
+  }
   EXPECT_THROW(apply_cpu_binding(mine, 1), Error);  // no entry for local rank 1
   EXPECT_THROW(apply_cpu_binding("x;y", 0), Error);
   apply_cpu_binding(";", 0);  // an empty entry binds nothing
