@@ -67,14 +67,18 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 MpiDefault=none
 ReturnToService=2
-# Two GPUs as a generic resource without device files: the job asks for them as GPU sites
-# require, and the steps pass the request on (nothing here confines devices).
+# Two GPUs as a generic resource (stand-in device files, below): the job asks for them as GPU
+# sites require, and the steps pass the request on.
 GresTypes=gpu
 $NODE_LINE Gres=gpu:2 NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=test Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
 CONF
 
-echo "NodeName=$NODE Name=gpu Count=2" >"$S/gres.conf"
+# Two GPU device files that are no GPU (the null device's numbers): slurmd counts a GPU by its
+# File, and no step here is confined to its devices (no cgroups).
+mkdir -p "$S/dev"
+for i in 0 1; do mknod "$S/dev/nvidia$i" c 1 3; done
+echo "NodeName=$NODE Name=gpu File=$S/dev/nvidia[0-1]" >"$S/gres.conf"
 
 slurmctld -D -f "$SLURM_CONF" >>"$WORK/slurmctld.out" 2>&1 &
 PIDS+=($!)
