@@ -6,8 +6,11 @@
 #   share/doc/scalebench/         README and docs/
 include(GNUInstallDirs)
 
-install(TARGETS scalebench scalebench-coordinator scalebench-agent scalebench-run
-        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+set(SCALEBENCH_PROGRAMS scalebench scalebench-coordinator scalebench-agent scalebench-run)
+# Installed programs keep the run path of libraries linked from outside the system's folders
+# (CUDA, NCCL and cuDNN from NVIDIA's installers), as the build tree's do.
+set_target_properties(${SCALEBENCH_PROGRAMS} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+install(TARGETS ${SCALEBENCH_PROGRAMS} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The units in deploy/ name /usr/local/bin (where a hand install puts the programs); installed
 # ones name the bin/ of the prefix they are installed to, which `cmake --install --prefix` and
