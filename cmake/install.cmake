@@ -47,6 +47,7 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_STRIP_FILES ON)  # the build's debug information stays in the build
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "openmpi-bin")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "prometheus")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "grafana, slurm-client, prometheus-alertmanager")

@@ -33,7 +33,14 @@ if [[ ${SCALEBENCH_CPACK:-0} == 1 ]]; then
   (cd "$WORK" && cpack --config "$BUILD/CPackConfig.cmake" -G DEB) >"$WORK/cpack.log" 2>&1 ||
     fail "cpack: $(tail -n 20 "$WORK/cpack.log")"
   deb=$(ls "$WORK"/scalebench_*.deb)
-  dpkg-deb -c "$deb" | grep -q "/usr/bin/scalebench-agent$" || fail "$deb has no /usr/bin/scalebench-agent"
+  dpkg-deb -c "$deb" >"$WORK/deb-contents.txt" || fail "dpkg-deb -c $deb"
+  for f in usr/bin/scalebench usr/bin/scalebench-agent usr/bin/scalebench-run usr/lib/systemd/system/scalebench-agent.service \
+    usr/share/scalebench/deploy/prometheus/alerts.yml usr/share/scalebench/deploy/slurm/scalebench.sbatch; do
+    grep -q " \./$f$" "$WORK/deb-contents.txt" || fail "$deb has no /$f"
+  done
+  dpkg-deb -x "$deb" "$WORK/deb"
+  grep -q "^ExecStart=/usr/bin/scalebench-agent " "$WORK/deb/usr/lib/systemd/system/scalebench-agent.service" ||
+    fail "the packaged agent unit does not start /usr/bin/scalebench-agent"
   deps=$(dpkg-deb -f "$deb" Depends)
   for d in openmpi-bin libc6 libsqlite3; do grep -q "$d" <<<"$deps" || fail "$deb: Depends lacks $d: $deps"; done
   echo "install_prefix: $(basename "$deb"): Depends: $deps"
