@@ -47,6 +47,9 @@ Agent::Agent(Options options)
                {"capabilities", caps.value("backends", Json::array())},
                {"workloads", caps.value("workloads", Json::array())},
                {"version", kVersion}};
+  // Ranks bind to their GPU's NUMA node: which node each GPU hangs off.
+  for (const auto& g : info_["topology"].value("gpus", Json::array()))
+    options_.launch.gpu_numa[g.value("index", -1)] = g.value("numa_node", -1);
   auto journal = std::make_unique<OutboxJournal>(options_.work_dir + "/outbox.jsonl");
   outbox_ = std::make_unique<Outbox>(
       client_,
@@ -124,6 +127,17 @@ void Agent::heartbeat() {
   for (const auto& assignment : answer.value("runs", Json::array())) start_run(assignment);
 }
 
+ActiveRuns::Run Agent::active_run(long long run_id, const Json& spec, const std::vector<int>& gpus) const {
+  ActiveRuns::Run run{run_id, spec.value("experiment", ""), spec.value("workload", ""), gpus, {}};
+  for (int index : gpus) {
+    std::string uuid;
+    for (const auto& g : info_["gpus"])
+      if (g.value("index", -1) == index) uuid = g.value("uuid", "");
+    run.uuids.push_back(uuid);
+  }
+  return run;
+}
+
 void Agent::start_run(const Json& a) {
   const long long run_id = a.at("run_id").get<long long>();
   const int attempt = a.at("attempt").get<int>();
@@ -161,7 +175,7 @@ void Agent::start_run(const Json& a) {
       outbox_->post(records_path,
                     Json{{"attempt", attempt}, {"records", Json::array({{{"seq", seq++}, {"record", record}}})}});
     };
-    if (options_.on_run) options_.on_run(run_id, spec.value("experiment", ""));
+    if (options_.active_runs) options_.active_runs->start(active_run(run_id, spec, gpus));
     RunSupervisor supervisor(options_.launch, options_.work_dir);
     RunSupervisor::Outcome outcome;
     try {
@@ -184,7 +198,7 @@ void Agent::start_run(const Json& a) {
                      {"hosts", host_names}};
       sink(status_record(record_context(run_id, spec, placement), outcome.status, outcome.reason));
     }
-    if (options_.on_run) options_.on_run(0, "");
+    if (options_.active_runs) options_.active_runs->end(run_id);
     log::info("run " + std::to_string(run_id) + " " + outcome.status + " (" + std::to_string(outcome.records) +
               " records)" + (outcome.reason.empty() ? "" : ": " + outcome.reason));
     outbox_->post(

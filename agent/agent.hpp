@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "agent/active_runs.hpp"
 #include "agent/launcher.hpp"
 #include "agent/outbox.hpp"
 #include "common/json.hpp"
@@ -30,9 +31,9 @@ class Agent {
     LaunchConfig launch;
     std::string token;    // bearer token for the coordinator ("" = none)
     std::string ca_file;  // https:// coordinator: the CA its certificate must chain to ("" = default)
-    // Told when a run starts (its id and experiment) and when it ends (0, ""): the GPU
-    // telemetry labels its series with the run. Called from the run's thread.
-    std::function<void(long long run_id, const std::string& experiment)> on_run;
+    // Told when a run starts and ends (scalebench_run_info, dcgm-exporter's job mapping); none
+    // when null.
+    ActiveRuns* active_runs = nullptr;
   };
   explicit Agent(Options options);
   ~Agent();
@@ -43,6 +44,8 @@ class Agent {
   void register_self();
   void heartbeat();
   void start_run(const Json& assignment);
+  // What ActiveRuns is told of a run on these GPUs of this node.
+  ActiveRuns::Run active_run(long long run_id, const Json& spec, const std::vector<int>& gpus) const;
 
   Options options_;
   HttpClient client_;

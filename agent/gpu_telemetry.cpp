@@ -28,6 +28,7 @@ GpuTelemetrySample to_sample(const NvmlGpuReading& now, const NvmlGpuReading* pr
   s.index = now.index;
   s.uuid = now.uuid;
   s.model = now.name;
+  s.pci_bus_id = now.pci_bus_id;
   if (now.power_mw) s.power_watts = *now.power_mw / 1000.0;
   if (now.sm_clock_mhz) s.sm_clock_hertz = *now.sm_clock_mhz * 1e6;
   if (now.gpu_utilization_pct) s.utilization_ratio = *now.gpu_utilization_pct / 100.0;
@@ -58,11 +59,7 @@ std::string telemetry_metrics_text(const std::vector<GpuTelemetrySample>& gpus, 
                                    bool available) {
   using prometheus::ClientMetric;
   using prometheus::MetricFamily;
-  std::vector<ClientMetric::Label> common{{"agent", labels.agent}, {"hostname", labels.hostname}};
-  if (labels.run_id > 0) {
-    common.push_back({"run_id", std::to_string(labels.run_id)});
-    if (!labels.experiment.empty()) common.push_back({"experiment", labels.experiment});
-  }
+  const std::vector<ClientMetric::Label> agent{{"Hostname", labels.hostname}, {"agent", labels.agent}};
   auto gauge = [](std::vector<ClientMetric::Label> l, double v) {
     ClientMetric m;
     m.label = std::move(l);
@@ -75,7 +72,7 @@ std::string telemetry_metrics_text(const std::vector<GpuTelemetrySample>& gpus, 
                      "1 when the agent's last NVML reading worked, 0 without NVML (no driver or no GPU)",
                      prometheus::MetricType::Gauge,
                      {}};
-  avail.metric.push_back(gauge(common, available ? 1 : 0));
+  avail.metric.push_back(gauge(agent, available ? 1 : 0));
   families.push_back(std::move(avail));
 
   // One family per quantity; a GPU whose value is empty adds no series to it.
@@ -124,10 +121,12 @@ std::string telemetry_metrics_text(const std::vector<GpuTelemetrySample>& gpus, 
     for (const GpuTelemetrySample& g : gpus) {
       const std::optional<double>& v = g.*q.field;
       if (!v) continue;
-      auto l = common;
-      l.push_back({"gpu", std::to_string(g.index)});
-      l.push_back({"uuid", g.uuid});
-      l.push_back({"model", g.model});
+      // dcgm-exporter's label names (and its order: gpu, UUID, pci_bus_id, modelName, Hostname).
+      std::vector<ClientMetric::Label> l{{"gpu", std::to_string(g.index)},
+                                         {"UUID", g.uuid},
+                                         {"pci_bus_id", g.pci_bus_id},
+                                         {"modelName", g.model},
+                                         {"Hostname", labels.hostname}};
       if (q.label) l.push_back({q.label, q.value});
       f.metric.push_back(gauge(std::move(l), *v));
     }
@@ -155,12 +154,6 @@ GpuTelemetry::~GpuTelemetry() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
-}
-
-void GpuTelemetry::set_run(long long run_id, const std::string& experiment) {
-  std::lock_guard lock(mutex_);
-  labels_.run_id = run_id;
-  labels_.experiment = run_id > 0 ? experiment : "";
 }
 
 void GpuTelemetry::sample_once() {

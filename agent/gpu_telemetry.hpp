@@ -15,7 +15,7 @@ namespace scalebench {
 // second). Empty where NVML could not read the quantity.
 struct GpuTelemetrySample {
   int index = 0;
-  std::string uuid, model;
+  std::string uuid, model, pci_bus_id;
   std::optional<double> power_watts, sm_clock_hertz, utilization_ratio, memory_utilization_ratio;
   std::optional<double> memory_used_bytes, memory_total_bytes;
   std::optional<double> pcie_transmit_bytes_per_second, pcie_receive_bytes_per_second;
@@ -33,18 +33,18 @@ struct GpuTelemetrySample {
 // between their timestamps.
 GpuTelemetrySample to_sample(const NvmlGpuReading& now, const NvmlGpuReading* previous);
 
-// What every series of the agent carries. run_id 0: no run is running (no run_id and experiment
-// labels then).
+// Who reads the GPUs: the agent's name and the node's hostname. No run labels: a run is joined
+// on through scalebench_run_info (agent/active_runs.hpp), so a GPU's series stay the same series
+// from run to run.
 struct TelemetryLabels {
   std::string agent, hostname;
-  long long run_id = 0;
-  std::string experiment;
 };
 
-// The agent's /metrics body in the Prometheus text format:
-// scalebench_agent_gpu_telemetry_available (1 when the last NVML reading worked) and one series
-// per GPU and quantity (docs/metrics.md lists them), labelled with `labels` and the GPU's
-// gpu (NVML index), uuid and model.
+// The agent's GPU telemetry in the Prometheus text format:
+// scalebench_agent_gpu_telemetry_available{agent, Hostname} (1 when the last NVML reading
+// worked) and one series per GPU and quantity (docs/metrics.md lists them), labelled as
+// dcgm-exporter labels its series, so that the two join without label_replace: gpu (NVML
+// index), UUID, pci_bus_id, modelName and Hostname.
 std::string telemetry_metrics_text(const std::vector<GpuTelemetrySample>& gpus, const TelemetryLabels& labels,
                                    bool available);
 
@@ -65,8 +65,6 @@ class GpuTelemetry {
 
   bool available() const { return nvml_.available(); }
   const std::string& unavailable_reason() const { return nvml_.unavailable_reason(); }
-  // The run the agent is running now, for the run_id and experiment labels; 0 when none.
-  void set_run(long long run_id, const std::string& experiment);
   std::string metrics_text() const;
 
  private:

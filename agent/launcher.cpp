@@ -1,7 +1,9 @@
 #include "agent/launcher.hpp"
 
 #include "agent/local_launch.hpp"
+#include "agent/rank_binding.hpp"
 #include "agent/srun_launch.hpp"
+#include "common/cpu_binding.hpp"
 
 namespace scalebench {
 
@@ -12,6 +14,14 @@ void set_visible_devices(LaunchPlan& plan, const std::vector<int>& gpu_ids) {
   plan.env["CUDA_VISIBLE_DEVICES"] = visible;
   // The ids are the inventory's (NVML, PCI bus order); CUDA numbers by speed unless told.
   plan.env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
+}
+
+void set_cpu_binding(LaunchPlan& plan, const LaunchConfig& config, const Json& run_spec,
+                     const std::vector<int>& gpu_ids) {
+  if (!config.bind_ranks) return;
+  const std::string spec = cpu_binding_spec(
+      rank_numa_nodes(run_spec.value("ranks_per_node", 1), gpu_ids, config.gpu_numa), config.sysfs_root);
+  if (!spec.empty()) plan.env[kCpuBindingVariable] = spec;
 }
 
 namespace {
@@ -44,12 +54,16 @@ LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const s
     // SIGSEGV), leaving mpirun waiting for ever: ranks discover the topology themselves instead.
     placement_args = {"--hostfile", hostfile, "--map-by", "slot", "--mca", "rtc_hwloc_vmhole", "none"};
   }
-  // Over several nodes each rank picks its host's GPUs itself: only the numbering goes along.
+  // Over several nodes each rank picks its host's GPUs itself: only the numbering goes along,
+  // and ranks are not bound (this agent knows the NUMA nodes of its own GPUs only).
   auto visible = [&](LaunchPlan& p) {
-    if (!multi_node)
+    if (!multi_node) {
       set_visible_devices(p, gpu_ids);
-    else if (!gpu_ids.empty())
+      // A command workload's program starts (and binds) its own ranks.
+      if (!own_program) set_cpu_binding(p, config, run_spec, gpu_ids);
+    } else if (!gpu_ids.empty()) {
       p.env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
+    }
   };
   if (run_spec.value("workload", "") == "command") {
     // scalebench-run starts the program itself (under mpirun, or as ranks with torchrun's
@@ -72,7 +86,8 @@ LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const s
   const int ranks = run_spec.value("nodes", 1) * run_spec.value("ranks_per_node", 1);
   plan.argv = {config.mpirun, "-np", std::to_string(ranks)};
   if (config.as_root) plan.argv.push_back("--allow-run-as-root");
-  // Placement is ours to decide: no core binding, and more ranks than cores is allowed on hosts.
+  // Placement is ours to decide: more ranks than cores is allowed on hosts, and mpirun binds
+  // nothing itself: a GPU run's ranks bind to their GPU's NUMA node from SCALEBENCH_CPU_BINDING.
   for (const char* a : {"--oversubscribe", "--bind-to", "none"}) plan.argv.push_back(a);
   for (const auto& a : config.extra_args) plan.argv.push_back(a);
   for (const auto& a : placement_args) plan.argv.push_back(a);

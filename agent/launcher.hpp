@@ -22,6 +22,12 @@ struct LaunchConfig {
   std::string srun_mpi = "pmix";             // srun --mpi=: Debian's Open MPI 4.1 takes its ranks from PMIx
   std::vector<std::string> srun_extra_args;  // site options, e.g. "--partition=gpu"
   std::string slurm_node;                    // this node's SLURM name (SLURMD_NODENAME)
+  // Bind each GPU run's ranks to their GPU's NUMA node (agent/rank_binding.hpp): under srun
+  // with --cpu-bind/--mem-bind=map_ldom, else through SCALEBENCH_CPU_BINDING, which each
+  // scalebench-run applies to itself before MPI starts. Off: no rank is pinned.
+  bool bind_ranks = true;
+  std::map<int, int> gpu_numa;      // this node's GPU index -> NUMA node (the agent's topology)
+  std::string sysfs_root = "/sys";  // where NUMA nodes' CPU lists are read
 };
 
 // One node of a run over several nodes: the name mpirun reaches it by and the GPUs the run
@@ -53,5 +59,10 @@ LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const s
 
 // CUDA_VISIBLE_DEVICES (and the PCI bus order the ids are in) for the run's GPUs; none for host runs.
 void set_visible_devices(LaunchPlan& plan, const std::vector<int>& gpu_ids);
+
+// SCALEBENCH_CPU_BINDING for a run on this node's `gpu_ids`, when `config` binds ranks and every
+// GPU's NUMA node and CPUs are known; nothing otherwise.
+void set_cpu_binding(LaunchPlan& plan, const LaunchConfig& config, const Json& run_spec,
+                     const std::vector<int>& gpu_ids);
 
 }  // namespace scalebench

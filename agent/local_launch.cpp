@@ -15,6 +15,7 @@ LaunchPlan plan_local_launch(const LaunchConfig& config, const Json& run_spec, c
   if (run_spec.contains("env"))
     for (const auto& [k, v] : run_spec["env"].items()) plan.env[k] = v.get<std::string>();
   set_visible_devices(plan, gpu_ids);
+  set_cpu_binding(plan, config, run_spec, gpu_ids);
   return plan;
 }
 

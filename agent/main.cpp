@@ -12,10 +12,12 @@
 #include <regex>
 #include <sstream>
 
+#include "agent/active_runs.hpp"
 #include "agent/agent.hpp"
 #include "agent/gpu_telemetry.hpp"
 #include "agent/launcher_choice.hpp"
 #include "agent/metrics_endpoint.hpp"
+#include "common/build_info.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/process.hpp"
@@ -95,6 +97,14 @@ int main(int argc, char** argv) {
                  "an extra srun argument (repeatable), e.g. --srun-arg=--partition=gpu")
       ->type_name("ARG")
       ->allow_extra_args(false);
+  std::string cpu_binding = "numa";
+  app.add_option("--cpu-binding", cpu_binding,
+                 "numa: bind each rank of a one-node GPU run to the CPUs and memory of its GPU's NUMA node "
+                 "(srun --cpu-bind/--mem-bind=map_ldom, else each rank binds itself before MPI starts); none: "
+                 "bind nothing. Every record keeps the binding its ranks had (environment.binding)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"numa", "none"}))
+      ->type_name("MODE");
   app.add_option("--run-program", o.launch.run_program, "scalebench-run (default: next to this program)")
       ->type_name("PATH");
   app.add_option("--token-file", token_file, "the agent token the coordinator wants (else SCALEBENCH_TOKEN)")
@@ -119,6 +129,12 @@ int main(int argc, char** argv) {
                        ->capture_default_str()
                        ->type_name("S")
                        ->check(CLI::Range(0.1, 3600.0));
+  std::string job_mapping_dir;
+  app.add_option("--job-mapping-dir", job_mapping_dir,
+                 "write dcgm-exporter's HPC job mapping here (give dcgm-exporter the same folder as "
+                 "--hpc-job-mapping-dir): while a run holds a GPU, a file named after the GPU's index holds the "
+                 "run's id, so that DCGM's series carry it as hpc_job (default: no files)")
+      ->type_name("DIR");
   app.add_option("--nvml-library", telemetry.nvml_library,
                  "the NVML the telemetry reads (default: SCALEBENCH_NVML_LIBRARY, else libnvidia-ml.so.1)")
       ->type_name("PATH");
@@ -128,6 +144,7 @@ int main(int argc, char** argv) {
     return parse_failure(app, e, "scalebench-agent");
   }
   if (port_option->count()) metrics_port = metrics_port_value;
+  o.launch.bind_ranks = cpu_binding == "numa";
   if (interval->count()) telemetry.interval = std::chrono::milliseconds(static_cast<long long>(interval_s * 1000));
   if (o.coordinator_url.empty()) usage_error("--coordinator is required");
   try {
@@ -158,6 +175,8 @@ int main(int argc, char** argv) {
   sigaction(SIGINT, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
   try {
+    ActiveRuns active_runs(host, job_mapping_dir);
+    o.active_runs = &active_runs;
     // GPU telemetry on /metrics, only when asked for: without NVML the endpoint still answers,
     // with scalebench_agent_gpu_telemetry_available 0.
     std::unique_ptr<GpuTelemetry> gpu_telemetry;
@@ -166,8 +185,10 @@ int main(int argc, char** argv) {
       telemetry.agent = o.name;
       telemetry.hostname = host;
       gpu_telemetry = std::make_unique<GpuTelemetry>(telemetry);
-      endpoint = std::make_unique<MetricsEndpoint>(metrics_address, static_cast<unsigned short>(*metrics_port),
-                                                   [t = gpu_telemetry.get()] { return t->metrics_text(); });
+      endpoint = std::make_unique<MetricsEndpoint>(
+          metrics_address, static_cast<unsigned short>(*metrics_port), [t = gpu_telemetry.get(), &active_runs] {
+            return build_info_metrics_text("scalebench-agent") + t->metrics_text() + active_runs.metrics_text();
+          });
       if (!metrics_port_file.empty()) {
         std::string tmp = metrics_port_file + ".tmp";
         std::ofstream(tmp) << endpoint->port() << "\n";
@@ -176,10 +197,8 @@ int main(int argc, char** argv) {
       }
       log::info("metrics on http://" + metrics_address + ":" + std::to_string(endpoint->port()) + "/metrics" +
                 (gpu_telemetry->available() ? "" : " (no GPU telemetry: " + gpu_telemetry->unavailable_reason() + ")"));
-      o.on_run = [t = gpu_telemetry.get()](long long run_id, const std::string& experiment) {
-        t->set_run(run_id, experiment);
-      };
     }
+    if (!job_mapping_dir.empty()) log::info("dcgm-exporter job mapping files in " + job_mapping_dir);
     log::info(std::string("runs start with ") + launcher_name(o.launch.launcher) +
               (o.launch.launcher == Launcher::srun
                    ? " --mpi=" + o.launch.srun_mpi + " on SLURM node " + o.launch.slurm_node

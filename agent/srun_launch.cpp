@@ -1,5 +1,6 @@
 #include "agent/srun_launch.hpp"
 
+#include "agent/rank_binding.hpp"
 #include "common/error.hpp"
 
 namespace scalebench {
@@ -19,21 +20,36 @@ LaunchPlan plan_srun_launch(const LaunchConfig& config, const Json& run_spec, co
     nodelist += (nodelist.empty() ? "" : ",") + n;
   }
 
+  // Each task on its GPU's NUMA node (one node's GPUs: a run over several nodes has a run's ranks
+  // on each, with the same local GPU order there only by chance, so it is left unbound).
+  const std::vector<int> numa = config.bind_ranks && node_count == 1
+                                    ? rank_numa_nodes(ranks_per_node, gpu_ids, config.gpu_numa)
+                                    : std::vector<int>{};
+  std::string cpu_bind = "--cpu-bind=none";
+  std::string mem_bind;
+  if (!numa.empty()) {
+    std::string domains;
+    for (int n : numa) domains += (domains.empty() ? "" : ",") + std::to_string(n);
+    cpu_bind = "--cpu-bind=map_ldom:" + domains;
+    mem_bind = "--mem-bind=map_ldom:" + domains;
+  }
+
   LaunchPlan plan;
   plan.argv = {config.srun, "--mpi=" + config.srun_mpi, "--nodes=" + std::to_string(node_count),
                "--ntasks=" + std::to_string(node_count * ranks_per_node),
                "--ntasks-per-node=" + std::to_string(ranks_per_node), "--nodelist=" + nodelist,
                // The step shares the allocation with the agents' own step, which holds CPUs too.
                "--overlap",
-               // Placement is ours to decide (as with mpirun --oversubscribe --bind-to none): more
-               // ranks than allocated cores is allowed and no rank is pinned to a core.
-               "--overcommit", "--cpu-bind=none",
+               // Placement is ours to decide: more ranks than allocated cores is allowed, and a
+               // GPU run's tasks are bound to their GPU's NUMA node (else to nothing).
+               "--overcommit", cpu_bind,
                // One rank failing ends the step, as mpirun ends the job.
                "--kill-on-bad-exit=1",
                // srun's whole environment, the variant's variables included, goes to every rank,
                // whatever SLURM_EXPORT_ENV the job was submitted with. Values with commas survive,
                // which --export=NAME=VALUE lists would split.
                "--export=ALL"};
+  if (!mem_bind.empty()) plan.argv.push_back(mem_bind);
   for (const auto& a : config.srun_extra_args) plan.argv.push_back(a);
   if (run_spec.contains("env"))
     for (const auto& [k, v] : run_spec["env"].items()) plan.env[k] = v.get<std::string>();

@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 
+#include "common/build_info.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/record.hpp"
@@ -388,7 +389,9 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
     Json outcomes = Json::array();
     for (const auto& ref : references) {
       Json o = evaluate_reference(ref, full);
-      if (!o.is_null()) outcomes.push_back(o);
+      if (o.is_null()) continue;
+      metrics_.reference_checked(o.value("outcome", "fail"));
+      outcomes.push_back(o);
     }
     if (outcomes.empty()) continue;
     full["references"] = outcomes;
@@ -441,7 +444,8 @@ std::string Coordinator::metrics_text() {
     refresh_progress();  // elapsed time moves between scrapes
   }
   const std::string problem = store_problem();
-  return metrics_.text() +  // serialised without the lock: Metrics guards itself
+  return build_info_metrics_text("scalebench-coordinator") +
+         metrics_.text() +  // serialised without the lock: Metrics guards itself
          "# HELP scalebench_store_healthy 1 while the coordinator's store works, 0 after a store error until a "
          "change commits again (see /healthz for the error)\n"
          "# TYPE scalebench_store_healthy gauge\n"

@@ -27,6 +27,10 @@ Metrics::Metrics()
                              .Help("Experiments submitted")
                              .Register(*registry_)
                              .Add({})),
+      reference_checks_(prometheus::BuildCounter()
+                            .Name("scalebench_reference_checks_total")
+                            .Help("Records checked against an experiment's references, by outcome (pass, fail)")
+                            .Register(*registry_)),
       experiment_runs_(prometheus::BuildGauge()
                            .Name("scalebench_experiment_runs")
                            .Help("Runs of an experiment by state")
@@ -52,6 +56,13 @@ Metrics::Metrics()
                            .Help("Ranks of a placement that results were measured at (its ranks label as a value)")
                            .Register(*registry_)) {
   for (const char* s : {"ok", "failed", "timeout", "skipped", "cancelled"}) runs_finished_.Add({{"status", s}});
+  // Both outcomes from the start, so that increase() sees the first failure.
+  for (const char* o : {"pass", "fail"}) reference_checks_.Add({{"outcome", o}});
+}
+
+void Metrics::reference_checked(const std::string& outcome) {
+  std::lock_guard lock(mutex_);
+  reference_checks_.Add({{"outcome", outcome}}).Increment();
 }
 
 void Metrics::set_agents(int alive, int lost) {
@@ -232,15 +243,21 @@ void Metrics::add_series(const std::string& experiment, double raw_value, std::s
       {"nodes", std::to_string(placement.value("nodes", 1))},
       {"gpus", std::to_string(placement.value("gpus", 0))},
       {"ranks", std::to_string(placement.value("ranks", 0))},
+      // What the ranks ran on: "gpu", or "host" for a host-memory run (gpus="0" then).
+      {"device", placement.value("gpus", 0) > 0 ? "gpu" : "host"},
   };
   for (const char* key : {"op", "dtype", "reduce_op", "precision", "backend"})
     if (params.contains(key) && params[key].is_string()) labels[key] = params[key].get<std::string>();
   if (r.contains("point") && r["point"].contains("size")) labels["size"] = r["point"]["size"].dump();
   if (params.contains("in_place") && params["in_place"].is_boolean())
     labels["in_place"] = params["in_place"].get<bool>() ? "1" : "0";
-  auto& family =
-      result_family(result_metric_name(r.value("workload", ""), r.value("metric", ""), unit),
-                    "Latest median of " + r.value("metric", std::string()) + " (" + unit + " in base units)");
+  // The gauge is in the base unit its name ends with; the record's own unit is said beside it.
+  std::string help = "Latest median of " + r.value("metric", std::string());
+  if (base && base->name != unit)
+    help += ", in " + base->name + " (records give " + unit + ")";
+  else if (!unit.empty())
+    help += ", in " + unit;
+  auto& family = result_family(result_metric_name(r.value("workload", ""), r.value("metric", ""), unit), help);
   auto keep = [&](prometheus::Family<prometheus::Gauge>& f, const std::map<std::string, std::string>& l,
                   double v) -> prometheus::Gauge& {
     auto& gauge = f.Add(l);
@@ -257,8 +274,11 @@ void Metrics::add_series(const std::string& experiment, double raw_value, std::s
   g.value = &keep(family, labels, raw_value * factor);
   // The placement's GPU and rank counts as values, so that PromQL can divide by them (labels
   // cannot be turned into numbers): deploy/prometheus/rules.yml's speedup and efficiency.
-  const std::map<std::string, std::string> placement_labels{
-      {"experiment", experiment}, {"nodes", labels["nodes"]}, {"gpus", labels["gpus"]}, {"ranks", labels["ranks"]}};
+  const std::map<std::string, std::string> placement_labels{{"experiment", experiment},
+                                                            {"nodes", labels["nodes"]},
+                                                            {"gpus", labels["gpus"]},
+                                                            {"ranks", labels["ranks"]},
+                                                            {"device", labels["device"]}};
   g.gpus = &keep(placement_gpus_, placement_labels, g.gpu_count);
   g.ranks = &keep(placement_ranks_, placement_labels, g.rank_count);
   if (!series_text.empty()) {

@@ -2,9 +2,10 @@
 # What the tests need beyond the build (Debian 12 packages): a real Prometheus for the dashboard
 # test, headless Chromium for the report-page test, SLURM (controller, node daemon, client
 # commands, munge; the pmix plugin comes with slurm-wlm-basic-plugins) plus openssl for the
-# SLURM and TLS tests, and clang with its libFuzzer and sanitizer runtimes for scripts/fuzz.sh.
+# SLURM and TLS tests, clang with its libFuzzer and sanitizer runtimes for scripts/fuzz.sh, and
+# dpkg-dev (dpkg-shlibdeps) for the .deb package test.
 set -euo pipefail
-packages=(chromium prometheus slurmctld slurmd slurm-client munge openssl clang libclang-rt-14-dev)
+packages=(chromium prometheus slurmctld slurmd slurm-client munge openssl clang libclang-rt-14-dev dpkg-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

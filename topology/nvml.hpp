@@ -13,8 +13,9 @@ namespace scalebench {
 struct NvmlGpuReading {
   int index = 0;  // NVML index
   std::string uuid, name;
-  std::optional<unsigned int> power_mw;                                     // nvmlDeviceGetPowerUsage
-  std::optional<unsigned int> sm_clock_mhz;                                 // nvmlDeviceGetClockInfo(NVML_CLOCK_SM)
+  std::string pci_bus_id;                    // nvmlDeviceGetPciInfo_v3 busId: "00000000:19:00.0" ("" when unread)
+  std::optional<unsigned int> power_mw;      // nvmlDeviceGetPowerUsage
+  std::optional<unsigned int> sm_clock_mhz;  // nvmlDeviceGetClockInfo(NVML_CLOCK_SM)
   std::optional<unsigned int> gpu_utilization_pct;                          // nvmlDeviceGetUtilizationRates .gpu
   std::optional<unsigned int> memory_utilization_pct;                       // .memory (memory controller busy)
   std::optional<unsigned long long> memory_used_bytes, memory_total_bytes;  // nvmlDeviceGetMemoryInfo

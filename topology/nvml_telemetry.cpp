@@ -75,6 +75,9 @@ std::vector<NvmlGpuReading> NvmlLibrary::read_telemetry() const {
     NVML_CHECK(n, nvmlDeviceGetUUID(d, uuid, abi::kUuidBufferSize));
     r.name.assign(name, strnlen(name, sizeof name));
     r.uuid.assign(uuid, strnlen(uuid, sizeof uuid));
+    nvmlPciInfo_t pci{};
+    if (n.nvmlDeviceGetPciInfo_v3 && n.nvmlDeviceGetPciInfo_v3(d, &pci) == abi::kSuccess)
+      r.pci_bus_id.assign(pci.busId, strnlen(pci.busId, sizeof pci.busId));
 
     unsigned int v = 0;
     if (n.nvmlDeviceGetPowerUsage && n.nvmlDeviceGetPowerUsage(d, &v) == abi::kSuccess) r.power_mw = v;

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 
+#include "common/cpu_binding.hpp"
 #include "common/error.hpp"
 #include "common/program_options.hpp"
 #include "common/record.hpp"
@@ -286,7 +287,8 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    apply_host_binding(inv.run_file);  // before MPI and CUDA start: the rank's host and GPUs
+    apply_host_binding(inv.run_file);      // before MPI and CUDA start: the rank's host and GPUs
+    apply_cpu_binding_from_environment();  // and the CPUs of its GPU's NUMA node (the agent's choice)
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scalebench-run: error: %s\n", e.what());
     return 1;

@@ -35,10 +35,14 @@ for _ in $(seq 100); do
 done
 curl -sf "$URL/api/v1/agents" | grep -q '"id":"node-a"' || fail "agent node-a did not register"
 curl -sf "http://$AGENT_METRICS/metrics" >"$WORK/agent-metrics.txt" || fail "agent /metrics"
-[[ $(grep -c '^scalebench_gpu_power_watts{.*model="NVIDIA H200"' "$WORK/agent-metrics.txt") -eq 4 ]] ||
+[[ $(grep -c '^scalebench_gpu_power_watts{gpu="[0-3]",UUID="GPU-.*",pci_bus_id="0000.*",modelName="NVIDIA H200",Hostname=".*"}' "$WORK/agent-metrics.txt") -eq 4 ]] ||
   fail "agent /metrics: 4 GPUs' power: $(cat "$WORK/agent-metrics.txt")"
-grep -q '^scalebench_agent_gpu_telemetry_available{agent="node-a",hostname=".*"} 1$' "$WORK/agent-metrics.txt" ||
+grep -q '^scalebench_agent_gpu_telemetry_available{Hostname=".*",agent="node-a"} 1$' "$WORK/agent-metrics.txt" ||
   fail "agent /metrics: telemetry available"
+grep -q '^scalebench_build_info{program="scalebench-agent",version="[0-9.]*",revision=".*"} 1$' "$WORK/agent-metrics.txt" ||
+  fail "agent /metrics: build info"
+curl -sf "$URL/metrics" | grep -q '^scalebench_build_info{program="scalebench-coordinator",version="[0-9.]*",revision=".*"} 1$' ||
+  fail "coordinator /metrics: build info"
 [[ $(curl -s -o /dev/null -w '%{http_code}' "http://$AGENT_METRICS/other") == 404 ]] || fail "agent: unknown path"
 
 # Prometheus with the deployed configuration: only targets, intervals and paths change.
@@ -184,16 +188,24 @@ for m, v in speedups:
 near(one(f'scalebench_experiment_runs{{{c}, state="ok"}}'), 4, "collective runs ok")
 near(one(f'scalebench_experiment_remaining_seconds{{{c}}}'), 0, "nothing left")
 assert one(f'scalebench_experiment_elapsed_seconds{{{c}}}') > 0
-# Telemetry: 4 GPUs of node-a, and series labelled with the runs that were on it.
-assert len(q('scalebench_gpu_power_watts{agent="node-a", model="NVIDIA H200"}')) == 4
-assert len(q('scalebench_gpu_nvlink_bytes_per_second{agent="node-a"}')) == 8
-runs = {m["experiment"] for m, _ in q('count by (experiment, run_id) (last_over_time(scalebench_gpu_power_watts{run_id!=""}[5m]))')}
-assert "prom-training" in runs and runs <= {"prom-collective", "prom-training"}, runs
+# Telemetry: 4 GPUs of node-a under dcgm-exporter's label names, one series per GPU however many
+# runs came and went (no run labels), and the runs as scalebench_run_info while they ran: this
+# agent has no GPU of its own to place runs on, so they are host runs.
+assert len(q('scalebench_gpu_power_watts{modelName="NVIDIA H200", UUID=~"GPU-.+", pci_bus_id=~"0000.+"}')) == 4
+assert len(q('count by (Hostname, gpu) (last_over_time(scalebench_gpu_power_watts[5m]))')) == 4
+assert len(q('scalebench_gpu_nvlink_bytes_per_second')) == 8
+assert not q('last_over_time(scalebench_gpu_power_watts{run_id!=""}[5m])')
+# The training runs last a second each, long enough to be scraped; the collective ones may not be.
+info = q('count by (experiment, run_id, workload, device) (last_over_time(scalebench_run_info[5m]))')
+assert {m["experiment"] for m, _ in info} <= {"prom-collective", "prom-training"}, info
+assert len({m["run_id"] for m, _ in info if m["experiment"] == "prom-training"}) == 4, info
+assert all(m["device"] == "host" and "gpu" not in m for m, _ in info), info
+assert not q('scalebench_run_info'), "run info of runs that ended"
 PY
 
 # Every query of every board, with its variables set to match everything.
 python3 - "$PROM" "$SRC/deploy/grafana" <<'PY' || fail "dashboard queries"
-import glob, json, re, sys, urllib.parse, urllib.request
+import glob, json, re, sys, time, urllib.parse, urllib.request
 prom, root = sys.argv[1:]
 def api(path, **params):
     url = f"{prom}{path}?" + urllib.parse.urlencode(params, doseq=True)
@@ -246,10 +258,22 @@ for path in files:
             expr = substitute(t["expr"])
             answer = api("/api/v1/query", query=expr)
             checked += 1
+            # A join on GPU runs is checked for validity only: this agent runs host runs.
+            gpu_runs_only = 'scalebench_run_info{device="gpu"}' in expr
             if answer.get("status") != "success":
                 failures.append(f"{title} / {p['title']} [{t['refId']}]: {expr}\n    error: {answer.get('error')}")
-            elif not answer["data"]["result"]:
+            elif not answer["data"]["result"] and not gpu_runs_only:
                 failures.append(f"{title} / {p['title']} [{t['refId']}]: {expr}\n    returned no series")
+    # Annotations: over the last 5 minutes, when the study's runs were on.
+    for a in board.get("annotations", {}).get("list", []):
+        if "expr" not in a:
+            continue
+        expr = substitute(a["expr"])
+        now = time.time()
+        answer = api("/api/v1/query_range", query=expr, start=now - 300, end=now, step=a.get("step", "5s"))
+        checked += 1
+        if answer.get("status") != "success" or not answer["data"]["result"]:
+            failures.append(f"{title} / annotation {a['name']}: {expr}\n    {answer.get('error') or 'no series'}")
 for f in failures:
     print("FAIL:", f, file=sys.stderr)
 print(f"{checked} queries of {len(files)} boards checked, {len(failures)} failed")

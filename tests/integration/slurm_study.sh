@@ -67,9 +67,18 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 MpiDefault=none
 ReturnToService=2
-$NODE_LINE NodeAddr=127.0.0.1 State=UNKNOWN
+# Two GPUs as a generic resource (stand-in device files, below): the job asks for them as GPU
+# sites require, and the steps pass the request on.
+GresTypes=gpu
+$NODE_LINE Gres=gpu:2 NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=test Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
 CONF
+
+# Two GPU device files that are no GPU (the null device's numbers): slurmd counts a GPU by its
+# File, and no step here is confined to its devices (no cgroups).
+mkdir -p "$S/dev"
+for i in 0 1; do mknod "$S/dev/nvidia$i" c 1 3; done
+echo "NodeName=$NODE Name=gpu File=$S/dev/nvidia[0-1]" >"$S/gres.conf"
 
 slurmctld -D -f "$SLURM_CONF" >>"$WORK/slurmctld.out" 2>&1 &
 PIDS+=($!)
@@ -104,7 +113,7 @@ stop_job() {
 # The job first (its processes are slurmstepd's, not ours), then the daemons by pid (lib.sh).
 trap 'rc=$?; set +e; stop_job; (exit $rc); cleanup' EXIT
 
-JOB=$(sbatch --parsable --nodes=1 --time=10 --chdir="$WORK" --output="$WORK/job.log" \
+JOB=$(sbatch --parsable --nodes=1 --gpus-per-node=2 --time=10 --chdir="$WORK" --output="$WORK/job.log" \
   --export=ALL,SCALEBENCH_BIN="$BIN",SCALEBENCH_AGENT_DIR="$WORK/agents" "$SRC/deploy/slurm/scalebench.sbatch" "$WORK/study.yaml" "$WORK/out") ||
   fail "sbatch refused the job"
 JOB=${JOB%%;*}
@@ -130,6 +139,10 @@ json_check "$WORK/records.jsonl" 'all(r["placement"]["nodes"] == 1 and r["placem
 json_check "$WORK/records.jsonl" 'all(sorted(d["rank"] for d in r["placement"]["devices"]) == list(range(r["placement"]["ranks"])) for r in records)'
 json_check "$WORK/records.jsonl" 'all(sorted(d["local_rank"] for d in r["placement"]["devices"]) == list(range(r["placement"]["ranks"])) for r in records)'
 json_check "$WORK/records.jsonl" 'all(r["environment"]["backend"] == "mpi" and r["environment"]["mpi"] for r in records)'
+# Every rank's binding as the kernel reported it: host runs are not pinned (--cpu-bind=none), so
+# each rank has the CPUs its step was given, as a Linux CPU list.
+json_check "$WORK/records.jsonl" 'all(sorted(b["rank"] for b in r["environment"]["binding"]) == list(range(r["placement"]["ranks"])) for r in records)'
+json_check "$WORK/records.jsonl" 'all(b["cpus"] and set(b["cpus"]) <= set("0123456789,-") and isinstance(b["numa_nodes"], list) for r in records for b in r["environment"]["binding"])'
 cmp -s <(sort "$WORK/records.jsonl") <(sort "$WORK/out/results.jsonl") || fail "results.jsonl differs from the store"
 grep -q '"ok":2' "$WORK/out/status.txt" || fail "status: $(cat "$WORK/out/status.txt")"
 for f in index.html report.md report.json; do [[ -s $WORK/out/report/$f ]] || fail "report/$f missing"; done
@@ -143,7 +156,10 @@ runlogs=("$WORK/agents"/run-*.log)
 for l in "${runlogs[@]}"; do
   head -n 1 "$l" | grep -q "^# srun --mpi=pmix --nodes=1 --ntasks=[12] --ntasks-per-node=[12] --nodelist=$NODE " ||
     fail "$l: $(head -n 1 "$l")"
+  # The job's GPU request goes to each run's step; a host run's tasks are not pinned.
+  head -n 1 "$l" | grep -q " --cpu-bind=none .* --gpus-per-node=2 " || fail "$l: GPU request or binding: $(head -n 1 "$l")"
 done
+grep -q "GPU request per step: --gpus-per-node=2$" "$WORK/job.log" || fail "the batch script passed no GPU request"
 grep -q "launch task StepId=$JOB_DONE.3 " "$WORK/slurmd.log" && fail "a step more than the 2 runs"
 for step in 0 1 2; do
   grep -q "launch task StepId=$JOB_DONE.$step " "$WORK/slurmd.log" || fail "slurmd launched no step $JOB_DONE.$step"

@@ -45,6 +45,7 @@ NvmlGpuReading reading() {
   r.index = 2;
   r.uuid = "GPU-2";
   r.name = "NVIDIA H200";
+  r.pci_bus_id = "00000000:19:00.0";
   r.power_mw = 123456;
   r.sm_clock_mhz = 1980;
   r.gpu_utilization_pct = 55;
@@ -135,22 +136,29 @@ TEST(GpuTelemetrySample, UnreadQuantitiesStayEmpty) {
                s.pcie_transmit_bytes_per_second || s.nvlink_transmit_bytes_per_second);
 }
 
-TEST(GpuTelemetryText, EverySeriesCarriesAgentGpuAndRunLabels) {
+TEST(GpuTelemetryText, GpuSeriesCarryDcgmExporterLabelsAndNoRun) {
   NvmlGpuReading before = reading();
   before.nvlink_tx_kib = 1000;
   before.nvlink_rx_kib = 1000;
   before.nvlink_timestamp_us = 1'000'000;
-  TelemetryLabels labels{"node-a", "host-a", 42, "study-1"};
+  TelemetryLabels labels{"node-a", "host-a"};
   const std::string text = telemetry_metrics_text({to_sample(reading(), &before)}, labels, true);
-  const std::string gpu = "gpu=\"2\"", uuid = "uuid=\"GPU-2\"", model = "model=\"NVIDIA H200\"";
-  const std::vector<std::string> common{"agent=\"node-a\"", "hostname=\"host-a\"", "run_id=\"42\"",
-                                        "experiment=\"study-1\""};
+  // dcgm-exporter's names, so that its series and these join on (Hostname, gpu) or UUID.
+  const std::string gpu = "gpu=\"2\"", uuid = "UUID=\"GPU-2\"", model = "modelName=\"NVIDIA H200\"",
+                    pci = "pci_bus_id=\"00000000:19:00.0\"";
+  const std::vector<std::string> common{"Hostname=\"host-a\""};
   auto one = [&](const std::string& name, std::vector<std::string> parts) {
     for (const auto& c : common) parts.push_back(c);
     auto found = lines_of(text, name, parts);
     EXPECT_EQ(found.size(), 1u) << name << " in\n" << text;
     return found.empty() ? -1.0 : value_of(found[0]);
   };
+  EXPECT_DOUBLE_EQ(one("scalebench_gpu_power_watts", {gpu, uuid, model, pci}), 123.456);
+  EXPECT_DOUBLE_EQ(one("scalebench_gpu_sm_clock_hertz", {gpu, uuid, model, pci}), 1.98e9);
+  // None of the old names, and no run: a GPU's series stay one series across runs.
+  for (const char* gone : {"uuid=", "model=", "hostname=", "run_id=", "experiment="})
+    EXPECT_EQ(text.find(gone), std::string::npos) << gone << " in\n" << text;
+  EXPECT_EQ(lines_of(text, "scalebench_agent_gpu_telemetry_available", {"agent=\"node-a\""}).size(), 1u);
   EXPECT_DOUBLE_EQ(one("scalebench_agent_gpu_telemetry_available", {}), 1);
   EXPECT_DOUBLE_EQ(one("scalebench_gpu_power_watts", {gpu, uuid, model}), 123.456);
   EXPECT_DOUBLE_EQ(one("scalebench_gpu_sm_clock_hertz", {gpu, uuid, model}), 1.98e9);
@@ -167,17 +175,14 @@ TEST(GpuTelemetryText, EverySeriesCarriesAgentGpuAndRunLabels) {
   EXPECT_NE(text.find("# TYPE scalebench_gpu_nvlink_bytes_per_second gauge"), std::string::npos);
 }
 
-TEST(GpuTelemetryText, IdleAgentHasNoRunLabels) {
-  const std::string text = telemetry_metrics_text({to_sample(reading(), nullptr)}, {"node-a", "host-a", 0, "x"}, true);
-  EXPECT_EQ(text.find("run_id="), std::string::npos) << text;
-  EXPECT_EQ(text.find("experiment="), std::string::npos) << text;
+TEST(GpuTelemetryText, NoNvLinkFamilyWithoutAPreviousReading) {
+  const std::string text = telemetry_metrics_text({to_sample(reading(), nullptr)}, {"node-a", "host-a"}, true);
   EXPECT_EQ(lines_of(text, "scalebench_gpu_power_watts").size(), 1u);
-  // No previous reading: no NVLink rate, and no empty NVLink family either.
   EXPECT_EQ(text.find("scalebench_gpu_nvlink_bytes_per_second"), std::string::npos) << text;
 }
 
 TEST(GpuTelemetryText, WithoutNvmlOnlyTheAvailabilityGauge) {
-  const std::string text = telemetry_metrics_text({}, {"node-a", "host-a", 7, "e"}, false);
+  const std::string text = telemetry_metrics_text({}, {"node-a", "host-a"}, false);
   auto avail = lines_of(text, "scalebench_agent_gpu_telemetry_available", {"agent=\"node-a\""});
   ASSERT_EQ(avail.size(), 1u) << text;
   EXPECT_DOUBLE_EQ(value_of(avail[0]), 0);
@@ -187,8 +192,8 @@ TEST(GpuTelemetryText, WithoutNvmlOnlyTheAvailabilityGauge) {
 TEST(GpuTelemetryText, LabelValuesAreEscaped) {
   GpuTelemetrySample s = to_sample(reading(), nullptr);
   s.model = "odd \"model\"\\x";
-  const std::string text = telemetry_metrics_text({s}, {"node-a", "host-a", 0, ""}, true);
-  EXPECT_NE(text.find(R"(model="odd \"model\"\\x")"), std::string::npos) << text;
+  const std::string text = telemetry_metrics_text({s}, {"node-a", "host-a"}, true);
+  EXPECT_NE(text.find(R"(modelName="odd \"model\"\\x")"), std::string::npos) << text;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -209,6 +214,7 @@ TEST_F(GpuTelemetryNvml, ReadsEveryQuantityOfEveryGpu) {
   for (const NvmlGpuReading& r : first) {
     EXPECT_EQ(r.name, "NVIDIA H200");
     EXPECT_EQ(r.uuid, "GPU-fa4e0000-0000-0000-0000-00000000000" + std::to_string(r.index));
+    EXPECT_FALSE(r.pci_bus_id.empty());
     ASSERT_TRUE(r.power_mw && r.sm_clock_mhz && r.gpu_utilization_pct && r.memory_used_bytes && r.pcie_tx_kBps &&
                 r.pcie_rx_kBps && r.nvlink_tx_kib && r.nvlink_rx_kib);
     EXPECT_GE(*r.power_mw, 60000u);
@@ -247,7 +253,7 @@ TEST_F(GpuTelemetryNvml, ClockLimitSeriesFromTheViolationCounters) {
   ASSERT_TRUE(samples[0].clocks_power_limited_ratio);
   EXPECT_NEAR(*samples[0].clocks_power_limited_ratio, 0.25, 0.05);
   EXPECT_DOUBLE_EQ(samples[1].clocks_power_limited_ratio.value_or(-1), 0.0);
-  const std::string text = telemetry_metrics_text(samples, {"node-a", "host-a", 0, ""}, true);
+  const std::string text = telemetry_metrics_text(samples, {"node-a", "host-a"}, true);
   EXPECT_EQ(lines_of(text, "scalebench_gpu_clocks_limited_ratio", {"reason=\"power\""}).size(), 4u) << text;
   EXPECT_EQ(lines_of(text, "scalebench_gpu_clocks_limited_ratio", {"reason=\"thermal\""}).size(), 4u) << text;
 }
@@ -300,12 +306,6 @@ TEST_F(GpuTelemetryNvml, SamplerServesRatesAfterTwoReadings) {
   EXPECT_EQ(lines_of(text, "scalebench_gpu_nvlink_bytes_per_second").size(), 8u) << text;
   EXPECT_EQ(lines_of(text, "scalebench_agent_gpu_telemetry_available", {"agent=\"node-a\""}).size(), 1u);
   EXPECT_DOUBLE_EQ(value_of(lines_of(text, "scalebench_agent_gpu_telemetry_available")[0]), 1);
-
-  telemetry.set_run(17, "study-x");
-  text = telemetry.metrics_text();
-  EXPECT_EQ(lines_of(text, "scalebench_gpu_power_watts", {"run_id=\"17\"", "experiment=\"study-x\""}).size(), 4u);
-  telemetry.set_run(0, "");
-  EXPECT_EQ(telemetry.metrics_text().find("run_id="), std::string::npos);
 }
 
 TEST_F(GpuTelemetryNvml, WithoutALibraryTheSamplerSaysUnavailable) {

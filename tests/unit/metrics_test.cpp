@@ -106,6 +106,21 @@ TEST(Metrics, MicrosecondsBecomeSeconds) {
   auto v = sample(m.text(), "scalebench_collective_time_seconds", {"experiment=\"quick\""});
   ASSERT_TRUE(v) << m.text();
   EXPECT_DOUBLE_EQ(*v, 25e-6);
+  // The HELP names the unit the gauge is in, and the records' unit beside it.
+  EXPECT_NE(m.text().find("# HELP scalebench_collective_time_seconds Latest median of time, in seconds (records "
+                          "give us)"),
+            std::string::npos)
+      << m.text();
+}
+
+TEST(Metrics, ReferenceChecksAreCountedByOutcomeFromZero) {
+  Metrics m;
+  EXPECT_DOUBLE_EQ(*sample(m.text(), "scalebench_reference_checks_total", {"outcome=\"fail\""}), 0);
+  m.reference_checked("pass");
+  m.reference_checked("fail");
+  m.reference_checked("fail");
+  EXPECT_DOUBLE_EQ(*sample(m.text(), "scalebench_reference_checks_total", {"outcome=\"pass\""}), 1);
+  EXPECT_DOUBLE_EQ(*sample(m.text(), "scalebench_reference_checks_total", {"outcome=\"fail\""}), 2);
 }
 
 TEST(Metrics, SeriesHoldTheLatestValue) {
@@ -254,12 +269,17 @@ TEST(Metrics, PlacementCountsAreValuesForTheRecordingRules) {
   host["placement"] = {{"nodes", 1}, {"ranks", 4}, {"gpus", 0}};
   m.record_ingested(host);
   std::string text = m.text();
-  const std::vector<std::string> gpu_point{"experiment=\"quick\"", "nodes=\"1\"", "gpus=\"2\"", "ranks=\"2\""};
-  const std::vector<std::string> host_point{"experiment=\"quick\"", "nodes=\"1\"", "gpus=\"0\"", "ranks=\"4\""};
+  const std::vector<std::string> gpu_point{"experiment=\"quick\"", "nodes=\"1\"", "gpus=\"2\"", "ranks=\"2\"",
+                                           "device=\"gpu\""};
+  const std::vector<std::string> host_point{"experiment=\"quick\"", "nodes=\"1\"", "gpus=\"0\"", "ranks=\"4\"",
+                                            "device=\"host\""};
   EXPECT_DOUBLE_EQ(*sample(text, "scalebench_placement_gpus", gpu_point), 2);
   EXPECT_DOUBLE_EQ(*sample(text, "scalebench_placement_ranks", gpu_point), 2);
   EXPECT_DOUBLE_EQ(*sample(text, "scalebench_placement_gpus", host_point), 0);
   EXPECT_DOUBLE_EQ(*sample(text, "scalebench_placement_ranks", host_point), 4);
+  // A host run's results say so in their device label, not only by gpus="0".
+  EXPECT_DOUBLE_EQ(*sample(text, kBusbw, host_point), 1e9);
+  EXPECT_DOUBLE_EQ(*sample(text, kBusbw, gpu_point), 12.5e9);
   // Only the placement labels: one series per placement, however many points it measured.
   EXPECT_EQ(text.find("scalebench_placement_gpus{backend"), std::string::npos);
   m.record_ingested(record("quick", "busbw", "GB/s", 13, 2048));
