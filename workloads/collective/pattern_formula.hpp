@@ -18,13 +18,13 @@ namespace scalebench::collective::formula {
 // Largest integer the type holds exactly (and every integer under it).
 SB_HOST_DEVICE inline int exact_limit(DType t) {
   switch (t) {
-    case DType::kInt8:
+    case DType::kI8:
       return 127;
-    case DType::kUInt8:
+    case DType::kU8:
       return 255;
-    case DType::kBFloat16:
+    case DType::kBf16:
       return 256;
-    case DType::kFloat16:
+    case DType::kF16:
       return 2048;
     default:
       return 1 << 20;
@@ -110,7 +110,7 @@ SB_HOST_DEVICE inline bool expected_value(const CheckShape& s, std::size_t j, do
 // avg divides, so the half types round: their precision is allowed; everything else is exact.
 SB_HOST_DEVICE inline double relative_tolerance(DType t, RedOp r) {
   if (r != RedOp::kAvg) return 0;
-  return t == DType::kBFloat16 ? 1e-2 : (t == DType::kFloat16 ? 1e-3 : 1e-6);
+  return t == DType::kBf16 ? 1e-2 : (t == DType::kF16 ? 1e-3 : 1e-6);
 }
 
 SB_HOST_DEVICE inline bool matches(double got, double want, double tol) {

@@ -4,13 +4,12 @@
 
 #include "common/error.hpp"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/dtype_cuda.hpp"
 
 namespace scalebench::train {
 
 namespace {
-cudaDataType_t cuda_type(DType t) {
-  return t == DType::kFloat ? CUDA_R_32F : t == DType::kHalf ? CUDA_R_16F : CUDA_R_16BF;
-}
+using gpu::cuda_type;
 
 // fp32: cuBLAS pedantic (no TF32); tf32: TF32 Tensor Cores for fp32 data; fp16/bf16: fp32 sums.
 cublasComputeType_t gemm_compute(compute::Precision p) {

@@ -15,9 +15,9 @@ DType compute_dtype(compute::Precision p) {
   switch (p) {
     case compute::Precision::kFp32:
     case compute::Precision::kTf32:
-      return DType::kFloat;
+      return DType::kF32;
     case compute::Precision::kFp16:
-      return DType::kHalf;
+      return DType::kF16;
     case compute::Precision::kBf16:
       return DType::kBf16;
     default:
@@ -58,7 +58,7 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
 void Net::alloc_parameters() {
   const long long params = model_.param_count;
   const std::size_t eb = static_cast<std::size_t>(dtype_bytes(ct_));
-  const bool mixed = ct_ != DType::kFloat;
+  const bool mixed = ct_ != DType::kF32;
 
   alloc(master_, static_cast<std::size_t>(params) * 4);
   if (mixed) alloc(compute_copy_, static_cast<std::size_t>(params) * eb);
@@ -75,7 +75,7 @@ void Net::alloc_parameters() {
   alloc(overflow_, sizeof(int));
   alloc(lt_workspace_, FcMatmul::kWorkspace);
   // PyTorch's GradScaler starts at 2^16; bf16 and fp32 need no scaling.
-  fill_value(reinterpret_cast<float*>(scale_.get()), 1, ct_ == DType::kHalf ? 65536.0f : 1.0f, stream_);
+  fill_value(reinterpret_cast<float*>(scale_.get()), 1, ct_ == DType::kF16 ? 65536.0f : 1.0f, stream_);
   CUDA_CHECK(cudaMemsetAsync(good_steps_.get(), 0, sizeof(int), stream_));
   CUDA_CHECK(cudaMemsetAsync(overflow_.get(), 0, sizeof(int), stream_));
 }
@@ -85,7 +85,7 @@ void Net::alloc_parameters() {
 void Net::alloc_activations() {
   const int n = cfg_.batch;
   const std::size_t eb = static_cast<std::size_t>(dtype_bytes(ct_));
-  const bool mixed = ct_ != DType::kFloat;
+  const bool mixed = ct_ != DType::kF32;
   std::size_t largest = 0, bn_params = 0;
   for (std::size_t i = 0; i < model_.layers.size(); ++i) {
     const Layer& l = model_.layers[i];
@@ -122,18 +122,18 @@ void Net::alloc_activations() {
 // each batch norm's and max-pooling's own state.
 void Net::init_weights() {
   const int n = cfg_.batch;
-  const bool mixed = ct_ != DType::kFloat;
+  const bool mixed = ct_ != DType::kF32;
   std::size_t bn_at = 0;
   for (std::size_t i = 0; i < model_.layers.size(); ++i) {
     const Layer& l = model_.layers[i];
     LayerState& st = *layers_[i];
     float* w = master() + l.param_offset;
     if (l.op == Op::kConv) {
-      fill_normal(w, DType::kFloat, l.weight_params(), 0.0f,
+      fill_normal(w, DType::kF32, l.weight_params(), 0.0f,
                   std::sqrt(2.0f / (static_cast<float>(l.channels) * l.kernel * l.kernel)), cfg_.seed * 1000 + i,
                   stream_);
     } else if (l.op == Op::kFc) {
-      fill_normal(w, DType::kFloat, l.weight_params(), 0.0f, 0.01f, cfg_.seed * 1000 + i, stream_);
+      fill_normal(w, DType::kF32, l.weight_params(), 0.0f, 0.01f, cfg_.seed * 1000 + i, stream_);
     } else if (l.op == Op::kBatchNorm) {
       fill_value(w, l.out.c, 1.0f, stream_);
       fill_value(w + l.out.c, l.out.c, 0.0f, stream_);
@@ -207,7 +207,7 @@ void* Net::dact(int layer) const { return layers_[static_cast<std::size_t>(layer
 void* Net::logits() const { return act(model_.layers.back().input); }
 void* Net::weight(int layer) const {
   const long long off = model_.layers[static_cast<std::size_t>(layer)].param_offset;
-  if (ct_ == DType::kFloat) return master() + off;
+  if (ct_ == DType::kF32) return master() + off;
   return compute_copy_.get() + off * dtype_bytes(ct_);
 }
 void* Net::grad(int layer) const {

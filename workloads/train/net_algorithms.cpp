@@ -339,7 +339,7 @@ std::size_t Net::choose_bn_fusion(int layer) {
     st.unfused_reason = "nothing to fuse";
   else if (st.acc_residual)
     st.unfused_reason = "the residual's gradient is not written first here";
-  else if (ct_ != DType::kHalf)
+  else if (ct_ != DType::kF16)
     st.unfused_reason = "cuDNN fuses batch norm with add and ReLU for fp16 NHWC data only";
   else if (l.out.c % 4 != 0)
     st.unfused_reason = "channels not a multiple of 4";

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "workloads/gpu/cudnn_conv_graph.hpp"
+#include "workloads/gpu/dtype_cuda.hpp"
 #include "workloads/train/fc_matmul.hpp"
 #include "workloads/train/net.hpp"
 
@@ -17,9 +18,7 @@ namespace scalebench::train {
 constexpr double kBnEpsilon = 1e-5;
 constexpr double kBnMomentum = 0.1;  // running = 0.9 running + 0.1 batch (PyTorch's default)
 
-inline cudnnDataType_t cudnn_type(DType t) {
-  return t == DType::kFloat ? CUDNN_DATA_FLOAT : t == DType::kHalf ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16;
-}
+using gpu::cudnn_type;
 
 // fp32: no TF32 anywhere (FMA math); tf32: TF32 Tensor Cores allowed for fp32 data; fp16/bf16:
 // Tensor Cores with fp32 sums.

@@ -99,7 +99,7 @@ void Net::bias_backward(int i) {
   CUDA_CHECK(cudaMemsetAsync(sums, 0, static_cast<std::size_t>(l.channels) * 4, stream_));
   train::bias_grad(dact(i), ct_, static_cast<long long>(cfg_.batch) * l.out.h * l.out.w, l.channels, sums, stream_);
   void* db = static_cast<std::byte*>(grad(i)) + l.weight_params() * dtype_bytes(ct_);
-  if (ct_ == DType::kFloat)
+  if (ct_ == DType::kF32)
     CUDA_CHECK(cudaMemcpyAsync(db, sums, static_cast<std::size_t>(l.channels) * 4, cudaMemcpyDeviceToDevice, stream_));
   else
     convert_from_float(sums, db, ct_, l.channels, stream_);
@@ -181,7 +181,7 @@ void Net::bn_backward(int i, const std::function<void(int)>& done) {
                        reinterpret_cast<const float*>(st.saved_inv_var.get()), l.relu, st.bn_grad32, bn_work_.get(),
                        stream_);
   }
-  if (ct_ != DType::kFloat) convert_from_float(st.bn_grad32, grad(i), ct_, l.params, stream_);
+  if (ct_ != DType::kF32) convert_from_float(st.bn_grad32, grad(i), ct_, l.params, stream_);
   done(i);
 }
 

@@ -381,7 +381,7 @@ compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cf
     {
       gpu::DeviceBuffer f(static_cast<std::size_t>(n) * 4);
       std::vector<unsigned short> raw;
-      if (net->compute_type() == DType::kFloat) {
+      if (net->compute_type() == DType::kF32) {
         CUDA_CHECK(cudaMemcpy(got.data(), net->logits(), f.bytes(), cudaMemcpyDeviceToHost));
       } else {
         raw.resize(static_cast<std::size_t>(n));

@@ -5,7 +5,7 @@
 namespace scalebench::train {
 
 ncclDataType_t StepRunner::nccl_type(DType t) {
-  return t == DType::kFloat ? ncclFloat32 : t == DType::kHalf ? ncclFloat16 : ncclBfloat16;
+  return t == DType::kF32 ? ncclFloat32 : t == DType::kF16 ? ncclFloat16 : ncclBfloat16;
 }
 
 StepRunner::StepRunner(const MpiSession& mpi, Net& net, const Config& cfg, const std::vector<Bucket>& buckets,
