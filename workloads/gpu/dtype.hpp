@@ -1,4 +1,6 @@
 #pragma once
+#include <cstddef>
+#include <iterator>
 #include <optional>
 #include <string_view>
 
@@ -27,47 +29,26 @@ enum class DType {
 #undef SCALEBENCH_DTYPE_ENUM
 };
 
-// "bfloat16", ...
-constexpr const char* dtype_name(DType t) {
-  switch (t) {
-#define SCALEBENCH_DTYPE_NAME(e, name, bytes, cuda, cudnn) \
-  case DType::e:                                           \
-    return name;
-    SCALEBENCH_DTYPES(SCALEBENCH_DTYPE_NAME)
-#undef SCALEBENCH_DTYPE_NAME
-  }
-  return "?";
-}
+// A row of the table, as host code reads it; kDTypes[int(t)] is t's (the enum follows the rows).
+struct DTypeRow {
+  const char* name;       // "bfloat16", ...
+  int bytes;              // of one element
+  const char* cuda_name;  // the CUDA enumerator's name ("CUDA_R_16BF"), as cuBLAS documents and logs it
+};
+inline constexpr DTypeRow kDTypes[] = {
+#define SCALEBENCH_DTYPE_ROW(e, name, bytes, cuda, cudnn) {name, bytes, #cuda},
+    SCALEBENCH_DTYPES(SCALEBENCH_DTYPE_ROW)
+#undef SCALEBENCH_DTYPE_ROW
+};
 
-constexpr int dtype_bytes(DType t) {
-  switch (t) {
-#define SCALEBENCH_DTYPE_BYTES(e, name, bytes, cuda, cudnn) \
-  case DType::e:                                            \
-    return bytes;
-    SCALEBENCH_DTYPES(SCALEBENCH_DTYPE_BYTES)
-#undef SCALEBENCH_DTYPE_BYTES
-  }
-  return 0;
-}
-
-// The CUDA enumerator's name ("CUDA_R_16BF"), as cuBLAS documents and logs it.
-constexpr const char* cuda_type_name(DType t) {
-  switch (t) {
-#define SCALEBENCH_DTYPE_CUDA_NAME(e, name, bytes, cuda, cudnn) \
-  case DType::e:                                                \
-    return #cuda;
-    SCALEBENCH_DTYPES(SCALEBENCH_DTYPE_CUDA_NAME)
-#undef SCALEBENCH_DTYPE_CUDA_NAME
-  }
-  return "?";
-}
+constexpr const char* dtype_name(DType t) { return kDTypes[static_cast<int>(t)].name; }
+constexpr int dtype_bytes(DType t) { return kDTypes[static_cast<int>(t)].bytes; }
+constexpr const char* cuda_type_name(DType t) { return kDTypes[static_cast<int>(t)].cuda_name; }
 
 // The type named `text` ("float32", ...); nothing for another name.
 constexpr std::optional<DType> parse_dtype(std::string_view text) {
-#define SCALEBENCH_DTYPE_PARSE(e, name, bytes, cuda, cudnn) \
-  if (text == name) return DType::e;
-  SCALEBENCH_DTYPES(SCALEBENCH_DTYPE_PARSE)
-#undef SCALEBENCH_DTYPE_PARSE
+  for (std::size_t i = 0; i < std::size(kDTypes); ++i)
+    if (text == kDTypes[i].name) return static_cast<DType>(i);
   return std::nullopt;
 }
 

@@ -60,10 +60,7 @@ void Net::conv_forward(int i) {
     CUDNN_CHECK(cudnnConvolutionForward(cudnn_.get(), &one, in.y_desc.get(), in.y.get(), st.w_desc.get(), weight(i),
                                         st.fwd_desc.get(), static_cast<cudnnConvolutionFwdAlgo_t>(st.fwd.algo),
                                         workspace_.get(), workspace_.bytes(), &zero, st.y_desc.get(), st.y.get()));
-  if (l.bias)
-    CUDNN_CHECK(cudnnAddTensor(cudnn_.get(), &one, st.bias_desc.get(),
-                               static_cast<std::byte*>(weight(i)) + l.weight_params() * dtype_bytes(ct_), &one,
-                               st.y_desc.get(), st.y.get()));
+  if (l.bias) bias_forward(i);
 }
 
 void Net::conv_backward(int i, const std::function<void(int)>& done) {
@@ -92,6 +89,16 @@ void Net::conv_backward(int i, const std::function<void(int)>& done) {
   }
 }
 
+// y += the bias (stored after the layer's weights), broadcast over every row.
+void Net::bias_forward(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  const LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  const float one = 1.0f;
+  CUDNN_CHECK(cudnnAddTensor(cudnn_.get(), &one, st.bias_desc.get(),
+                             static_cast<std::byte*>(weight(i)) + l.weight_params() * dtype_bytes(ct_), &one,
+                             st.y_desc.get(), st.y.get()));
+}
+
 // cuDNN's backward bias has no bf16: per-channel sums in fp32, then into the flat buffer.
 void Net::bias_backward(int i) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
@@ -109,11 +116,7 @@ void Net::fc_forward(int i) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
   st.fc_fwd.run(lt_.get(), weight(i), act(l.input), st.y.get(), false, lt_workspace_.get(), stream_);
-  const float one = 1.0f;
-  if (l.bias)
-    CUDNN_CHECK(cudnnAddTensor(cudnn_.get(), &one, st.bias_desc.get(),
-                               static_cast<std::byte*>(weight(i)) + l.weight_params() * dtype_bytes(ct_), &one,
-                               st.y_desc.get(), st.y.get()));
+  if (l.bias) bias_forward(i);
 }
 
 void Net::fc_backward(int i, const std::function<void(int)>& done) {
