@@ -10,8 +10,8 @@
 namespace scalebench::collective {
 namespace {
 
-const std::vector<DType> kAllDTypes{DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
-                                    DType::kInt32,   DType::kInt64,   DType::kInt8,    DType::kUInt8};
+const std::vector<DType> kAllDTypes{DType::kF32, DType::kF64, DType::kF16, DType::kBf16,
+                                    DType::kI32, DType::kI64, DType::kI8,  DType::kU8};
 
 // nccl-tests' bus bandwidth factors (doc/PERFORMANCE.md there).
 TEST(BusbwFactor, AllReduceIsTwoNMinusOneOverN) {
@@ -43,14 +43,14 @@ TEST(Parse, NamesMatchTheWorkloadSchema) {
   EXPECT_EQ(parse_op("reduce"), Op::kReduce);
   EXPECT_EQ(parse_op("alltoall"), Op::kAllToAll);
   EXPECT_EQ(parse_op("sendrecv"), Op::kSendRecv);
-  EXPECT_EQ(parse_dtype("float32"), DType::kFloat32);
-  EXPECT_EQ(parse_dtype("float64"), DType::kFloat64);
-  EXPECT_EQ(parse_dtype("float16"), DType::kFloat16);
-  EXPECT_EQ(parse_dtype("bfloat16"), DType::kBFloat16);
-  EXPECT_EQ(parse_dtype("int32"), DType::kInt32);
-  EXPECT_EQ(parse_dtype("int64"), DType::kInt64);
-  EXPECT_EQ(parse_dtype("int8"), DType::kInt8);
-  EXPECT_EQ(parse_dtype("uint8"), DType::kUInt8);
+  EXPECT_EQ(parse_dtype("float32"), DType::kF32);
+  EXPECT_EQ(parse_dtype("float64"), DType::kF64);
+  EXPECT_EQ(parse_dtype("float16"), DType::kF16);
+  EXPECT_EQ(parse_dtype("bfloat16"), DType::kBf16);
+  EXPECT_EQ(parse_dtype("int32"), DType::kI32);
+  EXPECT_EQ(parse_dtype("int64"), DType::kI64);
+  EXPECT_EQ(parse_dtype("int8"), DType::kI8);
+  EXPECT_EQ(parse_dtype("uint8"), DType::kU8);
   EXPECT_EQ(parse_redop("sum"), RedOp::kSum);
   EXPECT_EQ(parse_redop("prod"), RedOp::kProd);
   EXPECT_EQ(parse_redop("max"), RedOp::kMax);
@@ -65,14 +65,14 @@ TEST(Parse, UnknownNamesThrow) {
 }
 
 TEST(DTypeSize, Bytes) {
-  EXPECT_EQ(dtype_size(DType::kFloat64), 8u);
-  EXPECT_EQ(dtype_size(DType::kInt64), 8u);
-  EXPECT_EQ(dtype_size(DType::kFloat32), 4u);
-  EXPECT_EQ(dtype_size(DType::kInt32), 4u);
-  EXPECT_EQ(dtype_size(DType::kFloat16), 2u);
-  EXPECT_EQ(dtype_size(DType::kBFloat16), 2u);
-  EXPECT_EQ(dtype_size(DType::kInt8), 1u);
-  EXPECT_EQ(dtype_size(DType::kUInt8), 1u);
+  EXPECT_EQ(static_cast<std::size_t>(gpu::dtype_bytes(DType::kF64)), 8u);
+  EXPECT_EQ(static_cast<std::size_t>(gpu::dtype_bytes(DType::kI64)), 8u);
+  EXPECT_EQ(static_cast<std::size_t>(gpu::dtype_bytes(DType::kF32)), 4u);
+  EXPECT_EQ(static_cast<std::size_t>(gpu::dtype_bytes(DType::kI32)), 4u);
+  EXPECT_EQ(static_cast<std::size_t>(gpu::dtype_bytes(DType::kF16)), 2u);
+  EXPECT_EQ(static_cast<std::size_t>(gpu::dtype_bytes(DType::kBf16)), 2u);
+  EXPECT_EQ(static_cast<std::size_t>(gpu::dtype_bytes(DType::kI8)), 1u);
+  EXPECT_EQ(static_cast<std::size_t>(gpu::dtype_bytes(DType::kU8)), 1u);
 }
 
 TEST(IsReducing, OnlyTheReductions) {
@@ -87,7 +87,7 @@ TEST(IsReducing, OnlyTheReductions) {
 
 TEST(Layout, WholeBufferOpsSendAndReceiveTheFullCount) {
   for (Op op : {Op::kAllReduce, Op::kBroadcast, Op::kReduce, Op::kSendRecv}) {
-    Layout l = layout_for(op, 1 << 20, DType::kFloat32, 8);
+    Layout l = layout_for(op, 1 << 20, DType::kF32, 8);
     EXPECT_EQ(l.size_bytes, 1u << 20);
     EXPECT_EQ(l.send_count, 262144u);
     EXPECT_EQ(l.recv_count, 262144u);
@@ -96,17 +96,17 @@ TEST(Layout, WholeBufferOpsSendAndReceiveTheFullCount) {
 }
 
 TEST(Layout, WholeBufferSizeRoundsDownToWholeElements) {
-  Layout l = layout_for(Op::kAllReduce, 10, DType::kFloat32, 2);
+  Layout l = layout_for(Op::kAllReduce, 10, DType::kF32, 2);
   EXPECT_EQ(l.send_count, 2u);
   EXPECT_EQ(l.size_bytes, 8u);
-  Layout d = layout_for(Op::kBroadcast, 15, DType::kFloat64, 2);
+  Layout d = layout_for(Op::kBroadcast, 15, DType::kF64, 2);
   EXPECT_EQ(d.send_count, 1u);
   EXPECT_EQ(d.size_bytes, 8u);
 }
 
 TEST(Layout, AllGatherSendsAChunkAndReceivesNChunks) {
   // 1000 B of float32 on 4 ranks: 250 elements, 62 per rank, rounded down to 60 (16 bytes = 4 floats).
-  Layout l = layout_for(Op::kAllGather, 1000, DType::kFloat32, 4);
+  Layout l = layout_for(Op::kAllGather, 1000, DType::kF32, 4);
   EXPECT_EQ(l.chunk, 60u);
   EXPECT_EQ(l.send_count, 60u);
   EXPECT_EQ(l.recv_count, 240u);
@@ -114,7 +114,7 @@ TEST(Layout, AllGatherSendsAChunkAndReceivesNChunks) {
 }
 
 TEST(Layout, ReduceScatterSendsNChunksAndReceivesAChunk) {
-  Layout l = layout_for(Op::kReduceScatter, 1000, DType::kFloat32, 4);
+  Layout l = layout_for(Op::kReduceScatter, 1000, DType::kF32, 4);
   EXPECT_EQ(l.chunk, 60u);
   EXPECT_EQ(l.send_count, 240u);
   EXPECT_EQ(l.recv_count, 60u);
@@ -122,7 +122,7 @@ TEST(Layout, ReduceScatterSendsNChunksAndReceivesAChunk) {
 }
 
 TEST(Layout, AllToAllSendsAndReceivesNChunks) {
-  Layout l = layout_for(Op::kAllToAll, 1000, DType::kFloat32, 4);
+  Layout l = layout_for(Op::kAllToAll, 1000, DType::kF32, 4);
   EXPECT_EQ(l.chunk, 60u);
   EXPECT_EQ(l.send_count, 240u);
   EXPECT_EQ(l.recv_count, 240u);
@@ -131,21 +131,21 @@ TEST(Layout, AllToAllSendsAndReceivesNChunks) {
 
 TEST(Layout, ChunkRoundingDependsOnTheElementSize) {
   // float64, 3 ranks: 125 elements, 41 per rank -> 40 (16 bytes = 2 doubles).
-  Layout d = layout_for(Op::kAllGather, 1000, DType::kFloat64, 3);
+  Layout d = layout_for(Op::kAllGather, 1000, DType::kF64, 3);
   EXPECT_EQ(d.chunk, 40u);
   EXPECT_EQ(d.size_bytes, 960u);
   // int8, 2 ranks: 100 elements, 50 per rank -> 48 (16 bytes = 16 int8).
-  Layout b = layout_for(Op::kAllToAll, 100, DType::kInt8, 2);
+  Layout b = layout_for(Op::kAllToAll, 100, DType::kI8, 2);
   EXPECT_EQ(b.chunk, 48u);
   EXPECT_EQ(b.size_bytes, 96u);
   // float16, 8 ranks: 512 elements, 64 per rank, already a multiple of 8.
-  Layout h = layout_for(Op::kReduceScatter, 1024, DType::kFloat16, 8);
+  Layout h = layout_for(Op::kReduceScatter, 1024, DType::kF16, 8);
   EXPECT_EQ(h.chunk, 64u);
   EXPECT_EQ(h.size_bytes, 1024u);
 }
 
 TEST(Layout, TooSmallForOneAlignedChunkIsEmpty) {
-  Layout l = layout_for(Op::kAllGather, 8, DType::kFloat32, 8);
+  Layout l = layout_for(Op::kAllGather, 8, DType::kF32, 8);
   EXPECT_EQ(l.chunk, 0u);
   EXPECT_EQ(l.size_bytes, 0u);
 }
@@ -156,10 +156,12 @@ TEST(Layout, ChunkedOpsKeepSixteenByteChunksAndNeverGrow) {
       for (int n : {1, 2, 3, 4, 8})
         for (std::uint64_t bytes : {1000ull, 4096ull, 12345ull, 1ull << 20}) {
           Layout l = layout_for(op, bytes, t, n);
-          EXPECT_EQ(l.chunk * dtype_size(t) % 16, 0u);
+          EXPECT_EQ(l.chunk * static_cast<std::size_t>(gpu::dtype_bytes(t)) % 16, 0u);
           EXPECT_LE(l.size_bytes, bytes);
-          EXPECT_EQ(l.size_bytes, l.chunk * static_cast<std::uint64_t>(n) * dtype_size(t));
-          EXPECT_GT(l.size_bytes + 16ull * n + dtype_size(t) * n, bytes) << "rounds down by less than one chunk";
+          EXPECT_EQ(l.size_bytes,
+                    l.chunk * static_cast<std::uint64_t>(n) * static_cast<std::size_t>(gpu::dtype_bytes(t)));
+          EXPECT_GT(l.size_bytes + 16ull * n + static_cast<std::size_t>(gpu::dtype_bytes(t)) * n, bytes)
+              << "rounds down by less than one chunk";
         }
 }
 
@@ -198,7 +200,7 @@ TEST(Config, FromWorkloadDefaults) {
   Config c = Config::from_params(p, 20);
   EXPECT_EQ(c.backend, "mpi");
   EXPECT_EQ(c.op, Op::kAllReduce);
-  EXPECT_EQ(c.dtype, DType::kFloat32);
+  EXPECT_EQ(c.dtype, DType::kF32);
   EXPECT_EQ(c.redop, RedOp::kSum);
   EXPECT_EQ(c.min_bytes, 8u);
   EXPECT_EQ(c.max_bytes, 64u << 20);
@@ -215,7 +217,7 @@ TEST(Config, ExplicitValues) {
   Config c = Config::from_params(p, 3);
   EXPECT_EQ(c.backend, "nccl");
   EXPECT_EQ(c.op, Op::kAllToAll);
-  EXPECT_EQ(c.dtype, DType::kBFloat16);
+  EXPECT_EQ(c.dtype, DType::kBf16);
   EXPECT_EQ(c.redop, RedOp::kMax);
   EXPECT_EQ(c.min_bytes, 1024u);
   EXPECT_EQ(c.max_bytes, 4096u);

@@ -159,23 +159,23 @@ TEST(GemmConfig, PointsCarryShapeOpAndPrecisionAndRoundTrip) {
 TEST(GemmTypes, MatchPyTorchMatmulPerPrecision) {
   EXPECT_EQ(type_choice(Precision::kFp32).compute, ComputeType::k32F);  // no TF32: CUDA cores
   EXPECT_EQ(type_choice(Precision::kTf32).compute, ComputeType::k32FFastTf32);
-  EXPECT_EQ(type_choice(Precision::kTf32).a, DataType::kF32);
+  EXPECT_EQ(type_choice(Precision::kTf32).a, gpu::DType::kF32);
   for (Precision p : {Precision::kFp16, Precision::kBf16}) {
     const TypeChoice t = type_choice(p);
     EXPECT_EQ(t.a, t.c);  // 16-bit output, as torch.matmul's
     EXPECT_EQ(t.compute, ComputeType::k32F);
-    EXPECT_EQ(t.scale, DataType::kF32);
+    EXPECT_EQ(t.scale, gpu::DType::kF32);
   }
   const TypeChoice e5 = type_choice(Precision::kFp8E5M2);
-  EXPECT_EQ(e5.a, DataType::kE5M2);
-  EXPECT_EQ(e5.b, DataType::kE4M3);  // cuBLASLt has no e5m2 x e5m2
+  EXPECT_EQ(e5.a, gpu::DType::kE5M2);
+  EXPECT_EQ(e5.b, gpu::DType::kE4M3);  // cuBLASLt has no e5m2 x e5m2
   const TypeChoice i8 = type_choice(Precision::kInt8);
-  EXPECT_EQ(i8.c, DataType::kI32);
+  EXPECT_EQ(i8.c, gpu::DType::kI32);
   EXPECT_EQ(i8.compute, ComputeType::k32I);
   for (Precision p : kAll)
-    EXPECT_EQ(
-        type_choice(p).a == DataType::kE4M3 || type_choice(p).a == DataType::kE5M2 || type_choice(p).a == DataType::kI8,
-        type_choice(p).needs_tn)
+    EXPECT_EQ(type_choice(p).a == gpu::DType::kE4M3 || type_choice(p).a == gpu::DType::kE5M2 ||
+                  type_choice(p).a == gpu::DType::kI8,
+              type_choice(p).needs_tn)
         << compute::name(p);
 }
 

@@ -12,36 +12,14 @@
 namespace scalebench::collective {
 namespace {
 
-const std::vector<DType> kAllDTypes{DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
-                                    DType::kInt32,   DType::kInt64,   DType::kInt8,    DType::kUInt8};
+const std::vector<DType> kAllDTypes{DType::kF32, DType::kF64, DType::kF16, DType::kBf16,
+                                    DType::kI32, DType::kI64, DType::kI8,  DType::kU8};
 const std::vector<Op> kAllOps{Op::kAllReduce, Op::kAllGather, Op::kReduceScatter, Op::kBroadcast,
                               Op::kReduce,    Op::kAllToAll,  Op::kSendRecv};
 
-bool is_float(DType t) {
-  return t == DType::kFloat32 || t == DType::kFloat64 || t == DType::kFloat16 || t == DType::kBFloat16;
-}
+bool is_float(DType t) { return t == DType::kF32 || t == DType::kF64 || t == DType::kF16 || t == DType::kBf16; }
 
-std::string name(DType t) {
-  switch (t) {
-    case DType::kFloat32:
-      return "float32";
-    case DType::kFloat64:
-      return "float64";
-    case DType::kFloat16:
-      return "float16";
-    case DType::kBFloat16:
-      return "bfloat16";
-    case DType::kInt32:
-      return "int32";
-    case DType::kInt64:
-      return "int64";
-    case DType::kInt8:
-      return "int8";
-    case DType::kUInt8:
-      return "uint8";
-  }
-  return "?";
-}
+std::string name(DType t) { return gpu::dtype_name(t); }
 
 std::uint16_t bits16(DType t, double v) {
   std::vector<std::byte> buf(2);
@@ -52,7 +30,7 @@ std::uint16_t bits16(DType t, double v) {
 }
 
 double round_trip(DType t, double v) {
-  std::vector<std::byte> buf(dtype_size(t));
+  std::vector<std::byte> buf(static_cast<std::size_t>(gpu::dtype_bytes(t)));
   encode(t, v, buf.data(), 0);
   return decode(t, buf.data(), 0);
 }
@@ -60,56 +38,56 @@ double round_trip(DType t, double v) {
 // ---- encode / decode ----------------------------------------------------------------------------
 
 TEST(Encode, HalfPrecisionBitPatterns) {
-  EXPECT_EQ(bits16(DType::kFloat16, 1.0), 0x3c00);
-  EXPECT_EQ(bits16(DType::kFloat16, 2.0), 0x4000);
-  EXPECT_EQ(bits16(DType::kFloat16, -2.5), 0xc100);
-  EXPECT_EQ(bits16(DType::kFloat16, 2048.0), 0x6800);
-  EXPECT_EQ(bits16(DType::kFloat16, 0.0), 0x0000);
-  EXPECT_EQ(bits16(DType::kFloat16, 65504.0), 0x7bff) << "largest finite half";
-  EXPECT_EQ(bits16(DType::kFloat16, 1e6), 0x7c00) << "overflow is infinity";
+  EXPECT_EQ(bits16(DType::kF16, 1.0), 0x3c00);
+  EXPECT_EQ(bits16(DType::kF16, 2.0), 0x4000);
+  EXPECT_EQ(bits16(DType::kF16, -2.5), 0xc100);
+  EXPECT_EQ(bits16(DType::kF16, 2048.0), 0x6800);
+  EXPECT_EQ(bits16(DType::kF16, 0.0), 0x0000);
+  EXPECT_EQ(bits16(DType::kF16, 65504.0), 0x7bff) << "largest finite half";
+  EXPECT_EQ(bits16(DType::kF16, 1e6), 0x7c00) << "overflow is infinity";
 }
 
 TEST(Encode, BFloat16BitPatterns) {
-  EXPECT_EQ(bits16(DType::kBFloat16, 1.0), 0x3f80);
-  EXPECT_EQ(bits16(DType::kBFloat16, 2.0), 0x4000);
-  EXPECT_EQ(bits16(DType::kBFloat16, -2.5), 0xc020);
-  EXPECT_EQ(bits16(DType::kBFloat16, 256.0), 0x4380);
-  EXPECT_EQ(bits16(DType::kBFloat16, 0.0), 0x0000);
+  EXPECT_EQ(bits16(DType::kBf16, 1.0), 0x3f80);
+  EXPECT_EQ(bits16(DType::kBf16, 2.0), 0x4000);
+  EXPECT_EQ(bits16(DType::kBf16, -2.5), 0xc020);
+  EXPECT_EQ(bits16(DType::kBf16, 256.0), 0x4380);
+  EXPECT_EQ(bits16(DType::kBf16, 0.0), 0x0000);
 }
 
 TEST(Encode, HalfTypesRoundToNearestEven) {
   // float16 has 11 significant bits: between 2048 and 4096 the step is 2.
-  EXPECT_EQ(round_trip(DType::kFloat16, 2049), 2048);
-  EXPECT_EQ(round_trip(DType::kFloat16, 2051), 2052);
-  EXPECT_EQ(round_trip(DType::kFloat16, 2050.5), 2050);
+  EXPECT_EQ(round_trip(DType::kF16, 2049), 2048);
+  EXPECT_EQ(round_trip(DType::kF16, 2051), 2052);
+  EXPECT_EQ(round_trip(DType::kF16, 2050.5), 2050);
   // bfloat16 has 8 significant bits: between 256 and 512 the step is 2.
-  EXPECT_EQ(round_trip(DType::kBFloat16, 257), 256);
-  EXPECT_EQ(round_trip(DType::kBFloat16, 259), 260);
-  EXPECT_EQ(round_trip(DType::kBFloat16, 257.5), 258);
+  EXPECT_EQ(round_trip(DType::kBf16, 257), 256);
+  EXPECT_EQ(round_trip(DType::kBf16, 259), 260);
+  EXPECT_EQ(round_trip(DType::kBf16, 257.5), 258);
 }
 
 TEST(Encode, EveryDTypeHoldsSmallIntegersExactly) {
   for (DType t : kAllDTypes) {
-    const int hi = t == DType::kInt8 ? 127 : 255;
+    const int hi = t == DType::kI8 ? 127 : 255;
     for (int v = 0; v <= hi; ++v) EXPECT_EQ(round_trip(t, v), v) << name(t) << " " << v;
-    if (t != DType::kUInt8) {
+    if (t != DType::kU8) {
       for (int v = -1; v >= -100; --v) EXPECT_EQ(round_trip(t, v), v) << name(t) << " " << v;
     }
   }
 }
 
 TEST(Encode, HalfTypesRoundTripTheirFullExactRange) {
-  for (int v = -2048; v <= 2048; ++v) EXPECT_EQ(round_trip(DType::kFloat16, v), v) << v;
-  for (int v = -256; v <= 256; ++v) EXPECT_EQ(round_trip(DType::kBFloat16, v), v) << v;
+  for (int v = -2048; v <= 2048; ++v) EXPECT_EQ(round_trip(DType::kF16, v), v) << v;
+  for (int v = -256; v <= 256; ++v) EXPECT_EQ(round_trip(DType::kBf16, v), v) << v;
   for (double v : {0.5, 0.25, -0.75, 1.5, 3.375}) {
-    EXPECT_EQ(round_trip(DType::kFloat16, v), v);
-    EXPECT_EQ(round_trip(DType::kBFloat16, v), v);
+    EXPECT_EQ(round_trip(DType::kF16, v), v);
+    EXPECT_EQ(round_trip(DType::kBf16, v), v);
   }
 }
 
 TEST(Encode, WritesTheIthElementOnly) {
   for (DType t : kAllDTypes) {
-    const std::size_t sz = dtype_size(t);
+    const std::size_t sz = static_cast<std::size_t>(gpu::dtype_bytes(t));
     std::vector<std::byte> buf(4 * sz, std::byte{0});
     encode(t, 7, buf.data(), 2);
     EXPECT_EQ(decode(t, buf.data(), 0), 0) << name(t);
@@ -142,7 +120,7 @@ TEST(InputValue, ProductInputsAreOnesAndTwos) {
   for (int n : {1, 2, 4, 8})
     for (int r = 0; r < n; ++r)
       for (std::size_t i = 0; i < 16; ++i) {
-        double v = input_value(DType::kInt8, RedOp::kProd, n, r, i);
+        double v = input_value(DType::kI8, RedOp::kProd, n, r, i);
         EXPECT_TRUE(v == 1 || v == 2) << v;
       }
 }
@@ -153,7 +131,7 @@ TEST(MakeInput, EncodesInputValueForEveryElement) {
     c.dtype = t;
     Layout l = layout_for(Op::kAllReduce, 256, t, 4);
     auto buf = make_input(c, l, 4, 3);
-    ASSERT_EQ(buf.size(), l.send_count * dtype_size(t));
+    ASSERT_EQ(buf.size(), l.send_count * static_cast<std::size_t>(gpu::dtype_bytes(t)));
     for (std::size_t i = 0; i < l.send_count; ++i)
       EXPECT_EQ(decode(t, buf.data(), i), input_value(t, c.redop, 4, 3, i)) << name(t) << " " << i;
   }
@@ -190,7 +168,7 @@ std::vector<std::byte> simulate(const Config& c, const Layout& l, int n, int ran
     return c.redop == RedOp::kAvg ? acc / n : acc;
   };
   const std::size_t chunk = l.chunk;
-  std::vector<std::byte> out(l.recv_count * dtype_size(c.dtype), std::byte{0});
+  std::vector<std::byte> out(l.recv_count * static_cast<std::size_t>(gpu::dtype_bytes(c.dtype)), std::byte{0});
   for (std::size_t j = 0; j < l.recv_count; ++j) {
     double v = 0;
     switch (c.op) {
@@ -305,7 +283,7 @@ TEST(CountWrong, OneStepOffIsWrongExceptForAvg) {
     c.dtype = t;
     Layout l = layout_for(Op::kAllReduce, 1024, t, 8);
     auto out = simulate(c, l, 8, 0);
-    const std::size_t sz = dtype_size(t), j = 3;
+    const std::size_t sz = static_cast<std::size_t>(gpu::dtype_bytes(t)), j = 3;
     std::uint64_t raw = 0;
     std::memcpy(&raw, out.data() + j * sz, sz);
     ++raw;
@@ -316,7 +294,7 @@ TEST(CountWrong, OneStepOffIsWrongExceptForAvg) {
 
 TEST(CountWrong, CountsEveryWrongElement) {
   Config c;
-  c.dtype = DType::kFloat32;
+  c.dtype = DType::kF32;
   Layout l = layout_for(Op::kAllReduce, 4096, c.dtype, 4);
   std::vector<std::byte> zeros(l.recv_count * 4, std::byte{0});
   EXPECT_EQ(count_wrong(c, l, 4, 0, zeros), l.recv_count);
@@ -326,7 +304,7 @@ TEST(CountWrong, DetectsDataFromTheWrongPeer) {
   // An all_gather whose first two chunks arrived swapped.
   Config c;
   c.op = Op::kAllGather;
-  c.dtype = DType::kInt32;
+  c.dtype = DType::kI32;
   Layout l = layout_for(c.op, 1024, c.dtype, 4);
   auto out = simulate(c, l, 4, 0);
   std::swap_ranges(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(l.chunk * 4),
@@ -346,7 +324,7 @@ TEST(CountWrong, NonRootRanksOfReduceAreNotChecked) {
 }
 
 TEST(CountWrong, AvgToleratesRoundingOfItsTypeOnly) {
-  for (DType t : {DType::kFloat16, DType::kBFloat16, DType::kFloat32}) {
+  for (DType t : {DType::kF16, DType::kBf16, DType::kF32}) {
     Config c;
     c.dtype = t;
     c.redop = RedOp::kAvg;

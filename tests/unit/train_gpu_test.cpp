@@ -24,7 +24,7 @@ using scalebench::test_support::have_gpu;
 
 // A device copy of host floats in type t.
 gpu::DeviceBuffer upload_as(const std::vector<float>& v, train::DType t, cudaStream_t s) {
-  gpu::DeviceBuffer f(v.size() * 4), out(v.size() * static_cast<std::size_t>(train::dtype_bytes(t)));
+  gpu::DeviceBuffer f(v.size() * 4), out(v.size() * static_cast<std::size_t>(gpu::dtype_bytes(t)));
   CUDA_CHECK(cudaMemcpy(f.get(), v.data(), v.size() * 4, cudaMemcpyHostToDevice));
   train::convert_from_float(reinterpret_cast<const float*>(f.get()), out.get(), t, static_cast<long long>(v.size()), s);
   CUDA_CHECK(cudaStreamSynchronize(s));
@@ -35,14 +35,14 @@ gpu::DeviceBuffer upload_as(const std::vector<float>& v, train::DType t, cudaStr
 std::vector<float> download_as(const gpu::DeviceBuffer& b, train::DType t, std::size_t n, cudaStream_t s) {
   CUDA_CHECK(cudaStreamSynchronize(s));
   std::vector<float> out(n);
-  if (t == train::DType::kFloat) {
+  if (t == train::DType::kF32) {
     CUDA_CHECK(cudaMemcpy(out.data(), b.get(), n * 4, cudaMemcpyDeviceToHost));
     return out;
   }
   std::vector<std::uint16_t> h(n);
   CUDA_CHECK(cudaMemcpy(h.data(), b.get(), n * 2, cudaMemcpyDeviceToHost));
   for (std::size_t i = 0; i < n; ++i)
-    out[i] = t == train::DType::kHalf ? gpu::half_to_float(h[i]) : gpu::bf16_to_float(h[i]);
+    out[i] = t == train::DType::kF16 ? gpu::half_to_float(h[i]) : gpu::bf16_to_float(h[i]);
   return out;
 }
 }  // namespace
@@ -102,11 +102,11 @@ TEST(TrainGpu, MaxPoolMatchesAHostReference) {
             want_dx[best] += dy[o];
           }
     for (std::size_t i = 0; i < nx; ++i) want_acc[i] = dx0[i] + want_dx[i];
-    for (const train::DType t : {train::DType::kFloat, train::DType::kHalf}) {
-      SCOPED_TRACE("channels " + std::to_string(p.c) + ", " + (t == train::DType::kHalf ? "fp16" : "fp32"));
+    for (const train::DType t : {train::DType::kF32, train::DType::kF16}) {
+      SCOPED_TRACE("channels " + std::to_string(p.c) + ", " + (t == train::DType::kF16 ? "fp16" : "fp32"));
       const gpu::DeviceBuffer dev_x = upload(x, t), dev_dy = upload(dy, t), dev_acc = upload(dx0, t);
-      gpu::DeviceBuffer dev_y(ny * static_cast<std::size_t>(train::dtype_bytes(t))),
-          dev_dx(nx * static_cast<std::size_t>(train::dtype_bytes(t))), argmax(ny);
+      gpu::DeviceBuffer dev_y(ny * static_cast<std::size_t>(gpu::dtype_bytes(t))),
+          dev_dx(nx * static_cast<std::size_t>(gpu::dtype_bytes(t))), argmax(ny);
       auto* am = reinterpret_cast<std::uint8_t*>(argmax.get());
       train::maxpool_forward(dev_x.get(), dev_y.get(), am, t, p, s);
       train::maxpool_backward(dev_dy.get(), am, dev_acc.get(), true, t, p, s);
@@ -144,7 +144,7 @@ TEST(TrainGpu, HalfBatchNormMatchesFloat) {
     std::vector<float> y, dx, dz, stats, dparams;
   };
   auto run = [&](train::DType t) {
-    const std::size_t eb = static_cast<std::size_t>(train::dtype_bytes(t));
+    const std::size_t eb = static_cast<std::size_t>(gpu::dtype_bytes(t));
     auto upload = [&](const std::vector<float>& v) { return upload_as(v, t, s); };
     auto download = [&](const gpu::DeviceBuffer& b) { return download_as(b, t, n, s); };
     const gpu::DeviceBuffer dev_x = upload(x), dev_z = upload(z), dev_dy = upload(dy), dev_dx = upload(dx0);
@@ -165,7 +165,7 @@ TEST(TrainGpu, HalfBatchNormMatchesFloat) {
     CUDA_CHECK(cudaMemcpy(o.dparams.data(), p + 6 * c, o.dparams.size() * 4, cudaMemcpyDeviceToHost));
     return o;
   };
-  const Out f = run(train::DType::kFloat), h = run(train::DType::kHalf);
+  const Out f = run(train::DType::kF32), h = run(train::DType::kF16);
   auto near = [](const std::vector<float>& a, const std::vector<float>& b, float tol, const char* what) {
     ASSERT_EQ(a.size(), b.size());
     for (std::size_t i = 0; i < a.size(); ++i)
@@ -188,9 +188,9 @@ TEST(TrainGpu, SumShardsRoundsOnceAndTheAllReduceCheckSeesAMissingRank) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   gpu::Stream stream;
   cudaStream_t s = stream.get();
-  for (train::DType t : {train::DType::kFloat, train::DType::kHalf, train::DType::kBf16}) {
+  for (train::DType t : {train::DType::kF32, train::DType::kF16, train::DType::kBf16}) {
     const long long n = 1000 + 3;  // not a whole number of 16-byte vectors
-    const auto eb = static_cast<std::size_t>(train::dtype_bytes(t));
+    const auto eb = static_cast<std::size_t>(gpu::dtype_bytes(t));
     std::vector<gpu::DeviceBuffer> ranks;
     for (int r = 0; r < 3; ++r) {
       ranks.emplace_back(static_cast<std::size_t>(n + 1) * eb);

@@ -24,11 +24,11 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   // that local ranks follow the placement even where two of its nodes share a machine.
   const char* node = std::getenv("SCALEBENCH_NODE");
   if (node && *node)
-    MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, std::atoi(node), rank_, &node_comm_));
+    MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, std::atoi(node), rank_, node_comm_.out()));
   else
-    MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_comm_));
-  MPI_CHECK(MPI_Comm_rank(node_comm_, &local_rank_));
-  MPI_CHECK(MPI_Comm_size(node_comm_, &local_size_));
+    MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, node_comm_.out()));
+  MPI_CHECK(MPI_Comm_rank(node_comm_.get(), &local_rank_));
+  MPI_CHECK(MPI_Comm_size(node_comm_.get(), &local_size_));
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   const char* placed = std::getenv("SCALEBENCH_HOST");  // the placement's name of this node
@@ -36,7 +36,7 @@ MpiSession::MpiSession(int* argc, char*** argv) {
 }
 
 MpiSession::~MpiSession() {
-  if (node_comm_ != MPI_COMM_NULL) MPI_Comm_free(&node_comm_);
+  node_comm_.reset();  // before MPI_Finalize, after which no MPI call may run
   MPI_Finalize();
 }
 

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "workloads/gpu/mpi_comm.hpp"
+
 namespace scalebench {
 
 // MPI for the life of scalebench-run: rank, world size, and the rank's place on its node
@@ -36,7 +38,7 @@ class MpiSession {
 
  private:
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
-  MPI_Comm node_comm_ = MPI_COMM_NULL;
+  gpu::MpiComm node_comm_;  // the ranks of this node
   std::string hostname_;
 };
 

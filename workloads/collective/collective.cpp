@@ -1,6 +1,7 @@
 #include "workloads/collective/collective.hpp"
 
 #include <cmath>
+#include <optional>
 
 #include "common/error.hpp"
 #include "workloads/registry/registry.hpp"
@@ -8,15 +9,9 @@
 namespace scalebench::collective {
 
 DType parse_dtype(const std::string& s) {
-  if (s == "float32") return DType::kFloat32;
-  if (s == "float64") return DType::kFloat64;
-  if (s == "float16") return DType::kFloat16;
-  if (s == "bfloat16") return DType::kBFloat16;
-  if (s == "int32") return DType::kInt32;
-  if (s == "int64") return DType::kInt64;
-  if (s == "int8") return DType::kInt8;
-  if (s == "uint8") return DType::kUInt8;
-  throw Error("unknown dtype '" + s + "'");
+  const std::optional<DType> t = gpu::parse_dtype(s);
+  if (!t || *t == DType::kE4M3 || *t == DType::kE5M2) throw Error("unknown dtype '" + s + "'");
+  return *t;
 }
 
 RedOp parse_redop(const std::string& s) {
@@ -28,28 +23,10 @@ RedOp parse_redop(const std::string& s) {
   throw Error("unknown reduce_op '" + s + "'");
 }
 
-std::size_t dtype_size(DType t) {
-  switch (t) {
-    case DType::kFloat64:
-    case DType::kInt64:
-      return 8;
-    case DType::kFloat32:
-    case DType::kInt32:
-      return 4;
-    case DType::kFloat16:
-    case DType::kBFloat16:
-      return 2;
-    case DType::kInt8:
-    case DType::kUInt8:
-      return 1;
-  }
-  return 1;
-}
-
 bool is_reducing(Op op) { return op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kReduce; }
 
 Layout layout_for(Op op, std::uint64_t bytes, DType t, int n) {
-  const std::size_t elem = dtype_size(t);
+  const std::size_t elem = static_cast<std::size_t>(gpu::dtype_bytes(t));
   const std::size_t count = static_cast<std::size_t>(bytes / elem);
   Layout l;
   switch (op) {

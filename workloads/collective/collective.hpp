@@ -10,9 +10,10 @@
 namespace scalebench::collective {
 
 using analysis::parse_op;
+// One of gpu::DType's names but the fp8 ones ("float32", "bfloat16", "uint8", ...); its size is
+// gpu::dtype_bytes.
 DType parse_dtype(const std::string& s);
 RedOp parse_redop(const std::string& s);
-std::size_t dtype_size(DType t);
 bool is_reducing(Op op);
 
 using analysis::busbw_factor;  // nccl-tests' factor: busbw = algbw x factor(n)

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
+#include "common/error.hpp"
 #include "workloads/collective/pattern.hpp"
 #include "workloads/collective/pattern_kernels.cuh"
 #include "workloads/gpu/mpi_check.hpp"
@@ -15,24 +17,25 @@ namespace scalebench::collective {
 namespace {
 ncclDataType_t nccl_type(DType t) {
   switch (t) {
-    case DType::kFloat32:
+    case DType::kF32:
       return ncclFloat32;
-    case DType::kFloat64:
+    case DType::kF64:
       return ncclFloat64;
-    case DType::kFloat16:
+    case DType::kF16:
       return ncclFloat16;
-    case DType::kBFloat16:
+    case DType::kBf16:
       return ncclBfloat16;
-    case DType::kInt32:
+    case DType::kI32:
       return ncclInt32;
-    case DType::kInt64:
+    case DType::kI64:
       return ncclInt64;
-    case DType::kInt8:
+    case DType::kI8:
       return ncclInt8;
-    case DType::kUInt8:
+    case DType::kU8:
       return ncclUint8;
+    default:  // fp8: not a collective's type (parse_dtype refuses it)
+      throw Error(std::string("collective: no NCCL type for ") + gpu::dtype_name(t));
   }
-  return ncclFloat32;
 }
 ncclRedOp_t nccl_op(RedOp r) {
   switch (r) {
@@ -115,7 +118,7 @@ std::string NcclBackend::unsupported(const Config& c) const {
 }
 
 void NcclBackend::allocate(const Config& c, const Layout& l) {
-  const std::size_t elem = dtype_size(c.dtype);
+  const std::size_t elem = static_cast<std::size_t>(gpu::dtype_bytes(c.dtype));
   graphs_.clear();  // captured graphs point into the old buffers
   for (auto& g : gpus_)
     on_device(g->device, [&] {
@@ -131,12 +134,15 @@ void NcclBackend::allocate(const Config& c, const Layout& l) {
 // output, reduce_scatter's output is the rank's slot of the input.
 std::byte* NcclBackend::send_ptr(const Gpu& g, const Config& c, const Layout& l) const {
   if (!c.in_place) return g.send.get();
-  if (c.op == Op::kAllGather) return g.recv.get() + static_cast<std::size_t>(g.rank) * l.chunk * dtype_size(c.dtype);
+  if (c.op == Op::kAllGather)
+    return g.recv.get() +
+           static_cast<std::size_t>(g.rank) * l.chunk * static_cast<std::size_t>(gpu::dtype_bytes(c.dtype));
   return g.recv.get();
 }
 std::byte* NcclBackend::recv_ptr(const Gpu& g, const Config& c, const Layout& l) const {
   if (c.in_place && c.op == Op::kReduceScatter)
-    return g.recv.get() + static_cast<std::size_t>(g.rank) * l.chunk * dtype_size(c.dtype);
+    return g.recv.get() +
+           static_cast<std::size_t>(g.rank) * l.chunk * static_cast<std::size_t>(gpu::dtype_bytes(c.dtype));
   return g.recv.get();
 }
 
@@ -148,7 +154,7 @@ void NcclBackend::launch(Gpu& g, const Config& c, const Layout& l) {
   std::byte* in = send_ptr(g, c, l);
   std::byte* out = recv_ptr(g, c, l);
   const int rank = g.rank, n = nranks_;
-  const std::size_t elem = dtype_size(c.dtype);
+  const std::size_t elem = static_cast<std::size_t>(gpu::dtype_bytes(c.dtype));
   switch (c.op) {
     case Op::kAllReduce:
       NCCL_CHECK(ncclAllReduce(in, out, l.send_count, t, op, comm, s));
@@ -240,7 +246,7 @@ double NcclBackend::time_ops(const Config& c, const Layout& l, int iters) {
 }
 
 NcclBackend::Buffers NcclBackend::run_checked(const Config& c, const Layout& l, const Buffers& inputs) {
-  const std::size_t elem = dtype_size(c.dtype);
+  const std::size_t elem = static_cast<std::size_t>(gpu::dtype_bytes(c.dtype));
   // Everything on the communicators' streams: they are non-blocking, so work on the legacy
   // default stream (plain cudaMemset/cudaMemcpy) would not be ordered before the collective.
   for (std::size_t k = 0; k < gpus_.size(); ++k) {

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
+#include "common/error.hpp"
 #include "workloads/gpu/half_bits.hpp"
 
 namespace scalebench::collective {
@@ -39,57 +41,60 @@ double input_value(DType t, RedOp r, int nranks, int rank, std::size_t i) {
 
 void encode(DType t, double v, std::byte* base, std::size_t i) {
   switch (t) {
-    case DType::kFloat32:
+    case DType::kF32:
       reinterpret_cast<float*>(base)[i] = static_cast<float>(v);
       break;
-    case DType::kFloat64:
+    case DType::kF64:
       reinterpret_cast<double*>(base)[i] = v;
       break;
-    case DType::kFloat16:
+    case DType::kF16:
       reinterpret_cast<std::uint16_t*>(base)[i] = float_to_half(static_cast<float>(v));
       break;
-    case DType::kBFloat16:
+    case DType::kBf16:
       reinterpret_cast<std::uint16_t*>(base)[i] = float_to_bf16(static_cast<float>(v));
       break;
-    case DType::kInt32:
+    case DType::kI32:
       reinterpret_cast<std::int32_t*>(base)[i] = static_cast<std::int32_t>(v);
       break;
-    case DType::kInt64:
+    case DType::kI64:
       reinterpret_cast<std::int64_t*>(base)[i] = static_cast<std::int64_t>(v);
       break;
-    case DType::kInt8:
+    case DType::kI8:
       reinterpret_cast<std::int8_t*>(base)[i] = static_cast<std::int8_t>(v);
       break;
-    case DType::kUInt8:
+    case DType::kU8:
       reinterpret_cast<std::uint8_t*>(base)[i] = static_cast<std::uint8_t>(v);
       break;
+    default:  // fp8: not a collective's type (parse_dtype refuses it)
+      throw Error(std::string("collective: no ") + gpu::dtype_name(t) + " data");
   }
 }
 
 double decode(DType t, const std::byte* base, std::size_t i) {
   switch (t) {
-    case DType::kFloat32:
+    case DType::kF32:
       return reinterpret_cast<const float*>(base)[i];
-    case DType::kFloat64:
+    case DType::kF64:
       return reinterpret_cast<const double*>(base)[i];
-    case DType::kFloat16:
+    case DType::kF16:
       return half_to_float(reinterpret_cast<const std::uint16_t*>(base)[i]);
-    case DType::kBFloat16:
+    case DType::kBf16:
       return bf16_to_float(reinterpret_cast<const std::uint16_t*>(base)[i]);
-    case DType::kInt32:
+    case DType::kI32:
       return reinterpret_cast<const std::int32_t*>(base)[i];
-    case DType::kInt64:
+    case DType::kI64:
       return static_cast<double>(reinterpret_cast<const std::int64_t*>(base)[i]);
-    case DType::kInt8:
+    case DType::kI8:
       return reinterpret_cast<const std::int8_t*>(base)[i];
-    case DType::kUInt8:
+    case DType::kU8:
       return reinterpret_cast<const std::uint8_t*>(base)[i];
+    default:  // fp8: not a collective's type (parse_dtype refuses it)
+      throw Error(std::string("collective: no ") + gpu::dtype_name(t) + " data");
   }
-  return 0;
 }
 
 std::vector<std::byte> make_input(const Config& c, const Layout& l, int nranks, int rank) {
-  std::vector<std::byte> buf(l.send_count * dtype_size(c.dtype));
+  std::vector<std::byte> buf(l.send_count * static_cast<std::size_t>(gpu::dtype_bytes(c.dtype)));
   for (std::size_t i = 0; i < l.send_count; ++i)
     encode(c.dtype, input_value(c.dtype, c.redop, nranks, rank, i), buf.data(), i);
   return buf;

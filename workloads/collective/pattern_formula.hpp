@@ -2,36 +2,31 @@
 #include <cstddef>
 
 #include "workloads/collective/types.hpp"
+#include "workloads/gpu/host_device.hpp"
 
 // The correctness pattern's formulas, one source for the host check (pattern.cpp, MPI backend)
 // and the GPU check (pattern_kernels.cu, NCCL backend): each rank's input element is a small
 // integer that every dtype holds exactly, also when summed over all ranks, so every expected
 // output is exact. No standard-library calls, so that nvcc compiles them for the device too.
-#ifdef __CUDACC__
-#define SB_HOST_DEVICE __host__ __device__
-#else
-#define SB_HOST_DEVICE
-#endif
-
 namespace scalebench::collective::formula {
 
 // Largest integer the type holds exactly (and every integer under it).
-SB_HOST_DEVICE inline int exact_limit(DType t) {
+SCALEBENCH_HOST_DEVICE inline int exact_limit(DType t) {
   switch (t) {
-    case DType::kInt8:
+    case DType::kI8:
       return 127;
-    case DType::kUInt8:
+    case DType::kU8:
       return 255;
-    case DType::kBFloat16:
+    case DType::kBf16:
       return 256;
-    case DType::kFloat16:
+    case DType::kF16:
       return 2048;
     default:
       return 1 << 20;
   }
 }
 
-SB_HOST_DEVICE inline double input_value(DType t, RedOp r, int nranks, int rank, std::size_t i) {
+SCALEBENCH_HOST_DEVICE inline double input_value(DType t, RedOp r, int nranks, int rank, std::size_t i) {
   const std::size_t n = nranks < 1 ? 1 : static_cast<std::size_t>(nranks);
   const bool marked = i % n == static_cast<std::size_t>(rank);  // one rank per element
   // prod: one 2 among ones, so the product is 2 on any number of ranks.
@@ -44,7 +39,7 @@ SB_HOST_DEVICE inline double input_value(DType t, RedOp r, int nranks, int rank,
   return static_cast<double>((static_cast<std::size_t>(rank) * 7 + i * 3) % static_cast<std::size_t>(m) + 1);
 }
 
-SB_HOST_DEVICE inline double reduce(RedOp r, double acc, double v) {
+SCALEBENCH_HOST_DEVICE inline double reduce(RedOp r, double acc, double v) {
   switch (r) {
     case RedOp::kSum:
     case RedOp::kAvg:
@@ -72,7 +67,7 @@ struct CheckShape {
 
 // The value element j of the rank's output must hold; false where the op leaves no output there
 // (non-root ranks of reduce).
-SB_HOST_DEVICE inline bool expected_value(const CheckShape& s, std::size_t j, double* want) {
+SCALEBENCH_HOST_DEVICE inline bool expected_value(const CheckShape& s, std::size_t j, double* want) {
   const int n = s.nranks;
   auto in = [&](int r, std::size_t i) { return input_value(s.dtype, s.redop, n, r, i); };
   auto reduced = [&](std::size_t i) {
@@ -108,12 +103,12 @@ SB_HOST_DEVICE inline bool expected_value(const CheckShape& s, std::size_t j, do
 }
 
 // avg divides, so the half types round: their precision is allowed; everything else is exact.
-SB_HOST_DEVICE inline double relative_tolerance(DType t, RedOp r) {
+SCALEBENCH_HOST_DEVICE inline double relative_tolerance(DType t, RedOp r) {
   if (r != RedOp::kAvg) return 0;
-  return t == DType::kBFloat16 ? 1e-2 : (t == DType::kFloat16 ? 1e-3 : 1e-6);
+  return t == DType::kBf16 ? 1e-2 : (t == DType::kF16 ? 1e-3 : 1e-6);
 }
 
-SB_HOST_DEVICE inline bool matches(double got, double want, double tol) {
+SCALEBENCH_HOST_DEVICE inline bool matches(double got, double want, double tol) {
   const double d = got > want ? got - want : want - got;
   return d <= tol * (want < 0 ? -want : want);  // false for NaN
 }

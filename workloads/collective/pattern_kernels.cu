@@ -13,53 +13,56 @@ constexpr int kThreads = 256;
 
 __device__ void store(DType t, void* base, std::size_t i, double v) {
   switch (t) {
-    case DType::kFloat32:
+    case DType::kF32:
       static_cast<float*>(base)[i] = static_cast<float>(v);
       break;
-    case DType::kFloat64:
+    case DType::kF64:
       static_cast<double*>(base)[i] = v;
       break;
-    case DType::kFloat16:
+    case DType::kF16:
       static_cast<__half*>(base)[i] = __float2half_rn(static_cast<float>(v));
       break;
-    case DType::kBFloat16:
+    case DType::kBf16:
       static_cast<__nv_bfloat16*>(base)[i] = __float2bfloat16_rn(static_cast<float>(v));
       break;
-    case DType::kInt32:
+    case DType::kI32:
       static_cast<std::int32_t*>(base)[i] = static_cast<std::int32_t>(v);
       break;
-    case DType::kInt64:
+    case DType::kI64:
       static_cast<std::int64_t*>(base)[i] = static_cast<std::int64_t>(v);
       break;
-    case DType::kInt8:
+    case DType::kI8:
       static_cast<std::int8_t*>(base)[i] = static_cast<std::int8_t>(v);
       break;
-    case DType::kUInt8:
+    case DType::kU8:
       static_cast<std::uint8_t*>(base)[i] = static_cast<std::uint8_t>(v);
+      break;
+    default:  // fp8: not a collective's type (parse_dtype refuses it)
       break;
   }
 }
 
 __device__ double load(DType t, const void* base, std::size_t i) {
   switch (t) {
-    case DType::kFloat32:
+    case DType::kF32:
       return static_cast<const float*>(base)[i];
-    case DType::kFloat64:
+    case DType::kF64:
       return static_cast<const double*>(base)[i];
-    case DType::kFloat16:
+    case DType::kF16:
       return __half2float(static_cast<const __half*>(base)[i]);
-    case DType::kBFloat16:
+    case DType::kBf16:
       return __bfloat162float(static_cast<const __nv_bfloat16*>(base)[i]);
-    case DType::kInt32:
+    case DType::kI32:
       return static_cast<const std::int32_t*>(base)[i];
-    case DType::kInt64:
+    case DType::kI64:
       return static_cast<double>(static_cast<const std::int64_t*>(base)[i]);
-    case DType::kInt8:
+    case DType::kI8:
       return static_cast<const std::int8_t*>(base)[i];
-    case DType::kUInt8:
+    case DType::kU8:
       return static_cast<const std::uint8_t*>(base)[i];
+    default:  // fp8: not a collective's type (parse_dtype refuses it)
+      return 0;
   }
-  return 0;
 }
 
 __global__ void fill_kernel(formula::CheckShape s, void* buf, std::size_t count) {

@@ -12,31 +12,22 @@
 #include "workloads/conv/conv_kernels.cuh"
 #include "workloads/conv/conv_reference.hpp"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/dtype_cuda.hpp"
 
 namespace scalebench::conv {
 
 namespace {
 using compute::Precision;
 
-cudnnDataType_t data_type(Precision p) {
+// fp32 and tf32: fp32 data, the math type decides.
+gpu::DType element_type(Precision p) {
   switch (p) {
     case Precision::kFp16:
-      return CUDNN_DATA_HALF;
+      return gpu::DType::kF16;
     case Precision::kBf16:
-      return CUDNN_DATA_BFLOAT16;
+      return gpu::DType::kBf16;
     default:
-      return CUDNN_DATA_FLOAT;  // fp32 and tf32: fp32 data, the math type decides
-  }
-}
-
-DataKind data_kind(Precision p) {
-  switch (p) {
-    case Precision::kFp16:
-      return DataKind::kHalf;
-    case Precision::kBf16:
-      return DataKind::kBf16;
-    default:
-      return DataKind::kFloat;
+      return gpu::DType::kF32;
   }
 }
 
@@ -130,7 +121,7 @@ compute::RankOutcome ConvBench::measure(const ConvPoint& pt, const Config& cfg, 
 
   // Descriptors: x and y (or dx and dy) and the filter share the layout and data type; sums are
   // fp32 for every precision.
-  const cudnnDataType_t dt = data_type(pt.precision);
+  const cudnnDataType_t dt = gpu::cudnn_type(element_type(pt.precision));
   const cudnnTensorFormat_t fmt = pt.layout == Layout::kNhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
   gpu::TensorDescriptor x_desc, y_desc;
   gpu::FilterDescriptor w_desc;
@@ -158,7 +149,7 @@ compute::RankOutcome ConvBench::measure(const ConvPoint& pt, const Config& cfg, 
     return static_cast<std::size_t>(element_count(d)) * static_cast<std::size_t>(compute::element_bytes(pt.precision));
   };
   gpu::DeviceBuffer x(bytes_of(xd)), w(bytes_of(wd)), y(bytes_of(yd));
-  const DataKind kind = data_kind(pt.precision);
+  const gpu::DType kind = element_type(pt.precision);
   const bool nhwc = pt.layout == Layout::kNhwc;
   if (pass != ConvPass::kBackwardData) fill_grid(x.get(), kind, xd.data(), nhwc, TensorRole::kInput, stream);
   if (pass != ConvPass::kBackwardFilter) fill_grid(w.get(), kind, wd.data(), nhwc, TensorRole::kFilter, stream);

@@ -2,10 +2,12 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "workloads/conv/conv_kernels.cuh"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/device_convert.cuh"
+#include "workloads/gpu/dtype_dispatch.cuh"
 
 namespace scalebench::conv {
 
@@ -47,43 +49,26 @@ int blocks_for(long long n, int threads) {
 }
 }  // namespace
 
-void fill_grid(void* dst, DataKind kind, const long long dims[4], bool nhwc, TensorRole role, cudaStream_t stream) {
+void fill_grid(void* dst, gpu::DType kind, const long long dims[4], bool nhwc, TensorRole role, cudaStream_t stream) {
   constexpr int kThreads = 256;
   const int blocks = blocks_for(dims[0] * dims[1] * dims[2] * dims[3], kThreads);
   if (blocks == 0) return;
-  switch (kind) {
-    case DataKind::kFloat:
-      fill_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<float*>(dst), dims[0], dims[1], dims[2], dims[3], nhwc,
-                                                   role);
-      break;
-    case DataKind::kHalf:
-      fill_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<__half*>(dst), dims[0], dims[1], dims[2], dims[3], nhwc,
-                                                   role);
-      break;
-    case DataKind::kBf16:
-      fill_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), dims[0], dims[1], dims[2], dims[3],
-                                                   nhwc, role);
-      break;
-  }
+  gpu::with_type(kind, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    fill_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<T*>(dst), dims[0], dims[1], dims[2], dims[3], nhwc, role);
+  });
   CUDA_CHECK(cudaGetLastError());
 }
 
-void gather_as_float(const void* src, DataKind kind, const long long* offsets, int count, float* out,
+void gather_as_float(const void* src, gpu::DType kind, const long long* offsets, int count, float* out,
                      cudaStream_t stream) {
   constexpr int kThreads = 128;
   if (count <= 0) return;
   const int blocks = (count + kThreads - 1) / kThreads;
-  switch (kind) {
-    case DataKind::kFloat:
-      gather_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const float*>(src), offsets, count, out);
-      break;
-    case DataKind::kHalf:
-      gather_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const __half*>(src), offsets, count, out);
-      break;
-    case DataKind::kBf16:
-      gather_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const __nv_bfloat16*>(src), offsets, count, out);
-      break;
-  }
+  gpu::with_type(kind, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    gather_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(src), offsets, count, out);
+  });
   CUDA_CHECK(cudaGetLastError());
 }
 

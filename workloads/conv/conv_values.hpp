@@ -1,15 +1,11 @@
 #pragma once
 #include <cstdint>
 
+#include "workloads/gpu/host_device.hpp"
+
 // The values the conv workload feeds cuDNN, computed alike on the GPU (to fill a tensor) and on
 // the host (to recompute sampled outputs in fp64), so no tensor has to travel back for the check.
 // Plain C++ with CUDA qualifiers when nvcc compiles it.
-#if defined(__CUDACC__)
-#define SCALEBENCH_HOST_DEVICE __host__ __device__
-#else
-#define SCALEBENCH_HOST_DEVICE
-#endif
-
 namespace scalebench::conv {
 
 // Which tensor a value belongs to (the seed of its values).

@@ -1,14 +1,10 @@
 #pragma once
 #include <cstdint>
 
+#include "workloads/gpu/host_device.hpp"
+
 // The data the correctness check writes into a source buffer and expects in its destination.
 // Shared by the fill and compare kernels (nvcc) and the unit tests (host compiler).
-#if defined(__CUDACC__)
-#define SCALEBENCH_HOST_DEVICE __host__ __device__
-#else
-#define SCALEBENCH_HOST_DEVICE
-#endif
-
 namespace scalebench::copy {
 
 // Word `index` (the 4 bytes at offset 4*index) of the pattern for `seed`: a splitmix64 hash, so

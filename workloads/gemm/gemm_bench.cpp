@@ -12,33 +12,14 @@
 #include "workloads/gemm/gemm_types.hpp"
 #include "workloads/gpu/cublaslt_handles.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/gpu/dtype_cuda.hpp"
 
 namespace scalebench::gemm {
 
 using compute::Precision;
 
 namespace {
-cudaDataType_t cuda_type(DataType t) {
-  switch (t) {
-    case DataType::kF64:
-      return CUDA_R_64F;
-    case DataType::kF32:
-      return CUDA_R_32F;
-    case DataType::kF16:
-      return CUDA_R_16F;
-    case DataType::kBf16:
-      return CUDA_R_16BF;
-    case DataType::kE4M3:
-      return CUDA_R_8F_E4M3;
-    case DataType::kE5M2:
-      return CUDA_R_8F_E5M2;
-    case DataType::kI8:
-      return CUDA_R_8I;
-    case DataType::kI32:
-      return CUDA_R_32I;
-  }
-  return CUDA_R_32F;
-}
+using gpu::cuda_type;
 
 cublasComputeType_t cuda_compute(ComputeType t) {
   switch (t) {
@@ -59,11 +40,11 @@ struct Scalars {
   double d[2] = {1, 0};
   float f[2] = {1, 0};
   std::int32_t i[2] = {1, 0};
-  const void* alpha(DataType t) const {
-    return t == DataType::kF64 ? (const void*)&d[0] : t == DataType::kI32 ? (const void*)&i[0] : (const void*)&f[0];
+  const void* alpha(gpu::DType t) const {
+    return t == gpu::DType::kF64 ? (const void*)&d[0] : t == gpu::DType::kI32 ? (const void*)&i[0] : (const void*)&f[0];
   }
-  const void* beta(DataType t) const {
-    return t == DataType::kF64 ? (const void*)&d[1] : t == DataType::kI32 ? (const void*)&i[1] : (const void*)&f[1];
+  const void* beta(gpu::DType t) const {
+    return t == gpu::DType::kF64 ? (const void*)&d[1] : t == gpu::DType::kI32 ? (const void*)&i[1] : (const void*)&f[1];
   }
 };
 
@@ -122,9 +103,9 @@ compute::RankOutcome measure_gemm(const Json& params, const Json& point, const c
   }
 
   gpu::Stream stream;
-  gpu::DeviceBuffer a(static_cast<std::size_t>(l.lda * l.a_cols * bytes(t.a)));
-  gpu::DeviceBuffer b(static_cast<std::size_t>(l.ldb * l.b_cols * bytes(t.b)));
-  gpu::DeviceBuffer c(static_cast<std::size_t>(l.ldc * s.n * bytes(t.c)));
+  gpu::DeviceBuffer a(static_cast<std::size_t>(l.lda * l.a_cols * gpu::dtype_bytes(t.a)));
+  gpu::DeviceBuffer b(static_cast<std::size_t>(l.ldb * l.b_cols * gpu::dtype_bytes(t.b)));
+  gpu::DeviceBuffer c(static_cast<std::size_t>(l.ldc * s.n * gpu::dtype_bytes(t.c)));
   gpu::DeviceBuffer workspace(kWorkspaceBytes);
   // Padding of the leading dimensions is never read, but zeroed so that nothing uninitialised is.
   CUDA_CHECK(cudaMemsetAsync(a.get(), 0, a.bytes(), stream.get()));
@@ -213,12 +194,16 @@ compute::RankOutcome measure_gemm(const Json& params, const Json& point, const c
   algo["heuristic_rank"] = static_cast<int>(best);  // 0: cuBLASLt's own first choice
   algo["candidates"] = static_cast<int>(found.size());
   if (!tried.empty()) algo["candidate_us"] = tried;
-  out.details = Json{
-      {"algorithm", algo},
-      {"types",
-       {{"a", name(t.a)}, {"b", name(t.b)}, {"c", name(t.c)}, {"scale", name(t.scale)}, {"compute", name(t.compute)}}},
-      {"layout", {{"op", op_name(l.trans_a, l.trans_b)}, {"lda", l.lda}, {"ldb", l.ldb}, {"ldc", l.ldc}}},
-      {"workspace_bytes", kWorkspaceBytes}};
+  out.details =
+      Json{{"algorithm", algo},
+           {"types",
+            {{"a", gpu::cuda_type_name(t.a)},
+             {"b", gpu::cuda_type_name(t.b)},
+             {"c", gpu::cuda_type_name(t.c)},
+             {"scale", gpu::cuda_type_name(t.scale)},
+             {"compute", name(t.compute)}}},
+           {"layout", {{"op", op_name(l.trans_a, l.trans_b)}, {"lda", l.lda}, {"ldb", l.ldb}, {"ldc", l.ldc}}},
+           {"workspace_bytes", kWorkspaceBytes}};
   if (!l.note.empty()) out.details["layout"]["note"] = l.note;
   const double peak = compute::peak_ops_per_second(p, gpu.cc_major, gpu.cc_minor, gpu.sm_count, gpu.max_clock_mhz);
   if (peak > 0)

@@ -1,4 +1,5 @@
 #include <cstdint>
+#include <string>
 
 #include "workloads/gemm/gemm_kernels.cuh"
 #include "workloads/gemm/gemm_pattern.hpp"
@@ -47,46 +48,46 @@ void launch_gather(const void* c, const long long* index, int count, double* out
 }
 }  // namespace
 
-void fill_pattern(void* data, DataType type, long long rows, long long cols, long long ld, unsigned which,
+void fill_pattern(void* data, gpu::DType type, long long rows, long long cols, long long ld, unsigned which,
                   bool transposed, cudaStream_t stream) {
   const float step = static_cast<float>(kFloatInputStep);
   switch (type) {
-    case DataType::kF64:
+    case gpu::DType::kF64:
       return launch_fill<double>(data, rows, cols, ld, which, transposed, step, stream);
-    case DataType::kF32:
+    case gpu::DType::kF32:
       return launch_fill<float>(data, rows, cols, ld, which, transposed, step, stream);
-    case DataType::kF16:
+    case gpu::DType::kF16:
       return launch_fill<__half>(data, rows, cols, ld, which, transposed, step, stream);
-    case DataType::kBf16:
+    case gpu::DType::kBf16:
       return launch_fill<__nv_bfloat16>(data, rows, cols, ld, which, transposed, step, stream);
-    case DataType::kE4M3:
+    case gpu::DType::kE4M3:
       return launch_fill<__nv_fp8_e4m3>(data, rows, cols, ld, which, transposed, step, stream);
-    case DataType::kE5M2:
+    case gpu::DType::kE5M2:
       return launch_fill<__nv_fp8_e5m2>(data, rows, cols, ld, which, transposed, step, stream);
-    case DataType::kI8:
+    case gpu::DType::kI8:
       return launch_fill<std::int8_t>(data, rows, cols, ld, which, transposed, 1.0f, stream);
-    case DataType::kI32:
+    case gpu::DType::kI32:
       return launch_fill<std::int32_t>(data, rows, cols, ld, which, transposed, 1.0f, stream);
+    default:
+      throw Error(std::string("gemm: no input is stored as ") + gpu::cuda_type_name(type));
   }
 }
 
-void gather_as_double(const void* c, DataType type, const long long* index, int count, double* out,
+void gather_as_double(const void* c, gpu::DType type, const long long* index, int count, double* out,
                       cudaStream_t stream) {
   switch (type) {
-    case DataType::kF64:
+    case gpu::DType::kF64:
       return launch_gather<double>(c, index, count, out, stream);
-    case DataType::kF32:
+    case gpu::DType::kF32:
       return launch_gather<float>(c, index, count, out, stream);
-    case DataType::kF16:
+    case gpu::DType::kF16:
       return launch_gather<__half>(c, index, count, out, stream);
-    case DataType::kBf16:
+    case gpu::DType::kBf16:
       return launch_gather<__nv_bfloat16>(c, index, count, out, stream);
-    case DataType::kI32:
+    case gpu::DType::kI32:
       return launch_gather<std::int32_t>(c, index, count, out, stream);
-    case DataType::kE4M3:
-    case DataType::kE5M2:
-    case DataType::kI8:
-      throw Error("gemm: no output is stored as " + std::string(name(type)));
+    default:
+      throw Error(std::string("gemm: no output is stored as ") + gpu::cuda_type_name(type));
   }
 }
 

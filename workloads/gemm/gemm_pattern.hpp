@@ -1,14 +1,10 @@
 #pragma once
 #include <cstdint>
 
+#include "workloads/gpu/host_device.hpp"
+
 // The gemm inputs, a pure function of each element's indices so that the GPU fill kernels and the
 // host fp64 reference compute the very same values, and only sampled output elements travel back.
-#if defined(__CUDACC__)
-#define SCALEBENCH_HOST_DEVICE __host__ __device__
-#else
-#define SCALEBENCH_HOST_DEVICE
-#endif
-
 namespace scalebench::gemm {
 
 // Element (row, col) of op(A) (which = 0) or op(B) (which = 1): an integer in [-8, 8] from a hash

@@ -4,28 +4,6 @@ namespace scalebench::gemm {
 
 using compute::Precision;
 
-const char* name(DataType t) {
-  switch (t) {
-    case DataType::kF64:
-      return "CUDA_R_64F";
-    case DataType::kF32:
-      return "CUDA_R_32F";
-    case DataType::kF16:
-      return "CUDA_R_16F";
-    case DataType::kBf16:
-      return "CUDA_R_16BF";
-    case DataType::kE4M3:
-      return "CUDA_R_8F_E4M3";
-    case DataType::kE5M2:
-      return "CUDA_R_8F_E5M2";
-    case DataType::kI8:
-      return "CUDA_R_8I";
-    case DataType::kI32:
-      return "CUDA_R_32I";
-  }
-  return "?";
-}
-
 const char* name(ComputeType t) {
   switch (t) {
     case ComputeType::k64F:
@@ -40,26 +18,8 @@ const char* name(ComputeType t) {
   return "?";
 }
 
-int bytes(DataType t) {
-  switch (t) {
-    case DataType::kF64:
-      return 8;
-    case DataType::kF32:
-    case DataType::kI32:
-      return 4;
-    case DataType::kF16:
-    case DataType::kBf16:
-      return 2;
-    case DataType::kE4M3:
-    case DataType::kE5M2:
-    case DataType::kI8:
-      return 1;
-  }
-  return 0;
-}
-
 TypeChoice type_choice(Precision p) {
-  using D = DataType;
+  using D = gpu::DType;
   using C = ComputeType;
   switch (p) {
     case Precision::kFp64:
@@ -106,15 +66,16 @@ Layout layout_for(Precision p, const Shape& s) {
   l.a_cols = l.trans_a ? s.m : s.k;
   l.b_rows = l.trans_b ? s.n : s.k;
   l.b_cols = l.trans_b ? s.k : s.n;
-  l.lda = round_up(l.a_rows, t.ld_align_bytes, bytes(t.a));
-  l.ldb = round_up(l.b_rows, t.ld_align_bytes, bytes(t.b));
-  l.ldc = round_up(s.m, t.ld_align_bytes, bytes(t.c));
+  l.lda = round_up(l.a_rows, t.ld_align_bytes, gpu::dtype_bytes(t.a));
+  l.ldb = round_up(l.b_rows, t.ld_align_bytes, gpu::dtype_bytes(t.b));
+  l.ldc = round_up(s.m, t.ld_align_bytes, gpu::dtype_bytes(t.c));
   return l;
 }
 
 double Layout::bytes(const TypeChoice& t, long long n) const {
-  return static_cast<double>(lda) * a_cols * gemm::bytes(t.a) + static_cast<double>(ldb) * b_cols * gemm::bytes(t.b) +
-         static_cast<double>(ldc) * n * gemm::bytes(t.c);
+  return static_cast<double>(lda) * a_cols * gpu::dtype_bytes(t.a) +
+         static_cast<double>(ldb) * b_cols * gpu::dtype_bytes(t.b) +
+         static_cast<double>(ldc) * n * gpu::dtype_bytes(t.c);
 }
 
 }  // namespace scalebench::gemm

@@ -3,17 +3,15 @@
 
 #include "workloads/compute/precision.hpp"
 #include "workloads/gemm/shape.hpp"
+#include "workloads/gpu/dtype.hpp"
 
 // The cuBLASLt types each precision runs with, and the memory layout it runs in, as data (the CUDA
 // part maps them onto cudaDataType_t and cublasComputeType_t). Pure: no CUDA.
 namespace scalebench::gemm {
 
-enum class DataType { kF64, kF32, kF16, kBf16, kE4M3, kE5M2, kI8, kI32 };
 enum class ComputeType { k64F, k32F, k32FFastTf32, k32I };
 
-const char* name(DataType t);     // cuBLAS's names: "CUDA_R_16BF", ...
 const char* name(ComputeType t);  // "CUBLAS_COMPUTE_32F_FAST_TF32", ...
-int bytes(DataType t);
 
 // Chosen as PyTorch's matmul runs the same dtypes, so that figures compare: fp16/bf16 inputs and
 // output with fp32 accumulation and fp32 alpha/beta; tf32 as fp32 data with the TF32 compute type;
@@ -23,8 +21,8 @@ int bytes(DataType t);
 // times e4m3 B, the training backward pass's pair, because cuBLASLt has no e5m2 x e5m2 GEMM.
 // int8 sums into int32 exactly.
 struct TypeChoice {
-  DataType a, b, c;     // inputs and output (D is C)
-  DataType scale;       // alpha and beta
+  gpu::DType a, b, c;   // inputs and output (D is C)
+  gpu::DType scale;     // alpha and beta
   ComputeType compute;  // accumulation
   bool needs_tn;        // cuBLASLt's Tensor Core kernels take A transposed and B not, only
   int ld_align_bytes;   // leading dimensions rounded up to this many bytes (0: as the shape says)

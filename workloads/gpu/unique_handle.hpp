@@ -1,10 +1,23 @@
 #pragma once
+#include <type_traits>
 #include <utility>
 
 namespace scalebench::gpu {
 
+// The value of an empty T: Free::empty() where `Free` declares one (MPI's MPI_COMM_NULL is no null
+// pointer), else T{}.
+template <typename T, typename Free, typename = void>
+struct EmptyHandle {
+  static T value() { return T{}; }
+};
+template <typename T, typename Free>
+struct EmptyHandle<T, Free, std::void_t<decltype(Free::empty())>> {
+  static T value() { return Free::empty(); }
+};
+
 // Move-only owner of one library handle (a CUDA stream, a cuDNN descriptor, an NCCL communicator,
-// ...): `Free{}(h)` releases a handle that is not `T{}`, and must not throw. Classes that own a
+// an MPI communicator, ...): `Free{}(h)` releases a handle that is not empty (EmptyHandle), and
+// must not throw. Classes that own a
 // handle hold one of these and write no move or destroy code of their own.
 template <typename T, typename Free>
 class UniqueHandle {
@@ -12,11 +25,11 @@ class UniqueHandle {
   UniqueHandle() = default;
   explicit UniqueHandle(T h, Free free = Free{}) : h_(h), free_(std::move(free)) {}
   ~UniqueHandle() { reset(); }
-  UniqueHandle(UniqueHandle&& o) noexcept : h_(std::exchange(o.h_, T{})), free_(std::move(o.free_)) {}
+  UniqueHandle(UniqueHandle&& o) noexcept : h_(std::exchange(o.h_, empty())), free_(std::move(o.free_)) {}
   UniqueHandle& operator=(UniqueHandle&& o) noexcept {
     if (this != &o) {
       reset();
-      h_ = std::exchange(o.h_, T{});
+      h_ = std::exchange(o.h_, empty());
       free_ = std::move(o.free_);
     }
     return *this;
@@ -28,12 +41,13 @@ class UniqueHandle {
   // For a create call that writes the handle: only on an empty owner.
   T* out() { return &h_; }
   void reset() noexcept {
-    if (h_ != T{}) free_(std::exchange(h_, T{}));
+    if (h_ != empty()) free_(std::exchange(h_, empty()));
   }
-  explicit operator bool() const { return h_ != T{}; }
+  explicit operator bool() const { return h_ != empty(); }
 
  private:
-  T h_{};
+  static T empty() { return EmptyHandle<T, Free>::value(); }
+  T h_ = empty();
   Free free_{};
 };
 

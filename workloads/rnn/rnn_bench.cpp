@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/cudnn_handles.hpp"
+#include "workloads/gpu/graph_capture.hpp"
 #include "workloads/gpu/half_bits.hpp"
 #include "workloads/rnn/rnn_kernels.cuh"
 #include "workloads/rnn/rnn_reference.hpp"
@@ -137,17 +138,7 @@ class Problem {
   // One step captured into a CUDA graph, launched as one (cuda_graph=true): the host's launch
   // cost of cuDNN's many small per-time-step kernels leaves the measurement.
   void capture() {
-    cudaGraph_t graph = nullptr;
-    CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
-    try {
-      step(stream_);
-    } catch (...) {
-      cudaStreamEndCapture(stream_, &graph);
-      if (graph) cudaGraphDestroy(graph);
-      throw;
-    }
-    CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
-    graph_ = gpu::GraphExec(graph);
+    graph_ = gpu::capture_graph(stream_, [&] { step(stream_); });
   }
   void launch_graph(cudaStream_t s) { CUDA_CHECK(cudaGraphLaunch(graph_.get(), s)); }
 

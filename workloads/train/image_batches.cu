@@ -1,43 +1,11 @@
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
-#include <algorithm>
 
 #include "workloads/gpu/cuda_check.hpp"
-#include "workloads/gpu/device_convert.cuh"
 #include "workloads/train/image_batches.cuh"
+#include "workloads/train/kernel_common.cuh"
 
 namespace scalebench::train {
 
 namespace {
-constexpr int kThreads = 256;
-using gpu::from_float;
-using gpu::to_float;
-
-__device__ __forceinline__ std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
-
-template <typename F>
-void with_type(DType t, F&& f) {
-  switch (t) {
-    case DType::kFloat:
-      f(static_cast<float*>(nullptr));
-      break;
-    case DType::kHalf:
-      f(static_cast<__half*>(nullptr));
-      break;
-    case DType::kBf16:
-      f(static_cast<__nv_bfloat16*>(nullptr));
-      break;
-  }
-}
-
 // One thread per output pixel: channel 0 the (cropped, flipped, normalised) pixel, the other
 // channels zero. Pixels from the padding are black (0) before normalisation, as torchvision pads.
 template <typename T>
@@ -112,9 +80,6 @@ __global__ void schedule_kernel(BatchCursor* c, float* lr, long long total, long
   ++c->step;
 }
 
-unsigned blocks_for(long long n) {
-  return static_cast<unsigned>(std::clamp<long long>((n + kThreads - 1) / kThreads, 1, 132LL * 16));
-}
 }  // namespace
 
 void augmented_batch(const std::uint8_t* images, const std::uint8_t* labels, const std::int32_t* order,

@@ -153,6 +153,7 @@ class Net {
   void bn_forward(int i, Pass pass);
   void bn_backward(int i, const std::function<void(int)>& done);
   void alloc_relu_mask(int layer);
+  void bias_forward(int i);
   void bias_backward(int i);
   void mark(const gpu::Event& e) const;
   LayerMarks* marks_ = nullptr;

@@ -15,6 +15,7 @@
 #include "workloads/train/net.hpp"
 #include "workloads/train/step_timeline.hpp"
 #include "workloads/train/symmetric_gradients.hpp"
+#include "workloads/train/train_checks.hpp"
 #include "workloads/train/train_step.hpp"
 
 namespace scalebench::train {
@@ -143,42 +144,6 @@ Json unfuse_beside_allreduce(Net& net, const Model& model, const std::vector<int
   return unfused;
 }
 
-// The all-reduce as the steps run it, on gradients whose sums are known: 3 rounds of small
-// integers, each different at every element, so that a shard lost, stale or summed twice shows.
-Json check_allreduce(const MpiSession& mpi, Net& net, const Model& model, StepRunner& run, StepGraphs& graphs,
-                     cudaStream_t s) {
-  gpu::DeviceBuffer wrong(sizeof(unsigned long long));
-  CUDA_CHECK(cudaMemsetAsync(wrong.get(), 0, wrong.bytes(), s));
-  constexpr int kRounds = 3;
-  for (int round = 1; round <= kRounds; ++round) {
-    fill_allreduce_pattern(net.grads(), net.compute_type(), model.param_count, mpi.rank(), round, s);
-    if (graphs.reduce)
-      CUDA_CHECK(cudaGraphLaunch(graphs.reduce->get(), s));
-    else
-      run.allreduce_only();
-    count_allreduce_errors(net.grads(), net.compute_type(), model.param_count, mpi.size(), round,
-                           reinterpret_cast<unsigned long long*>(wrong.get()), s);
-  }
-  unsigned long long bad = 0;
-  CUDA_CHECK(cudaMemcpyAsync(&bad, wrong.get(), sizeof bad, cudaMemcpyDeviceToHost, s));
-  CUDA_CHECK(cudaStreamSynchronize(s));
-  return Json{{"rounds", kRounds}, {"elements", model.param_count}, {"wrong_elements", bad}};
-}
-
-// Every rank's weights must be bit for bit the same after the all-reduced steps.
-bool weights_agree(const MpiSession& mpi, const Net& net, const Model& model, cudaStream_t s) {
-  gpu::DeviceBuffer sums(sizeof(unsigned long long) + sizeof(double));
-  CUDA_CHECK(cudaMemsetAsync(sums.get(), 0, sums.bytes(), s));
-  checksum(net.master(), model.param_count, reinterpret_cast<unsigned long long*>(sums.get()),
-           reinterpret_cast<double*>(sums.get() + sizeof(unsigned long long)), s);
-  unsigned long long bits = 0;
-  CUDA_CHECK(cudaMemcpyAsync(&bits, sums.get(), sizeof bits, cudaMemcpyDeviceToHost, s));
-  CUDA_CHECK(cudaStreamSynchronize(s));
-  const std::vector<std::string> all = mpi.all_gather(std::to_string(bits));
-  const bool same = std::all_of(all.begin(), all.end(), [&](const std::string& x) { return x == all[0]; });
-  return same;
-}
-
 // How the step was set up: buckets, graph, overlap, communicator and all-reduce choices.
 void describe_setup(Json& details, const Config& cfg, const CommConfig& comm_config, const Model& model,
                     const std::vector<Bucket>& buckets, std::size_t eb, const Json& unfused,
@@ -291,39 +256,6 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   return out;
 }
 
-// The point's correctness: the loss fell on its fixed batch, the all-reduce summed right, the
-// ranks' weights agree, and the tiny net's gradients match finite differences.
-void TrainBench::record_checks(compute::RankOutcome& out, Json& details, const Net& net, double loss_first,
-                               const std::optional<Json>& allreduce_check, std::optional<bool> ranks_agree,
-                               cudaStream_t s) {
-  long long wrong = 0, checked = 0;
-  // Training on one fixed batch: the loss must have fallen since the first step.
-  const double loss_last = net.read_loss();
-  float scale = 1;
-  CUDA_CHECK(cudaMemcpy(&scale, net.loss_scale_device(), sizeof scale, cudaMemcpyDeviceToHost));
-  details["loss_first"] = loss_first;
-  details["loss_last"] = loss_last;
-  details["loss_scale"] = scale;
-  ++checked;
-  if (!(std::isfinite(loss_last) && loss_last < loss_first)) ++wrong;
-  if (allreduce_check) {
-    details["allreduce_check"] = *allreduce_check;
-    ++checked;
-    if (allreduce_check->at("wrong_elements").get<unsigned long long>() != 0) ++wrong;
-  }
-  if (ranks_agree) {
-    details["weights_identical_across_ranks"] = *ranks_agree;
-    ++checked;
-    if (!*ranks_agree) ++wrong;
-  }
-  if (!grad_check_) grad_check_ = gradient_check(s);
-  details["gradient_check"] = *grad_check_;
-  checked += grad_check_->at("tensors").get<long long>();
-  wrong += grad_check_->at("wrong").get<long long>();
-  out.wrong = wrong;
-  out.checked = checked;
-}
-
 compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cfg,
                                        const compute::TimingConfig& timing) {
   cudaStream_t s = stream_.get();
@@ -381,14 +313,13 @@ compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cf
     {
       gpu::DeviceBuffer f(static_cast<std::size_t>(n) * 4);
       std::vector<unsigned short> raw;
-      if (net->compute_type() == DType::kFloat) {
+      if (net->compute_type() == DType::kF32) {
         CUDA_CHECK(cudaMemcpy(got.data(), net->logits(), f.bytes(), cudaMemcpyDeviceToHost));
       } else {
         raw.resize(static_cast<std::size_t>(n));
         CUDA_CHECK(cudaMemcpy(raw.data(), net->logits(), raw.size() * 2, cudaMemcpyDeviceToHost));
         for (std::size_t i = 0; i < raw.size(); ++i)
-          got[i] =
-              net->compute_type() == DType::kBf16 ? gpu::bf16_to_float(raw[i]) : gpu::half_to_float(raw[i]);
+          got[i] = net->compute_type() == DType::kBf16 ? gpu::bf16_to_float(raw[i]) : gpu::half_to_float(raw[i]);
       }
     }
     try {
@@ -426,76 +357,6 @@ compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cf
   }
   out.details = details;
   return out;
-}
-
-Json TrainBench::gradient_check(cudaStream_t s) {
-  const Model model = build_model("tiny");
-  NetConfig nc;
-  nc.precision = Precision::kFp32;
-  nc.batch = 8;
-  nc.search = false;
-  nc.fuse = false;
-  Net net(model, nc, s);
-  net.forward(Pass::kTrain);
-  net.backward([](int) {});
-  const std::size_t p = static_cast<std::size_t>(model.param_count);
-  std::vector<float> analytic(p), w(p);
-  CUDA_CHECK(cudaMemcpyAsync(analytic.data(), net.grads(), p * 4, cudaMemcpyDeviceToHost, s));
-  CUDA_CHECK(cudaMemcpyAsync(w.data(), net.master(), p * 4, cudaMemcpyDeviceToHost, s));
-  CUDA_CHECK(cudaStreamSynchronize(s));
-  // Central differences of the fp32 loss along each parameter tensor's own gradient direction
-  // v = g / |g|: (L(w + e v) - L(w - e v)) / 2e must equal g . v = |g|. One parameter at a time
-  // drowns in the loss's roundoff (it moves in steps of 2.4e-7, where a weight's effect is ~1e-7);
-  // along v the whole tensor moves, and e is chosen so that the loss moves by about 1e-4. A wrong
-  // gradient (scale, sign, or direction off) changes the directional derivative.
-  const double tol = 0.02, ulp = std::ldexp(1.0, std::ilogb(std::max(net.read_loss(), 1e-30)) - 23);
-  long long wrong = 0, tensors = 0;
-  double worst = 0;
-  Json per_tensor = Json::object();
-  std::vector<float> moved(p);
-  auto loss_with = [&](long long begin, long long end, const std::vector<double>& v, double e) {
-    moved = w;
-    for (long long k = begin; k < end; ++k)
-      moved[static_cast<std::size_t>(k)] =
-          static_cast<float>(w[static_cast<std::size_t>(k)] + e * v[static_cast<std::size_t>(k - begin)]);
-    CUDA_CHECK(cudaMemcpyAsync(net.master(), moved.data(), p * 4, cudaMemcpyHostToDevice, s));
-    net.forward(Pass::kTrain);
-    return net.read_loss();
-  };
-  for (const Layer& l : model.layers) {
-    if (l.params == 0) continue;
-    const long long split = l.weight_params();  // weights, then the bias or BN shift as their own tensor
-    for (auto [begin, end] : {std::pair{l.param_offset, l.param_offset + split},
-                              std::pair{l.param_offset + split, l.param_offset + l.params}}) {
-      if (begin == end) continue;
-      double norm = 0;
-      for (long long k = begin; k < end; ++k)
-        norm += static_cast<double>(analytic[static_cast<std::size_t>(k)]) * analytic[static_cast<std::size_t>(k)];
-      norm = std::sqrt(norm);
-      std::vector<double> v(static_cast<std::size_t>(end - begin));
-      for (long long k = begin; k < end; ++k)
-        v[static_cast<std::size_t>(k - begin)] = norm > 0 ? analytic[static_cast<std::size_t>(k)] / norm : 0.0;
-      const double e = std::clamp(1e-4 / std::max(norm, 1e-12), 1e-4, 1e-2);
-      const double fd = (loss_with(begin, end, v, e) - loss_with(begin, end, v, -e)) / (2 * e);
-      // Beside the relative bound, 4 roundoff steps of the loss over the difference's width.
-      const double rel = std::fabs(fd - norm) / (std::max(norm, 1e-12) + 4 * ulp / (2 * e) / tol);
-      per_tensor[l.name + (begin == l.param_offset ? "" : ".bias")] =
-          Json{{"grad_norm", norm}, {"finite_difference", fd}, {"rel_error", rel}};
-      worst = std::isfinite(rel) ? std::max(worst, rel) : INFINITY;
-      ++tensors;
-      if (!(rel <= tol)) ++wrong;
-    }
-  }
-  CUDA_CHECK(cudaMemcpyAsync(net.master(), w.data(), p * 4, cudaMemcpyHostToDevice, s));
-  CUDA_CHECK(cudaStreamSynchronize(s));
-  return Json{{"model", "tiny"},
-              {"precision", "fp32"},
-              {"method", "central difference along each tensor's gradient direction"},
-              {"tensors", tensors},
-              {"wrong", wrong},
-              {"tolerance_rel", tol},
-              {"max_rel_error", std::isfinite(worst) ? Json(worst) : Json("inf")},
-              {"by_tensor", per_tensor}};
 }
 
 }  // namespace scalebench::train

@@ -3,14 +3,17 @@
 
 #include <cstdint>
 
+#include "workloads/gpu/dtype.hpp"
+
 // The train workload's own kernels: what cuDNN and cuBLASLt do not do (synthetic data, residual add
 // and ReLU where cuDNN cannot fuse them, global average pooling, softmax cross-entropy, the fused
 // SGD step over the flat parameter buffer, loss scaling, checksums). Activations and gradients are
-// in the compute type; master weights, momentum and BN parameters in fp32.
+// in the compute type; master weights, momentum and BN parameters in fp32. Defined per kernel
+// family: fill_, elementwise_, pooling_, softmax_loss_, batchnorm_, optimizer_ and allreduce_kernels.cu.
 namespace scalebench::train {
 
-enum class DType { kFloat, kHalf, kBf16 };
-int dtype_bytes(DType t);
+// The compute type: gpu::DType's kF32, kF16 or kBf16 (its size: gpu::dtype_bytes).
+using gpu::DType;
 
 // Normal(mean, std) values from a counter-based hash of (seed, index): the same on every GPU and
 // every run, whatever the launch shape.

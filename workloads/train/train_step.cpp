@@ -1,11 +1,12 @@
 #include "workloads/train/train_step.hpp"
 
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/graph_capture.hpp"
 
 namespace scalebench::train {
 
 ncclDataType_t StepRunner::nccl_type(DType t) {
-  return t == DType::kFloat ? ncclFloat32 : t == DType::kHalf ? ncclFloat16 : ncclBfloat16;
+  return t == DType::kF32 ? ncclFloat32 : t == DType::kF16 ? ncclFloat16 : ncclBfloat16;
 }
 
 StepRunner::StepRunner(const MpiSession& mpi, Net& net, const Config& cfg, const std::vector<Bucket>& buckets,
@@ -72,22 +73,10 @@ void StepRunner::launch_bucket(std::size_t b, cudaEvent_t after, StepMarks* m) {
 }
 
 gpu::GraphExec capture(cudaStream_t s, const std::function<void()>& body) {
-  cudaGraph_t g = nullptr;
-  // Relaxed: NCCL's enqueue may make calls that a stricter mode refuses during capture.
-  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
-  try {
-    body();
-  } catch (...) {
-    cudaStreamEndCapture(s, &g);
-    if (g) cudaGraphDestroy(g);
-    (void)cudaGetLastError();
-    throw;
-  }
-  CUDA_CHECK(cudaStreamEndCapture(s, &g));
   // Each kernel keeps the priority of the stream it was captured from: without the flag the whole
   // graph runs at its launch stream's, and an all-reduce launched during the backward pass then
   // queues for SMs behind the backward kernels instead of going first.
-  return gpu::GraphExec(g, cudaGraphInstantiateFlagUseNodePriority);
+  return gpu::capture_graph(s, body, cudaGraphInstantiateFlagUseNodePriority);
 }
 
 StepGraphs capture_steps(StepRunner& run, cudaStream_t s, bool graph, bool multi) {

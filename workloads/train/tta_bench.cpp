@@ -31,7 +31,7 @@ double seconds_between(const gpu::Event& a, const gpu::Event& b) {
 }
 
 ncclDataType_t nccl_type(DType t) {
-  return t == DType::kFloat ? ncclFloat : t == DType::kHalf ? ncclHalf : ncclBfloat16;
+  return t == DType::kF32 ? ncclFloat : t == DType::kF16 ? ncclHalf : ncclBfloat16;
 }
 
 // Mean and standard deviation of the train split's pixels in [0, 1]: the normalisation.

@@ -1,0 +1,23 @@
+#include "workloads/gpu/graph_capture.hpp"
+
+#include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/unique_handle.hpp"
+
+namespace scalebench::gpu {
+
+GraphExec capture_graph(cudaStream_t s, const std::function<void()>& body, unsigned long long flags) {
+  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+  try {
+    body();
+  } catch (...) {
+    UniqueHandle<cudaGraph_t, FreeWith<cudaGraphDestroy>> partial;
+    (void)cudaStreamEndCapture(s, partial.out());
+    (void)cudaGetLastError();
+    throw;
+  }
+  cudaGraph_t g = nullptr;
+  CUDA_CHECK(cudaStreamEndCapture(s, &g));
+  return GraphExec(g, flags);  // frees the captured graph
+}
+
+}  // namespace scalebench::gpu

@@ -1,0 +1,64 @@
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/device_convert.cuh"
+#include "workloads/gpu/dtype_dispatch.cuh"
+
+// What the train workload's kernel files share: the launch shape of their grid-stride loops, the
+// counter-based hash behind their synthetic data and augmentation, 16-byte vectors of channels,
+// and the element-type conversions and dispatch of workloads/gpu/.
+namespace scalebench::train {
+
+using gpu::from_float;
+using gpu::to_float;
+using gpu::with_type;
+
+inline constexpr int kThreads = 256;
+
+inline unsigned blocks_for(long long n) {
+  return static_cast<unsigned>(std::clamp<long long>((n + kThreads - 1) / kThreads, 1, 132LL * 16));
+}
+
+__device__ __forceinline__ std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// V consecutive channels of one position, moved as one load or store (16 bytes where the channel
+// count allows, else one channel).
+template <typename T, int V>
+struct alignas(sizeof(T) * V) Channels {
+  T v[V];
+};
+template <int V>
+struct alignas(V) Positions {  // the argmax bytes of V channels
+  std::uint8_t v[V];
+};
+
+// Calls f with V = the channels in 16 bytes of T where the channel count is a multiple of it, else 1.
+template <typename T, typename F>
+void with_channel_vector(int c, F&& f) {
+  constexpr int kWide = 16 / static_cast<int>(sizeof(T));
+  if (c % kWide == 0)
+    f(std::integral_constant<int, kWide>{});
+  else
+    f(std::integral_constant<int, 1>{});
+}
+
+inline int sm_count() {
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return std::max(1, sms);
+}
+
+}  // namespace scalebench::train

@@ -1,0 +1,292 @@
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "workloads/gpu/cuda_check.hpp"
+#include "workloads/train/net.hpp"
+#include "workloads/train/net_layer_state.hpp"
+
+// The layers' descriptors and their forward and backward passes, and the two passes over the net.
+namespace scalebench::train {
+
+using compute::Precision;
+
+void Net::setup_conv(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  const Layer& in = model_.layers[static_cast<std::size_t>(l.input)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  CUDNN_CHECK(cudnnSetFilter4dDescriptor(st.w_desc.get(), cudnn_type(ct_), CUDNN_TENSOR_NHWC, l.channels, in.out.c,
+                                         l.kernel, l.kernel));
+  for (cudnnConvolutionDescriptor_t d : {st.fwd_desc.get(), st.bwd_data_desc.get(), st.bwd_filter_desc.get()}) {
+    CUDNN_CHECK(cudnnSetConvolution2dDescriptor(d, l.pad, l.pad, l.stride, l.stride, 1, 1, CUDNN_CROSS_CORRELATION,
+                                                CUDNN_DATA_FLOAT));
+    CUDNN_CHECK(cudnnSetConvolutionMathType(d, conv_math(cfg_.precision)));
+  }
+  int on = 0, oc = 0, oh = 0, ow = 0;
+  CUDNN_CHECK(cudnnGetConvolution2dForwardOutputDim(st.fwd_desc.get(),
+                                                    layers_[static_cast<std::size_t>(l.input)]->y_desc.get(),
+                                                    st.w_desc.get(), &on, &oc, &oh, &ow));
+  if (oc != l.out.c || oh != l.out.h || ow != l.out.w)
+    throw Error(l.name + ": cuDNN's output shape differs from the model's");
+  if (l.bias)
+    CUDNN_CHECK(
+        cudnnSetTensor4dDescriptor(st.bias_desc.get(), CUDNN_TENSOR_NHWC, cudnn_type(ct_), 1, l.channels, 1, 1));
+}
+
+// Row-major W[out][in] is column-major in x out; X[n][in] is in x n; Y[n][out] is out x n.
+void Net::setup_fc(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  const long long in = model_.layers[static_cast<std::size_t>(l.input)].out.elements(), out = l.channels,
+                  n = cfg_.batch;
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  st.fc_fwd.setup(lt_.get(), cfg_.precision, ct_, true, false, out, n, in, in, in, out);
+  if (cfg_.training) {
+    st.fc_bwd_data.setup(lt_.get(), cfg_.precision, ct_, false, false, in, n, out, in, out, in);
+    st.fc_bwd_weight.setup(lt_.get(), cfg_.precision, ct_, false, true, in, out, n, in, out, in);
+  }
+  if (l.bias)
+    CUDNN_CHECK(
+        cudnnSetTensor4dDescriptor(st.bias_desc.get(), CUDNN_TENSOR_NHWC, cudnn_type(ct_), 1, l.channels, 1, 1));
+}
+
+void Net::conv_forward(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
+  const float one = 1.0f, zero = 0.0f;
+  if (st.fwd.plan)
+    st.fwd.plan->execute(cudnn_.get(), in.y.get(), weight(i), st.y.get(), workspace_.get());
+  else
+    CUDNN_CHECK(cudnnConvolutionForward(cudnn_.get(), &one, in.y_desc.get(), in.y.get(), st.w_desc.get(), weight(i),
+                                        st.fwd_desc.get(), static_cast<cudnnConvolutionFwdAlgo_t>(st.fwd.algo),
+                                        workspace_.get(), workspace_.bytes(), &zero, st.y_desc.get(), st.y.get()));
+  if (l.bias) bias_forward(i);
+}
+
+void Net::conv_backward(int i, const std::function<void(int)>& done) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
+  const float one = 1.0f, zero = 0.0f;
+  if (st.bwd_filter.plan)
+    st.bwd_filter.plan->execute(cudnn_.get(), in.y.get(), grad(i), st.dy.get(), workspace_.get());
+  else
+    CUDNN_CHECK(cudnnConvolutionBackwardFilter(cudnn_.get(), &one, in.y_desc.get(), in.y.get(), st.y_desc.get(),
+                                               st.dy.get(), st.bwd_filter_desc.get(),
+                                               static_cast<cudnnConvolutionBwdFilterAlgo_t>(st.bwd_filter.algo),
+                                               workspace_.get(), workspace_.bytes(), &zero, st.w_desc.get(), grad(i)));
+  if (l.bias) bias_backward(i);
+  done(i);
+  if (l.input > 0) {
+    const float beta = st.acc_input ? 1.0f : 0.0f;
+    if (st.bwd_data.plan)
+      st.bwd_data.plan->execute(cudnn_.get(), dact(l.input), weight(i), st.dy.get(), workspace_.get());
+    else
+      CUDNN_CHECK(cudnnConvolutionBackwardData(
+          cudnn_.get(), &one, st.w_desc.get(), weight(i), st.y_desc.get(), st.dy.get(), st.bwd_data_desc.get(),
+          static_cast<cudnnConvolutionBwdDataAlgo_t>(st.bwd_data.algo), workspace_.get(), workspace_.bytes(), &beta,
+          in.y_desc.get(), dact(l.input)));
+  }
+}
+
+// y += the bias (stored after the layer's weights), broadcast over every row.
+void Net::bias_forward(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  const LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  const float one = 1.0f;
+  CUDNN_CHECK(cudnnAddTensor(cudnn_.get(), &one, st.bias_desc.get(),
+                             static_cast<std::byte*>(weight(i)) + l.weight_params() * dtype_bytes(ct_), &one,
+                             st.y_desc.get(), st.y.get()));
+}
+
+// cuDNN's backward bias has no bf16: per-channel sums in fp32, then into the flat buffer.
+void Net::bias_backward(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  float* sums = reinterpret_cast<float*>(bias32_.get());
+  CUDA_CHECK(cudaMemsetAsync(sums, 0, static_cast<std::size_t>(l.channels) * 4, stream_));
+  train::bias_grad(dact(i), ct_, static_cast<long long>(cfg_.batch) * l.out.h * l.out.w, l.channels, sums, stream_);
+  void* db = static_cast<std::byte*>(grad(i)) + l.weight_params() * dtype_bytes(ct_);
+  if (ct_ == DType::kF32)
+    CUDA_CHECK(cudaMemcpyAsync(db, sums, static_cast<std::size_t>(l.channels) * 4, cudaMemcpyDeviceToDevice, stream_));
+  else
+    convert_from_float(sums, db, ct_, l.channels, stream_);
+}
+
+void Net::fc_forward(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  st.fc_fwd.run(lt_.get(), weight(i), act(l.input), st.y.get(), false, lt_workspace_.get(), stream_);
+  if (l.bias) bias_forward(i);
+}
+
+void Net::fc_backward(int i, const std::function<void(int)>& done) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  st.fc_bwd_weight.run(lt_.get(), act(l.input), st.dy.get(), grad(i), false, lt_workspace_.get(), stream_);
+  if (l.bias) bias_backward(i);
+  done(i);
+  if (l.input > 0)
+    st.fc_bwd_data.run(lt_.get(), weight(i), st.dy.get(), dact(l.input), st.acc_input, lt_workspace_.get(), stream_);
+}
+
+void Net::bn_forward(int i, Pass pass) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
+  const float one = 1.0f, zero = 0.0f;
+  const float* scale = master() + l.param_offset;
+  const float* shift = scale + l.out.c;
+  const void* z = l.residual >= 0 ? act(l.residual) : nullptr;
+  const long long rows = static_cast<long long>(cfg_.batch) * l.out.h * l.out.w;
+  if (pass == Pass::kInfer) {
+    bn_forward_infer(in.y.get(), z, st.y.get(), ct_, rows, l.out.c, scale, shift,
+                     reinterpret_cast<const float*>(st.running_mean.get()),
+                     reinterpret_cast<const float*>(st.running_var.get()), kBnEpsilon, l.relu, bn_work_.get(), stream_);
+  } else if (st.fused && pass == Pass::kTrain) {
+    const cudnnBatchNormOps_t ops =
+        l.residual >= 0 ? CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION : CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+    CUDNN_CHECK(cudnnBatchNormalizationForwardTrainingEx(
+        cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, &one, &zero, in.y_desc.get(), in.y.get(),
+        l.residual >= 0 ? st.y_desc.get() : nullptr, z, st.y_desc.get(), st.y.get(), st.bn_desc.get(), scale, shift,
+        kBnMomentum, st.running_mean.get(), st.running_var.get(), kBnEpsilon, st.saved_mean.get(),
+        st.saved_inv_var.get(), relu_.get(), workspace_.get(), workspace_.bytes(), st.reserve.get(),
+        st.reserve.bytes()));
+  } else {
+    bn_forward_train(in.y.get(), z, st.y.get(), ct_, rows, l.out.c, scale, shift,
+                     reinterpret_cast<float*>(st.saved_mean.get()), reinterpret_cast<float*>(st.saved_inv_var.get()),
+                     reinterpret_cast<float*>(st.running_mean.get()), reinterpret_cast<float*>(st.running_var.get()),
+                     pass == Pass::kCalibrate ? 1.0 : kBnMomentum, kBnEpsilon, l.relu,
+                     reinterpret_cast<std::uint8_t*>(st.relu_mask.get()), bn_work_.get(), stream_);
+  }
+}
+
+void Net::bn_backward(int i, const std::function<void(int)>& done) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
+  const float one = 1.0f, zero = 0.0f, beta_dx = st.acc_input ? 1.0f : 0.0f;
+  const float* scale = master() + l.param_offset;
+  const float* shift = scale + l.out.c;
+  const long long count = cfg_.batch * l.out.elements();
+  if (st.fused) {
+    const cudnnBatchNormOps_t ops =
+        l.residual >= 0 ? CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION : CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+    CUDNN_CHECK(cudnnBatchNormalizationBackwardEx(
+        cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, &one, &beta_dx, &one, &zero, in.y_desc.get(), in.y.get(),
+        st.y_desc.get(), st.y.get(), st.y_desc.get(), st.dy.get(), l.residual >= 0 ? st.y_desc.get() : nullptr,
+        l.residual >= 0 ? dact(l.residual) : nullptr, in.y_desc.get(), dact(l.input), st.bn_desc.get(), scale, shift,
+        st.bn_grad32, st.bn_grad32 + l.out.c, kBnEpsilon, st.saved_mean.get(), st.saved_inv_var.get(), relu_.get(),
+        workspace_.get(), workspace_.bytes(), st.reserve.get(), st.reserve.bytes()));
+  } else {
+    train::bn_backward(in.y.get(), reinterpret_cast<const std::uint8_t*>(st.relu_mask.get()), st.dy.get(),
+                       dact(l.input), l.residual >= 0 ? dact(l.residual) : nullptr, st.acc_input, st.acc_residual, ct_,
+                       count / l.out.c, l.out.c, scale, reinterpret_cast<const float*>(st.saved_mean.get()),
+                       reinterpret_cast<const float*>(st.saved_inv_var.get()), l.relu, st.bn_grad32, bn_work_.get(),
+                       stream_);
+  }
+  if (ct_ != DType::kF32) convert_from_float(st.bn_grad32, grad(i), ct_, l.params, stream_);
+  done(i);
+}
+
+bool Net::needs_every_sm(int layer) const {
+  const std::size_t i = static_cast<std::size_t>(layer);
+  return i < layers_.size() && model_.layers[i].op == Op::kBatchNorm && layers_[i]->fused;
+}
+
+void Net::unfuse(int layer, const std::string& why) {
+  if (!needs_every_sm(layer)) return;
+  LayerState& st = *layers_[static_cast<std::size_t>(layer)];
+  st.fused = false;
+  st.unfused_reason = why;
+  if (model_.layers[static_cast<std::size_t>(layer)].relu) alloc_relu_mask(layer);
+}
+
+void Net::alloc_relu_mask(int layer) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(layer)];
+  alloc(layers_[static_cast<std::size_t>(layer)]->relu_mask,
+        bn_relu_mask_bytes(static_cast<long long>(cfg_.batch) * l.out.h * l.out.w, l.out.c, ct_));
+}
+
+void Net::forward(Pass pass) {
+  if (pass == Pass::kTrain && !cfg_.training) throw Error("a net built for inference cannot train");
+  if (marks_) mark(marks_->fwd[0]);
+  for (std::size_t k = 1; k < model_.layers.size(); ++k) {
+    const int i = static_cast<int>(k);
+    const Layer& l = model_.layers[k];
+    LayerState& st = *layers_[k];
+    const long long n = cfg_.batch;
+    switch (l.op) {
+      case Op::kInput:
+        break;
+      case Op::kConv:
+        conv_forward(i);
+        break;
+      case Op::kBatchNorm:
+        bn_forward(i, pass);
+        break;
+      case Op::kRelu:
+        relu_forward(act(l.input), st.y.get(), ct_, n * l.out.elements(), stream_);
+        break;
+      case Op::kMaxPool:
+        // argmax: null in a net built for inference
+        maxpool_forward(act(l.input), st.y.get(), reinterpret_cast<std::uint8_t*>(st.argmax.get()), ct_, st.pool,
+                        stream_);
+        break;
+      case Op::kGlobalAvgPool: {
+        const Dims& d = model_.layers[static_cast<std::size_t>(l.input)].out;
+        avgpool_forward(act(l.input), st.y.get(), ct_, cfg_.batch, d.h * d.w, d.c, stream_);
+        break;
+      }
+      case Op::kFc:
+        fc_forward(i);
+        break;
+      case Op::kSoftmaxLoss:
+        if (pass == Pass::kInfer) break;  // inference ends at the logits
+        CUDA_CHECK(cudaMemsetAsync(loss_.get(), 0, sizeof(double), stream_));
+        softmax_cross_entropy(act(l.input), reinterpret_cast<const int*>(labels_.get()),
+                              pass == Pass::kTrain ? dact(l.input) : nullptr, ct_, cfg_.batch, model_.classes,
+                              loss_scale_device(), loss_device(), stream_, cfg_.label_smoothing);
+        break;
+    }
+    if (marks_) mark(marks_->fwd[k]);
+  }
+}
+
+void Net::backward(const std::function<void(int)>& grads_done) {
+  if (!cfg_.training) throw Error("a net built for inference has no backward pass");
+  if (marks_) mark(marks_->bwd[model_.layers.size()]);
+  for (int i = static_cast<int>(model_.layers.size()) - 1; i > 0; --i) {
+    const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+    LayerState& st = *layers_[static_cast<std::size_t>(i)];
+    const long long n = cfg_.batch;
+    switch (l.op) {
+      case Op::kInput:
+      case Op::kSoftmaxLoss:  // its gradient came with the forward pass
+        break;
+      case Op::kConv:
+        conv_backward(i, grads_done);
+        break;
+      case Op::kBatchNorm:
+        bn_backward(i, grads_done);
+        break;
+      case Op::kRelu:
+        relu_backward(st.y.get(), st.dy.get(), dact(l.input), st.acc_input, ct_, n * l.out.elements(), stream_);
+        break;
+      case Op::kMaxPool:
+        maxpool_backward(st.dy.get(), reinterpret_cast<const std::uint8_t*>(st.argmax.get()), dact(l.input),
+                         st.acc_input, ct_, st.pool, stream_);
+        break;
+      case Op::kGlobalAvgPool: {
+        const Dims& d = model_.layers[static_cast<std::size_t>(l.input)].out;
+        avgpool_backward(st.dy.get(), dact(l.input), st.acc_input, ct_, cfg_.batch, d.h * d.w, d.c, stream_);
+        break;
+      }
+      case Op::kFc:
+        fc_backward(i, grads_done);
+        break;
+    }
+    if (marks_) mark(marks_->bwd[static_cast<std::size_t>(i)]);
+  }
+}
+
+}  // namespace scalebench::train
