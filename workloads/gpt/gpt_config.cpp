@@ -253,8 +253,9 @@ Config Config::from_params(const Json& params) {
   c.grad_accum = positive(params, "grad_accum", c.grad_accum);
   c.precision = params.value("precision", c.precision);
   if (c.precision != "bf16") throw Error("precision: '" + c.precision + "'; gpt runs bf16 (fp8 is not done yet)");
-  c.recompute = params.value("recompute", c.recompute);
-  if (c.recompute) throw Error("recompute: activation recomputation is not done yet; use false");
+  const Json recompute = params.value("recompute", Json(c.recompute));
+  if (!recompute.is_boolean()) throw Error("recompute: expected true or false, got " + recompute.dump());
+  c.recompute = recompute.get<bool>();
   c.dp = counted(params, "dp", c.dp);
   c.tp = counted(params, "tp", c.tp);
   if (c.tp > 0) check_tp(m, c.tp);
