@@ -232,6 +232,8 @@ TEST(GptText, DataParamsAndTheByteVocabulary) {
   EXPECT_EQ(err(Json{{"train_steps", 0}}).rfind("train_steps:", 0), 0u);
   EXPECT_EQ(err(Json{{"eval_every", -1}}).rfind("eval_every:", 0), 0u);
   EXPECT_EQ(err(Json{{"eval_batches", 0}}).rfind("eval_batches:", 0), 0u);
+  EXPECT_EQ(err(Json{{"lr_warmup", -5}}).rfind("lr_warmup:", 0), 0u);
+  EXPECT_EQ(Config::from_params(Json{{"lr_warmup", 50}}).lr_warmup, 50);
   EXPECT_EQ(Config::from_params(Json{{"eval_every", 0}}).eval_every, 0);
 }
 

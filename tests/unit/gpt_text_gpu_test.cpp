@@ -34,7 +34,7 @@ TEST(GptTextGpu, TinyModelLearnsFortunesWellBelowTheUniformLoss) {
   gpu::Stream s;
   GptModel model(m, l.micro_batch, l.seq, 7, s.get(), Attention::kCudnn);
   const RankMean one_rank = [](double v) { return v; };
-  const TextTraining r = train_on_text(model, s.get(), data, 1, Hyper{3e-3f}, 50, 25, one_rank);
+  const TextTraining r = train_on_text(model, s.get(), data, TextSchedule{1, 50, 25, 0, Hyper{3e-3f}}, one_rank);
   EXPECT_NEAR(r.eval_loss_initial, std::log(256.0), 0.2);
   EXPECT_LT(r.eval_loss, 0.75 * std::log(256.0)) << r.curve_json().dump();
   EXPECT_TRUE(std::isfinite(r.train_loss));

@@ -289,6 +289,10 @@ Config Config::from_params(const Json& params) {
     throw Error("eval_every: must be 0 (at the end only) or a positive integer, got " + every.dump());
   c.eval_every = every.get<int>();
   c.eval_batches = positive(params, "eval_batches", c.eval_batches);
+  const Json warm = params.value("lr_warmup", Json(c.lr_warmup));
+  if (!warm.is_number_integer() || warm.get<long long>() < 0)
+    throw Error("lr_warmup: must be 0 (none) or a positive number of steps, got " + warm.dump());
+  c.lr_warmup = warm.get<int>();
   return c;
 }
 
@@ -333,6 +337,7 @@ Json Config::to_json() const {
     j["data"] = data;
     j["train_steps"] = train_steps;
     j["eval_every"] = eval_every;
+    j["lr_warmup"] = lr_warmup;
   }
   return j;
 }

@@ -149,12 +149,13 @@ struct Config {
   int train_steps = 200;  // with data: optimizer steps from the initial weights
   int eval_every = 50;    // with data: steps between held-out evaluations (0: at the end only)
   int eval_batches = 16;  // with data: micro-batches per dp rank per evaluation, at most
+  int lr_warmup = 0;      // with data: steps over which the learning rate rises linearly to lr
   bool text() const { return !data.empty(); }
   // The model's shape; with data its vocabulary is the byte-level tokenizer's 256.
   ModelShape shape() const;
   // From the params (model, layers, seq, micro_batch, grad_accum, precision, recompute, dp, tp, zero,
   // sequence_parallel, overlap, bucket_mb, steps, lr, weight_decay, clip, attention, check, seed, data,
-  // train_steps, eval_every, eval_batches); throws Error naming the field.
+  // train_steps, eval_every, eval_batches, lr_warmup); throws Error naming the field.
   static Config from_params(const Json& params);
   // dp and tp for a run of `ranks` ranks, `ranks_per_node` on each node: 0s filled in (tp 0: one
   // node's ranks; dp 0: ranks / tp); throws Error naming `dp` when dp x tp is not the ranks, or

@@ -110,6 +110,12 @@ WorkloadDef gpt_declaration() {
        0,
        "with data: steps between evaluations of the held-out loss (0: at the end only)"},
       {"eval_batches", ParamType::kInt, 16, {}, 1, "with data: held-out micro-batches per dp rank per evaluation"},
+      {"lr_warmup",
+       ParamType::kInt,
+       0,
+       {},
+       0,
+       "with data: steps over which the learning rate rises linearly from 0 to lr (0: lr from the first step)"},
   };
   d.needs_gpus = true;
   d.check = &check_gpt;

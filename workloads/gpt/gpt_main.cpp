@@ -108,6 +108,7 @@ void add_text_details(Json& d, const gpt::TextTraining& r, const gpt::TextBatche
   d["tokenizer"] = "bytes (vocabulary 256; uniform: ln 256 = 5.545)";
   d["train_steps"] = cfg.train_steps;
   d["eval_every"] = cfg.eval_every;
+  d["lr_warmup"] = cfg.lr_warmup;
   d["train_tokens"] = text.split().train_end;
   d["held_out_tokens"] = text.split().size - text.split().train_end;
   d["eval_tokens"] = static_cast<long long>(text.eval_batches()) * cfg.micro_batch * cfg.seq * cfg.dp;
@@ -187,8 +188,8 @@ int run_gpt_workload(const RunRequest& run) {
       const gpt::RankMean mean = [&](double v) { return mpi.allreduce_sum(v) / mpi.size(); };
       gpt::OnEvaluation progress;
       if (!run.records && mpi.rank() == 0) progress = print_evaluation;
-      trained = gpt::train_on_text(*model, stream->get(), *text, cfg.grad_accum, h, cfg.train_steps, cfg.eval_every,
-                                   mean, progress);
+      const gpt::TextSchedule plan{cfg.grad_accum, cfg.train_steps, cfg.eval_every, cfg.lr_warmup, h};
+      trained = gpt::train_on_text(*model, stream->get(), *text, plan, mean, progress);
       t.step_seconds = trained->step_seconds;
       std::size_t free_b = 0, total_b = 0;
       CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));

@@ -29,8 +29,14 @@ double evaluate(GptModel& model, const TextBatches& data, const RankMean& mean) 
   return mean(sum / data.eval_batches());
 }
 
-TextTraining train_on_text(GptModel& model, cudaStream_t s, TextBatches& data, int grad_accum, const Hyper& h,
-                           int train_steps, int eval_every, const RankMean& mean, const OnEvaluation& progress) {
+float learning_rate(const TextSchedule& plan, int step) {
+  if (plan.lr_warmup <= 0 || step >= plan.lr_warmup) return plan.hyper.lr;
+  return plan.hyper.lr * static_cast<float>(step) / static_cast<float>(plan.lr_warmup);
+}
+
+TextTraining train_on_text(GptModel& model, cudaStream_t s, TextBatches& data, const TextSchedule& plan,
+                           const RankMean& mean, const OnEvaluation& progress) {
+  const int train_steps = plan.train_steps, eval_every = plan.eval_every, grad_accum = plan.grad_accum;
   TextTraining out;
   out.eval_loss_initial = evaluate(model, data, mean);
   if (progress) progress(CurvePoint{0, std::nan(""), out.eval_loss_initial});
@@ -48,6 +54,8 @@ TextTraining train_on_text(GptModel& model, cudaStream_t s, TextBatches& data, i
       model.forward(i, grad_accum);
       model.backward(i);
     }
+    Hyper h = plan.hyper;
+    h.lr = learning_rate(plan, step);
     model.optimizer_step(h);
     CUDA_CHECK(cudaEventRecord(stop.get(), s));
     const double loss = model.loss();  // synchronises

@@ -36,13 +36,24 @@ using RankMean = std::function<double(double)>;
 // The mean loss over this rank's held-out micro-batches (forward only, no update), then over the ranks.
 double evaluate(GptModel& model, const TextBatches& data, const RankMean& mean);
 
+// How long to train and evaluate.
+struct TextSchedule {
+  int grad_accum = 1;  // micro-batches per optimizer step
+  int train_steps = 200;
+  int eval_every = 50;  // 0: only before the first step and after the last
+  int lr_warmup = 0;    // steps over which the learning rate rises linearly to Hyper::lr
+  Hyper hyper;
+};
+// The learning rate of step `step` (from 1): h.lr x min(1, step / lr_warmup).
+float learning_rate(const TextSchedule& plan, int step);
+
 // Called with each evaluation as it is made (step 0: the initial weights, no train loss), to
 // show progress; may be empty.
 using OnEvaluation = std::function<void(const CurvePoint&)>;
 
 // `train_steps` optimizer steps of `grad_accum` micro-batches each, this rank's windows in order;
 // evaluation before the first step, every `eval_every` steps (0: none between) and after the last.
-TextTraining train_on_text(GptModel& model, cudaStream_t s, TextBatches& data, int grad_accum, const Hyper& h,
-                           int train_steps, int eval_every, const RankMean& mean, const OnEvaluation& progress = {});
+TextTraining train_on_text(GptModel& model, cudaStream_t s, TextBatches& data, const TextSchedule& plan,
+                           const RankMean& mean, const OnEvaluation& progress = {});
 
 }  // namespace scalebench::gpt
