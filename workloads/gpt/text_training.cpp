@@ -49,8 +49,8 @@ TextTraining train_on_text(GptModel& model, cudaStream_t s, TextBatches& data, c
   for (int step = 1; step <= train_steps; ++step) {
     CUDA_CHECK(cudaEventRecord(start.get(), s));
     for (int i = 0; i < grad_accum; ++i) {
-      data.train_batch(micro++, inputs, targets);  // copies and synchronises: the host fills the next one after
-      model.set_tokens(inputs, targets);
+      data.train_batch(micro++, inputs, targets);
+      model.set_tokens(inputs, targets);  // waits for the previous micro-batch: one token buffer
       model.forward(i, grad_accum);
       model.backward(i);
     }
