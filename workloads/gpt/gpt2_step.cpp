@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "workloads/gpt/step_core.hpp"
@@ -42,6 +43,8 @@ class Gpt2Step final : public StepCore {
     const bool naive = attention == Attention::kNaive;
     res[0] = bf(BT * C);
     for (long long l = 0; l < L; ++l) {
+      res[l + 1] = bf(BT * C);
+      if (recompute && l > 0) continue;  // one block's buffers, shared by all (below)
       ln1[l] = bf(BT * C);
       ln1_mean[l] = f32(BT);
       ln1_rstd[l] = f32(BT);
@@ -61,7 +64,12 @@ class Gpt2Step final : public StepCore {
       ln2_rstd[l] = f32(BT);
       fch[l] = bf(BT * H);
       fchg[l] = bf(BT * H);
-      res[l + 1] = bf(BT * C);
+    }
+    if (recompute) {
+      for (auto* vec : {&r2, &ln1, &ln2, &qkv, &q, &k, &v, &probs, &atty, &fch, &fchg})
+        std::fill(vec->begin(), vec->end(), vec->front());
+      for (auto* vec : {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd, &attn_stats})
+        std::fill(vec->begin(), vec->end(), vec->front());
     }
     lnf = bf(BT * C);
     lnf_mean = f32(BT);
@@ -158,37 +166,10 @@ class Gpt2Step final : public StepCore {
 
   void forward(int micro, int count) override {
     micro_count = count;
-    const int C = m.width, NH = heads_l, hd = m.head_dim(), Vp = m.padded_vocab, rows = static_cast<int>(BT);
-    const int Cl = attn_width(), H = mlp_l;
-    const float scale = 1.f / std::sqrt(static_cast<float>(hd));
+    const int C = m.width, Vp = m.padded_vocab, rows = static_cast<int>(BT);
     embedding_forward(res[0], tokens, p(0), p(1), B, T, C, s);
     mark("fwd.embedding");
-    for (int l = 0; l < m.layers; ++l) {
-      layernorm_forward(ln1[l], ln1_mean[l], ln1_rstd[l], res[l], p(blk(l, 0)), p(blk(l, 1)), rows, C, s);
-      mark("fwd.layernorm");
-      linear(qkv[l], ln1[l], p(blk(l, 2)), p(blk(l, 3)), C, 3 * Cl);
-      mark("fwd.gemm_qkv");
-      if (attention == Attention::kCudnn) {
-        sdpa_fwd->run(cudnn->get(), qkv[l], qkv[l] + Cl, qkv[l] + 2 * Cl, atty[l], attn_stats[l], sdpa_workspace.get());
-      } else {
-        split_heads(q[l], k[l], v[l], qkv[l], B, T, NH, hd, s);
-        attention_forward(l, scale);
-        heads_to_rows(atty[l], yh, B, T, NH, hd, s);
-      }
-      mark("fwd.attention");
-      linear(r2[l], atty[l], p(blk(l, 4)), first_tp() ? p(blk(l, 5)) : nullptr, Cl, C, first_tp() ? res[l] : nullptr);
-      mark("fwd.gemm_proj");
-      tp_sum(r2[l]);
-      mark("fwd.tp_allreduce");
-      layernorm_forward(ln2[l], ln2_mean[l], ln2_rstd[l], r2[l], p(blk(l, 6)), p(blk(l, 7)), rows, C, s);
-      mark("fwd.layernorm");
-      linear(fchg[l], ln2[l], p(blk(l, 8)), p(blk(l, 9)), C, H, nullptr, CUBLASLT_EPILOGUE_GELU_AUX_BIAS, fch[l]);
-      linear(res[l + 1], fchg[l], p(blk(l, 10)), first_tp() ? p(blk(l, 11)) : nullptr, H, C,
-             first_tp() ? r2[l] : nullptr);
-      mark("fwd.gemm_mlp");
-      tp_sum(res[l + 1]);
-      mark("fwd.tp_allreduce");
-    }
+    for (int l = 0; l < m.layers; ++l) block_forward(l, false);
     const int L = m.layers;
     layernorm_forward(lnf, lnf_mean, lnf_rstd, res[L], p(lnf_w()), p(lnf_w() + 1), rows, C, s);
     mark("fwd.layernorm");
@@ -196,6 +177,46 @@ class Gpt2Step final : public StepCore {
     mark("fwd.gemm_head");
     loss_forward(micro, count);
     mark("fwd.cross_entropy");
+  }
+
+  // Block l from its input res[l]. `again`: the backward pass's recomputation, which needs
+  // everything up to MLP down's input but not the block's output (kept), and is charged to
+  // bwd.recompute in the profile.
+  void block_forward(int l, bool again) {
+    const int C = m.width, NH = heads_l, hd = m.head_dim(), rows = static_cast<int>(BT);
+    const int Cl = attn_width(), H = mlp_l;
+    const float scale = 1.f / std::sqrt(static_cast<float>(hd));
+    auto mark_fwd = [&](const char* name) {
+      if (!again) mark(name);
+    };
+    layernorm_forward(ln1[l], ln1_mean[l], ln1_rstd[l], res[l], p(blk(l, 0)), p(blk(l, 1)), rows, C, s);
+    mark_fwd("fwd.layernorm");
+    linear(qkv[l], ln1[l], p(blk(l, 2)), p(blk(l, 3)), C, 3 * Cl);
+    mark_fwd("fwd.gemm_qkv");
+    if (attention == Attention::kCudnn) {
+      sdpa_fwd->run(cudnn->get(), qkv[l], qkv[l] + Cl, qkv[l] + 2 * Cl, atty[l], attn_stats[l], sdpa_workspace.get());
+    } else {
+      split_heads(q[l], k[l], v[l], qkv[l], B, T, NH, hd, s);
+      attention_forward(l, scale);
+      heads_to_rows(atty[l], yh, B, T, NH, hd, s);
+    }
+    mark_fwd("fwd.attention");
+    linear(r2[l], atty[l], p(blk(l, 4)), first_tp() ? p(blk(l, 5)) : nullptr, Cl, C, first_tp() ? res[l] : nullptr);
+    mark_fwd("fwd.gemm_proj");
+    tp_sum(r2[l]);
+    mark_fwd("fwd.tp_allreduce");
+    layernorm_forward(ln2[l], ln2_mean[l], ln2_rstd[l], r2[l], p(blk(l, 6)), p(blk(l, 7)), rows, C, s);
+    mark_fwd("fwd.layernorm");
+    linear(fchg[l], ln2[l], p(blk(l, 8)), p(blk(l, 9)), C, H, nullptr, CUBLASLT_EPILOGUE_GELU_AUX_BIAS, fch[l]);
+    if (again) {
+      mark("bwd.recompute");
+      return;
+    }
+    linear(res[l + 1], fchg[l], p(blk(l, 10)), first_tp() ? p(blk(l, 11)) : nullptr, H, C,
+           first_tp() ? r2[l] : nullptr);
+    mark_fwd("fwd.gemm_mlp");
+    tp_sum(res[l + 1]);
+    mark_fwd("fwd.tp_allreduce");
   }
 
   void layernorm_backward(int rows, int C, const bf16* dout, const bf16* x, const float* mean, const float* rstd,
@@ -221,6 +242,8 @@ class Gpt2Step final : public StepCore {
     layernorm_backward(rows, C, dtmp, res[L], lnf_mean, lnf_rstd, lnf_w(), acc);
     mark("bwd.layernorm");
     for (int l = L - 1; l >= 0; --l) {
+      // The last block's activations are still in the shared buffers from the forward pass.
+      if (recompute && l < L - 1) block_forward(l, true);
       // MLP: res[l+1] = r2 + down(gelu(up(ln2(r2)))).
       linear_weight_grad(g(blk(l, 10)), g(blk(l, 11)), dres, fchg[l], H, C, acc);
       linear_input_grad(dfch, dres, p(blk(l, 10)), H, C, fch[l]);

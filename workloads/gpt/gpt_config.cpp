@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "workloads/gpt/text_corpus.hpp"
 
 namespace scalebench::gpt {
 
@@ -252,8 +253,9 @@ Config Config::from_params(const Json& params) {
   c.grad_accum = positive(params, "grad_accum", c.grad_accum);
   c.precision = params.value("precision", c.precision);
   if (c.precision != "bf16") throw Error("precision: '" + c.precision + "'; gpt runs bf16 (fp8 is not done yet)");
-  c.recompute = params.value("recompute", c.recompute);
-  if (c.recompute) throw Error("recompute: activation recomputation is not done yet; use false");
+  const Json recompute = params.value("recompute", Json(c.recompute));
+  if (!recompute.is_boolean()) throw Error("recompute: expected true or false, got " + recompute.dump());
+  c.recompute = recompute.get<bool>();
   c.dp = counted(params, "dp", c.dp);
   c.tp = counted(params, "tp", c.tp);
   if (c.tp > 0) check_tp(m, c.tp);
@@ -278,7 +280,26 @@ Config Config::from_params(const Json& params) {
     throw Error("attention: naive does not do grouped-query attention; " + m.name + " runs with cudnn");
   c.check = params.value("check", c.check);
   c.seed = params.value("seed", c.seed);
+  const Json data = params.value("data", Json(""));
+  if (!data.is_string()) throw Error("data: expected fortunes or a path, got " + data.dump());
+  c.data = data.get<std::string>();
+  c.train_steps = positive(params, "train_steps", c.train_steps);
+  const Json every = params.value("eval_every", Json(c.eval_every));
+  if (!every.is_number_integer() || every.get<long long>() < 0)
+    throw Error("eval_every: must be 0 (at the end only) or a positive integer, got " + every.dump());
+  c.eval_every = every.get<int>();
+  c.eval_batches = positive(params, "eval_batches", c.eval_batches);
+  const Json warm = params.value("lr_warmup", Json(c.lr_warmup));
+  if (!warm.is_number_integer() || warm.get<long long>() < 0)
+    throw Error("lr_warmup: must be 0 (none) or a positive number of steps, got " + warm.dump());
+  c.lr_warmup = warm.get<int>();
   return c;
+}
+
+ModelShape Config::shape() const {
+  ModelShape m = model_shape(model, layers);
+  if (text()) m.vocab = m.padded_vocab = kByteVocab;  // the byte-level tokenizer
+  return m;
 }
 
 Config Config::resolved(int ranks, int ranks_per_node) const {
@@ -298,20 +319,27 @@ Config Config::resolved(int ranks, int ranks_per_node) const {
 }
 
 Json Config::to_json() const {
-  return Json{{"model", model},
-              {"layers", shape().layers},
-              {"seq", seq},
-              {"micro_batch", micro_batch},
-              {"grad_accum", grad_accum},
-              {"precision", precision},
-              {"recompute", recompute},
-              {"dp", dp},
-              {"tp", tp},
-              {"zero", zero},
-              {"overlap", overlap},
-              {"bucket_mb", bucket_mb},
-              {"steps", steps},
-              {"attention", attention}};
+  Json j{{"model", model},
+         {"layers", shape().layers},
+         {"seq", seq},
+         {"micro_batch", micro_batch},
+         {"grad_accum", grad_accum},
+         {"precision", precision},
+         {"recompute", recompute},
+         {"dp", dp},
+         {"tp", tp},
+         {"zero", zero},
+         {"overlap", overlap},
+         {"bucket_mb", bucket_mb},
+         {"steps", steps},
+         {"attention", attention}};
+  if (text()) {
+    j["data"] = data;
+    j["train_steps"] = train_steps;
+    j["eval_every"] = eval_every;
+    j["lr_warmup"] = lr_warmup;
+  }
+  return j;
 }
 
 }  // namespace scalebench::gpt

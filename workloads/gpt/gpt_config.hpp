@@ -143,10 +143,19 @@ struct Config {
   std::string attention = "cudnn";  // cudnn: cuDNN's fused SDPA; naive: batched GEMMs + our causal softmax
   bool check = true;
   unsigned long long seed = 1234;
-  ModelShape shape() const { return model_shape(model, layers); }
+  // Real text (docs/gpt.md, "Training on text"): empty for the synthetic token stream; else
+  // "fortunes" or a file or folder of UTF-8 text, byte-level tokens (the vocabulary becomes 256).
+  std::string data;
+  int train_steps = 200;  // with data: optimizer steps from the initial weights
+  int eval_every = 50;    // with data: steps between held-out evaluations (0: at the end only)
+  int eval_batches = 16;  // with data: micro-batches per dp rank per evaluation, at most
+  int lr_warmup = 0;      // with data: steps over which the learning rate rises linearly to lr
+  bool text() const { return !data.empty(); }
+  // The model's shape; with data its vocabulary is the byte-level tokenizer's 256.
+  ModelShape shape() const;
   // From the params (model, layers, seq, micro_batch, grad_accum, precision, recompute, dp, tp, zero,
-  // sequence_parallel, overlap, bucket_mb, steps, lr, weight_decay, clip, attention, check, seed); throws Error naming
-  // the field.
+  // sequence_parallel, overlap, bucket_mb, steps, lr, weight_decay, clip, attention, check, seed, data,
+  // train_steps, eval_every, eval_batches, lr_warmup); throws Error naming the field.
   static Config from_params(const Json& params);
   // dp and tp for a run of `ranks` ranks, `ranks_per_node` on each node: 0s filled in (tp 0: one
   // node's ranks; dp 0: ranks / tp); throws Error naming `dp` when dp x tp is not the ranks, or

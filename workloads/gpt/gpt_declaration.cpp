@@ -26,7 +26,8 @@ WorkloadDef gpt_declaration() {
   WorkloadDef d;
   d.name = "gpt";
   d.help =
-      "GPT-2 (124M to 1.5B) or Llama-style (Llama 3 8B-shaped layers) training, bf16, synthetic tokens, on one GPU "
+      "GPT-2 (124M to 1.5B) or Llama-style (Llama 3 8B-shaped layers) training, bf16, synthetic tokens or real text "
+      "(`data`), on one GPU "
       "or data/ZeRO-1/tensor parallel (dp x tp ranks): cuBLASLt GEMMs with fused epilogues, cuDNN flash attention, the "
       "workload's own kernels, AdamW on "
       "fp32 master weights; tokens/s, MFU, step split (docs/gpt.md)";
@@ -43,7 +44,13 @@ WorkloadDef gpt_declaration() {
       {"micro_batch", ParamType::kInt, 16, {}, 1, "sequences per micro-batch"},
       {"grad_accum", ParamType::kInt, 1, {}, 1, "micro-batches per optimizer step"},
       {"precision", ParamType::kEnum, "bf16", {"bf16"}, {}, "bf16 weights and activations, fp32 master weights"},
-      {"recompute", ParamType::kBool, false, {}, {}, "activation recomputation (not done yet: must be false)"},
+      {"recompute",
+       ParamType::kBool,
+       false,
+       {},
+       {},
+       "activation recomputation: keep only each block's input, recompute its activations in the backward pass "
+       "(less memory, about a third more compute)"},
       {"dp",
        ParamType::kInt,
        0,
@@ -86,11 +93,33 @@ WorkloadDef gpt_declaration() {
        {},
        "cudnn: cuDNN's fused flash attention; naive: batched GEMMs and our causal softmax (GPT-2 only)"},
       {"check", ParamType::kBool, true, {}, {}, "the fixed batch's loss must fall and stay finite"},
-      {"seed", ParamType::kInt, 1234, {}, 0, "initial weights' seed"},
+      {"seed", ParamType::kInt, 1234, {}, 0, "initial weights' seed (and the data's order with `data`)"},
+      {"data",
+       ParamType::kText,
+       "",
+       {},
+       {},
+       "empty: synthetic tokens (throughput); else train on real text: fortunes (the Debian package fortunes) or a "
+       "file or folder of UTF-8 text, byte-level tokens (vocabulary 256), the last 5% held out, each dp rank its "
+       "own shard; records the loss curve (docs/gpt.md)"},
+      {"train_steps", ParamType::kInt, 200, {}, 1, "with data: optimizer steps from the initial weights"},
+      {"eval_every",
+       ParamType::kInt,
+       50,
+       {},
+       0,
+       "with data: steps between evaluations of the held-out loss (0: at the end only)"},
+      {"eval_batches", ParamType::kInt, 16, {}, 1, "with data: held-out micro-batches per dp rank per evaluation"},
+      {"lr_warmup",
+       ParamType::kInt,
+       0,
+       {},
+       0,
+       "with data: steps over which the learning rate rises linearly from 0 to lr (0: lr from the first step)"},
   };
   d.needs_gpus = true;
   d.check = &check_gpt;
-  d.measurement_params = {"warmup", "steps", "check"};
+  d.measurement_params = {"warmup", "steps", "check", "eval_every", "eval_batches"};
   d.table_columns = {"model", "micro_batch", "seq", "grad_accum", "dp", "tp", "zero"};
   return d;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "workloads/gpt/gpt_bench.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 #include "workloads/gpt/gpt_parallel.hpp"
+#include "workloads/gpt/text_training.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/registry/registry.hpp"
 
@@ -72,6 +74,52 @@ void check_tp_inside_nodes(const MpiSession& mpi, int tp) {
                   hosts[r - r % static_cast<std::size_t>(tp)]);
 }
 
+// With `data`: the corpus cut into this rank's windows, or the first rank's problem (a missing,
+// short or non-UTF-8 file names itself) thrown on every rank alike, before any communicator exists.
+std::unique_ptr<gpt::TextBatches> load_text(const MpiSession& mpi, const gpt::Config& cfg, const gpt::Placement& at) {
+  std::unique_ptr<gpt::TextBatches> data;
+  std::string mine;
+  try {
+    gpt::TextLayout l;
+    l.seq = cfg.seq;
+    l.micro_batch = cfg.micro_batch;
+    l.dp = cfg.dp;
+    l.dp_rank = at.dp_rank;
+    l.seed = cfg.seed;
+    l.eval_batches = cfg.eval_batches;
+    data = std::make_unique<gpt::TextBatches>(gpt::read_text_corpus(gpt::corpus_path(cfg.data)), l);
+  } catch (const Error& e) {
+    mine = e.what();
+  }
+  if (const std::string problem = mpi.first_problem(mine); !problem.empty()) throw Error("data: " + problem);
+  return data;
+}
+
+// The table format's progress line of a run on text (the records carry the whole curve).
+void print_evaluation(const gpt::CurvePoint& p) {
+  if (p.step == 0)
+    std::printf("# text: step 0 held-out loss %.4f (uniform over bytes: ln 256 = 5.545)\n", *p.eval_loss);
+  else
+    std::printf("# text: step %d train loss %.4f held-out loss %.4f\n", p.step, p.train_loss, *p.eval_loss);
+  std::fflush(stdout);
+}
+
+void add_text_details(Json& d, const gpt::TextTraining& r, const gpt::TextBatches& text, const gpt::Config& cfg) {
+  d["tokenizer"] = "bytes (vocabulary 256; uniform: ln 256 = 5.545)";
+  d["train_steps"] = cfg.train_steps;
+  d["eval_every"] = cfg.eval_every;
+  d["lr_warmup"] = cfg.lr_warmup;
+  d["train_tokens"] = text.split().train_end;
+  d["held_out_tokens"] = text.split().size - text.split().train_end;
+  d["eval_tokens"] = static_cast<long long>(text.eval_batches()) * cfg.micro_batch * cfg.seq * cfg.dp;
+  d["epochs"] = static_cast<double>(cfg.train_steps) * cfg.grad_accum * cfg.micro_batch / text.windows_per_rank();
+  d["train_seconds"] = r.train_seconds;
+  d["eval_loss_initial"] = r.eval_loss_initial;
+  d["train_loss_final"] = r.train_loss;
+  d["eval_loss_final"] = r.eval_loss;
+  d["loss_curve"] = r.curve_json();
+}
+
 std::string cublaslt_version() {
   int v = 0;
   cublasLtGetProperty(MAJOR_VERSION, &v);
@@ -102,11 +150,13 @@ int run_gpt_workload(const RunRequest& run) {
   std::unique_ptr<gpu::Stream> stream;
   std::unique_ptr<Comms> comms;
   std::unique_ptr<gpt::GptModel> model;
+  std::unique_ptr<gpt::TextBatches> text;
   compute::ComputeWorkload w;
   w.plan = [&](const Json&) { return std::vector<Json>{cfg.to_json()}; };
   w.throughput = [&](const Json&, const Json&) { return compute::Throughput{tokens_per_gpu, 1, "tokens/s"}; };
   w.measure = [&](const Json&, const Json&, const compute::DeviceInfo& gpu) {
     compute::RankOutcome o;
+    if (cfg.text() && !text) text = load_text(mpi, cfg, at);
     if (!stream) stream = std::make_unique<gpu::Stream>();
     if (!comms) comms = std::make_unique<Comms>(mpi, at);
     std::map<std::string, int> transports;
@@ -126,14 +176,28 @@ int run_gpt_workload(const RunRequest& run) {
     par.comm_stream = comms->comm_stream ? comms->comm_stream->get() : nullptr;
     if (!model) {
       model = std::make_unique<gpt::GptModel>(shape, cfg.micro_batch, cfg.seq, cfg.seed, stream->get(),
-                                              gpt::attention_from_name(cfg.attention), par);
+                                              gpt::attention_from_name(cfg.attention), par, cfg.recompute);
       // Rank r of dp takes rows r x B .. of one token stream: dp = k gives the batch of dp = 1
       // with k x micro_batch.
       model->synthetic_tokens(cfg.seed ^ 0x5eedull, static_cast<long long>(at.dp_rank) * cfg.micro_batch);
     }
     const gpt::Hyper h{cfg.lr, cfg.beta1, cfg.beta2, cfg.eps, cfg.weight_decay, cfg.clip};
-    const gpt::StepTiming t = gpt::time_steps(*model, stream->get(), cfg.grad_accum, h, std::max(timing.warmup, 1),
-                                              std::max(timing.repetitions, 1), cfg.steps);
+    gpt::StepTiming t;
+    std::optional<gpt::TextTraining> trained;
+    if (text) {
+      const gpt::RankMean mean = [&](double v) { return mpi.allreduce_sum(v) / mpi.size(); };
+      gpt::OnEvaluation progress;
+      if (!run.records && mpi.rank() == 0) progress = print_evaluation;
+      const gpt::TextSchedule plan{cfg.grad_accum, cfg.train_steps, cfg.eval_every, cfg.lr_warmup, h};
+      trained = gpt::train_on_text(*model, stream->get(), *text, plan, mean, progress);
+      t.step_seconds = trained->step_seconds;
+      std::size_t free_b = 0, total_b = 0;
+      CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+      t.peak_bytes = total_b - free_b;
+    } else {
+      t = gpt::time_steps(*model, stream->get(), cfg.grad_accum, h, std::max(timing.warmup, 1),
+                          std::max(timing.repetitions, 1), cfg.steps);
+    }
     o.seconds = t.step_seconds;
     std::vector<double> sorted = t.step_seconds;
     std::sort(sorted.begin(), sorted.end());
@@ -144,8 +208,9 @@ int run_gpt_workload(const RunRequest& run) {
                                           gpu.max_clock_mhz);
     const double fpt = gpt::flops_per_token(shape, cfg.seq);
     // The loss of the whole batch: the mean over the dp ranks (a tp group's ranks agree).
-    const double loss_first = mpi.allreduce_sum(t.loss_first) / mpi.size();
-    const double loss_last = mpi.allreduce_sum(t.loss_last) / mpi.size();
+    const double loss_first =
+        trained ? trained->curve.front().train_loss : mpi.allreduce_sum(t.loss_first) / mpi.size();
+    const double loss_last = trained ? trained->train_loss : mpi.allreduce_sum(t.loss_last) / mpi.size();
     o.details = Json{{"tokens_per_s", tokens_per_step / median},
                      {"tokens_per_s_per_gpu", tokens_per_gpu / median},
                      {"mfu_pct", gpt::mfu_percent(tokens_per_gpu / median, fpt, peak)},
@@ -170,11 +235,18 @@ int run_gpt_workload(const RunRequest& run) {
                      {"loss_first", loss_first},
                      {"loss_last", loss_last},
                      {"attention", cfg.attention},
-                     {"data", "synthetic"}};
+                     {"data", cfg.text() ? text->corpus().path : "synthetic"}};
     if (comms->log) o.details["nccl_transports"] = collective::describe_transports(transports);
-    // Training on one fixed synthetic batch: the loss must have fallen and stay finite.
     o.checked = 1;
-    o.wrong = cfg.check && !(std::isfinite(loss_last) && loss_last < loss_first) ? 1 : 0;
+    if (trained) {
+      add_text_details(o.details, *trained, *text, cfg);
+      // From the initial weights on real text: the held-out loss must have fallen and stay finite.
+      o.wrong =
+          cfg.check && !(std::isfinite(trained->eval_loss) && trained->eval_loss < trained->eval_loss_initial) ? 1 : 0;
+    } else {
+      // Training on one fixed synthetic batch: the loss must have fallen and stay finite.
+      o.wrong = cfg.check && !(std::isfinite(loss_last) && loss_last < loss_first) ? 1 : 0;
+    }
     if (!cfg.check) o.wrong = -1;
     if (!transport_problem.empty()) {
       o.status = "failed";

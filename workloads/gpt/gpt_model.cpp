@@ -18,19 +18,21 @@ Attention attention_from_name(const std::string& name) {
 
 namespace {
 std::unique_ptr<StepCore> make_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention,
-                                    const Parallel& par) {
-  return m.family == Family::kLlama ? make_llama_step(m, B, T, s, attention, par)
-                                    : make_gpt2_step(m, B, T, s, attention, par);
+                                    const Parallel& par, bool recompute) {
+  std::unique_ptr<StepCore> step = m.family == Family::kLlama ? make_llama_step(m, B, T, s, attention, par)
+                                                              : make_gpt2_step(m, B, T, s, attention, par);
+  step->recompute = recompute;
+  return step;
 }
 }  // namespace
 
-std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention, const Parallel& par) {
-  return make_step(m, B, T, nullptr, attention, par)->plan(nullptr);
+std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention, const Parallel& par, bool recompute) {
+  return make_step(m, B, T, nullptr, attention, par, recompute)->plan(nullptr);
 }
 
 GptModel::GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream, Attention attention,
-                   const Parallel& par)
-    : impl_(make_step(m, B, T, stream, attention, par)) {
+                   const Parallel& par, bool recompute)
+    : impl_(make_step(m, B, T, stream, attention, par, recompute)) {
   check_tp(m, par.at.tp);
   if (par.at.tp > 1 && !par.tp_reduce) throw Error("tp: a tensor-parallel step needs its reduction");
   if (m.head_dim() % 8 != 0) throw Error("model: head width must be a multiple of 8");

@@ -12,7 +12,7 @@
 // A training step on one GPU, bf16, of a GPT-2 or a Llama-style model (by the shape's family):
 // cuBLASLt GEMMs (bias, GELU, bias-gradient and residual fused into their epilogues), the workload's
 // own kernels for the rest, AdamW on fp32 master weights with global-norm clipping. Every activation
-// the backward pass needs is kept (no recomputation).
+// the backward pass needs is kept, or with recomputation only the blocks' inputs.
 namespace scalebench::gpt {
 
 class StepCore;
@@ -30,7 +30,7 @@ Attention attention_from_name(const std::string& name);
 // Bytes GptModel(m, B, T, ..., attention) allocates in its arena (what the out-of-memory message
 // says it needs; cuDNN's attention workspace comes on top).
 std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention = Attention::kNaive,
-                        const Parallel& par = {});
+                        const Parallel& par = {}, bool recompute = false);
 
 class GptModel {
  public:
@@ -40,9 +40,11 @@ class GptModel {
   // the GPU's free memory is short. With Attention::kCudnn the fused attention's plans are built
   // here (Error naming the shape when cuDNN has no engine for it). `par`: this rank's place in a
   // dp x tp layout (its tp shard of every weight, the same values on every tp; the dp reduction
-  // of the gradients in buckets; ZeRO-1's optimizer slices).
+  // of the gradients in buckets; ZeRO-1's optimizer slices). `recompute`: keep only each block's
+  // input and recompute the block's activations in its backward pass (less memory, about one more
+  // forward pass of the blocks; the same loss and gradients).
   GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream,
-           Attention attention = Attention::kNaive, const Parallel& par = {});
+           Attention attention = Attention::kNaive, const Parallel& par = {}, bool recompute = false);
   ~GptModel();
   GptModel(const GptModel&) = delete;
   GptModel& operator=(const GptModel&) = delete;

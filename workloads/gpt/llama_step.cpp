@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -32,37 +33,49 @@ class LlamaStep final : public StepCore {
     const int C = m.width, rows = static_cast<int>(BT);
     embedding_forward(res[0], tokens, p(0), nullptr, B, T, C, s);
     mark("fwd.embedding");
-    for (int l = 0; l < m.layers; ++l) {
-      rmsnorm_forward(ln1[l], ln1_rstd[l], res[l], p(blk(l, 0)), rows, C, s);
-      mark("fwd.rmsnorm");
-      linear(qkv[l], ln1[l], p(blk(l, 1)), nullptr, C, qkv_width());
-      mark("fwd.gemm_qkv");
-      rotary(qkv[l], rope, BT, T, heads_l + kv_l, m.head_dim(), qkv_width(), false, s);
-      mark("fwd.rotary");
-      sdpa_fwd->run(cudnn->get(), qkv[l], k_of(qkv[l]), v_of(qkv[l]), atty[l], attn_stats[l], sdpa_workspace.get());
-      mark("fwd.attention");
-      linear(r2[l], atty[l], p(blk(l, 2)), nullptr, attn_width(), C, first_tp() ? res[l] : nullptr);
-      mark("fwd.gemm_proj");
-      tp_sum(r2[l]);
-      mark("fwd.tp_allreduce");
-      rmsnorm_forward(ln2[l], ln2_rstd[l], r2[l], p(blk(l, 3)), rows, C, s);
-      mark("fwd.rmsnorm");
-      // Gate and up in one GEMM: their weights lie one after the other, a [2 x mlp, width] matrix.
-      linear(gu[l], ln2[l], p(blk(l, 4)), nullptr, C, 2 * mlp_l);
-      mark("fwd.gemm_mlp");
-      swiglu_forward(hid[l], gu[l], BT, mlp_l, s);
-      mark("fwd.swiglu");
-      linear(res[l + 1], hid[l], p(blk(l, 6)), nullptr, mlp_l, C, first_tp() ? r2[l] : nullptr);
-      mark("fwd.gemm_mlp");
-      tp_sum(res[l + 1]);
-      mark("fwd.tp_allreduce");
-    }
+    for (int l = 0; l < m.layers; ++l) block_forward(l, false);
     rmsnorm_forward(lnf, lnf_rstd, res[m.layers], p(lnf_w()), rows, C, s);
     mark("fwd.rmsnorm");
     linear(logits, lnf, p(head()), nullptr, C, m.padded_vocab);
     mark("fwd.gemm_head");
     loss_forward(micro, count);
     mark("fwd.cross_entropy");
+  }
+
+  // Block l from its input res[l]. `again`: the backward pass's recomputation, up to down's input
+  // (the block's output is kept), charged to bwd.recompute in the profile.
+  void block_forward(int l, bool again) {
+    const int C = m.width, rows = static_cast<int>(BT);
+    auto mark_fwd = [&](const char* name) {
+      if (!again) mark(name);
+    };
+    rmsnorm_forward(ln1[l], ln1_rstd[l], res[l], p(blk(l, 0)), rows, C, s);
+    mark_fwd("fwd.rmsnorm");
+    linear(qkv[l], ln1[l], p(blk(l, 1)), nullptr, C, qkv_width());
+    mark_fwd("fwd.gemm_qkv");
+    rotary(qkv[l], rope, BT, T, heads_l + kv_l, m.head_dim(), qkv_width(), false, s);
+    mark_fwd("fwd.rotary");
+    sdpa_fwd->run(cudnn->get(), qkv[l], k_of(qkv[l]), v_of(qkv[l]), atty[l], attn_stats[l], sdpa_workspace.get());
+    mark_fwd("fwd.attention");
+    linear(r2[l], atty[l], p(blk(l, 2)), nullptr, attn_width(), C, first_tp() ? res[l] : nullptr);
+    mark_fwd("fwd.gemm_proj");
+    tp_sum(r2[l]);
+    mark_fwd("fwd.tp_allreduce");
+    rmsnorm_forward(ln2[l], ln2_rstd[l], r2[l], p(blk(l, 3)), rows, C, s);
+    mark_fwd("fwd.rmsnorm");
+    // Gate and up in one GEMM: their weights lie one after the other, a [2 x mlp, width] matrix.
+    linear(gu[l], ln2[l], p(blk(l, 4)), nullptr, C, 2 * mlp_l);
+    mark_fwd("fwd.gemm_mlp");
+    swiglu_forward(hid[l], gu[l], BT, mlp_l, s);
+    mark_fwd("fwd.swiglu");
+    if (again) {
+      mark("bwd.recompute");
+      return;
+    }
+    linear(res[l + 1], hid[l], p(blk(l, 6)), nullptr, mlp_l, C, first_tp() ? r2[l] : nullptr);
+    mark("fwd.gemm_mlp");
+    tp_sum(res[l + 1]);
+    mark("fwd.tp_allreduce");
   }
 
   void backward(int micro) override {
@@ -76,6 +89,8 @@ class LlamaStep final : public StepCore {
     norm_backward(dtmp, res[L], lnf_rstd, lnf_w(), acc);
     mark("bwd.rmsnorm");
     for (int l = L - 1; l >= 0; --l) {
+      // The last block's activations are still in the shared buffers from the forward pass.
+      if (recompute && l < L - 1) block_forward(l, true);
       // MLP: res[l+1] = r2 + down(swiglu(gate_up(ln2(r2)))).
       linear_weight_grad(g(blk(l, 6)), nullptr, dres, hid[l], mlp_l, C, acc);
       linear_input_grad(dhid, dres, p(blk(l, 6)), mlp_l, C);
@@ -122,6 +137,8 @@ class LlamaStep final : public StepCore {
     for (auto* vec : {&ln1_rstd, &ln2_rstd, &attn_stats}) vec->assign(L, nullptr);
     res[0] = a.bf(BT * C);
     for (long long l = 0; l < L; ++l) {
+      res[l + 1] = a.bf(BT * C);
+      if (recompute && l > 0) continue;  // one block's buffers, shared by all (below)
       ln1[l] = a.bf(BT * C);
       ln1_rstd[l] = a.f32(BT);
       qkv[l] = a.bf(BT * R);
@@ -132,7 +149,10 @@ class LlamaStep final : public StepCore {
       ln2_rstd[l] = a.f32(BT);
       gu[l] = a.bf(BT * 2 * H);
       hid[l] = a.bf(BT * H);
-      res[l + 1] = a.bf(BT * C);
+    }
+    if (recompute) {
+      for (auto* vec : {&ln1, &qkv, &atty, &r2, &ln2, &gu, &hid}) std::fill(vec->begin(), vec->end(), vec->front());
+      for (auto* vec : {&ln1_rstd, &ln2_rstd, &attn_stats}) std::fill(vec->begin(), vec->end(), vec->front());
     }
     lnf = a.bf(BT * C);
     lnf_rstd = a.f32(BT);

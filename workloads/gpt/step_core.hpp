@@ -115,6 +115,10 @@ class StepCore {
   long long n_state = 0;              // fp32 master and moments this rank holds
   int steps_done = 0;
   int micro_count = 1;
+  // Activation recomputation: the blocks' inputs (the residual stream) are kept, every other
+  // activation lives in one block's buffers, and the backward pass recomputes a block's forward
+  // from its input before its gradients. Set before plan().
+  bool recompute = false;
   gpu::DeviceBuffer mem;
 
   // Flat parameter-sized buffers.
