@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/log.hpp"
 
 namespace scalebench {
 
@@ -27,6 +28,19 @@ std::string read_chart_library() {
   if (js.find("Chart.js") == std::string::npos || js.find("</script") != std::string::npos)
     throw Error(path + ": not Chart.js's minified build (chart.min.js from libjs-chart.js)");
   return js;
+}
+
+std::string chart_library_or_static() {
+  const char* env = std::getenv("SCALEBENCH_CHART_JS");
+  const std::string asked = env ? env : "";
+  if (asked == "none") return "";
+  try {
+    return read_chart_library();
+  } catch (const Error& e) {
+    if (!asked.empty()) throw;  // a copy the user named: their mistake, said as an error
+    log::warn(std::string(e.what()) + "; the page's charts stay static (SVG, no hover or zoom)");
+    return "";
+  }
 }
 
 }  // namespace scalebench

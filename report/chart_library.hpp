@@ -12,4 +12,9 @@ std::string chart_library_path();
 // or is not Chart.js.
 std::string read_chart_library();
 
+// What the page inlines: the library, or "" for a page whose charts stay the static SVGs, with a
+// warning, when the package is not installed (SCALEBENCH_CHART_JS=none asks for that page; a copy
+// named there that cannot be read is an Error).
+std::string chart_library_or_static();
+
 }  // namespace scalebench

@@ -2,8 +2,9 @@
 # The report page's interactive charts in headless Chromium: a mouse moved onto a point of the
 # busbw and the time chart must show that point's series, size and value exactly as the per-size
 # table prints them; a drag zooms x, a double-click undoes it, a legend click hides a series.
-# The page is one file (Chart.js inlined, nothing fetched), overlays add dashed curves, and
-# without the charting library the report stops with a clear error.
+# The page is one file (Chart.js inlined, nothing fetched), overlays add dashed curves; a copy of
+# the charting library named but unreadable stops the report with a clear error, and without the
+# library the page keeps its static SVG charts.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/browser/headless.sh"
 records=$SRC/tests/data/report/records.jsonl
@@ -21,7 +22,13 @@ SCALEBENCH_CHART_JS=$WORK/missing.js "$BIN/scalebench" report --records "$record
   >"$WORK/missing.log" 2>&1 && fail "report without its charting library succeeded"
 grep -q "missing.js: cannot read the charting library.*libjs-chart.js" "$WORK/missing.log" ||
   fail "unclear error without the library: $(cat "$WORK/missing.log")"
-[[ ! -e $WORK/none/index.html ]] || fail "a page was written without its charting library"
+[[ ! -e $WORK/none/index.html ]] || fail "a page was written after the error"
+# Without the library (SCALEBENCH_CHART_JS=none stands for a machine without the package): the page
+# is written with its SVG charts and no script.
+SCALEBENCH_CHART_JS=none "$BIN/scalebench" report --records "$records" --out "$WORK/static" >"$WORK/static.log" 2>&1 ||
+  fail "report without the library exited $?: $(cat "$WORK/static.log")"
+grep -q "<svg" "$WORK/static/index.html" || fail "the static page has no SVG chart"
+if grep -q "<script" "$WORK/static/index.html"; then fail "the static page has a script"; fi
 
 # --overlay: another experiment's curves in this one's charts, named as it measured them (host
 # ranks); without --experiment it gets no section of its own; an unknown one is an error.
