@@ -37,6 +37,11 @@ struct NvmlClockLimits {
   std::optional<unsigned long long> power_capped_ns, thermal_capped_ns;
 };
 
+// One GPU's SM clock and power draw, which a load watches while it runs.
+struct NvmlClockPower {
+  std::optional<unsigned int> sm_clock_mhz, power_mw;
+};
+
 // One GPU's configuration and health as nodecheck reads it (topology/nvml_health.cpp). What
 // the GPU or driver does not offer is left empty.
 // NVLink data-link error counters of one GPU, summed over its links. Kept apart because they weigh
@@ -101,6 +106,9 @@ class NvmlLibrary {
   // The clock limits of the GPU with this UUID ("GPU-..."; topology/nvml_telemetry.cpp). Throws
   // Error when not available or no GPU has the UUID; a quantity that cannot be read is left empty.
   NvmlClockLimits read_clock_limits(const std::string& uuid) const;
+  // The clock and power of the GPU with this UUID: two quick calls, where read_telemetry reads
+  // every GPU and spends about 20 ms on each one's PCIe counters.
+  NvmlClockPower read_clock_power(const std::string& uuid) const;
 
   // Configuration and health of every GPU NVML sees (topology/nvml_health.cpp), in index order;
   // GPUs NVML refuses are left out. Throws Error when not available or the GPUs cannot be listed.

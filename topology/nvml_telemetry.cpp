@@ -127,4 +127,18 @@ NvmlClockLimits NvmlLibrary::read_clock_limits(const std::string& uuid) const {
   return out;
 }
 
+NvmlClockPower NvmlLibrary::read_clock_power(const std::string& uuid) const {
+  if (!impl_) throw Error("NVML is not available: " + reason_);
+  const Impl& n = *impl_;
+  if (!n.nvmlDeviceGetHandleByUUID) throw Error("NVML lacks nvmlDeviceGetHandleByUUID");
+  nvmlDevice_t d = nullptr;
+  n.check(n.nvmlDeviceGetHandleByUUID(uuid.c_str(), &d), ("nvmlDeviceGetHandleByUUID(" + uuid + ")").c_str(), __FILE__,
+          __LINE__);
+  NvmlClockPower out;
+  unsigned int v = 0;
+  if (n.nvmlDeviceGetPowerUsage && n.nvmlDeviceGetPowerUsage(d, &v) == abi::kSuccess) out.power_mw = v;
+  if (n.nvmlDeviceGetClockInfo && n.nvmlDeviceGetClockInfo(d, abi::kClockSm, &v) == abi::kSuccess) out.sm_clock_mhz = v;
+  return out;
+}
+
 }  // namespace scalebench

@@ -52,6 +52,19 @@ TEST_F(ClockLimits, AnUnknownUuidIsAnErrorNamingIt) {
   }
 }
 
+// What a burn watches each interval: its own GPU's clock and power, not every GPU's telemetry.
+TEST_F(ClockLimits, ClockAndPowerOfOneGpu) {
+  NvmlLibrary nvml = NvmlLibrary::open(SCALEBENCH_FAKE_NVML);
+  ASSERT_TRUE(nvml.available());
+  const NvmlClockPower r = nvml.read_clock_power(kGpu1);
+  ASSERT_TRUE(r.sm_clock_mhz && r.power_mw);
+  EXPECT_GE(*r.sm_clock_mhz, 1095u);
+  EXPECT_LE(*r.sm_clock_mhz, 1980u);
+  EXPECT_GE(*r.power_mw, 60000u);
+  EXPECT_LE(*r.power_mw, 260000u);
+  EXPECT_THROW(nvml.read_clock_power("GPU-00000000-dead-beef-0000-000000000000"), Error);
+}
+
 TEST_F(ClockLimits, ThermalCounterLeftEmptyWhereTheGpuDoesNotOfferIt) {
   setenv("FAKE_NVML_SCENARIO", "pcie3", 1);
   NvmlLibrary nvml = NvmlLibrary::open(SCALEBENCH_FAKE_NVML);

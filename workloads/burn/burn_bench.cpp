@@ -74,14 +74,13 @@ class TriadLoad : public Load {
 class Telemetry {
  public:
   explicit Telemetry(int device) : nvml_(NvmlLibrary::open()), uuid_(collective::device_uuid(device)) {}
-  std::optional<NvmlGpuReading> read() const {
+  std::optional<NvmlClockPower> read() const {
     if (!nvml_.available()) return std::nullopt;
     try {
-      for (const NvmlGpuReading& r : nvml_.read_telemetry())
-        if (r.uuid == uuid_) return r;
+      return nvml_.read_clock_power(uuid_);
     } catch (const std::exception&) {
+      return std::nullopt;
     }
-    return std::nullopt;
   }
 
  private:
@@ -115,28 +114,35 @@ compute::RankOutcome measure_burn(const Json& params, const compute::DeviceInfo&
   const compute::Throughput tp = throughput(params);
 
   // Warm up, then size a batch of operations to one interval.
-  gpu::Event start, stop;
+  gpu::Event start[2], stop[2];
   for (int i = 0; i < kWarmupOps; ++i) load->run(stream.get());
-  CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
+  CUDA_CHECK(cudaEventRecord(start[0].get(), stream.get()));
   load->run(stream.get());
-  CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
-  CUDA_CHECK(cudaEventSynchronize(stop.get()));
+  CUDA_CHECK(cudaEventRecord(stop[0].get(), stream.get()));
+  CUDA_CHECK(cudaEventSynchronize(stop[0].get()));
   const std::uint64_t first = load->fingerprint(stream.get());
   const double interval = params.at("interval_s").get<double>();
   const int batch =
-      static_cast<int>(std::max(1.0, std::round(interval / std::max(seconds_between(start, stop), 1e-6))));
+      static_cast<int>(std::max(1.0, std::round(interval / std::max(seconds_between(start[0], stop[0]), 1e-6))));
+  auto enqueue = [&](int slot) {
+    CUDA_CHECK(cudaEventRecord(start[slot].get(), stream.get()));
+    for (int i = 0; i < batch; ++i) load->run(stream.get());
+    CUDA_CHECK(cudaEventRecord(stop[slot].get(), stream.get()));
+  };
 
   compute::RankOutcome out;
   Json series = Json::array();
   double min_clock = 0, max_power = 0;
   const auto began = std::chrono::steady_clock::now();
   const double duration = params.at("duration_s").get<double>();
-  for (double t = 0; t < duration;) {
-    CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
-    for (int i = 0; i < batch; ++i) load->run(stream.get());
-    CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
-    CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    const double per_op = seconds_between(start, stop) / batch;
+  // Two intervals in flight: the next one is queued before this one is read, so the GPU never
+  // waits while the host reads the clocks (the load stays sustained).
+  int slot = 0;
+  enqueue(slot);
+  for (double t = 0; t < duration; slot ^= 1) {
+    enqueue(slot ^ 1);
+    CUDA_CHECK(cudaEventSynchronize(stop[slot].get()));
+    const double per_op = seconds_between(start[slot], stop[slot]) / batch;
     out.seconds.push_back(per_op);
     t = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     Json point{{"t_s", t}, {"value", tp.work / per_op * tp.scale}};
@@ -152,6 +158,7 @@ compute::RankOutcome measure_burn(const Json& params, const compute::DeviceInfo&
     }
     series.push_back(std::move(point));
   }
+  CUDA_CHECK(cudaStreamSynchronize(stream.get()));  // the interval queued last, not measured
 
   // The same inputs must give the same output at the end of the load as at its start.
   const std::uint64_t last = load->fingerprint(stream.get());
