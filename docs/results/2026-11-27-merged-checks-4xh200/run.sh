@@ -1,7 +1,7 @@
 #!/bin/bash
 # Checks of the merged main on a 4-GPU machine: every GPU unit test (sharded over the GPUs), the
-# GPT text run, the one-GPU quick study and its report, the agent's metrics during a GPU run, and
-# a 2-D GPT layout against one GPU.
+# GPT text run (the fortunes package's text files copied to .gpt-dev/fortunes-corpus), the quick GPU
+# study and its report, and the agent's metrics during a GPU run.
 B=${B:-.gpu-bundle/env.sh}   # run from the repository root with the bundle unpacked, OUT = a folder for the logs
 nvidia-smi --query-gpu=index,name,power.limit,clocks.max.sm,driver_version --format=csv,noheader
 echo "== GPU unit tests, 4 shards"
