@@ -54,6 +54,17 @@ long long read_violations(const Nvml& n, nvmlDevice_t d, std::optional<unsigned 
   return timestamp_us;
 }
 
+// The GPU with this UUID; an Error naming it when NVML has none. A template so that it takes
+// NvmlLibrary's private Impl without naming it.
+template <class Nvml>
+nvmlDevice_t device_by_uuid(const Nvml& n, const std::string& uuid) {
+  if (!n.nvmlDeviceGetHandleByUUID) throw Error("NVML lacks nvmlDeviceGetHandleByUUID");
+  nvmlDevice_t d = nullptr;
+  n.check(n.nvmlDeviceGetHandleByUUID(uuid.c_str(), &d), ("nvmlDeviceGetHandleByUUID(" + uuid + ")").c_str(), __FILE__,
+          __LINE__);
+  return d;
+}
+
 }  // namespace
 
 std::vector<NvmlGpuReading> NvmlLibrary::read_telemetry() const {
@@ -118,10 +129,7 @@ std::vector<NvmlGpuReading> NvmlLibrary::read_telemetry() const {
 NvmlClockLimits NvmlLibrary::read_clock_limits(const std::string& uuid) const {
   if (!impl_) throw Error("NVML is not available: " + reason_);
   const Impl& n = *impl_;
-  if (!n.nvmlDeviceGetHandleByUUID) throw Error("NVML lacks nvmlDeviceGetHandleByUUID");
-  nvmlDevice_t d = nullptr;
-  n.check(n.nvmlDeviceGetHandleByUUID(uuid.c_str(), &d), ("nvmlDeviceGetHandleByUUID(" + uuid + ")").c_str(), __FILE__,
-          __LINE__);
+  const nvmlDevice_t d = device_by_uuid(n, uuid);
   NvmlClockLimits out;
   read_violations(n, d, out.power_capped_ns, out.thermal_capped_ns);
   return out;
@@ -130,10 +138,7 @@ NvmlClockLimits NvmlLibrary::read_clock_limits(const std::string& uuid) const {
 NvmlClockPower NvmlLibrary::read_clock_power(const std::string& uuid) const {
   if (!impl_) throw Error("NVML is not available: " + reason_);
   const Impl& n = *impl_;
-  if (!n.nvmlDeviceGetHandleByUUID) throw Error("NVML lacks nvmlDeviceGetHandleByUUID");
-  nvmlDevice_t d = nullptr;
-  n.check(n.nvmlDeviceGetHandleByUUID(uuid.c_str(), &d), ("nvmlDeviceGetHandleByUUID(" + uuid + ")").c_str(), __FILE__,
-          __LINE__);
+  const nvmlDevice_t d = device_by_uuid(n, uuid);
   NvmlClockPower out;
   unsigned int v = 0;
   if (n.nvmlDeviceGetPowerUsage && n.nvmlDeviceGetPowerUsage(d, &v) == abi::kSuccess) out.power_mw = v;
