@@ -6,11 +6,8 @@
 
 #include <string>
 
+#include "tests/unit/topology/fake_nvml.hpp"
 #include "tests/unit/topology/nvidia_smi_outputs.hpp"
-
-#ifndef SCALEBENCH_FAKE_NVML
-#error "link scalebench_topology_testing: it defines SCALEBENCH_FAKE_NVML, the path of the stand-in libnvidia-ml"
-#endif
 
 namespace scalebench {
 namespace {
