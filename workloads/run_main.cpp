@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -92,24 +93,39 @@ using Invocation = RunRequest;  // as parsed from the command line
 
 bool built_in(const std::string& name) { return find_entry(name) != nullptr; }
 
-// nccl-tests' short flags, as the collective workload's parameters.
-struct NcclTestsFlag {
-  const char* flag;
-  const char* param;
-  const char* help;
-};
-constexpr NcclTestsFlag kNcclTestsFlags[] = {{"-b", "min_bytes", "nccl-tests' minbytes: -p min_bytes"},
-                                             {"-e", "max_bytes", "nccl-tests' maxbytes: -p max_bytes"},
-                                             {"-f", "step_factor", "nccl-tests' stepfactor: -p step_factor"},
-                                             {"-g", "gpus_per_process", "nccl-tests' ngpus: -p gpus_per_process"},
-                                             {"-n", "iters", "nccl-tests' iters: -p iters"},
-                                             {"-w", "warmup", "nccl-tests' warmup_iters: -p warmup"}};
+// The short flags every workload declares (WorkloadDef::short_flags), each once: a flag sets the
+// parameter of the workload being run that declares it.
+std::vector<std::string> short_flag_names() {
+  std::vector<std::string> flags;
+  for (const auto& def : workload_defs())
+    for (const auto& f : def.short_flags)
+      if (std::find(flags.begin(), flags.end(), f.flag) == flags.end()) flags.push_back(f.flag);
+  return flags;
+}
+
+// "collective: nccl-tests' minbytes (-p min_bytes)", one part per workload that declares `flag`.
+std::string short_flag_help(const std::string& flag) {
+  std::string help;
+  for (const auto& def : workload_defs())
+    if (const ShortFlag* f = def.find_short_flag(flag))
+      help += (help.empty() ? "" : "; ") + def.name + ": " + f->help + " (-p " + f->param + ")";
+  return help;
+}
+
+// "the collective workload", "the a, b workloads": those that declare `flag`.
+std::string workloads_with_flag(const std::string& flag) {
+  std::string names;
+  int n = 0;
+  for (const auto& def : workload_defs())
+    if (def.find_short_flag(flag)) names += (n++ ? ", " : "") + def.name;
+  return "the " + names + (n > 1 ? " workloads" : " workload");
+}
 
 // Where the command line lands before it becomes a run.
 struct CommandLine {
   std::string workload, spec_file, spec_env, format = "table";
-  std::vector<std::string> params;  // KEY=VALUE
-  std::map<std::string, std::string> nccl_flags;
+  std::vector<std::string> params;                 // KEY=VALUE
+  std::map<std::string, std::string> short_flags;  // flag -> value
   int repetitions = 20;
 };
 
@@ -135,8 +151,10 @@ void declare_options(CLI::App& app, CommandLine& c, Invocation& inv) {
   app.add_flag("--allow-run-as-root", inv.mpirun.as_root, "pass --allow-run-as-root to that mpirun");
   app.add_flag("--capabilities")->description("print the workloads and backends built in, as JSON");
   app.add_flag("--topology")->description("print this node's GPUs and the links between them");
-  for (const auto& f : kNcclTestsFlags)
-    app.add_option(f.flag, c.nccl_flags[f.param], f.help)->type_name("V")->group("collective (nccl-tests' flags)");
+  for (const std::string& flag : short_flag_names())
+    app.add_option(flag, c.short_flags[flag], short_flag_help(flag))
+        ->type_name("V")
+        ->group("Workloads' short flags (WORKLOAD --help lists a workload's)");
 }
 
 Invocation parse_args(int argc, char** argv) {
@@ -155,10 +173,6 @@ Invocation parse_args(int argc, char** argv) {
     // WORKLOAD --help: that workload's parameters, as nvbandwidth --list shows its tests.
     if (const WorkloadDef* def = find_workload(c.workload)) {
       std::fputs(workload_help(*def).c_str(), stdout);
-      if (def->name == "collective") {
-        std::puts("nccl-tests' flags:");
-        for (const auto& f : kNcclTestsFlags) std::printf("  %s V  %s\n", f.flag, f.help);
-      }
       if (!built_in(def->name)) std::puts("(not built into this scalebench-run)");
       std::exit(0);
     }
@@ -175,17 +189,19 @@ Invocation parse_args(int argc, char** argv) {
   const std::string& spec_file = c.spec_file;
   const std::string& spec_env = c.spec_env;
   const std::string& workload = c.workload;
-  for (const auto& f : kNcclTestsFlags)
-    if (app.get_option(f.flag)->count() && workload != "collective")
-      usage_error(std::string(f.flag) + " (nccl-tests' " + f.param + ") applies to the collective workload only");
   Json params = Json::object();
   for (const auto& kv : c.params) {
     auto eq = kv.find('=');
     if (eq == std::string::npos) usage_error("-p takes KEY=VALUE, got '" + kv + "'");
     params[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-  for (const auto& f : kNcclTestsFlags)
-    if (app.get_option(f.flag)->count()) params[f.param] = c.nccl_flags[f.param];
+  const WorkloadDef* flagged = find_workload(workload);
+  for (const auto& [flag, value] : c.short_flags) {
+    if (!app.get_option(flag)->count()) continue;
+    const ShortFlag* f = flagged ? flagged->find_short_flag(flag) : nullptr;
+    if (!f) usage_error(flag + " applies to " + workloads_with_flag(flag) + " only");
+    params[f->param] = value;
+  }
   const int repetitions = c.repetitions;
   if (!spec_file.empty() || !spec_env.empty()) {
     Json j;

@@ -2,8 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/topology/nvidia_smi_outputs.hpp"
+#include "topology/discover.hpp"
+
 namespace scalebench {
 namespace {
+
+using smi_outputs::four_h200;
 
 TEST(ParseGpuCsv, NvidiaSmiOutput) {
   const std::string csv =
@@ -60,6 +65,33 @@ TEST(ParseGpuCsv, LastLineWithoutNewline) {
   ASSERT_EQ(gpus.size(), 2u);
   EXPECT_EQ(gpus[1]["name"], "B");
   EXPECT_EQ(gpus[1]["memory_mib"], 200);
+}
+
+// The agent's inventory, built from the topology
+
+TEST(InventoryFromTopology, KeepsTheCoordinatorFieldsAndAddsPcieAndNuma) {
+  Topology t = four_h200();
+  Json smi = parse_gpu_csv(
+      "1, NVIDIA H200, GPU-7d41b2a9-0c3e-4f21-8a6b-2c3d4e5f6071, 00000000:3B:00.0, 143771, 570.86.15\n"
+      "0, NVIDIA H200, GPU-3f2a6c1e-8b1d-4e55-9c0a-1b2c3d4e5f60, 00000000:19:00.0, 143771, 570.86.15\n");
+  Json gpus = gpu_inventory(t, smi);
+  ASSERT_EQ(gpus.size(), 4u);
+  EXPECT_EQ(gpus[1].dump(), R"({"index":1,"name":"NVIDIA H200","uuid":"GPU-7d41b2a9-0c3e-4f21-8a6b-2c3d4e5f6071",)"
+                            R"("pci_bus_id":"00000000:3B:00.0","memory_mib":143771,"driver":"570.86.15","pcie_gen":5,)"
+                            R"("pcie_gen_max":5,"pcie_width":16,"pcie_width_max":16,"numa_node":0})");
+  EXPECT_EQ(gpus[0]["memory_mib"], 143771);
+  EXPECT_TRUE(gpus[3]["memory_mib"].is_null());  // not in nvidia-smi's list
+  EXPECT_EQ(gpus[3]["driver"], "");
+  EXPECT_EQ(gpus[3]["index"], 3);
+}
+
+TEST(InventoryFromTopology, NoGpuIsAnEmptyList) {
+  DiscoverOptions nowhere;
+  nowhere.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+  nowhere.nvidia_smi = "/nonexistent/nvidia-smi";
+  Topology t = discover_topology(nowhere);
+  EXPECT_EQ(gpu_inventory(t, Json::array()), Json::array());
+  EXPECT_EQ(to_json(t)["source"], "none");
 }
 
 }  // namespace

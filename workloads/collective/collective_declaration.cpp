@@ -85,6 +85,12 @@ WorkloadDef collective_declaration() {
   d.measurement_params = {"min_bytes",  "max_bytes", "step_factor", "warmup", "iters",
                           "time_cap_s", "target_cv", "check",       "root"};
   d.table_columns = {"op", "dtype", "backend", "in_place"};
+  d.short_flags = {{"-b", "min_bytes", "nccl-tests' minbytes"},
+                   {"-e", "max_bytes", "nccl-tests' maxbytes"},
+                   {"-f", "step_factor", "nccl-tests' stepfactor"},
+                   {"-g", "gpus_per_process", "nccl-tests' ngpus"},
+                   {"-n", "iters", "nccl-tests' iters"},
+                   {"-w", "warmup", "nccl-tests' warmup_iters"}};
   return d;
 }
 

@@ -41,6 +41,10 @@ RankOutcome measure_safely(const ComputeWorkload& w, const Json& params, const J
 }
 }  // namespace
 
+int run_compute_workload(const RunRequest& run, const ComputeWorkload& workload) {
+  return run_compute_workload(*run.mpi, run.run_id, run.spec, run.records, run.emit, workload);
+}
+
 int run_compute_workload(const MpiSession& mpi, long long run_id, const Json& spec, bool records,
                          const std::function<void(const Json&)>& emit, const ComputeWorkload& w) {
   const bool lead = mpi.rank() == 0;

@@ -7,6 +7,7 @@
 #include "common/json.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/compute/compute_records.hpp"
+#include "workloads/run_request.hpp"
 
 // The run of a compute workload (gemm, conv, rnn) as scalebench-run drives it: one rank per GPU,
 // every rank measuring the same point at the same moment, rank 0 reporting. Built only with
@@ -35,8 +36,18 @@ struct ComputeWorkload {
   Json versions = Json::object();
 };
 
+// A plan's points as ComputeWorkload::plan returns them: each point's to_json(), in order.
+template <typename Points>
+std::vector<Json> points_json(const Points& points) {
+  std::vector<Json> out;
+  for (const auto& p : points) out.push_back(p.to_json());
+  return out;
+}
+
 // Returns the exit code: 0, or 3 when a point failed (wrong output or an error).
 int run_compute_workload(const MpiSession& mpi, long long run_id, const Json& spec, bool records,
                          const std::function<void(const Json&)>& emit, const ComputeWorkload& workload);
+// The same for the run scalebench-run hands over: its records to run.emit, or a table on stdout.
+int run_compute_workload(const RunRequest& run, const ComputeWorkload& workload);
 
 }  // namespace scalebench::compute

@@ -23,6 +23,10 @@ TimingConfig TimingConfig::from_params(const Json& params, int repetitions) {
   return c;
 }
 
+TimingConfig TimingConfig::from_spec(const Json& spec) {
+  return from_params(spec.at("params"), spec.value("repetitions", 20));
+}
+
 std::vector<double> time_on_stream(cudaStream_t stream, const TimingConfig& cfg,
                                    const std::function<void(cudaStream_t)>& op) {
   gpu::Event start, stop;

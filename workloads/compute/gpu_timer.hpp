@@ -18,6 +18,8 @@ struct TimingConfig {
   // From the workload parameters `warmup`, `iters`, `time_cap` (when present) and the run's
   // repetitions.
   static TimingConfig from_params(const Json& params, int repetitions);
+  // The same from a run's spec: its params and repetitions (20 where it has none).
+  static TimingConfig from_spec(const Json& spec);
 };
 
 // Seconds per operation of each timed sample. `op` enqueues one operation on the stream.

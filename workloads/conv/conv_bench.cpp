@@ -13,6 +13,7 @@
 #include "workloads/conv/conv_reference.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/dtype_cuda.hpp"
+#include "workloads/gpu/graph_capture.hpp"
 
 namespace scalebench::conv {
 
@@ -324,28 +325,17 @@ compute::RankOutcome ConvBench::measure(const ConvPoint& pt, const Config& cfg, 
   constexpr int kGraphConvs = 20;
   std::optional<gpu::GraphExec> graph;
   if (cfg.graph) {
-    cudaGraph_t captured = nullptr;
-    CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
-    for (int i = 0; i < kGraphConvs && st == CUDNN_STATUS_SUCCESS; ++i) st = run(algo, ws.get(), ws.bytes());
-    const cudaError_t ended = cudaStreamEndCapture(stream, &captured);
-    std::string problem;
-    if (st != CUDNN_STATUS_SUCCESS)
-      problem = "cuDNN during capture: " + cudnn_status_text(st);
-    else if (ended != cudaSuccess || captured == nullptr)
-      problem = std::string("cudaStreamEndCapture: ") + cudaGetErrorString(ended);
-    if (problem.empty()) {
-      try {
-        graph.emplace(captured);  // instantiates, frees the captured graph
-      } catch (const std::exception& e) {
-        problem = e.what();
-      }
-    } else if (captured != nullptr) {
-      cudaGraphDestroy(captured);
-    }
-    if (!problem.empty()) {
+    auto convs = [&] {
+      for (int i = 0; i < kGraphConvs; ++i)
+        if (const cudnnStatus_t st = run(algo, ws.get(), ws.bytes()); st != CUDNN_STATUS_SUCCESS)
+          throw Error("cuDNN during capture: " + cudnn_status_text(st));
+    };
+    try {
+      // Thread-local: an unsafe call cuDNN makes during the capture refuses it (direct calls then).
+      graph = gpu::capture_graph(stream, convs, 0, cudaStreamCaptureModeThreadLocal);
+    } catch (const std::exception& e) {
       (void)cudaGetLastError();  // a refused capture leaves no sticky error; clear the last one
-      details["graph_problem"] = problem;
+      details["graph_problem"] = e.what();
     }
   }
   if (graph) {

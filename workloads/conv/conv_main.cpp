@@ -13,22 +13,12 @@
 namespace scalebench {
 
 int run_conv_workload(const RunRequest& run) {
-  const MpiSession& mpi = *run.mpi;
-  const long long run_id = run.run_id;
-  const Json& spec = run.spec;
-  const bool records = run.records;
-  const auto& emit = run.emit;
-  const Json params = spec.at("params");
-  const conv::Config cfg = conv::Config::from_params(params);
-  const compute::TimingConfig timing = compute::TimingConfig::from_params(params, spec.value("repetitions", 20));
+  const conv::Config cfg = conv::Config::from_params(run.spec.at("params"));
+  const compute::TimingConfig timing = compute::TimingConfig::from_spec(run.spec);
 
   std::optional<conv::ConvBench> bench;  // made on first use, once the rank's GPU is current
   compute::ComputeWorkload w;
-  w.plan = [&](const Json&) {
-    std::vector<Json> out;
-    for (const conv::ConvPoint& p : conv::plan(cfg)) out.push_back(p.to_json());
-    return out;
-  };
+  w.plan = [&](const Json&) { return compute::points_json(conv::plan(cfg)); };
   w.throughput = [](const Json&, const Json& point) { return conv::throughput(conv::ConvPoint::from_json(point)); };
   w.measure = [&](const Json&, const Json& point, const compute::DeviceInfo& gpu) {
     if (!bench) bench.emplace();
@@ -44,7 +34,7 @@ int run_conv_workload(const RunRequest& run) {
   auto out = [&](const Json& record) {
     Json r = record;
     peaks.annotate(r);
-    if (records) return emit(r);
+    if (run.records) return run.emit(r);
     if (!header && r.contains("point")) {
       const Json devices = r.value("placement", Json::object()).value("devices", Json::array());
       std::printf("# conv on %zu GPU%s (%s), one rank per GPU, all at once; algo=%s\n%s\n", devices.size(),
@@ -57,7 +47,7 @@ int run_conv_workload(const RunRequest& run) {
     if (!line.empty()) std::printf("%s\n", line.c_str());
     std::fflush(stdout);
   };
-  return compute::run_compute_workload(mpi, run_id, spec, true, out, w);
+  return compute::run_compute_workload(*run.mpi, run.run_id, run.spec, true, out, w);
 }
 
 }  // namespace scalebench

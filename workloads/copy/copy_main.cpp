@@ -51,12 +51,8 @@ void add_peak(const Topology& t, bool peer_access, Json& rec) {
 
 int run_copy_workload(const RunRequest& run) {
   const MpiSession& mpi = *run.mpi;
-  const long long run_id = run.run_id;
-  const Json& spec = run.spec;
-  const bool records = run.records;
-  const auto& emit = run.emit;
-  const Json params = copy::resolved_params(spec.at("params"));
-  const copy::Config cfg = copy::Config::from_params(params, spec.value("repetitions", 20));
+  const Json params = copy::resolved_params(run.spec.at("params"));
+  const copy::Config cfg = copy::Config::from_params(params, run.spec.value("repetitions", 20));
   const bool lead = mpi.rank() == 0;
 
   int gpus = 0;
@@ -77,7 +73,7 @@ int run_copy_workload(const RunRequest& run) {
     finish_together();
     return 0;
   }
-  Json context = record_context(run_id, spec, env.placement);
+  Json context = record_context(run.run_id, run.spec, env.placement);
   context["params"] = params;
   context["environment"] = env.environment;
   const Topology topology = gpus > 0 ? visible_topology(devices) : Topology{};
@@ -88,8 +84,8 @@ int run_copy_workload(const RunRequest& run) {
   if (!why_not.empty()) {
     if (!no_gpu.empty()) why_not += " (" + no_gpu + ")";
     const bool failed = gpus == 0;  // no GPU where the placement promised some
-    if (records)
-      emit(status_record(context, failed ? "failed" : "skipped", why_not));
+    if (run.records)
+      run.emit(status_record(context, failed ? "failed" : "skipped", why_not));
     else
       std::fprintf(stdout, "# %s: %s\n", failed ? "failed" : "skipped", why_not.c_str());
     exit_code = failed ? 3 : 0;
@@ -99,14 +95,14 @@ int run_copy_workload(const RunRequest& run) {
     for (const copy::Case& cs : copy::plan_cases(cfg, gpus)) {
       copy::CaseResult r = bench.run(cs);
       if (copy::case_failed(r)) exit_code = 3;
-      if (records)
+      if (run.records)
         for (Json rec : copy::case_records(context, cfg, r)) {
           add_peak(topology, params.value("peer_access", true), rec);
-          emit(rec);
+          run.emit(rec);
         }
       results.push_back(std::move(r));
     }
-    if (!records) copy::print_table(stdout, cfg, gpus, results);
+    if (!run.records) copy::print_table(stdout, cfg, gpus, results);
   }
   finish_together();
   return exit_code;

@@ -10,13 +10,8 @@
 namespace scalebench {
 
 int run_gemm_workload(const RunRequest& run) {
-  const MpiSession& mpi = *run.mpi;
-  const long long run_id = run.run_id;
-  const Json& spec = run.spec;
-  const bool records = run.records;
-  const auto& emit = run.emit;
-  const int repetitions = spec.value("repetitions", 20);
-  const gemm::Config cfg = gemm::Config::from_params(spec.at("params"));  // bad parameters fail before any GPU work
+  const int repetitions = run.spec.value("repetitions", 20);
+  const gemm::Config cfg = gemm::Config::from_params(run.spec.at("params"));  // bad parameters fail before any GPU work
   compute::ComputeWorkload w;
   w.plan = [](const Json& params) {
     const gemm::Config c = gemm::Config::from_params(params);
@@ -40,18 +35,18 @@ int run_gemm_workload(const RunRequest& run) {
   auto finish = [&](const Json& record) {
     Json r = record;
     peaks.finish(r);
-    if (records) return emit(r);
+    if (run.records) return run.emit(r);
     if (!header) {
       std::printf("# gemm %s, %zu shape%s, on %d GPU%s at once (one rank per GPU)\n%s\n", compute::name(cfg.precision),
-                  cfg.shapes.size(), cfg.shapes.size() == 1 ? "" : "s", mpi.size(), mpi.size() == 1 ? "" : "s",
-                  gemm::table_header().c_str());
+                  cfg.shapes.size(), cfg.shapes.size() == 1 ? "" : "s", run.mpi->size(),
+                  run.mpi->size() == 1 ? "" : "s", gemm::table_header().c_str());
       header = true;
     }
     const std::string line = table.format_row(r);
     if (!line.empty()) std::printf("%s\n", line.c_str());
     std::fflush(stdout);
   };
-  return compute::run_compute_workload(mpi, run_id, spec, true, finish, w);
+  return compute::run_compute_workload(*run.mpi, run.run_id, run.spec, true, finish, w);
 }
 
 }  // namespace scalebench

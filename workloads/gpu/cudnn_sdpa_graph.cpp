@@ -3,7 +3,9 @@
 #include <cuda_runtime.h>
 
 #include <exception>
+#include <initializer_list>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "common/error.hpp"
@@ -56,63 +58,53 @@ class GraphBuilder {
     return add(next_++, dims, strides, type, true, false);
   }
 
-  // y = mode(x[, b][, t]); `axis` for GEN_INDEX.
-  void pointwise(cudnnPointwiseMode_t mode, Desc x, Desc b, Desc t, Desc y, cudnnDataType_t math = CUDNN_DATA_FLOAT,
+  // y = mode(x[, b][, t]); `axis` for GEN_INDEX. Returns y.
+  Desc pointwise(cudnnPointwiseMode_t mode, Desc x, Desc b, Desc t, Desc y, cudnnDataType_t math = CUDNN_DATA_FLOAT,
                  std::int64_t axis = -1) {
     BackendDescriptor& pw = keep(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
     pw.set(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode);
     pw.set(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &math);
     if (axis >= 0) pw.set(CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &axis);
     pw.finalize();
-    BackendDescriptor op(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
-    Desc p = pw.get();
-    op.set(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &p);
-    op.set(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
-    if (b) op.set(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
-    if (t) op.set(CUDNN_ATTR_OPERATION_POINTWISE_TDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &t);
-    op.set(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+    BackendDescriptor op = operation(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR,
+                                     {{CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, pw.get()},
+                                      {CUDNN_ATTR_OPERATION_POINTWISE_XDESC, x},
+                                      {CUDNN_ATTR_OPERATION_POINTWISE_BDESC, b},
+                                      {CUDNN_ATTR_OPERATION_POINTWISE_TDESC, t},
+                                      {CUDNN_ATTR_OPERATION_POINTWISE_YDESC, y}});
     const float one = 1.f;
     op.set(CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, CUDNN_TYPE_FLOAT, 1, &one);
     op.set(CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_FLOAT, 1, &one);
     add_op(std::move(op));
+    return y;
   }
 
-  // c = a b, batched over the first two dimensions, fp32 accumulation.
-  void matmul(Desc a, Desc b, Desc c) {
-    BackendDescriptor& mm = keep(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
-    const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
-    mm.set(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
-    mm.finalize();
-    BackendDescriptor op(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
-    Desc m = mm.get();
-    op.set(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &a);
-    op.set(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
-    op.set(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c);
-    op.set(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &m);
-    add_op(std::move(op));
+  // c = a b, batched over the first two dimensions, fp32 accumulation. Returns c.
+  Desc matmul(Desc a, Desc b, Desc c) {
+    Desc m = fp32_compute(keep(CUDNN_BACKEND_MATMUL_DESCRIPTOR), CUDNN_ATTR_MATMUL_COMP_TYPE);
+    add_op(operation(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, {{CUDNN_ATTR_OPERATION_MATMUL_ADESC, a},
+                                                                 {CUDNN_ATTR_OPERATION_MATMUL_BDESC, b},
+                                                                 {CUDNN_ATTR_OPERATION_MATMUL_CDESC, c},
+                                                                 {CUDNN_ATTR_OPERATION_MATMUL_DESC, m}}));
+    return c;
   }
 
-  // y = reduce(x) over the dimensions where y is 1.
-  void reduction(cudnnReduceTensorOp_t mode, Desc x, Desc y) {
+  // y = reduce(x) over the dimensions where y is 1. Returns y.
+  Desc reduction(cudnnReduceTensorOp_t mode, Desc x, Desc y) {
     BackendDescriptor& red = keep(CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
-    const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
     red.set(CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &mode);
-    red.set(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
-    red.finalize();
-    BackendDescriptor op(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR);
-    Desc r = red.get();
-    op.set(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
-    op.set(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
-    op.set(CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &r);
-    add_op(std::move(op));
+    Desc r = fp32_compute(red, CUDNN_ATTR_REDUCTION_COMP_TYPE);
+    add_op(operation(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, {{CUDNN_ATTR_OPERATION_REDUCTION_XDESC, x},
+                                                                    {CUDNN_ATTR_OPERATION_REDUCTION_YDESC, y},
+                                                                    {CUDNN_ATTR_OPERATION_REDUCTION_DESC, r}}));
+    return y;
   }
 
-  // y views x with other dimensions and strides (a transpose).
-  void reshape(Desc x, Desc y) {
-    BackendDescriptor op(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR);
-    op.set(CUDNN_ATTR_OPERATION_RESHAPE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
-    op.set(CUDNN_ATTR_OPERATION_RESHAPE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
-    add_op(std::move(op));
+  // y views x with other dimensions and strides (a transpose). Returns y.
+  Desc reshape(Desc x, Desc y) {
+    add_op(operation(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR,
+                     {{CUDNN_ATTR_OPERATION_RESHAPE_XDESC, x}, {CUDNN_ATTR_OPERATION_RESHAPE_YDESC, y}}));
+    return y;
   }
 
   // The first plan cuDNN's heuristics propose that finalises for this graph.
@@ -160,6 +152,21 @@ class GraphBuilder {
     t.finalize();
     return t.get();
   }
+  // An operation whose attributes `descs` name other descriptors; a null one is left out.
+  static BackendDescriptor operation(cudnnBackendDescriptorType_t type,
+                                     std::initializer_list<std::pair<cudnnBackendAttributeName_t, Desc>> descs) {
+    BackendDescriptor op(type);
+    for (auto [attr, d] : descs)
+      if (d) op.set(attr, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d);
+    return op;
+  }
+  // `d` computing in fp32 (its attribute `attr`), finalised.
+  static Desc fp32_compute(BackendDescriptor& d, cudnnBackendAttributeName_t attr) {
+    const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
+    d.set(attr, CUDNN_TYPE_DATA_TYPE, 1, &compute);
+    d.finalize();
+    return d.get();
+  }
   BackendDescriptor& keep(cudnnBackendDescriptorType_t type) {
     descs_.emplace_back(type);
     return descs_.back();
@@ -193,59 +200,77 @@ Layout layout(const SdpaShape& s) {
           {h * n, n, 1, 1}};
 }
 
+// Virtual tensors of the graph's two shapes: a score per query and key, a value per query row.
+Desc scores(GraphBuilder& g, const Layout& l, cudnnDataType_t type = CUDNN_DATA_FLOAT) {
+  return g.virt(l.scores, l.scores_strides, type);
+}
+Desc rows(GraphBuilder& g, const Layout& l) { return g.virt(l.rows, l.rows_strides); }
+
+// The scores viewed transposed (key-major), in bf16: the input of the dV and dK matmuls.
+Desc transposed(GraphBuilder& g, const Layout& l, Desc x) {
+  const Dims& sc = l.scores;
+  return g.reshape(x, g.virt(sc, {sc[1] * sc[2] * sc[3], sc[2] * sc[3], 1, sc[3]}, CUDNN_DATA_BFLOAT16));
+}
+
+// What both passes bind: Q, K (read as K^T), O, the softmax statistics and the two scalars.
+struct Bound {
+  Desc q, kt, o, stats, scale, masked;
+};
+Bound bind_common(GraphBuilder& g, const Layout& l) {
+  return {g.tensor(kQ, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16),
+          g.tensor(kK, l.kt_dims, l.kt_strides, CUDNN_DATA_BFLOAT16),
+          g.tensor(kO, l.bhsd, l.out, CUDNN_DATA_BFLOAT16),
+          g.tensor(kStats, l.rows, l.rows_strides, CUDNN_DATA_FLOAT),
+          g.scalar(kScale),
+          g.scalar(kNegInf)};
+}
+
+// scale Q K^T: where both passes start.
+Desc scaled_scores(GraphBuilder& g, const Layout& l, const Bound& t) {
+  Desc qk = g.matmul(t.q, t.kt, scores(g, l));
+  return g.pointwise(CUDNN_POINTWISE_MUL, qk, t.scale, nullptr, scores(g, l));
+}
+
 // Scores where the key comes after the query become the masked value (causal, top-left aligned).
-Desc causal_mask(GraphBuilder& g, const Layout& l, Desc scores, Desc masked) {
-  Desc row = g.virt(l.scores, l.scores_strides, CUDNN_DATA_INT32);
-  g.pointwise(CUDNN_POINTWISE_GEN_INDEX, scores, nullptr, nullptr, row, CUDNN_DATA_FLOAT, 2);
-  Desc col = g.virt(l.scores, l.scores_strides, CUDNN_DATA_INT32);
-  g.pointwise(CUDNN_POINTWISE_GEN_INDEX, scores, nullptr, nullptr, col, CUDNN_DATA_FLOAT, 3);
-  Desc keep = g.virt(l.scores, l.scores_strides, CUDNN_DATA_BOOLEAN);
-  g.pointwise(CUDNN_POINTWISE_CMP_GE, row, col, nullptr, keep, CUDNN_DATA_BOOLEAN);
-  Desc out = g.virt(l.scores, l.scores_strides);
-  g.pointwise(CUDNN_POINTWISE_BINARY_SELECT, scores, masked, keep, out);
-  return out;
+Desc causal_mask(GraphBuilder& g, const Layout& l, Desc x, Desc masked) {
+  Desc row =
+      g.pointwise(CUDNN_POINTWISE_GEN_INDEX, x, nullptr, nullptr, scores(g, l, CUDNN_DATA_INT32), CUDNN_DATA_FLOAT, 2);
+  Desc col =
+      g.pointwise(CUDNN_POINTWISE_GEN_INDEX, x, nullptr, nullptr, scores(g, l, CUDNN_DATA_INT32), CUDNN_DATA_FLOAT, 3);
+  Desc keep =
+      g.pointwise(CUDNN_POINTWISE_CMP_GE, row, col, nullptr, scores(g, l, CUDNN_DATA_BOOLEAN), CUDNN_DATA_BOOLEAN);
+  return g.pointwise(CUDNN_POINTWISE_BINARY_SELECT, x, masked, keep, scores(g, l));
 }
 
 // c = a b into `out`; with grouped-query attention (dK, dV) into a virtual bf16 tensor per query
 // head, then summed over each KV head's group of query heads by a reduction into `out`.
 void matmul_per_kv_head(GraphBuilder& g, const Layout& l, bool grouped, Desc a, Desc b, Desc out) {
-  if (!grouped) return g.matmul(a, b, out);
+  if (!grouped) {
+    g.matmul(a, b, out);
+    return;
+  }
   const Dims& x = l.bhsd;
-  Desc full = g.virt(x, {x[1] * x[2] * x[3], x[2] * x[3], x[3], 1}, CUDNN_DATA_BFLOAT16);
-  g.matmul(a, b, full);
+  Desc full = g.matmul(a, b, g.virt(x, {x[1] * x[2] * x[3], x[2] * x[3], x[3], 1}, CUDNN_DATA_BFLOAT16));
   g.reduction(CUDNN_REDUCE_TENSOR_ADD, full, out);
 }
 
 SdpaPlan forward_plan(cudnnHandle_t handle, const SdpaShape& s) {
   const Layout l = layout(s);
   GraphBuilder g;
-  Desc q = g.tensor(kQ, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
-  Desc kt = g.tensor(kK, l.kt_dims, l.kt_strides, CUDNN_DATA_BFLOAT16);
+  const Bound t = bind_common(g, l);
   Desc v = g.tensor(kV, l.kv_bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
-  Desc o = g.tensor(kO, l.bhsd, l.out, CUDNN_DATA_BFLOAT16);
-  Desc stats = g.tensor(kStats, l.rows, l.rows_strides, CUDNN_DATA_FLOAT);
-  Desc scale = g.scalar(kScale), masked = g.scalar(kNegInf);
 
-  Desc s1 = g.virt(l.scores, l.scores_strides);
-  g.matmul(q, kt, s1);
-  Desc s2 = g.virt(l.scores, l.scores_strides);
-  g.pointwise(CUDNN_POINTWISE_MUL, s1, scale, nullptr, s2);
-  Desc s3 = causal_mask(g, l, s2, masked);
+  Desc x = causal_mask(g, l, scaled_scores(g, l, t), t.masked);
   // Softmax with its statistics: max, exp(x - max), sum, stats = max + log(sum), P = exp / sum.
-  Desc mx = g.virt(l.rows, l.rows_strides);
-  g.reduction(CUDNN_REDUCE_TENSOR_MAX, s3, mx);
-  Desc sub = g.virt(l.scores, l.scores_strides);
-  g.pointwise(CUDNN_POINTWISE_SUB, s3, mx, nullptr, sub);
-  Desc ex = g.virt(l.scores, l.scores_strides);
-  g.pointwise(CUDNN_POINTWISE_EXP, sub, nullptr, nullptr, ex);
-  Desc sum = g.virt(l.rows, l.rows_strides);
-  g.reduction(CUDNN_REDUCE_TENSOR_ADD, ex, sum);
-  Desc lg = g.virt(l.rows, l.rows_strides);
-  g.pointwise(CUDNN_POINTWISE_LOG, sum, nullptr, nullptr, lg);
-  g.pointwise(CUDNN_POINTWISE_ADD, mx, lg, nullptr, stats);
-  Desc p = g.virt(l.scores, l.scores_strides, CUDNN_DATA_BFLOAT16);  // the second matmul's input type
-  g.pointwise(CUDNN_POINTWISE_DIV, ex, sum, nullptr, p);
-  g.matmul(p, v, o);
+  Desc mx = g.reduction(CUDNN_REDUCE_TENSOR_MAX, x, rows(g, l));
+  Desc sub = g.pointwise(CUDNN_POINTWISE_SUB, x, mx, nullptr, scores(g, l));
+  Desc ex = g.pointwise(CUDNN_POINTWISE_EXP, sub, nullptr, nullptr, scores(g, l));
+  Desc sum = g.reduction(CUDNN_REDUCE_TENSOR_ADD, ex, rows(g, l));
+  Desc lg = g.pointwise(CUDNN_POINTWISE_LOG, sum, nullptr, nullptr, rows(g, l));
+  g.pointwise(CUDNN_POINTWISE_ADD, mx, lg, nullptr, t.stats);
+  // P in bf16, the second matmul's input type.
+  Desc p = g.pointwise(CUDNN_POINTWISE_DIV, ex, sum, nullptr, scores(g, l, CUDNN_DATA_BFLOAT16));
+  g.matmul(p, v, t.o);
   return g.plan(handle);
 }
 
@@ -254,61 +279,40 @@ SdpaPlan backward_plan(cudnnHandle_t handle, const SdpaShape& s) {
   const std::int64_t h = s.heads, n = s.seq, d = s.head_dim;
   const bool grouped = s.kv() != h;
   GraphBuilder g;
-  Desc q = g.tensor(kQ, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
-  Desc kt = g.tensor(kK, l.kt_dims, l.kt_strides, CUDNN_DATA_BFLOAT16);
+  const Bound t = bind_common(g, l);
   Desc vt = g.tensor(kV, l.kt_dims, l.kt_strides, CUDNN_DATA_BFLOAT16);
-  Desc o = g.tensor(kO, l.bhsd, l.out, CUDNN_DATA_BFLOAT16);
   Desc d_o = g.tensor(kDo, l.bhsd, l.out, CUDNN_DATA_BFLOAT16);
-  Desc stats = g.tensor(kStats, l.rows, l.rows_strides, CUDNN_DATA_FLOAT);
   Desc dq = g.tensor(kDq, l.bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
   Desc dk = g.tensor(kDk, l.kv_bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
   Desc dv = g.tensor(kDv, l.kv_bhsd, l.qkv, CUDNN_DATA_BFLOAT16);
   Desc do_o = g.tensor(kDoO, l.rows, l.rows_strides, CUDNN_DATA_FLOAT);
   Desc dq_accum = g.tensor(kDqAccum, l.bhsd, {h * n * d, n * d, d, 1}, CUDNN_DATA_FLOAT);
-  Desc scale = g.scalar(kScale), masked = g.scalar(kNegInf), one = g.scalar(kOne);
-  const Dims transposed{h * n * n, n * n, 1, n};
+  Desc one = g.scalar(kOne);
 
   // Per query row: sum over the head dimension of dO * O.
-  Desc prod = g.virt(l.bhsd, {h * n * d, n * d, h * d, 1});
-  g.pointwise(CUDNN_POINTWISE_MUL, d_o, o, nullptr, prod);
-  Desc rowsum = g.virt(l.rows, l.rows_strides);
-  g.reduction(CUDNN_REDUCE_TENSOR_ADD, prod, rowsum);
+  Desc prod = g.pointwise(CUDNN_POINTWISE_MUL, d_o, t.o, nullptr, g.virt(l.bhsd, {h * n * d, n * d, h * d, 1}));
+  Desc rowsum = g.reduction(CUDNN_REDUCE_TENSOR_ADD, prod, rows(g, l));
   g.pointwise(CUDNN_POINTWISE_MUL, rowsum, one, nullptr, do_o);
 
   // P again from the statistics: exp(scale Q K^T - stats), causal.
-  Desc s1 = g.virt(l.scores, l.scores_strides);
-  g.matmul(q, kt, s1);
-  Desc s2 = g.virt(l.scores, l.scores_strides);
-  g.pointwise(CUDNN_POINTWISE_MUL, s1, scale, nullptr, s2);
-  Desc s3 = g.virt(l.scores, l.scores_strides);
-  g.pointwise(CUDNN_POINTWISE_SUB, s2, stats, nullptr, s3);
-  Desc s4 = causal_mask(g, l, s3, masked);
-  Desc prob = g.virt(l.scores, l.scores_strides);
-  g.pointwise(CUDNN_POINTWISE_EXP, s4, nullptr, nullptr, prob);
+  Desc scaled = scaled_scores(g, l, t);
+  Desc centred = g.pointwise(CUDNN_POINTWISE_SUB, scaled, t.stats, nullptr, scores(g, l));
+  Desc prob = g.pointwise(CUDNN_POINTWISE_EXP, causal_mask(g, l, centred, t.masked), nullptr, nullptr, scores(g, l));
 
   // dV = P^T dO.
-  Desc prob_t = g.virt(l.scores, transposed, CUDNN_DATA_BFLOAT16);
-  g.reshape(prob, prob_t);
-  matmul_per_kv_head(g, l, grouped, prob_t, d_o, dv);
+  matmul_per_kv_head(g, l, grouped, transposed(g, l, prob), d_o, dv);
 
   // dS = scale P (dO V^T - rowsum).
-  Desc dp = g.virt(l.scores, l.scores_strides);
-  g.matmul(d_o, vt, dp);
-  Desc ds1 = g.virt(l.scores, l.scores_strides);
-  g.pointwise(CUDNN_POINTWISE_SUB, dp, do_o, nullptr, ds1);
-  Desc ds2 = g.virt(l.scores, l.scores_strides);
-  g.pointwise(CUDNN_POINTWISE_MUL, ds1, prob, nullptr, ds2);
-  Desc ds = g.virt(l.scores, l.scores_strides);
-  g.pointwise(CUDNN_POINTWISE_MUL, ds2, scale, nullptr, ds);
+  Desc dp = g.matmul(d_o, vt, scores(g, l));
+  Desc ds1 = g.pointwise(CUDNN_POINTWISE_SUB, dp, do_o, nullptr, scores(g, l));
+  Desc ds2 = g.pointwise(CUDNN_POINTWISE_MUL, ds1, prob, nullptr, scores(g, l));
+  Desc ds = g.pointwise(CUDNN_POINTWISE_MUL, ds2, t.scale, nullptr, scores(g, l));
 
   // dK = dS^T Q.
-  Desc ds_t = g.virt(l.scores, transposed, CUDNN_DATA_BFLOAT16);
-  g.reshape(ds, ds_t);
-  matmul_per_kv_head(g, l, grouped, ds_t, q, dk);
+  matmul_per_kv_head(g, l, grouped, transposed(g, l, ds), t.q, dk);
 
   // dQ = dS K, accumulated in fp32, then converted.
-  Desc k = g.virt(l.kv_bhsd, l.qkv);  // the intermediate type, as cuDNN's own frontend builds it
-  g.reshape(kt, k);
+  Desc k = g.reshape(t.kt, g.virt(l.kv_bhsd, l.qkv));  // the intermediate type, as cuDNN's own frontend builds it
   g.matmul(ds, k, dq_accum);
   g.pointwise(CUDNN_POINTWISE_IDENTITY, dq_accum, nullptr, nullptr, dq);
   return g.plan(handle);

@@ -5,8 +5,9 @@
 
 namespace scalebench::gpu {
 
-GraphExec capture_graph(cudaStream_t s, const std::function<void()>& body, unsigned long long flags) {
-  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+GraphExec capture_graph(cudaStream_t s, const std::function<void()>& body, unsigned long long flags,
+                        cudaStreamCaptureMode mode) {
+  CUDA_CHECK(cudaStreamBeginCapture(s, mode));
   try {
     body();
   } catch (...) {

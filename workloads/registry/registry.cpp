@@ -27,6 +27,12 @@ const ParamDef* WorkloadDef::find(std::string_view param) const {
   return free_params ? &text : nullptr;
 }
 
+const ShortFlag* WorkloadDef::find_short_flag(std::string_view flag) const {
+  for (const auto& f : short_flags)
+    if (f.flag == flag) return &f;
+  return nullptr;
+}
+
 const WorkloadDef* find_workload(std::string_view name) {
   for (const auto& d : workload_defs())
     if (d.name == name) return &d;

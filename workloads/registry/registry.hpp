@@ -36,6 +36,14 @@ struct ParamDef {
   std::optional<double> max = std::nullopt;  // kInt and kNumber (its initializer: no warning where a def leaves it out)
 };
 
+// A short flag of scalebench-run that sets one of a workload's parameters, so that users of the
+// tool it imitates keep their habits: nccl-tests' `-b 8` is the collective workload's min_bytes.
+struct ShortFlag {
+  std::string flag;   // "-b"
+  std::string param;  // the declared parameter it sets
+  std::string help;   // what the imitated tool calls it, e.g. "nccl-tests' minbytes"
+};
+
 struct WorkloadDef {
   std::string name;
   std::string help;
@@ -60,9 +68,13 @@ struct WorkloadDef {
   // Parameters that tell this workload's points apart in a results table, in order (a bool shows
   // as its name when true).
   std::vector<std::string> table_columns;
+  // scalebench-run's short flags for this workload's parameters (ad hoc runs only).
+  std::vector<ShortFlag> short_flags;
 
   // The definition of `param`: its own, a kText one when free_params, else null.
   const ParamDef* find(std::string_view param) const;
+  // The short flag `flag` of this workload, else null.
+  const ShortFlag* find_short_flag(std::string_view flag) const;
 };
 
 // Every declared workload, in the order of workload_list.inc.

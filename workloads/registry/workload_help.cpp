@@ -74,6 +74,10 @@ std::string workload_help(const WorkloadDef& def) {
     for (const auto& m : def.measurement_params) out << " " << m;
     out << "\n";
   }
+  if (!def.short_flags.empty()) {
+    out << "Short flags (scalebench-run " << def.name << " FLAG V):\n";
+    for (const auto& f : def.short_flags) out << "  " << f.flag << " V  " << f.help << ": -p " << f.param << "\n";
+  }
   return out.str();
 }
 

@@ -14,33 +14,26 @@
 namespace scalebench {
 
 int run_train_workload(const RunRequest& run) {
-  const MpiSession& mpi = *run.mpi;
-  const long long run_id = run.run_id;
-  const Json& spec = run.spec;
-  const bool records = run.records;
-  const auto& emit = run.emit;
-  const Json params = spec.at("params");
+  const Json& params = run.spec.at("params");
   if (train::wants_tta(params)) return run_tta_workload(run);
   const train::Config cfg = train::Config::from_params(params);
-  compute::TimingConfig timing = compute::TimingConfig::from_params(params, spec.value("repetitions", 20));
+  compute::TimingConfig timing = compute::TimingConfig::from_spec(run.spec);
   timing.iters = params.value("steps", 5);  // steps per timed sample
 
   std::optional<train::TrainBench> bench;  // made on first use, once the rank's GPU is current
   compute::ComputeWorkload w;
-  w.plan = [&](const Json&) {
-    std::vector<Json> out;
-    for (const train::TrainPoint& p : train::plan(cfg)) out.push_back(p.to_json());
-    return out;
-  };
+  w.plan = [&](const Json&) { return compute::points_json(train::plan(cfg)); };
   w.throughput = [](const Json&, const Json& point) { return train::throughput(train::TrainPoint::from_json(point)); };
   w.measure = [&](const Json&, const Json& point, const compute::DeviceInfo& gpu) {
-    if (!bench) bench.emplace(mpi, cfg.comm, spec.value("env", Json::object()), spec.value("transport", std::string()));
+    if (!bench)
+      bench.emplace(*run.mpi, cfg.comm, run.spec.value("env", Json::object()),
+                    run.spec.value("transport", std::string()));
     return bench->measure(train::TrainPoint::from_json(point), cfg, timing, gpu);
   };
   w.versions = Json{{"cudnn_headers", std::to_string(CUDNN_MAJOR) + "." + std::to_string(CUDNN_MINOR) + "." +
                                           std::to_string(CUDNN_PATCHLEVEL)},
                     {"cudnn_library", std::to_string(cudnnGetVersion())}};
-  return compute::run_compute_workload(mpi, run_id, spec, records, emit, w);
+  return compute::run_compute_workload(run, w);
 }
 
 }  // namespace scalebench

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -104,6 +106,29 @@ TEST(Registry, MeasurementParamsAreDeclaredParameters) {
   for (const char* m : {"min_bytes", "warmup", "iters", "time_cap_s", "time_cap", "check"})
     EXPECT_NE(std::find(all.begin(), all.end(), m), all.end()) << m;
   EXPECT_EQ(std::find(all.begin(), all.end(), "op"), all.end());
+}
+
+// scalebench-run turns a workload's short flag into its parameter: the parameter must exist, and
+// the flag must be a single dash and letter that scalebench-run's own options (-p, -h) leave free.
+TEST(Registry, ShortFlagsSetDeclaredParametersAndLeaveTheProgramsOptionsFree) {
+  for (const auto& d : workload_defs()) {
+    std::set<std::string> seen;
+    for (const auto& f : d.short_flags) {
+      EXPECT_NE(d.find(f.param), nullptr) << d.name << " " << f.flag << " -> " << f.param;
+      EXPECT_TRUE(f.flag.size() == 2 && f.flag[0] == '-' && std::isalpha(static_cast<unsigned char>(f.flag[1])))
+          << d.name << " " << f.flag;
+      EXPECT_TRUE(f.flag != "-p" && f.flag != "-h") << d.name << " " << f.flag;
+      EXPECT_TRUE(seen.insert(f.flag).second) << d.name << " declares " << f.flag << " twice";
+      EXPECT_FALSE(f.help.empty()) << d.name << " " << f.flag;
+      EXPECT_EQ(d.find_short_flag(f.flag), &f);
+    }
+  }
+  // nccl-tests' flags, as its users type them.
+  const WorkloadDef& c = *find_workload("collective");
+  ASSERT_NE(c.find_short_flag("-b"), nullptr);
+  EXPECT_EQ(c.find_short_flag("-b")->param, "min_bytes");
+  EXPECT_EQ(c.find_short_flag("-g")->param, "gpus_per_process");
+  EXPECT_EQ(find_workload("gemm")->find_short_flag("-b"), nullptr);
 }
 
 }  // namespace

@@ -38,6 +38,14 @@ TEST(WorkloadHelp, ListsEveryParameterWithItsDefault) {
   }
 }
 
+// A workload's short flags are in its help, with the parameter each sets.
+TEST(WorkloadHelp, ListsTheShortFlagsAndTheParameterEachSets) {
+  const std::string help = workload_help(*find_workload("collective"));
+  EXPECT_NE(help.find("\n  -b V  nccl-tests' minbytes: -p min_bytes\n"), std::string::npos) << help;
+  EXPECT_NE(help.find("\n  -w V  nccl-tests' warmup_iters: -p warmup\n"), std::string::npos) << help;
+  EXPECT_EQ(workload_help(*find_workload("gemm")).find("Short flags"), std::string::npos);
+}
+
 TEST(WorkloadHelp, TheListMarksWhatThisProgramLacks) {
   const std::string list = workload_list([](const std::string& name) { return name != "gemm"; });
   EXPECT_NE(list.find("  collective "), std::string::npos) << list;
