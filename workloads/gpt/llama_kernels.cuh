@@ -4,7 +4,7 @@
 
 #include "workloads/gpt/gpt_kernels.cuh"
 
-// The Llama-style step's own kernels (RMSNorm shares LayerNorm's, gpt_kernels.cuh; the embedding
+// The Llama-style step's own kernels (RMSNorm shares LayerNorm's, norm_kernels.cu; the embedding
 // is gpt's without positions). Activations are row-major bf16, arithmetic fp32.
 namespace scalebench::gpt {
 

@@ -1,0 +1,39 @@
+#pragma once
+// What the GPT workload's kernel files share: the reductions and grid sizing of workloads/gpu and a
+// counter-based hash. Each .cu includes it into its own unnamed namespace.
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.hpp"
+#include "workloads/gpt/gpt_kernels.cuh"
+#include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/reduce.cuh"
+
+namespace scalebench::gpt {
+namespace {
+
+using gpu::block_max;
+using gpu::block_sum;
+using gpu::grid_for;
+using gpu::kWarp;
+using gpu::warp_max;
+using gpu::warp_sum;
+
+// splitmix64: a counter-based hash, so that parameter values do not depend on the launch shape.
+[[maybe_unused]] __device__ __forceinline__ unsigned long long mix(unsigned long long z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// Blocks for a grid-stride loop over n elements: enough to fill an H100/H200 (132 SMs x 16), no more.
+[[maybe_unused]] inline unsigned stride_grid(long long n, int block) {
+  const long long g = (n + block - 1) / block;
+  return static_cast<unsigned>(g < 132LL * 16 ? g : 132LL * 16);
+}
+
+}  // namespace
+}  // namespace scalebench::gpt

@@ -1,0 +1,144 @@
+// Gradient arithmetic, the fused softmax cross-entropy, the global gradient norm and AdamW.
+#include "workloads/gpt/gpt_kernel_common.cuh"
+
+namespace scalebench::gpt {
+
+namespace {
+
+__global__ void store_gradient_kernel(bf16* grad, const float* value, int n, bool accumulate) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  grad[i] = __float2bfloat16(value[i] + (accumulate ? __bfloat162float(grad[i]) : 0.f));
+}
+
+__global__ void add_inplace_kernel(bf16* dst, const bf16* src, long long n) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < n) dst[i] = __float2bfloat16(__bfloat162float(dst[i]) + __bfloat162float(src[i]));
+}
+
+__global__ void cross_entropy_kernel(bf16* logits, float* losses, const int* targets, int V, int Vp, float dscale) {
+  const long long row = blockIdx.x;
+  bf16* r = logits + row * Vp;
+  const int target = targets[row];
+  float mx = -INFINITY, sum = 0.f;
+  for (int j = threadIdx.x * 8; j < Vp; j += blockDim.x * 8) {
+    const uint4 v = *reinterpret_cast<const uint4*>(r + j);
+    const bf16* v8 = reinterpret_cast<const bf16*>(&v);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      if (j + k >= V) break;
+      const float x = __bfloat162float(v8[k]);
+      if (x > mx) {
+        sum = sum * __expf(mx - x) + 1.f;
+        mx = x;
+      } else {
+        sum += __expf(x - mx);
+      }
+    }
+  }
+  const float block_mx = block_max(mx);
+  sum = block_sum(mx == -INFINITY ? 0.f : sum * __expf(mx - block_mx));
+  mx = block_mx;
+  const float inv = 1.f / sum;
+  const float target_logit = __bfloat162float(r[target]);
+  __syncthreads();  // every thread has read the target's logit before it is overwritten
+  if (threadIdx.x == 0) losses[row] = logf(sum) + mx - target_logit;
+  for (int j = threadIdx.x * 8; j < Vp; j += blockDim.x * 8) {
+    uint4 v = *reinterpret_cast<const uint4*>(r + j);
+    bf16* v8 = reinterpret_cast<bf16*>(&v);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const int col = j + k;
+      const float g =
+          col < V ? (__expf(__bfloat162float(v8[k]) - mx) * inv - (col == target ? 1.f : 0.f)) * dscale : 0.f;
+      v8[k] = __float2bfloat16(g);
+    }
+    *reinterpret_cast<uint4*>(r + j) = v;
+  }
+}
+
+__global__ void mean_into_kernel(float* out, const float* in, int n, bool accumulate) {
+  float s = 0.f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) s += in[i];
+  s = block_sum(s);
+  if (threadIdx.x == 0) out[0] = (accumulate ? out[0] : 0.f) + s / n;
+}
+
+__global__ void sum_of_squares_kernel(float* out, const bf16* g, long long n, float weight) {
+  float s = 0.f;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const float x = __bfloat162float(g[i]);
+    s += x * x;
+  }
+  s = block_sum(s);
+  if (threadIdx.x == 0) atomicAdd(out, s * weight);
+}
+
+__global__ void adamw_kernel(float* master, bf16* param, const bf16* grad, float* m, float* v, long long n, float lr,
+                             float beta1, float beta2, float eps, float wd, float bc1, float bc2, const float* norm_sq,
+                             float clip) {
+  float scale = 1.f;
+  if (clip > 0.f) {
+    const float norm = sqrtf(*norm_sq);
+    if (norm > clip) scale = clip / norm;
+  }
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const float g = __bfloat162float(grad[i]) * scale;
+    float p = master[i];
+    p -= lr * wd * p;
+    const float mi = beta1 * m[i] + (1.f - beta1) * g;
+    const float vi = beta2 * v[i] + (1.f - beta2) * g * g;
+    m[i] = mi;
+    v[i] = vi;
+    p -= lr * (mi / bc1) / (sqrtf(vi / bc2) + eps);
+    master[i] = p;
+    param[i] = __float2bfloat16(p);
+  }
+}
+
+}  // namespace
+
+void store_gradient(bf16* grad, const float* value, int n, bool accumulate, cudaStream_t s) {
+  store_gradient_kernel<<<grid_for(n, 256), 256, 0, s>>>(grad, value, n, accumulate);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void add_inplace(bf16* dst, const bf16* src, long long n, cudaStream_t s) {
+  add_inplace_kernel<<<grid_for(n, 256), 256, 0, s>>>(dst, src, n);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void cross_entropy_fused(bf16* logits, float* losses, const int* targets, int rows, int V, int Vp, float dscale,
+                         cudaStream_t s) {
+  cross_entropy_kernel<<<rows, 512, 0, s>>>(logits, losses, targets, V, Vp, dscale);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void mean_into(float* out, const float* in, int n, bool accumulate, cudaStream_t s) {
+  mean_into_kernel<<<1, 1024, 0, s>>>(out, in, n, accumulate);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void sum_of_squares(float* out, const bf16* g, long long n, cudaStream_t s) {
+  CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float), s));
+  sum_of_squares_kernel<<<stride_grid(n, 512), 512, 0, s>>>(out, g, n, 1.f);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void add_sum_of_squares(float* out, const bf16* g, long long n, float weight, cudaStream_t s) {
+  sum_of_squares_kernel<<<stride_grid(n, 512), 512, 0, s>>>(out, g, n, weight);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void adamw(float* master, bf16* param, const bf16* grad, float* m, float* v, long long n, float lr, float beta1,
+           float beta2, float eps, float weight_decay, int step, const float* norm_sq, float clip, cudaStream_t s) {
+  const float bc1 = 1.f - std::pow(beta1, static_cast<float>(step));
+  const float bc2 = 1.f - std::pow(beta2, static_cast<float>(step));
+  adamw_kernel<<<stride_grid(n, 256), 256, 0, s>>>(master, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay,
+                                                   bc1, bc2, norm_sq, clip);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace scalebench::gpt
