@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -38,6 +39,15 @@ Agent::Agent(Options options)
   gethostname(host, sizeof host - 1);
   Json caps = read_capabilities(options_.launch.run_program);
   Json node = read_node_gpus();
+  // An agent started with CUDA_VISIBLE_DEVICES offers those GPUs only (its runs then name them by
+  // their NVML index, in PCI bus order).
+  std::string ignored;
+  const Json all_gpus = node["gpus"];
+  node["gpus"] = visible_gpus(all_gpus, std::getenv("CUDA_VISIBLE_DEVICES"), &ignored);
+  if (node["gpus"].size() != all_gpus.size())
+    log::info("CUDA_VISIBLE_DEVICES=" + std::string(std::getenv("CUDA_VISIBLE_DEVICES")) + ": offering " +
+              std::to_string(node["gpus"].size()) + " of this node's " + std::to_string(all_gpus.size()) + " GPUs");
+  if (!ignored.empty()) log::warn("CUDA_VISIBLE_DEVICES: '" + ignored + "' names no GPU here; ignored, as CUDA does");
   info_ = Json{{"name", options_.name},
                {"hostname", host},
                {"address", options_.address.empty() ? std::string(host) : options_.address},

@@ -91,6 +91,42 @@ Json gpu_inventory(const Topology& topology, const Json& smi_gpus) {
   return gpus;
 }
 
+namespace {
+// The position in `gpus` that one CUDA_VISIBLE_DEVICES entry names, or -1.
+int visible_entry(const Json& gpus, const std::string& entry) {
+  if (!entry.empty() && entry.find_first_not_of("0123456789") == std::string::npos)
+    return entry.size() < 6 && std::stoi(entry) < static_cast<int>(gpus.size()) ? std::stoi(entry) : -1;
+  if (entry.rfind("GPU-", 0) != 0) return -1;  // MIG instances and anything else: CUDA stops there too
+  int found = -1;
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    if (gpus[i].value("uuid", std::string()).rfind(entry, 0) == 0) {
+      if (found >= 0) return -1;  // a prefix of two GPUs' UUIDs names neither
+      found = static_cast<int>(i);
+    }
+  return found;
+}
+}  // namespace
+
+Json visible_gpus(const Json& gpus, const char* cuda_visible_devices, std::string* ignored) {
+  if (!cuda_visible_devices) return gpus;
+  std::vector<std::string> entries;
+  std::stringstream list(cuda_visible_devices);
+  for (std::string entry; std::getline(list, entry, ',');) entries.push_back(trim(entry));
+  Json out = Json::array();
+  std::vector<bool> taken(gpus.size(), false);
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    const int i = visible_entry(gpus, entries[k]);
+    if (i < 0 || taken[static_cast<std::size_t>(i)]) {
+      if (ignored)
+        for (std::size_t rest = k; rest < entries.size(); ++rest) *ignored += (rest > k ? "," : "") + entries[rest];
+      break;
+    }
+    taken[static_cast<std::size_t>(i)] = true;
+    out.push_back(gpus[static_cast<std::size_t>(i)]);
+  }
+  return out;
+}
+
 Json read_node_gpus() {
   Topology topology = discover_topology();
   // Memory size and driver version are not part of the topology: nvidia-smi adds them when it is

@@ -22,6 +22,13 @@ Json gpu_inventory(const Topology& topology, const Json& smi_gpus);
 // --format=csv,noheader,nounits).
 Json parse_gpu_csv(const std::string& csv);
 
+// The GPUs of `gpus` (gpu_inventory's form, in PCI bus order) that CUDA_VISIBLE_DEVICES leaves
+// visible, read as CUDA reads it with CUDA_DEVICE_ORDER=PCI_BUS_ID: unset (null) keeps them all,
+// "" none; each entry is an ordinal or a GPU UUID or a unique prefix of one ("GPU-8f1c"); like
+// CUDA, an entry that names no GPU (or a MIG instance) ends the list. `ignored` gets the entries
+// left out, for a warning.
+Json visible_gpus(const Json& gpus, const char* cuda_visible_devices, std::string* ignored = nullptr);
+
 // What scalebench-run can do here: {"workloads": [...], "backends": ["mpi", "nccl"?]}.
 Json read_capabilities(const std::string& run_program);
 

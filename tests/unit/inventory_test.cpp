@@ -94,5 +94,30 @@ TEST(InventoryFromTopology, NoGpuIsAnEmptyList) {
   EXPECT_EQ(to_json(t)["source"], "none");
 }
 
+// An agent started with CUDA_VISIBLE_DEVICES offers the GPUs CUDA would show it, and no others.
+TEST(VisibleGpus, ReadAsCudaReadsIt) {
+  const Json gpus =
+      Json::array({Json{{"index", 0}, {"uuid", "GPU-6f2e1c3a-0000"}}, Json{{"index", 1}, {"uuid", "GPU-7a3b2d4c-0000"}},
+                   Json{{"index", 2}, {"uuid", "GPU-7a3b9999-0000"}}});
+  auto indexes = [&](const char* value, std::string* ignored = nullptr) {
+    std::vector<int> out;
+    for (const Json& g : visible_gpus(gpus, value, ignored)) out.push_back(g["index"].get<int>());
+    return out;
+  };
+  EXPECT_EQ(indexes(nullptr), (std::vector<int>{0, 1, 2})) << "unset: all";
+  EXPECT_EQ(indexes(""), std::vector<int>{}) << "empty: none, as CUDA";
+  EXPECT_EQ(indexes("2,0"), (std::vector<int>{2, 0})) << "ordinals, in the order given";
+  EXPECT_EQ(indexes(" 1 "), (std::vector<int>{1}));
+  EXPECT_EQ(indexes("GPU-6f2e,GPU-7a3b9"), (std::vector<int>{0, 2})) << "UUID prefixes";
+  std::string ignored;
+  EXPECT_EQ(indexes("1,7,0", &ignored), (std::vector<int>{1})) << "an entry naming no GPU ends the list";
+  EXPECT_EQ(ignored, "7,0");
+  ignored.clear();
+  EXPECT_EQ(indexes("GPU-7a3b,0", &ignored), std::vector<int>{}) << "a prefix of two UUIDs names neither";
+  EXPECT_EQ(ignored, "GPU-7a3b,0");
+  EXPECT_EQ(indexes("0,0"), (std::vector<int>{0})) << "twice is once";
+  EXPECT_EQ(indexes("MIG-1234,0"), std::vector<int>{});
+}
+
 }  // namespace
 }  // namespace scalebench
