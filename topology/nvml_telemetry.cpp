@@ -54,6 +54,16 @@ long long read_violations(const Nvml& n, nvmlDevice_t d, std::optional<unsigned 
   return timestamp_us;
 }
 
+// A GPU's power draw and SM clock, each left empty where the driver does not offer it.
+template <class Nvml>
+NvmlClockPower clock_power(const Nvml& n, nvmlDevice_t d) {
+  NvmlClockPower out;
+  unsigned int v = 0;
+  if (n.nvmlDeviceGetPowerUsage && n.nvmlDeviceGetPowerUsage(d, &v) == abi::kSuccess) out.power_mw = v;
+  if (n.nvmlDeviceGetClockInfo && n.nvmlDeviceGetClockInfo(d, abi::kClockSm, &v) == abi::kSuccess) out.sm_clock_mhz = v;
+  return out;
+}
+
 // The GPU with this UUID; an Error naming it when NVML has none. A template so that it takes
 // NvmlLibrary's private Impl without naming it.
 template <class Nvml>
@@ -90,9 +100,10 @@ std::vector<NvmlGpuReading> NvmlLibrary::read_telemetry() const {
     if (n.nvmlDeviceGetPciInfo_v3 && n.nvmlDeviceGetPciInfo_v3(d, &pci) == abi::kSuccess)
       r.pci_bus_id.assign(pci.busId, strnlen(pci.busId, sizeof pci.busId));
 
+    const NvmlClockPower now = clock_power(n, d);
+    r.power_mw = now.power_mw;
+    r.sm_clock_mhz = now.sm_clock_mhz;
     unsigned int v = 0;
-    if (n.nvmlDeviceGetPowerUsage && n.nvmlDeviceGetPowerUsage(d, &v) == abi::kSuccess) r.power_mw = v;
-    if (n.nvmlDeviceGetClockInfo && n.nvmlDeviceGetClockInfo(d, abi::kClockSm, &v) == abi::kSuccess) r.sm_clock_mhz = v;
     nvmlUtilization_t util{};
     if (n.nvmlDeviceGetUtilizationRates && n.nvmlDeviceGetUtilizationRates(d, &util) == abi::kSuccess) {
       r.gpu_utilization_pct = util.gpu;
@@ -139,11 +150,7 @@ NvmlClockPower NvmlLibrary::read_clock_power(const std::string& uuid) const {
   if (!impl_) throw Error("NVML is not available: " + reason_);
   const Impl& n = *impl_;
   const nvmlDevice_t d = device_by_uuid(n, uuid);
-  NvmlClockPower out;
-  unsigned int v = 0;
-  if (n.nvmlDeviceGetPowerUsage && n.nvmlDeviceGetPowerUsage(d, &v) == abi::kSuccess) out.power_mw = v;
-  if (n.nvmlDeviceGetClockInfo && n.nvmlDeviceGetClockInfo(d, abi::kClockSm, &v) == abi::kSuccess) out.sm_clock_mhz = v;
-  return out;
+  return clock_power(n, d);
 }
 
 }  // namespace scalebench

@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "common/spec.hpp"
 #include "common/sweep.hpp"
+#include "tests/unit/error_text.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 #include "workloads/registry/registry.hpp"
 
@@ -13,14 +14,7 @@ using namespace scalebench;
 using namespace scalebench::gpt;
 
 namespace {
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test_support::error_of;
 }  // namespace
 
 TEST(GptConfig, Gpt2Shapes) {

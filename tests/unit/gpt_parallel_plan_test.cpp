@@ -8,20 +8,14 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "tests/unit/error_text.hpp"
 #include "workloads/gpt/parallel_plan.hpp"
 
 using namespace scalebench;
 using namespace scalebench::gpt;
 
 namespace {
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test_support::error_of;
 
 const Tensor& named(const std::vector<Tensor>& t, const std::string& name) {
   for (const Tensor& x : t)

@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "common/spec.hpp"
 #include "common/sweep.hpp"
+#include "tests/unit/error_text.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 #include "workloads/gpt/text_batches.hpp"
 #include "workloads/gpt/text_corpus.hpp"
@@ -22,14 +23,7 @@ using namespace scalebench::gpt;
 namespace fs = std::filesystem;
 
 namespace {
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test_support::error_of;
 
 // `n` bytes of letters.
 std::string text(std::size_t n) {

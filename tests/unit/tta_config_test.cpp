@@ -4,6 +4,7 @@
 
 #include "common/error.hpp"
 #include "common/workload_schema.hpp"
+#include "tests/unit/error_text.hpp"
 
 namespace scalebench::train {
 namespace {
@@ -43,14 +44,7 @@ TEST(TtaConfig, AGlobalBatchIsSplitOverTheGpus) {
 }
 
 TEST(TtaConfig, BadParametersNameThemselves) {
-  auto message = [](const Json& p) {
-    try {
-      TtaConfig::from_params(p);
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
+  auto message = [](const Json& p) { return test_support::error_of([&] { TtaConfig::from_params(p); }); };
   EXPECT_EQ(message(Json{{"data", "d"}, {"seeds", 0}}).rfind("seeds:", 0), 0u);
   EXPECT_EQ(message(Json{{"data", "d"}, {"seeds", "1,x"}}).rfind("seeds: 'x'", 0), 0u);
   EXPECT_EQ(message(Json{{"data", "d"}, {"seeds", "2,2"}}), "seeds: a seed is listed twice");

@@ -87,13 +87,7 @@ __global__ void causal_softmax_forward_vec_kernel(bf16* p, long long rows, int T
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
       if (j + k > i) break;
-      const float x = __bfloat162float(v8[k]);
-      if (x > mx) {
-        sum = sum * __expf(mx - x) + 1.f;
-        mx = x;
-      } else {
-        sum += __expf(x - mx);
-      }
+      online_softmax_add(__bfloat162float(v8[k]), mx, sum);
     }
   }
   const float row_mx = warp_max(mx);

@@ -29,6 +29,17 @@ using gpu::warp_sum;
   return z ^ (z >> 31);
 }
 
+// One value into a running softmax denominator (Milakov and Gimelshein's online softmax): `sum`
+// holds the sum of exp(x - mx) over the values so far, `mx` their maximum.
+[[maybe_unused]] __device__ __forceinline__ void online_softmax_add(float x, float& mx, float& sum) {
+  if (x > mx) {
+    sum = sum * __expf(mx - x) + 1.f;
+    mx = x;
+  } else {
+    sum += __expf(x - mx);
+  }
+}
+
 // Blocks for a grid-stride loop over n elements: enough to fill an H100/H200 (132 SMs x 16), no more.
 [[maybe_unused]] inline unsigned stride_grid(long long n, int block) {
   const long long g = (n + block - 1) / block;

@@ -27,13 +27,7 @@ __global__ void cross_entropy_kernel(bf16* logits, float* losses, const int* tar
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
       if (j + k >= V) break;
-      const float x = __bfloat162float(v8[k]);
-      if (x > mx) {
-        sum = sum * __expf(mx - x) + 1.f;
-        mx = x;
-      } else {
-        sum += __expf(x - mx);
-      }
+      online_softmax_add(__bfloat162float(v8[k]), mx, sum);
     }
   }
   const float block_mx = block_max(mx);

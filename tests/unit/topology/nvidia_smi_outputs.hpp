@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "tests/unit/error_text.hpp"
 #include "topology/nvidia_smi_parse.hpp"
 #include "topology/topology.hpp"
 
@@ -200,14 +201,7 @@ inline const std::string kL40sIdleCsv =
     "6, NVIDIA L40S, GPU-60, 00000000:C1:00.0, 1, 4, 16, 16\n"
     "7, NVIDIA L40S, GPU-71, 00000000:C2:00.0, 1, 4, 16, 16\n";
 
-inline std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test_support::error_of;
 
 inline std::string kinds_row(const TopoMatrix& m, std::size_t row) {
   std::string s;
