@@ -264,7 +264,9 @@ for path in files:
                 failures.append(f"{title} / {p['title']} [{t['refId']}]: {expr}\n    error: {answer.get('error')}")
             elif not answer["data"]["result"] and not gpu_runs_only:
                 failures.append(f"{title} / {p['title']} [{t['refId']}]: {expr}\n    returned no series")
-    # Annotations: over the last 5 minutes, when the study's runs were on.
+    # Annotations: over the last 5 minutes, when the study's runs were on, at the board's own step.
+    # Its runs last a second, shorter than the step: a board that drew only the runs on at a step's
+    # instant would miss most of them.
     for a in board.get("annotations", {}).get("list", []):
         if "expr" not in a:
             continue
