@@ -155,7 +155,8 @@ void Agent::start_run(const Json& a) {
   // Where the run goes: this node first (it starts mpirun), then the others, each with its GPUs.
   std::vector<LaunchHost> hosts;
   for (const auto& h : a.value("hosts", Json::array()))
-    hosts.push_back({h.value("host", std::string()), h.value("gpus", std::vector<int>{})});
+    hosts.push_back(
+        {h.value("host", std::string()), h.value("gpus", std::vector<int>{}), h.value("numa", std::vector<int>{})});
   join_finished();
   if (workers_.count(run_id)) {
     log::warn("run " + std::to_string(run_id) + " is assigned again while its previous attempt is ending; waiting");

@@ -1,11 +1,25 @@
 #include "agent/launcher.hpp"
 
 #include "agent/local_launch.hpp"
-#include "agent/rank_binding.hpp"
 #include "agent/srun_launch.hpp"
 #include "common/cpu_binding.hpp"
+#include "common/rank_binding.hpp"
 
 namespace scalebench {
+
+Json run_file_json(long long run_id, int attempt, const Json& spec, const std::vector<LaunchHost>& hosts,
+                   bool bind_ranks) {
+  Json run_file{{"run_id", run_id}, {"attempt", attempt}, {"spec", spec}};
+  if (hosts.size() < 2) return run_file;
+  Json list = Json::array();
+  for (const auto& h : hosts) {
+    Json entry{{"host", h.host}, {"gpus", h.gpus}};
+    if (bind_ranks && !h.numa.empty()) entry["numa"] = h.numa;
+    list.push_back(std::move(entry));
+  }
+  run_file["hosts"] = list;
+  return run_file;
+}
 
 void set_visible_devices(LaunchPlan& plan, const std::vector<int>& gpu_ids) {
   if (gpu_ids.empty()) return;

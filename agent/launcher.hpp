@@ -22,7 +22,7 @@ struct LaunchConfig {
   std::string srun_mpi = "pmix";             // srun --mpi=: Debian's Open MPI 4.1 takes its ranks from PMIx
   std::vector<std::string> srun_extra_args;  // site options, e.g. "--partition=gpu"
   std::string slurm_node;                    // this node's SLURM name (SLURMD_NODENAME)
-  // Bind each GPU run's ranks to their GPU's NUMA node (agent/rank_binding.hpp): under srun
+  // Bind each GPU run's ranks to their GPU's NUMA node (common/rank_binding.hpp): under srun
   // with --cpu-bind/--mem-bind=map_ldom, else through SCALEBENCH_CPU_BINDING, which each
   // scalebench-run applies to itself before MPI starts. Off: no rank is pinned.
   bool bind_ranks = true;
@@ -30,11 +30,13 @@ struct LaunchConfig {
   std::string sysfs_root = "/sys";  // where NUMA nodes' CPU lists are read
 };
 
-// One node of a run over several nodes: the name mpirun reaches it by and the GPUs the run
-// holds there (inventory indices). This node, which starts mpirun, is the first.
+// One node of a run over several nodes: the name mpirun reaches it by, the GPUs the run holds
+// there (inventory indices) and their NUMA nodes as that node's agent reported them (-1 unknown;
+// empty when the coordinator gave none). This node, which starts mpirun, is the first.
 struct LaunchHost {
   std::string host;
   std::vector<int> gpus;
+  std::vector<int> numa{};
 };
 
 struct LaunchPlan {
@@ -56,6 +58,12 @@ struct LaunchPlan {
 LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const std::string& spec_file,
                        const std::vector<int>& gpu_ids, const std::vector<LaunchHost>& hosts = {},
                        const std::string& hostfile = "", const std::string& run_file_text = "");
+
+// What every rank of a run reads (SCALEBENCH_RUN_FILE or --spec): the run, its attempt and spec
+// and, over several hosts, each host's GPUs and, when `bind_ranks`, their NUMA nodes, so that each
+// rank binds itself to its GPU's node's CPUs on its own host (workloads/bootstrap/host_binding).
+Json run_file_json(long long run_id, int attempt, const Json& spec, const std::vector<LaunchHost>& hosts,
+                   bool bind_ranks);
 
 // CUDA_VISIBLE_DEVICES (and the PCI bus order the ids are in) for the run's GPUs; none for host runs.
 void set_visible_devices(LaunchPlan& plan, const std::vector<int>& gpu_ids);

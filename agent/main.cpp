@@ -99,9 +99,10 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   std::string cpu_binding = "numa";
   app.add_option("--cpu-binding", cpu_binding,
-                 "numa: bind each rank of a one-node GPU run to the CPUs and memory of its GPU's NUMA node "
-                 "(srun --cpu-bind/--mem-bind=map_ldom, else each rank binds itself before MPI starts); none: "
-                 "bind nothing. Every record keeps the binding its ranks had (environment.binding)")
+                 "numa: bind each rank of a GPU run to the CPUs and memory of its GPU's NUMA node (a one-node run "
+                 "under srun with --cpu-bind/--mem-bind=map_ldom; otherwise each rank binds itself before MPI "
+                 "starts, on other nodes by the NUMA nodes their agents reported); none: bind nothing. Every "
+                 "record keeps the binding its ranks had (environment.binding)")
       ->capture_default_str()
       ->check(CLI::IsMember({"numa", "none"}))
       ->type_name("MODE");

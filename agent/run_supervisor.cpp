@@ -30,13 +30,7 @@ RunSupervisor::Outcome RunSupervisor::execute(long long run_id, int attempt, con
                                               const std::atomic<bool>& cancel, const RecordSink& sink) {
   const std::string base = work_dir_ + "/run-" + std::to_string(run_id) + "-" + std::to_string(attempt);
   const std::string spec_file = base + ".json";
-  Json run_file{{"run_id", run_id}, {"attempt", attempt}, {"spec", spec}};
-  if (hosts.size() > 1) {
-    // Every rank finds its host's GPUs here.
-    Json list = Json::array();
-    for (const auto& h : hosts) list.push_back({{"host", h.host}, {"gpus", h.gpus}});
-    run_file["hosts"] = list;
-  }
+  const Json run_file = run_file_json(run_id, attempt, spec, hosts, launch_.bind_ranks);
   std::ofstream(spec_file) << run_file.dump(2);
   std::ofstream log_file(base + ".log");
 

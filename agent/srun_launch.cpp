@@ -1,7 +1,7 @@
 #include "agent/srun_launch.hpp"
 
-#include "agent/rank_binding.hpp"
 #include "common/error.hpp"
+#include "common/rank_binding.hpp"
 
 namespace scalebench {
 

@@ -4,7 +4,11 @@ namespace scalebench {
 
 Json to_json(const std::vector<HostPlacement>& hosts) {
   Json out = Json::array();
-  for (const auto& h : hosts) out.push_back({{"agent", h.agent}, {"host", h.host}, {"gpus", h.gpus}});
+  for (const auto& h : hosts) {
+    Json j{{"agent", h.agent}, {"host", h.host}, {"gpus", h.gpus}};
+    if (!h.numa.empty()) j["numa"] = h.numa;
+    out.push_back(std::move(j));
+  }
   return out;
 }
 
@@ -12,8 +16,8 @@ std::vector<HostPlacement> hosts_from_json(const Json& j) {
   std::vector<HostPlacement> out;
   if (!j.is_array()) return out;
   for (const auto& h : j)
-    out.push_back(
-        {h.value("agent", std::string()), h.value("host", std::string()), h.value("gpus", std::vector<int>{})});
+    out.push_back({h.value("agent", std::string()), h.value("host", std::string()), h.value("gpus", std::vector<int>{}),
+                   h.value("numa", std::vector<int>{})});
   return out;
 }
 

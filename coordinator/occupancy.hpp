@@ -17,6 +17,9 @@ struct HostPlacement {
   std::string agent;
   std::string host;
   std::vector<int> gpus;
+  // The NUMA node of each of `gpus` (-1 unknown), from the agent's inventory: set for runs over
+  // several nodes only, whose ranks bind themselves on hosts the leading agent cannot see.
+  std::vector<int> numa{};
   bool operator==(const HostPlacement&) const = default;
 };
 Json to_json(const std::vector<HostPlacement>& hosts);

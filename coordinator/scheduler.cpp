@@ -33,6 +33,19 @@ std::vector<int> gpu_indices(const Store::Agent& a) {
   for (const auto& g : array_of(a, "gpus")) out.push_back(g.is_object() ? g.value("index", i++) : i++);
   return out;
 }
+// The NUMA node of each of `gpus` as the agent's inventory gives it; -1 where it does not.
+std::vector<int> gpu_numa_nodes(const Store::Agent& a, const std::vector<int>& gpus) {
+  std::vector<int> out(gpus.size(), -1);
+  int i = 0;
+  for (const auto& g : array_of(a, "gpus")) {
+    const int index = g.is_object() ? g.value("index", i) : i;
+    ++i;
+    const auto at = std::find(gpus.begin(), gpus.end(), index);
+    if (at == gpus.end() || !g.is_object()) continue;
+    if (auto n = g.find("numa_node"); n != g.end() && n->is_number_integer()) out[at - gpus.begin()] = n->get<int>();
+  }
+  return out;
+}
 bool can_hold_gpus(const Store::Agent& a, int per_node) { return has_nccl(a) && gpu_count(a) >= per_node; }
 }  // namespace
 
@@ -177,6 +190,7 @@ std::optional<std::vector<HostPlacement>> place(const Json& spec, const std::vec
     const Candidate& c = candidates[static_cast<std::size_t>(n)];
     HostPlacement h{c.agent->id, address_of(*c.agent), {}};
     if (gpu) h.gpus.assign(c.free.begin(), c.free.begin() + per_node);
+    if (gpu && nodes > 1) h.numa = gpu_numa_nodes(*c.agent, h.gpus);
     out.push_back(std::move(h));
   }
   return out;

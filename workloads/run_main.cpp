@@ -303,8 +303,11 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    apply_host_binding(inv.run_file);      // before MPI and CUDA start: the rank's host and GPUs
-    apply_cpu_binding_from_environment();  // and the CPUs of its GPU's NUMA node (the agent's choice)
+    // Before MPI and CUDA start: the rank's host and GPUs, then the CPUs of its GPU's NUMA node
+    // (on one node the agent's choice; over several, read from this rank's own host).
+    const auto host = apply_host_binding(inv.run_file);
+    if (host && !host->cpu_binding.empty()) setenv(kCpuBindingVariable, host->cpu_binding.c_str(), 1);
+    apply_cpu_binding_from_environment();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scalebench-run: error: %s\n", e.what());
     return 1;

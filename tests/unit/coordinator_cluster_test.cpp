@@ -29,7 +29,9 @@ class CoordinatorCluster : public ::testing::Test {
   }
   static void add_agent(Coordinator& c, const std::string& name, int gpus) {
     Json list = Json::array();
-    for (int i = 0; i < gpus; ++i) list.push_back(Json{{"index", i}, {"name", "H100"}});
+    // Two GPUs per NUMA node, except on node-3, whose agent could not read them.
+    for (int i = 0; i < gpus; ++i)
+      list.push_back(Json{{"index", i}, {"name", "H100"}, {"numa_node", name == "node-3" ? Json() : Json(i / 2)}});
     ApiResult r = c.register_agent(Json{{"name", name},
                                         {"address", "10.0.0." + name.substr(name.size() - 1)},
                                         {"gpus", list},
@@ -56,7 +58,8 @@ TEST_F(CoordinatorCluster, AMultiNodeRunGoesToItsLeaderWithItsHostsAndGpus) {
   ASSERT_EQ(hb["runs"].size(), 1u) << hb.dump();
   const Json& hosts = hb["runs"][0]["hosts"];
   ASSERT_EQ(hosts.size(), 2u);
-  EXPECT_EQ(hosts[0], (Json{{"agent", "node-2"}, {"host", "10.0.0.2"}, {"gpus", {0, 1}}}));
+  // With each GPU's NUMA node, by which the ranks on every host bind themselves.
+  EXPECT_EQ(hosts[0], (Json{{"agent", "node-2"}, {"host", "10.0.0.2"}, {"gpus", {0, 1}}, {"numa", {0, 0}}}));
   EXPECT_EQ(hosts[1]["agent"], "node-1");
   // The follower's GPUs are reported busy; the third agent is free.
   Json agents = c.list_agents().body["agents"];
@@ -74,6 +77,7 @@ TEST_F(CoordinatorCluster, RunsShareNoGpu) {
   Json hb = beat(c, "node-1");
   ASSERT_EQ(hb["runs"].size(), 1u) << "2 GPUs, then 3 do not fit beside them: " << hb.dump();
   EXPECT_EQ(hb["runs"][0]["hosts"][0]["gpus"], (Json{0, 1}));
+  EXPECT_FALSE(hb["runs"][0]["hosts"][0].contains("numa")) << "one node: its agent binds the ranks itself";
   const long long first = hb["runs"][0]["run_id"];
   EXPECT_EQ(beat(c, "node-1", {first})["runs"].size(), 0u) << "the 3-GPU run waits, and y behind it";
   ASSERT_EQ(c.finish_run(first, Json{{"attempt", 1}, {"status", "ok"}}).status, 200);

@@ -10,8 +10,8 @@
 #include <fstream>
 
 #include "agent/launcher.hpp"
-#include "agent/rank_binding.hpp"
 #include "common/error.hpp"
+#include "common/rank_binding.hpp"
 
 namespace scalebench {
 namespace {

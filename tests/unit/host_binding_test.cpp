@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "common/error.hpp"
 
@@ -54,6 +58,39 @@ TEST(HostBinding, AppliedFromOpenMpisVariables) {
   EXPECT_FALSE(apply_host_binding(one_host)) << "one node: the agent's CUDA_VISIBLE_DEVICES stands";
   EXPECT_FALSE(apply_host_binding(Json())) << "started by hand";
   EXPECT_THROW(apply_host_binding(run_file), Error) << "several hosts but no rank variable";
+}
+
+TEST(HostBinding, RanksOnAnotherHostBindToTheirGpusNumaNodeThere) {
+  // This host's sysfs: NUMA node 0 holds CPUs 0-3, node 1 CPUs 4-7. node-b's GPUs 2 and 3 are on
+  // nodes 1 and 0 (as node-b's agent reported them to the coordinator).
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("host-binding-test-" + std::to_string(getpid()));
+  for (int n = 0; n < 2; ++n) {
+    fs::create_directories(root / ("devices/system/node/node" + std::to_string(n)));
+    std::ofstream(root / ("devices/system/node/node" + std::to_string(n) + "/cpulist")) << (n ? "4-7\n" : "0-3\n");
+  }
+  Json hosts = kHosts;
+  hosts[1]["numa"] = {1, 0};
+  Json run_file{{"spec", {{"ranks_per_node", 2}, {"nodes", 2}}}, {"hosts", hosts}};
+  setenv("OMPI_COMM_WORLD_RANK", "2", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0", 1);
+  auto b = apply_host_binding(run_file, root.string());
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->numa, (std::vector<int>{1, 0}));
+  EXPECT_EQ(b->cpu_binding, "4-7;0-3") << "local rank 0 drives GPU 2 (node 1), local rank 1 GPU 3 (node 0)";
+  hosts[1]["numa"] = {1, -1};
+  run_file["hosts"] = hosts;
+  EXPECT_EQ(apply_host_binding(run_file, root.string())->cpu_binding, "") << "a NUMA node unknown: none bound";
+  hosts[1]["numa"] = {1, 5};
+  run_file["hosts"] = hosts;
+  EXPECT_EQ(apply_host_binding(run_file, root.string())->cpu_binding, "") << "no such node on this host";
+  hosts[1].erase("numa");
+  run_file["hosts"] = hosts;
+  EXPECT_EQ(apply_host_binding(run_file, root.string())->cpu_binding, "") << "the leader binds nothing";
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "CUDA_VISIBLE_DEVICES", "SCALEBENCH_HOST",
+                        "SCALEBENCH_NODE"})
+    unsetenv(v);
+  fs::remove_all(root);
 }
 
 }  // namespace

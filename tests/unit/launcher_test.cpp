@@ -240,6 +240,19 @@ TEST(PlanLaunch, SeveralHostsGetAHostfileMappedBySlot) {
   EXPECT_EQ(one.env.at("CUDA_VISIBLE_DEVICES"), "3");
 }
 
+TEST(RunFile, SeveralHostsListTheirGpusAndWhenBoundTheirNumaNodes) {
+  const std::vector<LaunchHost> hosts{{"node-a", {0, 1}, {0, 0}}, {"node-b", {4, 5}, {1, -1}}};
+  const Json bound = run_file_json(5, 2, spec(2), hosts, true);
+  EXPECT_EQ(bound["run_id"], 5);
+  EXPECT_EQ(bound["attempt"], 2);
+  EXPECT_EQ(bound["spec"], spec(2));
+  EXPECT_EQ(bound["hosts"], Json::parse(R"([{"host": "node-a", "gpus": [0, 1], "numa": [0, 0]},
+                                            {"host": "node-b", "gpus": [4, 5], "numa": [1, -1]}])"));
+  const Json unbound = run_file_json(5, 2, spec(2), hosts, false);
+  EXPECT_FALSE(unbound["hosts"][0].contains("numa")) << "--cpu-binding none: no rank binds itself";
+  EXPECT_FALSE(run_file_json(5, 2, spec(2), {hosts[0]}, true).contains("hosts")) << "one node: the agent binds";
+}
+
 TEST(PlanLaunch, ACommandRunOverSeveralHostsPassesTheHostfileToItsMpirun) {
   Json s = spec(1);
   s["nodes"] = 2;

@@ -126,6 +126,22 @@ TEST(Place, MultiNodeRunsTakeDistinctAgentsLeaderFirst) {
   EXPECT_FALSE(place(gpu_run(1, 2, 4).spec, agents, {})) << "4 nodes on 3 agents";
 }
 
+TEST(Place, MultiNodeGpuRunsCarryEachGpusNumaNode) {
+  // The ranks on other nodes bind themselves by these; -1 where the agent could not read one.
+  Store::Agent a = agent("a", 4, true), b = agent("b", 4, true);
+  for (int i = 0; i < 4; ++i) a.info["gpus"][i]["numa_node"] = i / 2;
+  b.info["gpus"][0]["numa_node"] = 1;
+  b.info["gpus"][1]["numa_node"] = nullptr;
+  auto hosts = place(gpu_run(1, 2, 2).spec, {a, b}, {}, "a");
+  ASSERT_TRUE(hosts);
+  EXPECT_EQ((*hosts)[0].numa, (std::vector<int>{0, 0}));
+  EXPECT_EQ((*hosts)[1].numa, (std::vector<int>{1, -1}));
+  EXPECT_EQ(hosts_from_json(to_json(*hosts)), *hosts) << "kept with the run";
+  auto one = place(gpu_run(1, 2, 1).spec, {a, b}, {}, "a");
+  ASSERT_TRUE(one);
+  EXPECT_TRUE((*one)[0].numa.empty()) << "one node: the agent binds its ranks from its own inventory";
+}
+
 TEST(Place, PlacementAgentsLimitTheNodesARunMayUse) {
   // scalebench accept's bisection measures halves of the cluster: a run names its agents.
   const std::vector<Store::Agent> agents{agent("a", 0, false), agent("b", 0, false), agent("c", 0, false)};

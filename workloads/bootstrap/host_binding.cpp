@@ -1,8 +1,10 @@
 #include "workloads/bootstrap/host_binding.hpp"
 
 #include <cstdlib>
+#include <map>
 
 #include "common/error.hpp"
+#include "common/rank_binding.hpp"
 
 namespace scalebench {
 
@@ -33,10 +35,11 @@ HostBinding host_binding(const Json& hosts, int ranks_per_node, int world_rank, 
                 std::to_string(world_rank % ranks_per_node) +
                 ": the launcher did not map ranks by slot over the hostfile, so GPUs cannot be assigned");
   const Json& h = hosts[static_cast<std::size_t>(node)];
-  return HostBinding{node, h.value("host", std::string()), h.value("gpus", std::vector<int>{})};
+  return HostBinding{node, h.value("host", std::string()), h.value("gpus", std::vector<int>{}),
+                     h.value("numa", std::vector<int>{}), ""};
 }
 
-std::optional<HostBinding> apply_host_binding(const Json& run_file) {
+std::optional<HostBinding> apply_host_binding(const Json& run_file, const std::string& sysfs_root) {
   if (!run_file.is_object()) return std::nullopt;  // started by hand, without a run file
   const Json hosts = run_file.value("hosts", Json::array());
   if (!hosts.is_array() || hosts.size() < 2) return std::nullopt;
@@ -46,6 +49,11 @@ std::optional<HostBinding> apply_host_binding(const Json& run_file) {
   const int local = env_int({"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"});
   const int per_node = run_file.value("spec", Json::object()).value("ranks_per_node", 1);
   HostBinding b = host_binding(hosts, per_node, rank, local);
+  if (!b.numa.empty() && b.numa.size() == b.gpus.size()) {
+    std::map<int, int> gpu_numa;
+    for (std::size_t i = 0; i < b.gpus.size(); ++i) gpu_numa[b.gpus[i]] = b.numa[i];
+    b.cpu_binding = cpu_binding_spec(rank_numa_nodes(per_node, b.gpus, gpu_numa), sysfs_root);
+  }
   if (!b.gpus.empty()) {
     std::string visible;
     for (int g : b.gpus) visible += (visible.empty() ? "" : ",") + std::to_string(g);

@@ -8,11 +8,16 @@
 namespace scalebench {
 
 // Where a rank of a run over several nodes is: the run's node (index into the run file's hosts
-// list), that host's name, and the GPUs the run holds there (inventory indices).
+// list), that host's name, the GPUs the run holds there (inventory indices) and their NUMA nodes
+// when the run file gives them (ranks are bound).
 struct HostBinding {
   int node = 0;
   std::string host;
   std::vector<int> gpus;
+  std::vector<int> numa;
+  // SCALEBENCH_CPU_BINDING for this host's ranks (common/rank_binding.hpp), from `numa` and this
+  // host's own sysfs: "" when the run is not bound or a NUMA node or its CPUs are unknown.
+  std::string cpu_binding;
 };
 
 // The launcher maps ranks by slot, ranks_per_node per host in the order of `hosts`, so rank r is
@@ -23,8 +28,9 @@ HostBinding host_binding(const Json& hosts, int ranks_per_node, int world_rank, 
 
 // For scalebench-run before MPI and CUDA start: when the run file lists several hosts, finds
 // this rank's (from the launcher's rank variables: Open MPI's, PMIx's or Slurm's) and sets
-// CUDA_VISIBLE_DEVICES to its GPUs, SCALEBENCH_HOST to its name and SCALEBENCH_NODE to its index.
-// Returns the binding, or nothing for a run on one node. Throws Error with the reason.
-std::optional<HostBinding> apply_host_binding(const Json& run_file);
+// CUDA_VISIBLE_DEVICES to its GPUs, SCALEBENCH_HOST to its name and SCALEBENCH_NODE to its index,
+// and works out its host's cpu_binding (CPU lists read under `sysfs_root`). Returns the binding,
+// or nothing for a run on one node. Throws Error with the reason.
+std::optional<HostBinding> apply_host_binding(const Json& run_file, const std::string& sysfs_root = "/sys");
 
 }  // namespace scalebench

@@ -1,4 +1,4 @@
-#include "agent/rank_binding.hpp"
+#include "common/rank_binding.hpp"
 
 #include "common/cpu_binding.hpp"
 
