@@ -16,6 +16,7 @@
 #include "accept/verdict.hpp"
 #include "cli/accept_runner.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/local_cluster.hpp"
 #include "cli/record_source.hpp"
 #include "common/error.hpp"
@@ -266,15 +267,20 @@ int accept_on(HttpClient& client, const Options& o, const std::function<void()>&
 
 int cmd_accept(const CliArgs& a) {
   const Options o = read_options(a);  // bad input (rules, baseline, level) stops here: exit 2
+  catch_interrupts();
+  auto check_interrupt = [] {
+    if (interrupted()) throw Interrupted("interrupted: the battery's open experiments were cancelled");
+  };
   if (a.options.count("coordinator") || std::getenv("SCALEBENCH_COORDINATOR")) {
     HttpClient client = coordinator_client(a);
-    return accept_on(client, o, [] {});
+    return accept_on(client, o, check_interrupt);
   }
   const std::string db = a.opt("db", "accept.db");
   LocalCluster cluster(db, a.opt("logs", db + ".logs"));
   HttpClient client(cluster.url(), std::chrono::seconds(10));
   client.set_bearer_token(cluster.user_token());
-  return accept_on(client, o, [&cluster] {
+  return accept_on(client, o, [&cluster, &check_interrupt] {
+    check_interrupt();
     if (auto dead = cluster.dead_child()) throw Error(*dead);
   });
 }
@@ -325,7 +331,9 @@ keep their verdicts. The verdicts go to the coordinator too: scalebench_node_hea
 gpu, check} on its /metrics (1 pass, 0.5 warn, 0 fail; newest battery wins, kept across
 restarts), and `scalebench report` shows a battery's verdicts per node and GPU.
 Exit codes: 0 every node passed (warnings allowed), 1 a check failed, 2 bad input (a bad rule
-file names file:line:column and the field), 4 the coordinator could not be reached.
+file names file:line:column and the field), 4 the coordinator could not be reached, 130
+interrupted (Ctrl-C or SIGTERM): the battery's experiments still open are cancelled first, so none
+is left to hold the nodes.
 Rules and levels against DCGM's diagnostics, SuperBench and nccl-tests: docs/accept.md.
 )";
 }

@@ -34,18 +34,48 @@ double eta(const std::vector<accept::Item>& items, const std::vector<bool>& fini
 std::vector<ItemOutcome> BatteryRunner::run(const std::vector<accept::Item>& items, std::chrono::seconds deadline,
                                             const std::string& what) {
   std::vector<ItemOutcome> out(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    out[i].item = items[i];
-    const HttpResponse answer = client_.request("POST", "/api/v1/experiments", items[i].yaml, "application/yaml",
-                                                {{"X-Scalebench-Source", "scalebench accept"}});
-    const Json j = Json::parse(answer.body.empty() ? "{}" : answer.body, nullptr, false);
-    if (answer.status != 201)
-      throw Error("the coordinator refused the battery's " + items[i].label + ": " +
-                  (j.is_object() ? j.value("error", answer.body) : answer.body));
-    out[i].experiment_id = j["experiment_id"].get<long long>();
-  }
-  const auto start = std::chrono::steady_clock::now();
   std::vector<bool> finished(items.size(), false);
+  try {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      out[i].item = items[i];
+      const HttpResponse answer = client_.request("POST", "/api/v1/experiments", items[i].yaml, "application/yaml",
+                                                  {{"X-Scalebench-Source", "scalebench accept"}});
+      const Json j = Json::parse(answer.body.empty() ? "{}" : answer.body, nullptr, false);
+      if (answer.status != 201)
+        throw Error("the coordinator refused the battery's " + items[i].label + ": " +
+                    (j.is_object() ? j.value("error", answer.body) : answer.body));
+      out[i].experiment_id = j["experiment_id"].get<long long>();
+    }
+    follow(out, finished, deadline, what);
+  } catch (...) {
+    // Interrupted, a local child dead, the coordinator refusing an item: what this battery left
+    // open would hold the nodes' GPUs up to the level's bound and queue a rerun behind it.
+    cancel_open(out, finished);
+    throw;
+  }
+  return out;
+}
+
+void BatteryRunner::cancel_open(const std::vector<ItemOutcome>& out, const std::vector<bool>& finished) {
+  std::string ids;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (finished[i] || out[i].experiment_id == 0) continue;
+    const std::string id = std::to_string(out[i].experiment_id);
+    try {
+      client_.post_json("/api/v1/experiments/" + id + "/cancel", Json::object());
+      ids += (ids.empty() ? "" : ", ") + id;
+    } catch (const std::exception& e) {
+      std::cerr << "warning: could not cancel the battery's experiment " << id << ": " << e.what() << "\n";
+    }
+  }
+  if (!ids.empty()) std::cerr << "cancelled the battery's open experiments: " << ids << "\n";
+}
+
+void BatteryRunner::follow(std::vector<ItemOutcome>& out, std::vector<bool>& finished, std::chrono::seconds deadline,
+                           const std::string& what) {
+  std::vector<accept::Item> items;
+  for (const ItemOutcome& o : out) items.push_back(o.item);
+  const auto start = std::chrono::steady_clock::now();
   std::size_t done = 0;
   double last_note = 0;
   while (done < items.size()) {
@@ -100,7 +130,6 @@ std::vector<ItemOutcome> BatteryRunner::run(const std::vector<accept::Item>& ite
     }
     if (done < items.size()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
-  return out;
 }
 
 int post_node_health(HttpClient& client, const std::string& level, const std::vector<accept::Verdict>& verdicts) {

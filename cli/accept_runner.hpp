@@ -23,6 +23,8 @@ struct ItemOutcome {
 
 // Submits battery items to a coordinator and follows them to their end, one progress line per
 // item and an ETA; an item still running at the deadline is cancelled and ends `unfinished`.
+// `check_alive` is called every poll; when it (or anything else) throws, the items not yet
+// finished are cancelled before the exception goes on.
 class BatteryRunner {
  public:
   BatteryRunner(HttpClient& client, std::function<void()> check_alive)
@@ -33,6 +35,11 @@ class BatteryRunner {
                                const std::string& what);
 
  private:
+  // Polls the submitted items until each has ended (or the deadline cancelled it).
+  void follow(std::vector<ItemOutcome>& out, std::vector<bool>& finished, std::chrono::seconds deadline,
+              const std::string& what);
+  void cancel_open(const std::vector<ItemOutcome>& out, const std::vector<bool>& finished);
+
   HttpClient& client_;
   std::function<void()> check_alive_;
 };

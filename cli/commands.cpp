@@ -1,10 +1,8 @@
 #include "cli/commands.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/interrupt.hpp"
 #include "cli/local_cluster.hpp"
 #include "cli/record_source.hpp"
 #include "cli/results_format.hpp"
@@ -27,10 +26,6 @@
 namespace scalebench {
 
 namespace {
-std::atomic<bool> g_interrupted{false};
-
-void on_interrupt(int) { g_interrupted.store(true); }
-
 // An experiment or study file: at most a few MiB are read (/dev/zero is refused, not read for
 // ever), and a larger file is bad input.
 // "-" is standard input, named <stdin> in messages.
@@ -99,7 +94,7 @@ int run_experiment(LocalCluster& cluster, HttpClient& client, const std::string&
   std::set<long long> reported;
   double last_note = 0;
   for (;;) {
-    if (g_interrupted.load()) {
+    if (interrupted()) {
       std::cerr << "interrupted: stopping the local coordinator and agent; stored results stay in " << db << "\n";
       return 130;
     }
@@ -156,8 +151,7 @@ int cmd_study(const CliArgs& a) {
   for (const std::string& yaml : experiments) parse_experiment(yaml, file);  // bad input stops here
   const std::string db = a.opt("db", "scalebench.db");
   const std::string logs = a.opt("logs", db + ".logs");
-  signal(SIGINT, on_interrupt);
-  signal(SIGTERM, on_interrupt);
+  catch_interrupts();
 
   std::cout << "scalebench study " << file << ": " << experiments.size() << " experiment"
             << (experiments.size() == 1 ? "" : "s") << ", store " << db << ", logs " << logs << "\n"

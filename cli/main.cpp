@@ -5,6 +5,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "common/error.hpp"
 #include "common/program_options.hpp"
 
@@ -37,6 +38,9 @@ int main(int argc, char** argv) {
   // bad input or usage (a malformed URL included) is 2.
   try {
     return dispatch(a);
+  } catch (const Interrupted& e) {
+    std::cerr << "scalebench: " << e.what() << "\n";
+    return 130;
   } catch (const SpecError& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -127,6 +127,26 @@ placement: {ranks_per_node: [1]}
 YAML
 "$SB" submit "$WORK/long.yaml" --coordinator "$URL" >/dev/null
 expect_exit 3 "has not ended after 1 s" "$SB" wait long --coordinator "$URL" --timeout 1 --interval 0.2
+# Ctrl-C on accept: exit 130, and the battery it submitted (queued behind `long`, which holds the
+# only agent) is cancelled, not left to run later and hold the node.
+# battery_state: the battery's experiments, how many have finished, and their cancelled runs.
+battery_state() {
+  curl -sf "$URL/api/v1/experiments" | python3 -c 'import json, sys
+b = [e for e in json.load(sys.stdin)["experiments"] if e["source"] == "scalebench accept"]
+print(len(b), sum(e["finished"] for e in b), sum(e["states"].get("cancelled", 0) for e in b))'
+}
+"$SB" accept --coordinator "$URL" --level quick >"$WORK/accept-int.out" 2>"$WORK/accept-int.err" &
+ACCEPT_PID=$!
+PIDS+=("$ACCEPT_PID")
+wait_until 20 '[[ $(battery_state) != "0 "* ]]'
+[[ $(battery_state) == "1 0 0" ]] || fail "the battery should wait behind long: $(battery_state)"
+kill -INT "$ACCEPT_PID"
+rc=0
+wait "$ACCEPT_PID" || rc=$?
+[[ $rc == 130 ]] || fail "accept interrupted exited $rc: $(cat "$WORK/accept-int.err")"
+grep -q "cancelled the battery's open experiments: " "$WORK/accept-int.err" ||
+  fail "accept interrupted: $(cat "$WORK/accept-int.err")"
+[[ $(battery_state) == "1 1 1" ]] || fail "the battery was left open: $(battery_state)"
 "$SB" cancel long --coordinator "$URL" --format json | py '"cancelled_queued" in d' | grep -q True || fail "cancel json"
 
 # Path-prefixed URLs: every request goes under the prefix (a stand-in reverse proxy that logs
