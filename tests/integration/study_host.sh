@@ -34,4 +34,45 @@ PY
 head -1 "$WORK/records.csv" | grep -q '^record_id,run_id,experiment' || fail "csv header"
 [[ $(wc -l <"$WORK/records.csv") -eq 103 ]] || fail "csv rows"
 [[ $took -lt 120 ]] || fail "study took $took s (limit 120)"
+
+# Ctrl-C in the middle of a study: exit 130, the local coordinator, agent and the running run
+# stopped (none left behind), what the finished experiment measured kept in the store, and the
+# interrupted run recorded as failed with the reason.
+cat >"$WORK/two.yaml" <<YAML
+name: first
+workload: collective
+params: {min_bytes: 1KiB, max_bytes: 4KiB, step_factor: 4, time_cap_s: 0.1}
+placement: {ranks_per_node: [1]}
+repetitions: 3
+---
+name: second
+workload: command
+command:
+  program: /bin/sleep
+  args: ["$((600 + $$ % 100))"]
+  launch: once
+  figures:
+    x: {regex: 'x=(\d+)'}
+placement: {ranks_per_node: [1]}
+YAML
+"$BIN/scalebench" study "$WORK/two.yaml" --db "$WORK/int.db" >"$WORK/int.log" 2>&1 &
+STUDY=$!
+PIDS+=("$STUDY")
+wait_until 60 'pgrep -f "^/bin/sleep $((600 + $$ % 100))\$" >/dev/null'
+started=$(pgrep -P "$STUDY" | tr '\n' ' ')
+sleeper=$(pgrep -f "^/bin/sleep $((600 + $$ % 100))\$")
+kill -INT "$STUDY"
+rc=0
+wait "$STUDY" || rc=$?
+[[ $rc == 130 ]] || fail "interrupted study exited $rc: $(tail -n 5 "$WORK/int.log")"
+grep -q "interrupted: stopping the local coordinator and agent; stored results stay in $WORK/int.db" "$WORK/int.log" ||
+  fail "interrupted study: $(tail -n 5 "$WORK/int.log")"
+for pid in $started $sleeper; do
+  wait_until 10 "! kill -0 $pid 2>/dev/null"
+done
+"$BIN/scalebench" results --db "$WORK/int.db" --format json >"$WORK/int.jsonl"
+json_check "$WORK/int.jsonl" 'len([r for r in records if r["experiment"] == "first" and r["status"] == "ok"]) == 6'
+# The run in flight ends failed, saying why.
+json_check "$WORK/int.jsonl" '[(r["experiment"], r["status"]) for r in records if r["experiment"] != "first"] == [("second", "failed")]'
+json_check "$WORK/int.jsonl" 'any("agent was stopped" in r.get("reason", "") for r in records)'
 echo "study_host: ok in $took s"
