@@ -12,6 +12,7 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "common/split.hpp"
 
 namespace scalebench {
 
@@ -91,13 +92,7 @@ std::vector<int> numa_nodes_of(const std::vector<int>& cpus, const std::string& 
 }
 
 void apply_cpu_binding(const std::string& spec, int local_rank) {
-  std::vector<std::string> entries;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= spec.size(); ++i)
-    if (i == spec.size() || spec[i] == ';') {
-      entries.push_back(spec.substr(start, i - start));
-      start = i + 1;
-    }
+  const std::vector<std::string> entries = split(spec, ';');
   if (local_rank < 0 || local_rank >= static_cast<int>(entries.size()))
     throw Error(std::string(kCpuBindingVariable) + "='" + spec + "' has no entry for local rank " +
                 std::to_string(local_rank));

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/split.hpp"
 
 namespace scalebench {
 
@@ -156,13 +157,7 @@ Topology topology_from_json(const Json& j) {
 std::string canonical_pci_bus_id(std::string_view id) {
   while (!id.empty() && std::isspace(static_cast<unsigned char>(id.front()))) id.remove_prefix(1);
   while (!id.empty() && std::isspace(static_cast<unsigned char>(id.back()))) id.remove_suffix(1);
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= id.size(); ++i)
-    if (i == id.size() || id[i] == ':') {
-      parts.push_back(id.substr(start, i - start));
-      start = i + 1;
-    }
+  const std::vector<std::string> parts = split(id, ':');
   if (parts.size() != 2 && parts.size() != 3) return "";
   std::string_view dev_fn = parts.back();
   auto dot = dev_fn.find('.');

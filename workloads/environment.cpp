@@ -8,23 +8,13 @@
 #include <unistd.h>
 
 #include "common/cpu_binding.hpp"
+#include "common/split.hpp"
 #include "common/version.hpp"
 #include "topology/discover.hpp"
 
 namespace scalebench {
 
 namespace {
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= s.size(); ++i)
-    if (i == s.size() || s[i] == sep) {
-      out.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  return out;
-}
-
 // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..." -> "580.159.04"
 std::string nvidia_driver_version() {
   std::ifstream in("/proc/driver/nvidia/version");
