@@ -31,8 +31,6 @@ class ActiveRuns {
   void end(long long run_id);
   std::string metrics_text() const;
 
-  const std::string& job_mapping_dir() const { return job_mapping_dir_; }
-
  private:
   void write_mapping(int gpu, long long run_id) const;
   void remove_mapping(int gpu, long long run_id) const;

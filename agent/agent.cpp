@@ -57,9 +57,8 @@ Agent::Agent(Options options)
                {"capabilities", caps.value("backends", Json::array())},
                {"workloads", caps.value("workloads", Json::array())},
                {"version", kVersion}};
-  // Ranks bind to their GPU's NUMA node: which node each GPU hangs off.
-  for (const auto& g : info_["topology"].value("gpus", Json::array()))
-    options_.launch.gpu_numa[g.value("index", -1)] = g.value("numa_node", -1);
+  // Ranks bind to their GPU's NUMA node: which node each GPU hangs off (as registered).
+  for (const auto& g : info_["gpus"]) options_.launch.gpu_numa[g.value("index", -1)] = g.value("numa_node", -1);
   auto journal = std::make_unique<OutboxJournal>(options_.work_dir + "/outbox.jsonl");
   outbox_ = std::make_unique<Outbox>(
       client_,

@@ -46,7 +46,7 @@ std::vector<ItemOutcome> BatteryRunner::run(const std::vector<accept::Item>& ite
                     (j.is_object() ? j.value("error", answer.body) : answer.body));
       out[i].experiment_id = j["experiment_id"].get<long long>();
     }
-    follow(out, finished, deadline, what);
+    follow(items, out, finished, deadline, what);
   } catch (...) {
     // Interrupted, a local child dead, the coordinator refusing an item: what this battery left
     // open would hold the nodes' GPUs up to the level's bound and queue a rerun behind it.
@@ -71,10 +71,8 @@ void BatteryRunner::cancel_open(const std::vector<ItemOutcome>& out, const std::
   if (!ids.empty()) std::cerr << "cancelled the battery's open experiments: " << ids << "\n";
 }
 
-void BatteryRunner::follow(std::vector<ItemOutcome>& out, std::vector<bool>& finished, std::chrono::seconds deadline,
-                           const std::string& what) {
-  std::vector<accept::Item> items;
-  for (const ItemOutcome& o : out) items.push_back(o.item);
+void BatteryRunner::follow(const std::vector<accept::Item>& items, std::vector<ItemOutcome>& out,
+                           std::vector<bool>& finished, std::chrono::seconds deadline, const std::string& what) {
   const auto start = std::chrono::steady_clock::now();
   std::size_t done = 0;
   double last_note = 0;

@@ -36,8 +36,8 @@ class BatteryRunner {
 
  private:
   // Polls the submitted items until each has ended (or the deadline cancelled it).
-  void follow(std::vector<ItemOutcome>& out, std::vector<bool>& finished, std::chrono::seconds deadline,
-              const std::string& what);
+  void follow(const std::vector<accept::Item>& items, std::vector<ItemOutcome>& out, std::vector<bool>& finished,
+              std::chrono::seconds deadline, const std::string& what);
   void cancel_open(const std::vector<ItemOutcome>& out, const std::vector<bool>& finished);
 
   HttpClient& client_;

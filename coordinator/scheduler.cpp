@@ -27,10 +27,12 @@ std::string address_of(const Store::Agent& a) {
   std::string addr = a.info.value("address", std::string());
   return addr.empty() ? a.hostname : addr;
 }
+// A GPU entry's inventory index: its "index", else its place in the agent's list.
+int gpu_index(const Json& g, int position) { return g.is_object() ? g.value("index", position) : position; }
 std::vector<int> gpu_indices(const Store::Agent& a) {
   std::vector<int> out;
   int i = 0;
-  for (const auto& g : array_of(a, "gpus")) out.push_back(g.is_object() ? g.value("index", i++) : i++);
+  for (const auto& g : array_of(a, "gpus")) out.push_back(gpu_index(g, i++));
   return out;
 }
 // The NUMA node of each of `gpus` as the agent's inventory gives it; -1 where it does not.
@@ -38,9 +40,7 @@ std::vector<int> gpu_numa_nodes(const Store::Agent& a, const std::vector<int>& g
   std::vector<int> out(gpus.size(), -1);
   int i = 0;
   for (const auto& g : array_of(a, "gpus")) {
-    const int index = g.is_object() ? g.value("index", i) : i;
-    ++i;
-    const auto at = std::find(gpus.begin(), gpus.end(), index);
+    const auto at = std::find(gpus.begin(), gpus.end(), gpu_index(g, i++));
     if (at == gpus.end() || !g.is_object()) continue;
     if (auto n = g.find("numa_node"); n != g.end() && n->is_number_integer()) out[at - gpus.begin()] = n->get<int>();
   }
