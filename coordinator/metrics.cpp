@@ -31,6 +31,9 @@ Metrics::Metrics()
                             .Name("scalebench_reference_checks_total")
                             .Help("Records checked against an experiment's references, by outcome (pass, fail)")
                             .Register(*registry_)),
+      // Both outcomes from the start, so that increase() sees the first failure.
+      references_passed_(reference_checks_.Add({{"outcome", "pass"}})),
+      references_failed_(reference_checks_.Add({{"outcome", "fail"}})),
       experiment_runs_(prometheus::BuildGauge()
                            .Name("scalebench_experiment_runs")
                            .Help("Runs of an experiment by state")
@@ -56,13 +59,11 @@ Metrics::Metrics()
                            .Help("Ranks of a placement that results were measured at (its ranks label as a value)")
                            .Register(*registry_)) {
   for (const char* s : {"ok", "failed", "timeout", "skipped", "cancelled"}) runs_finished_.Add({{"status", s}});
-  // Both outcomes from the start, so that increase() sees the first failure.
-  for (const char* o : {"pass", "fail"}) reference_checks_.Add({{"outcome", o}});
 }
 
-void Metrics::reference_checked(const std::string& outcome) {
-  std::lock_guard lock(mutex_);
-  reference_checks_.Add({{"outcome", outcome}}).Increment();
+void Metrics::references_checked(int passed, int failed) {
+  if (passed) references_passed_.Increment(passed);
+  if (failed) references_failed_.Increment(failed);
 }
 
 void Metrics::set_agents(int alive, int lost) {

@@ -46,8 +46,8 @@ class Metrics {
   void set_agents(int alive, int lost);
   void set_runs(int queued, int running);
   void run_finished(const std::string& status);
-  // A reference of an experiment checked against a record: outcome "pass" or "fail".
-  void reference_checked(const std::string& outcome);
+  // References checked against a batch of records: how many passed and failed.
+  void references_checked(int passed, int failed);
   void experiment_submitted(const std::string& name);
   // `series_text` (optional) is the text of the record fields that name its series, as
   // RawRecord::series_text has it: with it, a record of a series seen before updates that
@@ -93,6 +93,7 @@ class Metrics {
   prometheus::Counter& records_total_;
   prometheus::Counter& experiments_total_;
   prometheus::Family<prometheus::Counter>& reference_checks_;
+  prometheus::Counter &references_passed_, &references_failed_;
   prometheus::Family<prometheus::Gauge>& experiment_runs_;
   prometheus::Family<prometheus::Gauge>& experiment_progress_;
   prometheus::Family<prometheus::Gauge>& experiment_elapsed_;

@@ -116,9 +116,7 @@ TEST(Metrics, MicrosecondsBecomeSeconds) {
 TEST(Metrics, ReferenceChecksAreCountedByOutcomeFromZero) {
   Metrics m;
   EXPECT_DOUBLE_EQ(*sample(m.text(), "scalebench_reference_checks_total", {"outcome=\"fail\""}), 0);
-  m.reference_checked("pass");
-  m.reference_checked("fail");
-  m.reference_checked("fail");
+  m.references_checked(1, 2);
   EXPECT_DOUBLE_EQ(*sample(m.text(), "scalebench_reference_checks_total", {"outcome=\"pass\""}), 1);
   EXPECT_DOUBLE_EQ(*sample(m.text(), "scalebench_reference_checks_total", {"outcome=\"fail\""}), 2);
 }
