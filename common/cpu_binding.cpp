@@ -36,11 +36,10 @@ std::string read_line(const std::string& path) {
 std::vector<int> parse_cpu_list(std::string_view text) {
   std::set<int> cpus;
   std::string_view rest = text;
-  while (!rest.empty() && rest.back() == '\n') rest.remove_suffix(1);
-  while (!rest.empty()) {
-    const auto comma = rest.find(',');
-    const std::string_view item = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  while (!rest.empty() && (rest.back() == '\n' || rest.back() == ' ')) rest.remove_suffix(1);
+  if (rest.empty()) return {};
+  for (const std::string& field : split(rest, ',')) {
+    const std::string_view item = field;
     const auto dash = item.find('-');
     const int lo = number(item.substr(0, dash), text);
     const int hi = dash == std::string_view::npos ? lo : number(item.substr(dash + 1), text);

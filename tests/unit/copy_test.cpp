@@ -176,12 +176,6 @@ TEST(CopySmGrid, FillsEverySmUnlessTheBufferIsSmall) {
   EXPECT_EQ(sm_grid(512ull << 20, 1, 1, true).blocks, 1);
 }
 
-TEST(CopyCpuList, ParsesSysfsLocalCpulist) {
-  EXPECT_EQ(parse_cpu_list("0-3,8,10-11\n"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
-  EXPECT_EQ(parse_cpu_list("5"), (std::vector<int>{5}));
-  for (const char* bad : {"", "a", "3-1", "1,,2", "1,", "-1", "0-"}) EXPECT_TRUE(parse_cpu_list(bad).empty()) << bad;
-}
-
 TEST(CopyPattern, SourceAndPoisonDifferEverywhereAndBytesFollowWords) {
   long long same = 0, repeats = 0;
   for (std::uint64_t i = 0; i < 1'000'000; ++i) {

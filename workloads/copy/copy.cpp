@@ -1,7 +1,6 @@
 #include "workloads/copy/copy.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include "analysis/stats.hpp"
@@ -165,33 +164,6 @@ SmGrid sm_grid(std::uint64_t bytes, int sm_count, int blocks_per_sm, bool shared
   if (shared) most = std::max<std::uint64_t>(1, most / 2);
   g.blocks = static_cast<int>(std::min(needed, most));
   return g;
-}
-
-std::vector<int> parse_cpu_list(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-  std::vector<int> out;
-  if (text.empty()) return out;
-  auto number = [](std::string_view s, int* v) {
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
-    return ec == std::errc() && ptr == s.data() + s.size() && *v >= 0;
-  };
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view item = text.substr(start, comma - start);
-    const std::size_t dash = item.find('-');
-    int lo = 0, hi = 0;
-    if (dash == std::string_view::npos) {
-      if (!number(item, &lo)) return {};
-      hi = lo;
-    } else if (!number(item.substr(0, dash), &lo) || !number(item.substr(dash + 1), &hi) || hi < lo) {
-      return {};
-    }
-    for (int cpu = lo; cpu <= hi; ++cpu) out.push_back(cpu);
-    start = comma + 1;
-  }
-  return out;
 }
 
 }  // namespace scalebench::copy

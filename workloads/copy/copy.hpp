@@ -114,9 +114,6 @@ struct SmGrid {
 };
 SmGrid sm_grid(std::uint64_t bytes, int sm_count, int blocks_per_sm, bool shared);
 
-// Linux cpulist ("0-3,8,10-11", as /sys/bus/pci/devices/*/local_cpulist) -> CPU numbers; empty
-// when the text is not a cpulist.
-std::vector<int> parse_cpu_list(std::string_view text);
 
 // One transfer's measurement: seconds per copy of each timed sample, and the check's count of
 // wrong 4-byte words in the destination (-1: not checked).

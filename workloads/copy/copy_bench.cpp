@@ -11,6 +11,8 @@
 #include <string>
 #include <tuple>
 
+#include "common/cpu_binding.hpp"
+#include "common/error.hpp"
 #include "workloads/copy/copy_kernels.cuh"
 #include "workloads/copy/copy_pattern.hpp"
 #include "workloads/gpu/cuda_check.hpp"
@@ -51,7 +53,12 @@ class CpuAffinity {
     std::ifstream in("/sys/bus/pci/devices/" + bus + "/local_cpulist");
     std::string text;
     if (!std::getline(in, text)) return;
-    const std::vector<int> cpus = parse_cpu_list(text);
+    std::vector<int> cpus;
+    try {
+      cpus = parse_cpu_list(text);
+    } catch (const Error&) {
+      return;  // not a cpulist: the thread stays where it is
+    }
     if (cpus.empty() || sched_getaffinity(0, sizeof saved_, &saved_) != 0) return;
     cpu_set_t want;
     CPU_ZERO(&want);
