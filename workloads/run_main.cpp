@@ -305,8 +305,10 @@ int main(int argc, char** argv) {
   try {
     // Before MPI and CUDA start: the rank's host and GPUs, then the CPUs of its GPU's NUMA node
     // (on one node the agent's choice; over several, read from this rank's own host).
-    const auto host = apply_host_binding(inv.run_file);
-    if (host && !host->cpu_binding.empty()) setenv(kCpuBindingVariable, host->cpu_binding.c_str(), 1);
+    if (const auto host = apply_host_binding(inv.run_file)) {
+      const std::string spec = host_cpu_binding(*host, inv.spec.value("ranks_per_node", 1));
+      if (!spec.empty()) setenv(kCpuBindingVariable, spec.c_str(), 1);
+    }
     apply_cpu_binding_from_environment();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scalebench-run: error: %s\n", e.what());

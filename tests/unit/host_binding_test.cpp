@@ -74,19 +74,21 @@ TEST(HostBinding, RanksOnAnotherHostBindToTheirGpusNumaNodeThere) {
   Json run_file{{"spec", {{"ranks_per_node", 2}, {"nodes", 2}}}, {"hosts", hosts}};
   setenv("OMPI_COMM_WORLD_RANK", "2", 1);
   setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0", 1);
-  auto b = apply_host_binding(run_file, root.string());
+  // The binding of this rank's host, read from this host's sysfs.
+  auto binding = [&] { return host_cpu_binding(*apply_host_binding(run_file), 2, root.string()); };
+  auto b = apply_host_binding(run_file);
   ASSERT_TRUE(b);
   EXPECT_EQ(b->numa, (std::vector<int>{1, 0}));
-  EXPECT_EQ(b->cpu_binding, "4-7;0-3") << "local rank 0 drives GPU 2 (node 1), local rank 1 GPU 3 (node 0)";
+  EXPECT_EQ(binding(), "4-7;0-3") << "local rank 0 drives GPU 2 (node 1), local rank 1 GPU 3 (node 0)";
   hosts[1]["numa"] = {1, -1};
   run_file["hosts"] = hosts;
-  EXPECT_EQ(apply_host_binding(run_file, root.string())->cpu_binding, "") << "a NUMA node unknown: none bound";
+  EXPECT_EQ(binding(), "") << "a NUMA node unknown: none bound";
   hosts[1]["numa"] = {1, 5};
   run_file["hosts"] = hosts;
-  EXPECT_EQ(apply_host_binding(run_file, root.string())->cpu_binding, "") << "no such node on this host";
+  EXPECT_EQ(binding(), "") << "no such node on this host";
   hosts[1].erase("numa");
   run_file["hosts"] = hosts;
-  EXPECT_EQ(apply_host_binding(run_file, root.string())->cpu_binding, "") << "the leader binds nothing";
+  EXPECT_EQ(binding(), "") << "the leader binds nothing";
   for (const char* v : {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "CUDA_VISIBLE_DEVICES", "SCALEBENCH_HOST",
                         "SCALEBENCH_NODE"})
     unsetenv(v);

@@ -36,10 +36,10 @@ HostBinding host_binding(const Json& hosts, int ranks_per_node, int world_rank, 
                 ": the launcher did not map ranks by slot over the hostfile, so GPUs cannot be assigned");
   const Json& h = hosts[static_cast<std::size_t>(node)];
   return HostBinding{node, h.value("host", std::string()), h.value("gpus", std::vector<int>{}),
-                     h.value("numa", std::vector<int>{}), ""};
+                     h.value("numa", std::vector<int>{})};
 }
 
-std::optional<HostBinding> apply_host_binding(const Json& run_file, const std::string& sysfs_root) {
+std::optional<HostBinding> apply_host_binding(const Json& run_file) {
   if (!run_file.is_object()) return std::nullopt;  // started by hand, without a run file
   const Json hosts = run_file.value("hosts", Json::array());
   if (!hosts.is_array() || hosts.size() < 2) return std::nullopt;
@@ -49,11 +49,6 @@ std::optional<HostBinding> apply_host_binding(const Json& run_file, const std::s
   const int local = env_int({"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"});
   const int per_node = run_file.value("spec", Json::object()).value("ranks_per_node", 1);
   HostBinding b = host_binding(hosts, per_node, rank, local);
-  if (!b.numa.empty() && b.numa.size() == b.gpus.size()) {
-    std::map<int, int> gpu_numa;
-    for (std::size_t i = 0; i < b.gpus.size(); ++i) gpu_numa[b.gpus[i]] = b.numa[i];
-    b.cpu_binding = cpu_binding_spec(rank_numa_nodes(per_node, b.gpus, gpu_numa), sysfs_root);
-  }
   if (!b.gpus.empty()) {
     std::string visible;
     for (int g : b.gpus) visible += (visible.empty() ? "" : ",") + std::to_string(g);
@@ -62,6 +57,13 @@ std::optional<HostBinding> apply_host_binding(const Json& run_file, const std::s
   setenv("SCALEBENCH_HOST", b.host.c_str(), 1);
   setenv("SCALEBENCH_NODE", std::to_string(b.node).c_str(), 1);
   return b;
+}
+
+std::string host_cpu_binding(const HostBinding& b, int ranks_per_node, const std::string& sysfs_root) {
+  if (b.numa.empty() || b.numa.size() != b.gpus.size()) return "";
+  std::map<int, int> gpu_numa;
+  for (std::size_t i = 0; i < b.gpus.size(); ++i) gpu_numa[b.gpus[i]] = b.numa[i];
+  return cpu_binding_spec(rank_numa_nodes(ranks_per_node, b.gpus, gpu_numa), sysfs_root);
 }
 
 }  // namespace scalebench

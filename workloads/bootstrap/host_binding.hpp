@@ -15,9 +15,6 @@ struct HostBinding {
   std::string host;
   std::vector<int> gpus;
   std::vector<int> numa;
-  // SCALEBENCH_CPU_BINDING for this host's ranks (common/rank_binding.hpp), from `numa` and this
-  // host's own sysfs: "" when the run is not bound or a NUMA node or its CPUs are unknown.
-  std::string cpu_binding;
 };
 
 // The launcher maps ranks by slot, ranks_per_node per host in the order of `hosts`, so rank r is
@@ -29,8 +26,12 @@ HostBinding host_binding(const Json& hosts, int ranks_per_node, int world_rank, 
 // For scalebench-run before MPI and CUDA start: when the run file lists several hosts, finds
 // this rank's (from the launcher's rank variables: Open MPI's, PMIx's or Slurm's) and sets
 // CUDA_VISIBLE_DEVICES to its GPUs, SCALEBENCH_HOST to its name and SCALEBENCH_NODE to its index,
-// and works out its host's cpu_binding (CPU lists read under `sysfs_root`). Returns the binding,
-// or nothing for a run on one node. Throws Error with the reason.
-std::optional<HostBinding> apply_host_binding(const Json& run_file, const std::string& sysfs_root = "/sys");
+// Returns the binding, or nothing for a run on one node. Throws Error with the reason.
+std::optional<HostBinding> apply_host_binding(const Json& run_file);
+
+// SCALEBENCH_CPU_BINDING for the ranks on `b`'s host (common/rank_binding.hpp), from its GPUs'
+// NUMA nodes and the CPU lists under `sysfs_root` of the host this runs on: "" when the run is not
+// bound or a NUMA node or its CPUs are unknown.
+std::string host_cpu_binding(const HostBinding& b, int ranks_per_node, const std::string& sysfs_root = "/sys");
 
 }  // namespace scalebench
