@@ -92,11 +92,6 @@ std::uint64_t TrainChecksum::weights_hash(cudaStream_t stream) const {
   return a + 0x9e3779b97f4a7c15ull * b;  // order matters: swapping the layers changes it
 }
 
-double TrainChecksum::flops() const {
-  const double per_step = forward1_.flops() + forward2_.flops() + grad_w2_.flops() + grad_h_.flops() + grad_w1_.flops();
-  return teach_.flops() + steps_ * per_step;
-}
-
 Json TrainChecksum::algorithms() const {
   return Json{{"teacher", teach_.algorithm()},     {"forward1", forward1_.algorithm()},
               {"forward2", forward2_.algorithm()}, {"grad_w2", grad_w2_.algorithm()},

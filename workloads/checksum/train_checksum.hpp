@@ -25,7 +25,6 @@ class TrainChecksum {
   // The weights' hash after run(): any flipped bit changes it.
   std::uint64_t weights_hash(cudaStream_t stream) const;
 
-  double flops() const;  // of the whole run: steps x (forward + backward)
   // The FixedGemm algorithms, by GEMM.
   Json algorithms() const;
 

@@ -10,33 +10,12 @@
 #include "common/error.hpp"
 #include "workloads/collective/pattern.hpp"
 #include "workloads/collective/pattern_kernels.cuh"
+#include "workloads/gpu/dtype_nccl.hpp"
 #include "workloads/gpu/mpi_check.hpp"
 
 namespace scalebench::collective {
 
 namespace {
-ncclDataType_t nccl_type(DType t) {
-  switch (t) {
-    case DType::kF32:
-      return ncclFloat32;
-    case DType::kF64:
-      return ncclFloat64;
-    case DType::kF16:
-      return ncclFloat16;
-    case DType::kBf16:
-      return ncclBfloat16;
-    case DType::kI32:
-      return ncclInt32;
-    case DType::kI64:
-      return ncclInt64;
-    case DType::kI8:
-      return ncclInt8;
-    case DType::kU8:
-      return ncclUint8;
-    default:  // fp8: not a collective's type (parse_dtype refuses it)
-      throw Error(std::string("collective: no NCCL type for ") + gpu::dtype_name(t));
-  }
-}
 ncclRedOp_t nccl_op(RedOp r) {
   switch (r) {
     case RedOp::kSum:
@@ -147,7 +126,7 @@ std::byte* NcclBackend::recv_ptr(const Gpu& g, const Config& c, const Layout& l)
 }
 
 void NcclBackend::launch(Gpu& g, const Config& c, const Layout& l) {
-  const ncclDataType_t t = nccl_type(c.dtype);
+  const ncclDataType_t t = gpu::nccl_type(c.dtype);
   const ncclRedOp_t op = nccl_op(c.redop);
   ncclComm_t comm = g.comm->get();
   cudaStream_t s = g.stream.get();

@@ -200,27 +200,6 @@ long long zero_padded_size(long long elements, int dp, long long align) {
   return (elements + unit - 1) / unit * unit;
 }
 
-std::vector<ZeroShard> zero_plan(const std::vector<Tensor>& tensors, int dp, long long align) {
-  if (dp < 1) throw Error("dp: must be a positive count, got " + std::to_string(dp));
-  if (align < 1) throw Error("zero alignment must be positive");
-  long long total = 0;
-  for (const Tensor& t : tensors) total += t.numel();
-  const long long per = zero_padded_size(total, dp, align) / dp;
-  std::vector<ZeroShard> out(static_cast<std::size_t>(dp));
-  for (int r = 0; r < dp; ++r) {
-    ZeroShard& s = out[static_cast<std::size_t>(r)];
-    s.begin = r * per;
-    s.end = (r + 1) * per;
-    long long at = 0;
-    for (const Tensor& t : tensors) {
-      const long long b = std::max(at, s.begin), e = std::min(at + t.numel(), s.end);
-      if (b < e) s.pieces.push_back({t.name, b - at, e - at});
-      at += t.numel();
-    }
-  }
-  return out;
-}
-
 namespace {
 // 0 (the run decides) or a positive count.
 int counted(const Json& params, const char* key, int fallback) {

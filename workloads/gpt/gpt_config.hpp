@@ -111,18 +111,8 @@ std::vector<TensorShard> tp_plan(const ModelShape& m, int seq, int tp, int rank)
 void check_tp(const ModelShape& m, int tp);
 
 // ---------- ZeRO-1 ----------
-struct TensorSlice {
-  std::string tensor;
-  long long begin = 0, end = 0;  // elements of the tensor (flattened row-major)
-};
-struct ZeroShard {
-  long long begin = 0, end = 0;     // elements of the flat buffer this rank's optimizer state covers
-  std::vector<TensorSlice> pieces;  // the tensors (or parts) inside it, in buffer order
-};
-// The flat buffer (of the tensors' numel, in order) padded to a multiple of dp x `align` elements
-// and cut into dp equal shards: reduce-scatter gives rank r the gradients of shard r, it updates
-// those parameters, and an all-gather returns the whole buffer. Throws Error naming `dp`.
-std::vector<ZeroShard> zero_plan(const std::vector<Tensor>& tensors, int dp, long long align = 64);
+// `elements` padded to a multiple of dp x `align`, so that dp equal slices (parallel_plan.hpp's
+// zero_pieces) reduce-scatter and all-gather in whole aligned pieces.
 long long zero_padded_size(long long elements, int dp, long long align = 64);
 
 // ---------- the workload's parameters ----------

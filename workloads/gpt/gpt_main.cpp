@@ -1,7 +1,5 @@
 #include "workloads/gpt/gpt_main.hpp"
 
-#include <cublasLt.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +14,7 @@
 #include "workloads/compute/compute_main.hpp"
 #include "workloads/compute/gpu_timer.hpp"
 #include "workloads/compute/peak.hpp"
+#include "workloads/gemm/gemm_bench.hpp"
 #include "workloads/gpt/gpt_bench.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 #include "workloads/gpt/gpt_parallel.hpp"
@@ -118,16 +117,6 @@ void add_text_details(Json& d, const gpt::TextTraining& r, const gpt::TextBatche
   d["train_loss_final"] = r.train_loss;
   d["eval_loss_final"] = r.eval_loss;
   d["loss_curve"] = r.curve_json();
-}
-
-std::string cublaslt_version() {
-  int v = 0;
-  cublasLtGetProperty(MAJOR_VERSION, &v);
-  std::string lt = std::to_string(v);
-  cublasLtGetProperty(MINOR_VERSION, &v);
-  lt += "." + std::to_string(v);
-  cublasLtGetProperty(PATCH_LEVEL, &v);
-  return lt + "." + std::to_string(v);
 }
 
 }  // namespace
@@ -254,7 +243,7 @@ int run_gpt_workload(const RunRequest& run) {
     }
     return o;
   };
-  w.versions = Json{{"cublaslt", cublaslt_version()}};
+  w.versions = Json{{"cublaslt", gemm::cublaslt_version()}};
   return compute::run_compute_workload(mpi, run.run_id, spec, run.records, run.emit, w);
 }
 

@@ -42,8 +42,8 @@ struct BucketPlan {
 // elements (ZeRO: dp x 64, zero_padded_size; else 1).
 BucketPlan plan_buckets(const std::vector<Tensor>& layout, long long target_bytes, int elem_bytes, long long pad = 1);
 
-// ZeRO-1: rank `dp_rank` of `dp` owns the dp_rank-th equal slice of every (padded) bucket, as
-// zero_plan cuts a bucket; reduce-scatter leaves that slice's summed gradients in place and the
+// ZeRO-1: rank `dp_rank` of `dp` owns the dp_rank-th equal slice of every (padded) bucket;
+// reduce-scatter leaves that slice's summed gradients in place and the
 // all-gather spreads its updated parameters. `state` is where its fp32 master and moments live in
 // the rank's optimizer buffers (consecutive over the buckets).
 struct ShardPiece {

@@ -22,12 +22,6 @@ std::vector<int> byte_tokens(std::string_view text) {
   return out;
 }
 
-const std::string& TextCorpus::file_at(long long byte) const {
-  for (const CorpusFile& f : files)
-    if (byte >= f.begin && byte < f.end) return f.path;
-  return path;
-}
-
 std::string invalid_utf8_at(std::string_view text) {
   const std::size_t at = first_invalid_utf8(text);
   if (at == std::string_view::npos) return "";

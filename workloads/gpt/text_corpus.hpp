@@ -26,11 +26,9 @@ struct CorpusFile {
 };
 
 struct TextCorpus {
-  std::string path;   // what `data` named (errors name it, or the file at fault)
-  std::string bytes;  // every file's bytes, one after another (no separator: files end in newlines)
-  std::vector<CorpusFile> files;
-  // The file a byte of `bytes` came from (for errors).
-  const std::string& file_at(long long byte) const;
+  std::string path;               // what `data` named (errors name it, or the file at fault)
+  std::string bytes;              // every file's bytes, one after another (no separator: files end in newlines)
+  std::vector<CorpusFile> files;  // what was read, in order
 };
 
 // A file, or a folder's regular files in name order (not recursing; symbolic links skipped, so

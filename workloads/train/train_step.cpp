@@ -1,13 +1,10 @@
 #include "workloads/train/train_step.hpp"
 
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/dtype_nccl.hpp"
 #include "workloads/gpu/graph_capture.hpp"
 
 namespace scalebench::train {
-
-ncclDataType_t StepRunner::nccl_type(DType t) {
-  return t == DType::kF32 ? ncclFloat32 : t == DType::kF16 ? ncclFloat16 : ncclBfloat16;
-}
 
 StepRunner::StepRunner(const MpiSession& mpi, Net& net, const Config& cfg, const std::vector<Bucket>& buckets,
                        const std::vector<int>& launch_at, CopyEngineAllReduce& copy_engine,
@@ -23,7 +20,7 @@ StepRunner::StepRunner(const MpiSession& mpi, Net& net, const Config& cfg, const
       cs_(cs),
       eb_(eb),
       ready_(buckets.size()),
-      nt_(nccl_type(net.compute_type())) {}
+      nt_(gpu::nccl_type(net.compute_type())) {}
 
 void StepRunner::step(bool allreduce, StepMarks* m) {
   if (m) mark(m->start, s_);

@@ -45,7 +45,6 @@ class StepRunner {
   bool capturing = false;
 
  private:
-  static ncclDataType_t nccl_type(DType t);
   void mark(const gpu::Event& e, cudaStream_t st) const;
   void launch_bucket(std::size_t b, cudaEvent_t after, StepMarks* m);
 

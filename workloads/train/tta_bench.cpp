@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "workloads/dataset/epoch_sharder.hpp"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/dtype_nccl.hpp"
 #include "workloads/mllog/mllog.hpp"
 #include "workloads/train/image_batches.cuh"
 #include "workloads/train/model.hpp"
@@ -28,10 +29,6 @@ double seconds_between(const gpu::Event& a, const gpu::Event& b) {
   float ms = 0;
   CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
   return ms / 1000.0;
-}
-
-ncclDataType_t nccl_type(DType t) {
-  return t == DType::kF32 ? ncclFloat : t == DType::kF16 ? ncclHalf : ncclBfloat16;
 }
 
 // Mean and standard deviation of the train split's pixels in [0, 1]: the normalisation.
@@ -146,7 +143,7 @@ SeedResult TtaBench::run_seed(std::uint64_t seed) {
   auto allreduce = [&] {
     if (comm_)
       NCCL_CHECK(ncclAllReduce(net.grads(), net.grads(), static_cast<std::size_t>(net.model().param_count),
-                               nccl_type(net.compute_type()), ncclSum, comm_->get(), s));
+                               gpu::nccl_type(net.compute_type()), ncclSum, comm_->get(), s));
   };
   // cuDNN's and NCCL's first calls cannot be captured: one eager forward, backward and all-reduce
   // on the first batch, without a step (only the batch norms' running statistics see it).
