@@ -9,13 +9,10 @@
 
 namespace scalebench {
 
-std::string chart_library_path() {
-  const char* env = std::getenv("SCALEBENCH_CHART_JS");
-  return env && *env ? env : "/usr/share/javascript/chart.js/chart.min.js";
-}
-
-std::string read_chart_library() {
-  const std::string path = chart_library_path();
+namespace {
+// The library's minified JavaScript; an Error naming the file and the package when it is missing
+// or is not Chart.js.
+std::string read_chart_library(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(path +
@@ -29,13 +26,14 @@ std::string read_chart_library() {
     throw Error(path + ": not Chart.js's minified build (chart.min.js from libjs-chart.js)");
   return js;
 }
+}  // namespace
 
 std::string chart_library_or_static() {
   const char* env = std::getenv("SCALEBENCH_CHART_JS");
   const std::string asked = env ? env : "";
   if (asked == "none") return "";
   try {
-    return read_chart_library();
+    return read_chart_library(asked.empty() ? "/usr/share/javascript/chart.js/chart.min.js" : asked);
   } catch (const Error& e) {
     if (!asked.empty()) throw;  // a copy the user named: their mistake, said as an error
     log::warn(std::string(e.what()) + "; the page's charts stay static (SVG, no hover or zoom)");

@@ -84,12 +84,6 @@ Json chart_json(const Chart& c) {
   return j;
 }
 
-std::string hex_colour(Color c) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c.r, c.g, c.b);
-  return buf;
-}
-
 // What the page's script draws a chart from: the model's chart with the SVG's colours.
 Json page_chart_json(const Chart& c) {
   const std::vector<Color> colours = series_colours(c);

@@ -8,7 +8,7 @@ namespace scalebench {
 // The report in each format. Markdown refers to charts as charts/<id>.svg; the HTML page is
 // self-contained (styles and SVG charts inline); CSV is one table; JSON is the whole model.
 std::string markdown_report(const Report& report);
-// With `chart_library` (Chart.js's minified source, read_chart_library()), the page inlines it and
+// With `chart_library` (Chart.js's minified source, chart_library_or_static()), the page inlines it and
 // its own script, which draws every chart interactively (hover values, series toggle, zoom) in
 // place of its SVG; without, or in a browser without scripts, the SVGs are the charts.
 std::string html_report(const Report& report, const std::string& chart_library = "");

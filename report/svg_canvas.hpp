@@ -24,6 +24,9 @@ class SvgCanvas : public Canvas {
   std::ostringstream body_;
 };
 
+// "#rrggbb" (alpha left out), as the SVG and the page's script write colours.
+std::string hex_colour(Color c);
+
 // Text made safe inside XML/HTML element content and attribute values.
 std::string xml_escape(const std::string& s);
 

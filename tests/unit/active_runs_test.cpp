@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "tests/unit/error_text.hpp"
 
 namespace scalebench {
 namespace {
@@ -97,12 +98,8 @@ TEST_F(ActiveRunsFiles, MappingFilesNameTheGpuHoldTheRunAndGoWhenItEnds) {
 
 TEST_F(ActiveRunsFiles, AFolderThatCannotBeMadeIsAnErrorNamingIt) {
   std::ofstream(dir.string()) << "a file, not a folder\n";
-  try {
-    ActiveRuns runs("host-a", (dir / "sub").string());
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--job-mapping-dir " + (dir / "sub").string()), std::string::npos) << e.what();
-  }
+  const std::string e = test_support::error_of([&] { ActiveRuns runs("host-a", (dir / "sub").string()); });
+  EXPECT_NE(e.find("--job-mapping-dir " + (dir / "sub").string()), std::string::npos) << e;
 }
 
 }  // namespace scalebench

@@ -35,12 +35,8 @@ TEST(TtaConfig, AGlobalBatchIsSplitOverTheGpus) {
   const TtaConfig held = TtaConfig::from_params(Json{{"data", "d"}, {"global_batch", 512}});
   EXPECT_EQ(held.batch_per_gpu(64, 1), 512);
   EXPECT_EQ(held.batch_per_gpu(64, 4), 128);
-  try {
-    held.batch_per_gpu(64, 3);
-    FAIL() << "512 images do not split over 3 GPUs";
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "global_batch: 512 images do not split evenly over 3 GPUs");
-  }
+  EXPECT_EQ(test_support::error_of([&] { held.batch_per_gpu(64, 3); }),
+            "global_batch: 512 images do not split evenly over 3 GPUs");
 }
 
 TEST(TtaConfig, BadParametersNameThemselves) {
