@@ -11,6 +11,7 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "common/launcher_ranks.hpp"
 #include "common/log.hpp"
 #include "common/split.hpp"
 
@@ -127,13 +128,7 @@ void apply_cpu_binding(const std::string& spec, int local_rank) {
 void apply_cpu_binding_from_environment() {
   const char* spec = std::getenv(kCpuBindingVariable);
   if (!spec || !*spec) return;
-  int local_rank = 0;
-  for (const char* var : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"})
-    if (const char* v = std::getenv(var); v && *v) {
-      local_rank = number(v, var);
-      break;
-    }
-  apply_cpu_binding(spec, local_rank);
+  apply_cpu_binding(spec, std::max(launcher_local_rank(), 0));
 }
 
 Json cpu_binding_read_back(const std::string& sysfs_root) {

@@ -4,24 +4,10 @@
 #include <map>
 
 #include "common/error.hpp"
+#include "common/launcher_ranks.hpp"
 #include "common/rank_binding.hpp"
 
 namespace scalebench {
-
-namespace {
-// The first of the variables that is set, as an integer; -1 when none is.
-int env_int(std::initializer_list<const char*> names) {
-  for (const char* n : names)
-    if (const char* v = std::getenv(n); v && *v) {
-      try {
-        return std::stoi(v);
-      } catch (const std::exception&) {
-        throw Error(std::string(n) + "='" + v + "' is not a rank number");
-      }
-    }
-  return -1;
-}
-}  // namespace
 
 HostBinding host_binding(const Json& hosts, int ranks_per_node, int world_rank, int local_rank) {
   if (!hosts.is_array() || hosts.empty()) throw Error("the run file has no hosts");
@@ -43,10 +29,10 @@ std::optional<HostBinding> apply_host_binding(const Json& run_file) {
   if (!run_file.is_object()) return std::nullopt;  // started by hand, without a run file
   const Json hosts = run_file.value("hosts", Json::array());
   if (!hosts.is_array() || hosts.size() < 2) return std::nullopt;
-  const int rank = env_int({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID"});
+  const int rank = launcher_rank({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID"});
   if (rank < 0)
     throw Error("a run over several hosts needs its launcher's rank (OMPI_COMM_WORLD_RANK, PMIX_RANK or SLURM_PROCID)");
-  const int local = env_int({"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"});
+  const int local = launcher_local_rank();
   const int per_node = run_file.value("spec", Json::object()).value("ranks_per_node", 1);
   HostBinding b = host_binding(hosts, per_node, rank, local);
   if (!b.gpus.empty()) {
