@@ -34,23 +34,28 @@ const char* name(Precision p) {
   return "?";
 }
 
-int element_bytes(Precision p) {
+gpu::DType element_dtype(Precision p) {
   switch (p) {
     case Precision::kFp64:
-      return 8;
+      return gpu::DType::kF64;
+    case Precision::kFp16:
+      return gpu::DType::kF16;
+    case Precision::kBf16:
+      return gpu::DType::kBf16;
+    case Precision::kFp8E4M3:
+      return gpu::DType::kE4M3;
+    case Precision::kFp8E5M2:
+      return gpu::DType::kE5M2;
+    case Precision::kInt8:
+      return gpu::DType::kI8;
     case Precision::kFp32:
     case Precision::kTf32:
-      return 4;
-    case Precision::kFp16:
-    case Precision::kBf16:
-      return 2;
-    case Precision::kFp8E4M3:
-    case Precision::kFp8E5M2:
-    case Precision::kInt8:
-      return 1;
+      break;
   }
-  return 0;
+  return gpu::DType::kF32;
 }
+
+int element_bytes(Precision p) { return gpu::dtype_bytes(element_dtype(p)); }
 
 std::string unsupported_on(Precision p, int cc_major, int cc_minor) {
   const int cc = cc_major * 10 + cc_minor;

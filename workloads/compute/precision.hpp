@@ -2,6 +2,8 @@
 #include <string>
 #include <string_view>
 
+#include "workloads/gpu/dtype.hpp"
+
 // The number formats the compute workloads (gemm, conv, rnn) run in, which GPUs have them, and how
 // far a result may drift from a higher-precision reference before it counts as wrong. Pure: no CUDA.
 namespace scalebench::compute {
@@ -14,7 +16,8 @@ enum class Precision { kFp64, kFp32, kTf32, kFp16, kBf16, kFp8E4M3, kFp8E5M2, kI
 Precision parse_precision(std::string_view text);
 const char* name(Precision p);
 
-// Bytes of one input element.
+// The element type of the inputs (fp32 and tf32 both fp32 data: the math type decides), and its bytes.
+gpu::DType element_dtype(Precision p);
 int element_bytes(Precision p);
 
 // Empty when a GPU of compute capability `cc_major`.`cc_minor` has `p` in hardware, else why not

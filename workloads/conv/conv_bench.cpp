@@ -20,18 +20,6 @@ namespace scalebench::conv {
 namespace {
 using compute::Precision;
 
-// fp32 and tf32: fp32 data, the math type decides.
-gpu::DType element_type(Precision p) {
-  switch (p) {
-    case Precision::kFp16:
-      return gpu::DType::kF16;
-    case Precision::kBf16:
-      return gpu::DType::kBf16;
-    default:
-      return gpu::DType::kF32;
-  }
-}
-
 // fp32: CUDA cores only (FMA math forbids TF32); tf32: default math, which lets fp32 data through
 // the TF32 Tensor Cores on Ampere and later (as frameworks run fp32 with TF32 allowed); fp16 and
 // bf16: Tensor Core math.
@@ -122,7 +110,7 @@ compute::RankOutcome ConvBench::measure(const ConvPoint& pt, const Config& cfg, 
 
   // Descriptors: x and y (or dx and dy) and the filter share the layout and data type; sums are
   // fp32 for every precision.
-  const cudnnDataType_t dt = gpu::cudnn_type(element_type(pt.precision));
+  const cudnnDataType_t dt = gpu::cudnn_type(compute::element_dtype(pt.precision));
   const cudnnTensorFormat_t fmt = pt.layout == Layout::kNhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
   gpu::TensorDescriptor x_desc, y_desc;
   gpu::FilterDescriptor w_desc;
@@ -150,7 +138,7 @@ compute::RankOutcome ConvBench::measure(const ConvPoint& pt, const Config& cfg, 
     return static_cast<std::size_t>(element_count(d)) * static_cast<std::size_t>(compute::element_bytes(pt.precision));
   };
   gpu::DeviceBuffer x(bytes_of(xd)), w(bytes_of(wd)), y(bytes_of(yd));
-  const gpu::DType kind = element_type(pt.precision);
+  const gpu::DType kind = compute::element_dtype(pt.precision);
   const bool nhwc = pt.layout == Layout::kNhwc;
   if (pass != ConvPass::kBackwardData) fill_grid(x.get(), kind, xd.data(), nhwc, TensorRole::kInput, stream);
   if (pass != ConvPass::kBackwardFilter) fill_grid(w.get(), kind, wd.data(), nhwc, TensorRole::kFilter, stream);

@@ -12,17 +12,10 @@
 namespace scalebench::train {
 
 DType compute_dtype(compute::Precision p) {
-  switch (p) {
-    case compute::Precision::kFp32:
-    case compute::Precision::kTf32:
-      return DType::kF32;
-    case compute::Precision::kFp16:
-      return DType::kF16;
-    case compute::Precision::kBf16:
-      return DType::kBf16;
-    default:
-      throw Error(std::string("the train workload runs fp32, tf32, fp16 or bf16, not ") + compute::name(p));
-  }
+  const DType t = compute::element_dtype(p);
+  if (t != DType::kF32 && t != DType::kF16 && t != DType::kBf16)
+    throw Error(std::string("the train workload runs fp32, tf32, fp16 or bf16, not ") + compute::name(p));
+  return t;
 }
 
 std::byte* Net::alloc(gpu::DeviceBuffer& b, std::size_t bytes) {
