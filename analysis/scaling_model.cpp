@@ -94,6 +94,15 @@ ThroughputModel fit_throughput(const std::vector<int>& workers, const std::vecto
   m.c = c, m.d = d;
   m.t1 = t0 - c * bw(n0) - d * (n0 - 1);
   if (m.t1 <= 0) m.t1 = t0, m.c = 0, m.d = 0;
+  double mean = 0;
+  for (const auto& [n, time] : t) mean += n / time / t.size();
+  double res = 0, tot = 0;
+  for (const auto& [n, time] : t) {
+    res += std::pow(n / time - predict_throughput(m, n), 2);
+    tot += std::pow(n / time - mean, 2);
+  }
+  // Every count measured the same: explained when the model passes through them.
+  m.r2 = tot > 0 ? 1 - res / tot : res <= 1e-12 * mean * mean ? 1.0 : 0.0;
   return m;
 }
 

@@ -33,6 +33,7 @@ double predict_busbw(const AlphaBetaFit& fit, const std::string& op, int n_fit, 
 struct ThroughputModel {
   double t1 = 0, c = 0, d = 0;
   int points = 0;
+  double r2 = 0;  // how much of the measured throughputs' spread the model explains (1 - SSres/SStot)
   bool ok() const { return points >= 2 && t1 > 0; }
 };
 ThroughputModel fit_throughput(const std::vector<int>& workers, const std::vector<double>& throughput);

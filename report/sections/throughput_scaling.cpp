@@ -144,19 +144,6 @@ struct ScalingGroup {
   const ReportOptions& opt;
 };
 
-// How much of the measured totals' spread the model explains (1 - SSres/SStot).
-double throughput_r2(const ThroughputModel& tm, const std::vector<int>& ws, const std::vector<double>& totals) {
-  double mean = 0;
-  for (double t : totals) mean += t / totals.size();
-  double res = 0, tot = 0;
-  for (std::size_t i = 0; i < ws.size(); ++i) {
-    res += std::pow(totals[i] - predict_throughput(tm, ws[i]), 2);
-    tot += std::pow(totals[i] - mean, 2);
-  }
-  if (tot <= 0) return res <= 1e-12 * mean * mean ? 1.0 : 0.0;
-  return 1 - res / tot;
-}
-
 // One variant of a group: its rows of the scaling table, its measured series and, with 2+
 // counts, the throughput model's row and continuation. Returns whether it has 2+ counts.
 bool add_variant_scaling(const ScalingGroup& sg, const ScalingBase& base, const std::string& variant,
@@ -189,7 +176,7 @@ bool add_variant_scaling(const ScalingGroup& sg, const ScalingBase& base, const 
   std::vector<std::string> row = {name, std::to_string(ws.size()) + " counts, " + std::to_string(ws.front()) + "–" +
                                             std::to_string(ws.back()) + " " + sg.axis};
   for (int n : sg.opt.extrapolate_to) row.push_back(format_number(100 * predict_efficiency(tm, n)));
-  const std::string doubt = extrapolation_doubt(static_cast<int>(ws.size()), throughput_r2(tm, ws, totals), sg.gpus);
+  const std::string doubt = extrapolation_doubt(static_cast<int>(ws.size()), tm.r2, sg.gpus);
   row.push_back(doubt.empty() ? "supported" : "a guess: " + doubt);
   m.rows.push_back(row);
   if (!doubt.empty()) {

@@ -72,6 +72,9 @@ TEST(ThroughputModel, FitsComputePlusExposedAllReduce) {
   EXPECT_NEAR(predict_efficiency(m, 1), 1.0, 1e-12);
   EXPECT_NEAR(predict_efficiency(m, 1024), 2.0 / (2.0 + 0.2 * 1023 / 1024), 1e-9);
   EXPECT_LT(predict_efficiency(m, 16), predict_efficiency(m, 8) + 1e-12);
+  EXPECT_NEAR(m.r2, 1.0, 1e-9) << "the model explains what it was made from";
+  // Throughputs the model's shape cannot follow (up, down, up) leave much of their spread unexplained.
+  EXPECT_LT(fit_throughput({1, 2, 4, 8}, {100, 190, 150, 700}).r2, 0.9);
 }
 
 TEST(ThroughputModel, PerfectScalingStaysAtFullEfficiency) {
