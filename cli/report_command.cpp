@@ -27,7 +27,8 @@ void write_file(const std::filesystem::path& path, const std::string& content) {
   if (!out) throw Error(path.string() + ": cannot write");
 }
 
-// The records of one experiment (by name or id) from --records' file or the store/coordinator.
+// The records of one experiment (by name or id) from records read already, or else the
+// store/coordinator.
 Json experiment_records(const CliArgs& a, const Json* file_records, const std::string& experiment) {
   if (!file_records) return Source(a).records(experiment);
   Json kept = Json::array();
@@ -59,20 +60,25 @@ std::vector<Overlay> read_overlays(const CliArgs& a, const Json* file_records) {
 int cmd_report(const CliArgs& a) {
   if (!a.positional.empty()) throw Error("usage: scalebench report [--experiment NAME|ID] [--out DIR] ...");
   const std::string experiment = a.opt("experiment");
-  std::optional<Json> file_records;
-  if (!a.opt("records").empty()) file_records = read_records_file(a.opt("records"));
-  const Json* from_file = file_records ? &*file_records : nullptr;
+  // --records' file, or without --experiment every record once (the overlaid experiments among them).
+  std::optional<Json> all_records;
+  if (!a.opt("records").empty())
+    all_records = read_records_file(a.opt("records"));
+  else if (experiment.empty())
+    all_records = Source(a).records("");
+  const Json* all = all_records ? &*all_records : nullptr;
   ReportOptions options;
-  options.overlays = read_overlays(a, from_file);
+  options.overlays = read_overlays(a, all);
   Json records;
   if (!experiment.empty()) {
-    records = experiment_records(a, from_file, experiment);
+    records = experiment_records(a, all, experiment);
   } else {
     // Every experiment but those overlaid: they are drawn over the others, not beside them.
     std::set<std::string> overlaid;
-    for (std::size_t i = 0; i < a.opt_list("overlay").size(); ++i) overlaid.insert(options.overlays[i].label);
+    const std::size_t named = a.opt_list("overlay").size();  // the baseline file's come after
+    for (std::size_t i = 0; i < named; ++i) overlaid.insert(options.overlays[i].label);
     records = Json::array();
-    for (auto& r : from_file ? *from_file : Source(a).records(""))
+    for (const auto& r : *all)
       if (!overlaid.count(r.value("experiment", ""))) records.push_back(r);
   }
   if (records.empty())
