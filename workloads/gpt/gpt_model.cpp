@@ -32,8 +32,7 @@ std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention, 
 
 GptModel::GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream, Attention attention,
                    const Parallel& par, bool recompute)
-    : impl_(make_step(m, B, T, stream, attention, par, recompute)) {
-  check_tp(m, par.at.tp);
+    : impl_(make_step(m, B, T, stream, attention, par, recompute)) {  // its layout checks tp (check_tp)
   if (par.at.tp > 1 && !par.tp_reduce) throw Error("tp: a tensor-parallel step needs its reduction");
   if (m.head_dim() % 8 != 0) throw Error("model: head width must be a multiple of 8");
   const std::size_t bytes = impl_->plan(nullptr);

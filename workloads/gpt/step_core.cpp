@@ -243,8 +243,7 @@ void StepCore::init(unsigned long long seed) {
   gpu::DeviceBuffer local(pieces.empty() ? 0 : sizeof(float) * n_params);
   float* values = pieces.empty() ? master : reinterpret_cast<float*>(local.get());
   gpu::DeviceBuffer full(par.at.tp > 1 ? 6 * static_cast<std::size_t>(largest) : 0);
-  CUDA_CHECK(cudaMemsetAsync(values, 0, sizeof(float) * n_params, s));
-  CUDA_CHECK(cudaMemsetAsync(params, 0, sizeof(bf16) * n_params, s));
+  CUDA_CHECK(cudaMemsetAsync(values, 0, sizeof(float) * n_params, s));  // padding too: to_bf16 copies it all
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = whole[i];
     const bool cut = par.at.tp > 1 && shards[i].split != Split::kReplicated;
