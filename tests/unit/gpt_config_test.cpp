@@ -251,6 +251,16 @@ TEST(GptConfig, ParamsAndErrorsNameTheField) {
   EXPECT_EQ(err(Json{{"layers", -2}}).rfind("layers:", 0), 0u);
   EXPECT_TRUE(Config::from_params(Json{{"recompute", true}}).recompute);
   EXPECT_EQ(err(Json{{"recompute", "yes"}}).rfind("recompute:", 0), 0u);
+  // CUDA graphs: off by default and then absent from the point (points measured before it stay the
+  // same points); a captured step replays its tokens and learning rate, so not with text.
+  EXPECT_FALSE(c.cuda_graph);
+  EXPECT_FALSE(c.to_json().contains("cuda_graph"));
+  const Config graphed = Config::from_params(Json{{"cuda_graph", true}});
+  EXPECT_TRUE(graphed.cuda_graph);
+  EXPECT_EQ(graphed.to_json().at("cuda_graph"), true);
+  EXPECT_EQ(err(Json{{"cuda_graph", 1}}).rfind("cuda_graph: expected true or false", 0), 0u);
+  EXPECT_EQ(err(Json{{"cuda_graph", true}, {"data", "fortunes"}}).rfind("cuda_graph: applies to synthetic tokens", 0),
+            0u);
   EXPECT_EQ(c.attention, "cudnn");
   EXPECT_EQ(Config::from_params(Json{{"attention", "naive"}}).attention, "naive");
   EXPECT_EQ(err(Json{{"attention", "flash"}}).rfind("attention: 'flash'", 0), 0u);
@@ -297,6 +307,7 @@ TEST(GptConfig, RegistryDeclaration) {
   EXPECT_EQ(check_param_set(*d, Json{{"model", "gpt2-1558m"}, {"tp", 2}}).rfind("tp: 2", 0), 0u);
   EXPECT_EQ(check_param_set(*d, Json{{"seq", 4096}}).rfind("seq:", 0), 0u);
   EXPECT_EQ(check_param_set(*d, Json{{"recompute", true}}), "");
+  EXPECT_EQ(check_param_set(*d, Json{{"cuda_graph", true}}), "");
   EXPECT_EQ(check_param_set(*d, Json{{"sequence_parallel", true}}).rfind("sequence_parallel:", 0), 0u);
   EXPECT_NE(check_param_set(*d, Json{{"zero", 2}}).find("zero"), std::string::npos);
   EXPECT_EQ(defaults.at("overlap"), true);

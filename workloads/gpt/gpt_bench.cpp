@@ -10,15 +10,17 @@
 namespace scalebench::gpt {
 
 StepTiming time_steps(GptModel& model, cudaStream_t s, int grad_accum, const Hyper& h, int warmup, int samples,
-                      int steps) {
+                      int steps, bool graph) {
   StepTiming out;
   model.step(grad_accum, h);
   out.loss_first = model.loss();
-  for (int i = 1; i < warmup; ++i) model.step(grad_accum, h);
+  if (graph) model.capture_step(grad_accum, h);
+  auto one_step = [&] { graph ? model.replay_step() : model.step(grad_accum, h); };
+  for (int i = 1; i < warmup; ++i) one_step();
   gpu::Event start, stop, fwd, bwd;
   for (int r = 0; r < samples; ++r) {
     CUDA_CHECK(cudaEventRecord(start.get(), s));
-    for (int i = 0; i < steps; ++i) model.step(grad_accum, h);
+    for (int i = 0; i < steps; ++i) one_step();
     CUDA_CHECK(cudaEventRecord(stop.get(), s));
     CUDA_CHECK(cudaEventSynchronize(stop.get()));
     float ms = 0;

@@ -20,9 +20,10 @@ struct StepTiming {
 // `warmup` steps, then `samples` samples of `steps` steps each timed by CUDA events, then one step
 // split into forward, backward, optimizer and exposed communication (the optimizer's wait for the
 // last gradient bucket and ZeRO-1's all-gather; tensor parallelism's sums are inside forward and
-// backward). Synthetic tokens, one fixed batch.
+// backward). Synthetic tokens, one fixed batch. With `graph` the step is captured after the first
+// warm-up step and every later step, warm-up and timed, is its replay (the split step is not).
 StepTiming time_steps(GptModel& model, cudaStream_t s, int grad_accum, const Hyper& h, int warmup, int samples,
-                      int steps);
+                      int steps, bool graph = false);
 
 // The gradient check: the tiny model's bf16 gradients (one micro-batch, GPU) against central finite
 // differences of the fp64 host reference's loss at the same (bf16-rounded) weights, sampled entries

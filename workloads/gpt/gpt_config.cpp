@@ -235,6 +235,9 @@ Config Config::from_params(const Json& params) {
   const Json recompute = params.value("recompute", Json(c.recompute));
   if (!recompute.is_boolean()) throw Error("recompute: expected true or false, got " + recompute.dump());
   c.recompute = recompute.get<bool>();
+  const Json graph = params.value("cuda_graph", Json(c.cuda_graph));
+  if (!graph.is_boolean()) throw Error("cuda_graph: expected true or false, got " + graph.dump());
+  c.cuda_graph = graph.get<bool>();
   c.dp = counted(params, "dp", c.dp);
   c.tp = counted(params, "tp", c.tp);
   if (c.tp > 0) check_tp(m, c.tp);
@@ -272,6 +275,10 @@ Config Config::from_params(const Json& params) {
   if (!warm.is_number_integer() || warm.get<long long>() < 0)
     throw Error("lr_warmup: must be 0 (none) or a positive number of steps, got " + warm.dump());
   c.lr_warmup = warm.get<int>();
+  // A captured step replays the same tokens and learning rate: text training changes both.
+  if (c.cuda_graph && c.text())
+    throw Error("cuda_graph: applies to synthetic tokens; a run on text (data: " + c.data +
+                ") sets each step's tokens and learning rate from the host");
   return c;
 }
 
@@ -312,6 +319,7 @@ Json Config::to_json() const {
          {"bucket_mb", bucket_mb},
          {"steps", steps},
          {"attention", attention}};
+  if (cuda_graph) j["cuda_graph"] = true;  // absent when off: points stay those measured before it
   if (text()) {
     j["data"] = data;
     j["train_steps"] = train_steps;

@@ -124,6 +124,7 @@ struct Config {
   int grad_accum = 1;
   std::string precision = "bf16";
   bool recompute = false;
+  bool cuda_graph = false;         // timed steps replay one captured step (synthetic tokens only)
   int dp = 0, tp = 1, zero = 0;    // dp 0: the run's ranks / tp; tp 0: the ranks of one node
   bool sequence_parallel = false;  // refused: not built
   bool overlap = true;             // data-parallel buckets sent during the backward pass
@@ -143,7 +144,7 @@ struct Config {
   bool text() const { return !data.empty(); }
   // The model's shape; with data its vocabulary is the byte-level tokenizer's 256.
   ModelShape shape() const;
-  // From the params (model, layers, seq, micro_batch, grad_accum, precision, recompute, dp, tp, zero,
+  // From the params (model, layers, seq, micro_batch, grad_accum, precision, recompute, cuda_graph, dp, tp, zero,
   // sequence_parallel, overlap, bucket_mb, steps, lr, weight_decay, clip, attention, check, seed, data,
   // train_steps, eval_every, eval_batches, lr_warmup); throws Error naming the field.
   static Config from_params(const Json& params);

@@ -51,6 +51,13 @@ WorkloadDef gpt_declaration() {
        {},
        "activation recomputation: keep only each block's input, recompute its activations in the backward pass "
        "(less memory, about a third more compute)"},
+      {"cuda_graph",
+       ParamType::kBool,
+       false,
+       {},
+       {},
+       "capture one whole training step (every micro-batch and the optimizer) as a CUDA graph after the warm-up "
+       "and time its replays: one launch a step instead of one per kernel; synthetic tokens only"},
       {"dp",
        ParamType::kInt,
        0,

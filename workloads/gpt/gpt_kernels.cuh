@@ -74,10 +74,15 @@ void mean_into(float* out, const float* in, int n, bool accumulate, cudaStream_t
 void sum_of_squares(float* out, const bf16* g, long long n, cudaStream_t s);
 // out[0] += weight x sum of squares of g (the parallel step's norm, range by range).
 void add_sum_of_squares(float* out, const bf16* g, long long n, float weight, cudaStream_t s);
+// The optimizer's step count on the device: ++*step, then bias_correction = (1 - beta1^step,
+// 1 - beta2^step). On the device so that a step captured in a CUDA graph counts on when replayed.
+void advance_adam_step(int* step, float* bias_correction, float beta1, float beta2, cudaStream_t s);
 // AdamW (PyTorch's: decoupled weight decay lr x wd x p), with the gradient scaled by
-// min(1, clip / ||g||) where ||g||^2 = *norm_sq (global-norm clipping; clip <= 0: off), and
-// 1/grad_divisor. Updates the fp32 master, its moments and the bf16 copy.
+// min(1, clip / ||g||) where ||g||^2 = *norm_sq (global-norm clipping; clip <= 0: off), and the
+// moments divided by the bias corrections advance_adam_step left. Updates the fp32 master, its
+// moments and the bf16 copy.
 void adamw(float* master, bf16* param, const bf16* grad, float* m, float* v, long long n, float lr, float beta1,
-           float beta2, float eps, float weight_decay, int step, const float* norm_sq, float clip, cudaStream_t s);
+           float beta2, float eps, float weight_decay, const float* bias_correction, const float* norm_sq, float clip,
+           cudaStream_t s);
 
 }  // namespace scalebench::gpt

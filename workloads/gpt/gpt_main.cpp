@@ -185,7 +185,7 @@ int run_gpt_workload(const RunRequest& run) {
       t.peak_bytes = total_b - free_b;
     } else {
       t = gpt::time_steps(*model, stream->get(), cfg.grad_accum, h, std::max(timing.warmup, 1),
-                          std::max(timing.repetitions, 1), cfg.steps);
+                          std::max(timing.repetitions, 1), cfg.steps, cfg.cuda_graph);
     }
     o.seconds = t.step_seconds;
     std::vector<double> sorted = t.step_seconds;
@@ -213,6 +213,7 @@ int run_gpt_workload(const RunRequest& run) {
                      {"tp", cfg.tp},
                      {"zero", cfg.zero},
                      {"overlap", cfg.overlap},
+                     {"cuda_graph", cfg.cuda_graph},
                      {"step_ms", median * 1e3},
                      {"forward_ms", t.forward_ms},
                      {"backward_ms", t.backward_ms},

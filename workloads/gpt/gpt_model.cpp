@@ -7,6 +7,7 @@
 
 #include "common/error.hpp"
 #include "workloads/gpt/step_core.hpp"
+#include "workloads/gpu/graph_capture.hpp"
 
 namespace scalebench::gpt {
 
@@ -81,6 +82,15 @@ void GptModel::step(int grad_accum, const Hyper& h) {
     backward(i);
   }
   impl_->optimizer_step(h);
+}
+
+void GptModel::capture_step(int grad_accum, const Hyper& h) {
+  impl_->step_graph = gpu::capture_graph(impl_->s, [&] { step(grad_accum, h); });
+}
+
+void GptModel::replay_step() {
+  if (!impl_->step_graph.get()) throw Error("replay_step: no step was captured");
+  CUDA_CHECK(cudaGraphLaunch(impl_->step_graph.get(), impl_->s));
 }
 
 float GptModel::loss() const {

@@ -64,6 +64,12 @@ class GptModel {
   void optimizer_step(const Hyper& h);
   // A whole step: grad_accum x (forward, backward), then the optimizer. Asynchronous.
   void step(int grad_accum, const Hyper& h);
+  // CUDA graphs: capture_step records what step(grad_accum, h) enqueues (without running it; call
+  // it after a step has run, so that every GEMM's algorithm is chosen) and replay_step launches
+  // it: the same kernels on the same buffers and tokens, one launch. AdamW's step count lives on
+  // the device, so replays train on; `h` stays as captured.
+  void capture_step(int grad_accum, const Hyper& h);
+  void replay_step();
 
   // The mean loss of the last step's micro-batches (synchronises).
   float loss() const;

@@ -69,9 +69,16 @@ __global__ void sum_of_squares_kernel(float* out, const bf16* g, long long n, fl
   if (threadIdx.x == 0) atomicAdd(out, s * weight);
 }
 
+__global__ void advance_adam_step_kernel(int* step, float* bias_correction, float beta1, float beta2) {
+  const int t = ++*step;
+  bias_correction[0] = 1.f - powf(beta1, static_cast<float>(t));
+  bias_correction[1] = 1.f - powf(beta2, static_cast<float>(t));
+}
+
 __global__ void adamw_kernel(float* master, bf16* param, const bf16* grad, float* m, float* v, long long n, float lr,
-                             float beta1, float beta2, float eps, float wd, float bc1, float bc2, const float* norm_sq,
-                             float clip) {
+                             float beta1, float beta2, float eps, float wd, const float* bias_correction,
+                             const float* norm_sq, float clip) {
+  const float bc1 = bias_correction[0], bc2 = bias_correction[1];
   float scale = 1.f;
   if (clip > 0.f) {
     const float norm = sqrtf(*norm_sq);
@@ -126,12 +133,16 @@ void add_sum_of_squares(float* out, const bf16* g, long long n, float weight, cu
   CUDA_CHECK(cudaGetLastError());
 }
 
+void advance_adam_step(int* step, float* bias_correction, float beta1, float beta2, cudaStream_t s) {
+  advance_adam_step_kernel<<<1, 1, 0, s>>>(step, bias_correction, beta1, beta2);
+  CUDA_CHECK(cudaGetLastError());
+}
+
 void adamw(float* master, bf16* param, const bf16* grad, float* m, float* v, long long n, float lr, float beta1,
-           float beta2, float eps, float weight_decay, int step, const float* norm_sq, float clip, cudaStream_t s) {
-  const float bc1 = 1.f - std::pow(beta1, static_cast<float>(step));
-  const float bc2 = 1.f - std::pow(beta2, static_cast<float>(step));
+           float beta2, float eps, float weight_decay, const float* bias_correction, const float* norm_sq, float clip,
+           cudaStream_t s) {
   adamw_kernel<<<stride_grid(n, 256), 256, 0, s>>>(master, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay,
-                                                   bc1, bc2, norm_sq, clip);
+                                                   bias_correction, norm_sq, clip);
   CUDA_CHECK(cudaGetLastError());
 }
 

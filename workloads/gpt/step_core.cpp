@@ -46,6 +46,8 @@ std::size_t StepCore::plan(std::byte* at) {
   losses = a.f32(BT);
   loss_sum = a.f32(1);
   norm_sq = a.f32(1);
+  adam_step = reinterpret_cast<int*>(a.f32(1));
+  bias_correction = a.f32(2);
   bias_scratch = m.family == Family::kGpt2 ? a.bf(std::max<long long>(Vp, m.mlp)) : nullptr;
   dw32 = a.f32(C);
   db32 = a.f32(C);
@@ -186,7 +188,7 @@ void StepCore::backward_done(int micro) {
 }
 
 void StepCore::optimizer_step(const Hyper& h) {
-  ++steps_done;
+  advance_adam_step(adam_step, bias_correction, h.beta1, h.beta2, s);
   if (sync) sync->wait(s);
   if (norm_parts.size() == 1 && norm_parts[0].weight == 1.f && norm_parts[0].begin == 0) {
     sum_of_squares(norm_sq, grads, norm_parts[0].end, s);
@@ -200,12 +202,12 @@ void StepCore::optimizer_step(const Hyper& h) {
   if (par.at.tp > 1) par.tp_reduce->sum(norm_sq, 1, s);
   mark("opt.grad_norm");
   if (pieces.empty()) {
-    adamw(master, params, grads, adam_m, adam_v, n_params, h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, steps_done,
-          norm_sq, h.clip, s);
+    adamw(master, params, grads, adam_m, adam_v, n_params, h.lr, h.beta1, h.beta2, h.eps, h.weight_decay,
+          bias_correction, norm_sq, h.clip, s);
   } else {
     for (const ShardPiece& x : pieces)
       adamw(master + x.state, params + x.begin, grads + x.begin, adam_m + x.state, adam_v + x.state, x.end - x.begin,
-            h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, steps_done, norm_sq, h.clip, s);
+            h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, bias_correction, norm_sq, h.clip, s);
   }
   mark("opt.adamw");
   if (sync && par.zero == 1) sync->all_gather(params, s);
@@ -277,6 +279,7 @@ void StepCore::init(unsigned long long seed) {
   CUDA_CHECK(cudaMemsetAsync(adam_m, 0, sizeof(float) * n_state, s));
   CUDA_CHECK(cudaMemsetAsync(adam_v, 0, sizeof(float) * n_state, s));
   CUDA_CHECK(cudaMemsetAsync(grads, 0, sizeof(bf16) * n_params, s));
+  CUDA_CHECK(cudaMemsetAsync(adam_step, 0, sizeof(int), s));
   init_tables();
   CUDA_CHECK(cudaStreamSynchronize(s));  // the temporary buffers go now
 }

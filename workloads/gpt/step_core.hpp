@@ -113,13 +113,14 @@ class StepCore {
   std::unique_ptr<GradSync> sync;     // dp > 1
   long long n_params = 0;             // the (padded) flat buffer
   long long n_state = 0;              // fp32 master and moments this rank holds
-  int steps_done = 0;
   int micro_count = 1;
   // Activation recomputation: the blocks' inputs (the residual stream) are kept, every other
   // activation lives in one block's buffers, and the backward pass recomputes a block's forward
   // from its input before its gradients. Set before plan().
   bool recompute = false;
   gpu::DeviceBuffer mem;
+  // A whole step captured once (GptModel::capture_step) and replayed; empty until then.
+  gpu::GraphExec step_graph;
 
   // Flat parameter-sized buffers.
   bf16 *params = nullptr, *grads = nullptr;
@@ -128,6 +129,9 @@ class StepCore {
   int *tokens = nullptr, *targets = nullptr;
   bf16* logits = nullptr;
   float *losses = nullptr, *loss_sum = nullptr, *norm_sq = nullptr;
+  // AdamW's step count and bias corrections, on the device (advance_adam_step).
+  int* adam_step = nullptr;
+  float* bias_correction = nullptr;
   // Scratch: bias gradients when accumulating, norm weight (and bias) gradients in fp32.
   bf16* bias_scratch = nullptr;
   float *dw32 = nullptr, *db32 = nullptr;
