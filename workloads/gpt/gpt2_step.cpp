@@ -221,11 +221,8 @@ class Gpt2Step final : public StepCore {
 
   void layernorm_backward(int rows, int C, const bf16* dout, const bf16* x, const float* mean, const float* rstd,
                           std::size_t w_index, bool accumulate) {
-    CUDA_CHECK(cudaMemsetAsync(dw32, 0, sizeof(float) * C, s));
-    CUDA_CHECK(cudaMemsetAsync(db32, 0, sizeof(float) * C, s));
-    gpt::layernorm_backward(dres, dw32, db32, dout, x, mean, rstd, p(w_index), rows, C, s);
-    store_gradient(g(w_index), dw32, C, accumulate, s);
-    store_gradient(g(w_index + 1), db32, C, accumulate, s);
+    gpt::layernorm_backward(dres, g(w_index), g(w_index + 1), accumulate, norm_partials, dout, x, mean, rstd,
+                            p(w_index), rows, C, s);
   }
 
   void backward(int micro) override {

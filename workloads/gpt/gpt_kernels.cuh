@@ -32,18 +32,20 @@ void embedding_backward(bf16* dwte, bf16* dwpe, const bf16* dx, const int* token
 void layernorm_forward(bf16* out, float* mean, float* rstd, const bf16* x, const bf16* w, const bf16* b, int rows,
                        int C, cudaStream_t s);
 // LayerNorm backward: dx_acc += the input gradient (the residual stream's gradient accumulates
-// there), dw32 += sum over rows of dout * xhat, db32 += sum of dout (fp32; db32 may be null).
-// C must be a multiple of 8.
-void layernorm_backward(bf16* dx_acc, float* dw32, float* db32, const bf16* dout, const bf16* x, const float* mean,
-                        const float* rstd, const bf16* w, int rows, int C, cudaStream_t s);
+// there); dw (+)= sum over rows of dout * xhat and db (+)= sum of dout, as bf16, added to what they
+// hold when `accumulate` (db may be null). `partials` is scratch of layernorm_backward_partials(rows,
+// C) floats. The sums are taken in a fixed order: the same inputs give the same bits. C must be a
+// multiple of 8, at most 8192.
+long long layernorm_backward_partials(int rows, int C);
+void layernorm_backward(bf16* dx_acc, bf16* dw, bf16* db, bool accumulate, float* partials, const bf16* dout,
+                        const bf16* x, const float* mean, const float* rstd, const bf16* w, int rows, int C,
+                        cudaStream_t s);
 // RMSNorm (Llama) runs the same kernels without the mean (eps 1e-5): out = x * rstd * w with
 // rstd = 1 / sqrt(mean(x^2) + eps) saved per row; backward dx_acc += rstd * (dout * w - xhat *
-// mean(dout * w * xhat)), dw32 += sum over rows of dout * xhat.
+// mean(dout * w * xhat)), dw (+)= sum over rows of dout * xhat.
 void rmsnorm_forward(bf16* out, float* rstd, const bf16* x, const bf16* w, int rows, int C, cudaStream_t s);
-void rmsnorm_backward(bf16* dx_acc, float* dw32, const bf16* dout, const bf16* x, const float* rstd, const bf16* w,
-                      int rows, int C, cudaStream_t s);
-// grad (+)= value, fp32 to bf16.
-void store_gradient(bf16* grad, const float* value, int n, bool accumulate, cudaStream_t s);
+void rmsnorm_backward(bf16* dx_acc, bf16* dw, bool accumulate, float* partials, const bf16* dout, const bf16* x,
+                      const float* rstd, const bf16* w, int rows, int C, cudaStream_t s);
 // dst += src (bf16, fp32 arithmetic).
 void add_inplace(bf16* dst, const bf16* src, long long n, cudaStream_t s);
 

@@ -191,9 +191,7 @@ class LlamaStep final : public StepCore {
   // dres += RMSNorm's input gradient; the weight's gradient stored (or added).
   void norm_backward(const bf16* dout, const bf16* x, const float* rstd, std::size_t w_index, bool acc) {
     const int C = m.width;
-    CUDA_CHECK(cudaMemsetAsync(dw32, 0, sizeof(float) * C, s));
-    rmsnorm_backward(dres, dw32, dout, x, rstd, p(w_index), static_cast<int>(BT), C, s);
-    store_gradient(g(w_index), dw32, C, acc, s);
+    rmsnorm_backward(dres, g(w_index), acc, norm_partials, dout, x, rstd, p(w_index), static_cast<int>(BT), C, s);
   }
 };
 

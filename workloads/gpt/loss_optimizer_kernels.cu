@@ -5,12 +5,6 @@ namespace scalebench::gpt {
 
 namespace {
 
-__global__ void store_gradient_kernel(bf16* grad, const float* value, int n, bool accumulate) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  grad[i] = __float2bfloat16(value[i] + (accumulate ? __bfloat162float(grad[i]) : 0.f));
-}
-
 __global__ void add_inplace_kernel(bf16* dst, const bf16* src, long long n) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i < n) dst[i] = __float2bfloat16(__bfloat162float(dst[i]) + __bfloat162float(src[i]));
@@ -100,11 +94,6 @@ __global__ void adamw_kernel(float* master, bf16* param, const bf16* grad, float
 }
 
 }  // namespace
-
-void store_gradient(bf16* grad, const float* value, int n, bool accumulate, cudaStream_t s) {
-  store_gradient_kernel<<<grid_for(n, 256), 256, 0, s>>>(grad, value, n, accumulate);
-  CUDA_CHECK(cudaGetLastError());
-}
 
 void add_inplace(bf16* dst, const bf16* src, long long n, cudaStream_t s) {
   add_inplace_kernel<<<grid_for(n, 256), 256, 0, s>>>(dst, src, n);

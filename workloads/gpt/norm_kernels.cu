@@ -34,133 +34,114 @@ __global__ void layernorm_forward_kernel(bf16* out, float* mean, float* rstd, co
   }
 }
 
-// Adds LayerNorm's input gradient for 8 channels of a row (16-byte loads and store):
-// dx += rstd * (dout * w - mean(dout * w) - xhat * mean(dout * w * xhat)).
-__device__ __forceinline__ void layernorm_backward_dx8(bf16* dx_acc, const bf16* dout, const bf16* x, const bf16* w,
-                                                       float mu, float r, float sd, float sdx) {
-  const uint4 dv = *reinterpret_cast<const uint4*>(dout);
-  const uint4 xv = *reinterpret_cast<const uint4*>(x);
-  const uint4 wv = *reinterpret_cast<const uint4*>(w);
-  uint4 av = *reinterpret_cast<const uint4*>(dx_acc);
-  const bf16* d8 = reinterpret_cast<const bf16*>(&dv);
-  const bf16* x8 = reinterpret_cast<const bf16*>(&xv);
-  const bf16* w8 = reinterpret_cast<const bf16*>(&wv);
-  bf16* a8 = reinterpret_cast<bf16*>(&av);
-#pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    const float dn = __bfloat162float(d8[k]) * __bfloat162float(w8[k]);
-    const float xh = (__bfloat162float(x8[k]) - mu) * r;
-    a8[k] = __float2bfloat16(__bfloat162float(a8[k]) + r * (dn - sd - xh * sdx));
-  }
-  *reinterpret_cast<uint4*>(dx_acc) = av;
+// The sums over a block of two values at once; every thread gets both.
+__device__ __forceinline__ float2 block_sum2(float a, float b) {
+  __shared__ float2 part[kWarp];
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
+  a = warp_sum(a);
+  b = warp_sum(b);
+  __syncthreads();  // part[] may still be read for the previous row
+  if (lane == 0) part[warp] = make_float2(a, b);
+  __syncthreads();
+  const float2 v = lane < warps ? part[lane] : make_float2(0.f, 0.f);
+  return make_float2(warp_sum(v.x), warp_sum(v.y));
 }
 
-// The whole LayerNorm backward in one pass over the rows: one warp per row, 16-byte loads; the
-// weight and bias gradients summed in shared memory per block, then once per block into fp32.
-__global__ void layernorm_backward_kernel(bf16* dx_acc, float* dw32, float* db32, const bf16* dout, const bf16* x,
+// LayerNorm's backward, a block per row at a time and a thread per 8 channels (16-byte loads), so
+// that a row's dout, x and dx_acc are each read once and stay in registers:
+//   dx += rstd * (dout * w - mean(dout * w) - xhat * mean(dout * w * xhat)).
+// The weight and bias gradients' sums over the block's rows stay in registers too and are written
+// once per block to `partials` ([gridDim.x][2][C]); layernorm_param_grads_kernel adds them up, in
+// a fixed order, so the result does not depend on timing (no atomics).
+__global__ void layernorm_backward_kernel(bf16* dx_acc, float* partials, const bf16* dout, const bf16* x,
                                           const float* mean, const float* rstd, const bf16* w, int rows, int C) {
-  extern __shared__ float shared[];
-  float* sdw = shared;
-  float* sdb = shared + C;
-  for (int c = threadIdx.x; c < C; c += blockDim.x) sdw[c] = sdb[c] = 0.f;
-  __syncthreads();
-  const int warps = blockDim.x / kWarp, lane = threadIdx.x % kWarp;
-  for (int row = blockIdx.x * warps + threadIdx.x / kWarp; row < rows; row += gridDim.x * warps) {
-    const long long base = static_cast<long long>(row) * C;
-    const float mu = mean ? mean[row] : 0.f, r = rstd[row];
-    float sd = 0.f, sdx = 0.f;
-    for (int c = lane * 8; c < C; c += kWarp * 8) {
-      const uint4 dv = *reinterpret_cast<const uint4*>(dout + base + c);
-      const uint4 xv = *reinterpret_cast<const uint4*>(x + base + c);
-      const uint4 wv = *reinterpret_cast<const uint4*>(w + c);
-      const bf16* d8 = reinterpret_cast<const bf16*>(&dv);
-      const bf16* x8 = reinterpret_cast<const bf16*>(&xv);
-      const bf16* w8 = reinterpret_cast<const bf16*>(&wv);
-#pragma unroll
-      for (int k = 0; k < 8; ++k) {
-        const float d = __bfloat162float(d8[k]), xh = (__bfloat162float(x8[k]) - mu) * r;
-        const float dn = d * __bfloat162float(w8[k]);
-        sd += dn;
-        sdx += dn * xh;
-        atomicAdd(sdw + c + k, d * xh);
-        if (db32) atomicAdd(sdb + c + k, d);  // RMSNorm has no bias
-      }
-    }
-    sd = mean ? warp_sum(sd) / C : 0.f;
-    sdx = warp_sum(sdx) / C;
-    for (int c = lane * 8; c < C; c += kWarp * 8) {
-      layernorm_backward_dx8(dx_acc + base + c, dout + base + c, x + base + c, w + c, mu, r, sd, sdx);
-    }
-  }
-  __syncthreads();
-  for (int c = threadIdx.x; c < C; c += blockDim.x) {
-    atomicAdd(dw32 + c, sdw[c]);
-    if (db32) atomicAdd(db32 + c, sdb[c]);
-  }
-}
-
-// The same with the weight and bias gradients in registers: lane l of every warp always holds
-// channels (i * 32 + l) * 8 .. + 7 for i < N (C <= N * 256), so the rows a warp visits add up
-// without atomics; the block's warps combine once at the end.
-template <int N>
-__global__ void __launch_bounds__(256)
-    layernorm_backward_regs_kernel(bf16* dx_acc, float* dw32, float* db32, const bf16* dout, const bf16* x,
-                                   const float* mean, const float* rstd, const bf16* w, int rows, int C) {
-  __shared__ float sdw[N * 256], sdb[N * 256];
-  for (int c = threadIdx.x; c < N * 256; c += blockDim.x) sdw[c] = sdb[c] = 0.f;
-  float pw[N * 8], pb[N * 8];
-#pragma unroll
-  for (int k = 0; k < N * 8; ++k) pw[k] = pb[k] = 0.f;
-  const int warps = blockDim.x / kWarp, lane = threadIdx.x % kWarp;
-  for (int row = blockIdx.x * warps + threadIdx.x / kWarp; row < rows; row += gridDim.x * warps) {
-    const long long base = static_cast<long long>(row) * C;
-    const float mu = mean ? mean[row] : 0.f, r = rstd[row];
-    float sd = 0.f, sdx = 0.f;
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-      const int c = (i * kWarp + lane) * 8;
-      if (c >= C) break;
-      const uint4 dv = *reinterpret_cast<const uint4*>(dout + base + c);
-      const uint4 xv = *reinterpret_cast<const uint4*>(x + base + c);
-      const uint4 wv = *reinterpret_cast<const uint4*>(w + c);
-      const bf16* d8 = reinterpret_cast<const bf16*>(&dv);
-      const bf16* x8 = reinterpret_cast<const bf16*>(&xv);
-      const bf16* w8 = reinterpret_cast<const bf16*>(&wv);
-#pragma unroll
-      for (int k = 0; k < 8; ++k) {
-        const float d = __bfloat162float(d8[k]), xh = (__bfloat162float(x8[k]) - mu) * r;
-        const float dn = d * __bfloat162float(w8[k]);
-        sd += dn;
-        sdx += dn * xh;
-        pw[i * 8 + k] += d * xh;
-        pb[i * 8 + k] += d;
-      }
-    }
-    sd = mean ? warp_sum(sd) / C : 0.f;
-    sdx = warp_sum(sdx) / C;
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-      const int c = (i * kWarp + lane) * 8;
-      if (c >= C) break;
-      layernorm_backward_dx8(dx_acc + base + c, dout + base + c, x + base + c, w + c, mu, r, sd, sdx);
-    }
-  }
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < N; ++i) {
-    const int c = (i * kWarp + lane) * 8;
-    if (c >= C) break;
+  const int c = threadIdx.x * 8;
+  const bool active = c < C;
+  float wf[8], pw[8], pb[8];
+  {
+    const uint4 wv = active ? *reinterpret_cast<const uint4*>(w + c) : uint4{};
+    const bf16* w8 = reinterpret_cast<const bf16*>(&wv);
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-      atomicAdd(sdw + c + k, pw[i * 8 + k]);
-      atomicAdd(sdb + c + k, pb[i * 8 + k]);
+      wf[k] = __bfloat162float(w8[k]);
+      pw[k] = pb[k] = 0.f;
     }
   }
-  __syncthreads();
-  for (int c = threadIdx.x; c < C; c += blockDim.x) {
-    atomicAdd(dw32 + c, sdw[c]);
-    if (db32) atomicAdd(db32 + c, sdb[c]);
+  for (int row = blockIdx.x; row < rows; row += gridDim.x) {
+    const long long at = static_cast<long long>(row) * C + c;
+    uint4 dv{}, xv{}, av{};
+    if (active) {
+      dv = *reinterpret_cast<const uint4*>(dout + at);
+      xv = *reinterpret_cast<const uint4*>(x + at);
+      av = *reinterpret_cast<const uint4*>(dx_acc + at);
+    }
+    const float mu = mean ? mean[row] : 0.f, r = rstd[row];
+    const bf16* d8 = reinterpret_cast<const bf16*>(&dv);
+    const bf16* x8 = reinterpret_cast<const bf16*>(&xv);
+    float sd = 0.f, sdx = 0.f;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const float d = __bfloat162float(d8[k]), xh = (__bfloat162float(x8[k]) - mu) * r;
+      const float dn = d * wf[k];
+      sd += dn;
+      sdx += dn * xh;
+      pw[k] += d * xh;
+      pb[k] += d;
+    }
+    const float2 sums = block_sum2(sd, sdx);
+    sd = mean ? sums.x / C : 0.f;  // RMSNorm (mean null): no centring
+    sdx = sums.y / C;
+    if (!active) continue;
+    bf16* a8 = reinterpret_cast<bf16*>(&av);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const float dn = __bfloat162float(d8[k]) * wf[k];
+      const float xh = (__bfloat162float(x8[k]) - mu) * r;
+      a8[k] = __float2bfloat16(__bfloat162float(a8[k]) + r * (dn - sd - xh * sdx));
+    }
+    *reinterpret_cast<uint4*>(dx_acc + at) = av;
   }
+  if (!active) return;
+  float* out = partials + static_cast<long long>(blockIdx.x) * 2 * C + c;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    out[k] = pw[k];
+    out[C + k] = pb[k];
+  }
+}
+
+// grad (+)= the sum of the blocks' partials, as bf16: column j < C is the weight's channel j,
+// column C + j the bias's. A 32 x 32 block sums 32 columns, each thread a 32nd of the partials.
+__global__ void layernorm_param_grads_kernel(bf16* dw, bf16* db, bool accumulate, const float* partials, int blocks,
+                                             int C) {
+  __shared__ float part[32][33];
+  const int col = blockIdx.x * 32 + threadIdx.x;
+  const int cols = db ? 2 * C : C;
+  float v = 0.f;
+  if (col < cols) {
+    for (int b = threadIdx.y; b < blocks; b += 32) v += partials[static_cast<long long>(b) * 2 * C + col];
+  }
+  part[threadIdx.y][threadIdx.x] = v;
+  __syncthreads();
+  if (threadIdx.y != 0 || col >= cols) return;
+  float sum = 0.f;
+#pragma unroll 8
+  for (int k = 0; k < 32; ++k) sum += part[k][threadIdx.x];
+  bf16* grad = col < C ? dw + col : db + (col - C);
+  *grad = __float2bfloat16(accumulate ? __bfloat162float(*grad) + sum : sum);
+}
+
+constexpr int kMaxNormWidth = 8 * 1024;  // a thread per 8 channels, 1024 threads
+
+int backward_threads(int C) { return (C / 8 + kWarp - 1) / kWarp * kWarp; }
+
+// As many blocks as fit on the GPU at once, but no fewer than 4 rows each: the partials stay small.
+int backward_blocks(int rows, int C) {
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, layernorm_backward_kernel, backward_threads(C), 0));
+  return std::max(1, std::min(sms * std::max(per_sm, 1), (rows + 3) / 4));
 }
 
 }  // namespace
@@ -171,32 +152,20 @@ void layernorm_forward(bf16* out, float* mean, float* rstd, const bf16* x, const
   CUDA_CHECK(cudaGetLastError());
 }
 
-void layernorm_backward(bf16* dx_acc, float* dw32, float* db32, const bf16* dout, const bf16* x, const float* mean,
-                        const float* rstd, const bf16* w, int rows, int C, cudaStream_t s) {
-  if (C % 8 != 0) throw Error("layernorm_backward: width must be a multiple of 8");
-  const int n = (C + 255) / 256;
-  if (n <= 8) {
-    const unsigned blocks = std::min(grid_for(rows, 8), 132u * 2);
-    switch (n) {
-#define SB_LN_CASE(N)                                                                                              \
-  case N:                                                                                                          \
-    layernorm_backward_regs_kernel<N><<<blocks, 256, 0, s>>>(dx_acc, dw32, db32, dout, x, mean, rstd, w, rows, C); \
-    break;
-      SB_LN_CASE(1)
-      SB_LN_CASE(2)
-      SB_LN_CASE(3)
-      SB_LN_CASE(4)
-      SB_LN_CASE(5)
-      SB_LN_CASE(6)
-      SB_LN_CASE(7)
-      SB_LN_CASE(8)
-#undef SB_LN_CASE
-    }
-  } else {
-    const unsigned blocks = std::min(grid_for(rows, 16), 132u * 2);
-    layernorm_backward_kernel<<<blocks, 512, 2 * C * sizeof(float), s>>>(dx_acc, dw32, db32, dout, x, mean, rstd, w,
-                                                                         rows, C);
-  }
+long long layernorm_backward_partials(int rows, int C) {
+  return 2LL * C * backward_blocks(rows, C);
+}
+
+void layernorm_backward(bf16* dx_acc, bf16* dw, bf16* db, bool accumulate, float* partials, const bf16* dout,
+                        const bf16* x, const float* mean, const float* rstd, const bf16* w, int rows, int C,
+                        cudaStream_t s) {
+  if (C % 8 != 0 || C > kMaxNormWidth) throw Error("layernorm_backward: width must be a multiple of 8, at most 8192");
+  const int blocks = backward_blocks(rows, C);
+  layernorm_backward_kernel<<<blocks, backward_threads(C), 0, s>>>(dx_acc, partials, dout, x, mean, rstd, w, rows,
+                                                                   C);
+  CUDA_CHECK(cudaGetLastError());
+  const int cols = db ? 2 * C : C;
+  layernorm_param_grads_kernel<<<grid_for(cols, 32), dim3(32, 32), 0, s>>>(dw, db, accumulate, partials, blocks, C);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -204,9 +173,9 @@ void rmsnorm_forward(bf16* out, float* rstd, const bf16* x, const bf16* w, int r
   layernorm_forward(out, nullptr, rstd, x, w, nullptr, rows, C, s);
 }
 
-void rmsnorm_backward(bf16* dx_acc, float* dw32, const bf16* dout, const bf16* x, const float* rstd, const bf16* w,
-                      int rows, int C, cudaStream_t s) {
-  layernorm_backward(dx_acc, dw32, nullptr, dout, x, nullptr, rstd, w, rows, C, s);
+void rmsnorm_backward(bf16* dx_acc, bf16* dw, bool accumulate, float* partials, const bf16* dout, const bf16* x,
+                      const float* rstd, const bf16* w, int rows, int C, cudaStream_t s) {
+  layernorm_backward(dx_acc, dw, nullptr, accumulate, partials, dout, x, nullptr, rstd, w, rows, C, s);
 }
 
 }  // namespace scalebench::gpt

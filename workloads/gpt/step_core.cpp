@@ -49,8 +49,7 @@ std::size_t StepCore::plan(std::byte* at) {
   adam_step = reinterpret_cast<int*>(a.f32(1));
   bias_correction = a.f32(2);
   bias_scratch = m.family == Family::kGpt2 ? a.bf(std::max<long long>(Vp, m.mlp)) : nullptr;
-  dw32 = a.f32(C);
-  db32 = a.f32(C);
+  norm_partials = a.f32(gpt::layernorm_backward_partials(static_cast<int>(BT), static_cast<int>(C)));
   const std::size_t ws = a.take(kWorkspaceBytes);
   workspace = at ? at + ws : nullptr;
   plan_activations(a);

@@ -132,9 +132,9 @@ class StepCore {
   // AdamW's step count and bias corrections, on the device (advance_adam_step).
   int* adam_step = nullptr;
   float* bias_correction = nullptr;
-  // Scratch: bias gradients when accumulating, norm weight (and bias) gradients in fp32.
+  // Scratch: bias gradients when accumulating; the norm backward's per-block weight and bias sums.
   bf16* bias_scratch = nullptr;
-  float *dw32 = nullptr, *db32 = nullptr;
+  float* norm_partials = nullptr;
   void* workspace = nullptr;
   // Fused attention (Attention::kCudnn): its handle, plans and workspace.
   std::unique_ptr<gpu::CudnnHandle> cudnn;
