@@ -28,7 +28,8 @@ void embedding_forward(bf16* x, const int* tokens, const bf16* wte, const bf16* 
 void embedding_backward(bf16* dwte, bf16* dwpe, const bf16* dx, const int* tokens, int B, int T, int C,
                         bool accumulate_positions, cudaStream_t s);
 
-// LayerNorm over the last dimension (eps 1e-5): out, and the mean and 1/std of each row.
+// LayerNorm over the last dimension (eps 1e-5): out, and the mean and 1/std of each row. C must be a
+// multiple of 8, at most 8192.
 void layernorm_forward(bf16* out, float* mean, float* rstd, const bf16* x, const bf16* w, const bf16* b, int rows,
                        int C, cudaStream_t s);
 // LayerNorm backward: dx_acc += the input gradient (the residual stream's gradient accumulates

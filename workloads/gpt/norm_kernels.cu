@@ -5,35 +5,6 @@ namespace scalebench::gpt {
 
 namespace {
 
-__global__ void layernorm_forward_kernel(bf16* out, float* mean, float* rstd, const bf16* x, const bf16* w,
-                                         const bf16* b, int rows, int C) {
-  const int row = blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp;
-  const int lane = threadIdx.x % kWarp;
-  if (row >= rows) return;
-  const bf16* xr = x + static_cast<long long>(row) * C;
-  float mu = 0.f;  // RMSNorm (mean null): no centring
-  if (mean) {
-    float s = 0.f;
-    for (int c = lane; c < C; c += kWarp) s += __bfloat162float(xr[c]);
-    mu = warp_sum(s) / C;
-  }
-  float v = 0.f;
-  for (int c = lane; c < C; c += kWarp) {
-    const float d = __bfloat162float(xr[c]) - mu;
-    v += d * d;
-  }
-  const float r = rsqrtf(warp_sum(v) / C + 1e-5f);
-  bf16* o = out + static_cast<long long>(row) * C;
-  for (int c = lane; c < C; c += kWarp) {
-    const float n = (__bfloat162float(xr[c]) - mu) * r;
-    o[c] = __float2bfloat16(n * __bfloat162float(w[c]) + (b ? __bfloat162float(b[c]) : 0.f));
-  }
-  if (lane == 0) {
-    if (mean) mean[row] = mu;
-    rstd[row] = r;
-  }
-}
-
 // The sums over a block of two values at once; every thread gets both.
 __device__ __forceinline__ float2 block_sum2(float a, float b) {
   __shared__ float2 part[kWarp];
@@ -45,6 +16,47 @@ __device__ __forceinline__ float2 block_sum2(float a, float b) {
   __syncthreads();
   const float2 v = lane < warps ? part[lane] : make_float2(0.f, 0.f);
   return make_float2(warp_sum(v.x), warp_sum(v.y));
+}
+
+// LayerNorm's (or RMSNorm's) forward, a block per row and a thread per 8 channels: the row is read
+// once, with 16-byte loads, and its mean and variance are taken from registers.
+__global__ void layernorm_forward_kernel(bf16* out, float* mean, float* rstd, const bf16* x, const bf16* w,
+                                         const bf16* b, int C) {
+  const long long at = static_cast<long long>(blockIdx.x) * C + threadIdx.x * 8;
+  const bool active = threadIdx.x * 8 < C;
+  float v[8];
+  {
+    const uint4 xv = active ? *reinterpret_cast<const uint4*>(x + at) : uint4{};
+    const bf16* x8 = reinterpret_cast<const bf16*>(&xv);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v[k] = __bfloat162float(x8[k]);
+  }
+  float mu = 0.f;  // RMSNorm (mean null): no centring
+  if (mean) {
+    float sum = 0.f;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) sum += v[k];
+    mu = block_sum(sum) / C;
+  }
+  float sq = 0.f;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) sq += active ? (v[k] - mu) * (v[k] - mu) : 0.f;
+  const float r = rsqrtf(block_sum(sq) / C + 1e-5f);
+  if (threadIdx.x == 0) {
+    if (mean) mean[blockIdx.x] = mu;
+    rstd[blockIdx.x] = r;
+  }
+  if (!active) return;
+  const uint4 wv = *reinterpret_cast<const uint4*>(w + threadIdx.x * 8);
+  const uint4 bv = b ? *reinterpret_cast<const uint4*>(b + threadIdx.x * 8) : uint4{};
+  const bf16* w8 = reinterpret_cast<const bf16*>(&wv);
+  const bf16* b8 = reinterpret_cast<const bf16*>(&bv);
+  uint4 ov;
+  bf16* o8 = reinterpret_cast<bf16*>(&ov);
+#pragma unroll
+  for (int k = 0; k < 8; ++k)
+    o8[k] = __float2bfloat16((v[k] - mu) * r * __bfloat162float(w8[k]) + __bfloat162float(b8[k]));
+  *reinterpret_cast<uint4*>(out + at) = ov;
 }
 
 // LayerNorm's backward, a block per row at a time and a thread per 8 channels (16-byte loads), so
@@ -119,6 +131,7 @@ __global__ void layernorm_param_grads_kernel(bf16* dw, bf16* db, bool accumulate
   const int cols = db ? 2 * C : C;
   float v = 0.f;
   if (col < cols) {
+#pragma unroll 8
     for (int b = threadIdx.y; b < blocks; b += 32) v += partials[static_cast<long long>(b) * 2 * C + col];
   }
   part[threadIdx.y][threadIdx.x] = v;
@@ -133,14 +146,14 @@ __global__ void layernorm_param_grads_kernel(bf16* dw, bf16* db, bool accumulate
 
 constexpr int kMaxNormWidth = 8 * 1024;  // a thread per 8 channels, 1024 threads
 
-int backward_threads(int C) { return (C / 8 + kWarp - 1) / kWarp * kWarp; }
+int norm_threads(int C) { return (C / 8 + kWarp - 1) / kWarp * kWarp; }
 
 // As many blocks as fit on the GPU at once, but no fewer than 4 rows each: the partials stay small.
 int backward_blocks(int rows, int C) {
   int device = 0, sms = 0, per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, layernorm_backward_kernel, backward_threads(C), 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, layernorm_backward_kernel, norm_threads(C), 0));
   return std::max(1, std::min(sms * std::max(per_sm, 1), (rows + 3) / 4));
 }
 
@@ -148,21 +161,19 @@ int backward_blocks(int rows, int C) {
 
 void layernorm_forward(bf16* out, float* mean, float* rstd, const bf16* x, const bf16* w, const bf16* b, int rows,
                        int C, cudaStream_t s) {
-  layernorm_forward_kernel<<<grid_for(rows, 8), 256, 0, s>>>(out, mean, rstd, x, w, b, rows, C);
+  if (C % 8 != 0 || C > kMaxNormWidth) throw Error("layernorm_forward: width must be a multiple of 8, at most 8192");
+  layernorm_forward_kernel<<<rows, norm_threads(C), 0, s>>>(out, mean, rstd, x, w, b, C);
   CUDA_CHECK(cudaGetLastError());
 }
 
-long long layernorm_backward_partials(int rows, int C) {
-  return 2LL * C * backward_blocks(rows, C);
-}
+long long layernorm_backward_partials(int rows, int C) { return 2LL * C * backward_blocks(rows, C); }
 
 void layernorm_backward(bf16* dx_acc, bf16* dw, bf16* db, bool accumulate, float* partials, const bf16* dout,
                         const bf16* x, const float* mean, const float* rstd, const bf16* w, int rows, int C,
                         cudaStream_t s) {
   if (C % 8 != 0 || C > kMaxNormWidth) throw Error("layernorm_backward: width must be a multiple of 8, at most 8192");
   const int blocks = backward_blocks(rows, C);
-  layernorm_backward_kernel<<<blocks, backward_threads(C), 0, s>>>(dx_acc, partials, dout, x, mean, rstd, w, rows,
-                                                                   C);
+  layernorm_backward_kernel<<<blocks, norm_threads(C), 0, s>>>(dx_acc, partials, dout, x, mean, rstd, w, rows, C);
   CUDA_CHECK(cudaGetLastError());
   const int cols = db ? 2 * C : C;
   layernorm_param_grads_kernel<<<grid_for(cols, 32), dim3(32, 32), 0, s>>>(dw, db, accumulate, partials, blocks, C);
