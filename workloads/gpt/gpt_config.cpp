@@ -195,6 +195,16 @@ std::vector<TensorShard> tp_plan(const ModelShape& m, int seq, int tp, int rank)
   return out;
 }
 
+Range sequence_rows(long long rows, int tp, int tp_rank) {
+  if (tp < 1 || tp_rank < 0 || tp_rank >= tp)
+    throw Error("tp rank " + std::to_string(tp_rank) + " is outside 0.." + std::to_string(tp - 1));
+  if (rows % tp != 0)
+    throw Error("sequence_parallel: micro_batch x seq = " + std::to_string(rows) +
+                " token rows do not split into tp = " + std::to_string(tp) + " equal shards");
+  const long long per = rows / tp;
+  return Range{tp_rank * per, (tp_rank + 1) * per};
+}
+
 long long zero_padded_size(long long elements, int dp, long long align) {
   const long long unit = static_cast<long long>(dp) * align;
   return (elements + unit - 1) / unit * unit;

@@ -110,6 +110,12 @@ struct TensorShard {
 std::vector<TensorShard> tp_plan(const ModelShape& m, int seq, int tp, int rank);
 void check_tp(const ModelShape& m, int tp);
 
+// Sequence parallelism: outside the tensor-parallel regions (embeddings, norms, residual stream,
+// head and loss) tp rank `tp_rank` holds the tp_rank-th of tp contiguous equal blocks of a
+// micro-batch's `rows` (B x T) token rows. Throws Error naming sequence_parallel when tp does not
+// divide the rows.
+Range sequence_rows(long long rows, int tp, int tp_rank);
+
 // ---------- ZeRO-1 ----------
 // `elements` padded to a multiple of dp x `align`, so that dp equal slices (parallel_plan.hpp's
 // zero_pieces) reduce-scatter and all-gather in whole aligned pieces.
