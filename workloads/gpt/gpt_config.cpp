@@ -225,6 +225,15 @@ int positive(const Json& params, const char* key, int fallback) {
     throw Error(std::string(key) + ": must be a positive integer, got " + v.dump());
   return v.get<int>();
 }
+
+// Sequence parallelism splits a tensor-parallel group's token rows: it needs tp > 1 and tp
+// dividing them (tp 0 is checked once the run's ranks resolve it).
+void check_sequence_parallel(const Config& c) {
+  if (!c.sequence_parallel || c.tp == 0) return;
+  if (c.tp == 1)
+    throw Error("sequence_parallel: splits the token rows of a tensor-parallel group; needs tp > 1, tp is 1");
+  sequence_rows(static_cast<long long>(c.micro_batch) * c.seq, c.tp, 0);
+}
 }  // namespace
 
 Config Config::from_params(const Json& params) {
@@ -253,8 +262,10 @@ Config Config::from_params(const Json& params) {
   if (c.tp > 0) check_tp(m, c.tp);
   c.zero = params.value("zero", c.zero);
   if (c.zero != 0 && c.zero != 1) throw Error("zero: " + std::to_string(c.zero) + "; expected 0 or 1");
-  c.sequence_parallel = params.value("sequence_parallel", c.sequence_parallel);
-  if (c.sequence_parallel) throw Error("sequence_parallel: not built yet (tp all-reduces the activations); use false");
+  const Json seq_par = params.value("sequence_parallel", Json(c.sequence_parallel));
+  if (!seq_par.is_boolean()) throw Error("sequence_parallel: expected true or false, got " + seq_par.dump());
+  c.sequence_parallel = seq_par.get<bool>();
+  check_sequence_parallel(c);
   c.overlap = params.value("overlap", c.overlap);
   c.bucket_mb = params.value("bucket_mb", c.bucket_mb);
   if (!(c.bucket_mb > 0)) throw Error("bucket_mb: must be positive");
@@ -311,6 +322,7 @@ Config Config::resolved(int ranks, int ranks_per_node) const {
                 std::to_string(c.dp * c.tp) + " must equal the run's ranks (" + std::to_string(ranks) +
                 "); dp 0 takes ranks / tp");
   check_tp(shape(), c.tp);
+  check_sequence_parallel(c);
   return c;
 }
 
@@ -329,7 +341,8 @@ Json Config::to_json() const {
          {"bucket_mb", bucket_mb},
          {"steps", steps},
          {"attention", attention}};
-  if (cuda_graph) j["cuda_graph"] = true;  // absent when off: points stay those measured before it
+  if (cuda_graph) j["cuda_graph"] = true;                // absent when off: points stay those measured before it
+  if (sequence_parallel) j["sequence_parallel"] = true;  // likewise
   if (text()) {
     j["data"] = data;
     j["train_steps"] = train_steps;
