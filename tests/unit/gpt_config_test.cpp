@@ -233,7 +233,21 @@ TEST(GptConfig, ParamsAndErrorsNameTheField) {
   EXPECT_EQ(err(Json{{"tp", 5}}).rfind("tp: 5 does not divide the heads", 0), 0u);
   EXPECT_EQ(err(Json{{"zero", 3}}).rfind("zero:", 0), 0u);
   EXPECT_EQ(err(Json{{"zero", 2}}).rfind("zero: 2; expected 0 or 1", 0), 0u);
-  EXPECT_EQ(err(Json{{"sequence_parallel", true}}).rfind("sequence_parallel: not built yet", 0), 0u);
+  // Sequence parallelism splits a tp group's token rows: tp > 1 (tp 0 waits for the run's ranks),
+  // and tp must divide micro_batch x seq.
+  EXPECT_EQ(err(Json{{"sequence_parallel", true}}).rfind("sequence_parallel: splits the token rows", 0), 0u);
+  EXPECT_EQ(err(Json{{"sequence_parallel", true}, {"tp", 1}}).rfind("sequence_parallel:", 0), 0u);
+  EXPECT_EQ(err(Json{{"sequence_parallel", "yes"}, {"tp", 2}}).rfind("sequence_parallel: expected true or false", 0),
+            0u);
+  EXPECT_EQ(err(Json{{"sequence_parallel", true}, {"tp", 3}})
+                .rfind("sequence_parallel: micro_batch x seq = 16384 token rows do not split into tp = 3", 0),
+            0u);
+  const Config sp = Config::from_params(Json{{"sequence_parallel", true}, {"tp", 2}});
+  EXPECT_TRUE(sp.sequence_parallel);
+  EXPECT_EQ(sp.to_json().at("sequence_parallel"), true);
+  EXPECT_FALSE(c.sequence_parallel);
+  EXPECT_FALSE(c.to_json().contains("sequence_parallel"));  // absent when off, as cuda_graph
+  EXPECT_TRUE(Config::from_params(Json{{"sequence_parallel", true}, {"tp", 3}, {"micro_batch", 3}}).sequence_parallel);
   EXPECT_EQ(err(Json{{"bucket_mb", 0}}).rfind("bucket_mb:", 0), 0u);
   EXPECT_EQ(Config::from_params(Json{{"model", "llama-tiny"}, {"tp", 2}, {"seq", 64}}).tp, 2);
   EXPECT_EQ(
@@ -289,6 +303,15 @@ TEST(GptConfig, LayoutResolvedAgainstTheRanks) {
   EXPECT_EQ(err(Json{{"tp", 4}}, 6, 6).rfind("tp: 4 does not divide the run's 6 ranks", 0), 0u);
   // tp 0 on 8 GPUs of a node: 8 does not divide GPT-2 124M's 12 heads.
   EXPECT_EQ(err(Json{{"tp", 0}}, 8, 8).rfind("tp: 8 does not divide the heads (12)", 0), 0u);
+  // sequence_parallel with tp 0: checked once tp is known.
+  const Json sp{{"tp", 0}, {"sequence_parallel", true}};
+  EXPECT_TRUE(Config::from_params(sp).resolved(4, 4).sequence_parallel);
+  EXPECT_EQ(err(sp, 1, 1).rfind("sequence_parallel: splits the token rows of a tensor-parallel group; needs tp > 1", 0),
+            0u);
+  EXPECT_EQ(
+      err(Json{{"tp", 0}, {"sequence_parallel", true}, {"micro_batch", 1}, {"seq", 6}, {"model", "gpt2-tiny"}}, 4, 4)
+          .rfind("sequence_parallel: micro_batch x seq = 6 token rows do not split into tp = 4", 0),
+      0u);
 }
 
 // The registry's declaration: its defaults are the configuration's, and its checks are
@@ -309,6 +332,7 @@ TEST(GptConfig, RegistryDeclaration) {
   EXPECT_EQ(check_param_set(*d, Json{{"recompute", true}}), "");
   EXPECT_EQ(check_param_set(*d, Json{{"cuda_graph", true}}), "");
   EXPECT_EQ(check_param_set(*d, Json{{"sequence_parallel", true}}).rfind("sequence_parallel:", 0), 0u);
+  EXPECT_EQ(check_param_set(*d, Json{{"sequence_parallel", true}, {"tp", 2}}), "");
   EXPECT_NE(check_param_set(*d, Json{{"zero", 2}}).find("zero"), std::string::npos);
   EXPECT_EQ(defaults.at("overlap"), true);
   EXPECT_EQ(defaults.at("bucket_mb"), 25);

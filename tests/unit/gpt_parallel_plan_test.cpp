@@ -162,3 +162,76 @@ TEST(GptParallelPlan, NormRangesCountEachParameterOnce) {
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].end, parameter_count(m, 64));
 }
+
+// Sequence parallelism: tp contiguous equal blocks of the token rows, in rank order.
+TEST(GptParallelPlan, SequenceRowsAreContiguousEqualBlocks) {
+  EXPECT_EQ(sequence_rows(4096, 2, 1), (Range{2048, 4096}));
+  EXPECT_EQ(sequence_rows(4096, 1, 0), (Range{0, 4096}));
+  long long next = 0;
+  for (int r = 0; r < 4; ++r) {
+    const Range x = sequence_rows(8 * 64, 4, r);
+    EXPECT_EQ(x.begin, next);
+    EXPECT_EQ(x.end - x.begin, 128);
+    next = x.end;
+  }
+  EXPECT_EQ(next, 8 * 64);
+  EXPECT_EQ(error_of([] {
+              sequence_rows(10, 4, 0);
+            }).rfind("sequence_parallel: micro_batch x seq = 10 token rows do not split into tp = 4", 0),
+            0u);
+  EXPECT_NE(error_of([] { sequence_rows(8, 4, 4); }).find("outside"), std::string::npos);
+}
+
+namespace {
+// Elements of `plan`'s buffer that sequence_parallel_sums covers, and the tensors they belong to.
+long long summed_elements(const BucketPlan& plan, std::vector<std::string>& tensors) {
+  long long n = 0;
+  for (const std::vector<Range>& layer : sequence_parallel_sums(plan))
+    for (const Range& r : layer) {
+      n += r.end - r.begin;
+      for (const Tensor& t : plan.tensors)
+        if (t.offset >= r.begin && t.offset + t.numel() <= r.end) tensors.push_back(t.name);
+    }
+  return n;
+}
+}  // namespace
+
+// The tensors applied to row shards (embeddings, norms, head) are summed over tp, grouped by the
+// block after whose backward pass they are complete; the row-parallel biases are not (their
+// gradient comes from the all-gathered rows), nor any split tensor.
+TEST(GptParallelPlan, SequenceParallelSumsTheRowShardTensors) {
+  const ModelShape m = model_shape("gpt2-tiny");  // 2 layers, width 64
+  const BucketPlan p = plan_buckets(local_layout(m, 64, 2, 1), 20'000, 2);
+  const std::vector<std::vector<Range>> sums = sequence_parallel_sums(p);
+  ASSERT_EQ(sums.size(), 3u);
+  const Tensor &wte = named(p.tensors, "wte"), &wpe = named(p.tensors, "wpe");
+  ASSERT_EQ(sums[0].size(), 1u);  // after the embedding: wte and wpe, adjacent
+  EXPECT_EQ(sums[0][0], (Range{wte.offset, wpe.offset + wpe.numel()}));
+  ASSERT_EQ(sums[1].size(), 2u);  // block 0: ln1 (weight, bias) and ln2
+  EXPECT_EQ(sums[1][0],
+            (Range{named(p.tensors, "h.0.ln1.weight").offset, named(p.tensors, "h.0.ln1.bias").offset + 64}));
+  EXPECT_EQ(sums[1][1],
+            (Range{named(p.tensors, "h.0.ln2.weight").offset, named(p.tensors, "h.0.ln2.bias").offset + 64}));
+  ASSERT_EQ(sums[2].size(), 3u);  // block 1 and, with it, the final norm
+  EXPECT_EQ(sums[2][2], (Range{named(p.tensors, "ln_f.weight").offset, named(p.tensors, "ln_f.bias").offset + 64}));
+  std::vector<std::string> names;
+  EXPECT_EQ(summed_elements(p, names), wte.numel() + wpe.numel() + (2 * 4 + 2) * 64);
+  for (const std::string& n : names) EXPECT_EQ(n.find("proj"), std::string::npos) << n;
+  for (const std::string& n : names) EXPECT_EQ(n.find("down"), std::string::npos) << n;
+  // ZeRO-1's padding between buckets moves the ranges, not what they cover.
+  std::vector<std::string> padded;
+  EXPECT_EQ(summed_elements(plan_buckets(local_layout(m, 64, 2, 1), 20'000, 2, zero_padded_size(1, 2)), padded),
+            wte.numel() + wpe.numel() + (2 * 4 + 2) * 64);
+  EXPECT_EQ(padded, names);
+  // Llama: the untied head goes with the last block, after the final norm.
+  const ModelShape l = model_shape("llama-tiny");
+  const BucketPlan lp = plan_buckets(local_layout(l, 64, 2, 0), 20'000, 2);
+  const std::vector<std::vector<Range>> ls = sequence_parallel_sums(lp);
+  ASSERT_EQ(ls.size(), 3u);
+  EXPECT_EQ(ls[0], (std::vector<Range>{{named(lp.tensors, "wte").offset, named(lp.tensors, "wte").offset + 512 * 64}}));
+  const Tensor& head = named(lp.tensors, "head.weight");
+  EXPECT_EQ(ls[2].back(), (Range{named(lp.tensors, "ln_f.weight").offset, head.offset + head.numel()}));
+  EXPECT_TRUE(applied_to_row_shards(TensorKind::kHead));
+  EXPECT_FALSE(applied_to_row_shards(TensorKind::kAttnOutBias));
+  EXPECT_FALSE(applied_to_row_shards(TensorKind::kMlpDownBias));
+}

@@ -1,7 +1,9 @@
 // Tensor parallelism proven on one GPU: the k tp shards of the GPT-2 (and Llama) step run side by side on one
-// GPU (one thread and stream each), their partial sums added as NCCL's all-reduce would, and the
-// loss and every gradient shard must match the unsplit model's. The shards are cut by the code the
-// multi-GPU run uses (tp_plan, local_layout, copy_shard). Skipped where no GPU is visible.
+// GPU (one thread and stream each), their partial sums added as NCCL's all-reduce would (with
+// sequence parallelism: gathered and reduce-scattered as NCCL's all-gather and reduce-scatter
+// would), and the loss and every gradient shard must match the unsplit model's. The shards are cut
+// by the code the multi-GPU run uses (tp_plan, local_layout, copy_shard, sequence_rows). Skipped
+// where no GPU is visible.
 #include <gtest/gtest.h>
 
 #ifdef SCALEBENCH_HAVE_CUDA
@@ -26,8 +28,9 @@ using namespace scalebench::gpt;
 namespace {
 using scalebench::test_support::have_gpu;
 
-// The k ranks' buffers meet here: rank 0 adds the others' into its own, then every rank copies
-// the sum back, as an in-place all-reduce leaves it.
+// The k ranks' buffers meet here: for a sum rank 0 adds the others' into its own, then every rank
+// copies the sum back, as an in-place all-reduce leaves it; for an all-gather or reduce-scatter
+// every rank reads the others' buffers.
 struct Hub {
   explicit Hub(int k) : ranks(k), bar(k), bufs(static_cast<std::size_t>(k)) {}
   int ranks;
@@ -57,6 +60,25 @@ class OneGpuTpReduce final : public TpReduce {
     }
     finish(x, sizeof(float) * static_cast<std::size_t>(n), s);
   }
+  void sum(bf16* base, const std::vector<Range>& ranges, cudaStream_t s) override {
+    for (const Range& r : ranges) sum(base + r.begin, r.end - r.begin, s);
+  }
+  void all_gather(bf16* full, const bf16* shard, long long n, cudaStream_t s) override {
+    meet(const_cast<bf16*>(shard), s);
+    for (int r = 0; r < hub_.ranks; ++r)
+      CUDA_CHECK(cudaMemcpyAsync(full + r * n, hub_.bufs[static_cast<std::size_t>(r)], sizeof(bf16) * n,
+                                 cudaMemcpyDeviceToDevice, s));
+    done(s);
+  }
+  void reduce_scatter(bf16* shard, const bf16* full, long long n, cudaStream_t s) override {
+    meet(const_cast<bf16*>(full), s);
+    const long long at = rank_ * n;
+    CUDA_CHECK(cudaMemcpyAsync(shard, static_cast<const bf16*>(hub_.bufs[0]) + at, sizeof(bf16) * n,
+                               cudaMemcpyDeviceToDevice, s));
+    for (int r = 1; r < hub_.ranks; ++r)
+      add_inplace(shard, static_cast<const bf16*>(hub_.bufs[static_cast<std::size_t>(r)]) + at, n, s);
+    done(s);
+  }
 
  private:
   void meet(void* x, cudaStream_t s) {
@@ -68,8 +90,12 @@ class OneGpuTpReduce final : public TpReduce {
     CUDA_CHECK(cudaStreamSynchronize(s));
     hub_.bar.arrive_and_wait();
     if (rank_ != 0) CUDA_CHECK(cudaMemcpyAsync(x, hub_.bufs[0], bytes, cudaMemcpyDeviceToDevice, s));
+    done(s);  // rank 0's buffer stays until every rank has its copy
+  }
+  // Every rank has read the others' buffers: they may change again.
+  void done(cudaStream_t s) {
     CUDA_CHECK(cudaStreamSynchronize(s));
-    hub_.bar.arrive_and_wait();  // rank 0's buffer stays until every rank has its copy
+    hub_.bar.arrive_and_wait();
   }
   Hub& hub_;
   int rank_;
@@ -91,9 +117,10 @@ std::vector<float> shard_of(const std::vector<float>& whole_values, const Tensor
   return r;
 }
 
-void expect_tp_matches(const char* model, int k, Attention attention) {
+void expect_tp_matches(const char* model, int k, Attention attention, bool sequence_parallel = false,
+                       bool recompute = false) {
   const ModelShape m = model_shape(model);
-  const int B = 2, T = 64;
+  const int B = sequence_parallel ? 3 : 2, T = 64;  // 3: row shards that straddle sequences
   const unsigned long long seed = 17;
   gpu::Stream s;
   GptModel whole(m, B, T, seed, s.get(), attention);
@@ -115,7 +142,8 @@ void expect_tp_matches(const char* model, int k, Attention attention) {
         Parallel par;
         par.at = Placement::of(r, 1, k);
         par.tp_reduce = &reduce;
-        GptModel shard(m, B, T, seed, rs.get(), attention, par);
+        par.sequence_parallel = sequence_parallel;
+        GptModel shard(m, B, T, seed, rs.get(), attention, par, recompute);
         shard.forward(0, 1);
         shard.backward(0);
         ShardResult& x = out[static_cast<std::size_t>(r)];
@@ -133,7 +161,8 @@ void expect_tp_matches(const char* model, int k, Attention attention) {
   const std::vector<Tensor> layout = parameter_layout(m, T);
   for (int r = 0; r < k; ++r) {
     const ShardResult& x = out[static_cast<std::size_t>(r)];
-    EXPECT_NEAR(x.loss, loss, 2e-3 * std::abs(loss)) << model << " tp " << k << " rank " << r;
+    EXPECT_NEAR(x.loss, loss, 2e-3 * std::abs(loss))
+        << model << " tp " << k << " rank " << r << " sequence_parallel " << sequence_parallel;
     const std::vector<TensorShard> plan = tp_plan(m, T, k, r);
     for (std::size_t i = 0; i < layout.size(); ++i) {
       const Tensor& t = layout[i];
@@ -147,7 +176,7 @@ void expect_tp_matches(const char* model, int k, Attention attention) {
         norm += static_cast<double>(want[j]) * want[j];
       }
       EXPECT_LT(std::sqrt(diff / std::max(norm, 1e-30)), 5e-2)
-          << model << " tp " << k << " rank " << r << " " << t.name;
+          << model << " tp " << k << " rank " << r << " sequence_parallel " << sequence_parallel << " " << t.name;
     }
   }
 }
@@ -161,6 +190,38 @@ TEST(GptGpuTp, ShardsSummedMatchTheUnsplitModel) {
   }
   // The Llama step: 4 query heads on 2 KV heads, SwiGLU 172 wide (86 a rank), rotary positions.
   expect_tp_matches("llama-tiny", 2, Attention::kCudnn);
+}
+
+// Sequence parallelism: each shard's norms, residual stream, head and loss hold its B x T / k
+// token rows (3 x 64 / k: with k = 2 rank 1 starts at position 32 of the second sequence, with
+// k = 4 the shards straddle sequences too); the loss and the gradients, the replicated tensors'
+// summed over the shards, must again be the unsplit model's, with and without recomputation.
+TEST(GptGpuTp, SequenceParallelShardsMatchTheUnsplitModel) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  for (int k : {2, 4}) {
+    expect_tp_matches("gpt2-tiny", k, Attention::kCudnn, true);
+    expect_tp_matches("gpt2-tiny", k, Attention::kNaive, true);
+  }
+  expect_tp_matches("gpt2-tiny", 2, Attention::kCudnn, true, true);
+  expect_tp_matches("llama-tiny", 2, Attention::kCudnn, true);
+  expect_tp_matches("llama-tiny", 2, Attention::kCudnn, true, true);
+}
+
+// Sequence parallelism keeps the norms' and the residual stream's rows, the logits and the loss's
+// rows on 1/tp of them: less memory than tp alone.
+TEST(GptGpuTp, SequenceParallelTakesLessMemory) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  for (const char* name : {"gpt2-tiny", "llama-tiny"}) {
+    const ModelShape m = model_shape(name);
+    Parallel tp;
+    tp.at = Placement::of(1, 1, 2);
+    Parallel sp = tp;
+    sp.sequence_parallel = true;
+    for (bool recompute : {false, true})
+      EXPECT_LT(model_bytes(m, 4, 64, Attention::kCudnn, sp, recompute),
+                model_bytes(m, 4, 64, Attention::kCudnn, tp, recompute))
+          << name << " recompute " << recompute;
+  }
 }
 
 // ZeRO-1's padded buckets and per-slice AdamW on one rank (dp 1: the slice is the whole bucket)

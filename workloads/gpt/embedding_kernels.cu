@@ -5,15 +5,15 @@ namespace scalebench::gpt {
 
 namespace {
 
-__global__ void embedding_forward_kernel(bf16* x, const int* tokens, const bf16* wte, const bf16* wpe, int B, int T,
-                                         int C) {
-  const long long pairs = static_cast<long long>(B) * T * (C / 2);
+__global__ void embedding_forward_kernel(bf16* x, const int* tokens, const bf16* wte, const bf16* wpe, long long rows,
+                                         long long first_row, int T, int C) {
+  const long long pairs = rows * (C / 2);
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i >= pairs) return;
   const long long row = i / (C / 2);
   const int c = static_cast<int>(i % (C / 2)) * 2;
-  const int t = static_cast<int>(row % T);
-  const int tok = tokens[row];
+  const int t = static_cast<int>((first_row + row) % T);
+  const int tok = tokens[first_row + row];
   float2 e = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(wte + static_cast<long long>(tok) * C + c));
   if (wpe) {
     const float2 p =
@@ -24,21 +24,25 @@ __global__ void embedding_forward_kernel(bf16* x, const int* tokens, const bf16*
   *reinterpret_cast<__nv_bfloat162*>(x + row * C + c) = __float22bfloat162_rn(e);
 }
 
-__global__ void embedding_token_backward_kernel(bf16* dwte, const bf16* dx, const int* tokens, long long rows, int C) {
+__global__ void embedding_token_backward_kernel(bf16* dwte, const bf16* dx, const int* tokens, long long rows,
+                                                long long first_row, int C) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i >= rows * (C / 2)) return;
   const long long row = i / (C / 2);
   const int c = static_cast<int>(i % (C / 2)) * 2;
-  atomicAdd(reinterpret_cast<__nv_bfloat162*>(dwte + static_cast<long long>(tokens[row]) * C + c),
+  atomicAdd(reinterpret_cast<__nv_bfloat162*>(dwte + static_cast<long long>(tokens[first_row + row]) * C + c),
             *reinterpret_cast<const __nv_bfloat162*>(dx + row * C + c));
 }
 
-__global__ void embedding_position_backward_kernel(bf16* dwpe, const bf16* dx, int B, int T, int C, bool accumulate) {
+// Position t's gradient sums the rows at t, t + T, ... that lie in first_row .. first_row + rows.
+__global__ void embedding_position_backward_kernel(bf16* dwpe, const bf16* dx, long long rows, long long first_row,
+                                                   int T, int C, bool accumulate) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i >= static_cast<long long>(T) * C) return;
   const int t = static_cast<int>(i / C), c = static_cast<int>(i % C);
   float acc = accumulate ? __bfloat162float(dwpe[i]) : 0.f;
-  for (int b = 0; b < B; ++b) acc += __bfloat162float(dx[(static_cast<long long>(b) * T + t) * C + c]);
+  for (long long r = first_row + ((t - first_row % T) + T) % T; r < first_row + rows; r += T)
+    acc += __bfloat162float(dx[(r - first_row) * C + c]);
   dwpe[i] = __float2bfloat16(acc);
 }
 
@@ -46,21 +50,20 @@ __global__ void embedding_position_backward_kernel(bf16* dwpe, const bf16* dx, i
 
 }  // namespace
 
-void embedding_forward(bf16* x, const int* tokens, const bf16* wte, const bf16* wpe, int B, int T, int C,
-                       cudaStream_t s) {
-  const long long n = static_cast<long long>(B) * T * (C / 2);
-  embedding_forward_kernel<<<grid_for(n, 256), 256, 0, s>>>(x, tokens, wte, wpe, B, T, C);
+void embedding_forward(bf16* x, const int* tokens, const bf16* wte, const bf16* wpe, long long rows,
+                       long long first_row, int T, int C, cudaStream_t s) {
+  const long long n = rows * (C / 2);
+  embedding_forward_kernel<<<grid_for(n, 256), 256, 0, s>>>(x, tokens, wte, wpe, rows, first_row, T, C);
   CUDA_CHECK(cudaGetLastError());
 }
 
-void embedding_backward(bf16* dwte, bf16* dwpe, const bf16* dx, const int* tokens, int B, int T, int C,
-                        bool accumulate_positions, cudaStream_t s) {
-  const long long rows = static_cast<long long>(B) * T;
-  embedding_token_backward_kernel<<<grid_for(rows * (C / 2), 256), 256, 0, s>>>(dwte, dx, tokens, rows, C);
+void embedding_backward(bf16* dwte, bf16* dwpe, const bf16* dx, const int* tokens, long long rows, long long first_row,
+                        int T, int C, bool accumulate_positions, cudaStream_t s) {
+  embedding_token_backward_kernel<<<grid_for(rows * (C / 2), 256), 256, 0, s>>>(dwte, dx, tokens, rows, first_row, C);
   CUDA_CHECK(cudaGetLastError());
   if (dwpe) {
     embedding_position_backward_kernel<<<grid_for(static_cast<long long>(T) * C, 256), 256, 0, s>>>(
-        dwpe, dx, B, T, C, accumulate_positions);
+        dwpe, dx, rows, first_row, T, C, accumulate_positions);
     CUDA_CHECK(cudaGetLastError());
   }
 }

@@ -7,7 +7,10 @@
 // (Megatron): QKV and MLP-up hold this rank's heads and hidden columns, attention-out and MLP-down
 // the matching input columns; their partial outputs are summed over the tp ranks (with the bias and
 // the residual added by rank 0 only), and so are the input gradients of QKV and MLP-up. Norms,
-// embeddings and the head are replicated.
+// embeddings and the head are replicated. With sequence parallelism they run on this rank's token
+// rows: the norms' outputs are all-gathered before QKV and MLP-up, the partial sums are
+// reduce-scattered (the bias and residual then added to the rank's rows), and in backward the
+// residual stream's gradient is all-gathered and the input gradients reduce-scattered.
 namespace scalebench::gpt {
 
 namespace {
@@ -41,13 +44,15 @@ class Gpt2Step final : public StepCore {
     // The naive path keeps per-head copies of Q, K, V and the [T, T] probabilities; the fused one
     // reads Q, K, V inside the QKV projection and keeps one fp32 statistic per query row.
     const bool naive = attention == Attention::kNaive;
-    res[0] = bf(BT * C);
+    // The residual stream and the norms: this rank's rows only with sequence parallelism.
+    const long long R = rows_l;
+    res[0] = bf(R * C);
     for (long long l = 0; l < L; ++l) {
-      res[l + 1] = bf(BT * C);
+      res[l + 1] = bf(R * C);
       if (recompute && l > 0) continue;  // one block's buffers, shared by all (below)
-      ln1[l] = bf(BT * C);
-      ln1_mean[l] = f32(BT);
-      ln1_rstd[l] = f32(BT);
+      ln1[l] = bf(R * C);
+      ln1_mean[l] = f32(R);
+      ln1_rstd[l] = f32(R);
       qkv[l] = bf(BT * 3 * Cl);
       if (naive) {
         q[l] = bf(BT * Cl);
@@ -58,10 +63,10 @@ class Gpt2Step final : public StepCore {
         attn_stats[l] = f32(B * NH * static_cast<long long>(T));
       }
       atty[l] = bf(BT * Cl);
-      r2[l] = bf(BT * C);
-      ln2[l] = bf(BT * C);
-      ln2_mean[l] = f32(BT);
-      ln2_rstd[l] = f32(BT);
+      r2[l] = bf(R * C);
+      ln2[l] = bf(R * C);
+      ln2_mean[l] = f32(R);
+      ln2_rstd[l] = f32(R);
       fch[l] = bf(BT * H);
       fchg[l] = bf(BT * H);
     }
@@ -71,12 +76,12 @@ class Gpt2Step final : public StepCore {
       for (auto* vec : {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd, &attn_stats})
         std::fill(vec->begin(), vec->end(), vec->front());
     }
-    lnf = bf(BT * C);
-    lnf_mean = f32(BT);
-    lnf_rstd = f32(BT);
+    lnf = bf(R * C);
+    lnf_mean = f32(R);
+    lnf_rstd = f32(R);
     if (naive) yh = bf(BT * Cl);
-    dres = bf(BT * C);
-    dtmp = bf(BT * C);
+    dres = bf(R * C);
+    dtmp = bf(R * C);
     dfch = bf(BT * H);
     dqkv = bf(BT * 3 * Cl);
     if (naive) {
@@ -166,14 +171,14 @@ class Gpt2Step final : public StepCore {
 
   void forward(int micro, int count) override {
     micro_count = count;
-    const int C = m.width, Vp = m.padded_vocab, rows = static_cast<int>(BT);
-    embedding_forward(res[0], tokens, p(0), p(1), B, T, C, s);
+    const int C = m.width, rows = static_cast<int>(rows_l);
+    embedding_forward(res[0], tokens, p(0), p(1), rows_l, first_row, T, C, s);
     mark("fwd.embedding");
     for (int l = 0; l < m.layers; ++l) block_forward(l, false);
     const int L = m.layers;
     layernorm_forward(lnf, lnf_mean, lnf_rstd, res[L], p(lnf_w()), p(lnf_w() + 1), rows, C, s);
     mark("fwd.layernorm");
-    linear(logits, lnf, p(0), nullptr, C, Vp);
+    head_forward(lnf, p(0));
     mark("fwd.gemm_head");
     loss_forward(micro, count);
     mark("fwd.cross_entropy");
@@ -183,7 +188,7 @@ class Gpt2Step final : public StepCore {
   // everything up to MLP down's input but not the block's output (kept), and is charged to
   // bwd.recompute in the profile.
   void block_forward(int l, bool again) {
-    const int C = m.width, NH = heads_l, hd = m.head_dim(), rows = static_cast<int>(BT);
+    const int C = m.width, NH = heads_l, hd = m.head_dim(), rows = static_cast<int>(rows_l);
     const int Cl = attn_width(), H = mlp_l;
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
     auto mark_fwd = [&](const char* name) {
@@ -191,7 +196,9 @@ class Gpt2Step final : public StepCore {
     };
     layernorm_forward(ln1[l], ln1_mean[l], ln1_rstd[l], res[l], p(blk(l, 0)), p(blk(l, 1)), rows, C, s);
     mark_fwd("fwd.layernorm");
-    linear(qkv[l], ln1[l], p(blk(l, 2)), p(blk(l, 3)), C, 3 * Cl);
+    const bf16* x1 = all_rows(ln1[l]);
+    mark_fwd("fwd.tp_all_gather");
+    linear(qkv[l], x1, p(blk(l, 2)), p(blk(l, 3)), C, 3 * Cl);
     mark_fwd("fwd.gemm_qkv");
     if (attention == Attention::kCudnn) {
       sdpa_fwd->run(cudnn->get(), qkv[l], qkv[l] + Cl, qkv[l] + 2 * Cl, atty[l], attn_stats[l], sdpa_workspace.get());
@@ -201,79 +208,94 @@ class Gpt2Step final : public StepCore {
       heads_to_rows(atty[l], yh, B, T, NH, hd, s);
     }
     mark_fwd("fwd.attention");
-    linear(r2[l], atty[l], p(blk(l, 4)), first_tp() ? p(blk(l, 5)) : nullptr, Cl, C, first_tp() ? res[l] : nullptr);
+    linear(full_rows(r2[l]), atty[l], p(blk(l, 4)), once(p(blk(l, 5))), Cl, C, once(res[l]));
     mark_fwd("fwd.gemm_proj");
-    tp_sum(r2[l]);
-    mark_fwd("fwd.tp_allreduce");
+    sum_partials(r2[l]);
+    mark_fwd(fwd_sum_mark());
+    add_once(r2[l], res[l], p(blk(l, 5)));
+    mark_fwd("fwd.residual");
     layernorm_forward(ln2[l], ln2_mean[l], ln2_rstd[l], r2[l], p(blk(l, 6)), p(blk(l, 7)), rows, C, s);
     mark_fwd("fwd.layernorm");
-    linear(fchg[l], ln2[l], p(blk(l, 8)), p(blk(l, 9)), C, H, nullptr, CUBLASLT_EPILOGUE_GELU_AUX_BIAS, fch[l]);
+    const bf16* x2 = all_rows(ln2[l]);
+    mark_fwd("fwd.tp_all_gather");
+    linear(fchg[l], x2, p(blk(l, 8)), p(blk(l, 9)), C, H, nullptr, CUBLASLT_EPILOGUE_GELU_AUX_BIAS, fch[l]);
     if (again) {
       mark("bwd.recompute");
       return;
     }
-    linear(res[l + 1], fchg[l], p(blk(l, 10)), first_tp() ? p(blk(l, 11)) : nullptr, H, C,
-           first_tp() ? r2[l] : nullptr);
+    linear(full_rows(res[l + 1]), fchg[l], p(blk(l, 10)), once(p(blk(l, 11))), H, C, once(r2[l]));
     mark_fwd("fwd.gemm_mlp");
-    tp_sum(res[l + 1]);
-    mark_fwd("fwd.tp_allreduce");
+    sum_partials(res[l + 1]);
+    mark_fwd(fwd_sum_mark());
+    add_once(res[l + 1], r2[l], p(blk(l, 11)));
+    mark_fwd("fwd.residual");
   }
 
-  void layernorm_backward(int rows, int C, const bf16* dout, const bf16* x, const float* mean, const float* rstd,
-                          std::size_t w_index, bool accumulate) {
+  // dres += the norm's input gradient on this rank's rows; its weight and bias gradients.
+  void layernorm_backward(const bf16* dout, const bf16* x, const float* mean, const float* rstd, std::size_t w_index,
+                          bool accumulate) {
     gpt::layernorm_backward(dres, g(w_index), g(w_index + 1), accumulate, norm_partials, dout, x, mean, rstd,
-                            p(w_index), rows, C, s);
+                            p(w_index), static_cast<int>(rows_l), m.width, s);
   }
 
   void backward(int micro) override {
     const bool acc = micro > 0;
-    const int C = m.width, NH = heads_l, hd = m.head_dim(), Vp = m.padded_vocab, rows = static_cast<int>(BT);
+    const int C = m.width, NH = heads_l, hd = m.head_dim();
     const int Cl = attn_width(), H = mlp_l;
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
     const int L = m.layers;
     // logits now hold d loss / d logits.
-    linear_weight_grad(g(0), nullptr, logits, lnf, C, Vp, acc);
-    linear_input_grad(dtmp, logits, p(0), C, Vp);
+    head_backward(dtmp, g(0), lnf, p(0), acc);
     mark("bwd.gemm_head");
-    CUDA_CHECK(cudaMemsetAsync(dres, 0, sizeof(bf16) * BT * C, s));
-    layernorm_backward(rows, C, dtmp, res[L], lnf_mean, lnf_rstd, lnf_w(), acc);
+    CUDA_CHECK(cudaMemsetAsync(dres, 0, sizeof(bf16) * rows_l * C, s));
+    layernorm_backward(dtmp, res[L], lnf_mean, lnf_rstd, lnf_w(), acc);
     mark("bwd.layernorm");
     for (int l = L - 1; l >= 0; --l) {
       // The last block's activations are still in the shared buffers from the forward pass.
       if (recompute && l < L - 1) block_forward(l, true);
       // MLP: res[l+1] = r2 + down(gelu(up(ln2(r2)))).
-      linear_weight_grad(g(blk(l, 10)), g(blk(l, 11)), dres, fchg[l], H, C, acc);
-      linear_input_grad(dfch, dres, p(blk(l, 10)), H, C, fch[l]);
-      linear_weight_grad(g(blk(l, 8)), g(blk(l, 9)), dfch, ln2[l], C, H, acc);
-      linear_input_grad(dtmp, dfch, p(blk(l, 8)), C, H);
+      const bf16* dy = all_rows(dres);
+      mark("bwd.tp_all_gather");
+      linear_weight_grad(g(blk(l, 10)), g(blk(l, 11)), dy, fchg[l], H, C, acc);
+      linear_input_grad(dfch, dy, p(blk(l, 10)), H, C, fch[l]);
       mark("bwd.gemm_mlp");
-      tp_sum(dtmp);
-      mark("bwd.tp_allreduce");
-      layernorm_backward(rows, C, dtmp, r2[l], ln2_mean[l], ln2_rstd[l], blk(l, 6), acc);
+      const bf16* x2 = all_rows(ln2[l]);
+      mark("bwd.tp_all_gather");
+      linear_weight_grad(g(blk(l, 8)), g(blk(l, 9)), dfch, x2, C, H, acc);
+      linear_input_grad(full_rows(dtmp), dfch, p(blk(l, 8)), C, H);
+      mark("bwd.gemm_mlp");
+      sum_partials(dtmp);
+      mark(bwd_sum_mark());
+      layernorm_backward(dtmp, r2[l], ln2_mean[l], ln2_rstd[l], blk(l, 6), acc);
       mark("bwd.layernorm");
       // Attention: r2 = res[l] + proj(attn(qkv(ln1(res[l])))).
-      linear_weight_grad(g(blk(l, 4)), g(blk(l, 5)), dres, atty[l], Cl, C, acc);
-      linear_input_grad(dtmp, dres, p(blk(l, 4)), Cl, C);
+      dy = all_rows(dres);
+      mark("bwd.tp_all_gather");
+      bf16* datty = full_rows(dtmp);
+      linear_weight_grad(g(blk(l, 4)), g(blk(l, 5)), dy, atty[l], Cl, C, acc);
+      linear_input_grad(datty, dy, p(blk(l, 4)), Cl, C);
       mark("bwd.gemm_proj");
       if (attention == Attention::kCudnn) {
-        sdpa_bwd->run(cudnn->get(), qkv[l], qkv[l] + Cl, qkv[l] + 2 * Cl, atty[l], dtmp, attn_stats[l], dqkv, dqkv + Cl,
-                      dqkv + 2 * Cl, sdpa_workspace.get());
+        sdpa_bwd->run(cudnn->get(), qkv[l], qkv[l] + Cl, qkv[l] + 2 * Cl, atty[l], datty, attn_stats[l], dqkv,
+                      dqkv + Cl, dqkv + 2 * Cl, sdpa_workspace.get());
       } else {
-        rows_to_heads(dyh, dtmp, B, T, NH, hd, s);
+        rows_to_heads(dyh, datty, B, T, NH, hd, s);
         attention_backward(l, scale);
         merge_head_grads(dqkv, dq, dk, dv, B, T, NH, hd, s);
       }
       mark("bwd.attention");
-      linear_weight_grad(g(blk(l, 2)), g(blk(l, 3)), dqkv, ln1[l], C, 3 * Cl, acc);
-      linear_input_grad(dtmp, dqkv, p(blk(l, 2)), C, 3 * Cl);
+      const bf16* x1 = all_rows(ln1[l]);
+      mark("bwd.tp_all_gather");
+      linear_weight_grad(g(blk(l, 2)), g(blk(l, 3)), dqkv, x1, C, 3 * Cl, acc);
+      linear_input_grad(full_rows(dtmp), dqkv, p(blk(l, 2)), C, 3 * Cl);
       mark("bwd.gemm_qkv");
-      tp_sum(dtmp);
-      mark("bwd.tp_allreduce");
-      layernorm_backward(rows, C, dtmp, res[l], ln1_mean[l], ln1_rstd[l], blk(l, 0), acc);
+      sum_partials(dtmp);
+      mark(bwd_sum_mark());
+      layernorm_backward(dtmp, res[l], ln1_mean[l], ln1_rstd[l], blk(l, 0), acc);
       mark("bwd.layernorm");
       layer_done(l, micro);
     }
-    embedding_backward(g(0), g(1), dres, tokens, B, T, C, acc, s);
+    embedding_backward(g(0), g(1), dres, tokens, rows_l, first_row, T, C, acc, s);
     mark("bwd.embedding");
     layer_done(-1, micro);
   }

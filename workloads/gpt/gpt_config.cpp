@@ -195,6 +195,16 @@ std::vector<TensorShard> tp_plan(const ModelShape& m, int seq, int tp, int rank)
   return out;
 }
 
+Range sequence_rows(long long rows, int tp, int tp_rank) {
+  if (tp < 1 || tp_rank < 0 || tp_rank >= tp)
+    throw Error("tp rank " + std::to_string(tp_rank) + " is outside 0.." + std::to_string(tp - 1));
+  if (rows % tp != 0)
+    throw Error("sequence_parallel: micro_batch x seq = " + std::to_string(rows) +
+                " token rows do not split into tp = " + std::to_string(tp) + " equal shards");
+  const long long per = rows / tp;
+  return Range{tp_rank * per, (tp_rank + 1) * per};
+}
+
 long long zero_padded_size(long long elements, int dp, long long align) {
   const long long unit = static_cast<long long>(dp) * align;
   return (elements + unit - 1) / unit * unit;
@@ -214,6 +224,15 @@ int positive(const Json& params, const char* key, int fallback) {
   if (!v.is_number_integer() || v.get<long long>() < 1)
     throw Error(std::string(key) + ": must be a positive integer, got " + v.dump());
   return v.get<int>();
+}
+
+// Sequence parallelism splits a tensor-parallel group's token rows: it needs tp > 1 and tp
+// dividing them (tp 0 is checked once the run's ranks resolve it).
+void check_sequence_parallel(const Config& c) {
+  if (!c.sequence_parallel || c.tp == 0) return;
+  if (c.tp == 1)
+    throw Error("sequence_parallel: splits the token rows of a tensor-parallel group; needs tp > 1, tp is 1");
+  sequence_rows(static_cast<long long>(c.micro_batch) * c.seq, c.tp, 0);
 }
 }  // namespace
 
@@ -243,8 +262,10 @@ Config Config::from_params(const Json& params) {
   if (c.tp > 0) check_tp(m, c.tp);
   c.zero = params.value("zero", c.zero);
   if (c.zero != 0 && c.zero != 1) throw Error("zero: " + std::to_string(c.zero) + "; expected 0 or 1");
-  c.sequence_parallel = params.value("sequence_parallel", c.sequence_parallel);
-  if (c.sequence_parallel) throw Error("sequence_parallel: not built yet (tp all-reduces the activations); use false");
+  const Json seq_par = params.value("sequence_parallel", Json(c.sequence_parallel));
+  if (!seq_par.is_boolean()) throw Error("sequence_parallel: expected true or false, got " + seq_par.dump());
+  c.sequence_parallel = seq_par.get<bool>();
+  check_sequence_parallel(c);
   c.overlap = params.value("overlap", c.overlap);
   c.bucket_mb = params.value("bucket_mb", c.bucket_mb);
   if (!(c.bucket_mb > 0)) throw Error("bucket_mb: must be positive");
@@ -301,6 +322,7 @@ Config Config::resolved(int ranks, int ranks_per_node) const {
                 std::to_string(c.dp * c.tp) + " must equal the run's ranks (" + std::to_string(ranks) +
                 "); dp 0 takes ranks / tp");
   check_tp(shape(), c.tp);
+  check_sequence_parallel(c);
   return c;
 }
 
@@ -319,7 +341,8 @@ Json Config::to_json() const {
          {"bucket_mb", bucket_mb},
          {"steps", steps},
          {"attention", attention}};
-  if (cuda_graph) j["cuda_graph"] = true;  // absent when off: points stay those measured before it
+  if (cuda_graph) j["cuda_graph"] = true;                // absent when off: points stay those measured before it
+  if (sequence_parallel) j["sequence_parallel"] = true;  // likewise
   if (text()) {
     j["data"] = data;
     j["train_steps"] = train_steps;

@@ -110,6 +110,12 @@ struct TensorShard {
 std::vector<TensorShard> tp_plan(const ModelShape& m, int seq, int tp, int rank);
 void check_tp(const ModelShape& m, int tp);
 
+// Sequence parallelism: outside the tensor-parallel regions (embeddings, norms, residual stream,
+// head and loss) tp rank `tp_rank` holds the tp_rank-th of tp contiguous equal blocks of a
+// micro-batch's `rows` (B x T) token rows. Throws Error naming sequence_parallel when tp does not
+// divide the rows.
+Range sequence_rows(long long rows, int tp, int tp_rank);
+
 // ---------- ZeRO-1 ----------
 // `elements` padded to a multiple of dp x `align`, so that dp equal slices (parallel_plan.hpp's
 // zero_pieces) reduce-scatter and all-gather in whole aligned pieces.
@@ -126,7 +132,7 @@ struct Config {
   bool recompute = false;
   bool cuda_graph = false;         // timed steps replay one captured step (synthetic tokens only)
   int dp = 0, tp = 1, zero = 0;    // dp 0: the run's ranks / tp; tp 0: the ranks of one node
-  bool sequence_parallel = false;  // refused: not built
+  bool sequence_parallel = false;  // tp > 1: activations outside the tp regions split by token rows
   bool overlap = true;             // data-parallel buckets sent during the backward pass
   double bucket_mb = 25;           // gradient bucket size (MB)
   int steps = 5;                   // steps per timed sample
@@ -150,7 +156,8 @@ struct Config {
   static Config from_params(const Json& params);
   // dp and tp for a run of `ranks` ranks, `ranks_per_node` on each node: 0s filled in (tp 0: one
   // node's ranks; dp 0: ranks / tp); throws Error naming `dp` when dp x tp is not the ranks, or
-  // `tp` when it does not divide the ranks or the model's heads.
+  // `tp` when it does not divide the ranks or the model's heads, or `sequence_parallel` when tp
+  // resolves to 1 or does not divide micro_batch x seq.
   Config resolved(int ranks, int ranks_per_node) const;
   Json to_json() const;
 };

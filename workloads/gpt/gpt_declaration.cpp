@@ -80,7 +80,14 @@ WorkloadDef gpt_declaration() {
        "ZeRO stage: 0 (every dp rank holds all optimizer state) or 1 (gradients reduce-scattered, AdamW on this "
        "rank's shard of each bucket, parameters all-gathered)",
        1},
-      {"sequence_parallel", ParamType::kBool, false, {}, {}, "not built yet: must be false"},
+      {"sequence_parallel",
+       ParamType::kBool,
+       false,
+       {},
+       {},
+       "with tp > 1, Megatron sequence parallelism: embeddings, norms, residual stream, head and loss on each tp "
+       "rank's 1/tp of the token rows (all-gather and reduce-scatter instead of all-reduce; less activation memory); "
+       "tp must divide micro_batch x seq; with tp 1 an error"},
       {"overlap",
        ParamType::kBool,
        true,

@@ -21,12 +21,15 @@ void to_bf16(bf16* out, const float* in, long long n, cudaStream_t s);
 void random_tokens(int* inputs, int* targets, int B, int T, int vocab, unsigned long long seed, long long first_row,
                    cudaStream_t s);
 
-// x[b, t, :] = wte[tokens[b, t], :] + wpe[t, :]  (wpe may be null: no learned positions).
-void embedding_forward(bf16* x, const int* tokens, const bf16* wte, const bf16* wpe, int B, int T, int C,
-                       cudaStream_t s);
-// dwte[tokens[b, t], :] += dx[b, t, :] (atomic); dwpe[t, :] (+)= sum over b of dx[b, t, :].
-void embedding_backward(bf16* dwte, bf16* dwpe, const bf16* dx, const int* tokens, int B, int T, int C,
-                        bool accumulate_positions, cudaStream_t s);
+// The embedding of `rows` token rows from row first_row of tokens [B x T] (a sequence-parallel
+// rank's rows; all of them otherwise): x[i, :] = wte[tokens[first_row + i], :] + wpe[t, :] with t =
+// (first_row + i) % T the row's position (wpe may be null: no learned positions).
+void embedding_forward(bf16* x, const int* tokens, const bf16* wte, const bf16* wpe, long long rows,
+                       long long first_row, int T, int C, cudaStream_t s);
+// dwte[tokens[first_row + i], :] += dx[i, :] (atomic); dwpe[t, :] (+)= the sum of dx over the rows
+// at position t.
+void embedding_backward(bf16* dwte, bf16* dwpe, const bf16* dx, const int* tokens, long long rows, long long first_row,
+                        int T, int C, bool accumulate_positions, cudaStream_t s);
 
 // LayerNorm over the last dimension (eps 1e-5): out, and the mean and 1/std of each row. C must be a
 // multiple of 8, at most 8192.
@@ -49,6 +52,8 @@ void rmsnorm_backward(bf16* dx_acc, bf16* dw, bool accumulate, float* partials, 
                       const float* rstd, const bf16* w, int rows, int C, cudaStream_t s);
 // dst += src (bf16, fp32 arithmetic).
 void add_inplace(bf16* dst, const bf16* src, long long n, cudaStream_t s);
+// y[rows, C] += residual (+ bias[C] on every row; bias may be null), fp32 arithmetic.
+void add_residual(bf16* y, const bf16* residual, const bf16* bias, long long rows, int C, cudaStream_t s);
 
 // qkv [B, T, 3, NH, hd] -> q, k, v [B, NH, T, hd].
 void split_heads(bf16* q, bf16* k, bf16* v, const bf16* qkv, int B, int T, int NH, int hd, cudaStream_t s);
@@ -70,8 +75,9 @@ void causal_softmax_backward(bf16* dp, const bf16* p, int count, int T, int blk,
 // padding; losses[row] = the row's loss in fp32. No fp32 copy of the logits is ever held.
 void cross_entropy_fused(bf16* logits, float* losses, const int* targets, int rows, int V, int Vp, float dscale,
                          cudaStream_t s);
-// out[0] (+)= mean of in[0..n).
-void mean_into(float* out, const float* in, int n, bool accumulate, cudaStream_t s);
+// out[0] (+)= sum of in[0..n) / of (of: the rows of the whole micro-batch, n of which are this
+// rank's with sequence parallelism; = n otherwise).
+void mean_into(float* out, const float* in, int n, long long of, bool accumulate, cudaStream_t s);
 
 // out[0] = sum of squares of g (fp32).
 void sum_of_squares(float* out, const bf16* g, long long n, cudaStream_t s);

@@ -158,6 +158,7 @@ int run_gpt_workload(const RunRequest& run) {
     gpt::Parallel par;
     par.at = at;
     par.zero = cfg.zero;
+    par.sequence_parallel = cfg.sequence_parallel;
     par.overlap = cfg.overlap;
     par.bucket_mb = cfg.bucket_mb;
     par.tp_reduce = comms->tp_reduce.get();
@@ -211,6 +212,7 @@ int run_gpt_workload(const RunRequest& run) {
                      {"parameters", gpt::parameter_count(shape, cfg.seq)},
                      {"dp", cfg.dp},
                      {"tp", cfg.tp},
+                     {"sequence_parallel", cfg.sequence_parallel},
                      {"zero", cfg.zero},
                      {"overlap", cfg.overlap},
                      {"cuda_graph", cfg.cuda_graph},

@@ -40,7 +40,8 @@ class GptModel {
   // the GPU's free memory is short. With Attention::kCudnn the fused attention's plans are built
   // here (Error naming the shape when cuDNN has no engine for it). `par`: this rank's place in a
   // dp x tp layout (its tp shard of every weight, the same values on every tp; the dp reduction
-  // of the gradients in buckets; ZeRO-1's optimizer slices). `recompute`: keep only each block's
+  // of the gradients in buckets; ZeRO-1's optimizer slices; with sequence_parallel the norms,
+  // residual stream, head and loss on its token rows only). `recompute`: keep only each block's
   // input and recompute the block's activations in its backward pass (less memory, about one more
   // forward pass of the blocks; the same loss and gradients).
   GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream,

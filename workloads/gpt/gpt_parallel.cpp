@@ -14,6 +14,22 @@ void NcclTpReduce::sum(float* x, long long n, cudaStream_t s) {
   NCCL_CHECK(ncclAllReduce(x, x, static_cast<std::size_t>(n), ncclFloat32, ncclSum, comm_, s));
 }
 
+void NcclTpReduce::sum(bf16* base, const std::vector<Range>& ranges, cudaStream_t s) {
+  NCCL_CHECK(ncclGroupStart());
+  for (const Range& r : ranges)
+    NCCL_CHECK(ncclAllReduce(base + r.begin, base + r.begin, static_cast<std::size_t>(r.end - r.begin), ncclBfloat16,
+                             ncclSum, comm_, s));
+  NCCL_CHECK(ncclGroupEnd());
+}
+
+void NcclTpReduce::all_gather(bf16* full, const bf16* shard, long long n, cudaStream_t s) {
+  NCCL_CHECK(ncclAllGather(shard, full, static_cast<std::size_t>(n), ncclBfloat16, comm_, s));
+}
+
+void NcclTpReduce::reduce_scatter(bf16* shard, const bf16* full, long long n, cudaStream_t s) {
+  NCCL_CHECK(ncclReduceScatter(full, shard, static_cast<std::size_t>(n), ncclBfloat16, ncclSum, comm_, s));
+}
+
 void copy_shard(void* dst, const void* full, const Tensor& whole, const TensorShard& shard, int elem_bytes,
                 cudaStream_t s) {
   auto* out = static_cast<char*>(dst);

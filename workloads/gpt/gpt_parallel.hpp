@@ -12,13 +12,21 @@
 // passes, and the data-parallel gradient buckets overlapped with the backward pass.
 namespace scalebench::gpt {
 
-// Sums a buffer over the tp ranks, in place, enqueued on `s` (NCCL's all-reduce on several GPUs; a
-// test on one GPU sums its shards' buffers itself).
+// The tp group's collectives, enqueued on `s` (NCCL on several GPUs; a test on one GPU moves its
+// shards' buffers itself).
 class TpReduce {
  public:
   virtual ~TpReduce() = default;
+  // Sums a buffer over the tp ranks, in place.
   virtual void sum(bf16* x, long long n, cudaStream_t s) = 0;
   virtual void sum(float* x, long long n, cudaStream_t s) = 0;
+  // Sums each of `ranges` of `base` in place (several gradient tensors in one go).
+  virtual void sum(bf16* base, const std::vector<Range>& ranges, cudaStream_t s) = 0;
+  // Sequence parallelism: `full` gets every rank's `n` elements of `shard`, in rank order
+  // (all-gather); `shard` gets this rank's block of n elements of `full` summed over the ranks
+  // (reduce-scatter).
+  virtual void all_gather(bf16* full, const bf16* shard, long long n, cudaStream_t s) = 0;
+  virtual void reduce_scatter(bf16* shard, const bf16* full, long long n, cudaStream_t s) = 0;
 };
 
 class NcclTpReduce final : public TpReduce {
@@ -26,6 +34,9 @@ class NcclTpReduce final : public TpReduce {
   explicit NcclTpReduce(ncclComm_t comm) : comm_(comm) {}
   void sum(bf16* x, long long n, cudaStream_t s) override;
   void sum(float* x, long long n, cudaStream_t s) override;
+  void sum(bf16* base, const std::vector<Range>& ranges, cudaStream_t s) override;
+  void all_gather(bf16* full, const bf16* shard, long long n, cudaStream_t s) override;
+  void reduce_scatter(bf16* shard, const bf16* full, long long n, cudaStream_t s) override;
 
  private:
   ncclComm_t comm_;
@@ -35,6 +46,7 @@ class NcclTpReduce final : public TpReduce {
 struct Parallel {
   Placement at;
   int zero = 0;
+  bool sequence_parallel = false;  // with tp > 1: norms, residual stream and head on row shards
   bool overlap = true;
   double bucket_mb = 25;
   TpReduce* tp_reduce = nullptr;       // tp > 1

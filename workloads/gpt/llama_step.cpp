@@ -10,7 +10,9 @@
 // grouped-query attention through cuDNN, SwiGLU, no biases, untied output head. On a tp rank
 // (Megatron, as gpt2_step.cpp): QKV by heads (its query heads and its KV heads), gate and up by
 // hidden columns, attention-out and down by input columns, their partial outputs summed over the
-// tp ranks; norms, embedding and head replicated.
+// tp ranks; norms, embedding and head replicated. With sequence parallelism as gpt2_step.cpp: the
+// norms, the residual stream and the head on this rank's token rows; rotary turns the gathered
+// rows of QKV, so every row keeps its position.
 namespace scalebench::gpt {
 
 namespace {
@@ -30,13 +32,13 @@ class LlamaStep final : public StepCore {
 
   void forward(int micro, int count) override {
     micro_count = count;
-    const int C = m.width, rows = static_cast<int>(BT);
-    embedding_forward(res[0], tokens, p(0), nullptr, B, T, C, s);
+    const int C = m.width, rows = static_cast<int>(rows_l);
+    embedding_forward(res[0], tokens, p(0), nullptr, rows_l, first_row, T, C, s);
     mark("fwd.embedding");
     for (int l = 0; l < m.layers; ++l) block_forward(l, false);
     rmsnorm_forward(lnf, lnf_rstd, res[m.layers], p(lnf_w()), rows, C, s);
     mark("fwd.rmsnorm");
-    linear(logits, lnf, p(head()), nullptr, C, m.padded_vocab);
+    head_forward(lnf, p(head()));
     mark("fwd.gemm_head");
     loss_forward(micro, count);
     mark("fwd.cross_entropy");
@@ -45,26 +47,32 @@ class LlamaStep final : public StepCore {
   // Block l from its input res[l]. `again`: the backward pass's recomputation, up to down's input
   // (the block's output is kept), charged to bwd.recompute in the profile.
   void block_forward(int l, bool again) {
-    const int C = m.width, rows = static_cast<int>(BT);
+    const int C = m.width, rows = static_cast<int>(rows_l);
     auto mark_fwd = [&](const char* name) {
       if (!again) mark(name);
     };
     rmsnorm_forward(ln1[l], ln1_rstd[l], res[l], p(blk(l, 0)), rows, C, s);
     mark_fwd("fwd.rmsnorm");
-    linear(qkv[l], ln1[l], p(blk(l, 1)), nullptr, C, qkv_width());
+    const bf16* x1 = all_rows(ln1[l]);
+    mark_fwd("fwd.tp_all_gather");
+    linear(qkv[l], x1, p(blk(l, 1)), nullptr, C, qkv_width());
     mark_fwd("fwd.gemm_qkv");
     rotary(qkv[l], rope, BT, T, heads_l + kv_l, m.head_dim(), qkv_width(), false, s);
     mark_fwd("fwd.rotary");
     sdpa_fwd->run(cudnn->get(), qkv[l], k_of(qkv[l]), v_of(qkv[l]), atty[l], attn_stats[l], sdpa_workspace.get());
     mark_fwd("fwd.attention");
-    linear(r2[l], atty[l], p(blk(l, 2)), nullptr, attn_width(), C, first_tp() ? res[l] : nullptr);
+    linear(full_rows(r2[l]), atty[l], p(blk(l, 2)), nullptr, attn_width(), C, once(res[l]));
     mark_fwd("fwd.gemm_proj");
-    tp_sum(r2[l]);
-    mark_fwd("fwd.tp_allreduce");
+    sum_partials(r2[l]);
+    mark_fwd(fwd_sum_mark());
+    add_once(r2[l], res[l], nullptr);
+    mark_fwd("fwd.residual");
     rmsnorm_forward(ln2[l], ln2_rstd[l], r2[l], p(blk(l, 3)), rows, C, s);
     mark_fwd("fwd.rmsnorm");
+    const bf16* x2 = all_rows(ln2[l]);
+    mark_fwd("fwd.tp_all_gather");
     // Gate and up in one GEMM: their weights lie one after the other, a [2 x mlp, width] matrix.
-    linear(gu[l], ln2[l], p(blk(l, 4)), nullptr, C, 2 * mlp_l);
+    linear(gu[l], x2, p(blk(l, 4)), nullptr, C, 2 * mlp_l);
     mark_fwd("fwd.gemm_mlp");
     swiglu_forward(hid[l], gu[l], BT, mlp_l, s);
     mark_fwd("fwd.swiglu");
@@ -72,59 +80,69 @@ class LlamaStep final : public StepCore {
       mark("bwd.recompute");
       return;
     }
-    linear(res[l + 1], hid[l], p(blk(l, 6)), nullptr, mlp_l, C, first_tp() ? r2[l] : nullptr);
+    linear(full_rows(res[l + 1]), hid[l], p(blk(l, 6)), nullptr, mlp_l, C, once(r2[l]));
     mark("fwd.gemm_mlp");
-    tp_sum(res[l + 1]);
-    mark("fwd.tp_allreduce");
+    sum_partials(res[l + 1]);
+    mark(fwd_sum_mark());
+    add_once(res[l + 1], r2[l], nullptr);
+    mark("fwd.residual");
   }
 
   void backward(int micro) override {
     const bool acc = micro > 0;
-    const int C = m.width, L = m.layers, Vp = m.padded_vocab, R = qkv_width();
+    const int C = m.width, L = m.layers, R = qkv_width();
     // logits now hold d loss / d logits.
-    linear_weight_grad(g(head()), nullptr, logits, lnf, C, Vp, acc);
-    linear_input_grad(dtmp, logits, p(head()), C, Vp);
+    head_backward(dtmp, g(head()), lnf, p(head()), acc);
     mark("bwd.gemm_head");
-    CUDA_CHECK(cudaMemsetAsync(dres, 0, sizeof(bf16) * BT * C, s));
+    CUDA_CHECK(cudaMemsetAsync(dres, 0, sizeof(bf16) * rows_l * C, s));
     norm_backward(dtmp, res[L], lnf_rstd, lnf_w(), acc);
     mark("bwd.rmsnorm");
     for (int l = L - 1; l >= 0; --l) {
       // The last block's activations are still in the shared buffers from the forward pass.
       if (recompute && l < L - 1) block_forward(l, true);
       // MLP: res[l+1] = r2 + down(swiglu(gate_up(ln2(r2)))).
-      linear_weight_grad(g(blk(l, 6)), nullptr, dres, hid[l], mlp_l, C, acc);
-      linear_input_grad(dhid, dres, p(blk(l, 6)), mlp_l, C);
+      const bf16* dy = all_rows(dres);
+      mark("bwd.tp_all_gather");
+      linear_weight_grad(g(blk(l, 6)), nullptr, dy, hid[l], mlp_l, C, acc);
+      linear_input_grad(dhid, dy, p(blk(l, 6)), mlp_l, C);
       mark("bwd.gemm_mlp");
       swiglu_backward(dgu, dhid, gu[l], BT, mlp_l, s);
       mark("bwd.swiglu");
-      linear_weight_grad(g(blk(l, 4)), nullptr, dgu, ln2[l], C, 2 * mlp_l, acc);
-      linear_input_grad(dtmp, dgu, p(blk(l, 4)), C, 2 * mlp_l);
+      const bf16* x2 = all_rows(ln2[l]);
+      mark("bwd.tp_all_gather");
+      linear_weight_grad(g(blk(l, 4)), nullptr, dgu, x2, C, 2 * mlp_l, acc);
+      linear_input_grad(full_rows(dtmp), dgu, p(blk(l, 4)), C, 2 * mlp_l);
       mark("bwd.gemm_mlp");
-      tp_sum(dtmp);
-      mark("bwd.tp_allreduce");
+      sum_partials(dtmp);
+      mark(bwd_sum_mark());
       norm_backward(dtmp, r2[l], ln2_rstd[l], blk(l, 3), acc);
       mark("bwd.rmsnorm");
       // Attention: r2 = res[l] + proj(attn(rotary(qkv(ln1(res[l]))))).
-      linear_weight_grad(g(blk(l, 2)), nullptr, dres, atty[l], attn_width(), C, acc);
-      linear_input_grad(dtmp, dres, p(blk(l, 2)), attn_width(), C);
+      dy = all_rows(dres);
+      mark("bwd.tp_all_gather");
+      bf16* datty = full_rows(dtmp);
+      linear_weight_grad(g(blk(l, 2)), nullptr, dy, atty[l], attn_width(), C, acc);
+      linear_input_grad(datty, dy, p(blk(l, 2)), attn_width(), C);
       mark("bwd.gemm_proj");
-      sdpa_bwd->run(cudnn->get(), qkv[l], k_of(qkv[l]), v_of(qkv[l]), atty[l], dtmp, attn_stats[l], dqkv, k_of(dqkv),
+      sdpa_bwd->run(cudnn->get(), qkv[l], k_of(qkv[l]), v_of(qkv[l]), atty[l], datty, attn_stats[l], dqkv, k_of(dqkv),
                     v_of(dqkv), sdpa_workspace.get());
       mark("bwd.attention");
       rotary(dqkv, rope, BT, T, heads_l + kv_l, m.head_dim(), R, true, s);
       mark("bwd.rotary");
-      linear_weight_grad(g(blk(l, 1)), nullptr, dqkv, ln1[l], C, R, acc);
-      linear_input_grad(dtmp, dqkv, p(blk(l, 1)), C, R);
+      const bf16* x1 = all_rows(ln1[l]);
+      mark("bwd.tp_all_gather");
+      linear_weight_grad(g(blk(l, 1)), nullptr, dqkv, x1, C, R, acc);
+      linear_input_grad(full_rows(dtmp), dqkv, p(blk(l, 1)), C, R);
       mark("bwd.gemm_qkv");
-      tp_sum(dtmp);
-      mark("bwd.tp_allreduce");
+      sum_partials(dtmp);
+      mark(bwd_sum_mark());
       norm_backward(dtmp, res[l], ln1_rstd[l], blk(l, 0), acc);
       mark("bwd.rmsnorm");
       layer_done(l, micro);
     }
     // The untied embedding's gradient is only the batch's rows: zero it, then add them.
     if (!acc) CUDA_CHECK(cudaMemsetAsync(g(0), 0, sizeof(bf16) * tensors[0].numel(), s));
-    embedding_backward(g(0), nullptr, dres, tokens, B, T, C, acc, s);
+    embedding_backward(g(0), nullptr, dres, tokens, rows_l, first_row, T, C, acc, s);
     mark("bwd.embedding");
     layer_done(-1, micro);
   }
@@ -135,18 +153,20 @@ class LlamaStep final : public StepCore {
     res.assign(L + 1, nullptr);
     for (auto* vec : {&ln1, &qkv, &atty, &r2, &ln2, &gu, &hid}) vec->assign(L, nullptr);
     for (auto* vec : {&ln1_rstd, &ln2_rstd, &attn_stats}) vec->assign(L, nullptr);
-    res[0] = a.bf(BT * C);
+    // The residual stream and the norms: this rank's rows only with sequence parallelism.
+    const long long Rl = rows_l;
+    res[0] = a.bf(Rl * C);
     for (long long l = 0; l < L; ++l) {
-      res[l + 1] = a.bf(BT * C);
+      res[l + 1] = a.bf(Rl * C);
       if (recompute && l > 0) continue;  // one block's buffers, shared by all (below)
-      ln1[l] = a.bf(BT * C);
-      ln1_rstd[l] = a.f32(BT);
+      ln1[l] = a.bf(Rl * C);
+      ln1_rstd[l] = a.f32(Rl);
       qkv[l] = a.bf(BT * R);
       attn_stats[l] = a.f32(B * static_cast<long long>(heads_l) * T);
       atty[l] = a.bf(BT * attn_width());
-      r2[l] = a.bf(BT * C);
-      ln2[l] = a.bf(BT * C);
-      ln2_rstd[l] = a.f32(BT);
+      r2[l] = a.bf(Rl * C);
+      ln2[l] = a.bf(Rl * C);
+      ln2_rstd[l] = a.f32(Rl);
       gu[l] = a.bf(BT * 2 * H);
       hid[l] = a.bf(BT * H);
     }
@@ -154,10 +174,10 @@ class LlamaStep final : public StepCore {
       for (auto* vec : {&ln1, &qkv, &atty, &r2, &ln2, &gu, &hid}) std::fill(vec->begin(), vec->end(), vec->front());
       for (auto* vec : {&ln1_rstd, &ln2_rstd, &attn_stats}) std::fill(vec->begin(), vec->end(), vec->front());
     }
-    lnf = a.bf(BT * C);
-    lnf_rstd = a.f32(BT);
-    dres = a.bf(BT * C);
-    dtmp = a.bf(BT * C);
+    lnf = a.bf(Rl * C);
+    lnf_rstd = a.f32(Rl);
+    dres = a.bf(Rl * C);
+    dtmp = a.bf(Rl * C);
     dhid = a.bf(BT * H);
     dgu = a.bf(BT * 2 * H);
     dqkv = a.bf(BT * R);
@@ -188,10 +208,10 @@ class LlamaStep final : public StepCore {
   bf16* k_of(bf16* x) const { return x + static_cast<long long>(heads_l) * m.head_dim(); }
   bf16* v_of(bf16* x) const { return x + static_cast<long long>(heads_l + kv_l) * m.head_dim(); }
 
-  // dres += RMSNorm's input gradient; the weight's gradient stored (or added).
+  // dres += RMSNorm's input gradient on this rank's rows; the weight's gradient stored (or added).
   void norm_backward(const bf16* dout, const bf16* x, const float* rstd, std::size_t w_index, bool acc) {
     const int C = m.width;
-    rmsnorm_backward(dres, g(w_index), acc, norm_partials, dout, x, rstd, p(w_index), static_cast<int>(BT), C, s);
+    rmsnorm_backward(dres, g(w_index), acc, norm_partials, dout, x, rstd, p(w_index), static_cast<int>(rows_l), C, s);
   }
 };
 

@@ -1,4 +1,4 @@
-// Gradient arithmetic, the fused softmax cross-entropy, the global gradient norm and AdamW.
+// Gradient and residual arithmetic, the fused softmax cross-entropy, the global gradient norm and AdamW.
 #include "workloads/gpt/gpt_kernel_common.cuh"
 
 namespace scalebench::gpt {
@@ -8,6 +8,13 @@ namespace {
 __global__ void add_inplace_kernel(bf16* dst, const bf16* src, long long n) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i < n) dst[i] = __float2bfloat16(__bfloat162float(dst[i]) + __bfloat162float(src[i]));
+}
+
+__global__ void add_residual_kernel(bf16* y, const bf16* residual, const bf16* bias, long long n, int C) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const float b = bias ? __bfloat162float(bias[i % C]) : 0.f;
+  y[i] = __float2bfloat16(__bfloat162float(y[i]) + __bfloat162float(residual[i]) + b);
 }
 
 __global__ void cross_entropy_kernel(bf16* logits, float* losses, const int* targets, int V, int Vp, float dscale) {
@@ -45,11 +52,11 @@ __global__ void cross_entropy_kernel(bf16* logits, float* losses, const int* tar
   }
 }
 
-__global__ void mean_into_kernel(float* out, const float* in, int n, bool accumulate) {
+__global__ void mean_into_kernel(float* out, const float* in, int n, float of, bool accumulate) {
   float s = 0.f;
   for (int i = threadIdx.x; i < n; i += blockDim.x) s += in[i];
   s = block_sum(s);
-  if (threadIdx.x == 0) out[0] = (accumulate ? out[0] : 0.f) + s / n;
+  if (threadIdx.x == 0) out[0] = (accumulate ? out[0] : 0.f) + s / of;
 }
 
 __global__ void sum_of_squares_kernel(float* out, const bf16* g, long long n, float weight) {
@@ -100,14 +107,19 @@ void add_inplace(bf16* dst, const bf16* src, long long n, cudaStream_t s) {
   CUDA_CHECK(cudaGetLastError());
 }
 
+void add_residual(bf16* y, const bf16* residual, const bf16* bias, long long rows, int C, cudaStream_t s) {
+  add_residual_kernel<<<grid_for(rows * C, 256), 256, 0, s>>>(y, residual, bias, rows * C, C);
+  CUDA_CHECK(cudaGetLastError());
+}
+
 void cross_entropy_fused(bf16* logits, float* losses, const int* targets, int rows, int V, int Vp, float dscale,
                          cudaStream_t s) {
   cross_entropy_kernel<<<rows, 512, 0, s>>>(logits, losses, targets, V, Vp, dscale);
   CUDA_CHECK(cudaGetLastError());
 }
 
-void mean_into(float* out, const float* in, int n, bool accumulate, cudaStream_t s) {
-  mean_into_kernel<<<1, 1024, 0, s>>>(out, in, n, accumulate);
+void mean_into(float* out, const float* in, int n, long long of, bool accumulate, cudaStream_t s) {
+  mean_into_kernel<<<1, 1024, 0, s>>>(out, in, n, static_cast<float>(of), accumulate);
   CUDA_CHECK(cudaGetLastError());
 }
 

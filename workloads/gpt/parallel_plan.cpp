@@ -30,20 +30,30 @@ std::vector<Tensor> local_layout(const ModelShape& m, int seq, int tp, int tp_ra
 }
 
 namespace {
-// Block index of each tensor for the bucket plan: the embeddings count as block 0 and ready after
-// the embedding (-1); the tensors after the blocks as the last block.
+// The block after whose backward pass each tensor's gradient is complete: its own; -1 (after the
+// embedding) for the embeddings before the blocks; the last block for the tensors after them.
+std::vector<int> ready_layers(const std::vector<Tensor>& t) {
+  int last_layer = 0;
+  for (const Tensor& x : t) last_layer = std::max(last_layer, x.layer);
+  std::vector<int> out;
+  bool seen_block = false;
+  for (const Tensor& x : t) {
+    out.push_back(x.layer >= 0 ? x.layer : (seen_block ? last_layer : -1));
+    if (x.layer >= 0) seen_block = true;
+  }
+  return out;
+}
+
+// Consecutive tensors of one ready layer, for the bucket plan.
 struct Unit {
   std::size_t first = 0, last = 0;  // tensor indices, inclusive
   int ready = 0;
 };
 std::vector<Unit> units_in_backward_order(const std::vector<Tensor>& t) {
   std::vector<Unit> fwd;
-  int last_layer = 0;
-  for (const Tensor& x : t) last_layer = std::max(last_layer, x.layer);
-  bool seen_block = false;
+  const std::vector<int> ready = ready_layers(t);
   for (std::size_t i = 0; i < t.size(); ++i) {
-    const int layer = t[i].layer >= 0 ? t[i].layer : (seen_block ? last_layer : -1);
-    if (t[i].layer >= 0) seen_block = true;
+    const int layer = ready[i];
     if (!fwd.empty() && fwd.back().ready == layer) {
       fwd.back().last = i;
     } else {
@@ -139,6 +149,35 @@ std::vector<NormRange> norm_ranges(const ModelShape& m, int seq, int tp, const B
       const long long b = std::max(p.begin, r.begin), e = std::min(p.end, r.end);
       if (b < e) out.push_back(NormRange{b, e, r.weight});
     }
+  return out;
+}
+
+bool applied_to_row_shards(TensorKind kind) {
+  switch (kind) {
+    case TensorKind::kEmbedding:
+    case TensorKind::kPosition:
+    case TensorKind::kNormWeight:
+    case TensorKind::kNormBias:
+    case TensorKind::kHead:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::vector<std::vector<Range>> sequence_parallel_sums(const BucketPlan& plan) {
+  const std::vector<int> ready = ready_layers(plan.tensors);
+  std::vector<std::vector<Range>> out(static_cast<std::size_t>(*std::max_element(ready.begin(), ready.end()) + 2));
+  for (std::size_t i = 0; i < plan.tensors.size(); ++i) {
+    const Tensor& t = plan.tensors[i];
+    if (!applied_to_row_shards(t.kind)) continue;
+    std::vector<Range>& at = out[static_cast<std::size_t>(ready[i] + 1)];
+    if (!at.empty() && at.back().end == t.offset) {
+      at.back().end = t.offset + t.numel();
+    } else {
+      at.push_back(Range{t.offset, t.offset + t.numel()});
+    }
+  }
   return out;
 }
 

@@ -62,4 +62,15 @@ struct NormRange {
 std::vector<NormRange> norm_ranges(const ModelShape& m, int seq, int tp, const BucketPlan& plan,
                                    const std::vector<ShardPiece>& pieces);
 
+// Sequence parallelism: the tensors every tp rank holds whole but applies to its own token rows
+// only (the embeddings, the norms, the head), so that its gradient of them is its rows' part. The
+// row-parallel layers' biases are not among them: their gradient comes from the all-gathered rows.
+bool applied_to_row_shards(TensorKind kind);
+// Their ranges in `plan`'s buffer, which the tp ranks sum (all-reduce) after the last micro-batch's
+// backward pass, before the data-parallel reduction sends them: element l + 1 holds those complete
+// once block l has finished its backward pass, element 0 those complete after the embedding's
+// (plan_buckets' ready_after: the final norm and the head go with the last block). Adjacent
+// ranges are merged. Replicated again once summed, they count 1/tp in norm_ranges.
+std::vector<std::vector<Range>> sequence_parallel_sums(const BucketPlan& plan);
+
 }  // namespace scalebench::gpt

@@ -23,10 +23,15 @@ StepCore::StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, A
       heads_l(shape.heads / p.at.tp),
       kv_l(shape.kv_heads / p.at.tp),
       mlp_l(shape.mlp / p.at.tp),
+      sp(p.sequence_parallel && p.at.tp > 1),
       buckets(plan_buckets(local_layout(shape, t, p.at.tp, p.at.tp_rank), static_cast<long long>(p.bucket_mb * 1e6), 2,
                            p.zero == 1 ? zero_padded_size(1, p.at.dp) : 1)),
       tensors(buckets.tensors) {
   n_params = buckets.total;
+  const Range rows = sp ? sequence_rows(BT, par.at.tp, par.at.tp_rank) : Range{0, BT};
+  first_row = rows.begin;
+  rows_l = rows.end - rows.begin;
+  if (sp) sp_sums = sequence_parallel_sums(buckets);
   if (par.zero == 1) pieces = zero_pieces(buckets, par.at.dp, par.at.dp_rank);
   n_state = par.zero == 1 ? n_params / par.at.dp : n_params;
   norm_parts = norm_ranges(m, t, par.at.tp, buckets, pieces);
@@ -42,14 +47,18 @@ std::size_t StepCore::plan(std::byte* at) {
   adam_v = a.f32(n_state);
   tokens = reinterpret_cast<int*>(a.f32(BT));
   targets = reinterpret_cast<int*>(a.f32(BT));
-  logits = a.bf(BT * Vp);
-  losses = a.f32(BT);
+  logits = a.bf(rows_l * Vp);
+  losses = a.f32(rows_l);
   loss_sum = a.f32(1);
   norm_sq = a.f32(1);
   adam_step = reinterpret_cast<int*>(a.f32(1));
   bias_correction = a.f32(2);
   bias_scratch = m.family == Family::kGpt2 ? a.bf(std::max<long long>(Vp, m.mlp)) : nullptr;
   norm_partials = a.f32(gpt::layernorm_backward_partials(static_cast<int>(BT), static_cast<int>(C)));
+  if (sp) {
+    gathered = a.bf(BT * C);
+    partial = a.bf(BT * C);
+  }
   const std::size_t ws = a.take(kWorkspaceBytes);
   workspace = at ? at + ws : nullptr;
   plan_activations(a);
@@ -104,12 +113,11 @@ void StepCore::run(const Gemm& x) {
                               ld.get(), &it->second, workspace, kWorkspaceBytes, s));
 }
 
-void StepCore::linear(bf16* y, const bf16* x, const bf16* w, const bf16* bias, int in, int out, const bf16* residual,
-                      cublasLtEpilogue_t epi, bf16* aux) {
+Gemm StepCore::linear_gemm(bf16* y, const bf16* x, const bf16* w, int in, int out, long long rows) {
   Gemm gm;
   gm.ta = CUBLAS_OP_T;
   gm.m = out;
-  gm.n = static_cast<int>(BT);
+  gm.n = static_cast<int>(rows);
   gm.k = in;
   gm.a = w;
   gm.lda = in;
@@ -117,6 +125,43 @@ void StepCore::linear(bf16* y, const bf16* x, const bf16* w, const bf16* bias, i
   gm.ldb = in;
   gm.d = y;
   gm.ldd = out;
+  return gm;
+}
+
+Gemm StepCore::weight_grad_gemm(bf16* dw, const bf16* dy, const bf16* x, int in, int out, long long rows,
+                                bool accumulate) {
+  Gemm gm;
+  gm.tb = CUBLAS_OP_T;
+  gm.m = in;
+  gm.n = out;
+  gm.k = static_cast<int>(rows);
+  gm.a = x;
+  gm.lda = in;
+  gm.b = dy;
+  gm.ldb = out;
+  gm.d = dw;
+  gm.ldd = in;
+  gm.beta = accumulate ? 1.f : 0.f;
+  return gm;
+}
+
+Gemm StepCore::input_grad_gemm(bf16* dx, const bf16* dy, const bf16* w, int in, int out, long long rows) {
+  Gemm gm;
+  gm.m = in;
+  gm.n = static_cast<int>(rows);
+  gm.k = out;
+  gm.a = w;
+  gm.lda = in;
+  gm.b = dy;
+  gm.ldb = out;
+  gm.d = dx;
+  gm.ldd = in;
+  return gm;
+}
+
+void StepCore::linear(bf16* y, const bf16* x, const bf16* w, const bf16* bias, int in, int out, const bf16* residual,
+                      cublasLtEpilogue_t epi, bf16* aux) {
+  Gemm gm = linear_gemm(y, x, w, in, out, BT);
   gm.c = residual;
   gm.beta = residual ? 1.f : 0.f;
   gm.epilogue = epi != CUBLASLT_EPILOGUE_DEFAULT ? epi : (bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT);
@@ -128,18 +173,7 @@ void StepCore::linear(bf16* y, const bf16* x, const bf16* w, const bf16* bias, i
 
 void StepCore::linear_weight_grad(bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, int in, int out,
                                   bool accumulate) {
-  Gemm gm;
-  gm.tb = CUBLAS_OP_T;
-  gm.m = in;
-  gm.n = out;
-  gm.k = static_cast<int>(BT);
-  gm.a = x;
-  gm.lda = in;
-  gm.b = dy;
-  gm.ldb = out;
-  gm.d = dw;
-  gm.ldd = in;
-  gm.beta = accumulate ? 1.f : 0.f;
+  Gemm gm = weight_grad_gemm(dw, dy, x, in, out, BT, accumulate);
   if (dbias) {
     gm.epilogue = CUBLASLT_EPILOGUE_BGRADB;
     gm.bias = accumulate ? bias_scratch : dbias;
@@ -149,16 +183,7 @@ void StepCore::linear_weight_grad(bf16* dw, bf16* dbias, const bf16* dy, const b
 }
 
 void StepCore::linear_input_grad(bf16* dx, const bf16* dy, const bf16* w, int in, int out, bf16* gelu_input) {
-  Gemm gm;
-  gm.m = in;
-  gm.n = static_cast<int>(BT);
-  gm.k = out;
-  gm.a = w;
-  gm.lda = in;
-  gm.b = dy;
-  gm.ldb = out;
-  gm.d = dx;
-  gm.ldd = in;
+  Gemm gm = input_grad_gemm(dx, dy, w, in, out, BT);
   if (gelu_input) {
     gm.epilogue = CUBLASLT_EPILOGUE_DGELU;
     gm.aux = gelu_input;
@@ -167,19 +192,50 @@ void StepCore::linear_input_grad(bf16* dx, const bf16* dy, const bf16* w, int in
   run(gm);
 }
 
-void StepCore::loss_forward(int micro, int count) {
-  const int rows = static_cast<int>(BT);
-  cross_entropy_fused(logits, losses, targets, rows, m.vocab, m.padded_vocab, 1.f / (static_cast<float>(BT) * count),
-                      s);
-  mean_into(loss_sum, losses, rows, micro > 0, s);
+void StepCore::head_forward(const bf16* x, const bf16* w) {
+  run(linear_gemm(logits, x, w, m.width, m.padded_vocab, rows_l));
 }
 
-void StepCore::tp_sum(bf16* x) {
-  if (par.at.tp > 1) par.tp_reduce->sum(x, BT * m.width, s);
+void StepCore::head_backward(bf16* dx, bf16* dw, const bf16* x, const bf16* w, bool accumulate) {
+  run(weight_grad_gemm(dw, logits, x, m.width, m.padded_vocab, rows_l, accumulate));
+  run(input_grad_gemm(dx, logits, w, m.width, m.padded_vocab, rows_l));
+}
+
+void StepCore::loss_forward(int micro, int count) {
+  const int rows = static_cast<int>(rows_l);
+  cross_entropy_fused(logits, losses, targets + first_row, rows, m.vocab, m.padded_vocab,
+                      1.f / (static_cast<float>(BT) * count), s);
+  mean_into(loss_sum, losses, rows, BT, micro > 0, s);
+  // Each rank holds its rows' share of the micro-batches' means.
+  if (sp && micro == count - 1) par.tp_reduce->sum(loss_sum, 1, s);
+}
+
+void StepCore::sum_partials(bf16* y) {
+  if (par.at.tp == 1) return;
+  if (sp) {
+    par.tp_reduce->reduce_scatter(y, partial, rows_l * m.width, s);
+  } else {
+    par.tp_reduce->sum(y, BT * m.width, s);
+  }
+}
+
+void StepCore::add_once(bf16* y, const bf16* residual, const bf16* bias) {
+  if (sp) add_residual(y, residual, bias, rows_l, m.width, s);
+}
+
+const bf16* StepCore::all_rows(const bf16* shard) {
+  if (!sp) return shard;
+  par.tp_reduce->all_gather(gathered, shard, rows_l * m.width, s);
+  return gathered;
 }
 
 void StepCore::layer_done(int layer, int micro) {
-  if (sync && micro == micro_count - 1) sync->layer_done(layer, s);
+  if (micro != micro_count - 1) return;
+  if (sp) {
+    par.tp_reduce->sum(grads, sp_sums[static_cast<std::size_t>(layer + 1)], s);
+    mark("bwd.tp_grad_allreduce");
+  }
+  if (sync) sync->layer_done(layer, s);
 }
 
 void StepCore::backward_done(int micro) {

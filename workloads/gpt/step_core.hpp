@@ -86,12 +86,29 @@ class StepCore {
   // norms 1; biases 0), zero optimizer state and gradients. A tp rank takes its shard of the
   // values the whole tensor gets (copy_shard), so every tp gives the same model.
   void init(unsigned long long seed);
-  // Tensor parallelism: the width of this rank's attention heads; rank 0 alone adds the row-split
-  // layers' residual (and bias); the tp ranks' partial sums of x [BT, width] added up in place.
+  // Tensor parallelism: the width of this rank's attention heads.
   int attn_width() const { return heads_l * m.head_dim(); }
   bool first_tp() const { return par.at.tp_rank == 0; }
-  void tp_sum(bf16* x);
-  // The backward pass tells the data-parallel reduction what is ready (on the last micro-batch).
+  // Where a GEMM over all BT rows writes what becomes y (rows_l rows): the [BT, width] scratch
+  // `partial` with sequence parallelism, y itself otherwise.
+  bf16* full_rows(bf16* y) const { return sp ? partial : y; }
+  // The residual or bias a row-parallel GEMM adds in its epilogue: tp rank 0's only, so that the
+  // sum has it once; none with sequence parallelism (add_residual adds it to the row shards).
+  const bf16* once(const bf16* x) const { return !sp && first_tp() ? x : nullptr; }
+  // The tp ranks' partial sums of a [BT, width] GEMM output (in full_rows(y)) added up into y:
+  // all-reduced in place, or with sequence parallelism reduce-scattered into y's row shard.
+  void sum_partials(bf16* y);
+  // Sequence parallelism: y (a row shard) += residual (+ bias), what once() left out; else nothing.
+  void add_once(bf16* y, const bf16* residual, const bf16* bias);
+  // A row shard [rows_l, width] as all BT rows: all-gathered into `gathered` with sequence
+  // parallelism; the shard itself (already all rows) otherwise.
+  const bf16* all_rows(const bf16* shard);
+  // The profile's names of the tp collectives.
+  const char* fwd_sum_mark() const { return sp ? "fwd.tp_reduce_scatter" : "fwd.tp_allreduce"; }
+  const char* bwd_sum_mark() const { return sp ? "bwd.tp_reduce_scatter" : "bwd.tp_allreduce"; }
+  // The backward pass tells the data-parallel reduction what is ready (on the last micro-batch);
+  // with sequence parallelism the tp ranks first sum their row shards' parts of the replicated
+  // tensors that block (-1: the embedding) completed.
   void layer_done(int layer, int micro);
   void backward_done(int micro);
   // cuDNN's fused attention for this shape: Q, K, V read in place from the QKV projection's rows
@@ -106,6 +123,11 @@ class StepCore {
   Parallel par;
   // This tp rank's query heads, KV heads and MLP width (the whole model's with tp 1).
   int heads_l, kv_l, mlp_l;
+  // Sequence parallelism (tp > 1): the embeddings, norms, residual stream, head and loss hold only
+  // this rank's rows_l = BT / tp token rows, from row first_row (sequence_rows); else all BT.
+  bool sp;
+  long long rows_l = 0, first_row = 0;
+  std::vector<std::vector<Range>> sp_sums;  // sequence_parallel_sums of the buffer
   BucketPlan buckets;
   std::vector<Tensor>& tensors;       // this rank's layout (buckets.tensors)
   std::vector<ShardPiece> pieces;     // ZeRO-1: this rank's slices; else empty
@@ -129,6 +151,9 @@ class StepCore {
   int *tokens = nullptr, *targets = nullptr;
   bf16* logits = nullptr;
   float *losses = nullptr, *loss_sum = nullptr, *norm_sq = nullptr;
+  // Sequence parallelism's [BT, width] scratch: the all-gathered rows (a norm's output, the
+  // residual stream's gradient) and a GEMM's partial sums before their reduce-scatter.
+  bf16 *gathered = nullptr, *partial = nullptr;
   // AdamW's step count and bias corrections, on the device (advance_adam_step).
   int* adam_step = nullptr;
   float* bias_correction = nullptr;
@@ -159,7 +184,12 @@ class StepCore {
   void linear_weight_grad(bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, int in, int out, bool accumulate);
   // dx[BT, in] = dy[BT, out] W (optionally through GELU's derivative at `gelu_input`).
   void linear_input_grad(bf16* dx, const bf16* dy, const bf16* w, int in, int out, bf16* gelu_input = nullptr);
-  // The logits' softmax cross-entropy (logits become their gradient) and the micro-batch's mean.
+  // The output head on this rank's rows: logits [rows_l, Vp] = x W^T, and its gradients (dW
+  // written or added, dx written).
+  void head_forward(const bf16* x, const bf16* w);
+  void head_backward(bf16* dx, bf16* dw, const bf16* x, const bf16* w, bool accumulate);
+  // The logits' softmax cross-entropy (logits become their gradient) and the micro-batch's mean;
+  // with sequence parallelism each rank's rows' share, summed over tp after the last micro-batch.
   void loss_forward(int micro, int count);
 
  protected:
@@ -169,6 +199,11 @@ class StepCore {
   virtual void init_tables() {}
 
  private:
+  // y[rows, out] = x[rows, in] W^T; dW[out, in] (+)= dy^T x over `rows`; dx[rows, in] = dy W.
+  static Gemm linear_gemm(bf16* y, const bf16* x, const bf16* w, int in, int out, long long rows);
+  static Gemm weight_grad_gemm(bf16* dw, const bf16* dy, const bf16* x, int in, int out, long long rows,
+                               bool accumulate);
+  static Gemm input_grad_gemm(bf16* dx, const bf16* dy, const bf16* w, int in, int out, long long rows);
   gemm::LtHandle lt_;
   std::map<std::tuple<int, int, int, int, int, int, int, int, int, int, int, int>, cublasLtMatmulAlgo_t> algos_;
 };
