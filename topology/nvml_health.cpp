@@ -31,23 +31,30 @@ std::optional<unsigned int> uint_value(Fn fn, nvmlDevice_t d) {
 }
 
 // The speed common to the GPU's links (MB/s); where the driver does not offer that field (Hopper's
-// drivers answer NOT_SUPPORTED), the slowest of the active links, read one by one as NCCL reads them.
+// drivers answer NOT_SUPPORTED), the slowest of the active links, each link's speed read as NCCL
+// reads it, all in one call.
 template <class Nvml>
 std::optional<unsigned int> nvlink_speed(const Nvml& n, nvmlDevice_t d, const std::vector<unsigned int>& active) {
-  auto read = [&](unsigned int field, unsigned int scope) -> std::optional<unsigned int> {
+  auto field = [](unsigned int id, unsigned int scope) {
     nvmlFieldValue_t f{};
-    f.fieldId = field;
+    f.fieldId = id;
     f.scopeId = scope;
-    if (n.nvmlDeviceGetFieldValues(d, 1, &f) != abi::kSuccess || f.nvmlReturn != abi::kSuccess ||
-        f.valueType != abi::kValueUnsignedInt || f.value.uiVal == 0)
+    return f;
+  };
+  auto value = [](const nvmlFieldValue_t& f) -> std::optional<unsigned int> {
+    if (f.nvmlReturn != abi::kSuccess || f.valueType != abi::kValueUnsignedInt || f.value.uiVal == 0)
       return std::nullopt;
     return f.value.uiVal;
   };
-  if (const auto common = read(abi::kFieldNvLinkSpeedMbpsCommon, 0)) return common;
+  nvmlFieldValue_t common = field(abi::kFieldNvLinkSpeedMbpsCommon, 0);
+  if (n.nvmlDeviceGetFieldValues(d, 1, &common) == abi::kSuccess && value(common)) return value(common);
+  std::vector<nvmlFieldValue_t> links;
+  for (unsigned int link : active) links.push_back(field(abi::kFieldNvLinkGetSpeed, link));
+  if (links.empty() || n.nvmlDeviceGetFieldValues(d, static_cast<int>(links.size()), links.data()) != abi::kSuccess)
+    return std::nullopt;
   std::optional<unsigned int> slowest;
-  for (unsigned int link : active)
-    if (const auto speed = read(abi::kFieldNvLinkGetSpeed, link))
-      slowest = slowest ? std::min(*slowest, *speed) : *speed;
+  for (const nvmlFieldValue_t& f : links)
+    if (const auto speed = value(f)) slowest = slowest ? std::min(*slowest, *speed) : *speed;
   return slowest;
 }
 
