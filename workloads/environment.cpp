@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "common/cpu_binding.hpp"
-#include "common/split.hpp"
 #include "common/version.hpp"
 #include "topology/discover.hpp"
 
@@ -44,57 +43,49 @@ Json base_environment(const std::vector<std::string>& hosts, const std::set<std:
 }
 }  // namespace
 
-RunEnvironment capture_environment(const MpiSession& mpi, const std::string& backend,
-                                   const std::vector<std::string>& devices, const Json& gpu_versions) {
-  // One line per process: host, local rank, the CPUs it is bound to (read back from the kernel)
-  // and their NUMA nodes, then its devices separated by ';'.
-  const Json bound = cpu_binding_read_back();
-  std::string numa;
-  for (int n : bound["numa_nodes"]) numa += (numa.empty() ? "" : ",") + std::to_string(n);
-  std::string mine = mpi.hostname() + "|" + std::to_string(mpi.local_rank()) + "|" + bound["cpus"].get<std::string>() +
-                     "|" + numa + "|";
-  for (std::size_t i = 0; i < devices.size(); ++i) mine += (i ? ";" : "") + devices[i];
-  const auto all = mpi.all_gather(mine);
-  std::vector<std::string> hosts;
-  std::set<std::string> models;
-  Json out = Json::array();
-  Json binding = Json::array();
-  int gpus = 0;
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    // The first four fields; the devices after them hold '|' of their own.
-    std::size_t at = 0;
-    for (int i = 0; i < 4; ++i) at = all[r].find('|', at) + 1;
-    const auto f = split(all[r].substr(0, at - 1), '|');
-    const std::string& host = f.at(0);
-    const int local_rank = std::stoi(f.at(1));
-    if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
-    Json nodes = Json::array();
-    for (const auto& n : split(f.at(3), ','))
-      if (!n.empty()) nodes.push_back(std::stoi(n));
-    binding.push_back(Json{{"rank", r}, {"host", host}, {"cpus", f.at(2)}, {"numa_nodes", nodes}});
-    const std::string list = all[r].substr(at);
-    if (list.empty()) {
-      out.push_back(Json{{"rank", r}, {"host", host}, {"local_rank", local_rank}});
-      continue;
-    }
-    for (const auto& dev : split(list, ';')) {
-      const auto id = split(dev, '|');
+Json rank_entry(const std::string& host, int local_rank, const Json& bound, const std::vector<DeviceId>& devices) {
+  Json d = Json::array();
+  for (const DeviceId& id : devices)
+    d.push_back(Json{{"gpu", id.name}, {"uuid", id.uuid}, {"pci_bus_id", id.pci_bus_id}});
+  return Json{{"host", host},
+              {"local_rank", local_rank},
+              {"cpus", bound.value("cpus", "")},
+              {"numa_nodes", bound.value("numa_nodes", Json::array())},
+              {"devices", d}};
+}
+
+GatheredRanks merge_rank_entries(const std::vector<Json>& entries) {
+  GatheredRanks g;
+  for (std::size_t r = 0; r < entries.size(); ++r) {
+    const Json& e = entries[r];
+    const std::string host = e.at("host").get<std::string>();
+    const int local_rank = e.at("local_rank").get<int>();
+    if (std::find(g.hosts.begin(), g.hosts.end(), host) == g.hosts.end()) g.hosts.push_back(host);
+    g.binding.push_back(Json{{"rank", r}, {"host", host}, {"cpus", e.at("cpus")}, {"numa_nodes", e.at("numa_nodes")}});
+    const Json& devices = e.at("devices");
+    if (devices.empty()) g.devices.push_back(Json{{"rank", r}, {"host", host}, {"local_rank", local_rank}});
+    for (const Json& id : devices) {
       Json d{{"rank", r}, {"host", host}, {"local_rank", local_rank}};
-      if (id.size() >= 3) {
-        d["gpu"] = id[0];
-        d["uuid"] = id[1];
-        d["pci_bus_id"] = id[2];
-        models.insert(id[0]);
-      }
-      out.push_back(std::move(d));
-      ++gpus;
+      d.update(id);
+      g.models.insert(id.at("gpu").get<std::string>());
+      g.devices.push_back(std::move(d));
+      ++g.gpus;
     }
   }
+  return g;
+}
+
+RunEnvironment capture_environment(const MpiSession& mpi, const std::string& backend,
+                                   const std::vector<DeviceId>& devices, const Json& gpu_versions) {
+  const std::string mine = rank_entry(mpi.hostname(), mpi.local_rank(), cpu_binding_read_back(), devices).dump();
+  std::vector<Json> entries;
+  for (const std::string& text : mpi.all_gather(mine)) entries.push_back(Json::parse(text));
+  const GatheredRanks g = merge_rank_entries(entries);
   RunEnvironment e;
-  e.placement = Json{{"nodes", hosts.size()}, {"ranks", mpi.size()}, {"ranks_per_node", mpi.local_size()},
-                     {"gpus", gpus},          {"hosts", hosts},      {"devices", out}};
-  e.environment = base_environment(hosts, models, mpi.library_version(), backend);
-  e.environment["binding"] = binding;
+  e.placement = Json{{"nodes", g.hosts.size()}, {"ranks", mpi.size()}, {"ranks_per_node", mpi.local_size()},
+                     {"gpus", g.gpus},          {"hosts", g.hosts},    {"devices", g.devices}};
+  e.environment = base_environment(g.hosts, g.models, mpi.library_version(), backend);
+  e.environment["binding"] = g.binding;
   for (const auto& [k, v] : gpu_versions.items()) e.environment[k] = v;
   return e;
 }

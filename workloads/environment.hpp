@@ -1,4 +1,5 @@
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,33 @@ struct RunEnvironment {
   Json environment;  // hostnames, gpu_models, driver, CUDA, NCCL, cuDNN, MPI, scalebench, git
 };
 
-// `devices` holds "name|uuid|pci" of each GPU this process drives (several when one process runs
-// several GPUs), empty on host memory. Devices are numbered in rank order, then in list order.
+// One GPU a process drives, as the records name it.
+struct DeviceId {
+  std::string name;        // "NVIDIA H200"
+  std::string uuid;        // "GPU-..." as NVML and nvidia-smi write it
+  std::string pci_bus_id;  // "0000:19:00.0"
+};
+
+// `devices`: each GPU this process drives (several when one process runs several GPUs), none on
+// host memory. Devices are numbered in rank order, then in list order.
 RunEnvironment capture_environment(const MpiSession& mpi, const std::string& backend,
-                                   const std::vector<std::string>& devices, const Json& gpu_versions);
+                                   const std::vector<DeviceId>& devices, const Json& gpu_versions);
+
+// What one rank tells the others in capture_environment: its host, local rank, the CPUs it is
+// bound to and their NUMA nodes (`bound`, as cpu_binding_read_back gives them) and its devices.
+Json rank_entry(const std::string& host, int local_rank, const Json& bound, const std::vector<DeviceId>& devices);
+
+// Every rank's entry, in rank order, merged: placement.devices[] (a device per GPU, or one entry
+// for a rank without any), the hosts in order of first appearance, each rank's binding, the GPU
+// models and the GPU count.
+struct GatheredRanks {
+  Json devices = Json::array();
+  Json binding = Json::array();
+  std::vector<std::string> hosts;
+  std::set<std::string> models;
+  int gpus = 0;
+};
+GatheredRanks merge_rank_entries(const std::vector<Json>& entries);
 
 // The same for a run on this node that holds no MPI session (the command workload, which starts
 // a program of its own): `ranks` processes on the GPUs of `gpus` (dealt out in order), whose

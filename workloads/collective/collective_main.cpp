@@ -33,7 +33,7 @@ int run_collective_workload(const RunRequest& run) {
   collective::Config cfg = collective::Config::from_params(params, run.spec.value("repetitions", 20));
 
   std::unique_ptr<collective::Backend> backend;
-  std::vector<std::string> devices;
+  std::vector<DeviceId> devices;
   Json versions = Json::object();
   std::optional<collective::NcclLog> nccl_log;
   if (backend_name == "nccl") {

@@ -292,12 +292,12 @@ std::string device_uuid(int device) {
   return uuid_text(p.uuid);
 }
 
-std::string describe_device(int device) {
+DeviceId describe_device(int device) {
   cudaDeviceProp p{};
   CUDA_CHECK(cudaGetDeviceProperties(&p, device));
   char bus[32] = {};
   CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
-  return std::string(p.name) + "|" + uuid_text(p.uuid) + "|" + bus;
+  return DeviceId{p.name, uuid_text(p.uuid), bus};
 }
 
 Json gpu_versions() {

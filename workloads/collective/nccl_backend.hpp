@@ -4,6 +4,7 @@
 
 #include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/collective/backend.hpp"
+#include "workloads/environment.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 
 namespace scalebench::collective {
@@ -53,9 +54,9 @@ class NcclBackend final : public Backend {
   int graph_iters_ = 0;
 };
 
-// "NVIDIA H200|GPU-uuid|0000:19:00.0" of a GPU, its UUID alone ("GPU-..." as NVML and
-// nvidia-smi write it), and the versions of the stack.
-std::string describe_device(int device);
+// A GPU's name, UUID and PCI bus id, its UUID alone ("GPU-..." as NVML and nvidia-smi write it),
+// and the versions of the stack.
+DeviceId describe_device(int device);
 std::string device_uuid(int device);
 Json gpu_versions();
 

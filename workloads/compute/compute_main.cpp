@@ -58,7 +58,7 @@ int run_compute_workload(const MpiSession& mpi, long long run_id, const Json& sp
     no_gpu = std::string("no GPU visible to rank ") + std::to_string(mpi.rank()) +
              (rc != cudaSuccess ? std::string(" (cudaGetDeviceCount: ") + cudaGetErrorString(rc) + ")" : "");
   DeviceInfo gpu;
-  std::vector<std::string> devices;
+  std::vector<DeviceId> devices;
   Json versions = Json::object();
   if (no_gpu.empty()) {
     gpu = device_info(mpi.local_rank() % count);  // one rank per GPU, by local rank

@@ -33,9 +33,9 @@ void finish_together() {
 }
 
 // The links between the GPUs this process sees, in CUDA's order (the PCI bus ids of `devices`).
-Topology visible_topology(const std::vector<std::string>& devices) {
+Topology visible_topology(const std::vector<DeviceId>& devices) {
   std::vector<std::string> ids;
-  for (const auto& d : devices) ids.push_back(d.substr(d.rfind('|') + 1));
+  for (const DeviceId& d : devices) ids.push_back(d.pci_bus_id);
   return discover_devices(ids);
 }
 
@@ -57,7 +57,7 @@ int run_copy_workload(const RunRequest& run) {
 
   int gpus = 0;
   std::string no_gpu;
-  std::vector<std::string> devices;
+  std::vector<DeviceId> devices;
   Json versions = Json::object();
   if (lead) {
     const cudaError_t rc = cudaGetDeviceCount(&gpus);

@@ -58,7 +58,7 @@ int run_tta_workload(const RunRequest& run) {
     (void)cudaGetLastError();
     count = 0;
   }
-  std::vector<std::string> devices;
+  std::vector<DeviceId> devices;
   Json versions = Json::object();
   std::string mine = count == 0 ? "no GPU visible to rank " + std::to_string(mpi.rank()) : "";
   if (count > 0) {
