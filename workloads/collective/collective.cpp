@@ -23,6 +23,8 @@ RedOp parse_redop(const std::string& s) {
   throw Error("unknown reduce_op '" + s + "'");
 }
 
+std::size_t Config::element_bytes() const { return static_cast<std::size_t>(gpu::dtype_bytes(dtype)); }
+
 bool is_reducing(Op op) { return op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kReduce; }
 
 Layout layout_for(Op op, std::uint64_t bytes, DType t, int n) {

@@ -55,6 +55,8 @@ struct Config {
   int repetitions = 0;
   // `params` over the registry's defaults; backend "auto" (unresolved) reads as mpi.
   static Config from_params(const Json& params, int repetitions);
+  // The size of one element of `dtype`, for buffer and offset arithmetic.
+  std::size_t element_bytes() const;
 };
 
 }  // namespace scalebench::collective

@@ -48,13 +48,13 @@ std::string MpiBackend::unsupported(const Config& c) const {
   if (c.in_place && (c.op == Op::kAllToAll || c.op == Op::kSendRecv))
     return "in-place alltoall/sendrecv is not measured";
   if (c.root < 0 || c.root >= mpi_.size()) return "root " + std::to_string(c.root) + " is not a rank of this run";
-  if (c.max_bytes / static_cast<std::size_t>(gpu::dtype_bytes(c.dtype)) > static_cast<std::uint64_t>(INT32_MAX))
+  if (c.max_bytes / c.element_bytes() > static_cast<std::uint64_t>(INT32_MAX))
     return "max_bytes is over what an MPI count (int) can address for this dtype";
   return "";
 }
 
 void MpiBackend::allocate(const Config& c, const Layout& l) {
-  const std::size_t elem = static_cast<std::size_t>(gpu::dtype_bytes(c.dtype));
+  const std::size_t elem = c.element_bytes();
   recv_.assign(std::max(l.send_count, l.recv_count) * elem, std::byte{0});
   if (!c.in_place) send_.assign(l.send_count * elem, std::byte{1});
 }
@@ -102,7 +102,7 @@ double MpiBackend::time_ops(const Config& c, const Layout& l, int iters) {
 
 MpiBackend::Buffers MpiBackend::run_checked(const Config& c, const Layout& l, const Buffers& inputs) {
   const std::vector<std::byte>& input = inputs.at(0);
-  const std::size_t elem = static_cast<std::size_t>(gpu::dtype_bytes(c.dtype));
+  const std::size_t elem = c.element_bytes();
   std::memset(recv_.data(), 0xff, recv_.size());  // poison: unwritten outputs show as wrong
   std::byte* dst = c.in_place ? recv_.data() : send_.data();
   if (c.in_place && c.op == Op::kAllGather) dst += static_cast<std::size_t>(mpi_.rank()) * l.chunk * elem;

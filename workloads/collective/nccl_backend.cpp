@@ -97,7 +97,7 @@ std::string NcclBackend::unsupported(const Config& c) const {
 }
 
 void NcclBackend::allocate(const Config& c, const Layout& l) {
-  const std::size_t elem = static_cast<std::size_t>(gpu::dtype_bytes(c.dtype));
+  const std::size_t elem = c.element_bytes();
   graphs_.clear();  // captured graphs point into the old buffers
   for (auto& g : gpus_)
     on_device(g->device, [&] {
@@ -113,15 +113,12 @@ void NcclBackend::allocate(const Config& c, const Layout& l) {
 // output, reduce_scatter's output is the rank's slot of the input.
 std::byte* NcclBackend::send_ptr(const Gpu& g, const Config& c, const Layout& l) const {
   if (!c.in_place) return g.send.get();
-  if (c.op == Op::kAllGather)
-    return g.recv.get() +
-           static_cast<std::size_t>(g.rank) * l.chunk * static_cast<std::size_t>(gpu::dtype_bytes(c.dtype));
+  if (c.op == Op::kAllGather) return g.recv.get() + static_cast<std::size_t>(g.rank) * l.chunk * c.element_bytes();
   return g.recv.get();
 }
 std::byte* NcclBackend::recv_ptr(const Gpu& g, const Config& c, const Layout& l) const {
   if (c.in_place && c.op == Op::kReduceScatter)
-    return g.recv.get() +
-           static_cast<std::size_t>(g.rank) * l.chunk * static_cast<std::size_t>(gpu::dtype_bytes(c.dtype));
+    return g.recv.get() + static_cast<std::size_t>(g.rank) * l.chunk * c.element_bytes();
   return g.recv.get();
 }
 
@@ -133,7 +130,7 @@ void NcclBackend::launch(Gpu& g, const Config& c, const Layout& l) {
   std::byte* in = send_ptr(g, c, l);
   std::byte* out = recv_ptr(g, c, l);
   const int rank = g.rank, n = nranks_;
-  const std::size_t elem = static_cast<std::size_t>(gpu::dtype_bytes(c.dtype));
+  const std::size_t elem = c.element_bytes();
   switch (c.op) {
     case Op::kAllReduce:
       NCCL_CHECK(ncclAllReduce(in, out, l.send_count, t, op, comm, s));
@@ -225,7 +222,7 @@ double NcclBackend::time_ops(const Config& c, const Layout& l, int iters) {
 }
 
 NcclBackend::Buffers NcclBackend::run_checked(const Config& c, const Layout& l, const Buffers& inputs) {
-  const std::size_t elem = static_cast<std::size_t>(gpu::dtype_bytes(c.dtype));
+  const std::size_t elem = c.element_bytes();
   // Everything on the communicators' streams: they are non-blocking, so work on the legacy
   // default stream (plain cudaMemset/cudaMemcpy) would not be ordered before the collective.
   for (std::size_t k = 0; k < gpus_.size(); ++k) {

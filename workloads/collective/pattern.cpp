@@ -94,7 +94,7 @@ double decode(DType t, const std::byte* base, std::size_t i) {
 }
 
 std::vector<std::byte> make_input(const Config& c, const Layout& l, int nranks, int rank) {
-  std::vector<std::byte> buf(l.send_count * static_cast<std::size_t>(gpu::dtype_bytes(c.dtype)));
+  std::vector<std::byte> buf(l.send_count * c.element_bytes());
   for (std::size_t i = 0; i < l.send_count; ++i)
     encode(c.dtype, input_value(c.dtype, c.redop, nranks, rank, i), buf.data(), i);
   return buf;

@@ -17,8 +17,7 @@ constexpr int kMaxAutoIters = 1000;
 void run_sweep(Backend& backend, const Config& c, const MpiSession& mpi,
                const std::function<void(const PointResult&)>& on_point) {
   const int n = backend.nranks();
-  const auto sizes =
-      size_sweep(c.min_bytes, c.max_bytes, c.step_factor, static_cast<std::size_t>(gpu::dtype_bytes(c.dtype)));
+  const auto sizes = size_sweep(c.min_bytes, c.max_bytes, c.step_factor, c.element_bytes());
   backend.allocate(c, layout_for(c.op, sizes.back(), c.dtype, n));
   // Warm-up at the largest size first, as nccl-tests does: connections, kernels and clocks come
   // up before the first (smallest, most sensitive) point is timed.
