@@ -2,8 +2,8 @@
 # scalebench accept on four loopback "nodes" (host workloads only): one of them is made slow from
 # outside the product, by a CPU quota of 10% (a cgroup's, 1 ms of every 10 ms, from the birth of
 # each of its processes, where the machine lets the test make one; else its processes stopped
-# 90 ms of every 100 ms by hand): the all-reduce between the nodes falls below its band (half the
-# figure of a baseline run on two healthy nodes), the bisection names that node, the others pass,
+# 90 ms of every 100 ms by hand): the all-reduce between the nodes falls below its band (a fifth of
+# the figure of a baseline run on two healthy nodes), the bisection names that node, the others pass,
 # the exit code is 1 and the drain line names it. Before that, a bad rule file is refused with
 # file:line:column and the field.
 source "$(dirname "$0")/lib.sh"
@@ -75,8 +75,10 @@ cat >"$WORK/site.yaml" <<'YAML'
 rules:
   - name: all-reduce-busbw
     select: {workload: collective, metric: busbw}
-    band: {from: baseline, fraction: 0.5, match: [size]}
+    band: {from: baseline, fraction: 0.2, match: [size]}
 YAML
+# A fifth, not a half: on a busy 2-core host a healthy pair was seen at 0.29 of the baseline,
+# while every pair holding the throttled node stays under 0.04 of it.
 
 # Without a cgroup, the quota by hand: node-4's processes (marked, or started by mpirun's daemon
 # in its TMPDIR) are stopped for 90 ms of every 100 ms.
