@@ -31,7 +31,10 @@ sleep 0.3
 "$BIN/scalebench" submit "$WORK/stall.yaml" --coordinator "$URL" >/dev/null
 kill -STOP "$COORD_PID"
 kill -CONT "$AGENT_PID"
-sleep 12  # two heartbeats time out (5 s each); a third is waiting when the coordinator resumes
+# Four heartbeats time out (5 s each, 0.5 s apart) and a fifth is waiting when the coordinator
+# resumes. With two stale ones the live one took the run first in one of four full runs on a
+# 2-core host, and the stall did not show; more stale ones ahead of it make that less likely.
+sleep 22
 kill -CONT "$COORD_PID"
 wait_finished stall 60
 
