@@ -1,8 +1,8 @@
 #!/bin/bash
 # call 1: stepgraph GPU test + cuda_graph tokens/s on/off, then main's GPU tests
-# B (as G and M): a bundle with the graph branch's scalebench-run and its unit tests as scalebench-unit-tests-graph, and main's scalebench-unit-tests; S: a folder with summ.py
+# B (as G and M): a bundle with the graph branch's scalebench-run and its unit tests as scalebench-unit-tests-graph, and main's scalebench-unit-tests; S: the folder with summ.py (2026-11-27-gpt-parallel-h200's)
 nvidia-smi --query-gpu=name,power.limit,clocks.max.sm,clocks.max.mem,driver_version --format=csv,noheader
-G=${B:-.gpu-bundle/env.sh}; M=$G; S=$(dirname "$0")
+G=${B:-.gpu-bundle/env.sh}; M=$G; S=$(dirname "$0")/../2026-11-27-gpt-parallel-h200
 L=$OUT/logs; mkdir -p $L
 echo "== graph GPU tests"
 timeout 200 $G scalebench-unit-tests-graph --gtest_filter='GptGpu.*' > $L/graph-tests.log 2>&1; echo "rc=$?"

@@ -27,7 +27,7 @@ C="-p warmup=3 -p steps=5 --repetitions 3 --format json"
 T="-p model=gpt2-350m -p seq=1024 -p micro_batch=16"
 run t1_350m_tp2 2 $T -p tp=2
 run t2_350m_tp2_sp 2 $T -p tp=2 -p sequence_parallel=true
-python3 $HERE/summ.py $L/*.json
+python3 $HERE/../2026-11-27-gpt-parallel-h200/summ.py $L/*.json
 echo "== final one-GPU figures with the peers (GPU 0)"
 export CUDA_VISIBLE_DEVICES=0
 t() { tag=$1; shift; timeout 200 $B "$@" > $L/$tag.json 2>&1; echo "$tag rc=$? $(python3 -c "import json,sys;d=json.load(open(sys.argv[1]));print(round(d['tokens_per_s']),round(d['mfu_pct'],2),round(d['step_ms_median'],2),round(d['device_used_gib'],2))" $L/$tag.json 2>&1 | tail -1)"; }

@@ -2,7 +2,7 @@
 """Prints the gpt details of scalebench-run --format json outputs: one line per file (rank 0's GPU record)."""
 import json, sys
 
-KEYS = ["dp", "tp", "zero", "overlap", "loss_first", "loss_last", "tokens_per_s", "tokens_per_s_per_gpu", "mfu_pct",
+KEYS = ["dp", "tp", "sequence_parallel", "recompute", "grad_accum", "zero", "overlap", "loss_first", "loss_last", "tokens_per_s", "tokens_per_s_per_gpu", "mfu_pct",
         "step_ms", "forward_ms", "backward_ms", "optimizer_ms", "exposed_communication_ms", "optimizer_state_bytes",
         "device_memory_used_bytes", "nccl_transports"]
 
