@@ -22,9 +22,5 @@ if [[ -n ${SCALEBENCH_RSH_TMPDIR:-} ]]; then
   tmp=$SCALEBENCH_RSH_TMPDIR/$host
   mkdir -p "$tmp"
 fi
-# A test's slow node (accept_host.sh): its daemons, and the ranks they start, run under its CPU quota.
-if [[ -n ${SCALEBENCH_TEST_SLOW_CGROUP:-} && $host == "${SCALEBENCH_TEST_SLOW_HOST:-}" ]]; then
-  echo $$ >"$SCALEBENCH_TEST_SLOW_CGROUP/cgroup.procs"
-fi
 exec setsid env -i PATH="$PATH" HOME="${HOME:-/root}" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" TMPDIR="$tmp" \
   bash -c "$*"
