@@ -1,31 +1,22 @@
 #include "common/build_info.hpp"
 
+#include <prometheus/metric_family.h>
+#include <prometheus/text_serializer.h>
+
 #include "common/version.hpp"
 
 namespace scalebench {
 
-namespace {
-// A label value as the text format wants it: backslash, quote and newline escaped.
-std::string escaped(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\' || c == '"')
-      out += {'\\', c};
-    else if (c == '\n')
-      out += "\\n";
-    else
-      out += c;
-  }
-  return out;
-}
-}  // namespace
-
 std::string build_info_metrics_text(const std::string& program) {
-  return "# HELP scalebench_build_info 1, labelled with the program, its version and the git revision it was built "
-         "from\n"
-         "# TYPE scalebench_build_info gauge\n"
-         "scalebench_build_info{program=\"" +
-         escaped(program) + "\",version=\"" + escaped(kVersion) + "\",revision=\"" + escaped(kGitRevision) + "\"} 1\n";
+  prometheus::MetricFamily info{"scalebench_build_info",
+                                "1, labelled with the program, its version and the git revision it was built from",
+                                prometheus::MetricType::Gauge,
+                                {}};
+  prometheus::ClientMetric m;
+  m.label = {{"program", program}, {"version", kVersion}, {"revision", kGitRevision}};
+  m.gauge.value = 1;
+  info.metric.push_back(std::move(m));
+  return prometheus::TextSerializer().Serialize({info});
 }
 
 }  // namespace scalebench
