@@ -200,6 +200,9 @@ Invocation parse_args(int argc, char** argv) {
     if (!app.get_option(flag)->count()) continue;
     const ShortFlag* f = flagged ? flagged->find_short_flag(flag) : nullptr;
     if (!f) usage_error(flag + " applies to " + workloads_with_flag(flag) + " only");
+    // Which one wins would depend on the order of our parsing, not the user's: say so instead.
+    if (params.contains(f->param))
+      usage_error(flag + " and -p " + f->param + " both set " + f->param + "; give one of them");
     params[f->param] = value;
   }
   const int repetitions = c.repetitions;

@@ -208,6 +208,7 @@ grep -qE "^  -b V +nccl-tests' minbytes" "$WORK/coll.txt" || fail "collective --
 "$BIN/scalebench-run" gemm --help | grep -qE "^  precision +bf16 +fp64\|fp32" || fail "gemm --help"
 expect_exit 2 "collective workload only" "$BIN/scalebench-run" gemm -b 8
 expect_exit 2 "-p min_bytes" "$BIN/scalebench-run" collective -b lots
+expect_exit 2 "-b and -p min_bytes both set min_bytes" "$BIN/scalebench-run" collective -b 1K -p min_bytes=2K
 mpirun -np 2 "$BIN/scalebench-run" collective -p backend=mpi -b 1K -e 4K -f 4 -n 3 -w 1 -p time_cap_s=0.2 \
   --format json >"$WORK/run.jsonl" 2>"$WORK/run.log" || fail "nccl-tests flags run: $(tail -n 5 "$WORK/run.log")"
 json_check "$WORK/run.jsonl" 'sorted(set(r["point"]["size"] for r in records)) == [1024, 4096]'
