@@ -47,7 +47,8 @@ std::optional<unsigned int> nvlink_speed(const Nvml& n, nvmlDevice_t d, const st
     return f.value.uiVal;
   };
   nvmlFieldValue_t common = field(abi::kFieldNvLinkSpeedMbpsCommon, 0);
-  if (n.nvmlDeviceGetFieldValues(d, 1, &common) == abi::kSuccess && value(common)) return value(common);
+  if (n.nvmlDeviceGetFieldValues(d, 1, &common) == abi::kSuccess)
+    if (const auto speed = value(common)) return speed;
   std::vector<nvmlFieldValue_t> links;
   for (unsigned int link : active) links.push_back(field(abi::kFieldNvLinkGetSpeed, link));
   if (links.empty() || n.nvmlDeviceGetFieldValues(d, static_cast<int>(links.size()), links.data()) != abi::kSuccess)

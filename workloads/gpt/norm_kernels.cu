@@ -1,4 +1,7 @@
 // LayerNorm and RMSNorm, forward and backward.
+#include <map>
+#include <utility>
+
 #include "workloads/gpt/gpt_kernel_common.cuh"
 
 namespace scalebench::gpt {
@@ -148,14 +151,22 @@ constexpr int kMaxNormWidth = 8 * 1024;  // a thread per 8 channels, 1024 thread
 
 int norm_threads(int C) { return (C / 8 + kWarp - 1) / kWarp * kWarp; }
 
-// As many blocks as fit on the GPU at once, but no fewer than 4 rows each: the partials stay small.
-int backward_blocks(int rows, int C) {
-  int device = 0, sms = 0, per_sm = 0;
+// How many backward blocks of width C the current GPU holds at once. Asked of the runtime once per
+// GPU and width: a step launches a norm backward per norm, and the answer does not change.
+int resident_backward_blocks(int C) {
+  thread_local std::map<std::pair<int, int>, int> known;  // (device, C) -> blocks
+  int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
+  const std::pair<int, int> key{device, C};
+  if (const auto it = known.find(key); it != known.end()) return it->second;
+  int sms = 0, per_sm = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, layernorm_backward_kernel, norm_threads(C), 0));
-  return std::max(1, std::min(sms * std::max(per_sm, 1), (rows + 3) / 4));
+  return known[key] = sms * std::max(per_sm, 1);
 }
+
+// As many blocks as fit on the GPU at once, but no fewer than 4 rows each: the partials stay small.
+int backward_blocks(int rows, int C) { return std::max(1, std::min(resident_backward_blocks(C), (rows + 3) / 4)); }
 
 }  // namespace
 
