@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "workloads/compute/candidate_trial.hpp"
 #include "workloads/compute/gpu_timer.hpp"
 #include "workloads/compute/peak.hpp"
 #include "workloads/gemm/gemm_check.hpp"
@@ -144,29 +145,15 @@ compute::RankOutcome measure_gemm(const Json& params, const Json& point, const c
                                 kWorkspaceBytes, st));
   };
 
-  // Search: each candidate timed the same short way (after a warm-up), the fastest kept.
+  // Search: the candidates timed against each other (compute::time_candidates), the fastest kept.
   // Candidates cuBLASLt offers but then refuses at launch are passed over.
   std::size_t best = 0;
   Json tried = Json::array();
   if (found.size() > 1) {
-    compute::TimingConfig probe;
-    probe.warmup = 2;
-    probe.repetitions = 3;
-    probe.time_cap_s = 0;
-    double best_s = 0;
-    bool any = false;
-    for (std::size_t i = 0; i < found.size(); ++i) {
-      try {
-        const std::vector<double> secs =
-            compute::time_on_stream(stream.get(), probe, [&](cudaStream_t st) { run(found[i].algo, st); });
-        const double med = *std::min_element(secs.begin(), secs.end());
-        tried.push_back(med * 1e6);
-        if (!any || med < best_s) best = i, best_s = med, any = true;
-      } catch (const Error&) {
-        tried.push_back(nullptr);
-      }
-    }
-    if (!any) throw Error("gemm: none of cuBLASLt's " + std::to_string(found.size()) + " candidates ran");
+    const compute::CandidateTrial trial = compute::time_candidates(
+        stream.get(), found.size(), [&](std::size_t i, cudaStream_t st) { run(found[i].algo, st); });
+    for (const auto& m : trial.median_s) tried.push_back(m ? Json(*m * 1e6) : Json(nullptr));
+    best = trial.best;
   }
 
   const compute::TimingConfig timing = compute::TimingConfig::from_params(params, repetitions);

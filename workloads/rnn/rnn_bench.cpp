@@ -5,9 +5,12 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <tuple>
+#include <utility>
 
 #include "analysis/stats.hpp"
 #include "common/error.hpp"
+#include "workloads/compute/candidate_trial.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/cudnn_handles.hpp"
 #include "workloads/gpu/graph_capture.hpp"
@@ -285,6 +288,30 @@ std::unique_ptr<Problem> try_problem(const Config& cfg, int hidden, Algo a, cuda
     return nullptr;
   }
 }
+
+// Both algorithms timed against each other (compute::time_candidates), the faster kept; the
+// trial figures go into `details`.
+std::pair<std::unique_ptr<Problem>, Algo> pick_faster(const Config& cfg, int hidden, cudaStream_t s, Json& details) {
+  Json trials = Json::object();
+  std::vector<Algo> algos;
+  std::vector<std::unique_ptr<Problem>> problems;
+  for (Algo a : {Algo::kStandard, Algo::kPersistStatic}) {
+    std::string why;
+    if (auto p = try_problem(cfg, hidden, a, s, &why)) {
+      algos.push_back(a);
+      problems.push_back(std::move(p));
+    } else {
+      trials[name(a)] = "refused: " + why;
+    }
+  }
+  if (problems.empty()) throw Error("cuDNN refused every RNN algorithm: " + trials.dump());
+  const compute::CandidateTrial trial =
+      compute::time_candidates(s, problems.size(), [&](std::size_t i, cudaStream_t st) { problems[i]->step(st); });
+  for (std::size_t i = 0; i < algos.size(); ++i)
+    trials[name(algos[i])] = trial.median_s[i] ? Json(*trial.median_s[i] * 1e6) : Json("failed in the trial");
+  details["algo_trial_us"] = trials;
+  return {std::move(problems[trial.best]), algos[trial.best]};
+}
 }  // namespace
 
 compute::RankOutcome measure_point(const Config& cfg, int hidden, const compute::TimingConfig& timing,
@@ -301,31 +328,7 @@ compute::RankOutcome measure_point(const Config& cfg, int hidden, const compute:
   std::unique_ptr<Problem> problem;
   Algo chosen = cfg.algo;
   if (cfg.algo == Algo::kAuto) {
-    // Both algorithms briefly, the faster one kept; the trial figures go into the record.
-    compute::TimingConfig trial = timing;
-    trial.warmup = 2;
-    trial.iters = 0;
-    trial.repetitions = 3;
-    trial.time_cap_s = 0;
-    Json trials = Json::object();
-    double best = 0;
-    for (Algo a : {Algo::kStandard, Algo::kPersistStatic}) {
-      std::string why;
-      auto p = try_problem(cfg, hidden, a, s, &why);
-      if (!p) {
-        trials[name(a)] = "refused: " + why;
-        continue;
-      }
-      const double t = median(compute::time_on_stream(s, trial, [&](cudaStream_t st) { p->step(st); }));
-      trials[name(a)] = t * 1e6;
-      if (!problem || t < best) {
-        problem = std::move(p);
-        best = t;
-        chosen = a;
-      }
-    }
-    out.details["algo_trial_us"] = trials;
-    if (!problem) throw Error("cuDNN refused every RNN algorithm: " + trials.dump());
+    std::tie(problem, chosen) = pick_faster(cfg, hidden, s, out.details);
   } else {
     std::string why;
     problem = try_problem(cfg, hidden, cfg.algo, s, &why);
