@@ -136,9 +136,12 @@ std::vector<CommandDecl> command_decls() {
        "Each metric's change per point between two experiments, or against a saved baseline",
        "  scalebench compare last-week this-week\n"
        "  scalebench compare nightly --baseline golden.jsonl --tolerance 3\n"
+       "  scalebench compare gpu-regression-gemm-fp16 --baseline accepted.jsonl.gz --db gr.db\n"
        "  scalebench compare a b --outliers --format json\n",
        {"EXPERIMENTS", "BASELINE CANDIDATE, or CANDIDATE with --baseline", 1, 2, false},
-       {{"baseline", "FILE", "`results --format json` output to compare against"},
+       {{"baseline", "FILE",
+         "`results --format json` output to compare against, plain or gzipped; a whole study's file is "
+         "narrowed to the candidate's experiment"},
         {"tolerance", "PCT", "a change beyond this is a regression (default 5; a reference's wins)"},
         {"metric", "M", "only this metric"},
         {"ignore-params", "P,Q", "parameters that do not split points"},

@@ -176,6 +176,24 @@ void write_outliers_table(std::ostream& out, const std::vector<NodeOutlier>& out
         << " from the median " << number(o.group_median) << " of " << o.group_size << " hosts (" << where << ")\n";
   }
 }
+// A baseline file that holds a whole study (records of several experiments) is narrowed to the
+// candidate's experiment when it is among them; otherwise all of it is the baseline, with a note.
+void narrow_to_candidate(Json& baseline, const Json& candidate, std::string& label) {
+  std::set<std::string> names;
+  for (const auto& r : baseline) names.insert(r.value("experiment", ""));
+  if (names.size() < 2) return;
+  const std::string wanted = candidate.empty() ? "" : candidate.front().value("experiment", "");
+  if (names.count(wanted) == 0) {
+    std::cerr << "scalebench: note: " << label << " holds records of " << names.size()
+              << " experiments, none named like the candidate; all of them form the baseline\n";
+    return;
+  }
+  Json kept = Json::array();
+  for (const auto& r : baseline)
+    if (r.value("experiment", "") == wanted) kept.push_back(r);
+  baseline = std::move(kept);
+  label += " (its " + wanted + " records)";
+}
 }  // namespace
 
 int cmd_compare(const CliArgs& a) {
@@ -198,12 +216,7 @@ int cmd_compare(const CliArgs& a) {
   std::string baseline_label;
   if (!baseline_file.empty()) {
     baseline = read_records_file(baseline_file);
-    std::set<std::string> names;
-    for (const auto& r : baseline) names.insert(r.value("experiment", ""));
     baseline_label = baseline_file;
-    if (names.size() > 1)
-      std::cerr << "scalebench: note: " << baseline_file << " holds records of " << names.size()
-                << " experiments; all of them form the baseline\n";
   }
 
   Source src(a);
@@ -225,6 +238,7 @@ int cmd_compare(const CliArgs& a) {
     return 2;
   }
 
+  if (!baseline_file.empty()) narrow_to_candidate(baseline, candidate, baseline_label);
   const auto rows = compare_records(baseline, candidate, options);
   auto counts = count_verdicts(rows);
   const int compared = counts[Verdict::kRegression] + counts[Verdict::kUnchanged] + counts[Verdict::kImprovement];

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/gzip.hpp"
 #include "http/bearer_token.hpp"
 #include "report/compare.hpp"
 
@@ -33,11 +34,14 @@ Json read_records_file(const std::string& path) {
   if (path == "-") {
     text << std::cin.rdbuf();
   } else {
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(path + ": cannot open");
     text << in.rdbuf();
   }
-  return parse_records_text(text.str(), path == "-" ? "<stdin>" : path);
+  const std::string name = path == "-" ? "<stdin>" : path;
+  const std::string bytes = text.str();
+  // A kept records.jsonl.gz (docs/results keeps raw records gzipped) reads as it is.
+  return parse_records_text(is_gzip(bytes) ? gunzip(bytes, name) : bytes, name);
 }
 
 Source::Source(const CliArgs& a) {

@@ -91,6 +91,13 @@ for r in j["rows"]:
 PY
 compare 3 --baseline "$WORK/copy.jsonl" --tolerance 200
 [[ $rc -eq 0 ]] || fail "re-run against the baseline file exited $rc (want 0): $(cat "$WORK/out.txt")"
+# The same baseline kept gzipped, as docs/results keeps records, reads as it is.
+gzip -c "$WORK/nocopy.jsonl" >"$WORK/nocopy.jsonl.gz"
+compare 2 --baseline "$WORK/nocopy.jsonl.gz" --ignore-params in_place
+[[ $rc -eq 1 ]] && grep -q '^regression ' "$WORK/out.txt" || fail "compare --baseline FILE.gz exited $rc (want 1)"
+head -c 200 "$WORK/nocopy.jsonl.gz" >"$WORK/cut.jsonl.gz"
+compare 2 --baseline "$WORK/cut.jsonl.gz"
+[[ $rc -eq 2 ]] && grep -q "cut.jsonl.gz: corrupt gzip data" "$WORK/err.txt" || fail "cut-short baseline: rc $rc"
 
 # Bad input is 2 (naming the file and line), nothing in common is 3.
 compare 1 nosuch

@@ -1,13 +1,12 @@
 #include "workloads/dataset/idx_file.hpp"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/gzip.hpp"
 
 namespace scalebench::dataset {
 
@@ -18,34 +17,6 @@ constexpr int kMaxDims = 4;
 std::uint32_t big_endian_u32(std::string_view b, std::size_t at) {
   auto u = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(b[at + i])); };
   return u(0) << 24 | u(1) << 16 | u(2) << 8 | u(3);
-}
-
-bool is_gzip(std::string_view b) {
-  return b.size() >= 2 && static_cast<unsigned char>(b[0]) == 0x1f && static_cast<unsigned char>(b[1]) == 0x8b;
-}
-
-std::string gunzip(const std::string& in, const std::string& path) {
-  z_stream z{};
-  // 16 + MAX_WBITS: a gzip header and trailer (checked, CRC included), not a raw zlib stream.
-  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) throw Error(path + ": zlib could not start inflating");
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  std::string out;
-  char chunk[1 << 16];
-  int rc = Z_OK;
-  while (rc != Z_STREAM_END) {
-    z.next_out = reinterpret_cast<Bytef*>(chunk);
-    z.avail_out = sizeof chunk;
-    rc = inflate(&z, Z_NO_FLUSH);
-    if (rc != Z_OK && rc != Z_STREAM_END) {
-      const std::string why = rc == Z_BUF_ERROR ? "the gzip stream is cut short" : (z.msg ? z.msg : "inflate failed");
-      inflateEnd(&z);
-      throw Error(path + ": corrupt gzip data: " + why);
-    }
-    out.append(chunk, sizeof chunk - z.avail_out);
-  }
-  inflateEnd(&z);
-  return out;
 }
 
 std::string file_name(const std::string& folder, const std::string& stem) {
