@@ -16,7 +16,7 @@ const std::map<std::string, int>& rank() {
   return r;
 }
 
-std::string num(double v) {
+std::string num_text(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
@@ -64,7 +64,7 @@ std::string clock_limit_note(const Json& r) {
   std::string note;
   for (const auto& [key, name] : {std::pair{"power_capped_ms", "power"}, std::pair{"thermal_capped_ms", "thermal"}}) {
     const double share = c.value(key, 0.0) / window;
-    if (share >= 0.01) note += std::string(note.empty() ? "" : ", ") + name + " limit " + num(100 * share) + "%";
+    if (share >= 0.01) note += std::string(note.empty() ? "" : ", ") + name + " limit " + num_text(100 * share) + "%";
   }
   return note.empty() ? "; no power or thermal limit held the clocks" : "; clocks held by the " + note + " of the time";
 }
@@ -81,10 +81,10 @@ Verdict banded(const Rule& rule, const Json& r, const std::vector<double>& peers
   const double x = *v.value;
   if (v.band.lo && x < *v.band.lo) {
     v.outcome = rule.severity;
-    v.reason = num(x) + " " + v.unit + " is below " + num(*v.band.lo);
+    v.reason = num_text(x) + " " + v.unit + " is below " + num_text(*v.band.lo);
   } else if (v.band.hi && x > *v.band.hi) {
     v.outcome = rule.severity;
-    v.reason = num(x) + " " + v.unit + " is above " + num(*v.band.hi);
+    v.reason = num_text(x) + " " + v.unit + " is above " + num_text(*v.band.hi);
   } else {
     v.outcome = "pass";
   }
@@ -183,8 +183,8 @@ std::string describe(const Verdict& v) {
   s += " [" + v.rule + "]";
   if (!v.reason.empty()) s += ": " + v.reason;
   if (v.band.known())
-    s += " (band [" + (v.band.lo ? num(*v.band.lo) : std::string("-")) + ", " +
-         (v.band.hi ? num(*v.band.hi) : std::string("-")) + "]: " + v.band.basis + ")";
+    s += " (band [" + (v.band.lo ? num_text(*v.band.lo) : std::string("-")) + ", " +
+         (v.band.hi ? num_text(*v.band.hi) : std::string("-")) + "]: " + v.band.basis + ")";
   return s;
 }
 

@@ -12,7 +12,7 @@
 namespace scalebench {
 
 namespace {
-std::string clock(double seconds) {
+std::string mm_ss(double seconds) {
   const int s = static_cast<int>(seconds + 0.5);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%d:%02d", s / 60, s % 60);
@@ -116,14 +116,14 @@ void BatteryRunner::follow(const std::vector<accept::Item>& items, std::vector<I
       for (const auto& a : o.item.agents) nodes += (nodes.empty() ? "" : ",") + a;
       std::cout << "[" << done << "/" << items.size() << "] " << what << " " << o.item.label << " on " << nodes << ": "
                 << o.state << ", " << o.records.size() << " records" << (o.reason.empty() ? "" : " (" + o.reason + ")")
-                << " | elapsed " << clock(elapsed) << ", ~" << clock(eta(items, finished)) << " left\n"
+                << " | elapsed " << mm_ss(elapsed) << ", ~" << mm_ss(eta(items, finished)) << " left\n"
                 << std::flush;
     }
     if (done < items.size() && elapsed - last_note >= 15) {
       last_note = elapsed;
       if (elapsed > 1)
-        std::cout << "  ... " << done << "/" << items.size() << " done, elapsed " << clock(elapsed) << ", ~"
-                  << clock(eta(items, finished)) << " left\n"
+        std::cout << "  ... " << done << "/" << items.size() << " done, elapsed " << mm_ss(elapsed) << ", ~"
+                  << mm_ss(eta(items, finished)) << " left\n"
                   << std::flush;
     }
     if (done < items.size()) std::this_thread::sleep_for(std::chrono::milliseconds(300));

@@ -35,14 +35,14 @@ struct ArgumentDecl {
 };
 
 // Where a command reads: nowhere, a coordinator, or a coordinator or a store file (--db).
-enum class Source { kNone, kCoordinator, kCoordinatorOrDb };
+enum class ReadsFrom { kNone, kCoordinator, kCoordinatorOrDb };
 
 // A command as its --help shows it. Its options come first, then the coordinator's, then --format.
 struct CommandDecl {
   std::string name, purpose, examples;
   ArgumentDecl argument = {};
   std::vector<OptionDecl> options = {};
-  Source source = Source::kNone;
+  ReadsFrom source = ReadsFrom::kNone;
   std::string format = {};  // what --format prints; empty: no --format
   std::string before_examples = {}, after_examples = {};
 };
@@ -65,7 +65,7 @@ std::vector<CommandDecl> command_decls() {
        "  generate-study | scalebench submit - --format json\n",
        {"FILE", "the experiment YAML, - for standard input"},
        {},
-       Source::kCoordinator,
+       ReadsFrom::kCoordinator,
        "the submitted experiment"},
       {"status",
        "Progress of every experiment, or of one",
@@ -74,7 +74,7 @@ std::vector<CommandDecl> command_decls() {
        "  scalebench status --db scalebench.db\n",
        {"EXPERIMENT", "an experiment's name or id (default: all)", 0, 1, false},
        {},
-       Source::kCoordinatorOrDb,
+       ReadsFrom::kCoordinatorOrDb,
        "the experiments"},
       {"wait",
        "Block until an experiment has ended, printing each change of its state",
@@ -83,7 +83,7 @@ std::vector<CommandDecl> command_decls() {
        kExperiment,
        {{"timeout", "SECONDS", "give up (exit 3) after this long (default: wait for ever)"},
         {"interval", "SECONDS", "how often to ask the coordinator (default 2)"}},
-       Source::kCoordinator,
+       ReadsFrom::kCoordinator,
        "",
        "",
        "Exit codes: 0 every run ok; 1 a reference failed; 3 runs failed, timed out or were cancelled,\n"
@@ -94,7 +94,7 @@ std::vector<CommandDecl> command_decls() {
        "  scalebench results --db scalebench.db --format json > records.jsonl\n",
        kNoArgument,
        {{"experiment", "NAME|ID", "only this experiment's records"}},
-       Source::kCoordinatorOrDb,
+       ReadsFrom::kCoordinatorOrDb,
        "the records (json: one record a line)"},
       {"ratio",
        "A/B ratio per point (default nvlink/pcie on busbw) with a 95% confidence interval",
@@ -105,7 +105,7 @@ std::vector<CommandDecl> command_decls() {
         {"variants", "A,B", "numerator and denominator variants (default nvlink,pcie)"},
         {"metric", "M", "the metric to compare (default busbw)"},
         {"ignore-params", "P,Q", "parameters that differ between the variants and do not split points"}},
-       Source::kCoordinatorOrDb,
+       ReadsFrom::kCoordinatorOrDb,
        "the ratios"},
       {"report",
        "An HTML page with charts, Markdown, CSV, JSON and PNG charts of the results in one folder",
@@ -124,7 +124,7 @@ std::vector<CommandDecl> command_decls() {
         {"baseline", "FILE",
          "draw the records of `results --format json` output (a known-good run) over the report's, dashed, "
          "as 'baseline: ...'"}},
-       Source::kCoordinatorOrDb,
+       ReadsFrom::kCoordinatorOrDb,
        "",
        "",
        "\nThe page is one file that works offline: it inlines Chart.js from Debian's libjs-chart.js\n"
@@ -147,7 +147,7 @@ std::vector<CommandDecl> command_decls() {
         {"ignore-params", "P,Q", "parameters that do not split points"},
         {"outliers", "", "also list hosts far from the median of their peers"},
         {"outlier-threshold", "PCT", "how far from the median an outlier is (default 10)"}},
-       Source::kCoordinatorOrDb,
+       ReadsFrom::kCoordinatorOrDb,
        "the changes",
        "",
        "Exit codes: 1 a regression beyond the tolerance and the noise; 3 no point in both.\n"},
@@ -162,7 +162,7 @@ std::vector<CommandDecl> command_decls() {
         {"json", "FILE", "write every verdict here"},
         {"drain", "", "run the scontrol line that drains each failed node"},
         {"logs", "DIR", "the runs' logs when standalone"}},
-       Source::kCoordinatorOrDb,
+       ReadsFrom::kCoordinatorOrDb,
        "",
        std::string("\n") + accept_help() + "\n"},
       {"agents",
@@ -171,7 +171,7 @@ std::vector<CommandDecl> command_decls() {
        "  scalebench agents --format json | jq '.[] | select(.state == \"alive\") | .id'\n",
        kNoArgument,
        {},
-       Source::kCoordinator,
+       ReadsFrom::kCoordinator,
        "the agents"},
       {"cancel",
        "Cancel an experiment's queued runs and stop its running ones",
@@ -179,7 +179,7 @@ std::vector<CommandDecl> command_decls() {
        "  scalebench cancel 12 --coordinator https://head:8470 --format json\n",
        kExperiment,
        {},
-       Source::kCoordinator,
+       ReadsFrom::kCoordinator,
        "what was cancelled"},
       {"version", "Print the version and the git revision", "  scalebench version\n", kNoArgument},
   };
@@ -208,11 +208,11 @@ void declare(CLI::App& app, const CommandDecl& d, std::map<std::string, std::str
     CLI::Option* opt = value(o.name, o.type, o.help);
     if (!o.choices.empty()) opt->check(CLI::IsMember(o.choices));
   }
-  if (d.source != Source::kNone) {
+  if (d.source != ReadsFrom::kNone) {
     auto* c = value("coordinator", "URL", "the coordinator to ask (default $SCALEBENCH_COORDINATOR)");
     value("token-file", "FILE", "a file holding the bearer token (default $SCALEBENCH_TOKEN)");
     value("ca-file", "FILE", "trust the certificates in FILE for an https:// coordinator");
-    if (d.source == Source::kCoordinatorOrDb)
+    if (d.source == ReadsFrom::kCoordinatorOrDb)
       c->excludes(value("db", "FILE", "read this store file instead of asking a coordinator"));
   }
   if (!d.format.empty())

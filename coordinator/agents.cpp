@@ -13,7 +13,7 @@
 namespace scalebench {
 
 namespace {
-ApiResult error(int status, const std::string& message) { return {status, Json{{"error", message}}}; }
+ApiResult api_error(int status, const std::string& message) { return {status, Json{{"error", message}}}; }
 std::size_t array_size(const Json& object, const char* key) {
   if (!object.is_object()) return 0;
   auto it = object.find(key);
@@ -47,12 +47,13 @@ ApiResult Coordinator::register_agent(const Json& info) {
   std::lock_guard lock(mutex_);
   if (!info.is_object() || !info.contains("name") || !info["name"].is_string() ||
       info["name"].get<std::string>().empty())
-    return error(400, "register: body needs a non-empty string 'name'");
+    return api_error(400, "register: body needs a non-empty string 'name'");
   static const std::regex name_re("[A-Za-z0-9_.:-]{1,128}");
   if (!std::regex_match(info["name"].get<std::string>(), name_re))
-    return error(400,
-                 "register: agent name '" + info["name"].get<std::string>() + "' must be 1-128 of A-Z a-z 0-9 _ . : -");
-  if (!info.contains("gpus") || !info["gpus"].is_array()) return error(400, "register: body needs 'gpus' (an array)");
+    return api_error(
+        400, "register: agent name '" + info["name"].get<std::string>() + "' must be 1-128 of A-Z a-z 0-9 _ . : -");
+  if (!info.contains("gpus") || !info["gpus"].is_array())
+    return api_error(400, "register: body needs 'gpus' (an array)");
   Store::Agent a;
   a.id = info["name"];
   a.hostname = info.value("hostname", a.id);
@@ -83,7 +84,7 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   {
     std::lock_guard seen(seen_mutex_);
     auto it = heard_.find(agent_id);
-    if (it == heard_.end()) return error(404, "unknown agent '" + agent_id + "'; register again");
+    if (it == heard_.end()) return api_error(404, "unknown agent '" + agent_id + "'; register again");
     it->second = now();
   }
   std::unique_lock lock(mutex_, std::defer_lock);
@@ -95,7 +96,7 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
                       {"heartbeat_interval_s", options_.heartbeat_interval_s},
                       {"busy", true}}};
   Store::Agent* agent = find_agent(agent_id);
-  if (!agent || agent->state == "gone") return error(404, "unknown agent '" + agent_id + "'; register again");
+  if (!agent || agent->state == "gone") return api_error(404, "unknown agent '" + agent_id + "'; register again");
   // A heartbeat older than one already handled (its agent gave up on the answer, and it was
   // handled late): reconciling it would take back a run that the later answer delivered.
   if (body.contains("boot") && body.contains("beat")) {
