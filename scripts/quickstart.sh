@@ -6,12 +6,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# Only what this machine can run: GPU code for its own GPU's architecture when nvidia-smi lists
+# one (and the CUDA toolkit is there), none at all without a GPU.
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+if [[ $gpus -ge 1 ]]; then
+  arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
+  gpu_args=(-DSCALEBENCH_CUDA=AUTO ${arch:+-DCMAKE_CUDA_ARCHITECTURES=$arch})
+  echo "quickstart: $gpus GPU(s) found: GPU workloads built for compute capability ${arch:-80 and 90}"
+else
+  gpu_args=(-DSCALEBENCH_CUDA=OFF)
+  echo "quickstart: no GPU found: host-memory workloads only (no CUDA code built)"
+fi
 # Only the programs the study runs: the tests and benchmarks are scripts/test.sh's business.
 SCALEBENCH_BUILD_TARGETS="scalebench scalebench-coordinator scalebench-agent scalebench-run" \
-  scripts/build.sh -DSCALEBENCH_TESTS=OFF
+  scripts/build.sh -DSCALEBENCH_TESTS=OFF "${gpu_args[@]}"
 db=${SCALEBENCH_DB:-quick.db}
 status=0
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
 # The all-reduce needs two GPUs, or none (then two host-memory MPI ranks): on one GPU nothing
 # crosses between GPUs (busbw 0), so that machine gets what one GPU can show instead.
 if [[ $gpus -eq 1 ]]; then
