@@ -181,6 +181,13 @@ std::vector<CommandDecl> command_decls() {
        {},
        ReadsFrom::kCoordinator,
        "what was cancelled"},
+      // Run by main() before this parser sees it: its commands and options are its own.
+      {"testbed",
+       "Rehearse a cluster on this machine: hosts in network namespaces with sshd, an agent and "
+       "slurmd each, links shaped and cut on demand (scalebench testbed --help)",
+       "  scalebench testbed up 3\n"
+       "  scalebench testbed shape node2 --delay 2ms --loss 1%\n",
+       kNoArgument},
       {"version", "Print the version and the git revision", "  scalebench version\n", kNoArgument},
   };
 }

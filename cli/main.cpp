@@ -1,12 +1,19 @@
 // scalebench: the command-line interface (study, submit, status, wait, results, ratio, report,
-// compare, accept, agents, cancel).
+// compare, accept, agents, cancel, testbed).
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "common/error.hpp"
+#include "common/process.hpp"
 #include "common/program_options.hpp"
 
 namespace {
@@ -28,10 +35,23 @@ int dispatch(const scalebench::CliArgs& a) {
   return 0;
 }
 
+// `scalebench testbed ...`: the testbed is a script of system commands (ip, tc, nsenter, sshd)
+// installed beside this program; it takes the rest of the command line as it is.
+int exec_testbed(int argc, char** argv) {
+  const std::string script = scalebench::executable_dir() + "/scalebench-testbed";
+  std::vector<char*> args{const_cast<char*>(script.c_str())};
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  execv(script.c_str(), args.data());
+  std::cerr << "scalebench: cannot run " << script << ": " << std::strerror(errno) << "\n";
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace scalebench;
+  if (argc >= 2 && std::string_view(argv[1]) == "testbed") return exec_testbed(argc, argv);
   CliArgs a;
   if (auto done = parse_command_line(argc, argv, a)) return *done;
   // The exit code follows the error's type: the network's or the coordinator's trouble is 4,

@@ -1,5 +1,6 @@
 # `cmake --install build [--prefix P]` and `cpack -G DEB` (docs/install.md):
-#   bin/                          scalebench, scalebench-coordinator, scalebench-agent, scalebench-run
+#   bin/                          scalebench, scalebench-coordinator, scalebench-agent, scalebench-run,
+#                                 scalebench-testbed
 #   lib/systemd/system/           the units, their ExecStart pointing at bin/ under the prefix
 #   share/scalebench/deploy/      Prometheus, Grafana, SLURM and acceptance files
 #   share/scalebench/examples/    experiment YAMLs
@@ -32,6 +33,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/deploy/prometheus ${PROJECT_SOURCE_DIR}/
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/README.md DESTINATION ${SCALEBENCH_DATA_DIR}/deploy)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/slurm/README.md DESTINATION ${SCALEBENCH_DATA_DIR}/deploy/slurm)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/slurm/scalebench.sbatch DESTINATION ${SCALEBENCH_DATA_DIR}/deploy/slurm)
+# `scalebench testbed` runs the script beside it.
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/testbed/scalebench-testbed DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${SCALEBENCH_DATA_DIR}/examples)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")

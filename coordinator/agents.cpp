@@ -317,6 +317,7 @@ ApiResult Coordinator::list_agents() {
                    {"busy_gpus", busy},
                    {"runs", runs},
                    {"capabilities", a.info.value("capabilities", Json::array())},
+                   {"topology", a.info.value("topology", Json::object())},
                    {"seconds_since_heartbeat", t - a.last_seen}});
   }
   return {200, Json{{"agents", out}}};

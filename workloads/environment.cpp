@@ -47,7 +47,12 @@ Json rank_entry(const std::string& host, int local_rank, const Json& bound, cons
   Json d = Json::array();
   for (const DeviceId& id : devices)
     d.push_back(Json{{"gpu", id.name}, {"uuid", id.uuid}, {"pci_bus_id", id.pci_bus_id}});
+  // The machine's own name beside the placement's: where a node is placed by address, the
+  // record still shows which machine each rank ran on.
+  char machine[256] = {};
+  gethostname(machine, sizeof machine - 1);
   return Json{{"host", host},
+              {"machine", machine},
               {"local_rank", local_rank},
               {"cpus", bound.value("cpus", "")},
               {"numa_nodes", bound.value("numa_nodes", Json::array())},
@@ -61,7 +66,11 @@ GatheredRanks merge_rank_entries(const std::vector<Json>& entries) {
     const std::string host = e.at("host").get<std::string>();
     const int local_rank = e.at("local_rank").get<int>();
     if (std::find(g.hosts.begin(), g.hosts.end(), host) == g.hosts.end()) g.hosts.push_back(host);
-    g.binding.push_back(Json{{"rank", r}, {"host", host}, {"cpus", e.at("cpus")}, {"numa_nodes", e.at("numa_nodes")}});
+    g.binding.push_back(Json{{"rank", r},
+                             {"host", host},
+                             {"machine", e.value("machine", "")},
+                             {"cpus", e.at("cpus")},
+                             {"numa_nodes", e.at("numa_nodes")}});
     const Json& devices = e.at("devices");
     if (devices.empty()) g.devices.push_back(Json{{"rank", r}, {"host", host}, {"local_rank", local_rank}});
     for (const Json& id : devices) {

@@ -3,10 +3,12 @@
 set -euo pipefail
 BIN=${SCALEBENCH_BIN:?set SCALEBENCH_BIN to build/bin}
 SRC=${SCALEBENCH_SRC:?set SCALEBENCH_SRC to the source tree}
-WORK=$(mktemp -d /tmp/scalebench-it.XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/scalebench-it.XXXXXX")
 PIDS=()
+CLEANUP=()  # commands run first on exit (a testbed's `down`)
 cleanup() {
   local rc=$?
+  for c in "${CLEANUP[@]}"; do eval "$c" >>"$WORK/cleanup.log" 2>&1 || true; done
   for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
@@ -123,3 +125,18 @@ if not ok:
     sys.exit(1)
 PY
 }
+
+# start_testbed N [UP-OPTIONS...]: a testbed of N nodes and head, named for this test, its state
+# under $WORK, brought down on exit. `tb COMMAND ...` runs scalebench testbed on it; `on HOST
+# CMD...` runs CMD on a host. Its hosts have their own /tmp: what they share with the test goes
+# in $WORK, which must not be under /tmp (source lib.sh with TMPDIR=/var/tmp).
+start_testbed() {
+  [[ $WORK != /tmp/* ]] || fail "a testbed test's WORK must not be under /tmp (hosts have their own)"
+  TB_NAME=t$(printf '%05d' $(($$ % 100000)))
+  export SCALEBENCH_TESTBED_DIR=$WORK/testbed
+  CLEANUP+=("tb down --save $WORK/testbed-saved")
+  tb up "$@" >"$WORK/testbed-up.log" 2>&1 || { cat "$WORK/testbed-up.log" >&2; fail "testbed up $*"; }
+  URL=http://198.18.0.1:8470
+}
+tb() { "$BIN/scalebench" testbed --name "$TB_NAME" "$@"; }
+on() { tb exec "$@"; }
