@@ -72,6 +72,7 @@ std::optional<double> parse_duration_s(std::string_view text) {
   const auto& [value, suffix] = *parsed;
   if (suffix.empty() || suffix == "s") return value;
   if (suffix == "ms") return value / 1e3;
+  if (suffix == "us") return value / 1e6;
   if (suffix == "m" || suffix == "min") return value * 60;
   if (suffix == "h") return value * 3600;
   return std::nullopt;

@@ -11,7 +11,7 @@ namespace scalebench {
 std::optional<std::uint64_t> parse_size(std::string_view text);
 std::string format_size(std::uint64_t bytes);  // 67108864 -> "64MiB", 1000 -> "1000B"
 
-// Durations for timeouts: "90s", "5m", "1h", "250ms" or a plain number of seconds.
+// Durations for timeouts and delays: "90s", "5m", "1h", "250ms", "20us" or a plain number of seconds.
 std::optional<double> parse_duration_s(std::string_view text);
 
 // A record's unit expressed in Prometheus base units: GB/s -> bytes_per_second x 1e9.

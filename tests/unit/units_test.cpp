@@ -83,6 +83,7 @@ TEST(ParseDuration, Units) {
   EXPECT_DOUBLE_EQ(*parse_duration_s("5min"), 300);
   EXPECT_DOUBLE_EQ(*parse_duration_s("1h"), 3600);
   EXPECT_DOUBLE_EQ(*parse_duration_s("250ms"), 0.25);
+  EXPECT_DOUBLE_EQ(*parse_duration_s("20us"), 20e-6);
   EXPECT_DOUBLE_EQ(*parse_duration_s("12"), 12);
   EXPECT_DOUBLE_EQ(*parse_duration_s("1.5h"), 5400);
   EXPECT_DOUBLE_EQ(*parse_duration_s("0"), 0);
