@@ -195,6 +195,13 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessT
       const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
       return respond(200, dump(Json{{"stored", c.node_health().post(body, now)}}));
     }
+    if (path == "/api/v1/predictions" && (get || post)) {
+      if (get) return respond(c.predictions());
+      if (!json_body(body)) return bad(400, body_problem);
+      if (auto problem = check_prediction_body(body); !problem.empty()) return bad(400, problem);
+      return respond(c.add_prediction(body));
+    }
+    if (get && route.kind == Kind::kPrediction) return respond(c.predictions(to_int(std::string(route.id))));
     if (post && route.kind == Kind::kAgentHeartbeat) {
       if (!json_body(body)) return bad(400, body_problem);
       if (auto problem = check_heartbeat_body(body); !problem.empty()) return bad(400, problem);

@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 
+#include "analysis/prediction.hpp"
 #include "common/build_info.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
@@ -437,7 +438,79 @@ ApiResult Coordinator::finish_run(long long run_id, const Json& body) {
   note_store_ok();
   refresh_gauges();
   log::info("run " + std::to_string(run_id) + " " + status + (run->reason.empty() ? "" : ": " + run->reason));
+  if (status == "ok") score_predictions(*run);
   return {200, Json{{"state", status}}};
+}
+
+void Coordinator::score_predictions(const Store::Run& run) {
+  try {
+    const Json series = run_series(run.spec);
+    if (series.is_null()) return;
+    std::vector<Store::StoredPrediction> found = store_.predictions_for(run.spec.value("nodes", 1), series.dump());
+    // Predicted, then measured: a run that started before the prediction was made does not check it.
+    std::erase_if(found, [&](const Store::StoredPrediction& p) { return p.created_at > run.started_at; });
+    if (found.empty()) return;
+    const BusbwBySize measured = busbw_by_size(store_.run_records(run.id));
+    if (measured.empty()) return;
+    const double t = now();
+    for (const Store::StoredPrediction& p : found) {
+      const Json previous = store_.prediction_score(p.id, run.experiment_id);
+      Json runs = previous.is_null() ? Json::array() : previous.value("runs", Json::array());
+      if (std::find(runs.begin(), runs.end(), Json(run.id)) != runs.end()) continue;
+      // The experiment's earlier runs' values and this one's: medians are not added up.
+      BusbwBySize values = score_values(previous);
+      for (const auto& [size, v] : measured) values[size].insert(values[size].end(), v.begin(), v.end());
+      runs.push_back(run.id);
+      const PredictionScore score = score_prediction(p.body.value("predicted", Json::array()), values);
+      Json stored{{"experiment_id", run.experiment_id},
+                  {"experiment", run.spec.value("experiment", "")},
+                  {"runs", runs},
+                  {"scored_at", t}};
+      const Json fields = to_json(score);
+      for (const auto& [key, value] : fields.items()) stored[key] = value;
+      store_.save_prediction_score(p.id, run.experiment_id, t, stored);
+      log::info("prediction " + std::to_string(p.id) + " scored by run " + std::to_string(run.id) + ": " +
+                std::to_string(score.sizes.size()) + " sizes, max |error| from 1 MiB " +
+                (score.max_abs_error_pct ? std::to_string(*score.max_abs_error_pct) + "%" : "n/a"));
+    }
+  } catch (const std::exception& e) {
+    log::warn("run " + std::to_string(run.id) + ": predictions not scored: " + e.what());
+  }
+}
+
+ApiResult Coordinator::add_prediction(const Json& body) {
+  const auto experiment_ids = body["experiments"].get<std::vector<long long>>();
+  Json sources = Json::array();
+  {
+    // Checked on the reading connection: 100,000 record ids take a while, and no heartbeat waits.
+    std::lock_guard lock(read_mutex_);
+    std::string listed;
+    for (long long id : experiment_ids) {
+      const Json e = read_store_.experiment_summary(id);
+      if (e.is_null()) return error(400, "prediction: experiments: no experiment " + std::to_string(id));
+      sources.push_back({{"id", id}, {"name", e["name"]}});
+      listed += (listed.empty() ? "" : ", ") + std::to_string(id);
+    }
+    if (auto outside = read_store_.record_outside(body["record_ids"].get<std::vector<long long>>(), experiment_ids))
+      return error(400,
+                   "prediction: record_ids: " + std::to_string(*outside) + " is no record of experiment " + listed);
+  }
+  Json stored = body;
+  stored["experiments"] = sources;
+  std::lock_guard lock(mutex_);
+  const double t = now();
+  const long long id = store_.add_prediction(stored, body["nodes"].get<int>(), prediction_series(body).dump(), t);
+  note_store_ok();
+  log::info("prediction " + std::to_string(id) + ": " + describe_series(prediction_series(body)) + " at " +
+            body["nodes"].dump() + " nodes, from nodes " + body["fit_nodes"].dump());
+  return {201, Json{{"prediction_id", id}, {"created_at", t}}};
+}
+
+ApiResult Coordinator::predictions(std::optional<long long> id) {
+  std::lock_guard lock(read_mutex_);
+  Json found = read_store_.predictions(id);
+  if (id && found.is_null()) return error(404, "no prediction " + std::to_string(*id));
+  return {200, id ? found : Json{{"predictions", found}}};
 }
 
 std::string Coordinator::metrics_text() {

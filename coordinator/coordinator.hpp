@@ -67,6 +67,13 @@ class Coordinator {
   ApiResult finish_run(long long run_id, const Json& body);
   ApiResult list_agents();
 
+  // Predictions (docs/predictions.md): a checked body (check_prediction_body) whose experiments
+  // and records are in the store is kept; each is scored when a run of its series ends ok at its
+  // node count (finish_run), against that run's experiment.
+  ApiResult add_prediction(const Json& body);
+  // Every prediction with its scores, or the one with `id`.
+  ApiResult predictions(std::optional<long long> id = std::nullopt);
+
   // Agents silent for longer than the heartbeat timeout are lost, and so are their runs.
   void check_liveness();
   // Writes the last_seen of every agent heard from since the last save to the store. check_liveness
@@ -90,6 +97,9 @@ class Coordinator {
   // The run's attempt ended because an agent of it was lost: failed, and queued again while the
   // experiment's `retries` allow.
   void lose_run(Store::Run& run, const std::string& why);
+  // The run ended ok: its busbw records score the predictions of its series at its node count
+  // that were made before it started. A failure is logged, never the run's.
+  void score_predictions(const Store::Run& run);
   void save_last_seen_locked();
   // A run handed out that its leader never confirmed (its answer was lost, or the agent went
   // before it read it): back to the queue, or cancelled if it was being cancelled, with its

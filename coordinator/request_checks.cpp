@@ -1,8 +1,15 @@
 #include "coordinator/request_checks.hpp"
 
+#include <cmath>
 #include <functional>
+#include <limits>
+#include <set>
 #include <utility>
 #include <vector>
+
+#include "analysis/prediction.hpp"
+#include "analysis/scaling_model.hpp"
+#include "common/spec.hpp"
 
 namespace scalebench {
 
@@ -155,6 +162,72 @@ std::string check_finish_body(const Json& body) {
       {"reason", false, "a string", is_string},
   };
   return check("finish", body, fields);
+}
+
+namespace {
+constexpr long long kMaxId = std::numeric_limits<long long>::max();
+bool count_in(const Json& v, long long lo, long long hi) {
+  return v.is_number_integer() && v.get<long long>() >= lo && v.get<long long>() <= hi;
+}
+// 1 to `most` integers, each in lo..hi.
+bool int_array(const Json& v, std::size_t most, long long lo, long long hi) {
+  if (!v.is_array() || v.empty() || v.size() > most) return false;
+  for (const auto& e : v)
+    if (!count_in(e, lo, hi)) return false;
+  return true;
+}
+}  // namespace
+
+std::string check_prediction_body(const Json& body) {
+  static_assert(kMaxNodes == 1024, "the messages below name the bound");
+  static const std::vector<Field> fields{
+      {"experiments", true, "an array of 1 to 64 experiment ids",
+       [](const Json& v) { return int_array(v, 64, 1, kMaxId); }},
+      {"workload", true, "printable text of 1-255 characters", is_printable},
+      {"variant", true, "a string of at most 255 characters",
+       [](const Json& v) { return v.is_string() && v.get_ref<const std::string&>().size() <= 255; }},
+      {"op", true, "a collective (all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv)",
+       [](const Json& v) { return v.is_string() && ring_steps(v.get<std::string>(), 2) > 0; }},
+      {"params", true, "an object", [](const Json& v) { return v.is_object(); }},
+      {"ranks_per_node", true, "an integer from 1 to 4096", [](const Json& v) { return count_in(v, 1, 4096); }},
+      {"nodes", true, "an integer from 1 to 1024", [](const Json& v) { return count_in(v, 1, kMaxNodes); }},
+      {"fit_nodes", true, "an array of 2 or more distinct node counts",
+       [](const Json& v) {
+         if (!int_array(v, kMaxNodes, 1, kMaxNodes)) return false;
+         std::set<long long> distinct;
+         for (const auto& n : v) distinct.insert(n.get<long long>());
+         return distinct.size() >= 2;
+       }},
+      {"record_ids", true, "an array of 1 to 100000 record ids",
+       [](const Json& v) { return int_array(v, 100000, 1, kMaxId); }},
+      {"model", true, "an object", [](const Json& v) { return v.is_object(); }},
+      {"predicted", true, "an array of 1 to 1000 {size, busbw}",
+       [](const Json& v) { return v.is_array() && !v.empty() && v.size() <= 1000; }},
+  };
+  std::string problem = check("prediction", body, fields);
+  if (!problem.empty()) return problem;
+  const std::string op = body["op"].get<std::string>();
+  if (body["params"].value("op", Json()) != body["op"]) return "prediction: params.op must be the prediction's op";
+  const auto model = collective_model_from_json(op, body["model"]);
+  if (!model)
+    return "prediction: model must hold step_latency_us >= 0, bus_bandwidth_gbps > 0, points, rank_counts >= 2 and "
+           "max_fit_error_pct";
+  const int ranks = body["nodes"].get<int>() * body["ranks_per_node"].get<int>();
+  if (ring_steps(op, ranks) == 0)
+    return "prediction: " + op + " moves nothing at " + std::to_string(ranks) + " rank (nodes x ranks_per_node)";
+  // What is stored is what the model says: a predicted value that is not cannot be scored as its.
+  for (std::size_t i = 0; i < body["predicted"].size(); ++i) {
+    const Json& p = body["predicted"][i];
+    const std::string at = "prediction: predicted[" + std::to_string(i) + "]";
+    if (!p.is_object() || p.size() != 2 || !count_in(p.value("size", Json()), 1, kMaxId) ||
+        !p.value("busbw", Json()).is_number())
+      return at + " must be {size: bytes (an integer over 0), busbw: GB/s (a number)}";
+    const double expected = model->busbw_gbps(ranks, p["size"].get<double>()), got = p["busbw"].get<double>();
+    if (!(std::fabs(got - expected) <= 1e-6 * expected))
+      return at + ".busbw is " + std::to_string(got) + "; the model gives " + std::to_string(expected) + " at " +
+             std::to_string(body["nodes"].get<int>()) + " nodes";
+  }
+  return "";
 }
 
 }  // namespace scalebench

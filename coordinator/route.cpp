@@ -20,6 +20,13 @@ std::string_view segment(std::string_view path, std::string_view& rest) {
   rest = slash == std::string_view::npos ? std::string_view() : path.substr(slash);
   return path.substr(0, slash);
 }
+// 1-18 digits: an id that fits a long long.
+bool is_id(std::string_view id) {
+  if (id.empty() || id.size() > 18) return false;
+  for (char c : id)
+    if (!is_digit(c)) return false;
+  return true;
+}
 }  // namespace
 
 Route match_route(std::string_view path) {
@@ -27,12 +34,15 @@ Route match_route(std::string_view path) {
   std::string_view rest;
   if (strip(path, "/api/v1/runs/")) {
     const std::string_view id = segment(path, rest);
-    if (id.empty() || id.size() > 18) return {};
-    for (char c : id)
-      if (!is_digit(c)) return {};
+    if (!is_id(id)) return {};
     if (rest == "/records") return {Kind::kRunRecords, id};
     if (rest == "/finish") return {Kind::kRunFinish, id};
     return {};
+  }
+  if (strip(path, "/api/v1/predictions/")) {
+    const std::string_view id = segment(path, rest);
+    if (!is_id(id) || !rest.empty()) return {};
+    return {Kind::kPrediction, id};
   }
   if (strip(path, "/api/v1/agents/")) {
     const std::string_view name = segment(path, rest);

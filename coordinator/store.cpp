@@ -30,6 +30,14 @@ CREATE TABLE IF NOT EXISTS records(
   json TEXT NOT NULL, UNIQUE(run_id, attempt, seq));
 CREATE TABLE IF NOT EXISTS agents(
   id TEXT PRIMARY KEY, hostname TEXT, info_json TEXT, state TEXT, registered_at REAL, last_seen REAL);
+CREATE TABLE IF NOT EXISTS predictions(
+  id INTEGER PRIMARY KEY, created_at REAL NOT NULL, nodes INTEGER NOT NULL, series TEXT NOT NULL,
+  json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS predictions_by_series ON predictions(nodes, series);
+CREATE TABLE IF NOT EXISTS prediction_scores(
+  prediction_id INTEGER NOT NULL REFERENCES predictions(id),
+  experiment_id INTEGER NOT NULL REFERENCES experiments(id), scored_at REAL NOT NULL, json TEXT NOT NULL,
+  PRIMARY KEY(prediction_id, experiment_id));
 )SQL";
 }  // namespace
 
@@ -63,6 +71,11 @@ Store::Store(const std::string& path, bool read_only) : path_(path) {
       has_hosts = has_hosts || q.text(0) == "hosts_json";
       has_delivered = has_delivered || q.text(0) == "delivered";
     }
+  }
+  // Stores from before predictions get their tables from kSchema; read-only, they have none.
+  if (read_only) {
+    Statement q(*statements_, path_, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='prediction_scores'");
+    has_predictions_ = q.step();
   }
   if (!has_hosts && !read_only) exec("ALTER TABLE runs ADD COLUMN hosts_json TEXT DEFAULT '[]'");
   if (!has_delivered && !read_only) exec("ALTER TABLE runs ADD COLUMN delivered INTEGER DEFAULT 1");

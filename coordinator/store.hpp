@@ -120,6 +120,31 @@ class Store {
   // Records in insertion order after `after_id`, each with its "record_id".
   Json records(std::optional<long long> experiment_id, long long after_id, int limit);
 
+  // The records of one run, in insertion order, each with its "record_id".
+  Json run_records(long long run_id);
+  // The first of `record_ids` that is no record of the experiments' runs; nullopt when all are.
+  std::optional<long long> record_outside(const std::vector<long long>& record_ids,
+                                          const std::vector<long long>& experiment_ids);
+
+  // Predictions and their scores (store_predictions.cpp, docs/predictions.md). A prediction is
+  // kept as POST /api/v1/predictions took it, found by its node count and series (the text of
+  // record_series) when a run of that series lands there.
+  struct StoredPrediction {
+    long long id = 0;
+    double created_at = 0;
+    Json body;
+  };
+  long long add_prediction(const Json& body, int nodes, const std::string& series, double now);
+  // Those that a run of `series` at `nodes` scores, oldest first.
+  std::vector<StoredPrediction> predictions_for(int nodes, const std::string& series);
+  // Every prediction, oldest first, or the one with `id` (null when there is none): the body with
+  // "id", "created_at" and "scores" (each experiment's score, oldest first) added. A store from
+  // before predictions (opened read-only) has none.
+  Json predictions(std::optional<long long> id = std::nullopt);
+  // A prediction's score against one experiment, null when none yet.
+  Json prediction_score(long long prediction_id, long long experiment_id);
+  void save_prediction_score(long long prediction_id, long long experiment_id, double now, const Json& score);
+
   void upsert_agent(const Agent& agent);
   std::optional<Agent> agent(const std::string& id);
   std::vector<Agent> agents();
@@ -161,7 +186,8 @@ class Store {
   sqlite3* db_ = nullptr;
   std::unique_ptr<StatementCache> statements_;
   std::string path_;
-  std::string run_columns_;  // SELECT ... FROM runs, as this store's schema has them
+  std::string run_columns_;      // SELECT ... FROM runs, as this store's schema has them
+  bool has_predictions_ = true;  // false: a read-only store from before predictions
 };
 
 }  // namespace scalebench

@@ -1,6 +1,7 @@
 #pragma once
-// The store's SQLite plumbing, shared by its source files (store.cpp, store_open_runs.cpp): the
-// prepared-statement cache, one use of a statement, and a row of the runs table as a Run.
+// The store's SQLite plumbing, shared by its source files (store.cpp, store_open_runs.cpp,
+// store_predictions.cpp): the prepared-statement cache, one use of a statement, and a row of the
+// runs table as a Run.
 #include <sqlite3.h>
 
 #include <string>

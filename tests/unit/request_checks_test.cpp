@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/prediction.hpp"
+
 namespace scalebench {
 namespace {
 
@@ -88,6 +90,64 @@ TEST(RequestChecks, HostnamesArePrintableAndHeartbeatsShort) {
   EXPECT_NE(check_register_body(a).find("'hostname'"), std::string::npos);
   EXPECT_NE(check_heartbeat_body(Json{{"active", std::vector<int>(4097, 1)}}).find("at most 4096"), std::string::npos);
   EXPECT_EQ(check_heartbeat_body(Json{{"active", std::vector<int>(4096, 1)}}), "");
+}
+
+// A prediction as `scalebench predict` posts it: all_reduce at 2 and 3 nodes, predicted at 4.
+Json prediction() {
+  Json records = Json::array();
+  long long id = 1;
+  for (int n : {2, 3})
+    for (long long size : {1 << 20, 4 << 20})
+      records.push_back({{"record_id", id++},
+                         {"workload", "collective"},
+                         {"variant", "default"},
+                         {"params", {{"op", "all_reduce"}, {"backend", "mpi"}}},
+                         {"placement", {{"nodes", n}, {"ranks", n}, {"gpus", 0}}},
+                         {"point", {{"size", size}}},
+                         {"metric", "time"},
+                         {"unit", "us"},
+                         {"value", 10.0 * (n - 1) + 2.0 * (n - 1) / n * size / 1e4},
+                         {"status", "ok"}});
+  return make_predictions(records, {1}, 4).made.at(0);
+}
+
+TEST(RequestChecks, APredictionAsPredictMakesIt) { EXPECT_EQ(check_prediction_body(prediction()), ""); }
+
+TEST(RequestChecks, APredictionNamesItsWrongField) {
+  Json p = prediction();
+  p.erase("record_ids");
+  EXPECT_EQ(check_prediction_body(p), "prediction: missing field 'record_ids' (an array of 1 to 100000 record ids)");
+  p = prediction();
+  p["fit_nodes"] = {3, 3};
+  EXPECT_EQ(check_prediction_body(p),
+            "prediction: field 'fit_nodes' must be an array of 2 or more distinct node counts, not array");
+  p = prediction();
+  p["op"] = "gemm";
+  EXPECT_NE(check_prediction_body(p).find("field 'op' must be a collective"), std::string::npos);
+  p = prediction();
+  p["nodes"] = 1025;
+  EXPECT_NE(check_prediction_body(p).find("field 'nodes'"), std::string::npos);
+  p = prediction();
+  p["params"]["op"] = "all_gather";
+  EXPECT_EQ(check_prediction_body(p), "prediction: params.op must be the prediction's op");
+  p = prediction();
+  p["model"]["rank_counts"] = 1;
+  EXPECT_NE(check_prediction_body(p).find("prediction: model must hold"), std::string::npos);
+  p = prediction();
+  p["surprise"] = 1;
+  EXPECT_NE(check_prediction_body(p).find("unknown field 'surprise'"), std::string::npos);
+}
+
+TEST(RequestChecks, APredictedValueMustBeTheModels) {
+  Json p = prediction();
+  p["predicted"][1]["busbw"] = p["predicted"][1]["busbw"].get<double>() * 1.01;
+  EXPECT_NE(check_prediction_body(p).find("prediction: predicted[1].busbw is "), std::string::npos);
+  p = prediction();
+  p["predicted"][0]["size"] = 0;
+  EXPECT_NE(check_prediction_body(p).find("predicted[0] must be {size"), std::string::npos);
+  p = prediction();
+  p["nodes"] = 8;  // the same model gives other numbers at 8 nodes
+  EXPECT_NE(check_prediction_body(p).find("the model gives"), std::string::npos);
 }
 
 }  // namespace

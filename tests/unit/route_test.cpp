@@ -57,6 +57,15 @@ TEST(Route, ExperimentAndCancel) {
   EXPECT_EQ(match_route("/api/v1/experiments").kind, Kind::kNone);
 }
 
+TEST(Route, Prediction) {
+  Route r = match_route("/api/v1/predictions/12");
+  EXPECT_EQ(r.kind, Kind::kPrediction);
+  EXPECT_EQ(r.id, "12");
+  for (const char* p : {"/api/v1/predictions/", "/api/v1/predictions/x", "/api/v1/predictions/1/",
+                        "/api/v1/predictions/1234567890123456789", "/api/v1/predictions"})
+    EXPECT_EQ(match_route(p).kind, Kind::kNone) << p;
+}
+
 TEST(Route, OtherPathsAreNone) {
   for (const char* p : {"", "/", "/metrics", "/api/v1/runs", "/api/v2/runs/1/records", "/API/v1/runs/1/records"})
     EXPECT_EQ(match_route(p).kind, Kind::kNone) << p;
