@@ -165,6 +165,34 @@ std::vector<CommandDecl> command_decls() {
        ReadsFrom::kCoordinatorOrDb,
        "",
        std::string("\n") + accept_help() + "\n"},
+      {"predict",
+       "Predict collective busbw at a node count not measured yet, from an experiment measured at 2 or more; the "
+       "coordinator keeps the prediction and scores it when a run lands at that count",
+       "  scalebench predict --experiment predict-allreduce-2-3 --nodes 4\n"
+       "  scalebench predict --experiment allreduce-2n,allreduce-3n --nodes 8 --format json\n",
+       kNoArgument,
+       {{"experiment", "NAME|ID,...",
+         "the experiment(s) to fit on: together their ok records span 2 node counts or more"},
+        {"nodes", "N", "the node count to predict"}},
+       ReadsFrom::kCoordinator,
+       "the predictions",
+       "",
+       "\nPer op, variant and params (measurement parameters aside), a ring model is fitted on every\n"
+       "size at every measured node count: t(n, S) = steps(n)*a + factor(n)*S/B, n the collective's\n"
+       "ranks, a the latency of a ring step, B the bus bandwidth. Its busbw at --nodes is kept by the\n"
+       "coordinator with the records it came from. A run of the same series that starts later at\n"
+       "--nodes scores it by itself: per size the measured busbw (median), the predicted one and the\n"
+       "error (predicted - measured) / measured; the goal is within 10% from 1 MiB up. See them with\n"
+       "`scalebench predictions` and in `scalebench report` (docs/predictions.md).\n"},
+      {"predictions",
+       "The predictions the coordinator keeps, each with how it scored against the runs at its node count",
+       "  scalebench predictions\n"
+       "  scalebench predictions 3 --format csv\n"
+       "  scalebench predictions --db scalebench.db --format json\n",
+       {"PREDICTION", "a prediction's id (default: all)", 0, 1, false},
+       {},
+       ReadsFrom::kCoordinatorOrDb,
+       "the predictions and their scores"},
       {"agents",
        "The agents registered with the coordinator, their GPUs and runs",
        "  scalebench agents\n"

@@ -57,6 +57,8 @@ int cmd_ratio(const CliArgs& a);
 int cmd_report(const CliArgs& a);
 int cmd_compare(const CliArgs& a);  // 1: a regression was flagged; 3: no point in common
 int cmd_accept(const CliArgs& a);   // 0: every node passed (warnings allowed); 1: a check failed
+int cmd_predict(const CliArgs& a);
+int cmd_predictions(const CliArgs& a);
 const char* accept_help();
 
 }  // namespace scalebench

@@ -1,5 +1,5 @@
 // scalebench: the command-line interface (study, submit, status, wait, results, ratio, report,
-// compare, accept, agents, cancel, testbed).
+// compare, accept, predict, predictions, agents, cancel, testbed).
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,6 +31,8 @@ int dispatch(const scalebench::CliArgs& a) {
   if (a.command == "report") return cmd_report(a);
   if (a.command == "compare") return cmd_compare(a);
   if (a.command == "accept") return cmd_accept(a);
+  if (a.command == "predict") return cmd_predict(a);
+  if (a.command == "predictions") return cmd_predictions(a);
   std::cout << version_line("scalebench") << "\n";  // `version`, the only other command declared
   return 0;
 }

@@ -90,4 +90,17 @@ Json Source::records(const std::string& experiment) {
   return all;
 }
 
+Json Source::predictions(const std::string& id) {
+  if (!id.empty() && (id.find_first_not_of("0123456789") != std::string::npos || id.size() > 18))
+    throw Error("a prediction's id is a number, not '" + id + "'");
+  if (store_) {
+    if (id.empty()) return store_->predictions();
+    Json one = store_->predictions(std::stoll(id));
+    if (one.is_null()) throw Error("no prediction " + id);
+    return Json::array({one});
+  }
+  if (id.empty()) return client_->get_json("/api/v1/predictions").value("predictions", Json::array());
+  return Json::array({client_->get_json("/api/v1/predictions/" + id)});
+}
+
 }  // namespace scalebench

@@ -30,6 +30,8 @@ class Source {
   Json experiment(const std::string& id);
   // Every record of the experiment (all experiments when empty), in store order, read in pages.
   Json records(const std::string& experiment);
+  // Every prediction with its scores (docs/predictions.md), or the one with this id.
+  Json predictions(const std::string& id);
 
  private:
   std::optional<Store> store_;
