@@ -87,6 +87,8 @@ int cmd_report(const CliArgs& a) {
   const std::string chart_library = chart_library_or_static();
 
   options.title = a.opt("title", experiment.empty() ? "scalebench report" : "scalebench report: " + experiment);
+  // The predictions that these experiments' runs scored; a records file holds none.
+  if (a.opt("records").empty()) options.predictions = Source(a).predictions("");
   const Report report = build_report(records, options);
 
   namespace fs = std::filesystem;

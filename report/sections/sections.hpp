@@ -3,6 +3,7 @@
 // its tables, charts and paragraphs to the section it is given, and nothing when its records
 // hold nothing for it.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,5 +33,10 @@ void add_other_figures(Section& sec, const std::vector<const Json*>& recs);
 void add_outliers(Section& sec, const Json& exp_records);
 void add_clock_limits(Section& sec, const std::vector<const Json*>& recs);
 void add_problems(Section& sec, const std::vector<const Json*>& recs);
+
+// "Predicted against measured": the predictions (GET /api/v1/predictions' list) scored by the
+// experiments named, per size and as the worst error from 1 MiB up against the goal, with a chart
+// each. None when no prediction was scored by them.
+std::optional<Section> predicted_against_measured(const Json& predictions, const std::vector<std::string>& names);
 
 }  // namespace scalebench::sections
