@@ -87,8 +87,15 @@ int cmd_report(const CliArgs& a) {
   const std::string chart_library = chart_library_or_static();
 
   options.title = a.opt("title", experiment.empty() ? "scalebench report" : "scalebench report: " + experiment);
-  // The predictions that these experiments' runs scored; a records file holds none.
-  if (a.opt("records").empty()) options.predictions = Source(a).predictions("");
+  // The predictions that these experiments' runs scored; a records file holds none, nor does a
+  // coordinator from before predictions (404).
+  if (a.opt("records").empty()) {
+    try {
+      options.predictions = Source(a).predictions("");
+    } catch (const RefusedError& e) {
+      if (e.status() != 404) throw;
+    }
+  }
   const Report report = build_report(records, options);
 
   namespace fs = std::filesystem;
