@@ -46,7 +46,7 @@ Json series(const Json& workload, const Json& variant, Json params, long long ra
               {"ranks_per_node", ranks_per_node}};
 }
 
-// A record's point as its series, node count and size, when it is an ok point of `metric`.
+// Whether a record is an ok point of `metric` in `unit`, with a value and a size.
 bool ok_point(const Json& r, const char* metric, const char* unit) {
   return r.is_object() && text_of(r, "status") == "ok" && text_of(r, "metric") == metric &&
          text_of(r, "unit") == unit && r.contains("value") && r["value"].is_number() &&
