@@ -2,7 +2,6 @@
 // visible.
 #include <gtest/gtest.h>
 
-#include "tests/unit/gpu_available.hpp"
 #include "workloads/burn/burn_decay.hpp"
 
 #ifdef SCALEBENCH_HAVE_CUDA
@@ -11,6 +10,7 @@
 #include <cmath>
 #include <vector>
 
+#include "tests/unit/gpu_available.hpp"
 #include "workloads/burn/burn_bench.hpp"
 #include "workloads/checksum/train_checksum.hpp"
 #include "workloads/gpu/bf16_pattern.cuh"
