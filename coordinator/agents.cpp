@@ -1,9 +1,11 @@
 #include "coordinator/coordinator.hpp"
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "common/log.hpp"
 #include "coordinator/scheduler.hpp"
@@ -60,7 +62,20 @@ ApiResult Coordinator::register_agent(const Json& info) {
   a.info = info;
   a.state = "alive";
   a.registered_at = a.last_seen = now();
+  // A registration is a new process of the agent (an agent registers when it starts, and again
+  // only when the coordinator does not know it): one that was a node of runs in flight restarted,
+  // and those attempts are lost, as when it is found silent. The runs it leads are reconciled by
+  // its next heartbeat (it lists those whose end it still holds). Its heartbeats count from here.
+  const bool seen_before = find_agent(a.id) != nullptr;  // a new name is a node of nothing
+  Store::Transaction tx(store_);
   store_.upsert_agent(a);
+  std::vector<long long> lost_hosted;
+  if (seen_before)
+    lost_hosted = lose_attempts_on({{a.id, "agent " + a.id + " restarted while the run was in flight"}}, false);
+  tx.commit();
+  for (long long id : lost_hosted) unconfirmed_.erase(id);
+  last_beat_.erase(a.id);
+  draining_.erase(a.id);  // a new process: what it still runs, its heartbeat says
   if (Store::Agent* known = find_agent(a.id))
     *known = a;
   else
@@ -87,8 +102,12 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
     if (it == heard_.end()) return api_error(404, "unknown agent '" + agent_id + "'; register again");
     it->second = now();
   }
+  // An agent that says it is stopping (SIGTERM) sends that once: it is not answered busy.
+  const bool stopping = body.value("stopping", false);
   std::unique_lock lock(mutex_, std::defer_lock);
-  if (!lock.try_lock_for(kHeartbeatWait))
+  if (stopping)
+    lock.lock();
+  else if (!lock.try_lock_for(kHeartbeatWait))
     // Nothing is assigned or cancelled in this answer; the next heartbeat that finds the state
     // free reconciles the agent's runs as usual.
     return {200, Json{{"runs", Json::array()},
@@ -98,7 +117,18 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   Store::Agent* agent = find_agent(agent_id);
   if (!agent || agent->state == "gone") return api_error(404, "unknown agent '" + agent_id + "'; register again");
   // A heartbeat older than one already handled (its agent gave up on the answer, and it was
-  // handled late): reconciling it would take back a run that the later answer delivered.
+  // handled late): reconciling it would take back a run that the later answer delivered. One of
+  // another boot than the last since the agent registered comes from a new process of it that did
+  // not register (a restart is normally seen at its registration): it restarted.
+  struct BeatGuard {  // the previous beat comes back unless this heartbeat's changes commit
+    std::pair<long long, long long>* slot = nullptr;
+    std::pair<long long, long long> before{};
+    bool keep = false;
+    ~BeatGuard() {
+      if (slot && !keep) *slot = before;
+    }
+  } beat_guard;
+  bool new_boot = false;
   if (body.contains("boot") && body.contains("beat")) {
     const std::pair<long long, long long> beat{body["boot"].get<long long>(), body["beat"].get<long long>()};
     auto [last, first] = last_beat_.try_emplace(agent_id, beat);
@@ -107,6 +137,9 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
                         {"cancel", Json::array()},
                         {"heartbeat_interval_s", options_.heartbeat_interval_s},
                         {"stale", true}}};
+    new_boot = !first && last->second.first != beat.first;
+    beat_guard.slot = &last->second;  // references to a map's values outlive its rehashes
+    beat_guard.before = last->second;
     last->second = beat;
   }
   // Alive from now on, whatever the store can record: last_seen is kept here and saved later.
@@ -146,10 +179,25 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
       draining = true;
       cancel.push_back(id);
     }
-  if (draining)
+  if (draining || stopping)
     draining_.insert(agent_id);
   else
     draining_.erase(agent_id);
+
+  // The agent restarted, or is stopping: its host is lost to the runs it is a node of, as when it
+  // is found silent (check_liveness). The runs it leads are reconciled above (a new process lists
+  // no run it did not journal), or end by its finish (`lost`: it was stopped).
+  std::string leaving;
+  if (new_boot) leaving = "agent " + agent_id + " restarted while the run was in flight";
+  if (stopping) leaving = "agent " + agent_id + " was stopped (SIGTERM) while the run was in flight";
+  bool hosts_runs = false;
+  if (!leaving.empty()) {
+    log::info(new_boot ? "agent " + agent_id + " restarted (a heartbeat of a new process)"
+                       : "agent " + agent_id + " is stopping: it gets no more work");
+    for (const auto& r : store_.runs_in_flight())
+      for (const auto& h : hosts_from_json(r.hosts))
+        if (h.agent == agent_id && r.agent_id != agent_id) hosts_runs = true;
+  }
 
   // Whether a pass over the queue can change anything: with no queued run it cannot, nor when
   // this agent can lead nothing now and the agents did not change since the last sweep. Runs that
@@ -158,12 +206,15 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   bool plan = false;
   const bool sweep = was_lost || agents_generation_ != swept_agents_;
   // Runs taken back below (undelivered, or lost to a restart) free room this pass can use.
-  const bool freed = !undelivered.empty() || !restarted.empty();
+  const bool freed = !undelivered.empty() || !restarted.empty() || hosts_runs;
   if (!draining_.count(agent_id) && (store_.any_queued() || freed))
     plan = sweep || freed || may_lead(*agent, store_.occupancy());
   Json assign = Json::array();
-  if (!was_lost && restarted.empty() && undelivered.empty() && delivered.empty() && !plan)
+  if (!was_lost && restarted.empty() && undelivered.empty() && delivered.empty() && !hosts_runs && !plan) {
+    beat_guard.keep = true;
+    beat_handled_at_[agent_id] = now();
     return {200, Json{{"runs", assign}, {"cancel", cancel}, {"heartbeat_interval_s", options_.heartbeat_interval_s}}};
+  }
 
   // All or nothing: a store error (locked, full) leaves no run half-assigned; the agent retries.
   Store::Transaction tx(store_);
@@ -180,6 +231,11 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   for (auto& r : delivered) {
     r.delivered = true;
     store_.update_run(r);
+  }
+  std::vector<long long> lost_hosted;
+  if (hosts_runs) {
+    lost_hosted = lose_attempts_on({{agent_id, leaving}}, false);
+    changed = true;
   }
   // Alive for this pass; it stays so only if the transaction commits.
   struct StateGuard {
@@ -227,7 +283,10 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   tx.commit();
   note_store_ok();
   guard.keep = true;
+  beat_guard.keep = true;
+  beat_handled_at_[agent_id] = now();
   for (const auto& r : undelivered) unconfirmed_.erase(r.id);
+  for (long long id : lost_hosted) unconfirmed_.erase(id);
   const double deadline = now() + options_.heartbeat_timeout_s;
   for (const auto& a : assign) unconfirmed_[a["run_id"].get<long long>()] = deadline;
   if (was_lost) ++agents_generation_;
@@ -276,6 +335,11 @@ void Coordinator::expire_unconfirmed(double t) {
 }
 
 void Coordinator::lose_run(Store::Run& run, const std::string& why) {
+  if (run.state == "cancelling") {  // cancelled by its user: not run again
+    end_run(run, "cancelled", "cancelled by user while running; " + why, true);
+    log::warn("run " + std::to_string(run.id) + ": " + run.reason);
+    return;
+  }
   const int attempt = run.attempt;
   end_run(run, "failed", why, true);  // the lost attempt's record says why, and stays
   const int retries = run.spec.value("retries", 0);
@@ -287,7 +351,38 @@ void Coordinator::lose_run(Store::Run& run, const std::string& why) {
     run.finished_at = 0;
     store_.update_run(run);
     log::warn("run " + std::to_string(run.id) + ": " + run.reason);
+  } else {
+    log::warn("run " + std::to_string(run.id) + " failed: attempt " + std::to_string(attempt) + " lost (" + why +
+              "), no retry left");
   }
+}
+
+std::vector<long long> Coordinator::lose_attempts_on(const std::map<std::string, std::string>& why_by_agent,
+                                                     bool leading) {
+  std::vector<long long> changed;
+  for (const Store::Run& in_flight : store_.runs_in_flight()) {
+    // The leader first (as such it may never have started the run), then the other nodes.
+    auto found = why_by_agent.end();
+    if (leading) found = why_by_agent.find(in_flight.agent_id);
+    for (const auto& h : hosts_from_json(in_flight.hosts)) {
+      if (found != why_by_agent.end()) break;
+      if (h.agent != in_flight.agent_id) found = why_by_agent.find(h.agent);
+    }
+    if (found == why_by_agent.end()) continue;
+    Store::Run r = in_flight;
+    // A leader lost before it confirmed the run never started it; a node lost is the whole MPI
+    // job lost, whether or not its leader started it.
+    if (found->first == r.agent_id && unconfirmed_.count(r.id))
+      return_undelivered(r, found->second);
+    else
+      lose_run(r, found->second);
+    // Its leader, when it was another node that went, still runs it: no work for it, as a node
+    // of the retry or of anything else, until its heartbeat shows it stopped (it finds the run in
+    // `cancel` at that heartbeat).
+    if (found->first != in_flight.agent_id) draining_.insert(in_flight.agent_id);
+    changed.push_back(r.id);
+  }
+  return changed;
 }
 
 ApiResult Coordinator::list_agents() {
@@ -346,35 +441,17 @@ void Coordinator::check_liveness() {
   for (auto& a : agents_)
     if (a.state == "alive" && a.last_seen < cutoff) lost.push_back(&a);
   if (!lost.empty()) {
-    std::vector<long long> returned;
-    // The nodes of each run in flight, read once for all the agents lost in this pass.
-    std::vector<std::pair<long long, std::set<std::string>>> nodes_of;
-    for (const auto& r : store_.runs_in_flight()) {
-      std::set<std::string> agents{r.agent_id};
-      for (const auto& h : hosts_from_json(r.hosts)) agents.insert(h.agent);
-      nodes_of.emplace_back(r.id, std::move(agents));
-    }
-    Store::Transaction tx(store_);
+    std::map<std::string, std::string> why_by_agent;
     for (const Store::Agent* a : lost) {
-      store_.touch_agent(a->id, "lost", a->last_seen);
       std::string why = "agent lost: no heartbeat from " + a->id + " for " +
                         std::to_string(static_cast<int>(t - a->last_seen)) + " s";
       log::warn(why);
-      for (const auto& [id, agents] : nodes_of) {
-        if (!agents.count(a->id)) continue;
-        const Store::Run* open = store_.open_run(id);
-        if (!open || (open->state != "running" && open->state != "cancelling")) continue;  // lost already
-        Store::Run r = *open;
-        // A leader lost before it confirmed the run never started it; a follower lost is the
-        // whole MPI job lost, whether or not its leader started it.
-        if (r.agent_id == a->id && unconfirmed_.count(r.id)) {
-          return_undelivered(r, why);
-        } else {
-          lose_run(r, why);
-        }
-        returned.push_back(r.id);
-      }
+      why_by_agent.emplace(a->id, std::move(why));
     }
+    Store::Transaction tx(store_);
+    for (const Store::Agent* a : lost) store_.touch_agent(a->id, "lost", a->last_seen);
+    // Every run in flight that a lost agent leads or is a node of, in one pass over them.
+    const std::vector<long long> returned = lose_attempts_on(why_by_agent, true);
     tx.commit();
     for (long long id : returned) unconfirmed_.erase(id);
     for (Store::Agent* a : lost) {

@@ -186,6 +186,7 @@ void Coordinator::end_run(Store::Run& run, const std::string& state, const std::
   run.reason = reason;
   run.finished_at = now();
   store_.update_run(run);
+  held_ends_.erase(run.id);
   if (add_status_record) {
     Json rec = status_record(record_context(run.id, run.spec, placement_of(run)), state, reason);
     store_.add_record(run.id, run.attempt, -1 - static_cast<long long>(store_.record_count(run.id)), rec);
@@ -362,8 +363,9 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
   // Why the run takes no records (empty when it does).
   auto refused = [&](const Store::Run* run) -> std::optional<ApiResult> {
     if (!run) return error(404, "no run " + std::to_string(run_id));
-    if (attempt != run->attempt)
-      return error(409, "stale attempt " + std::to_string(attempt) + " of run " + std::to_string(run_id));
+    if (attempt != run->attempt || run->state == "queued")  // queued: that attempt was lost
+      return error(409, "stale attempt " + std::to_string(attempt) + " of run " + std::to_string(run_id) +
+                            (run->state == "queued" ? ": " + run->reason : ""));
     if (is_terminal(run->state))
       return error(409, "run " + std::to_string(run_id) + " already ended as " + run->state +
                             (run->reason.empty() ? "" : ": " + run->reason));
@@ -429,17 +431,55 @@ ApiResult Coordinator::finish_run(long long run_id, const Json& body) {
   std::lock_guard lock(mutex_);
   auto run = store_.run(run_id);
   if (!run) return error(404, "no run " + std::to_string(run_id));
-  if (body.value("attempt", 0) != run->attempt) return error(409, "stale attempt of run " + std::to_string(run_id));
+  const int attempt = body.value("attempt", 0);
+  if (attempt != run->attempt) return error(409, "stale attempt of run " + std::to_string(run_id));
+  // Queued again with this attempt's number: the attempt was lost (a node of it lost, restarted
+  // or stopped) before this end came, and its retry has not started yet.
+  if (run->state == "queued") return error(409, "stale attempt of run " + std::to_string(run_id) + ": " + run->reason);
   unconfirmed_.erase(run_id);                                              // its end came: it was delivered
   if (is_terminal(run->state)) return {200, Json{{"state", run->state}}};  // a resend: already done
   std::string status = body.value("status", "failed");
   if (!is_terminal(status)) return error(400, "finish: unknown status '" + status + "'");
+  if (body.value("lost", false)) {
+    // Its agent was stopped (SIGTERM) and ended it: the run did not fail by itself, its host went
+    // away, as when a node of it is lost. The status record is made here (the agent sends none).
+    const std::string why = body.value("reason", "");
+    lose_run(*run, why.empty() ? "agent " + run->agent_id + " was stopped while the run was in flight" : why);
+    note_store_ok();
+    refresh_gauges();
+    return {200, Json{{"state", run->state}}};
+  }
+  if (status == "failed" || status == "timeout")
+    if (const std::string why = end_held_for(*run, attempt); !why.empty()) return error(503, why);
   end_run(*run, status, body.value("reason", ""), false);
   note_store_ok();
   refresh_gauges();
   log::info("run " + std::to_string(run_id) + " " + status + (run->reason.empty() ? "" : ": " + run->reason));
   if (status == "ok") score_predictions(*run);
   return {200, Json{{"state", status}}};
+}
+
+std::string Coordinator::end_held_for(const Store::Run& run, int attempt) {
+  auto [held, first] = held_ends_.try_emplace(run.id, HeldEnd{attempt, now()});
+  if (!first && held->second.attempt != attempt) held->second = HeldEnd{attempt, now()};
+  std::string silent;
+  for (const auto& h : hosts_from_json(run.hosts)) {
+    if (h.agent == run.agent_id) continue;
+    const auto beat = beat_handled_at_.find(h.agent);
+    if (beat == beat_handled_at_.end() || beat->second <= held->second.since)
+      silent += (silent.empty() ? "" : ", ") + h.agent;
+  }
+  if (silent.empty()) {
+    held_ends_.erase(held);
+    return "";
+  }
+  if (first)
+    log::info("run " + std::to_string(run.id) + " attempt " + std::to_string(attempt) +
+              ": its end waits for a heartbeat from " + silent);
+  return "run " + std::to_string(run.id) + " attempt " + std::to_string(attempt) +
+         ": its end waits for a heartbeat from " + silent +
+         " (a node of the run: if it is lost or restarted, the attempt is lost and queued again while retries "
+         "remain; else this end stands); send it again";
 }
 
 void Coordinator::score_predictions(const Store::Run& run) {

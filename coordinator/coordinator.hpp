@@ -94,9 +94,20 @@ class Coordinator {
   double now() const;
   const Experiment* experiment_spec(long long experiment_id);
   void end_run(Store::Run& run, const std::string& state, const std::string& reason, bool add_status_record);
-  // The run's attempt ended because an agent of it was lost: failed, and queued again while the
-  // experiment's `retries` allow.
+  // The run's attempt ended because an agent of it was lost (silent past the timeout, restarted,
+  // or stopped): failed with `why` in its status record, and queued again while the experiment's
+  // `retries` allow. A run being cancelled ends cancelled instead.
   void lose_run(Store::Run& run, const std::string& why);
+  // The attempts in flight that the agents of `why_by_agent` host are lost (lose_run), each with
+  // the text of the first of its agents found there: as a node of the run, and, with `leading`,
+  // as its leader too (a leader that never confirmed the run gets it taken back instead:
+  // return_undelivered). The runs changed, in the caller's transaction.
+  std::vector<long long> lose_attempts_on(const std::map<std::string, std::string>& why_by_agent, bool leading);
+  // Why the end that a leader reports for a run over several nodes waits ("" when it does not):
+  // a node of the run that no heartbeat was handled from since the end was first reported may
+  // be the cause (its host died, and mpirun failed before the node was found lost). Its next
+  // heartbeat lets the end stand; its loss or restart loses the attempt instead.
+  std::string end_held_for(const Store::Run& run, int attempt);
   // The run ended ok: its busbw records score the predictions of its series at its node count
   // that were made before it started. A failure is logged, never the run's.
   void score_predictions(const Store::Run& run);
@@ -146,14 +157,28 @@ class Coordinator {
   // submission, oldest first: the experiments /metrics shows progress for.
   std::deque<std::pair<std::string, long long>> progress_experiments_;
   std::map<long long, double> ended_at_;
-  std::set<std::string> draining_;  // agents still stopping a run whose attempt ended here
+  // Agents given no work, as leaders or as nodes: still stopping a run whose attempt ended here,
+  // or stopping themselves (their last heartbeat said `stopping`).
+  std::set<std::string> draining_;
   // Runs handed out in a heartbeat's answer and not yet confirmed by their leader (listed in a
   // later heartbeat's `active`, or records or a finish of that attempt): an answer nobody
   // received uses no attempt. By run id: the deadline after which the run is queued again.
   // Kept in memory only: after a restart, runs in flight count as delivered.
   std::unordered_map<long long, double> unconfirmed_;
-  // The (boot, beat) of each agent's newest heartbeat handled: an older one is stale.
+  // The (boot, beat) of each agent's newest heartbeat handled: an older one is stale, and one of
+  // another boot is a new process of the agent (it restarted).
   std::unordered_map<std::string, std::pair<long long, long long>> last_beat_;
+  // When a heartbeat of each agent was last handled in full (not answered busy or stale), its
+  // boot checked: what end_held_for waits for.
+  std::unordered_map<std::string, double> beat_handled_at_;
+  // Ends of runs over several nodes that their leader reported and that wait for the other
+  // nodes' heartbeats (end_held_for), by run: the attempt and when it was first reported. Kept
+  // in memory only: the leader sends the end again until it is taken.
+  struct HeldEnd {
+    int attempt = 0;
+    double since = 0;
+  };
+  std::unordered_map<long long, HeldEnd> held_ends_;
   // Every registered agent, by id, as stored except last_seen, which heartbeats move here only
   // (the store gets it at each save): a heartbeat writes nothing unless something changed.
   std::vector<Store::Agent> agents_;

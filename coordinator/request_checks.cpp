@@ -131,7 +131,8 @@ std::string check_heartbeat_body(const Json& body) {
       {"active", false, "an array of run ids (integers), at most 4096",
        [](const Json& v) { return v.size() <= 4096 && is_int_array(v); }},
       {"boot", false, "an integer", is_int},
-      {"beat", false, "a non-negative integer", [](const Json& v) { return is_int(v) && v.get<long long>() >= 0; }}};
+      {"beat", false, "a non-negative integer", [](const Json& v) { return is_int(v) && v.get<long long>() >= 0; }},
+      {"stopping", false, "a boolean", [](const Json& v) { return v.is_boolean(); }}};
   return check("heartbeat", body, fields);
 }
 
@@ -160,6 +161,7 @@ std::string check_finish_body(const Json& body) {
       {"attempt", true, "an integer", is_int},
       {"status", true, "a string", is_string},
       {"reason", false, "a string", is_string},
+      {"lost", false, "a boolean", [](const Json& v) { return v.is_boolean(); }},
   };
   return check("finish", body, fields);
 }

@@ -25,6 +25,11 @@ TEST(RequestChecks, AcceptTheBodiesTheAgentSends) {
   EXPECT_NE(check_heartbeat_body(Json{{"beat", -1}}).find("non-negative"), std::string::npos);
   EXPECT_EQ(check_records_body(Json{{"attempt", 1}, {"records", {{{"seq", 0}, {"record", Json::object()}}}}}), "");
   EXPECT_EQ(check_finish_body(Json{{"run_id", 5}, {"attempt", 1}, {"status", "ok"}, {"reason", ""}}), "");
+  // An agent that is stopped (SIGTERM) says so, and ends its runs as lost.
+  EXPECT_EQ(check_heartbeat_body(Json{{"active", {1}}, {"boot", 77}, {"beat", 4}, {"stopping", true}}), "");
+  EXPECT_EQ(check_finish_body(Json{{"attempt", 1}, {"status", "failed"}, {"reason", "r"}, {"lost", true}}), "");
+  EXPECT_EQ(check_finish_body(Json{{"attempt", 1}, {"status", "failed"}, {"lost", 1}}),
+            "finish: field 'lost' must be a boolean, not number");
 }
 
 TEST(RequestChecks, NameTheUnknownField) {
@@ -35,7 +40,7 @@ TEST(RequestChecks, NameTheUnknownField) {
       "register: unknown field 'gpu_count' (known: name, hostname, address, gpus, slots, capabilities, workloads, "
       "topology, version)");
   EXPECT_EQ(check_heartbeat_body(Json{{"actve", Json::array()}}),
-            "heartbeat: unknown field 'actve' (known: active, boot, beat)");
+            "heartbeat: unknown field 'actve' (known: active, boot, beat, stopping)");
   EXPECT_EQ(check_records_body(Json{{"attempt", 1}, {"records", {{{"seq", 0}, {"record", Json::object()}, {"x", 1}}}}}),
             "records[0]: unknown field 'x' (known: seq, record)");
 }
