@@ -193,11 +193,16 @@ void Agent::start_run(const Json& a) {
     } catch (const std::exception& e) {
       outcome = {"failed", std::string("agent could not launch the run: ") + e.what(), 0, false};
     }
-    if (outcome.status == "cancelled" && stopping_.load()) {
+    // Ended because this agent is stopping: the run did not fail by itself, its host went away.
+    // Its end says so (`lost`), and the coordinator treats the attempt as lost, as when a node of
+    // it is lost: it makes the status record (none is sent from here) and queues the run again
+    // while its retries allow.
+    const bool lost = outcome.status == "cancelled" && stopping_.load();
+    if (lost) {
       outcome.status = "failed";
-      outcome.reason = "the agent was stopped (SIGTERM) while the run was in flight";
+      outcome.reason = "agent " + options_.name + " was stopped (SIGTERM) while the run was in flight";
     }
-    if (outcome.status != "ok" && outcome.status != "skipped" && !outcome.outcome_recorded) {
+    if (outcome.status != "ok" && outcome.status != "skipped" && !outcome.outcome_recorded && !lost) {
       Json host_names = Json::array();
       for (const auto& h : hosts) host_names.push_back(h.host);
       if (hosts.empty()) host_names.push_back(info_["hostname"]);
@@ -211,9 +216,9 @@ void Agent::start_run(const Json& a) {
     if (options_.active_runs) options_.active_runs->end(run_id);
     log::info("run " + std::to_string(run_id) + " " + outcome.status + " (" + std::to_string(outcome.records) +
               " records)" + (outcome.reason.empty() ? "" : ": " + outcome.reason));
-    outbox_->post(
-        "/api/v1/runs/" + std::to_string(run_id) + "/finish",
-        Json{{"run_id", run_id}, {"attempt", attempt}, {"status", outcome.status}, {"reason", outcome.reason}});
+    Json finish{{"run_id", run_id}, {"attempt", attempt}, {"status", outcome.status}, {"reason", outcome.reason}};
+    if (lost) finish["lost"] = true;
+    outbox_->post("/api/v1/runs/" + std::to_string(run_id) + "/finish", std::move(finish));
     std::lock_guard lock(mutex_);
     cancel_flags_.erase(run_id);
     finished_workers_.insert(run_id);
@@ -242,6 +247,23 @@ void Agent::run(const std::atomic<bool>& stop) {
   }
   log::info("stopping: ending the current run, delivering queued results");
   stopping_.store(true);
+  // Said first, so that the coordinator gives this node no more work and counts it lost to the
+  // runs it is a node of; the runs it leads end below, their records delivered before their end.
+  if (registered) {
+    try {
+      Json active = Json::array();
+      {
+        std::lock_guard lock(mutex_);
+        for (long long id : active_) active.push_back(id);
+      }
+      HttpResponse r =
+          client_.request("POST", "/api/v1/agents/" + options_.name + "/heartbeat",
+                          Json{{"active", active}, {"boot", boot_}, {"beat", ++beat_}, {"stopping", true}}.dump());
+      if (r.status != 200) throw Error("HTTP " + std::to_string(r.status) + ": " + r.body);
+    } catch (const std::exception& e) {
+      log::warn(std::string("could not tell the coordinator this agent is stopping: ") + e.what());
+    }
+  }
   {
     std::lock_guard lock(mutex_);
     for (auto& [id, flag] : cancel_flags_) flag->store(true);

@@ -37,7 +37,9 @@ class Agent {
   };
   explicit Agent(Options options);
   ~Agent();
-  // Until `stop` becomes true (SIGTERM): then ends a running run and delivers what is queued.
+  // Until `stop` becomes true (SIGTERM): then tells the coordinator it is stopping (a last
+  // heartbeat), ends its running runs as lost (their host went away; the coordinator retries them
+  // while their retries allow) and delivers what is queued.
   void run(const std::atomic<bool>& stop);
 
  private:

@@ -74,5 +74,5 @@ done
 json_check "$WORK/int.jsonl" 'len([r for r in records if r["experiment"] == "first" and r["status"] == "ok"]) == 6'
 # The run in flight ends failed, saying why.
 json_check "$WORK/int.jsonl" '[(r["experiment"], r["status"]) for r in records if r["experiment"] != "first"] == [("second", "failed")]'
-json_check "$WORK/int.jsonl" 'any("agent was stopped" in r.get("reason", "") for r in records)'
+json_check "$WORK/int.jsonl" 'any("was stopped (SIGTERM) while the run was in flight" in r.get("reason", "") for r in records)'
 echo "study_host: ok in $took s"
