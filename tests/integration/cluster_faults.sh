@@ -3,6 +3,10 @@
 # - an agent killed (SIGKILL) in the middle of a 2-node run: the run fails "agent lost" within
 #   the heartbeat timeout, its ranks do not outlive the agent, and (retries: 1) it is run again
 #   on the other agents, the lost attempt's record kept;
+# - the same with the run's other node's agent (not the leader): its attempt is lost all the
+#   same, the leader is told to stop it (no rank of it is left on any node), and it is run again;
+#   and that node's host dying whole (agent and ranks): mpirun fails at once, the failure the
+#   leader reports waits for the node, which is lost, and the run is retried;
 # - a rank that hangs in a 2-node MPI job: at the timeout the whole job is killed on every node;
 # - the coordinator killed and restarted in the middle of a multi-node study: queued and
 #   finished runs survive, the agents carry on by themselves, the study completes;
@@ -50,6 +54,61 @@ py '[h["agent"] for h in d["run_list"][0]["hosts"]]' <"$WORK/e2.json" | grep -qv
 json_check "$WORK/retry.jsonl" 'len([r for r in records if r["status"] == "failed" and r["reason"].startswith("agent lost: no heartbeat from '"$leader"'")]) == 1'
 json_check "$WORK/retry.jsonl" 'len([r for r in records if r["status"] == "ok" and r["metric"] == "busbw"]) >= 15'
 grep -q "lost" <<<"$(api /api/v1/agents)" || fail "the killed agent is not shown lost"
+
+# --- The other node's agent lost mid-run (not the leader's): the attempt is lost, the leader
+# stops it, the run is retried. Long enough (1 KiB..64 MiB, up to 1 s a size) to be running
+# still when the node is found lost.
+# restart_agent NAME: a new process of a killed agent, on its own address.
+restart_agent() {
+  start_agent "$1" --address "127.0.0.${1#node-}" --slots 2
+  AGENT[$1]=$AGENT_PID
+}
+# node_pids ADDRESS: the processes on that "node" (mpirun's daemon there and its ranks), by the
+# TMPDIR local_rsh.sh gives each node.
+node_pids() { grep -lz "^TMPDIR=$WORK/node-tmp/$1\$" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 || true; }
+restart_agent "$leader"
+# follower_case NAME HOW: a 2-node run with retries: 1 whose other node goes (HOW: agent, its
+# agent killed; host, its agent and every process of the node killed). Sets RUN and NODE.
+follower_case() {
+  sed -e "s/name: retry/name: $1/" -e 's/max_bytes: 16MiB/max_bytes: 64MiB/' -e 's/time_cap_s: 0.4/time_cap_s: 1/' \
+    "$WORK/retry.yaml" >"$WORK/$1.yaml"
+  "$BIN/scalebench" submit "$WORK/$1.yaml" --coordinator "$URL" >/dev/null
+  wait_until 60 '[[ $(api /api/v1/experiments/'"$1"' | py "d[\"run_list\"][0][\"records\"]") -gt 2 ]]'
+  api "/api/v1/experiments/$1" >"$WORK/$1-1.json"
+  RUN=$(py 'd["run_list"][0]["run_id"]' <"$WORK/$1-1.json")
+  NODE=$(py 'd["run_list"][0]["hosts"][1]["agent"]' <"$WORK/$1-1.json")
+  local address
+  address=$(py 'd["run_list"][0]["hosts"][1]["host"]' <"$WORK/$1-1.json")
+  [[ $(run_pids "$RUN" 1 | wc -l) -ge 5 ]] || fail "$1: mpirun and 4 ranks expected: $(run_pids "$RUN" 1)"
+  if [[ $2 == host ]]; then
+    [[ -n $(node_pids "$address") ]] || fail "$1: no process of the run on $address"
+    kill -KILL "${AGENT[$NODE]}" $(node_pids "$address")
+  else
+    kill -KILL "${AGENT[$NODE]}"
+  fi
+  wait_until 20 'grep -q "agent lost: no heartbeat from $NODE" "$WORK/coordinator.log"'
+  # Its leader was told to stop attempt 1: mpirun and every rank of it, on both nodes, are gone.
+  wait_until 15 '[[ -z $(run_pids "$RUN" 1) ]]'
+  wait_finished "$1" 120
+  api "/api/v1/experiments/$1" >"$WORK/$1-2.json"
+  [[ $(py 'd["run_list"][0]["state"]' <"$WORK/$1-2.json") == ok ]] || fail "$1: retried run not ok: $(cat "$WORK/$1-2.json")"
+  [[ $(py 'd["run_list"][0]["attempt"]' <"$WORK/$1-2.json") == 2 ]] || fail "$1: not retried once"
+  py '[h["agent"] for h in d["run_list"][0]["hosts"]]' <"$WORK/$1-2.json" | grep -qv "'$NODE'" || fail "$1: retried on the lost node"
+  "$BIN/scalebench" results --experiment "$1" --coordinator "$URL" --format json >"$WORK/$1.jsonl"
+  # Attempt 1's record names the lost node; attempt 2's records are all ok.
+  json_check "$WORK/$1.jsonl" 'len([r for r in records if r["status"] == "failed" and r["reason"].startswith("agent lost: no heartbeat from '"$NODE"'")]) == 1'
+  json_check "$WORK/$1.jsonl" 'len([r for r in records if r["status"] == "ok" and r["metric"] == "busbw"]) >= 17'
+  [[ -z $(run_pids "$RUN" 1) ]] || fail "$1: processes of attempt 1 left: $(run_pids "$RUN" 1)"
+}
+follower_case follower agent
+grep -q "run $RUN: attempt 1 lost (agent lost: no heartbeat from $NODE" "$WORK/coordinator.log" || fail "follower: not lost"
+# The host dying whole: mpirun fails at once; the leader's failure waits for the node, which is lost.
+restart_agent "$NODE"
+follower_case follower-host host
+grep -q "run $RUN attempt 1: its end waits for a heartbeat from $NODE" "$WORK/coordinator.log" ||
+  fail "follower-host: the leader's failure did not wait for the node"
+grep -q "run $RUN: attempt 1 lost (agent lost: no heartbeat from $NODE" "$WORK/coordinator.log" || fail "follower-host: not lost"
+restart_agent "$NODE"
 
 # --- A hung rank: the whole 2-node job is killed at the timeout, on every node.
 cat >"$WORK/hang.yaml" <<YAML
