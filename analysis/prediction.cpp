@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "analysis/scaling_model.hpp"
@@ -85,29 +86,44 @@ std::string describe_series(const Json& s) {
 }
 
 Json to_json(const CollectiveModel& m) {
-  return Json{{"formula", "t(n, S) = steps(n) * a + factor(n) * S / B"},
+  Json bandwidths = Json::array();
+  for (const auto& [size, b] : m.bus_bandwidth_gbps)
+    bandwidths.push_back({{"size", static_cast<long long>(size)}, {"gbps", std::isinf(b) ? Json() : Json(b)}});
+  return Json{{"formula", "t(n, S) = steps(n) * a + factor(n) * S / B(S)"},
               {"step_latency_us", m.step_latency_us},
-              {"bus_bandwidth_gbps", m.bus_bandwidth_gbps},
+              {"bus_bandwidth_by_size", std::move(bandwidths)},
               {"points", m.points},
               {"rank_counts", m.rank_counts},
               {"max_fit_error_pct", m.max_fit_error_pct}};
 }
 
+bool is_single_bandwidth_model(const Json& j) {
+  return j.is_object() && j.contains("bus_bandwidth_gbps") && !j.contains("bus_bandwidth_by_size");
+}
+
 std::optional<CollectiveModel> collective_model_from_json(const std::string& op, const Json& j) {
-  if (!j.is_object()) return std::nullopt;
-  for (const char* key : {"step_latency_us", "bus_bandwidth_gbps", "max_fit_error_pct"})
+  if (!j.is_object() || is_single_bandwidth_model(j)) return std::nullopt;
+  for (const char* key : {"step_latency_us", "max_fit_error_pct"})
     if (!j.contains(key) || !j[key].is_number()) return std::nullopt;
   for (const char* key : {"points", "rank_counts"})
     if (!j.contains(key) || !j[key].is_number_integer()) return std::nullopt;
+  const Json& bandwidths = j.value("bus_bandwidth_by_size", Json());
+  if (!bandwidths.is_array() || bandwidths.empty() || bandwidths.size() > kMaxModelSizes) return std::nullopt;
   CollectiveModel m;
   m.op = op;
   m.step_latency_us = j["step_latency_us"].get<double>();
-  m.bus_bandwidth_gbps = j["bus_bandwidth_gbps"].get<double>();
+  for (const auto& b : bandwidths) {
+    if (!b.is_object() || b.size() != 2 || !b.contains("size") || !b["size"].is_number_integer() ||
+        !(b["size"].get<long long>() > 0) || !b.contains("gbps") || !(b["gbps"].is_number() || b["gbps"].is_null()))
+      return std::nullopt;
+    const double gbps = b["gbps"].is_null() ? std::numeric_limits<double>::infinity() : b["gbps"].get<double>();
+    // One bandwidth a size: a second would leave which one the predictions used open.
+    if (!m.bus_bandwidth_gbps.emplace(b["size"].get<double>(), gbps).second) return std::nullopt;
+  }
   m.points = j["points"].get<int>();
   m.rank_counts = j["rank_counts"].get<int>();
   m.max_fit_error_pct = j["max_fit_error_pct"].get<double>();
-  if (ring_steps(op, 2) == 0 || m.step_latency_us < 0 || !std::isfinite(m.step_latency_us) ||
-      !std::isfinite(m.bus_bandwidth_gbps) || !m.ok())
+  if (ring_steps(op, 2) == 0 || m.step_latency_us < 0 || !std::isfinite(m.step_latency_us) || !m.ok())
     return std::nullopt;
   return m;
 }
@@ -144,14 +160,10 @@ Predictions make_predictions(const Json& records, const std::vector<long long>& 
       continue;
     }
     std::vector<CollectivePoint> points;
-    std::set<double> sizes;
-    for (const auto& [at, values] : g.times) {
-      points.push_back({at.first, at.second, median(values)});
-      sizes.insert(at.second);
-    }
+    for (const auto& [at, values] : g.times) points.push_back({at.first, at.second, median(values)});
     const CollectiveModel model = fit_collective_model(op, points);
     if (!model.ok()) {
-      out.skipped.push_back(what + ": the model does not fit its times (no positive bus bandwidth)");
+      out.skipped.push_back(what + ": the model does not fit its times: no size was measured at 2 node counts");
       continue;
     }
     if (ring_steps(op, nodes * per_node) == 0) {
@@ -159,7 +171,7 @@ Predictions make_predictions(const Json& records, const std::vector<long long>& 
       continue;
     }
     Json predicted = Json::array();
-    for (double size : sizes)
+    for (const auto& [size, b] : model.bus_bandwidth_gbps)
       predicted.push_back(
           {{"size", static_cast<long long>(size)}, {"busbw", model.busbw_gbps(nodes * per_node, size)}});
     std::sort(g.record_ids.begin(), g.record_ids.end());

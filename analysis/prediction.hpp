@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,9 +43,18 @@ struct Predictions {
 };
 Predictions make_predictions(const Json& records, const std::vector<long long>& experiment_ids, int nodes);
 
+// A prediction's `model`: {formula, step_latency_us, bus_bandwidth_by_size: [{size, gbps}, ...]
+// (one a size fitted, by size; gbps null where B(S) is infinite, the latency alone), points,
+// rank_counts, max_fit_error_pct}.
 Json to_json(const CollectiveModel& model);
-// The model of a prediction's `model` object, for its op; nullopt when a field is missing or wrong.
+inline constexpr std::size_t kMaxModelSizes = 1000;  // as many as a prediction's `predicted` may hold
+// The model of a prediction's `model` object, for its op; nullopt when a field is missing or wrong,
+// and for the single-bandwidth form below.
 std::optional<CollectiveModel> collective_model_from_json(const std::string& op, const Json& model);
+// Whether `model` is of the form predictions had before one bus bandwidth per size: one
+// `bus_bandwidth_gbps` for every size. Stored ones still load and show (nothing reads their model
+// but its max_fit_error_pct); a new one is refused.
+bool is_single_bandwidth_model(const Json& model);
 
 // A prediction against what was measured at its node count. Per predicted size that has values:
 // the median of the measured busbw values and the relative error (predicted - measured) /

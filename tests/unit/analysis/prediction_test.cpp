@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 
 namespace scalebench {
 namespace {
@@ -63,7 +64,15 @@ TEST(MakePredictions, TwoNodeCountsPredictFourWithTheirInputs) {
   EXPECT_EQ(made["record_ids"][0], 100);
   EXPECT_EQ(made["record_ids"][1], 102);
   EXPECT_NEAR(made["model"]["step_latency_us"].get<double>(), 5, 1e-9);
-  EXPECT_NEAR(made["model"]["bus_bandwidth_gbps"].get<double>(), 10, 1e-9);
+  // One bus bandwidth a size, in size order, 10 GB/s each here.
+  const Json& bandwidths = made["model"]["bus_bandwidth_by_size"];
+  ASSERT_EQ(bandwidths.size(), 6u);
+  for (std::size_t i = 0; i < bandwidths.size(); ++i) {
+    EXPECT_EQ(bandwidths[i]["size"], made["predicted"][i]["size"]);
+    EXPECT_TRUE(bandwidths[i]["size"].is_number_integer());
+    EXPECT_NEAR(bandwidths[i]["gbps"].get<double>(), 10, 1e-9);
+  }
+  EXPECT_FALSE(made["model"].contains("bus_bandwidth_gbps"));
   ASSERT_EQ(made["predicted"].size(), 6u);
   for (const auto& row : made["predicted"]) {
     const double size = row["size"].get<double>();
@@ -75,6 +84,59 @@ TEST(MakePredictions, TwoNodeCountsPredictFourWithTheirInputs) {
   const auto model = collective_model_from_json("all_reduce", made["model"]);
   ASSERT_TRUE(model);
   EXPECT_DOUBLE_EQ(model->busbw_gbps(4, 1 << 20), made["predicted"][4]["busbw"].get<double>());
+}
+
+TEST(CollectiveModelJson, TheSingleBandwidthFormAndBrokenBandwidthsAreNoModel) {
+  const Json made = make_predictions(two_and_three_nodes(), {7}, 4).made.at(0);
+  EXPECT_FALSE(is_single_bandwidth_model(made["model"]));
+  // The form before one bus bandwidth per size.
+  const Json old{{"formula", "t(n, S) = steps(n) * a + factor(n) * S / B"},
+                 {"step_latency_us", 5.0},
+                 {"bus_bandwidth_gbps", 10.0},
+                 {"points", 12},
+                 {"rank_counts", 2},
+                 {"max_fit_error_pct", 0.0}};
+  EXPECT_TRUE(is_single_bandwidth_model(old));
+  EXPECT_FALSE(collective_model_from_json("all_reduce", old));
+  auto with_bandwidths = [&](const Json& bandwidths) {
+    Json m = made["model"];
+    m["bus_bandwidth_by_size"] = bandwidths;
+    return collective_model_from_json("all_reduce", m);
+  };
+  EXPECT_TRUE(with_bandwidths(Json::array({Json{{"size", 4096}, {"gbps", 2.0}}})));
+  EXPECT_FALSE(with_bandwidths(Json::array()));
+  EXPECT_FALSE(with_bandwidths(Json::array({Json{{"size", 4096}, {"gbps", 0.0}}})));
+  EXPECT_FALSE(with_bandwidths(Json::array({Json{{"size", 4096.5}, {"gbps", 2.0}}})));
+  EXPECT_FALSE(with_bandwidths(Json::array({Json{{"size", 4096}}})));
+  EXPECT_FALSE(with_bandwidths(Json::array({Json{{"size", 4096}, {"gbps", 2.0}}, Json{{"size", 4096}, {"gbps", 3.0}}})))
+      << "two bandwidths for one size";
+  EXPECT_FALSE(with_bandwidths(Json{{"4096", 2.0}}));
+  // Latency alone (null) needs a latency: else the time would be 0.
+  EXPECT_TRUE(with_bandwidths(Json::array({Json{{"size", 4096}, {"gbps", nullptr}}})));
+  Json no_latency = made["model"];
+  no_latency["step_latency_us"] = 0;
+  no_latency["bus_bandwidth_by_size"] = Json::array({Json{{"size", 4096}, {"gbps", nullptr}}});
+  EXPECT_FALSE(collective_model_from_json("all_reduce", no_latency));
+}
+
+TEST(MakePredictions, ASizeOfLatencyAloneIsPredictedWithANullBandwidth) {
+  Json records = two_and_three_nodes();
+  for (auto& r : records)  // 4 KiB: the latency steps' time, a hair less
+    if (r["point"]["size"] == 4096 && r["metric"] == "time")
+      r["value"] = 2 * (r["placement"]["nodes"].get<int>() - 1) * 5.0 * 0.99;
+  const Predictions p = make_predictions(records, {7}, 4);
+  ASSERT_EQ(p.made.size(), 1u);
+  EXPECT_TRUE(p.skipped.empty());
+  const Json& made = p.made[0];
+  ASSERT_EQ(made["predicted"].size(), 6u);
+  EXPECT_EQ(made["model"]["bus_bandwidth_by_size"][0], (Json{{"size", 4096}, {"gbps", nullptr}}));
+  EXPECT_GT(made["predicted"][0]["busbw"].get<double>(), 0);
+  // It reads back: null is the infinite bandwidth, and the predictions are the model's.
+  const auto model = collective_model_from_json("all_reduce", made["model"]);
+  ASSERT_TRUE(model);
+  EXPECT_TRUE(std::isinf(model->bandwidth_gbps(4096)));
+  for (const auto& row : made["predicted"])
+    EXPECT_DOUBLE_EQ(model->busbw_gbps(4, row["size"].get<double>()), row["busbw"].get<double>());
 }
 
 TEST(MakePredictions, OneNodeCountIsSkippedWithWhy) {
