@@ -210,9 +210,14 @@ std::string check_prediction_body(const Json& body) {
   if (!problem.empty()) return problem;
   const std::string op = body["op"].get<std::string>();
   if (body["params"].value("op", Json()) != body["op"]) return "prediction: params.op must be the prediction's op";
+  if (is_single_bandwidth_model(body["model"]))
+    return "prediction: model has one bus_bandwidth_gbps for every size, the model of an older scalebench; this "
+           "coordinator takes one per size (bus_bandwidth_by_size): predict again with this version";
   const auto model = collective_model_from_json(op, body["model"]);
   if (!model)
-    return "prediction: model must hold step_latency_us >= 0, bus_bandwidth_gbps > 0, points, rank_counts >= 2 and "
+    return "prediction: model must hold step_latency_us >= 0, bus_bandwidth_by_size (1 to " +
+           std::to_string(kMaxModelSizes) +
+           " {size: bytes, gbps: over 0, or null for latency only}, one a size), points, rank_counts >= 2 and "
            "max_fit_error_pct";
   const int ranks = body["nodes"].get<int>() * body["ranks_per_node"].get<int>();
   if (ring_steps(op, ranks) == 0)
@@ -224,6 +229,9 @@ std::string check_prediction_body(const Json& body) {
     if (!p.is_object() || p.size() != 2 || !count_in(p.value("size", Json()), 1, kMaxId) ||
         !p.value("busbw", Json()).is_number())
       return at + " must be {size: bytes (an integer over 0), busbw: GB/s (a number)}";
+    if (!(model->bandwidth_gbps(p["size"].get<double>()) > 0))
+      return at + ".size " + p["size"].dump() +
+             " has no bus bandwidth in the model: a prediction is made at fitted sizes only";
     const double expected = model->busbw_gbps(ranks, p["size"].get<double>()), got = p["busbw"].get<double>();
     if (!(std::fabs(got - expected) <= 1e-6 * expected))
       return at + ".busbw is " + std::to_string(got) + "; the model gives " + std::to_string(expected) + " at " +

@@ -153,6 +153,24 @@ TEST(RequestChecks, APredictedValueMustBeTheModels) {
   p = prediction();
   p["nodes"] = 8;  // the same model gives other numbers at 8 nodes
   EXPECT_NE(check_prediction_body(p).find("the model gives"), std::string::npos);
+  p = prediction();
+  p["predicted"][0]["size"] = 3 << 20;  // a size the model has no bandwidth for
+  EXPECT_EQ(check_prediction_body(p),
+            "prediction: predicted[0].size 3145728 has no bus bandwidth in the model: a prediction is made at fitted "
+            "sizes only");
+}
+
+TEST(RequestChecks, APredictionOfTheSingleBandwidthModelIsRefusedSayingWhy) {
+  Json p = prediction();
+  p["model"].erase("bus_bandwidth_by_size");
+  p["model"]["bus_bandwidth_gbps"] = 10.0;
+  EXPECT_EQ(check_prediction_body(p),
+            "prediction: model has one bus_bandwidth_gbps for every size, the model of an older scalebench; this "
+            "coordinator takes one per size (bus_bandwidth_by_size): predict again with this version");
+  p = prediction();
+  p["model"]["bus_bandwidth_by_size"][0]["gbps"] = -1;
+  EXPECT_NE(check_prediction_body(p).find("prediction: model must hold step_latency_us >= 0, bus_bandwidth_by_size"),
+            std::string::npos);
 }
 
 }  // namespace
