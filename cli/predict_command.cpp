@@ -34,6 +34,14 @@ std::string percent_text(double v, const char* format = "%.1f%%") {
 }
 std::string signed_percent(double v) { return percent_text(v, "%+.1f%%"); }
 
+// B(S) at `size` in a posted model (GB/s): null where the latency alone explains the size's time
+// (no bandwidth term), as where the model has no such size (it has every predicted one).
+Json bandwidth_at(const Json& model, const Json& size) {
+  for (const Json& b : model["bus_bandwidth_by_size"])
+    if (b["size"] == size) return b["gbps"];
+  return nullptr;
+}
+
 // "ar-4 (id 9)"
 std::string experiment_label(const Json& score) {
   return score.value("experiment", "") + " (id " + score.value("experiment_id", Json()).dump() + ")";
@@ -76,11 +84,14 @@ int cmd_predict(const CliArgs& a) {
     return 0;
   }
   if (format == "csv") {
-    std::cout << csv_row({"prediction", "op", "variant", "nodes", "size", "predicted_busbw_gbps"});
+    std::cout << csv_row(
+        {"prediction", "op", "variant", "nodes", "size", "predicted_busbw_gbps", "bus_bandwidth_gbps"});
     for (const Json& q : posted)
-      for (const Json& row : q["predicted"])
+      for (const Json& row : q["predicted"]) {
+        const Json b = bandwidth_at(q["model"], row["size"]);
         std::cout << csv_row({q["prediction_id"].dump(), q["op"].get<std::string>(), q["variant"].get<std::string>(),
-                              q["nodes"].dump(), row["size"].dump(), row["busbw"].dump()});
+                              q["nodes"].dump(), row["size"].dump(), row["busbw"].dump(), b.is_null() ? "" : b.dump()});
+      }
     return 0;
   }
   for (const Json& q : posted) {
@@ -88,17 +99,20 @@ int cmd_predict(const CliArgs& a) {
     std::cout << "prediction " << q["prediction_id"] << ": " << describe_series(prediction_series(q)) << ", at "
               << q["nodes"] << " nodes from nodes " << join(q["fit_nodes"]) << " (" << q["record_ids"].size()
               << " time records)\n"
-              << "model: t(n, S) = steps(n) * a + factor(n) * S / B with a = "
+              << "model: t(n, S) = steps(n) * a + factor(n) * S / B(S) with a = "
               << format_number(m["step_latency_us"].get<double>())
-              << " us per ring step, B = " << format_number(m["bus_bandwidth_gbps"].get<double>())
-              << " GB/s; the worst fitted point is off by " << format_number(m["max_fit_error_pct"].get<double>())
-              << "%\n";
+              << " us per ring step and B(S) the bus bandwidth of each size, below; the worst fitted point is off by "
+              << format_number(m["max_fit_error_pct"].get<double>()) << "%\n";
     if (m["max_fit_error_pct"].get<double>() > kPredictionGoalPct)
       std::cout << "warning: the model misses points it was fitted on by more than the " << kPredictionGoalPct
                 << "% goal: its prediction is a guess (noisy or contended runs, or a network that is no ring)\n";
-    std::printf("  %10s  %20s\n", "size", "predicted busbw GB/s");
-    for (const Json& row : q["predicted"])
-      std::printf("  %10s  %20s\n", size_text(row["size"]).c_str(), format_number(row["busbw"].get<double>()).c_str());
+    std::printf("  %10s  %14s  %20s\n", "size", "B(S) GB/s", "predicted busbw GB/s");
+    for (const Json& row : q["predicted"]) {
+      const Json b = bandwidth_at(m, row["size"]);
+      std::printf("  %10s  %14s  %20s\n", size_text(row["size"]).c_str(),
+                  b.is_null() ? "latency only" : format_number(b.get<double>()).c_str(),
+                  format_number(row["busbw"].get<double>()).c_str());
+    }
     std::cout << "scored when a run of this series ends at " << q["nodes"] << " nodes; see scalebench predictions "
               << q["prediction_id"] << "\n\n";
   }

@@ -2,8 +2,9 @@
 # Predict, then verify: a host-memory all_reduce measured at 2 and 3 nodes (four agents on
 # 127.0.0.2..5, mpirun through the local rsh agent) predicts busbw at 4 nodes; the same study run
 # later at 4 nodes scores the prediction by itself, and the API, `scalebench predictions` and the
-# report show predicted, measured and error = (predicted - measured) / measured. It checks the
-# mechanics, not how well a ring model extrapolates loopback TCP.
+# report show predicted, measured and error = (predicted - measured) / measured. A model of one
+# bus bandwidth for all sizes (before one per size) is refused when posted, and shown when stored.
+# It checks the mechanics, not how well a ring model extrapolates loopback TCP.
 source "$(dirname "$0")/lib.sh"
 use_local_nodes
 start_coordinator "$WORK/c.db"
@@ -34,7 +35,9 @@ grep -q "prediction: missing field 'experiments'" "$WORK/bad.json" || fail "POST
 sb predict --experiment ar-2-3 --nodes 4 >"$WORK/predict.txt" || fail "predict exited $?: $(cat "$WORK/predict.txt")"
 grep -q "^prediction 1: all_reduce, variant default, 1 rank per node, at 4 nodes from nodes 2, 3 (8 time records)" \
   "$WORK/predict.txt" || fail "predict printed: $(cat "$WORK/predict.txt")"
-grep -Eq "^ +4MiB +[0-9.]+$" "$WORK/predict.txt" || fail "no predicted 4 MiB row: $(cat "$WORK/predict.txt")"
+grep -q "^model: t(n, S) = steps(n) \* a + factor(n) \* S / B(S) with a = " "$WORK/predict.txt" ||
+  fail "no model line: $(cat "$WORK/predict.txt")"
+grep -Eq "^ +4MiB +([0-9.]+|latency only) +[0-9.]+$" "$WORK/predict.txt" || fail "no predicted 4 MiB row: $(cat "$WORK/predict.txt")"
 api /api/v1/predictions/1 >"$WORK/p.json"
 python3 - "$WORK/p.json" <<'PY'
 import json, sys
@@ -43,7 +46,12 @@ assert p["experiments"] == [{"id": 1, "name": "ar-2-3"}], p["experiments"]
 assert p["fit_nodes"] == [2, 3] and p["nodes"] == 4 and p["op"] == "all_reduce", p
 assert len(p["record_ids"]) == 8 and "time_cap_s" not in p["params"], p
 assert [r["size"] for r in p["predicted"]] == [65536, 262144, 1048576, 4194304], p["predicted"]
-assert all(r["busbw"] > 0 for r in p["predicted"]) and p["model"]["bus_bandwidth_gbps"] > 0, p
+assert all(r["busbw"] > 0 for r in p["predicted"]), p
+# One bus bandwidth per predicted size (null: the latency alone, loopback's busy cores do that), and no single one.
+b = p["model"]["bus_bandwidth_by_size"]
+assert [x["size"] for x in b] == [r["size"] for r in p["predicted"]], b
+assert all(x["gbps"] is None or x["gbps"] > 0 for x in b), b
+assert "bus_bandwidth_gbps" not in p["model"], p["model"]
 assert p["scores"] == [], p["scores"]
 PY
 # A forged number is refused: what is stored is what the model gives.
@@ -51,6 +59,13 @@ python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); b={k: p[k] for k in
   "$WORK/p.json" >"$WORK/forged.json"
 curl -s -X POST --data-binary @"$WORK/forged.json" "$URL/api/v1/predictions" >"$WORK/forged-answer.json"
 grep -q "predicted\[0\].busbw is .*the model gives" "$WORK/forged-answer.json" || fail "forged: $(cat "$WORK/forged-answer.json")"
+# A model of one bus bandwidth for all sizes (what scalebench posted before one per size) is refused, saying so.
+python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); m=b["model"]; m["bus_bandwidth_gbps"]=(m.pop("bus_bandwidth_by_size")[0]["gbps"] or 2.0); b["predicted"][0]["busbw"]/=2; print(json.dumps(b))' \
+  "$WORK/forged.json" >"$WORK/old.json"
+curl -s -X POST --data-binary @"$WORK/old.json" "$URL/api/v1/predictions" >"$WORK/old-answer.json"
+grep -q "model has one bus_bandwidth_gbps for every size, the model of an older scalebench" "$WORK/old-answer.json" ||
+  fail "old model: $(cat "$WORK/old-answer.json")"
+[[ $(api /api/v1/predictions | py 'len(d["predictions"])') == 1 ]] || fail "a refused prediction was stored"
 
 # The same series at 4 nodes with another time cap (how points are sampled is no part of it),
 # beside an all_gather run that must not score an all_reduce prediction.
@@ -121,4 +136,25 @@ ls "$WORK"/report/charts/predicted-vs-measured-1-*.svg >/dev/null || fail "no ch
 # The experiment the prediction came from was not measured at 4 nodes: its report has no such section.
 sb report --experiment ar-2-3 --out "$WORK/report-fit" >/dev/null
 ! grep -q "Predicted against measured" "$WORK/report-fit/report.md" || fail "section in the fit experiment's report"
+
+# A store from before one bus bandwidth per size holds predictions whose model has one
+# bus_bandwidth_gbps: such a prediction, scored, still loads and shows, and the report says which model made it.
+python3 - "$WORK/c.db" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=30)
+p = json.loads(db.execute("SELECT json FROM predictions WHERE id=1").fetchone()[0])
+m = p["model"]
+m["formula"] = "t(n, S) = steps(n) * a + factor(n) * S / B"
+m["bus_bandwidth_gbps"] = (m.pop("bus_bandwidth_by_size")[0]["gbps"] or 2.0)
+db.execute("UPDATE predictions SET json=? WHERE id=1", (json.dumps(p),))
+db.commit()
+PY
+api /api/v1/predictions/1 | py '"bus_bandwidth_gbps" in d["model"] and len(d["scores"]) == 1' | grep -qx True ||
+  fail "the old prediction does not load with its score"
+sb predictions >"$WORK/old-table.txt" || fail "predictions with an old model: $(cat "$WORK/old-table.txt")"
+[[ $(grep -c "^1 .*all_reduce .* 4 .*ar-4 (id 2)$" "$WORK/old-table.txt") == 4 ]] || fail "old: $(cat "$WORK/old-table.txt")"
+"$BIN/scalebench" predictions --db "$WORK/c.db" >/dev/null || fail "predictions --db with an old model"
+sb report --experiment ar-4 --out "$WORK/report-old" >/dev/null || fail "report with an old model"
+grep -q "It was made by an earlier model, with one B for all sizes\.$" "$WORK/report-old/report.md" ||
+  fail "the report does not say the old model made it"
 echo "predict_then_measure: ok"
