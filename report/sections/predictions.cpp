@@ -41,8 +41,10 @@ std::optional<Section> predicted_against_measured(const Json& predictions, const
   const std::string goal = percent_text(kPredictionGoalPct, "%g") + "%";
   sec.paragraphs.push_back(
       "Each prediction was made by `scalebench predict` from runs at fewer nodes, before the runs that measured "
-      "it started: a ring model t(n, S) = steps(n)·a + factor(n)·S/B fitted on every size at every measured node "
-      "count, its busbw taken at the predicted count. error = (predicted - measured) / measured, measured being "
+      "it started: a ring model t(n, S) = steps(n)·a + factor(n)·S/B(S) fitted on every size at every measured "
+      "node count, its busbw taken at the predicted count. a, the latency of a ring step, is one for all sizes; "
+      "B(S), the bus bandwidth, is fitted per size, since a link's effective bandwidth changes with the message "
+      "size (protocols, windows, caches). error = (predicted - measured) / measured, measured being "
       "the median over the scoring experiment's runs. The goal: within " +
       goal +
       " at every size from 1 MiB up (below, a ring step's latency rules and microseconds of jitter are "
@@ -111,7 +113,10 @@ std::optional<Section> predicted_against_measured(const Json& predictions, const
                                (worst.is_null()
                                     ? "no size of 1 MiB or more was measured, so the goal is not judged."
                                     : "max |error| from 1 MiB " + percent_text(worst.get<double>()) + "%, " +
-                                          (verdict == "met" ? "within" : "outside") + " the " + goal + " goal."));
+                                          (verdict == "met" ? "within" : "outside") + " the " + goal + " goal.") +
+                               (is_single_bandwidth_model(p.value("model", Json()))
+                                    ? " It was made by an earlier model, with one B for all sizes."
+                                    : ""));
     }
   }
   if (summary.rows.empty()) return std::nullopt;

@@ -45,24 +45,27 @@ Json predictions(const std::string& by, double at_4mib) {
              {"max_abs_error_pct", std::max(5.0, std::abs(at_4mib))},
              {"met", std::max(5.0, std::abs(at_4mib)) <= 10},
              {"sizes", {size(65536, 3, 2), size(1 << 20, 9.5, 10), size(4 << 20, 10 * (1 + at_4mib / 100), 10)}}};
-  return Json::array({Json{{"id", 3},
-                           {"created_at", 50.0},
-                           {"experiments", Json::array({Json{{"id", 1}, {"name", "ar-2-3"}}})},
-                           {"workload", "collective"},
-                           {"variant", "default"},
-                           {"op", "all_reduce"},
-                           {"params", Json{{"op", "all_reduce"}, {"backend", "mpi"}}},
-                           {"ranks_per_node", 1},
-                           {"nodes", 4},
-                           {"fit_nodes", {2, 3}},
-                           {"record_ids", {1, 2}},
-                           {"model", Json{{"step_latency_us", 5.0},
-                                          {"bus_bandwidth_gbps", 10.0},
-                                          {"points", 4},
-                                          {"rank_counts", 2},
-                                          {"max_fit_error_pct", 2.5}}},
-                           {"predicted", Json::array()},
-                           {"scores", Json::array({score})}}});
+  return Json::array(
+      {Json{{"id", 3},
+            {"created_at", 50.0},
+            {"experiments", Json::array({Json{{"id", 1}, {"name", "ar-2-3"}}})},
+            {"workload", "collective"},
+            {"variant", "default"},
+            {"op", "all_reduce"},
+            {"params", Json{{"op", "all_reduce"}, {"backend", "mpi"}}},
+            {"ranks_per_node", 1},
+            {"nodes", 4},
+            {"fit_nodes", {2, 3}},
+            {"record_ids", {1, 2}},
+            {"model", Json{{"step_latency_us", 5.0},
+                           {"bus_bandwidth_by_size",
+                            Json::array({Json{{"size", 65536}, {"gbps", 9.0}}, Json{{"size", 1 << 20}, {"gbps", 10.0}},
+                                         Json{{"size", 4 << 20}, {"gbps", 10.0}}})},
+                           {"points", 4},
+                           {"rank_counts", 2},
+                           {"max_fit_error_pct", 2.5}}},
+            {"predicted", Json::array()},
+            {"scores", Json::array({score})}}});
 }
 
 const Section* section(const Report& rep, const std::string& id) {
@@ -120,6 +123,24 @@ TEST(PredictionsSection, AMissedGoalIsSaid) {
   EXPECT_EQ(s->tables[0].rows[0].back(), "missed");
   EXPECT_NE(s->paragraphs.at(1).find("max |error| from 1 MiB 30.0%, outside the 10% goal."), std::string::npos);
   EXPECT_EQ(s->charts[0].warning, "Missed the goal: max |error| from 1 MiB 30.0% (goal 10%)");
+}
+
+TEST(PredictionsSection, APredictionOfTheSingleBandwidthModelStillShows) {
+  // Stored before one bus bandwidth per size: its model holds one bus_bandwidth_gbps.
+  ReportOptions opt;
+  opt.predictions = predictions("ar-4", 8);
+  Json& model = opt.predictions[0]["model"];
+  model.erase("bus_bandwidth_by_size");
+  model["bus_bandwidth_gbps"] = 10.0;
+  const Report rep = build_report(Json::array({record("ar-4")}), opt);
+  const Section* s = section(rep, "predicted-vs-measured");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->tables[0].rows[0].at(5), "2.5");
+  EXPECT_EQ(s->tables[1].rows.size(), 3u);
+  EXPECT_EQ(s->paragraphs.at(1),
+            "Prediction 3 (all_reduce, variant default, 1 rank per node, at 4 nodes from nodes 2, 3) against ar-4: "
+            "max |error| from 1 MiB 8.0%, within the 10% goal. It was made by an earlier model, with one B for all "
+            "sizes.");
 }
 
 TEST(PredictionsSection, NoneWhenNoReportedExperimentScoredOne) {
