@@ -7,6 +7,7 @@ Json to_json(const std::vector<HostPlacement>& hosts) {
   for (const auto& h : hosts) {
     Json j{{"agent", h.agent}, {"host", h.host}, {"gpus", h.gpus}};
     if (!h.numa.empty()) j["numa"] = h.numa;
+    if (!h.slurm_node.empty()) j["slurm_node"] = h.slurm_node;
     out.push_back(std::move(j));
   }
   return out;
@@ -17,7 +18,7 @@ std::vector<HostPlacement> hosts_from_json(const Json& j) {
   if (!j.is_array()) return out;
   for (const auto& h : j)
     out.push_back({h.value("agent", std::string()), h.value("host", std::string()), h.value("gpus", std::vector<int>{}),
-                   h.value("numa", std::vector<int>{})});
+                   h.value("numa", std::vector<int>{}), h.value("slurm_node", std::string())});
   return out;
 }
 

@@ -20,6 +20,9 @@ struct HostPlacement {
   // The NUMA node of each of `gpus` (-1 unknown), from the agent's inventory: set for runs over
   // several nodes only, whose ranks bind themselves on hosts the leading agent cannot see.
   std::vector<int> numa{};
+  // The agent's SLURM node name, when it registered one: set for runs over several nodes only,
+  // whose leader, inside SLURM, starts them as one srun step across these nodes.
+  std::string slurm_node{};
   bool operator==(const HostPlacement&) const = default;
 };
 Json to_json(const std::vector<HostPlacement>& hosts);

@@ -1,5 +1,6 @@
 #include "coordinator/request_checks.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -45,6 +46,15 @@ bool is_printable(const Json& v) {
     if (c < 0x20 || c == 0x7f) return false;
   return true;
 }
+// A SLURM node name: it goes into a leader's `srun --nodelist=A,B`, so no comma, space or bracket.
+bool is_node_name(const Json& v) {
+  if (!v.is_string()) return false;
+  const auto& s = v.get_ref<const std::string&>();
+  if (s.empty() || s.size() > 255) return false;
+  for (unsigned char c : s)
+    if (!std::isalnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
 bool is_string_or_null(const Json& v) { return v.is_string() || v.is_null(); }
 bool is_number_or_null(const Json& v) { return v.is_number() || v.is_null(); }
 bool is_int_or_null(const Json& v) { return v.is_number_integer() || v.is_null(); }
@@ -88,6 +98,8 @@ std::string check_register_body(const Json& body) {
       {"workloads", false, "an array of strings", is_string_array},
       {"topology", false, "an object or null", [](const Json& v) { return v.is_object() || v.is_null(); }},
       {"version", false, "a string", is_string},
+      // Inside a SLURM allocation: the node's SLURM name, which a leader lists in its srun step.
+      {"slurm_node", false, "a SLURM node name (1-255 of A-Z a-z 0-9 - _ .)", is_node_name},
   };
   std::string problem = check("register", body, fields);
   if (!problem.empty()) return problem;

@@ -27,6 +27,12 @@ std::string address_of(const Store::Agent& a) {
   std::string addr = a.info.value("address", std::string());
   return addr.empty() ? a.hostname : addr;
 }
+// The node's SLURM name as the agent registered it ("" outside SLURM).
+std::string slurm_node_of(const Store::Agent& a) {
+  if (!a.info.is_object()) return "";
+  auto it = a.info.find("slurm_node");
+  return it != a.info.end() && it->is_string() ? it->get<std::string>() : "";
+}
 // A GPU entry's inventory index: its "index", else its place in the agent's list.
 int gpu_index(const Json& g, int position) { return g.is_object() ? g.value("index", position) : position; }
 std::vector<int> gpu_indices(const Store::Agent& a) {
@@ -191,6 +197,7 @@ std::optional<std::vector<HostPlacement>> place(const Json& spec, const std::vec
     HostPlacement h{c.agent->id, address_of(*c.agent), {}};
     if (gpu) h.gpus.assign(c.free.begin(), c.free.begin() + per_node);
     if (gpu && nodes > 1) h.numa = gpu_numa_nodes(*c.agent, h.gpus);
+    if (nodes > 1) h.slurm_node = slurm_node_of(*c.agent);
     out.push_back(std::move(h));
   }
   return out;

@@ -38,7 +38,7 @@ TEST(RequestChecks, NameTheUnknownField) {
   EXPECT_EQ(
       check_register_body(a),
       "register: unknown field 'gpu_count' (known: name, hostname, address, gpus, slots, capabilities, workloads, "
-      "topology, version)");
+      "topology, version, slurm_node)");
   EXPECT_EQ(check_heartbeat_body(Json{{"actve", Json::array()}}),
             "heartbeat: unknown field 'actve' (known: active, boot, beat, stopping)");
   EXPECT_EQ(check_records_body(Json{{"attempt", 1}, {"records", {{{"seq", 0}, {"record", Json::object()}, {"x", 1}}}}}),
@@ -95,6 +95,18 @@ TEST(RequestChecks, HostnamesArePrintableAndHeartbeatsShort) {
   EXPECT_NE(check_register_body(a).find("'hostname'"), std::string::npos);
   EXPECT_NE(check_heartbeat_body(Json{{"active", std::vector<int>(4097, 1)}}).find("at most 4096"), std::string::npos);
   EXPECT_EQ(check_heartbeat_body(Json{{"active", std::vector<int>(4096, 1)}}), "");
+}
+
+TEST(RequestChecks, ASlurmNodeNameFitsInAnSrunNodeList) {
+  Json a = kAgent;
+  a["slurm_node"] = "gpu-node-07";
+  EXPECT_EQ(check_register_body(a), "");
+  for (const char* bad : {"", "a,b", "gpu[1-2]", "node 1"}) {
+    a["slurm_node"] = bad;
+    EXPECT_NE(check_register_body(a).find("'slurm_node'"), std::string::npos) << bad;
+  }
+  a["slurm_node"] = 7;
+  EXPECT_NE(check_register_body(a).find("'slurm_node'"), std::string::npos);
 }
 
 // A prediction as `scalebench predict` posts it: all_reduce at 2 and 3 nodes, predicted at 4.

@@ -186,6 +186,24 @@ TEST(Place, HostsCarryTheAgentsAdvertisedAddress) {
   EXPECT_TRUE((*hosts)[0].gpus.empty());
 }
 
+TEST(Place, MultiNodeHostsCarryTheAgentsSlurmNodeName) {
+  // Inside SLURM the leader lists these in its srun step; an agent outside SLURM registers none.
+  Store::Agent a = agent("a", 0, false), b = agent("b", 0, false), c = agent("c", 0, false);
+  a.info["slurm_node"] = "gpu-a";
+  b.info["slurm_node"] = "gpu-b";
+  auto hosts = place(run(1, false, 2, 3).spec, {a, b, c}, {}, "a");
+  ASSERT_TRUE(hosts);
+  EXPECT_EQ((*hosts)[0].slurm_node, "gpu-a");
+  EXPECT_EQ((*hosts)[1].slurm_node, "gpu-b");
+  EXPECT_EQ((*hosts)[2].slurm_node, "");
+  EXPECT_EQ(to_json(*hosts)[0]["slurm_node"], "gpu-a");
+  EXPECT_FALSE(to_json(*hosts)[2].contains("slurm_node"));
+  EXPECT_EQ(hosts_from_json(to_json(*hosts)), *hosts) << "kept with the run";
+  auto one = place(run(1, false, 2, 1).spec, {a, b, c}, {}, "a");
+  ASSERT_TRUE(one);
+  EXPECT_EQ((*one)[0].slurm_node, "") << "one node: the agent knows its own";
+}
+
 TEST(Place, TheLeaderMustBeFreeToLead) {
   const std::vector<Store::Agent> agents{agent("a", 2, true), agent("b", 2, true)};
   Occupancy busy;
