@@ -57,6 +57,9 @@ Agent::Agent(Options options)
                {"capabilities", caps.value("backends", Json::array())},
                {"workloads", caps.value("workloads", Json::array())},
                {"version", kVersion}};
+  // Inside SLURM, the node's SLURM name: the leader of a run over several nodes lists them in its
+  // srun step (the coordinator passes it in the run's hosts).
+  if (!options_.launch.slurm_node.empty()) info_["slurm_node"] = options_.launch.slurm_node;
   // Ranks bind to their GPU's NUMA node: which node each GPU hangs off (as registered).
   for (const auto& g : info_["gpus"]) options_.launch.gpu_numa[g.value("index", -1)] = g.value("numa_node", -1);
   auto journal = std::make_unique<OutboxJournal>(options_.work_dir + "/outbox.jsonl");
@@ -151,11 +154,12 @@ void Agent::start_run(const Json& a) {
   const long long run_id = a.at("run_id").get<long long>();
   const int attempt = a.at("attempt").get<int>();
   const Json spec = a.at("spec");
-  // Where the run goes: this node first (it starts mpirun), then the others, each with its GPUs.
+  // Where the run goes: this node first (it starts mpirun or srun), then the others, each with its
+  // GPUs and, inside SLURM, its SLURM node name.
   std::vector<LaunchHost> hosts;
   for (const auto& h : a.value("hosts", Json::array()))
-    hosts.push_back(
-        {h.value("host", std::string()), h.value("gpus", std::vector<int>{}), h.value("numa", std::vector<int>{})});
+    hosts.push_back({h.value("host", std::string()), h.value("gpus", std::vector<int>{}),
+                     h.value("numa", std::vector<int>{}), h.value("slurm_node", std::string())});
   join_finished();
   if (workers_.count(run_id)) {
     log::warn("run " + std::to_string(run_id) + " is assigned again while its previous attempt is ending; waiting");

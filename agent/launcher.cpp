@@ -1,5 +1,7 @@
 #include "agent/launcher.hpp"
 
+#include <algorithm>
+
 #include "agent/local_launch.hpp"
 #include "agent/srun_launch.hpp"
 #include "common/cpu_binding.hpp"
@@ -15,6 +17,7 @@ Json run_file_json(long long run_id, int attempt, const Json& spec, const std::v
   for (const auto& h : hosts) {
     Json entry{{"host", h.host}, {"gpus", h.gpus}};
     if (bind_ranks && !h.numa.empty()) entry["numa"] = h.numa;
+    if (!h.slurm_node.empty()) entry["slurm_node"] = h.slurm_node;
     list.push_back(std::move(entry));
   }
   run_file["hosts"] = list;
@@ -44,20 +47,36 @@ std::string hostfile_text(const std::vector<LaunchHost>& hosts, int ranks_per_no
   for (const auto& h : hosts) text += h.host + " slots=" + std::to_string(ranks_per_node) + "\n";
   return text;
 }
+
+// The SLURM node names of `hosts`, in their order, when each has one and no two share one (one
+// job step across them); empty otherwise.
+std::vector<std::string> slurm_nodes_of(const std::vector<LaunchHost>& hosts) {
+  std::vector<std::string> names;
+  for (const auto& h : hosts) {
+    if (h.slurm_node.empty() || std::find(names.begin(), names.end(), h.slurm_node) != names.end()) return {};
+    names.push_back(h.slurm_node);
+  }
+  return names;
+}
 }  // namespace
 
 LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const std::string& spec_file,
                        const std::vector<int>& gpu_ids, const std::vector<LaunchHost>& hosts,
                        const std::string& hostfile, const std::string& run_file_text) {
-  // A command workload's scalebench-run starts its program itself, whichever the launcher. Runs
-  // over several nodes go through mpirun's hostfile (inside a SLURM allocation Open MPI starts
-  // its daemons through SLURM), since each rank binds its own host's GPUs from the run file.
+  // A command workload's scalebench-run starts its program itself, whichever the launcher. Inside
+  // SLURM a run over several nodes is one srun step across them when each node's agent gave its
+  // SLURM node name; otherwise it goes through mpirun's hostfile (inside a SLURM allocation Open
+  // MPI then starts its daemons through SLURM). Each rank binds its own host's GPUs from the run
+  // file either way.
   const bool own_program = run_spec.value("workload", "") == "command";
   if (hosts.size() <= 1 && !own_program) {
     if (config.launcher == Launcher::local) return plan_local_launch(config, run_spec, spec_file, gpu_ids);
     if (config.launcher == Launcher::srun)
       return plan_srun_launch(config, run_spec, spec_file, gpu_ids, {config.slurm_node});
   }
+  if (hosts.size() > 1 && !own_program && config.launcher == Launcher::srun)
+    if (const auto nodes = slurm_nodes_of(hosts); !nodes.empty())
+      return plan_srun_launch(config, run_spec, spec_file, gpu_ids, nodes, run_file_text);
   LaunchPlan plan;
   const bool multi_node = hosts.size() > 1;
   std::vector<std::string> placement_args;  // mpirun's, for runs over several nodes

@@ -32,11 +32,13 @@ struct LaunchConfig {
 
 // One node of a run over several nodes: the name mpirun reaches it by, the GPUs the run holds
 // there (inventory indices) and their NUMA nodes as that node's agent reported them (-1 unknown;
-// empty when the coordinator gave none). This node, which starts mpirun, is the first.
+// empty when the coordinator gave none), and its SLURM node name when its agent runs inside a
+// SLURM allocation ("" otherwise). This node, which starts the launcher, is the first.
 struct LaunchHost {
   std::string host;
   std::vector<int> gpus;
   std::vector<int> numa{};
+  std::string slurm_node{};
 };
 
 struct LaunchPlan {
@@ -49,19 +51,23 @@ struct LaunchPlan {
 // the variant's environment forwarded, and on GPUs the assigned devices made visible. A command
 // workload's run is one scalebench-run outside mpirun, which launches the program itself.
 //
-// With more than one host, mpirun gets `hostfile` (one line per host, `slots=` its ranks) and
-// maps by slot, so ranks [k * ranks_per_node, (k + 1) * ranks_per_node) run on host k. The ranks
-// read the run file (`run_file_text`, with the hosts list) from SCALEBENCH_RUN_FILE, forwarded
-// by mpirun, since the agent's folder is not on the other nodes; each rank makes its own host's
-// GPUs visible from that list (scalebench-run does it before CUDA starts), since one
-// CUDA_VISIBLE_DEVICES cannot be right on every node.
+// With more than one host and the srun launcher, when every host has a distinct SLURM node name,
+// the run is one job step across them (plan_srun_launch with those names): SLURM places the
+// tasks, and each rank finds its host in the run file by its node's name (SLURMD_NODENAME).
+// Otherwise (mpirun, or a host without a SLURM name) mpirun gets `hostfile` (one line per host,
+// `slots=` its ranks) and maps by slot, so ranks [k * ranks_per_node, (k + 1) * ranks_per_node)
+// run on host k. Either way the ranks read the run file (`run_file_text`, with the hosts list)
+// from SCALEBENCH_RUN_FILE, forwarded by the launcher, since the agent's folder is not on the
+// other nodes; each rank makes its own host's GPUs visible from that list (scalebench-run does it
+// before CUDA starts), since one CUDA_VISIBLE_DEVICES cannot be right on every node.
 LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const std::string& spec_file,
                        const std::vector<int>& gpu_ids, const std::vector<LaunchHost>& hosts = {},
                        const std::string& hostfile = "", const std::string& run_file_text = "");
 
 // What every rank of a run reads (SCALEBENCH_RUN_FILE or --spec): the run, its attempt and spec
-// and, over several hosts, each host's GPUs and, when `bind_ranks`, their NUMA nodes, so that each
-// rank binds itself to its GPU's node's CPUs on its own host (workloads/bootstrap/host_binding).
+// and, over several hosts, each host's GPUs, its SLURM node name when known and, when
+// `bind_ranks`, the GPUs' NUMA nodes, so that each rank binds itself to its GPU's node's CPUs on
+// its own host (workloads/bootstrap/host_binding).
 Json run_file_json(long long run_id, int attempt, const Json& spec, const std::vector<LaunchHost>& hosts,
                    bool bind_ranks);
 

@@ -161,11 +161,13 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     usage_error(e.what());
   }
-  if (o.launch.launcher == Launcher::srun) {
-    // The node this agent runs on, as SLURM names it (it may differ from the hostname).
-    const char* node = std::getenv("SLURMD_NODENAME");
-    o.launch.slurm_node = node && *node ? node : host;
-  }
+  // The node this agent runs on, as SLURM names it (it may differ from the hostname): registered
+  // with the coordinator, so that a leader with the srun launcher can start a run over several
+  // nodes as one step across theirs. Outside SLURM there is none (unless runs start with srun).
+  if (const char* node = std::getenv("SLURMD_NODENAME"); node && *node)
+    o.launch.slurm_node = node;
+  else if (o.launch.launcher == Launcher::srun)
+    o.launch.slurm_node = host;
   if (o.work_dir.empty()) o.work_dir = "/tmp/scalebench-agent-" + o.name;
   if (!metrics_port && !metrics_port_file.empty()) usage_error("--metrics-port-file needs --metrics-port");
   if (boost::system::error_code ec; boost::asio::ip::make_address(metrics_address, ec), ec)

@@ -25,7 +25,8 @@ class RunSupervisor {
       : launch_(std::move(launch)), work_dir_(std::move(work_dir)) {}
 
   // `hosts`: the run's nodes, this one first, when the coordinator placed it (over several
-  // nodes: mpirun gets a hostfile of them); empty for a run started without placement.
+  // nodes: mpirun gets a hostfile of them, or inside SLURM one srun step spans them); empty for a
+  // run started without placement.
   Outcome execute(long long run_id, int attempt, const Json& spec, const std::vector<int>& gpu_ids,
                   const std::vector<LaunchHost>& hosts, const std::atomic<bool>& cancel, const RecordSink& sink);
 

@@ -60,6 +60,38 @@ TEST(HostBinding, AppliedFromOpenMpisVariables) {
   EXPECT_THROW(apply_host_binding(run_file), Error) << "several hosts but no rank variable";
 }
 
+TEST(HostBinding, AnSrunTaskFindsItsHostByItsSlurmNodeName) {
+  // The leader listed node-b first; SLURM lays the step out in its own node order, so rank 0 may
+  // be on node-a: each task goes by the node it runs on, not by its rank.
+  Json hosts = Json::parse(R"([{"host": "node-b", "gpus": [2, 3], "slurm_node": "b"},
+                               {"host": "node-a", "gpus": [0, 1], "slurm_node": "a"}])");
+  HostBinding b = host_binding_by_node(hosts, 2, "a", 1);
+  EXPECT_EQ(b.node, 1);
+  EXPECT_EQ(b.host, "node-a");
+  EXPECT_EQ(b.gpus, (std::vector<int>{0, 1}));
+  EXPECT_THROW(host_binding_by_node(hosts, 2, "c", 0), Error) << "not one of the run's nodes";
+  EXPECT_THROW(host_binding_by_node(hosts, 2, "a", 2), Error) << "more tasks on a node than planned";
+  EXPECT_THROW(host_binding_by_node(hosts, 2, "a", -1), Error) << "no SLURM_LOCALID";
+
+  Json run_file{{"spec", {{"ranks_per_node", 2}, {"nodes", 2}}}, {"hosts", hosts}};
+  setenv("SLURMD_NODENAME", "a", 1);
+  setenv("SLURM_PROCID", "0", 1);
+  setenv("PMIX_RANK", "0", 1);
+  setenv("SLURM_LOCALID", "0", 1);
+  auto applied = apply_host_binding(run_file);
+  ASSERT_TRUE(applied);
+  EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "0,1") << "node-a's GPUs, though rank 0";
+  EXPECT_STREQ(std::getenv("SCALEBENCH_HOST"), "node-a");
+  EXPECT_STREQ(std::getenv("SCALEBENCH_NODE"), "1");
+  // Under mpirun (inside SLURM too) ranks map by slot, as planned in the hostfile.
+  setenv("OMPI_COMM_WORLD_RANK", "0", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0", 1);
+  EXPECT_EQ(apply_host_binding(run_file)->host, "node-b");
+  for (const char* v : {"SLURMD_NODENAME", "SLURM_PROCID", "PMIX_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_RANK",
+                        "OMPI_COMM_WORLD_LOCAL_RANK", "CUDA_VISIBLE_DEVICES", "SCALEBENCH_HOST", "SCALEBENCH_NODE"})
+    unsetenv(v);
+}
+
 TEST(HostBinding, RanksOnAnotherHostBindToTheirGpusNumaNodeThere) {
   // This host's sysfs: NUMA node 0 holds CPUs 0-3, node 1 CPUs 4-7. node-b's GPUs 2 and 3 are on
   // nodes 1 and 0 (as node-b's agent reported them to the coordinator).

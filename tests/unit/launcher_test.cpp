@@ -128,7 +128,7 @@ TEST(SrunLaunch, HostRunIsOneJobStepOnThisNode) {
 TEST(SrunLaunch, PlacementBecomesSlurmOptions) {
   Json s = spec(4);
   s["nodes"] = 2;
-  LaunchPlan p = plan_srun_launch(srun_config(), s, "s.json", {}, {"n1", "n2"});
+  LaunchPlan p = plan_srun_launch(srun_config(), s, "s.json", {}, {"n1", "n2"}, "{}");
   for (const char* opt : {"--nodes=2", "--ntasks=8", "--ntasks-per-node=4", "--nodelist=n1,n2"})
     EXPECT_GE(index_of(p.argv, opt), 0) << opt;
   EXPECT_LT(index_of(p.argv, "--nodelist=n1,n2"), index_of(p.argv, config().run_program));
@@ -137,9 +137,70 @@ TEST(SrunLaunch, PlacementBecomesSlurmOptions) {
 TEST(SrunLaunch, NodeListMustMatchThePlacement) {
   Json s = spec(1);
   s["nodes"] = 2;
-  EXPECT_THROW(plan_srun_launch(srun_config(), s, "s.json", {}, {"n1"}), Error);
+  EXPECT_THROW(plan_srun_launch(srun_config(), s, "s.json", {}, {"n1"}, "{}"), Error);
   EXPECT_THROW(plan_srun_launch(srun_config(), spec(1), "s.json", {}, {""}), Error) << "no SLURMD_NODENAME";
   EXPECT_THROW(plan_srun_launch(srun_config(), spec(0), "s.json", {}, {"n1"}), Error);
+  EXPECT_THROW(plan_srun_launch(srun_config(), s, "s.json", {}, {"n1", ""}, "{}"), Error) << "a node without a name";
+  EXPECT_THROW(plan_srun_launch(srun_config(), s, "s.json", {}, {"n1", "n1"}, "{}"), Error) << "one node twice";
+  EXPECT_THROW(plan_srun_launch(srun_config(), s, "s.json", {}, {"n1", "n2"}), Error)
+      << "the other nodes cannot read the agent's run file";
+}
+
+// A run over 3 nodes inside SLURM, each node's agent registered with its SLURM node name.
+std::vector<LaunchHost> slurm_hosts() {
+  return {{"10.0.0.2", {0, 1}, {0, 1}, "gpu-node-07"},
+          {"10.0.0.3", {2, 3}, {1, 1}, "gpu-node-08"},
+          {"10.0.0.4", {4, 5}, {}, "gpu-node-09"}};
+}
+
+TEST(SrunLaunch, ARunOverSeveralNodesIsOneStepAcrossThem) {
+  Json s = spec(2, Json{{"NCCL_ALGO", "Ring"}});
+  s["nodes"] = 3;
+  s["gpu"] = true;
+  const std::string run_file = R"({"run_id": 5, "hosts": []})";
+  LaunchPlan p = plan_launch(srun_config(), s, "/w/run-5-1.json", {0, 1}, slurm_hosts(), "/w/run-5-1.hosts", run_file);
+  EXPECT_EQ(p.argv, (Args{"srun", "--mpi=pmix", "--nodes=3", "--ntasks=6", "--ntasks-per-node=2",
+                          "--nodelist=gpu-node-07,gpu-node-08,gpu-node-09", "--overlap", "--overcommit",
+                          "--cpu-bind=none", "--kill-on-bad-exit=1", "--export=ALL", "--distribution=block",
+                          config().run_program, "--spec-env", "SCALEBENCH_RUN_FILE", "--emit", "records"}))
+      << "SLURM node names, not addresses; each node's ranks consecutive; srun binds nothing: each rank binds "
+         "itself on its host";
+  EXPECT_EQ(p.hostfile_text, "") << "no mpirun, no hostfile";
+  // The other nodes do not have the agent's folder: the run file goes in srun's environment.
+  EXPECT_EQ(p.env.at("SCALEBENCH_RUN_FILE"), run_file);
+  EXPECT_EQ(p.env.at("NCCL_ALGO"), "Ring");
+  EXPECT_EQ(p.env.count("CUDA_VISIBLE_DEVICES"), 0u)
+      << "the leader's GPUs are not the others': each rank sets its host's from the run file";
+  EXPECT_EQ(p.env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
+  EXPECT_EQ(index_of(p.argv, "env"), -1);
+
+  LaunchConfig c = srun_config();
+  c.srun_extra_args = {"--gpus-per-node=2"};
+  LaunchPlan gpus = plan_launch(c, s, "s.json", {0, 1}, slurm_hosts(), "h", run_file);
+  EXPECT_LT(index_of(gpus.argv, "--gpus-per-node=2"), index_of(gpus.argv, config().run_program));
+
+  Json host_run = spec(4);
+  host_run["nodes"] = 3;
+  LaunchPlan h = plan_launch(srun_config(), host_run, "s.json", {}, slurm_hosts(), "h", run_file);
+  EXPECT_GE(index_of(h.argv, "--ntasks=12"), 0);
+  EXPECT_EQ(h.env.count("CUDA_DEVICE_ORDER"), 0u) << "a host run has no GPUs";
+}
+
+TEST(SrunLaunch, WithoutEveryNodesSlurmNameARunOverSeveralNodesGoesThroughMpirun) {
+  Json s = spec(2);
+  s["nodes"] = 3;
+  auto hosts = slurm_hosts();
+  hosts[2].slurm_node = "";  // its agent runs outside SLURM (or registered with an older version)
+  LaunchPlan p = plan_launch(srun_config(), s, "s.json", {}, hosts, "/w/h", "{}");
+  EXPECT_EQ(p.argv[0], "mpirun");
+  EXPECT_EQ(p.hostfile_text, "10.0.0.2 slots=2\n10.0.0.3 slots=2\n10.0.0.4 slots=2\n");
+  hosts[2].slurm_node = "gpu-node-07";  // two agents on one SLURM node
+  EXPECT_EQ(plan_launch(srun_config(), s, "s.json", {}, hosts, "/w/h", "{}").argv[0], "mpirun");
+  // The mpirun launcher ignores the names: runs outside SLURM are unchanged.
+  EXPECT_EQ(plan_launch(config(), s, "s.json", {}, slurm_hosts(), "/w/h", "{}").argv[0], "mpirun");
+  // A command workload's program starts its ranks itself, through mpirun.
+  s["workload"] = "command";
+  EXPECT_EQ(plan_launch(srun_config(), s, "s.json", {}, slurm_hosts(), "/w/h", "{}").argv[0], config().run_program);
 }
 
 TEST(SrunLaunch, SiteOptionsPluginAndSrunPath) {
@@ -248,6 +309,9 @@ TEST(RunFile, SeveralHostsListTheirGpusAndWhenBoundTheirNumaNodes) {
   EXPECT_EQ(bound["spec"], spec(2));
   EXPECT_EQ(bound["hosts"], Json::parse(R"([{"host": "node-a", "gpus": [0, 1], "numa": [0, 0]},
                                             {"host": "node-b", "gpus": [4, 5], "numa": [1, -1]}])"));
+  const Json named = run_file_json(5, 2, spec(2), {{"node-a", {0}, {}, "a"}, {"node-b", {1}, {}, "b"}}, false);
+  EXPECT_EQ(named["hosts"][1], Json::parse(R"({"host": "node-b", "gpus": [1], "slurm_node": "b"})"))
+      << "inside SLURM each rank of one srun step finds its host by its node's name";
   const Json unbound = run_file_json(5, 2, spec(2), hosts, false);
   EXPECT_FALSE(unbound["hosts"][0].contains("numa")) << "--cpu-binding none: no rank binds itself";
   EXPECT_FALSE(run_file_json(5, 2, spec(2), {hosts[0]}, true).contains("hosts")) << "one node: the agent binds";

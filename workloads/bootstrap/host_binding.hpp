@@ -23,10 +23,18 @@ struct HostBinding {
 // is outside the hosts.
 HostBinding host_binding(const Json& hosts, int ranks_per_node, int world_rank, int local_rank);
 
+// A rank of one srun step across the hosts: SLURM lays the tasks out in its own node order, not
+// the run file's, so the rank's host is the one whose "slurm_node" is the node it runs on
+// (`slurm_node`, SLURMD_NODENAME). Throws Error when no host has that name or `local_rank`
+// (SLURM_LOCALID) is not under ranks_per_node (the step was not laid out as planned).
+HostBinding host_binding_by_node(const Json& hosts, int ranks_per_node, const std::string& slurm_node, int local_rank);
+
 // For scalebench-run before MPI and CUDA start: when the run file lists several hosts, finds
-// this rank's (from the launcher's rank variables: Open MPI's, PMIx's or Slurm's) and sets
-// CUDA_VISIBLE_DEVICES to its GPUs, SCALEBENCH_HOST to its name and SCALEBENCH_NODE to its index,
-// Returns the binding, or nothing for a run on one node. Throws Error with the reason.
+// this rank's and sets CUDA_VISIBLE_DEVICES to its GPUs, SCALEBENCH_HOST to its name and
+// SCALEBENCH_NODE to its index. Under mpirun (OMPI_COMM_WORLD_RANK) by the rank, mapped by slot;
+// under srun, when every host has its SLURM node name, by SLURMD_NODENAME; else by the launcher's
+// rank (PMIx's or Slurm's). Returns the binding, or nothing for a run on one node. Throws Error
+// with the reason.
 std::optional<HostBinding> apply_host_binding(const Json& run_file);
 
 // SCALEBENCH_CPU_BINDING for the ranks on `b`'s host (common/rank_binding.hpp), from its GPUs'
