@@ -71,13 +71,26 @@ grep -q "scalebench.sbatch: job [0-9]*, 3 node(s), coordinator http://node1:" "$
 json_check "$WORK/s.jsonl" 'len(records) == 9 and all(r["status"] == "ok" for r in records)'
 json_check "$WORK/s.jsonl" 'all(sorted(r["placement"]["hosts"]) == ["node1", "node2", "node3"] for r in records)'
 json_check "$WORK/s.jsonl" 'all(b["machine"] == b["host"] for r in records for b in r["environment"]["binding"])'
+# Two consecutive ranks on each of the 3 hosts, local ranks 0 and 1, the hosts in SLURM's order
+# (slurm.conf's: node1, node2, node3), whichever agent led the run.
+json_check "$WORK/s.jsonl" "all([(d['rank'], d['local_rank'], d['host']) for d in r['placement']['devices']] == [(i, i % 2, 'node%d' % (i // 2 + 1)) for i in range(6)] for r in records)"
 for f in index.html report.md report.json; do [[ -s $WORK/out/report/$f ]] || fail "report/$f missing"; done
 job=$(cut -d';' -f1 "$WORK/job.id")
-# The run over 3 nodes: mpirun on the first of its hosts started its daemons on the two others as
-# a job step of the allocation (Open MPI's SLURM launcher), which their slurmd launched.
-steps=0
-for h in node1 node2 node3; do
-  grep -q "launch task StepId=$job.1 " "$SCALEBENCH_TESTBED_DIR/$TB_NAME/$h/slurmd.log" && steps=$((steps + 1))
+# The run over 3 nodes was one job step across them, started by its leading agent with srun and
+# wired by PMIx: the agents' log and the run's own log (its first line) show the step.
+step="srun --mpi=pmix --nodes=3 --ntasks=6 --ntasks-per-node=2 --nodelist=node[123],node[123],node[123] "
+grep -q "run [0-9]*: $step" "$WORK/out/agents.log" || fail "no srun step over 3 nodes in agents.log: $(grep ': run ' "$WORK/out/agents.log")"
+shopt -s nullglob
+logs=("$SCALEBENCH_TESTBED_DIR/$TB_NAME"/node*/tmp/scalebench-agent-"$job"/run-*.log)
+shopt -u nullglob
+[[ ${#logs[@]} -eq 1 ]] || fail "want the one run's log, found: ${logs[*]}"
+head -n 1 "${logs[0]}" | grep -q "^# $step" || fail "run log ${logs[0]} starts: $(head -n 1 "${logs[0]}")"
+for n in node1 node2 node3; do
+  head -n 1 "${logs[0]}" | grep -q "nodelist=[^ ]*$n" || fail "$n is not in the step's node list"
 done
-[[ $steps -eq 2 ]] || fail "step $job.1 launched on $steps hosts, want 2"
+# Every host's slurmd launched that step's tasks (step 0 is the agents').
+for h in node1 node2 node3; do
+  grep -q "launch task StepId=$job.1 " "$SCALEBENCH_TESTBED_DIR/$TB_NAME/$h/slurmd.log" ||
+    fail "slurmd on $h did not launch step $job.1: $(grep 'launch task' "$SCALEBENCH_TESTBED_DIR/$TB_NAME/$h/slurmd.log")"
+done
 echo "testbed_cluster: ok"
