@@ -1,8 +1,25 @@
 #include "accept/bisect.hpp"
 
+#include <algorithm>
+
 namespace scalebench::accept {
 
 namespace {
+
+// The groups of one step are measured under the same load of the machines, at once or one right
+// after the other: one at under half the busbw of the fastest of its step is slow whatever its
+// band says (a band from a quieter moment may let a bad link through).
+void mark_slow_beside_others(std::vector<GroupResult>& results) {
+  double fastest = 0;
+  for (const auto& g : results) fastest = std::max(fastest, g.value);
+  if (results.size() < 2 || fastest <= 0) return;
+  for (auto& g : results)
+    if (!g.slow && g.value < 0.5 * fastest) {
+      g.slow = true;
+      g.why = "busbw " + std::to_string(g.value) + " GB/s, under half the " + std::to_string(fastest) +
+              " GB/s of another group of the same step";
+    }
+}
 
 // The suspects' halves, each made measurable: a lone node gets `good` beside it.
 std::vector<std::vector<std::string>> halves(const std::vector<std::string>& suspects, std::vector<std::string>* a,
@@ -22,6 +39,7 @@ BisectOutcome three(const std::vector<std::string>& s, const MeasureGroups& meas
     step.groups.push_back(p);
     step.results.push_back(measure({p}).at(0));
   }
+  mark_slow_beside_others(step.results);
   out.steps.push_back(step);
   for (const std::string& n : s) {
     bool in_all_slow = true;
@@ -66,6 +84,7 @@ BisectOutcome bisect(const std::vector<std::string>& nodes, const MeasureGroups&
         if (g.size() == 1) g.push_back(good);
       for (const auto& g : groups) results.push_back(measure({g}).at(0));
     }
+    mark_slow_beside_others(results);
     out.steps.push_back({groups, results});
     const bool slow_a = results.at(0).slow, slow_b = results.at(1).slow;
     if (slow_a == slow_b) {

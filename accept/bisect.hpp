@@ -6,7 +6,7 @@
 namespace scalebench::accept {
 
 // One measurement of the bisection: the collective over `nodes`, and whether it fell below its
-// band (or, where no band is known, well below the other group measured in the same step).
+// band; bisect() also calls slow a group under half the busbw of the fastest of its step.
 struct GroupResult {
   bool slow = false;
   double value = 0;  // busbw, GB/s

@@ -102,21 +102,6 @@ Options read_options(const CliArgs& a) {
 }
 
 // The bisection's measurement: the collective on each group at once, judged by the same rules.
-// Groups measured at the same time share the machine's load: one at under half the busbw of
-// the fastest beside it is slow whatever its band says (a band from a quieter moment may let a
-// bad link through, or call every group slow on a busy host).
-void mark_slow_beside_others(std::vector<accept::GroupResult>& results) {
-  double fastest = 0;
-  for (const auto& g : results) fastest = std::max(fastest, g.value);
-  if (results.size() < 2 || fastest <= 0) return;
-  for (auto& g : results)
-    if (!g.slow && g.value < 0.5 * fastest) {
-      g.slow = true;
-      g.why = "busbw " + std::to_string(g.value) + " GB/s, under half the " + std::to_string(fastest) +
-              " GB/s of a group measured at the same time";
-    }
-}
-
 accept::MeasureGroups measure_with(BatteryRunner& runner, const Options& o, bool gpus, const std::string& tag,
                                    int* counter) {
   return [&runner, &o, gpus, tag, counter](const std::vector<std::vector<std::string>>& groups) {
@@ -137,7 +122,6 @@ accept::MeasureGroups measure_with(BatteryRunner& runner, const Options& o, bool
       }
       results.push_back(g);
     }
-    mark_slow_beside_others(results);
     return results;
   };
 }
