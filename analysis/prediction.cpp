@@ -14,17 +14,6 @@ namespace scalebench {
 
 namespace {
 
-// `j` with every object's keys sorted: the same parameters written in another order (a
-// variant's overrides come last) compare equal as text.
-Json sorted(const Json& j) {
-  if (!j.is_object()) return j;
-  std::map<std::string, Json> m;
-  for (auto it = j.begin(); it != j.end(); ++it) m[it.key()] = sorted(it.value());
-  Json out = Json::object();
-  for (auto& [k, v] : m) out[k] = std::move(v);
-  return out;
-}
-
 std::string text_of(const Json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
@@ -43,7 +32,7 @@ Json series(const Json& workload, const Json& variant, Json params, long long ra
   for (const auto& p : all_measurement_params()) params.erase(p);
   return Json{{"workload", workload.is_string() ? workload : Json("")},
               {"variant", variant.is_string() ? variant : Json("")},
-              {"params", sorted(params)},
+              {"params", sorted_keys(params)},
               {"ranks_per_node", ranks_per_node}};
 }
 

@@ -12,18 +12,6 @@ namespace scalebench {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// Objects with their keys sorted, so that the same parameters written in another order (a
-// variant's overrides come last) give the same key.
-Json sorted(const Json& j) {
-  if (!j.is_object()) return j;
-  std::map<std::string, Json> m;
-  for (auto it = j.begin(); it != j.end(); ++it) m[it.key()] = sorted(it.value());
-  Json out = Json::object();
-  for (auto& [k, v] : m) out[k] = std::move(v);
-  return out;
-}
-
 }  // namespace
 
 Json point_key(const Json& r, const std::vector<std::string>& ignore) {
@@ -44,11 +32,11 @@ Json point_key(const Json& r, const std::vector<std::string>& ignore) {
               {"variant", r.value("variant", "")},
               {"metric", r.value("metric", "")},
               {"unit", r.value("unit", "")},
-              {"params", sorted(params)},
+              {"params", sorted_keys(params)},
               {"nodes", count("nodes")},
               {"ranks", count("ranks")},
               {"gpus", count("gpus")},
-              {"point", sorted(point)}};
+              {"point", sorted_keys(point)}};
 }
 
 namespace {
