@@ -134,6 +134,7 @@ class Net {
   void init_weights();
   void init_data();
   void find_first_writers();
+  void fuse_bias_relu();
   void choose_algorithms();
   std::size_t choose_conv(int layer, AlgoSearch& search);
   void find_legacy_algos(int layer, const std::string& key, AlgoSearch& search);
@@ -144,6 +145,7 @@ class Net {
   void* dact(int layer) const;
   void* weight(int layer) const;  // compute type
   void* grad(int layer) const;    // compute type, in the flat buffer
+  void* bias(int layer) const;    // compute type, after the layer's weights
   void setup_conv(int i);
   void setup_fc(int i);
   void conv_forward(int i);
@@ -165,6 +167,7 @@ class Net {
   gpu::CudnnHandle cudnn_;
   gemm::LtHandle lt_;
   std::vector<std::unique_ptr<LayerState>> layers_;
+  std::vector<bool> bias_in_relu_;  // by layer: its bias is added by the ReLU that follows it
   gpu::DeviceBuffer master_, compute_copy_, velocity_, grad_, bn_grad32_;
   std::byte* grads_ = nullptr;  // grad_ or the config's grad_buffer
   gpu::DeviceBuffer labels_, loss_, scale_, good_steps_, overflow_, workspace_, lt_workspace_, scratch_, bias32_,

@@ -91,20 +91,20 @@ void Net::conv_backward(int i, const std::function<void(int)>& done) {
 
 // y += the bias (stored after the layer's weights), broadcast over every row.
 void Net::bias_forward(int i) {
-  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  if (bias_in_relu_[static_cast<std::size_t>(i)]) return;  // the ReLU after this layer adds it
   const LayerState& st = *layers_[static_cast<std::size_t>(i)];
   const float one = 1.0f;
-  CUDNN_CHECK(cudnnAddTensor(cudnn_.get(), &one, st.bias_desc.get(),
-                             static_cast<std::byte*>(weight(i)) + l.weight_params() * dtype_bytes(ct_), &one,
-                             st.y_desc.get(), st.y.get()));
+  CUDNN_CHECK(cudnnAddTensor(cudnn_.get(), &one, st.bias_desc.get(), bias(i), &one, st.y_desc.get(), st.y.get()));
 }
 
 // cuDNN's backward bias has no bf16: per-channel sums in fp32, then into the flat buffer.
 void Net::bias_backward(int i) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
   float* sums = reinterpret_cast<float*>(bias32_.get());
-  CUDA_CHECK(cudaMemsetAsync(sums, 0, static_cast<std::size_t>(l.channels) * 4, stream_));
-  train::bias_grad(dact(i), ct_, static_cast<long long>(cfg_.batch) * l.out.h * l.out.w, l.channels, sums, stream_);
+  if (!bias_in_relu_[static_cast<std::size_t>(i)]) {  // else the ReLU's backward pass summed them
+    CUDA_CHECK(cudaMemsetAsync(sums, 0, static_cast<std::size_t>(l.channels) * 4, stream_));
+    train::bias_grad(dact(i), ct_, static_cast<long long>(cfg_.batch) * l.out.h * l.out.w, l.channels, sums, stream_);
+  }
   void* db = static_cast<std::byte*>(grad(i)) + l.weight_params() * dtype_bytes(ct_);
   if (ct_ == DType::kF32)
     CUDA_CHECK(cudaMemcpyAsync(db, sums, static_cast<std::size_t>(l.channels) * 4, cudaMemcpyDeviceToDevice, stream_));
@@ -225,7 +225,10 @@ void Net::forward(Pass pass) {
         bn_forward(i, pass);
         break;
       case Op::kRelu:
-        relu_forward(act(l.input), st.y.get(), ct_, n * l.out.elements(), stream_);
+        if (bias_in_relu_[static_cast<std::size_t>(l.input)])
+          bias_relu_forward(act(l.input), bias(l.input), st.y.get(), ct_, n * l.out.h * l.out.w, l.out.c, stream_);
+        else
+          relu_forward(act(l.input), st.y.get(), ct_, n * l.out.elements(), stream_);
         break;
       case Op::kMaxPool:
         // argmax: null in a net built for inference
@@ -270,7 +273,13 @@ void Net::backward(const std::function<void(int)>& grads_done) {
         bn_backward(i, grads_done);
         break;
       case Op::kRelu:
-        relu_backward(st.y.get(), st.dy.get(), dact(l.input), st.acc_input, ct_, n * l.out.elements(), stream_);
+        if (bias_in_relu_[static_cast<std::size_t>(l.input)]) {  // the bias's sums for its layer's backward pass
+          CUDA_CHECK(cudaMemsetAsync(bias32_.get(), 0, static_cast<std::size_t>(l.out.c) * 4, stream_));
+          relu_backward_bias(st.y.get(), st.dy.get(), dact(l.input), ct_, n * l.out.h * l.out.w, l.out.c,
+                             reinterpret_cast<float*>(bias32_.get()), stream_);
+        } else {
+          relu_backward(st.y.get(), st.dy.get(), dact(l.input), st.acc_input, ct_, n * l.out.elements(), stream_);
+        }
         break;
       case Op::kMaxPool:
         maxpool_backward(st.dy.get(), reinterpret_cast<const std::uint8_t*>(st.argmax.get()), dact(l.input),

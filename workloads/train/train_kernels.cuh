@@ -31,6 +31,14 @@ void add_relu(void* y, const void* z, bool relu, DType t, long long n, cudaStrea
 void relu_forward(const void* x, void* y, DType t, long long n, cudaStream_t s);
 // dx = dy * (y > 0), or dx += that when accumulate.
 void relu_backward(const void* y, const void* dy, void* dx, bool accumulate, DType t, long long n, cudaStream_t s);
+// The bias of a conv or fc layer and the ReLU after it in one pass each way (VGG's layers): over rows
+// x c (channels fastest), y = relu(x + bias[channel]); backward, dx = dy * (y > 0) and its
+// per-channel sums added to `sums` (fp32, zeroed by the caller). Only where bias_relu_fusable(t, c):
+// channels in whole 16-byte vectors, and at most kThreads vectors a row.
+bool bias_relu_fusable(DType t, int c);
+void bias_relu_forward(const void* x, const void* bias, void* y, DType t, long long rows, int c, cudaStream_t s);
+void relu_backward_bias(const void* y, const void* dy, void* dx, DType t, long long rows, int c, float* sums,
+                        cudaStream_t s);
 // dst = src, or dst += src when accumulate.
 void add_into(void* dst, const void* src, bool accumulate, DType t, long long n, cudaStream_t s);
 
