@@ -88,7 +88,7 @@ void BatteryRunner::follow(const std::vector<accept::Item>& items, std::vector<I
       if (finished[i]) continue;
       const std::string id = std::to_string(out[i].experiment_id);
       if (!ended.count(out[i].experiment_id) && !late) continue;
-      const Json e = client_.get_json("/api/v1/experiments/" + id);
+      const Json e = experiment_with_runs(client_, id);
       ItemOutcome& o = out[i];
       if (!e["finished"].get<bool>()) {
         // Hung past the level's bound: stop it; its node fails with the reason.

@@ -99,7 +99,7 @@ int run_experiment(LocalCluster& cluster, HttpClient& client, const std::string&
       return 130;
     }
     if (auto dead = cluster.dead_child()) throw Error(*dead);
-    Json e = client.get_json("/api/v1/experiments/" + id);
+    Json e = experiment_with_runs(client, id);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     int done = e["done"].get<int>();
     for (const auto& r : e["run_list"]) {

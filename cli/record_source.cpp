@@ -53,6 +53,28 @@ Source::Source(const CliArgs& a) {
   }
 }
 
+Json experiment_with_runs(HttpClient& client, const std::string& id) {
+  constexpr int kPage = 10000;  // the coordinator's largest page (docs/api.md)
+  Json e;
+  Json runs = Json::array();
+  long long after = 0;
+  for (;;) {
+    Json page = client.get_json("/api/v1/experiments/" + id + "?limit=" + std::to_string(kPage) +
+                                "&after=" + std::to_string(after));
+    for (auto& r : page["run_list"]) runs.push_back(std::move(r));
+    // A coordinator from before pages answers every run at once, without `complete`.
+    if (page.value("complete", true) || page["run_list"].empty()) {
+      e = std::move(page);
+      break;
+    }
+    after = page["next_after"].get<long long>();
+  }
+  e.erase("next_after");
+  e.erase("complete");
+  e["run_list"] = std::move(runs);
+  return e;
+}
+
 Source::Source(HttpClient client) { client_.emplace(std::move(client)); }
 
 Json Source::experiments() {

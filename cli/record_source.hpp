@@ -16,6 +16,10 @@ std::string coordinator_url(const CliArgs& a);
 // A client of the coordinator at --coordinator, with the token of --token-file or SCALEBENCH_TOKEN.
 HttpClient coordinator_client(const CliArgs& a, std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
+// An experiment's summary with every run in `run_list`: the coordinator answers one page of runs at
+// a time, and this follows the pages to the end.
+Json experiment_with_runs(HttpClient& client, const std::string& id);
+
 // Records saved by `scalebench results --format json` (JSON lines) or as a JSON array, from a file
 // or standard input ("-"); errors name the file, line and field.
 Json read_records_file(const std::string& path);

@@ -75,6 +75,54 @@ std::optional<long long> to_int(const std::string& s) {
 }
 }  // namespace
 
+std::optional<StreamedAnswer> stream_api(Coordinator& c, const HttpRequest& req, const AccessTokens& tokens) {
+  if (req.method() != http::verb::get) return std::nullopt;
+  const std::string target(req.target());
+  const auto qpos = target.find('?');
+  if (qpos == std::string::npos) return std::nullopt;
+  const std::string query = target.substr(qpos + 1);
+  const Route route = match_route(std::string_view(target).substr(0, qpos));
+  if (route.kind != Route::Kind::kExperiment || query_param(query, "limit") != "all") return std::nullopt;
+  const std::string after_text = query_param(query, "after");
+  const auto after = after_text.empty() ? std::optional<long long>(0) : to_int(after_text);
+  if (!after || *after < 0 || check_access(req, tokens)) return std::nullopt;  // handle_api says why
+  std::optional<std::pair<long long, Json>> head;
+  try {
+    head = c.experiment_head(std::string(route.id));
+  } catch (const std::exception&) {
+    return std::nullopt;  // handle_api meets the store's error again, and reports it
+  }
+  if (!head) return std::nullopt;
+  // The summary as the stream starts, then the runs a page at a time, each read when it is sent:
+  // every run once, in id order, as it is at that moment.
+  std::string summary = dump(head->second);
+  summary.pop_back();  // its closing brace: run_list and complete follow
+  summary += std::string(summary.size() > 1 ? "," : "") + "\"run_list\":[";
+  enum class Stage { kHead, kRuns, kDone };
+  auto next = [&c, id = head->first, after = *after, summary = std::move(summary), stage = Stage::kHead,
+               first = true]() mutable -> std::string {
+    if (stage == Stage::kHead) {
+      stage = Stage::kRuns;
+      return std::move(summary);
+    }
+    if (stage == Stage::kDone) return "";
+    const Json runs = c.run_page(id, after, kStreamRunPage);
+    if (runs.empty()) {
+      stage = Stage::kDone;
+      return "],\"complete\":true}";
+    }
+    std::string part;
+    for (const Json& r : runs) {
+      if (!first) part += ',';
+      first = false;
+      part += dump(r);
+    }
+    after = runs.back()["run_id"].get<long long>();
+    return part;
+  };
+  return StreamedAnswer{respond(200, ""), std::move(next)};
+}
+
 bool is_record_post(const HttpRequest& req) {
   if (req.method() != http::verb::post) return false;
   const std::string_view target(req.target().data(), req.target().size());
@@ -167,12 +215,16 @@ HttpResponseMsg handle_api(Coordinator& c, const HttpRequest& req, const AccessT
       }
     }
     if (get && route.kind == Kind::kExperiment) {
-      // ?after=RUN_ID&limit=N pages the run list (an experiment may have 100,000 runs).
-      const auto after = to_int(query_param(query, "after")), limit = to_int(query_param(query, "limit"));
+      // ?after=RUN_ID&limit=N pages the run list (an experiment may have 100,000 runs); a page
+      // is kDefaultRunPage runs unless asked otherwise. limit=all is streamed (stream_api): it
+      // comes here only when the experiment is missing, and then gets its 404.
+      const std::string limit_text = query_param(query, "limit");
+      const auto after = to_int(query_param(query, "after"));
+      const auto limit = limit_text == "all" ? std::optional<long long>(kMaxRunPage) : to_int(limit_text);
       if ((!query_param(query, "after").empty() && (!after || *after < 0)) ||
-          (!query_param(query, "limit").empty() && (!limit || *limit < 1 || *limit > 100000)))
-        return bad(400, "after must be a run id (0 or more) and limit 1..100000");
-      return respond(c.experiment(std::string(route.id), after.value_or(0), limit.value_or(0)));
+          (!limit_text.empty() && (!limit || *limit < 1 || *limit > kMaxRunPage)))
+        return bad(400, "after must be a run id (0 or more) and limit 1.." + std::to_string(kMaxRunPage) + " or all");
+      return respond(c.experiment(std::string(route.id), after.value_or(0), limit.value_or(kDefaultRunPage)));
     }
     if (post && route.kind == Kind::kExperimentCancel) return respond(c.cancel(std::string(route.id)));
     if (get && path == "/api/v1/results") {

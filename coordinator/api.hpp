@@ -7,8 +7,18 @@
 
 namespace scalebench {
 
+// GET /api/v1/experiments/ID lists this many runs without ?limit, at most kMaxRunPage with it;
+// ?limit=all streams every run, kStreamRunPage at a time (docs/api.md).
+constexpr long long kDefaultRunPage = 1000, kMaxRunPage = 10000, kStreamRunPage = 1000;
+
 // Maps HTTP routes onto the coordinator (docs/api.md lists them), each behind the role it needs.
 HttpResponseMsg handle_api(Coordinator& coordinator, const HttpRequest& request, const AccessTokens& tokens = {});
+
+// The answers sent in parts (HttpServer::set_streams): every run of an experiment, for
+// GET /api/v1/experiments/ID?limit=all. nullopt leaves the request to handle_api (which also
+// answers such a request that is refused, malformed or names no experiment).
+std::optional<StreamedAnswer> stream_api(Coordinator& coordinator, const HttpRequest& request,
+                                         const AccessTokens& tokens = {});
 
 // Whether `request` posts a batch of records: the one heavy request of the usual traffic (a batch
 // of 200 takes milliseconds, a heartbeat tens of microseconds), served off the connection threads.

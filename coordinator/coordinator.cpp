@@ -261,21 +261,37 @@ ApiResult Coordinator::list_experiments() {
 }
 
 ApiResult Coordinator::experiment(const std::string& id_or_name, long long after, long long limit) {
+  auto head = experiment_head(id_or_name);
+  if (!head) return error(404, "no experiment '" + id_or_name + "'");
+  Json e = std::move(head->second);
+  Json runs = run_page(head->first, after, limit > 0 ? limit + 1 : 0);
+  const bool complete = limit <= 0 || static_cast<long long>(runs.size()) <= limit;
+  if (!complete) runs.erase(runs.end() - 1);
+  if (limit > 0) {
+    e["next_after"] = runs.empty() ? after : runs.back()["run_id"].get<long long>();
+    e["complete"] = complete;
+  }
+  e["run_list"] = std::move(runs);
+  return {200, e};
+}
+
+std::optional<std::pair<long long, Json>> Coordinator::experiment_head(const std::string& id_or_name) {
   // From the reading connection: what was committed, without the state's mutex.
   std::lock_guard lock(read_mutex_);
   auto id = read_store_.find_experiment(id_or_name);
-  if (!id) return error(404, "no experiment '" + id_or_name + "'");
-  Json e = read_store_.experiment_summary(*id);
-  const std::map<long long, std::size_t> counts = read_store_.record_counts(*id);
+  if (!id) return std::nullopt;
+  return std::pair{*id, read_store_.experiment_summary(*id)};
+}
+
+Json Coordinator::run_page(long long experiment_id, long long after, long long limit) {
+  std::lock_guard lock(read_mutex_);
+  const std::vector<Store::Run> page = read_store_.runs(experiment_id, std::nullopt, after, limit);
+  if (page.empty()) return Json::array();
+  // Only the page's runs are counted (counting all of 100,000 runs' records for each page of a
+  // stream made it quadratic).
+  const std::map<long long, std::size_t> counts = read_store_.record_counts(experiment_id, after, page.back().id);
   Json runs = Json::array();
-  long long last = after;
-  bool complete = true;
-  for (const auto& r : read_store_.runs(*id, std::nullopt, after, limit > 0 ? limit + 1 : 0)) {
-    if (limit > 0 && static_cast<long long>(runs.size()) == limit) {
-      complete = false;
-      break;
-    }
-    last = r.id;
+  for (const auto& r : page) {
     const auto n = counts.find(r.id);
     runs.push_back({{"run_id", r.id},
                     {"index", r.index},
@@ -291,12 +307,7 @@ ApiResult Coordinator::experiment(const std::string& id_or_name, long long after
                     {"finished_at", r.finished_at},
                     {"records", n == counts.end() ? 0 : n->second}});
   }
-  e["run_list"] = std::move(runs);
-  if (limit > 0) {
-    e["next_after"] = last;
-    e["complete"] = complete;
-  }
-  return {200, e};
+  return runs;
 }
 
 ApiResult Coordinator::cancel(const std::string& id_or_name) {

@@ -59,6 +59,11 @@ class Coordinator {
   ApiResult cancel(const std::string& id_or_name);
   // `after` and `limit` page the run list (runs with an id over `after`, at most `limit`; 0 all).
   ApiResult experiment(const std::string& id_or_name, long long after, long long limit);
+  // An experiment's id and summary (without its runs), or nullopt when there is none.
+  std::optional<std::pair<long long, Json>> experiment_head(const std::string& id_or_name);
+  // The runs of experiment `experiment_id` with an id over `after`, at most `limit` (0: all), in
+  // id order, as run_list lists them.
+  Json run_page(long long experiment_id, long long after, long long limit);
   ApiResult results(const std::string& experiment, long long after, int limit);
 
   ApiResult register_agent(const Json& info);

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   std::string listen = "127.0.0.1", port_file, token_file, tls_cert, tls_key;
   bool protect_metrics = false;
   int port = 8470, threads_n = 4, record_threads = 2;
-  long long max_connections = 16384, body_budget_mib = 256;
+  long long max_connections = 16384, body_budget_mib = 256, answer_budget_mib = 128;
   Coordinator::Options options;
   options.db_path = "scalebench.db";
   CLI::App app("scalebench-coordinator: the HTTP API, scheduler, store and /metrics of a scalebench cluster.",
@@ -67,6 +67,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1LL, 1000000LL));
   // At least one largest body (8 MiB) fits.
   app.add_option("--body-budget-mib", body_budget_mib, "request bodies held at once, all connections together")
+      ->capture_default_str()
+      ->check(CLI::Range(8LL, 65536LL));
+  // At least one largest page of runs (a few MiB) and one streamed answer's part fit.
+  app.add_option("--answer-budget-mib", answer_budget_mib,
+                 "answers made and not yet read by their clients, all connections together; past it a 503 "
+                 "with Retry-After")
       ->capture_default_str()
       ->check(CLI::Range(8LL, 65536LL));
   auto* cert =
@@ -116,7 +122,9 @@ int main(int argc, char** argv) {
     // connection thread only ever runs heartbeats, which wait 20 ms at most.
     server->set_lanes(api_lane, {record_threads, 2});
     server->set_header_check([&](const HttpRequest& r) { return check_access(r, tokens); });
-    server->set_limits(static_cast<std::size_t>(max_connections), static_cast<std::size_t>(body_budget_mib) << 20);
+    server->set_streams([&](const HttpRequest& r) { return stream_api(coordinator, r, tokens); });
+    server->set_limits(static_cast<std::size_t>(max_connections), static_cast<std::size_t>(body_budget_mib) << 20,
+                       static_cast<std::size_t>(answer_budget_mib) << 20);
     server->start();
     serving = true;
     const unsigned short actual = server->port();

@@ -303,11 +303,13 @@ std::size_t Store::record_count(long long run_id) {
   return static_cast<std::size_t>(q.i64(0));
 }
 
-std::map<long long, std::size_t> Store::record_counts(long long experiment_id) {
+std::map<long long, std::size_t> Store::record_counts(long long experiment_id, long long after_run,
+                                                      long long last_run) {
   Statement q(*statements_, path_,
               "SELECT records.run_id, COUNT(*) FROM records JOIN runs ON runs.id = records.run_id "
-              "WHERE runs.experiment_id = ? GROUP BY records.run_id");
-  q.bind(1, experiment_id);
+              "WHERE runs.experiment_id = ?1 AND records.run_id > ?2 AND records.run_id <= ?3 "
+              "GROUP BY records.run_id");
+  q.bind(1, experiment_id).bind(2, after_run).bind(3, last_run);
   std::map<long long, std::size_t> out;
   while (q.step()) out[q.i64(0)] = static_cast<std::size_t>(q.i64(1));
   return out;

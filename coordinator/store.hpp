@@ -1,4 +1,5 @@
 #pragma once
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -115,8 +116,10 @@ class Store {
   // The same with the record already serialised (the coordinator does that outside its lock).
   bool add_record_text(long long run_id, int attempt, long long seq, std::string_view record_json);
   std::size_t record_count(long long run_id);
-  // The records of each run of an experiment that has any, in one query.
-  std::map<long long, std::size_t> record_counts(long long experiment_id);
+  // The records of each run of an experiment that has any, in one query; of the runs with an id
+  // over `after_run` and up to `last_run` only, when given.
+  std::map<long long, std::size_t> record_counts(long long experiment_id, long long after_run = 0,
+                                                 long long last_run = std::numeric_limits<long long>::max());
   // Records in insertion order after `after_id`, each with its "record_id".
   Json records(std::optional<long long> experiment_id, long long after_id, int limit);
 

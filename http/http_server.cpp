@@ -55,21 +55,24 @@ HttpServer::HttpServer(net::io_context& ioc, const tcp::endpoint& endpoint, Http
                 ec.message());
 }
 
-bool ServerBudget::reserve(std::size_t n) {
-  std::size_t used = body_bytes_used.load();
+bool MemoryBudget::reserve(std::size_t n) {
+  std::size_t now = used.load();
   do {
-    // A small body (a heartbeat's, a run's end) is always let in, so that large ones cannot
-    // starve the agents: they are bounded by the connections' cap, and counted.
-    if (n > kSmallBody && used + n > body_bytes) return false;
-  } while (!body_bytes_used.compare_exchange_weak(used, used + n));
+    if (n > small && now + n > limit) return false;
+  } while (!used.compare_exchange_weak(now, now + n));
   return true;
 }
 
-void ServerBudget::release(std::size_t n) {
+void MemoryBudget::release(std::size_t n) {
   if (n == 0) return;
-  // The last body of a burst gone: give the freed pages back (glibc keeps them otherwise, and a
-  // burst of 200 unfinished 8 MiB bodies would stay 1.6 GB for good).
-  if (body_bytes_used.fetch_sub(n) == n && n >= (1u << 20)) malloc_trim(0);
+  used.fetch_sub(n);
+  freed(n);
+}
+
+void MemoryBudget::freed(std::size_t n) {
+  const std::size_t since = released_since_trim_.fetch_add(n) + n;
+  // Trimming walks every arena: only once the last buffer of a burst is gone, not per buffer.
+  if (used.load() == 0 && since >= (1u << 20) && released_since_trim_.exchange(0) > 0) malloc_trim(0);
 }
 
 void HttpServer::set_lanes(std::function<int(const HttpRequest&)> lane, const std::vector<int>& threads) {
@@ -78,9 +81,11 @@ void HttpServer::set_lanes(std::function<int(const HttpRequest&)> lane, const st
 void HttpServer::set_header_check(HeaderCheck check) {
   header_check_ = std::make_shared<HeaderCheck>(std::move(check));
 }
-void HttpServer::set_limits(std::size_t max_connections, std::size_t body_bytes) {
+void HttpServer::set_streams(StreamHandler streams) { streams_ = std::make_shared<StreamHandler>(std::move(streams)); }
+void HttpServer::set_limits(std::size_t max_connections, std::size_t body_bytes, std::size_t answer_bytes) {
   budget_->max_connections = max_connections;
-  budget_->body_bytes = body_bytes;
+  budget_->bodies.limit = body_bytes;
+  budget_->answers.limit = answer_bytes;
 }
 
 void HttpServer::start() { do_accept(); }
@@ -146,10 +151,12 @@ void HttpServer::on_accept(beast::error_code ec, tcp::socket socket) {
     log_limited("refused a connection: " + std::to_string(budget_->max_connections) + " are open (the limit)");
     refuse(socket);
   } else if (tls_) {
-    std::make_shared<HttpSession<TlsStream>>(std::move(socket), handler_, tls_.get(), heavy_, header_check_, budget_)
+    std::make_shared<HttpSession<TlsStream>>(std::move(socket), handler_, tls_.get(), heavy_, header_check_, streams_,
+                                             budget_)
         ->run();
   } else {
-    std::make_shared<HttpSession<PlainStream>>(std::move(socket), handler_, nullptr, heavy_, header_check_, budget_)
+    std::make_shared<HttpSession<PlainStream>>(std::move(socket), handler_, nullptr, heavy_, header_check_, streams_,
+                                               budget_)
         ->run();
   }
   do_accept();
@@ -168,25 +175,38 @@ Stream make_stream(tcp::socket&& socket, net::ssl::context* tls) {
 template <class Stream>
 HttpSession<Stream>::HttpSession(tcp::socket&& socket, std::shared_ptr<HttpHandler> handler, net::ssl::context* tls,
                                  std::shared_ptr<HeavyRequests> heavy, std::shared_ptr<HeaderCheck> header_check,
-                                 std::shared_ptr<ServerBudget> budget)
+                                 std::shared_ptr<StreamHandler> streams, std::shared_ptr<ServerBudget> budget)
     : stream_(make_stream<Stream>(std::move(socket), tls)),
       handler_(std::move(handler)),
       heavy_(std::move(heavy)),
       header_check_(std::move(header_check)),
+      streams_(std::move(streams)),
       budget_(std::move(budget)) {
   ++budget_->connections;
 }
 
 template <class Stream>
 HttpSession<Stream>::~HttpSession() {
+  // What the budgets counted is freed before they are told (they give freed pages back).
+  parser_.reset();
+  response_.reset();
+  stream_answer_.reset();
+  part_.reset();
   release_body();
+  release_answer();
   --budget_->connections;
 }
 
 template <class Stream>
 void HttpSession<Stream>::release_body() {
-  budget_->release(body_reserved_);
+  budget_->bodies.release(body_reserved_);
   body_reserved_ = 0;
+}
+
+template <class Stream>
+void HttpSession<Stream>::release_answer() {
+  budget_->answers.release(answer_reserved_);
+  answer_reserved_ = 0;
 }
 
 template <class Stream>
@@ -224,7 +244,8 @@ void HttpSession<Stream>::on_handshake(beast::error_code ec) {
 
 template <class Stream>
 void HttpSession<Stream>::do_read() {
-  release_body();  // the previous request's body is gone
+  parser_.reset();  // the previous request's body is freed, then its reservation given back
+  release_body();
   parser_.emplace();
   parser_->body_limit(HttpServer::kBodyLimit);
   parser_->header_limit(HttpServer::kHeaderLimit);
@@ -247,7 +268,7 @@ void HttpSession<Stream>::on_header(beast::error_code ec, std::size_t bytes) {
   const std::size_t need = length ? static_cast<std::size_t>(*length) : parser_->chunked() ? HttpServer::kBodyLimit : 0;
   if (need > HttpServer::kBodyLimit) return on_read(http::error::body_limit, bytes);
   if (need > 0) {
-    if (!budget_->reserve(need)) {
+    if (!budget_->bodies.reserve(need)) {
       HttpResponseMsg res = json_answer(http::status::service_unavailable,
                                         "the server holds as many request bodies as it may; retry later");
       res.set(http::field::retry_after, "1");
@@ -284,19 +305,54 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
                              beast::bind_front_handler(&HttpSession::on_write, this->shared_from_this(), true));
   }
   const HttpRequest& req = parser_->get();
-  if (const int lane = heavy_ ? heavy_->lane(req) : -1; lane >= 0 && lane < static_cast<int>(heavy_->pools.size())) {
-    // Handled on a heavy thread; the answer is written back on this connection's executor.
-    return net::post(*heavy_->pools[static_cast<std::size_t>(lane)], [self = this->shared_from_this()] {
-      auto res = std::make_shared<HttpResponseMsg>((*self->handler_)(self->parser_->get()));
-      net::post(self->stream_.get_executor(), [self, res] { self->respond(res); });
-    });
-  }
-  respond(std::make_shared<HttpResponseMsg>((*handler_)(req)));
+  lane_ = heavy_ ? heavy_->lane(req) : -1;
+  if (lane_ >= static_cast<int>(heavy_ ? heavy_->pools.size() : 0)) lane_ = -1;
+  on_lane([self = this->shared_from_this()] { self->handle(); });
 }
+
+template <class Stream>
+void HttpSession<Stream>::on_lane(std::function<void()> work) {
+  // A heavy request is handled on a pool thread; its answer is written back on this connection's
+  // executor (dispatch: at once when already there).
+  if (lane_ >= 0) return net::post(*heavy_->pools[static_cast<std::size_t>(lane_)], std::move(work));
+  work();
+}
+
+template <class Stream>
+void HttpSession<Stream>::handle() {
+  const HttpRequest& req = parser_->get();
+  if (streams_)
+    if (auto answer = (*streams_)(req)) {
+      auto shared = std::make_shared<StreamedAnswer>(std::move(*answer));
+      return net::dispatch(stream_.get_executor(),
+                           [self = this->shared_from_this(), shared] { self->start_stream(shared); });
+    }
+  auto res = std::make_shared<HttpResponseMsg>((*handler_)(req));
+  net::dispatch(stream_.get_executor(),
+                [self = this->shared_from_this(), res = std::move(res)]() mutable { self->respond(std::move(res)); });
+}
+
+namespace {
+HttpResponseMsg answers_full() {
+  HttpResponseMsg res =
+      json_answer(http::status::service_unavailable, "the server holds as many answers as it may; retry later");
+  res.set(http::field::retry_after, "1");
+  return res;
+}
+}  // namespace
 
 template <class Stream>
 void HttpSession<Stream>::respond(std::shared_ptr<HttpResponseMsg> res) {
   const HttpRequest& req = parser_->get();
+  // The answer waits in memory until the client has read it: past the budget, the client comes
+  // back later (and the answer's memory is given back at once).
+  if (!budget_->answers.reserve(res->body().size())) {
+    const std::size_t made = res->body().size();
+    res = std::make_shared<HttpResponseMsg>(answers_full());
+    budget_->answers.freed(made);
+  } else {
+    answer_reserved_ = res->body().size();
+  }
   res->keep_alive(req.keep_alive());
   res->prepare_payload();
   bool close = res->need_eof();
@@ -309,9 +365,63 @@ void HttpSession<Stream>::respond(std::shared_ptr<HttpResponseMsg> res) {
 }
 
 template <class Stream>
+void HttpSession<Stream>::start_stream(std::shared_ptr<StreamedAnswer> answer) {
+  if (!budget_->answers.reserve(HttpServer::kStreamReserve))
+    return respond(std::make_shared<HttpResponseMsg>(answers_full()));
+  answer_reserved_ = HttpServer::kStreamReserve;
+  stream_answer_ = std::move(answer);
+  response_ = std::make_shared<HttpResponseMsg>(std::move(stream_answer_->head));
+  response_->body().clear();
+  response_->keep_alive(parser_->get().keep_alive());
+  response_->chunked(true);
+  head_writer_.emplace(*response_);
+  tcp().expires_after(std::chrono::seconds(HttpServer::kReadTimeoutS));
+  http::async_write_header(stream_, *head_writer_,
+                           beast::bind_front_handler(&HttpSession::next_part, this->shared_from_this()));
+}
+
+template <class Stream>
+void HttpSession<Stream>::next_part(beast::error_code ec, std::size_t) {
+  if (ec) return do_close();
+  part_.reset();
+  on_lane([self = this->shared_from_this()] {
+    auto part = std::make_shared<std::string>();
+    try {
+      *part = self->stream_answer_->next();
+    } catch (const std::exception& e) {
+      log::error("an answer in parts ended early: " + std::string(e.what()));
+      return net::dispatch(self->stream_.get_executor(), [self] {
+        beast::error_code ignored;
+        self->tcp().socket().shutdown(tcp::socket::shutdown_both, ignored);
+        self->tcp().socket().close(ignored);
+      });
+    }
+    net::dispatch(self->stream_.get_executor(), [self, part] { self->write_part(part); });
+  });
+}
+
+template <class Stream>
+void HttpSession<Stream>::write_part(std::shared_ptr<std::string> part) {
+  // Each part has the read deadline, and a second more per MiB, like a whole answer.
+  tcp().expires_after(std::chrono::seconds(HttpServer::kReadTimeoutS) + std::chrono::seconds(part->size() >> 20));
+  if (part->empty()) {
+    stream_answer_.reset();
+    head_writer_.reset();
+    return net::async_write(
+        stream_, http::make_chunk_last(),
+        beast::bind_front_handler(&HttpSession::on_write, this->shared_from_this(), !parser_->get().keep_alive()));
+  }
+  part_ = std::move(part);
+  net::async_write(stream_, http::make_chunk(net::buffer(*part_)),
+                   beast::bind_front_handler(&HttpSession::next_part, this->shared_from_this()));
+}
+
+template <class Stream>
 void HttpSession<Stream>::on_write(bool close, beast::error_code ec, std::size_t) {
-  if (ec || close) return do_close();
+  // The answer freed first, then its reservation: the pages it held can then go back.
   response_.reset();
+  release_answer();
+  if (ec || close) return do_close();
   do_read();
 }
 

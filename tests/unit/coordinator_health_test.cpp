@@ -72,5 +72,40 @@ TEST_F(CoordinatorHealth, HugeIdsAre404AndExperimentsArePaged) {
   EXPECT_EQ(get(c, "/api/v1/experiments/p?limit=0").result_int(), 400);
 }
 
+TEST_F(CoordinatorHealth, RunListIsOnePageByDefaultAndLimitAllStreamsEveryRunOnce) {
+  Coordinator c(options());
+  ASSERT_EQ(c.register_agent(Json{{"name", "n1"}, {"gpus", Json::array()}, {"slots", 2}}).status, 200);
+  ASSERT_EQ(c.submit("name: p\nworkload: collective\nparams:\n  time_cap_s: 0.1\nrounds: 2500\n", "p.yaml").status,
+            201);
+
+  Json first = Json::parse(get(c, "/api/v1/experiments/p").body());
+  ASSERT_EQ(first["run_list"].size(), static_cast<std::size_t>(kDefaultRunPage));
+  EXPECT_FALSE(first["complete"].get<bool>());
+  EXPECT_EQ(first["next_after"], first["run_list"].back()["run_id"]);
+  EXPECT_EQ(get(c, "/api/v1/experiments/p?limit=" + std::to_string(kMaxRunPage + 1)).result_int(), 400);
+
+  // Streamed: the summary, then every run once in id order, across several parts.
+  auto stream = stream_api(c, HttpRequest{http::verb::get, "/api/v1/experiments/p?limit=all", 11});
+  ASSERT_TRUE(stream);
+  std::string body;
+  int parts = 0;
+  for (std::string part; !(part = stream->next()).empty(); ++parts) body += part;
+  EXPECT_GT(parts, 3);
+  Json all = Json::parse(body);
+  EXPECT_EQ(all["name"], "p");
+  EXPECT_TRUE(all["complete"].get<bool>());
+  ASSERT_EQ(all["run_list"].size(), 2500u);
+  for (std::size_t i = 1; i < all["run_list"].size(); ++i)
+    ASSERT_LT(all["run_list"][i - 1]["run_id"].get<long long>(), all["run_list"][i]["run_id"].get<long long>());
+  EXPECT_EQ(all["run_list"][0], first["run_list"][0]);
+
+  // Left to handle_api: no such experiment (404), a page asked for, a bad cursor (400).
+  EXPECT_FALSE(stream_api(c, HttpRequest{http::verb::get, "/api/v1/experiments/none?limit=all", 11}));
+  EXPECT_EQ(get(c, "/api/v1/experiments/none?limit=all").result_int(), 404);
+  EXPECT_FALSE(stream_api(c, HttpRequest{http::verb::get, "/api/v1/experiments/p?limit=5", 11}));
+  EXPECT_FALSE(stream_api(c, HttpRequest{http::verb::get, "/api/v1/experiments/p?limit=all&after=x", 11}));
+  EXPECT_EQ(get(c, "/api/v1/experiments/p?limit=all&after=x").result_int(), 400);
+}
+
 }  // namespace
 }  // namespace scalebench
