@@ -350,7 +350,7 @@ int main(int argc, char** argv) {
     getrlimit(RLIMIT_NOFILE, &nofile);
     nofile.rlim_cur = nofile.rlim_max;
     setrlimit(RLIMIT_NOFILE, &nofile);
-    TempFolder folder(o.keep);  // removed on every way out of this scope
+    TempFolder folder(o.keep, "scalebench-load");  // removed on every way out of this scope
     std::vector<Scale> all;
     bool failed = false;
     for (int n : o.agents) {

@@ -503,7 +503,7 @@ int main(int argc, char** argv) {
     getrlimit(RLIMIT_NOFILE, &nofile);
     nofile.rlim_cur = nofile.rlim_max;
     setrlimit(RLIMIT_NOFILE, &nofile);
-    TempFolder folder(o.keep);
+    TempFolder folder(o.keep, "scalebench-soak");
     return soak(o, folder);
   } catch (const Interrupted&) {
     const int sig = interrupt_signal();
