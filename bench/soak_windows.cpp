@@ -8,45 +8,49 @@ namespace scalebench::load {
 
 Windows::Windows(double window_s, std::size_t count) : window_s_(window_s), windows_(count) {}
 
-Window& Windows::window(double at_s) {
+Window* Windows::window(double at_s) {
   const auto i = static_cast<std::size_t>(std::max(0.0, at_s / window_s_));
-  return windows_[std::min(i, windows_.size() - 1)];  // an answer just past the end counts in the last
+  // Past the end (the last batches sent again after it): in no window, or the last one's
+  // records/s would count them.
+  return i < windows_.size() ? &windows_[i] : nullptr;
 }
 
 void Windows::heartbeat(double at_s, double ms) {
   std::lock_guard lock(mutex_);
-  window(at_s).heartbeat_ms.push_back(ms);
+  if (auto* w = window(at_s)) w->heartbeat_ms.push_back(ms);
 }
 
 void Windows::post(double at_s, double ms, long long records) {
   std::lock_guard lock(mutex_);
-  auto& w = window(at_s);
-  w.post_ms.push_back(ms);
-  w.records += records;
+  if (auto* w = window(at_s)) {
+    w->post_ms.push_back(ms);
+    w->records += records;
+  }
 }
 
 void Windows::rss(double at_s, long kib) {
   std::lock_guard lock(mutex_);
-  auto& w = window(at_s);
-  w.rss_kib = std::max(w.rss_kib, kib);
+  if (auto* w = window(at_s)) w->rss_kib = std::max(w->rss_kib, kib);
 }
 
 void Windows::unreachable(double at_s) {
   std::lock_guard lock(mutex_);
-  ++window(at_s).unreachable;
+  if (auto* w = window(at_s)) ++w->unreachable;
 }
 
 void Windows::error(double at_s, const std::string& what) {
   std::lock_guard lock(mutex_);
-  ++window(at_s).errors;
+  ++errors_;  // after the end too: the verdict counts every error
+  if (auto* w = window(at_s)) ++w->errors;
   if (first_error_.empty()) first_error_ = what;
 }
 
 void Windows::churn(double at_s, int left, int joined) {
   std::lock_guard lock(mutex_);
-  auto& w = window(at_s);
-  w.left += left;
-  w.joined += joined;
+  if (auto* w = window(at_s)) {
+    w->left += left;
+    w->joined += joined;
+  }
 }
 
 Window Windows::at(std::size_t index) const {
@@ -67,6 +71,11 @@ SpanFigures Windows::span(std::size_t first, std::size_t n) const {
   }
   return {static_cast<double>(rss) / 1024.0, percentile(heartbeats, 0.99),
           static_cast<double>(records) / (static_cast<double>(n) * window_s_)};
+}
+
+long long Windows::errors() const {
+  std::lock_guard lock(mutex_);
+  return errors_;
 }
 
 std::string Windows::first_error() const {

@@ -32,7 +32,7 @@ struct Comparison {
 class Windows {
  public:
   Windows(double window_s, std::size_t count);
-  // Each by the seconds since the soak started: into that window.
+  // Each by the seconds since the soak started: into that window (none past the last).
   void heartbeat(double at_s, double ms);
   void post(double at_s, double ms, long long records);
   void rss(double at_s, long kib);
@@ -45,13 +45,15 @@ class Windows {
   Window at(std::size_t index) const;  // a copy, taken under the lock
   // The windows [first, first + n) together.
   SpanFigures span(std::size_t first, std::size_t n) const;
+  long long errors() const;  // all of them, those after the end included
   std::string first_error() const;
 
  private:
-  Window& window(double at_s);
+  Window* window(double at_s);
   double window_s_;
   mutable std::mutex mutex_;
   std::vector<Window> windows_;
+  long long errors_ = 0;
   std::string first_error_;
 };
 
