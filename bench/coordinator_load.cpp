@@ -5,7 +5,6 @@
 // several cluster sizes (--agents 1000,2000,4000) it runs each against a fresh coordinator and
 // prints the cost curve. A benchmark program, not a test: it prints figures and judges nothing.
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -14,18 +13,15 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bench/coordinator_process.hpp"
+#include "bench/elapsed.hpp"
 #include "bench/load_options.hpp"
 #include "bench/process_probe.hpp"
 #include "bench/record_texts.hpp"
@@ -42,25 +38,18 @@ using namespace scalebench;
 using namespace scalebench::load;
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
 struct SetUp {
   double register_s = 0, submit_s = 0, assign_s = 0;
   std::vector<double> first_heartbeat_ms;
   int busy_answers = 0;
 };
 
-// Stops the bench between two steps of its set-up when SIGINT or SIGTERM came.
-void check_interrupt() {
-  if (interrupted()) throw Interrupted("interrupted");
-}
-
 std::vector<SimAgent> register_agents(const CoordinatorProcess& t, int count, int gpus, SetUp* s) {
   std::vector<SimAgent> agents;
   agents.reserve(static_cast<std::size_t>(count));
   const auto start = Clock::now();
   for (int i = 0; i < count; ++i) {
-    check_interrupt();
+    throw_if_interrupted();
     agents.push_back(register_sim_agent(t.url(), sim_agent_name("load", i), gpus));
   }
   s->register_s = ms_since(start) / 1000;
@@ -75,7 +64,7 @@ void submit_and_assign(const CoordinatorProcess& t, std::vector<SimAgent>& agent
   s->submit_s = ms_since(start) / 1000;
   start = Clock::now();
   for (auto& a : agents) {
-    check_interrupt();
+    throw_if_interrupted();
     Json answer;
     // A busy answer (the state held past the heartbeat's wait) gives nothing: the agent gets its
     // run at its next heartbeat, as a real one would, and the busy answer is counted.
@@ -320,14 +309,14 @@ Scale run_scale(const Options& o, int agents, const TempFolder& folder) {
   } else {
     target = std::make_unique<CoordinatorProcess>(o.url, o.pid);
   }
-  check_interrupt();
+  throw_if_interrupted();
   std::printf("\n== %d agents x %d GPUs: coordinator at %s, pid %d%s, batches of %d records, %d record streams\n",
               agents, o.gpus, target->url().c_str(), target->pid(),
               o.coordinator_cpus.empty() ? "" : (" on CPUs " + o.coordinator_cpus).c_str(), o.batch, o.record_threads);
   std::vector<SimAgent> sim = register_agents(*target, agents, o.gpus, &r.setup);
   submit_and_assign(*target, sim, o.gpus, &r.setup);
   r.load = run_load(o, *target, sim);
-  check_interrupt();
+  throw_if_interrupted();
   r.stored = count_stored(target->db(), target->url());
   for (const auto& [t, kib] : r.load.rss) r.max_rss_kib = std::max(r.max_rss_kib, kib);
   r.load_after = load_average();
@@ -359,7 +348,7 @@ int main(int argc, char** argv) {
       failed = failed || all.back().load.errors > 0 || all.back().load.acknowledged > all.back().stored;
     }
     if (all.size() > 1) print_curve(all, o.gpus);
-    check_interrupt();
+    throw_if_interrupted();
     return failed ? 1 : 0;
   } catch (const Interrupted&) {
     const int sig = interrupt_signal();

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "bench/coordinator_process.hpp"
+#include "bench/elapsed.hpp"
 #include "bench/process_probe.hpp"
 #include "bench/record_texts.hpp"
 #include "bench/sim_agent.hpp"
@@ -42,8 +43,6 @@ namespace {
 using namespace scalebench;
 using namespace scalebench::load;
 using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 // One agent of the soak and where it stands. Its heartbeats and its records come from two
 // threads: the run it holds is read and changed under `mutex`.
@@ -400,10 +399,6 @@ void direct(Soak& s, std::size_t windows, Director* d) {
   }
 }
 
-void check_interrupt() {
-  if (interrupted()) throw Interrupted("interrupted");
-}
-
 int soak(const SoakOptions& o, const TempFolder& folder) {
   const std::size_t windows = std::max<std::size_t>(1, static_cast<std::size_t>(o.duration_s / o.window_s + 1e-9));
   const std::size_t compare = std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(o.compare_s / o.window_s)));
@@ -415,7 +410,7 @@ int soak(const SoakOptions& o, const TempFolder& folder) {
   c.heartbeat_timeout_s = o.heartbeat_timeout_s;
   c.cpus = o.coordinator_cpus;
   CoordinatorProcess coordinator(c);
-  check_interrupt();
+  throw_if_interrupted();
   Soak s(o, coordinator, windows, static_cast<std::size_t>(o.agents) + windows * static_cast<std::size_t>(o.churn));
   s.duration_s = static_cast<double>(windows) * o.window_s;
   std::printf(
@@ -427,7 +422,7 @@ int soak(const SoakOptions& o, const TempFolder& folder) {
       compare, coordinator.url().c_str(), coordinator.pid(),
       o.coordinator_cpus.empty() ? "" : (" on CPUs " + o.coordinator_cpus).c_str(), load_average());
   for (int i = 0; i < o.agents; ++i) {
-    check_interrupt();
+    throw_if_interrupted();
     s.add(join(s, sim_agent_name("soak", i), true));
   }
   submit_runs(coordinator.url(), "soak", o.agents, o.gpus);
@@ -447,9 +442,9 @@ int soak(const SoakOptions& o, const TempFolder& folder) {
     throw;
   }
   for (auto& th : threads) th.join();
-  check_interrupt();
+  throw_if_interrupted();
   drain(s);
-  check_interrupt();
+  throw_if_interrupted();
   std::size_t on = 0;
   for (std::size_t i = 0; i < s.count.load(); ++i) on += !s.agents[i]->leaving;
   print_window(s, windows - 1, windows, on);
@@ -466,11 +461,9 @@ int soak(const SoakOptions& o, const TempFolder& folder) {
                 f.holds() ? "within 10%" : "OVER 10%");
     ok = ok && f.holds();
   }
-  long long errors = 0, unreachable = 0;
-  for (std::size_t w = 0; w < windows; ++w) {
-    errors += s.windows.at(w).errors;
-    unreachable += s.windows.at(w).unreachable;
-  }
+  const long long errors = s.windows.errors();
+  long long unreachable = 0;
+  for (std::size_t w = 0; w < windows; ++w) unreachable += s.windows.at(w).unreachable;
   std::printf(
       "churn: %d agents left, %d joined; %d studies submitted, %d cancelled; restart: %.2f s without a coordinator\n",
       d.left, d.joined, d.studies, d.cancelled, d.restart_down_s);

@@ -24,4 +24,8 @@ bool interrupted() { return g_signal.load() != 0; }
 
 int interrupt_signal() { return g_signal.load(); }
 
+void throw_if_interrupted() {
+  if (interrupted()) throw Interrupted("interrupted");
+}
+
 }  // namespace scalebench

@@ -19,4 +19,7 @@ class Interrupted : public Error {
   using Error::Error;
 };
 
+// Throws Interrupted("interrupted") once SIGINT or SIGTERM came: a poll between two steps.
+void throw_if_interrupted();
+
 }  // namespace scalebench
