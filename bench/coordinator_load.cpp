@@ -65,18 +65,7 @@ void submit_and_assign(const CoordinatorProcess& t, std::vector<SimAgent>& agent
   start = Clock::now();
   for (auto& a : agents) {
     throw_if_interrupted();
-    Json answer;
-    // A busy answer (the state held past the heartbeat's wait) gives nothing: the agent gets its
-    // run at its next heartbeat, as a real one would, and the busy answer is counted.
-    for (int tries = 0; tries < 100; ++tries) {
-      const auto one = Clock::now();
-      answer = a.client->post_json(a.heartbeat_path, Json{{"active", Json::array()}});
-      s->first_heartbeat_ms.push_back(ms_since(one));
-      if (!answer.value("busy", false)) break;
-      ++s->busy_answers;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    if (!take_run(a, answer)) throw Error("heartbeat of " + a.name + " got no run: " + answer.dump());
+    take_first_run(a, &s->first_heartbeat_ms, &s->busy_answers);
   }
   s->assign_s = ms_since(start) / 1000;
 }

@@ -340,6 +340,16 @@ void cancel_study(Soak& s, long long id) {
                     "cancel of study " + std::to_string(id) + ": HTTP " + std::to_string(r.status) + " " + r.body);
 }
 
+// GET /metrics, as Prometheus does.
+void scrape_metrics(Soak& s, const HttpClient& scraper) {
+  try {
+    if (HttpResponse r = scraper.request("GET", "/metrics"); r.status != 200)
+      s.windows.error(s.now_s(), "/metrics: HTTP " + std::to_string(r.status));
+  } catch (const UnreachableError&) {
+    s.windows.unreachable(s.now_s());
+  }
+}
+
 struct Director {
   int next_leaver = 0, left = 0, joined = 0, studies = 0, cancelled = 0;
   long long open_study = 0;
@@ -369,11 +379,7 @@ void direct(Soak& s, std::size_t windows, Director* d) {
       if (interrupted()) break;
     }
     s.windows.rss(s.now_s(), rss_kib(s.coordinator.pid()));
-    if (k % 15 == 0) try {
-        if (scraper.request("GET", "/metrics").status != 200) s.windows.error(s.now_s(), "/metrics: not 200");
-      } catch (const UnreachableError&) {
-        s.windows.unreachable(s.now_s());
-      }
+    if (k % 15 == 0) scrape_metrics(s, scraper);
     const double in_window = std::fmod(now, s.o.window_s);
     try {
       if (d->open_study == 0 && in_window >= s.o.window_s / 4 && in_window < s.o.window_s / 2) {
@@ -394,7 +400,7 @@ void direct(Soak& s, std::size_t windows, Director* d) {
       std::size_t on = 0;
       for (std::size_t i = 0; i < s.count.load(); ++i) on += !s.agents[i]->leaving;
       print_window(s, w - 1, windows, on);
-      if (w < windows) churn(s, &d->next_leaver, &d->left, &d->joined);
+      churn(s, &d->next_leaver, &d->left, &d->joined);
     }
   }
 }
@@ -425,8 +431,19 @@ int soak(const SoakOptions& o, const TempFolder& folder) {
     throw_if_interrupted();
     s.add(join(s, sim_agent_name("soak", i), true));
   }
+  // The cluster's set-up (a run handed to each agent by its first heartbeat) before the clock
+  // starts: the first minutes compared are of a cluster at work, as the last are.
   submit_runs(coordinator.url(), "soak", o.agents, o.gpus);
-  // The clock starts with the agents registered: their first heartbeats take the runs.
+  std::vector<double> first_heartbeat_ms;
+  int busy = 0;
+  for (std::size_t i = 0; i < s.count.load(); ++i) {
+    throw_if_interrupted();
+    SoakAgent& a = *s.agents[i];
+    std::lock_guard lock(a.mutex);
+    take_first_run(a.sim, &first_heartbeat_ms, &busy);
+  }
+  std::printf("set-up: %d agents registered, each took its run in its first heartbeat (p99 %.2f ms, %d busy answers)\n",
+              o.agents, percentile(first_heartbeat_ms, 0.99), busy);
   s.t0 = Clock::now();
   s.t_end = s.t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.duration_s));
   std::vector<std::thread> threads;

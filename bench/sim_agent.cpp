@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <thread>
 
+#include "bench/elapsed.hpp"
 #include "common/error.hpp"
 #include "common/json.hpp"
 
@@ -38,6 +40,19 @@ bool take_run(SimAgent& agent, const Json& answer) {
   agent.attempt = (*runs)[0].at("attempt").get<int>();
   agent.next_seq = 0;
   return true;
+}
+
+void take_first_run(SimAgent& agent, std::vector<double>* ms, int* busy) {
+  Json answer;
+  for (int tries = 0; tries < 100; ++tries) {
+    const auto start = std::chrono::steady_clock::now();
+    answer = agent.client->post_json(agent.heartbeat_path, Json{{"active", Json::array()}});  // it holds none yet
+    ms->push_back(ms_since(start));
+    if (!answer.value("busy", false)) break;
+    ++*busy;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (!take_run(agent, answer)) throw Error("heartbeat of " + agent.name + " got no run: " + answer.dump());
 }
 
 std::string heartbeat_body(const SimAgent& agent) {

@@ -3,6 +3,7 @@
 // records), without the runs behind it.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "http/http_client.hpp"
 
@@ -24,6 +25,11 @@ std::string sim_agent_name(const std::string& prefix, int index);
 SimAgent register_sim_agent(const std::string& url, const std::string& name, int gpus);
 // Takes the first run a heartbeat's answer assigns, when the agent holds none: true if it took one.
 bool take_run(SimAgent& agent, const Json& answer);
+// Heartbeats until the coordinator hands the agent a run, as the first heartbeats of a cluster
+// take the queue: each heartbeat's milliseconds into `ms`. A busy answer (the coordinator's state
+// held past the heartbeat's wait) gives nothing: it is counted in `busy` and the agent tries
+// again 10 ms later, 100 times at most. Throws Error when no run comes.
+void take_first_run(SimAgent& agent, std::vector<double>* ms, int* busy);
 // The body of a heartbeat listing the agent's run ({"active":[]} without one).
 std::string heartbeat_body(const SimAgent& agent);
 // POST /api/v1/experiments of `runs` runs of `gpus` GPUs each (one agent's worth), named `name`;
