@@ -13,8 +13,12 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
       "and prints what the coordinator sustained.",
       "scalebench-coordinator-load");
   app.footer(
+      "Exit codes: 0 done; 1 a call failed or an acknowledged record is missing from the store, or the bench could "
+      "not run\n(a coordinator that does not start: its log's last lines are printed); 2 bad options; 130/143 "
+      "interrupted by\nSIGINT/SIGTERM (its coordinator stopped, its temporary folder removed).\n"
       "Examples:\n"
       "  scalebench-coordinator-load --agents 1000,2000,4000 --duration 30\n"
+      "  taskset -c 1 scalebench-coordinator-load --agents 4000 --coordinator-cpus 0   # each side on its own core\n"
       "  scalebench-coordinator-load --coordinator http://127.0.0.1:8470 --coordinator-pid 1234 --agents 500");
   add_standard_options(app, "scalebench-coordinator-load");
   app.add_option("--agents", o->agents,

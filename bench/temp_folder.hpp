@@ -10,12 +10,13 @@
 
 namespace scalebench::load {
 
-// The bench's temporary folder (stores, coordinator logs): removed whenever the bench ends,
+// A benchmark's temporary folder (stores, coordinator logs): removed whenever it ends,
 // failed runs included, unless --keep.
 class TempFolder {
  public:
-  explicit TempFolder(bool keep) : keep_(keep) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "scalebench-load.XXXXXX").string();
+  // Made under TMPDIR as PREFIX.XXXXXX.
+  TempFolder(bool keep, const std::string& prefix) : keep_(keep) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + ".XXXXXX")).string();
     if (!mkdtemp(tmpl.data())) throw Error("cannot make a temporary folder under " + tmpl);
     path_ = tmpl;
   }

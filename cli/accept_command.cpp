@@ -17,10 +17,10 @@
 #include "accept/verdict.hpp"
 #include "cli/accept_runner.hpp"
 #include "cli/commands.hpp"
-#include "cli/interrupt.hpp"
 #include "cli/local_cluster.hpp"
 #include "cli/record_source.hpp"
 #include "common/error.hpp"
+#include "common/interrupt.hpp"
 #include "common/process.hpp"
 
 namespace scalebench {

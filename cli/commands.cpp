@@ -12,13 +12,13 @@
 #include <sstream>
 #include <thread>
 
-#include "cli/interrupt.hpp"
 #include "cli/local_cluster.hpp"
 #include "cli/record_source.hpp"
 #include "cli/results_format.hpp"
 #include "cli/store_salvage.hpp"
 #include "common/csv.hpp"
 #include "common/error.hpp"
+#include "common/interrupt.hpp"
 #include "common/spec.hpp"
 #include "coordinator/store.hpp"
 #include "http/http_client.hpp"

@@ -11,8 +11,8 @@
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
-#include "cli/interrupt.hpp"
 #include "common/error.hpp"
+#include "common/interrupt.hpp"
 #include "common/process.hpp"
 #include "common/program_options.hpp"
 

@@ -1,4 +1,4 @@
-#include "cli/interrupt.hpp"
+#include "common/interrupt.hpp"
 
 #include <signal.h>
 
@@ -7,8 +7,8 @@
 namespace scalebench {
 
 namespace {
-std::atomic<bool> g_interrupted{false};
-void on_interrupt(int) { g_interrupted.store(true); }
+std::atomic<int> g_signal{0};
+void on_interrupt(int signal) { g_signal.store(signal); }
 }  // namespace
 
 void catch_interrupts() {
@@ -20,6 +20,12 @@ void catch_interrupts() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
-bool interrupted() { return g_interrupted.load(); }
+bool interrupted() { return g_signal.load() != 0; }
+
+int interrupt_signal() { return g_signal.load(); }
+
+void throw_if_interrupted() {
+  if (interrupted()) throw Interrupted("interrupted");
+}
 
 }  // namespace scalebench

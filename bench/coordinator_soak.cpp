@@ -1,0 +1,527 @@
+// scalebench-coordinator-soak: plays a changing cluster against a real coordinator for a long time,
+// as a cluster runs for months: agents stream records and heartbeat; every window some agents stop
+// (and are declared lost) and as many new ones register; a study is submitted and cancelled in
+// each window; the coordinator is ended (SIGKILL by default: a crash) in the middle and started
+// again on the same store while the agents ride through it as real ones do (heartbeats go on at
+// their interval, records are resent until acknowledged, with the outbox's back-off). It prints
+// each window's figures, compares the first minutes with the last (memory, heartbeat p99,
+// records/s: within 10%), and checks in the store that each record sent is there exactly once.
+// A benchmark program, not a test: it runs for 30 minutes by default.
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/coordinator_process.hpp"
+#include "bench/elapsed.hpp"
+#include "bench/process_probe.hpp"
+#include "bench/record_texts.hpp"
+#include "bench/sim_agent.hpp"
+#include "bench/soak_ledger.hpp"
+#include "bench/soak_options.hpp"
+#include "bench/soak_windows.hpp"
+#include "bench/temp_folder.hpp"
+#include "common/error.hpp"
+#include "common/interrupt.hpp"
+#include "common/json.hpp"
+#include "http/http_client.hpp"
+
+namespace {
+using namespace scalebench;
+using namespace scalebench::load;
+using Clock = std::chrono::steady_clock;
+
+// One agent of the soak and where it stands. Its heartbeats and its records come from two
+// threads: the run it holds is read and changed under `mutex`.
+struct SoakAgent {
+  SimAgent sim;  // sim.next_seq: the records below it are acknowledged
+  std::mutex mutex;
+  long long sent = 0;                // the records below it were sent at least once
+  bool cancel = false;               // its run is being cancelled: it ends it (finish: cancelled)
+  std::atomic<bool> leaving{false};  // it stopped: no heartbeat, no record from now on
+  bool main_run = false;             // it streams a run of the soak's main experiment
+};
+
+// Everything the soak's threads share.
+struct Soak {
+  const SoakOptions& o;
+  CoordinatorProcess& coordinator;
+  const RecordTexts texts;
+  Windows windows;
+  SentLedger ledger;
+  std::vector<std::unique_ptr<SoakAgent>> agents;  // sized once: [0, count) are filled
+  std::atomic<std::size_t> count{0};
+  Clock::time_point t0, t_end;    // set before the threads start
+  double duration_s = 0;          // t_end - t0: whole windows
+  std::atomic<bool> stop{false};  // the soak ends early (an error in the main thread)
+
+  Soak(const SoakOptions& options, CoordinatorProcess& c, std::size_t windows_count, std::size_t capacity)
+      : o(options), coordinator(c), texts(options.gpus), windows(options.window_s, windows_count), agents(capacity) {}
+  double now_s() const { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+  bool on() const { return Clock::now() < t_end && !interrupted() && !stop; }
+  void add(std::unique_ptr<SoakAgent> a) {
+    const std::size_t i = count.load();
+    if (i == agents.size()) throw Error("more agents joined than room was made for");
+    agents[i] = std::move(a);
+    count.store(i + 1, std::memory_order_release);
+  }
+};
+
+std::unique_ptr<SoakAgent> join(const Soak& s, const std::string& name, bool main_run) {
+  auto a = std::make_unique<SoakAgent>();
+  a->sim = register_sim_agent(s.coordinator.url(), name, s.o.gpus);
+  a->main_run = main_run;
+  return a;
+}
+
+// The answer to a heartbeat: a run to take, runs to cancel.
+void on_heartbeat_answer(SoakAgent& a, const Json& answer) {
+  std::lock_guard lock(a.mutex);
+  if (take_run(a.sim, answer)) {
+    a.sent = 0;
+    a.cancel = false;
+  }
+  if (const auto cancel = answer.find("cancel"); cancel != answer.end() && cancel->is_array())
+    for (const auto& id : *cancel)
+      if (id.is_number_integer() && id.get<long long>() == a.sim.run_id) a.cancel = true;
+}
+
+// Heartbeats: every agent once per interval, spread over it, from several threads so that one
+// slow answer does not delay the others' schedule. An agent that left sends none.
+void heartbeat_thread(Soak& s, std::size_t t, std::size_t threads) {
+  const std::size_t base = static_cast<std::size_t>(s.o.agents);
+  const double step = s.o.heartbeat_interval_s / static_cast<double>(base);
+  for (long long tick = 0;; ++tick) {
+    const std::size_t n = s.count.load(std::memory_order_acquire);
+    for (std::size_t i = t; i < n; i += threads) {
+      const auto due =
+          s.t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                     static_cast<double>(tick) * s.o.heartbeat_interval_s + static_cast<double>(i % base) * step));
+      if (due >= s.t_end || !s.on()) return;
+      std::this_thread::sleep_until(due);
+      SoakAgent& a = *s.agents[i];
+      if (a.leaving) continue;
+      std::string body;
+      {
+        std::lock_guard lock(a.mutex);
+        body = heartbeat_body(a.sim);
+      }
+      const auto start = Clock::now();
+      try {
+        HttpResponse r = a.sim.client->request("POST", a.sim.heartbeat_path, body);
+        s.windows.heartbeat(s.now_s(), ms_since(start));
+        if (r.status == 200)
+          on_heartbeat_answer(a, Json::parse(r.body));
+        else if (r.status >= 500)
+          s.windows.unreachable(s.now_s());
+        else
+          s.windows.error(s.now_s(),
+                          "heartbeat of " + a.sim.name + ": HTTP " + std::to_string(r.status) + " " + r.body);
+      } catch (const UnreachableError&) {
+        s.windows.unreachable(s.now_s());
+      } catch (const std::exception& e) {
+        s.windows.error(s.now_s(), e.what());
+      }
+    }
+  }
+}
+
+// The outbox's back-off: 100 ms doubling to 2 s while the coordinator does not answer.
+struct Backoff {
+  std::chrono::milliseconds wait{0};
+  void failed() {
+    wait = std::min<std::chrono::milliseconds>(std::chrono::seconds(2),
+                                               wait.count() ? wait * 2 : std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(wait);
+  }
+  void delivered() { wait = std::chrono::milliseconds(0); }
+};
+
+enum class Delivery { delivered, refused, unreachable };
+
+// What one call of an agent's outbox came to, into the window's figures.
+Delivery classify(Soak& s, const std::string& what, const HttpResponse& r) {
+  if (r.status == 200) return Delivery::delivered;
+  if (r.status >= 500) {
+    s.windows.unreachable(s.now_s());
+    return Delivery::unreachable;
+  }
+  s.windows.error(s.now_s(), what + ": HTTP " + std::to_string(r.status) + " " + r.body);
+  return Delivery::refused;
+}
+
+// The agent's run ends (finished as cancelled, or refused): into the ledger, the agent free.
+void release_run(Soak& s, SoakAgent& a) {
+  std::lock_guard lock(a.mutex);
+  s.ledger.note(a.sim.run_id, a.sim.attempt, a.sim.next_seq, a.sent);
+  a.sim.run_id = 0;
+  a.cancel = false;
+  a.main_run = false;
+}
+
+// One call of an agent's outbox: its run's end when it is cancelled, else its next batch of
+// records (or the last one again, when its answer did not come).
+Delivery deliver_one(Soak& s, SoakAgent& a, std::string* payload) {
+  long long run_id, first;
+  int attempt;
+  bool cancel;
+  {
+    std::lock_guard lock(a.mutex);
+    run_id = a.sim.run_id;
+    attempt = a.sim.attempt;
+    first = a.sim.next_seq;
+    cancel = a.cancel;
+    if (!cancel) a.sent = std::max(a.sent, first + s.o.batch);
+  }
+  const std::string run_path = "/api/v1/runs/" + std::to_string(run_id);
+  try {
+    if (cancel) {
+      const Json end{{"run_id", run_id}, {"attempt", attempt}, {"status", "cancelled"}, {"reason", "cancelled"}};
+      const Delivery d = classify(s, "finish of run " + std::to_string(run_id),
+                                  a.sim.client->request("POST", run_path + "/finish", end.dump()));
+      if (d != Delivery::unreachable) release_run(s, a);
+      return d;
+    }
+    s.texts.batch(run_id, attempt, first, s.o.batch, payload);
+    const auto start = Clock::now();
+    HttpResponse r = a.sim.client->request("POST", run_path + "/records", *payload);
+    const Delivery d = classify(s, "records of run " + std::to_string(run_id), r);
+    if (d == Delivery::delivered) {
+      s.windows.post(s.now_s(), ms_since(start), s.o.batch);
+      std::lock_guard lock(a.mutex);
+      a.sim.next_seq = first + s.o.batch;
+    } else if (d == Delivery::refused) {
+      release_run(s, a);  // the run ended under it (lost, cancelled): nothing more to send
+    }
+    return d;
+  } catch (const UnreachableError&) {
+    s.windows.unreachable(s.now_s());
+    return Delivery::unreachable;
+  } catch (const std::exception& e) {
+    s.windows.error(s.now_s(), e.what());
+    return Delivery::refused;
+  }
+}
+
+bool has_work(SoakAgent& a) {
+  if (a.leaving) return false;
+  std::lock_guard lock(a.mutex);
+  return a.sim.run_id > 0;
+}
+
+// Records: each thread takes its share of the agents in turn, at its share of --record-rate. An
+// agent's calls go one at a time and in order, as through its outbox: a batch whose answer did
+// not come is sent again, the same seqs, before anything after it.
+void records_thread(Soak& s, std::size_t t, std::size_t threads) {
+  const auto per_batch = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(static_cast<double>(s.o.batch) * static_cast<double>(threads) / s.o.record_rate));
+  auto due = s.t0;
+  std::string payload;
+  Backoff backoff;
+  // This thread's agents are those of index t modulo `threads`: no other thread posts for them,
+  // so each agent's calls stay in order.
+  std::size_t i = t;
+  while (s.on()) {
+    const std::size_t n = s.count.load(std::memory_order_acquire);
+    const std::size_t mine = n > t ? (n - t + threads - 1) / threads : 0;
+    auto next = [&] { i = i + threads < n ? i + threads : t; };
+    if (i >= n) i = t;
+    std::size_t scanned = 0;
+    for (; scanned < mine && !has_work(*s.agents[i]); ++scanned) next();
+    if (scanned >= mine) {  // none of them holds a run now
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    // After an outage the schedule starts again from now: no burst makes up for it.
+    due = std::max(due + per_batch, Clock::now() - std::chrono::seconds(1));
+    std::this_thread::sleep_until(due);
+    if (deliver_one(s, *s.agents[i], &payload) == Delivery::unreachable) {
+      backoff.failed();  // the same agent again: its outbox holds the batch
+    } else {
+      backoff.delivered();
+      next();
+    }
+  }
+}
+
+// The agents whose last batch had no answer when the soak ended: sent again until answered
+// (30 s at most), as an agent's outbox would, so that in doubt is only what a restart lost.
+void drain(Soak& s) {
+  std::string payload;
+  const auto until = Clock::now() + std::chrono::seconds(30);
+  for (std::size_t i = 0; i < s.count.load(); ++i) {
+    SoakAgent& a = *s.agents[i];
+    while (has_work(a) && Clock::now() < until && !interrupted()) {
+      {
+        std::lock_guard lock(a.mutex);
+        if (a.sent <= a.sim.next_seq) break;
+      }
+      if (deliver_one(s, a, &payload) == Delivery::unreachable)
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    std::lock_guard lock(a.mutex);
+    if (a.sim.run_id > 0) s.ledger.note(a.sim.run_id, a.sim.attempt, a.sim.next_seq, a.sent);
+  }
+}
+
+std::string clock_time(std::chrono::system_clock::time_point t) {
+  const std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char out[32];
+  std::strftime(out, sizeof out, "%H:%M:%S UTC", &tm);
+  return out;
+}
+
+std::string minutes(double s) {
+  char out[32];
+  std::snprintf(out, sizeof out, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  return out;
+}
+
+void print_window(const Soak& s, std::size_t w, std::size_t windows, std::size_t agents_on) {
+  const Window f = s.windows.at(w);
+  const double left_s = std::max(0.0, std::chrono::duration<double>(s.t_end - Clock::now()).count());
+  std::printf(
+      "[%zu/%zu] %s-%s: agents %zu (left %d, joined %d), RSS %.1f MiB, heartbeat p99 %.2f ms (%zu), records/s %.0f, "
+      "POST p99 %.2f ms, unreachable %lld, errors %lld, load average %.2f; %s left, ends at %s\n",
+      w + 1, windows, minutes(static_cast<double>(w) * s.o.window_s).c_str(),
+      minutes(static_cast<double>(w + 1) * s.o.window_s).c_str(), agents_on, f.left, f.joined,
+      static_cast<double>(f.rss_kib) / 1024.0, percentile(f.heartbeat_ms, 0.99), f.heartbeat_ms.size(),
+      static_cast<double>(f.records) / s.o.window_s, percentile(f.post_ms, 0.99), f.unreachable, f.errors,
+      load_average(), minutes(left_s).c_str(),
+      clock_time(std::chrono::system_clock::now() +
+                 std::chrono::duration_cast<std::chrono::system_clock::duration>(s.t_end - Clock::now()))
+          .c_str());
+}
+
+// Some agents with a main run stop (no more heartbeats or records: declared lost after the
+// coordinator's timeout), and as many new ones register (they take the studies' runs).
+void churn(Soak& s, int* next_leaver, int* left_total, int* joined_total) {
+  int left = 0;
+  for (; left < s.o.churn && *next_leaver < s.o.agents; ++*next_leaver) {
+    SoakAgent& a = *s.agents[static_cast<std::size_t>(*next_leaver)];
+    if (!a.leaving && a.main_run) {
+      a.leaving = true;
+      ++left;
+    }
+  }
+  int joined = 0;
+  for (; joined < s.o.churn && !interrupted(); ++joined) {
+    try {
+      s.add(join(s, sim_agent_name("soak-joined", ++*joined_total), false));
+    } catch (const UnreachableError&) {
+      s.windows.unreachable(s.now_s());
+      break;
+    }
+  }
+  *left_total += left;
+  s.windows.churn(s.now_s(), left, joined);
+}
+
+void cancel_study(Soak& s, long long id) {
+  HttpClient user(s.coordinator.url(), std::chrono::seconds(60));
+  HttpResponse r = user.request("POST", "/api/v1/experiments/" + std::to_string(id) + "/cancel", "");
+  if (r.status != 200)
+    s.windows.error(s.now_s(),
+                    "cancel of study " + std::to_string(id) + ": HTTP " + std::to_string(r.status) + " " + r.body);
+}
+
+// GET /metrics, as Prometheus does.
+void scrape_metrics(Soak& s, const HttpClient& scraper) {
+  try {
+    if (HttpResponse r = scraper.request("GET", "/metrics"); r.status != 200)
+      s.windows.error(s.now_s(), "/metrics: HTTP " + std::to_string(r.status));
+  } catch (const UnreachableError&) {
+    s.windows.unreachable(s.now_s());
+  }
+}
+
+struct Director {
+  int next_leaver = 0, left = 0, joined = 0, studies = 0, cancelled = 0;
+  long long open_study = 0;
+  bool restarted = false;
+  double restart_down_s = 0;
+};
+
+// The main thread while the agents play: each second the coordinator's memory; each window its
+// churn and its figures; in each window a study submitted (at a quarter) and cancelled (at three
+// quarters); /metrics scraped every 15 s as Prometheus does; the restart in the middle.
+void direct(Soak& s, std::size_t windows, Director* d) {
+  HttpClient scraper(s.coordinator.url());
+  const int study_runs = std::max(2, 2 * s.o.churn);
+  const int restart_sig = s.o.restart_signal == "TERM" ? SIGTERM : SIGKILL;
+  for (long k = 1; s.on(); ++k) {
+    std::this_thread::sleep_until(s.t0 + std::chrono::seconds(k));
+    if (!s.on()) break;
+    const double now = s.now_s();
+    if (!d->restarted && now >= s.duration_s / 2) {
+      d->restarted = true;
+      const auto down = Clock::now();
+      s.coordinator.restart(restart_sig);
+      d->restart_down_s = ms_since(down) / 1000;
+      std::printf(
+          "restarted the coordinator at %s (SIG%s, then started on the same store): %.2f s without it; pid %d\n",
+          minutes(now).c_str(), s.o.restart_signal.c_str(), d->restart_down_s, s.coordinator.pid());
+      if (interrupted()) break;
+    }
+    s.windows.rss(s.now_s(), rss_kib(s.coordinator.pid()));
+    if (k % 15 == 0) scrape_metrics(s, scraper);
+    const double in_window = std::fmod(now, s.o.window_s);
+    try {
+      if (d->open_study == 0 && in_window >= s.o.window_s / 4 && in_window < s.o.window_s / 2) {
+        d->open_study = submit_runs(s.coordinator.url(), "soak-study", study_runs, s.o.gpus);
+        ++d->studies;
+      } else if (d->open_study != 0 && in_window >= 3 * s.o.window_s / 4) {
+        cancel_study(s, d->open_study);
+        d->open_study = 0;
+        ++d->cancelled;
+      }
+    } catch (const UnreachableError&) {
+      s.windows.unreachable(s.now_s());
+    } catch (const std::exception& e) {
+      s.windows.error(s.now_s(), e.what());
+    }
+    const auto w = static_cast<std::size_t>(now / s.o.window_s);
+    if (w >= 1 && static_cast<std::size_t>((now - 1) / s.o.window_s) < w && w < windows) {
+      std::size_t on = 0;
+      for (std::size_t i = 0; i < s.count.load(); ++i) on += !s.agents[i]->leaving;
+      print_window(s, w - 1, windows, on);
+      churn(s, &d->next_leaver, &d->left, &d->joined);
+    }
+  }
+}
+
+int soak(const SoakOptions& o, const TempFolder& folder) {
+  const std::size_t windows = std::max<std::size_t>(1, static_cast<std::size_t>(o.duration_s / o.window_s + 1e-9));
+  const std::size_t compare = std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(o.compare_s / o.window_s)));
+  if (2 * compare > windows) throw Error("--compare is over half of --duration");
+  CoordinatorConfig c;
+  c.folder = folder.path();
+  c.db = (folder.path() / "soak.db").string();
+  c.heartbeat_interval_s = o.heartbeat_interval_s;
+  c.heartbeat_timeout_s = o.heartbeat_timeout_s;
+  c.cpus = o.coordinator_cpus;
+  CoordinatorProcess coordinator(c);
+  throw_if_interrupted();
+  Soak s(o, coordinator, windows, static_cast<std::size_t>(o.agents) + windows * static_cast<std::size_t>(o.churn));
+  s.duration_s = static_cast<double>(windows) * o.window_s;
+  std::printf(
+      "== soak: %d agents x %d GPUs for %s (%zu windows of %s), %.0f records/s in batches of %d, %d agents leaving "
+      "and %d joining per window, a study of %d runs submitted and cancelled per window, the coordinator ended "
+      "with SIG%s at %s; first %zu vs last %zu windows; coordinator %s, pid %d%s; load average %.2f\n",
+      o.agents, o.gpus, minutes(s.duration_s).c_str(), windows, minutes(o.window_s).c_str(), o.record_rate, o.batch,
+      o.churn, o.churn, std::max(2, 2 * o.churn), o.restart_signal.c_str(), minutes(s.duration_s / 2).c_str(), compare,
+      compare, coordinator.url().c_str(), coordinator.pid(),
+      o.coordinator_cpus.empty() ? "" : (" on CPUs " + o.coordinator_cpus).c_str(), load_average());
+  for (int i = 0; i < o.agents; ++i) {
+    throw_if_interrupted();
+    s.add(join(s, sim_agent_name("soak", i), true));
+  }
+  // The cluster's set-up (a run handed to each agent by its first heartbeat) before the clock
+  // starts: the first minutes compared are of a cluster at work, as the last are.
+  submit_runs(coordinator.url(), "soak", o.agents, o.gpus);
+  std::vector<double> first_heartbeat_ms;
+  int busy = 0;
+  for (std::size_t i = 0; i < s.count.load(); ++i) {
+    throw_if_interrupted();
+    SoakAgent& a = *s.agents[i];
+    std::lock_guard lock(a.mutex);
+    take_first_run(a.sim, &first_heartbeat_ms, &busy);
+  }
+  std::printf("set-up: %d agents registered, each took its run in its first heartbeat (p99 %.2f ms, %d busy answers)\n",
+              o.agents, percentile(first_heartbeat_ms, 0.99), busy);
+  s.t0 = Clock::now();
+  s.t_end = s.t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.duration_s));
+  std::vector<std::thread> threads;
+  const std::size_t hb_threads = 16, record_threads = 2;
+  for (std::size_t t = 0; t < hb_threads; ++t) threads.emplace_back(heartbeat_thread, std::ref(s), t, hb_threads);
+  for (std::size_t t = 0; t < record_threads; ++t) threads.emplace_back(records_thread, std::ref(s), t, record_threads);
+  Director d;
+  try {
+    direct(s, windows, &d);
+  } catch (...) {
+    s.stop = true;  // the threads end before the exception goes on
+    for (auto& th : threads) th.join();
+    throw;
+  }
+  for (auto& th : threads) th.join();
+  throw_if_interrupted();
+  drain(s);
+  throw_if_interrupted();
+  std::size_t on = 0;
+  for (std::size_t i = 0; i < s.count.load(); ++i) on += !s.agents[i]->leaving;
+  print_window(s, windows - 1, windows, on);
+
+  const SpanFigures first = s.windows.span(0, compare), last = s.windows.span(windows - compare, compare);
+  const Comparison figures[] = {{"RSS (MiB)", first.rss_mib, last.rss_mib},
+                                {"heartbeat p99 (ms)", first.heartbeat_p99_ms, last.heartbeat_p99_ms},
+                                {"records/s", first.records_per_s, last.records_per_s}};
+  std::printf("first %s vs last %s:\n", minutes(static_cast<double>(compare) * o.window_s).c_str(),
+              minutes(static_cast<double>(compare) * o.window_s).c_str());
+  bool ok = true;
+  for (const auto& f : figures) {
+    std::printf("  %-20s %10.2f %10.2f %+7.1f%%  %s\n", f.name, f.first, f.last, 100 * f.change(),
+                f.holds() ? "within 10%" : "OVER 10%");
+    ok = ok && f.holds();
+  }
+  const long long errors = s.windows.errors();
+  long long unreachable = 0;
+  for (std::size_t w = 0; w < windows; ++w) unreachable += s.windows.at(w).unreachable;
+  std::printf(
+      "churn: %d agents left, %d joined; %d studies submitted, %d cancelled; restart: %.2f s without a coordinator\n",
+      d.left, d.joined, d.studies, d.cancelled, d.restart_down_s);
+  std::printf("calls: %lld found no coordinator (its restart), %lld other errors%s%s\n", unreachable, errors,
+              errors ? "; first: " : "", s.windows.first_error().c_str());
+  const StoreCheck sc = s.ledger.check(coordinator.db());
+  std::printf(
+      "store: %lld records acknowledged over %lld run attempts, %lld point records stored: %lld lost, %lld duplicated "
+      "(%lld sent without an answer, %lld of them stored); store file %.1f MiB\n",
+      sc.acknowledged, sc.attempts, sc.stored, sc.lost, sc.duplicated, sc.in_doubt, sc.in_doubt_stored,
+      static_cast<double>(std::filesystem::file_size(coordinator.db())) / (1024.0 * 1024.0));
+  ok = ok && sc.lost == 0 && sc.duplicated == 0 && errors == 0;
+  std::printf(
+      "verdict: %s: RSS %+.1f%%, heartbeat p99 %+.1f%%, records/s %+.1f%% (first vs last %s), %lld lost, %lld "
+      "duplicated, %lld errors; load average %.2f\n",
+      ok ? "PASS" : "FAIL", 100 * figures[0].change(), 100 * figures[1].change(), 100 * figures[2].change(),
+      minutes(static_cast<double>(compare) * o.window_s).c_str(), sc.lost, sc.duplicated, errors, load_average());
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line as it comes, into a file too
+  SoakOptions o;
+  if (auto rc = parse_soak_options(argc, argv, &o)) return *rc;
+  catch_interrupts();  // noted only: the soak stops at its next step, its coordinator and folder go
+  try {
+    rlimit nofile{};  // a kept connection per simulated agent here, one per client in the coordinator
+    getrlimit(RLIMIT_NOFILE, &nofile);
+    nofile.rlim_cur = nofile.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &nofile);
+    TempFolder folder(o.keep, "scalebench-soak");
+    return soak(o, folder);
+  } catch (const Interrupted&) {
+    const int sig = interrupt_signal();
+    std::cerr << "scalebench-coordinator-soak: interrupted by " << (sig == SIGINT ? "SIGINT" : "SIGTERM")
+              << "; stopped its coordinator" << (o.keep ? "" : " and removed its temporary folder") << "\n";
+    return 128 + sig;
+  } catch (const std::exception& e) {
+    std::cerr << "scalebench-coordinator-soak: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,60 @@
+#pragma once
+// The soak's figures by window of time (a minute by default), and the comparison of its first
+// minutes with its last. Measured here, printed by the program.
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace scalebench::load {
+
+struct Window {
+  std::vector<double> heartbeat_ms, post_ms;
+  long long records = 0;      // acknowledged in this window
+  long rss_kib = 0;           // the coordinator's largest resident memory sampled in it
+  long long unreachable = 0;  // calls that found no coordinator (its restart)
+  long long errors = 0;       // anything else that went wrong (refusals, bad answers)
+  int left = 0, joined = 0;   // agents
+};
+
+// A span's figures, from its windows.
+struct SpanFigures {
+  double rss_mib = 0, heartbeat_p99_ms = 0, records_per_s = 0;
+};
+
+// Within 10% of the first span (a growth or a fall): the soak's test of each figure.
+struct Comparison {
+  const char* name;
+  double first, last;
+  double change() const { return first > 0 ? (last - first) / first : 0; }
+  bool holds() const { return change() <= 0.10 && change() >= -0.10; }
+};
+
+class Windows {
+ public:
+  Windows(double window_s, std::size_t count);
+  // Each by the seconds since the soak started: into that window (none past the last).
+  void heartbeat(double at_s, double ms);
+  void post(double at_s, double ms, long long records);
+  void rss(double at_s, long kib);
+  void unreachable(double at_s);
+  void error(double at_s, const std::string& what);
+  void churn(double at_s, int left, int joined);
+
+  double window_s() const { return window_s_; }
+  std::size_t count() const { return windows_.size(); }
+  Window at(std::size_t index) const;  // a copy, taken under the lock
+  // The windows [first, first + n) together.
+  SpanFigures span(std::size_t first, std::size_t n) const;
+  long long errors() const;  // all of them, those after the end included
+  std::string first_error() const;
+
+ private:
+  Window* window(double at_s);
+  double window_s_;
+  mutable std::mutex mutex_;
+  std::vector<Window> windows_;
+  long long errors_ = 0;
+  std::string first_error_;
+};
+
+}  // namespace scalebench::load
