@@ -55,9 +55,10 @@ std::optional<int> parse_soak_options(int argc, char** argv, SoakOptions* o) {
       ->check(CLI::Range(0, 100000));
   add_duration(app, "--window", &o->window_s,
                "the span of each printed line of figures (default 1m, or --compare when shorter)");
-  add_duration(app, "--compare", &o->compare_s,
-               "the spans at the start and at the end whose figures must agree within 10% (default 5m, or a third of "
-               "--duration when shorter)");
+  add_duration(
+      app, "--compare", &o->compare_s,
+      "the spans at the start and at the end: no figure of the last may be 10% worse (default 5m, or a third of "
+      "--duration when shorter)");
   app.add_option("--heartbeat-interval", o->heartbeat_interval_s, "seconds between each agent's heartbeats")
       ->capture_default_str()
       ->check(CLI::Range(0.05, 60.0));
