@@ -149,7 +149,17 @@ std::vector<SimAgent> register_agents(const Target& t, int count, int gpus, SetU
     a.client = std::make_unique<HttpClient>(t.url);
     Json list = Json::array();
     for (int g = 0; g < gpus; ++g)
-      list.push_back({{"index", g}, {"name", "NVIDIA H200"}, {"uuid", "GPU-" + a.name + "-" + std::to_string(g)}});
+      list.push_back({{"index", g},
+                      {"name", "NVIDIA H200"},
+                      {"uuid", "GPU-" + a.name + "-" + std::to_string(g)},
+                      {"pci_bus_id", ""},
+                      {"memory_mib", 143771},
+                      {"driver", ""},
+                      {"pcie_gen", 5},
+                      {"pcie_gen_max", 5},
+                      {"pcie_width", 16},
+                      {"pcie_width_max", 16},
+                      {"numa_node", -1}});
     a.client->post_json("/api/v1/agents/register", Json{{"name", a.name},
                                                         {"hostname", a.name},
                                                         {"gpus", list},
