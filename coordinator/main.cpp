@@ -21,6 +21,7 @@
 #include "coordinator/access.hpp"
 #include "coordinator/api.hpp"
 #include "coordinator/coordinator.hpp"
+#include "http/connection_limit.hpp"
 #include "http/http_server.hpp"
 #include "http/tls_context.hpp"
 
@@ -39,8 +40,8 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  scalebench-coordinator --db /var/lib/scalebench/scalebench.db\n"
       "  scalebench-coordinator --listen 0.0.0.0 --token-file tokens --tls-cert cert.pem --tls-key key.pem\n"
-      "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 failed while serving; 2 bad options, store, tokens or\n"
-      "certificate.");
+      "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 failed while serving; 2 bad options, store, tokens,\n"
+      "certificate or descriptor limit.");
   add_standard_options(app, "scalebench-coordinator");
   app.add_option("--listen", listen, "address to listen on")->capture_default_str()->type_name("ADDR");
   app.add_option("--port", port, "port; 0 picks a free one")->capture_default_str()->check(CLI::Range(0, 65535));
@@ -62,7 +63,9 @@ int main(int argc, char** argv) {
   app.add_option("--record-threads", record_threads, "threads storing posted record batches")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
-  app.add_option("--max-connections", max_connections, "connections served at once; past them a 503 with Retry-After")
+  app.add_option("--max-connections", max_connections,
+                 "connections served at once, at most the descriptor limit less those in use; past them a 503 with "
+                 "Retry-After")
       ->capture_default_str()
       ->check(CLI::Range(1LL, 1000000LL));
   // At least one largest body (8 MiB) fits.
@@ -116,7 +119,14 @@ int main(int argc, char** argv) {
     // connection thread only ever runs heartbeats, which wait 20 ms at most.
     server->set_lanes(api_lane, {record_threads, 2});
     server->set_header_check([&](const HttpRequest& r) { return check_access(r, tokens); });
-    server->set_limits(static_cast<std::size_t>(max_connections), static_cast<std::size_t>(body_budget_mib) << 20);
+    // Past the descriptor limit new clients would wait unanswered; below it they get a 503.
+    const ConnectionLimit connections = connection_limit(static_cast<std::size_t>(max_connections));
+    if (connections.connections == 0)
+      throw Error("the descriptor limit (ulimit -n) is " + std::to_string(connections.fd_limit) + ", " +
+                  std::to_string(connections.fds_open) + " are open and " + std::to_string(kSpareDescriptors) +
+                  " are kept spare: no room for a connection; raise the limit");
+    if (connections.clamped) log::warn("--max-connections: " + connections.note);
+    server->set_limits(connections.connections, static_cast<std::size_t>(body_budget_mib) << 20);
     server->start();
     serving = true;
     const unsigned short actual = server->port();
