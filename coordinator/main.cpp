@@ -7,6 +7,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -21,9 +22,35 @@
 #include "coordinator/access.hpp"
 #include "coordinator/api.hpp"
 #include "coordinator/coordinator.hpp"
+#include "coordinator/store_integrity.hpp"
 #include "http/connection_limit.hpp"
 #include "http/http_server.hpp"
 #include "http/tls_context.hpp"
+
+namespace {
+constexpr int kExitStoreDamaged = 3;
+
+// SQLite's check of an existing store before it is opened for writing (store_integrity.hpp): its
+// findings and what to do, one log line each; none when the store is whole or new.
+std::vector<std::string> store_damage_at_start(const std::string& path) {
+  using namespace scalebench;
+  std::error_code ec;
+  if (std::filesystem::file_size(path, ec) == 0 || ec) return {};  // new (or empty): SQLite makes it
+  const StoreIntegrity check = check_store_integrity(path, /*read_only=*/false);
+  char took[32];
+  std::snprintf(took, sizeof took, "%.2f", check.seconds);
+  if (check.problems.empty()) {
+    log::info("store " + path + ": " + check.check + " passed in " + took + " s");
+    return {};
+  }
+  std::vector<std::string> lines;
+  for (const auto& p : check.problems) lines.push_back("store " + path + " is damaged (" + check.check + "): " + p);
+  lines.push_back("not starting on a damaged store (exit " + std::to_string(kExitStoreDamaged) +
+                  "): read the records it still holds with `scalebench results --db " + path +
+                  " --format json`, then start on a new store (or a backup)");
+  return lines;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace scalebench;
@@ -41,7 +68,8 @@ int main(int argc, char** argv) {
       "  scalebench-coordinator --db /var/lib/scalebench/scalebench.db\n"
       "  scalebench-coordinator --listen 0.0.0.0 --token-file tokens --tls-cert cert.pem --tls-key key.pem\n"
       "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 failed while serving; 2 bad options, store, tokens,\n"
-      "certificate or descriptor limit.");
+      "certificate or descriptor limit; 3 the store is damaged (SQLite's integrity check failed: read what it\n"
+      "holds with `scalebench results --db FILE`).");
   add_standard_options(app, "scalebench-coordinator");
   app.add_option("--listen", listen, "address to listen on")->capture_default_str()->type_name("ADDR");
   app.add_option("--port", port, "port; 0 picks a free one")->capture_default_str()->check(CLI::Range(0, 65535));
@@ -91,6 +119,13 @@ int main(int argc, char** argv) {
     tokens.protect_metrics = protect_metrics;
     // Certificate problems stop the start, before the store is opened.
     auto tls = tls_cert.empty() ? nullptr : make_tls_server_context(tls_cert, tls_key);
+    // A damaged store is not written to (a write may spread the damage): the coordinator does not
+    // start, says what SQLite's check found and how to read what the store still holds. Agents keep
+    // their records in their journals meanwhile.
+    if (auto damage = store_damage_at_start(options.db_path); !damage.empty()) {
+      for (const auto& line : damage) log::error(line);
+      return kExitStoreDamaged;
+    }
     Coordinator coordinator(options);
     // Every agent keeps a connection open (its client keeps them alive): a cluster of a thousand
     // agents needs more descriptors than the usual soft limit of 1,024.
