@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "common/error.hpp"
 #include "coordinator/store.hpp"
 
 namespace scalebench {
