@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "common/error.hpp"
 
@@ -71,9 +72,11 @@ StoreIntegrity check_store_integrity(const std::string& path, bool read_only, st
   std::unique_ptr<sqlite3_stmt, FinalizeStmt> q(stmt);
   if (step == SQLITE_OK) {
     while ((step = sqlite3_step(q.get())) == SQLITE_ROW) {
+      // A row may hold several lines, after a "*** in database main ***" heading: one problem each.
       const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0));
-      const std::string line = text ? text : "";
-      if (line != "ok") out.problems.push_back(line);
+      std::istringstream lines(text ? text : "");
+      for (std::string line; std::getline(lines, line);)
+        if (line != "ok" && !line.empty() && line.rfind("***", 0) != 0) out.problems.push_back(line);
     }
   }
   if (step != SQLITE_DONE) {
