@@ -42,6 +42,8 @@ std::string capture(const std::vector<std::string>& argv) {
     return "";
   }
 }
+// `v` when it is in lo..hi, else `unknown`.
+int known_or(int v, int lo, int hi, int unknown) { return v >= lo && v <= hi ? v : unknown; }
 }  // namespace
 
 Json parse_gpu_csv(const std::string& csv) {
@@ -76,17 +78,21 @@ Json gpu_inventory(const Topology& topology, const Json& smi_gpus) {
         driver = s.value("driver", std::string());
         break;
       }
+    // A value no hardware has (a driver's error code read as a number) is sent as unknown: the
+    // coordinator refuses a registration with one (request_checks.cpp).
+    if (!memory.is_number_integer() || memory.get<long long>() < 0 || memory.get<long long>() > kMaxGpuMemoryMib)
+      memory = nullptr;
     gpus.push_back(Json{{"index", g.index},
                         {"name", g.name},
                         {"uuid", g.uuid},
                         {"pci_bus_id", g.pci_bus_id},
                         {"memory_mib", memory},
                         {"driver", driver},
-                        {"pcie_gen", g.pcie_gen},
-                        {"pcie_gen_max", g.pcie_gen_max},
-                        {"pcie_width", g.pcie_width},
-                        {"pcie_width_max", g.pcie_width_max},
-                        {"numa_node", g.numa_node}});
+                        {"pcie_gen", known_or(g.pcie_gen, 0, kMaxPcieGen, 0)},
+                        {"pcie_gen_max", known_or(g.pcie_gen_max, 0, kMaxPcieGen, 0)},
+                        {"pcie_width", known_or(g.pcie_width, 0, kMaxPcieWidth, 0)},
+                        {"pcie_width_max", known_or(g.pcie_width_max, 0, kMaxPcieWidth, 0)},
+                        {"numa_node", known_or(g.numa_node, -1, kMaxNumaNode, -1)}});
   }
   return gpus;
 }

@@ -22,8 +22,18 @@ SimAgent register_sim_agent(const std::string& url, const std::string& name, int
   a.heartbeat_path = "/api/v1/agents/" + name + "/heartbeat";
   a.client = std::make_unique<HttpClient>(url);
   Json list = Json::array();
-  for (int g = 0; g < gpus; ++g)
-    list.push_back({{"index", g}, {"name", "NVIDIA H200"}, {"uuid", "GPU-" + name + "-" + std::to_string(g)}});
+  for (int g = 0; g < gpus; ++g)  // every field a real agent's inventory has: the coordinator requires them
+    list.push_back({{"index", g},
+                    {"name", "NVIDIA H200"},
+                    {"uuid", "GPU-" + name + "-" + std::to_string(g)},
+                    {"pci_bus_id", ""},
+                    {"memory_mib", 143771},
+                    {"driver", ""},
+                    {"pcie_gen", 5},
+                    {"pcie_gen_max", 5},
+                    {"pcie_width", 16},
+                    {"pcie_width_max", 16},
+                    {"numa_node", -1}});
   a.client->post_json("/api/v1/agents/register", Json{{"name", name},
                                                       {"hostname", name},
                                                       {"gpus", list},

@@ -21,6 +21,7 @@
 #include "common/interrupt.hpp"
 #include "common/spec.hpp"
 #include "coordinator/store.hpp"
+#include "coordinator/store_integrity.hpp"
 #include "http/http_client.hpp"
 
 namespace scalebench {
@@ -224,22 +225,27 @@ int cmd_results(const CliArgs& a) {
     Source src(a);
     return print_results(src.records(a.opt("experiment")), a.opt("format", "table"));
   }
-  Json records;
+  // A damaged store may answer every query it is asked and still have lost records (pages cut
+  // off its end that the scan never reaches): SQLite's own check decides, before anything is read.
+  const std::string path = a.opt("db");
+  std::vector<std::string> damage;
   try {
-    Source src(a);
-    records = src.records(a.opt("experiment"));
+    Source src(a);  // names a missing file
+    damage = check_store_integrity(path).problems;
+    if (damage.empty()) return print_results(src.records(a.opt("experiment")), a.opt("format", "table"));
   } catch (const Error& e) {
     if (!store_damaged(e.what())) throw;
-    // A damaged store: what can still be read, and on stderr what could not (exit 5).
-    std::cerr << "scalebench: " << e.what() << "\nscalebench: salvaging what can still be read from " << a.opt("db")
-              << "\n";
-    Salvage s = salvage_records(a.opt("db"), a.opt("experiment"));
-    for (const auto& p : s.problems) std::cerr << "scalebench: " << a.opt("db") << ": " << p << "\n";
-    std::cerr << "scalebench: " << s.records.size() << " records recovered; the others listed above are lost\n";
-    const int rc = print_results(s.records, a.opt("format", "table"));
-    return rc ? rc : 5;
+    damage = check_store_integrity(path).problems;
+    if (damage.empty()) damage.push_back(e.what());
   }
-  return print_results(records, a.opt("format", "table"));
+  // A damaged store: what can still be read, and on stderr what is wrong and what could not (exit 5).
+  for (const auto& d : damage) std::cerr << "scalebench: " << path << ": damaged: " << d << "\n";
+  std::cerr << "scalebench: salvaging what can still be read from " << path << "\n";
+  Salvage s = salvage_records(path, a.opt("experiment"));
+  for (const auto& p : s.problems) std::cerr << "scalebench: " << path << ": " << p << "\n";
+  std::cerr << "scalebench: " << s.records.size() << " records recovered; the others listed above are lost\n";
+  const int rc = print_results(s.records, a.opt("format", "table"));
+  return rc ? rc : 5;
 }
 
 int cmd_ratio(const CliArgs& a) {

@@ -86,15 +86,15 @@ std::string experiment_name(sqlite3* db, const std::string& experiment, std::vec
 }
 }  // namespace
 
-bool store_damaged(const std::string& error) {
-  return error.find("malformed") != std::string::npos || error.find("not a database") != std::string::npos;
-}
-
 Salvage salvage_records(const std::string& path, const std::string& experiment) {
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
   Db db(raw);
   if (rc != SQLITE_OK) throw Error(path + ": cannot open: " + (raw ? sqlite3_errmsg(raw) : "out of memory"));
+  // A file cut short has a header that counts more pages than it holds, and SQLite then refuses
+  // every query; with writable_schema on (nothing is written: the file is opened read-only) it
+  // reads the pages that are there, and reports the missing ones where a read reaches them.
+  sqlite3_exec(db.get(), "PRAGMA writable_schema=ON", nullptr, nullptr, nullptr);
   Salvage out;
   const std::string name = experiment_name(db.get(), experiment, &out.problems);
   // The largest id, from the rightmost leaf: where the scan ends.

@@ -14,10 +14,6 @@ struct Salvage {
   std::vector<std::string> problems;  // one line each: a range of ids, or a table, not read, and why
 };
 
-// Whether an error from opening or reading a store says the file is damaged (not missing, not
-// locked): then salvage_records is worth trying.
-bool store_damaged(const std::string& error);
-
 // Reads the records of `path` (opened read-only, never written) in record_id order, stepping
 // over what cannot be read: when a read fails, it looks for the next record id it can reach
 // (doubling the step, then narrowing it down) and goes on from there. `experiment` (a name, or

@@ -14,6 +14,7 @@
 #include "common/record.hpp"
 #include "common/sweep.hpp"
 #include "coordinator/scheduler.hpp"
+#include "coordinator/store_integrity.hpp"
 
 namespace scalebench {
 
@@ -565,9 +566,13 @@ ApiResult Coordinator::predictions(std::optional<long long> id) {
 }
 
 std::string Coordinator::metrics_text() {
-  {
+  try {
     std::lock_guard lock(mutex_);
     refresh_progress();  // elapsed time moves between scrapes
+  } catch (const std::exception& e) {
+    // The scrape still answers, with the progress of the last one that read the store, and says
+    // the store failed: scalebench_store_healthy is what an alert watches.
+    if (note_store_error(e.what())) log::error(std::string("/metrics: ") + e.what());
   }
   const std::string problem = store_problem();
   return build_info_metrics_text("scalebench-coordinator") +
@@ -579,9 +584,13 @@ std::string Coordinator::metrics_text() {
          (problem.empty() ? "1" : "0") + "\n" + node_health_->metrics_text();
 }
 
-void Coordinator::note_store_error(const std::string& what) {
+bool Coordinator::note_store_error(const std::string& what) {
   std::lock_guard lock(health_mutex_);
-  store_problem_ = what;
+  // A damaged file does not mend when another change commits (that change touched other pages).
+  std::string& problem = store_damaged(what) ? store_damage_ : store_problem_;
+  const bool changed = problem != what;
+  problem = what;
+  return changed;
 }
 
 void Coordinator::note_store_ok() {
@@ -591,7 +600,7 @@ void Coordinator::note_store_ok() {
 
 std::string Coordinator::store_problem() {
   std::lock_guard lock(health_mutex_);
-  return store_problem_;
+  return store_damage_.empty() ? store_problem_ : store_damage_;
 }
 
 }  // namespace scalebench

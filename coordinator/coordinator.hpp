@@ -89,9 +89,11 @@ class Coordinator {
   // Acceptance verdicts per node, GPU and check (POST /api/v1/node-health), on /metrics too.
   NodeHealth& node_health() { return *node_health_; }
 
-  // Store health: a store error seen by an API call (corrupt file, full disk, locked) makes
-  // /healthz answer 503 with its text until a later change commits.
-  void note_store_error(const std::string& what);
+  // Store health: a store error seen by an API call or a scrape (full disk, locked) makes /healthz
+  // answer 503 with its text until a later change commits; one that says the file is damaged
+  // (store_damaged) does so until the coordinator stops (main.cpp's check then keeps it from
+  // starting on the store). True when the error is not the one already noted.
+  bool note_store_error(const std::string& what);
   // Empty while the store is healthy, else why not.
   std::string store_problem();
 
@@ -147,6 +149,7 @@ class Coordinator {
   std::unordered_map<std::string, double> heard_;
   std::mutex health_mutex_;
   std::string store_problem_;
+  std::string store_damage_;  // the last error that said the file is damaged: never cleared
   // A connection of its own for record batches (after store_, which makes the schema): a batch
   // is checked against its run under mutex_ and inserted under records_mutex_ only, so that
   // heartbeats and other calls do not wait for its inserts. records_mutex_ keeps one batch's

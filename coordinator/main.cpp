@@ -7,6 +7,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -21,8 +22,35 @@
 #include "coordinator/access.hpp"
 #include "coordinator/api.hpp"
 #include "coordinator/coordinator.hpp"
+#include "coordinator/store_integrity.hpp"
+#include "http/connection_limit.hpp"
 #include "http/http_server.hpp"
 #include "http/tls_context.hpp"
+
+namespace {
+constexpr int kExitStoreDamaged = 3;
+
+// SQLite's check of an existing store before it is opened for writing (store_integrity.hpp): its
+// findings and what to do, one log line each; none when the store is whole or new.
+std::vector<std::string> store_damage_at_start(const std::string& path) {
+  using namespace scalebench;
+  std::error_code ec;
+  if (std::filesystem::file_size(path, ec) == 0 || ec) return {};  // new (or empty): SQLite makes it
+  const StoreIntegrity check = check_store_integrity(path, /*read_only=*/false);
+  char took[32];
+  std::snprintf(took, sizeof took, "%.2f", check.seconds);
+  if (check.problems.empty()) {
+    log::info("store " + path + ": " + check.check + " passed in " + took + " s");
+    return {};
+  }
+  std::vector<std::string> lines;
+  for (const auto& p : check.problems) lines.push_back("store " + path + " is damaged (" + check.check + "): " + p);
+  lines.push_back("not starting on a damaged store (exit " + std::to_string(kExitStoreDamaged) +
+                  "): read the records it still holds with `scalebench results --db " + path +
+                  " --format json`, then start on a new store (or a backup)");
+  return lines;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace scalebench;
@@ -39,8 +67,9 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  scalebench-coordinator --db /var/lib/scalebench/scalebench.db\n"
       "  scalebench-coordinator --listen 0.0.0.0 --token-file tokens --tls-cert cert.pem --tls-key key.pem\n"
-      "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 failed while serving; 2 bad options, store, tokens or\n"
-      "certificate.");
+      "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 failed while serving; 2 bad options, store, tokens,\n"
+      "certificate or descriptor limit; 3 the store is damaged (SQLite's integrity check failed: read what it\n"
+      "holds with `scalebench results --db FILE`).");
   add_standard_options(app, "scalebench-coordinator");
   app.add_option("--listen", listen, "address to listen on")->capture_default_str()->type_name("ADDR");
   app.add_option("--port", port, "port; 0 picks a free one")->capture_default_str()->check(CLI::Range(0, 65535));
@@ -62,7 +91,9 @@ int main(int argc, char** argv) {
   app.add_option("--record-threads", record_threads, "threads storing posted record batches")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
-  app.add_option("--max-connections", max_connections, "connections served at once; past them a 503 with Retry-After")
+  app.add_option("--max-connections", max_connections,
+                 "connections served at once, at most the descriptor limit less those in use; past them a 503 with "
+                 "Retry-After")
       ->capture_default_str()
       ->check(CLI::Range(1LL, 1000000LL));
   // At least one largest body (8 MiB) fits.
@@ -94,6 +125,13 @@ int main(int argc, char** argv) {
     tokens.protect_metrics = protect_metrics;
     // Certificate problems stop the start, before the store is opened.
     auto tls = tls_cert.empty() ? nullptr : make_tls_server_context(tls_cert, tls_key);
+    // A damaged store is not written to (a write may spread the damage): the coordinator does not
+    // start, says what SQLite's check found and how to read what the store still holds. Agents keep
+    // their records in their journals meanwhile.
+    if (auto damage = store_damage_at_start(options.db_path); !damage.empty()) {
+      for (const auto& line : damage) log::error(line);
+      return kExitStoreDamaged;
+    }
     Coordinator coordinator(options);
     // Every agent keeps a connection open (its client keeps them alive): a cluster of a thousand
     // agents needs more descriptors than the usual soft limit of 1,024.
@@ -123,7 +161,14 @@ int main(int argc, char** argv) {
     server->set_lanes(api_lane, {record_threads, 2});
     server->set_header_check([&](const HttpRequest& r) { return check_access(r, tokens); });
     server->set_streams([&](const HttpRequest& r) { return stream_api(coordinator, r, tokens); });
-    server->set_limits(static_cast<std::size_t>(max_connections), static_cast<std::size_t>(body_budget_mib) << 20,
+    // Past the descriptor limit new clients would wait unanswered; below it they get a 503.
+    const ConnectionLimit connections = connection_limit(static_cast<std::size_t>(max_connections));
+    if (connections.connections == 0)
+      throw Error("the descriptor limit (ulimit -n) is " + std::to_string(connections.fd_limit) + ", " +
+                  std::to_string(connections.fds_open) + " are open and " + std::to_string(kSpareDescriptors) +
+                  " are kept spare: no room for a connection; raise the limit");
+    if (connections.clamped) log::warn("--max-connections: " + connections.note);
+    server->set_limits(connections.connections, static_cast<std::size_t>(body_budget_mib) << 20,
                        static_cast<std::size_t>(answer_budget_mib) << 20);
     server->start();
     serving = true;

@@ -11,6 +11,7 @@
 #include "analysis/prediction.hpp"
 #include "analysis/scaling_model.hpp"
 #include "common/spec.hpp"
+#include "topology/topology.hpp"
 
 namespace scalebench {
 
@@ -24,6 +25,14 @@ struct Field {
 };
 
 bool is_int(const Json& v) { return v.is_number_integer(); }
+// An integer in lo..hi. JSON's non-negative integers are unsigned: one past 2^63 is compared as
+// such, not wrapped to a negative number that a range from -1 would let in.
+bool count_in(const Json& v, long long lo, long long hi) {
+  if (v.is_number_unsigned())
+    return hi >= 0 && v.get<unsigned long long>() <= static_cast<unsigned long long>(hi) &&
+           static_cast<long long>(v.get<unsigned long long>()) >= lo;
+  return v.is_number_integer() && v.get<long long>() >= lo && v.get<long long>() <= hi;
+}
 bool is_string(const Json& v) { return v.is_string(); }
 bool is_string_array(const Json& v) {
   if (!v.is_array()) return false;
@@ -55,22 +64,26 @@ bool is_node_name(const Json& v) {
     if (!std::isalnum(c) && c != '-' && c != '_' && c != '.') return false;
   return true;
 }
-bool is_string_or_null(const Json& v) { return v.is_string() || v.is_null(); }
-bool is_number_or_null(const Json& v) { return v.is_number() || v.is_null(); }
-bool is_int_or_null(const Json& v) { return v.is_number_integer() || v.is_null(); }
+bool is_short_string(const Json& v) { return v.is_string() && v.get_ref<const std::string&>().size() <= 255; }
 
-std::string check(const std::string& what, const Json& body, const std::vector<Field>& fields) {
+// What a wrong value was, for a message: a number itself (a range is what it missed), else its type.
+std::string shown(const Json& v) { return v.is_number() ? v.dump() : v.type_name(); }
+
+// `unknown_ok`: fields not in `fields` are let through (a GPU of a newer agent may say more).
+std::string check(const std::string& what, const Json& body, const std::vector<Field>& fields,
+                  bool unknown_ok = false) {
   if (!body.is_object()) return what + ": body is not a JSON object";
   for (const auto& [key, value] : body.items()) {
     const Field* f = nullptr;
     for (const auto& candidate : fields)
       if (key == candidate.name) f = &candidate;
     if (!f) {
+      if (unknown_ok) continue;
       std::string known;
       for (const auto& candidate : fields) known += std::string(known.empty() ? "" : ", ") + candidate.name;
       return what + ": unknown field '" + key + "' (known: " + known + ")";
     }
-    if (!f->ok(value)) return what + ": field '" + key + "' must be " + f->type + ", not " + value.type_name();
+    if (!f->ok(value)) return what + ": field '" + key + "' must be " + f->type + ", not " + shown(value);
   }
   for (const auto& f : fields)
     if (f.required && !body.contains(f.name))
@@ -103,36 +116,42 @@ std::string check_register_body(const Json& body) {
   };
   std::string problem = check("register", body, fields);
   if (!problem.empty()) return problem;
-  // Each GPU as the agent's inventory describes it: the scheduler places ranks by `index`, so a
-  // wrongly typed one would fail every later heartbeat, not just this registration.
+  // Each GPU as the agent's inventory (agent/inventory.hpp) describes it, every field there and
+  // in range: the scheduler places ranks by `index` and binds them by `numa_node`, so a GPU
+  // without an index would slip past the duplicate check, and an out-of-range value would be
+  // handed on to a launch wrapped into another. Fields of a newer agent are let through.
+  static const std::string kText = "a string of at most 255 bytes";
   static const std::vector<Field> gpu{
-      {"index", false, "an integer from 0 to 4095",
-       [](const Json& v) { return v.is_number_integer() && v.get<long long>() >= 0 && v.get<long long>() <= 4095; }},
-      {"name", false, "a string", is_string_or_null},
-      {"uuid", false, "a string", is_string_or_null},
-      {"pci_bus_id", false, "a string", is_string_or_null},
-      {"memory_mib", false, "a number", is_number_or_null},
-      {"driver", false, "a string", is_string_or_null},
-      {"pcie_gen", false, "an integer", is_int_or_null},
-      {"pcie_gen_max", false, "an integer", is_int_or_null},
-      {"pcie_width", false, "an integer", is_int_or_null},
-      {"pcie_width_max", false, "an integer", is_int_or_null},
-      {"numa_node", false, "an integer", is_int_or_null},
+      {"index", true, "an integer from 0 to 4095", [](const Json& v) { return count_in(v, 0, kMaxGpuIndex); }},
+      {"name", true, kText.c_str(), is_short_string},
+      {"uuid", true, kText.c_str(), is_short_string},
+      {"pci_bus_id", true, kText.c_str(), is_short_string},
+      {"memory_mib", true, "an integer from 0 to 1073741824, or null (unknown)",
+       [](const Json& v) { return v.is_null() || count_in(v, 0, kMaxGpuMemoryMib); }},
+      {"driver", true, kText.c_str(), is_short_string},
+      {"pcie_gen", true, "an integer from 0 (unknown) to 16",
+       [](const Json& v) { return count_in(v, 0, kMaxPcieGen); }},
+      {"pcie_gen_max", true, "an integer from 0 (unknown) to 16",
+       [](const Json& v) { return count_in(v, 0, kMaxPcieGen); }},
+      {"pcie_width", true, "an integer from 0 (unknown) to 32",
+       [](const Json& v) { return count_in(v, 0, kMaxPcieWidth); }},
+      {"pcie_width_max", true, "an integer from 0 (unknown) to 32",
+       [](const Json& v) { return count_in(v, 0, kMaxPcieWidth); }},
+      {"numa_node", true, "an integer from -1 (unknown) to 1023",
+       [](const Json& v) { return count_in(v, -1, kMaxNumaNode); }},
   };
+  static_assert(kMaxGpuIndex == 4095 && kMaxGpuMemoryMib == 1073741824 && kMaxPcieGen == 16 && kMaxPcieWidth == 32 &&
+                    kMaxNumaNode == 1023,
+                "the messages above name the bounds");
   const Json& gpus = body["gpus"];
-  if (gpus.size() > 4096) return "register: more than 4096 GPUs";
-  std::vector<bool> seen(4096, false);
+  if (gpus.size() > static_cast<std::size_t>(kMaxGpuIndex) + 1) return "register: more than 4096 GPUs";
+  std::vector<bool> seen(kMaxGpuIndex + 1, false);
   for (std::size_t i = 0; i < gpus.size(); ++i) {
-    // Known fields typed; others let through (a newer agent may describe more).
-    for (const auto& f : gpu)
-      if (gpus[i].contains(f.name) && !f.ok(gpus[i][f.name]))
-        return "register: gpus[" + std::to_string(i) + "]: field '" + f.name + "' must be " + f.type + ", not " +
-               gpus[i][f.name].type_name();
-    if (gpus[i].contains("index")) {
-      const auto index = gpus[i]["index"].get<std::size_t>();
-      if (seen[index]) return "register: gpus[" + std::to_string(i) + "]: index " + std::to_string(index) + " twice";
-      seen[index] = true;
-    }
+    const std::string at = "register: gpus[" + std::to_string(i) + "]";
+    if (problem = check(at, gpus[i], gpu, /*unknown_ok=*/true); !problem.empty()) return problem;
+    const auto index = gpus[i]["index"].get<std::size_t>();
+    if (seen[index]) return at + ": field 'index' " + std::to_string(index) + " is another GPU's too";
+    seen[index] = true;
   }
   return "";
 }
@@ -180,9 +199,6 @@ std::string check_finish_body(const Json& body) {
 
 namespace {
 constexpr long long kMaxId = std::numeric_limits<long long>::max();
-bool count_in(const Json& v, long long lo, long long hi) {
-  return v.is_number_integer() && v.get<long long>() >= lo && v.get<long long>() <= hi;
-}
 // 1 to `most` integers, each in lo..hi.
 bool int_array(const Json& v, std::size_t most, long long lo, long long hi) {
   if (!v.is_array() || v.empty() || v.size() > most) return false;

@@ -10,6 +10,14 @@ namespace scalebench {
 // GPU topology of one node: what every result record carries about the GPUs it ran on, and what
 // link peaks (% of peak) are computed from. docs/topology.md says where each value comes from.
 
+// The values a GPU's description may hold (what the coordinator takes in a registration, what the
+// agent sends): past them a value is no hardware's, and counts as unknown.
+constexpr int kMaxGpuIndex = 4095;
+constexpr long long kMaxGpuMemoryMib = 1LL << 30;  // 1 PiB
+constexpr int kMaxPcieGen = 16;
+constexpr int kMaxPcieWidth = 32;   // lanes: x32 is the widest link PCIe defines
+constexpr int kMaxNumaNode = 1023;  // Linux has at most 1024 NUMA nodes (NODES_SHIFT 10)
+
 // One GPU as the driver reports it. Unknown PCIe values are 0, an unknown NUMA node is -1.
 struct GpuInfo {
   int index = 0;           // NVML / nvidia-smi index on the node (PCI bus order), not a CUDA ordinal

@@ -138,6 +138,12 @@ def trickle():
         except OSError:
             pass
 
+# A GPU as the agent describes it (agent/inventory.hpp).
+def gpu(index):
+    return {"index": index, "name": "NVIDIA H200", "uuid": "GPU-%d" % index, "pci_bus_id": "00000000:19:00.0",
+            "memory_mib": 143771, "driver": "570.86.15", "pcie_gen": 5, "pcie_gen_max": 5, "pcie_width": 16,
+            "pcie_width_max": 16, "numa_node": 0}
+
 # A well-behaved agent, answered promptly all along.
 agent = {"name": "good", "hostname": "good", "gpus": [], "slots": 2, "capabilities": ["mpi"],
          "workloads": ["collective"], "version": "test"}
@@ -185,6 +191,15 @@ cases = [
     ("/api/v1/agents/register", dict(agent, name="x2", slots="8"), "field 'slots' must be an integer"),
     ("/api/v1/agents/register", dict(agent, name="x3", gpu_count=8), "unknown field 'gpu_count'"),
     ("/api/v1/agents/register", {"gpus": []}, "missing field 'name'"),
+    # GPU inventories (issue 3): a GPU without an index slipped past the duplicate check and got a
+    # 3-GPU run on GPUs [0,1,0]; a NUMA node past 2^31 was passed on wrapped to 1215752191.
+    ("/api/v1/agents/register", dict(agent, name="x4", gpus=[{}, {}, gpu(0)]), "gpus[0]: missing field 'index'"),
+    ("/api/v1/agents/register", dict(agent, name="x5", gpus=[gpu(0), dict(gpu(1), numa_node=99999999999)]),
+     "gpus[1]: field 'numa_node' must be an integer from -1 (unknown) to 1023, not 99999999999"),
+    ("/api/v1/agents/register", dict(agent, name="x6", gpus=[gpu(0), gpu(1), gpu(0)]),
+     "gpus[2]: field 'index' 0 is another GPU's too"),
+    ("/api/v1/agents/register", dict(agent, name="x7", gpus=[{k: v for k, v in gpu(0).items() if k != "pcie_gen"}]),
+     "gpus[0]: missing field 'pcie_gen'"),
     ("/api/v1/agents/good/heartbeat", {"active": ["run-1"]}, "field 'active' must be an array of run ids"),
     ("/api/v1/agents/good/heartbeat", {"actve": []}, "unknown field 'actve'"),
     ("/api/v1/runs/1/records", {"attempt": "1", "records": []}, "field 'attempt' must be an integer"),

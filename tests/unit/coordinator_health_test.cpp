@@ -41,16 +41,29 @@ TEST_F(CoordinatorHealth, AStoreErrorMakesHealthzAnswer503UntilAChangeCommits) {
   EXPECT_EQ(get(c, "/healthz").result_int(), 200);
   EXPECT_NE(c.metrics_text().find("\nscalebench_store_healthy 1\n"), std::string::npos);
 
-  c.note_store_error("store c.db: database disk image is malformed");
+  c.note_store_error("store c.db: database or disk is full");
   HttpResponseMsg h = get(c, "/healthz");
   EXPECT_EQ(h.result_int(), 503);
-  EXPECT_NE(h.body().find("database disk image is malformed"), std::string::npos) << h.body();
+  EXPECT_NE(h.body().find("database or disk is full"), std::string::npos) << h.body();
   EXPECT_NE(c.metrics_text().find("\nscalebench_store_healthy 0\n"), std::string::npos);
 
   ASSERT_EQ(c.register_agent(Json{{"name", "n1"}, {"gpus", Json::array()}, {"slots", 2}}).status, 200);
   ASSERT_EQ(c.submit("name: h\nworkload: collective\nparams:\n  time_cap_s: 0.1\n", "h.yaml").status, 201);
   EXPECT_EQ(get(c, "/healthz").result_int(), 200);
   EXPECT_EQ(c.store_problem(), "");
+}
+
+// A damaged file does not mend when a change commits elsewhere in it (issue 2).
+TEST_F(CoordinatorHealth, ADamagedStoreStaysUnhealthyAfterACommit) {
+  Coordinator c(options());
+  EXPECT_TRUE(c.note_store_error("store c.db: database disk image is malformed"));
+  EXPECT_FALSE(c.note_store_error("store c.db: database disk image is malformed"));  // logged once
+  c.note_store_error("store c.db: database or disk is full");
+  ASSERT_EQ(c.register_agent(Json{{"name", "n1"}, {"gpus", Json::array()}, {"slots", 2}}).status, 200);
+  HttpResponseMsg h = get(c, "/healthz");
+  EXPECT_EQ(h.result_int(), 503);
+  EXPECT_NE(h.body().find("malformed"), std::string::npos) << h.body();
+  EXPECT_NE(c.metrics_text().find("\nscalebench_store_healthy 0\n"), std::string::npos);
 }
 
 TEST_F(CoordinatorHealth, HugeIdsAre404AndExperimentsArePaged) {

@@ -1,4 +1,5 @@
 #include "agent/inventory.hpp"
+#include "coordinator/request_checks.hpp"
 
 #include <gtest/gtest.h>
 
@@ -83,6 +84,22 @@ TEST(InventoryFromTopology, KeepsTheCoordinatorFieldsAndAddsPcieAndNuma) {
   EXPECT_TRUE(gpus[3]["memory_mib"].is_null());  // not in nvidia-smi's list
   EXPECT_EQ(gpus[3]["driver"], "");
   EXPECT_EQ(gpus[3]["index"], 3);
+}
+
+// What the agent sends, the coordinator takes: a value no hardware has (an NVML error code read
+// as a number, a NUMA node past 1023) goes as unknown instead of failing the registration.
+TEST(InventoryFromTopology, IsARegistrationTheCoordinatorTakes) {
+  Topology t = four_h200();
+  t.gpus[1].numa_node = 99999;
+  t.gpus[2].pcie_width = -1;  // 0xffffffff from the driver
+  t.gpus[3].pcie_gen = 255;
+  Json smi = parse_gpu_csv("0, NVIDIA H200, " + t.gpus[0].uuid + ", 00000000:19:00.0, 99999999999999, 570.86.15\n");
+  Json gpus = gpu_inventory(t, smi);
+  EXPECT_EQ(gpus[1]["numa_node"], -1);
+  EXPECT_EQ(gpus[2]["pcie_width"], 0);
+  EXPECT_EQ(gpus[3]["pcie_gen"], 0);
+  EXPECT_TRUE(gpus[0]["memory_mib"].is_null());
+  EXPECT_EQ(check_register_body(Json{{"name", "n1"}, {"gpus", gpus}}), "");
 }
 
 TEST(InventoryFromTopology, NoGpuIsAnEmptyList) {

@@ -185,7 +185,7 @@ TEST(RecordBatch, NamesTheEnvelopesProblem) {
   EXPECT_EQ(read_record_batch(R"({"attempt": "1", "records": []})", batch),
             "records: field 'attempt' must be an integer, not string");
   EXPECT_EQ(read_record_batch(R"({"attempt": 1, "records": [{"seq": 0, "record": 5}]})", batch),
-            "records[0]: field 'record' must be an object, not number");
+            "records[0]: field 'record' must be an object, not 5");
   EXPECT_EQ(read_record_batch(R"({"attempt": 1, "records": [{"seq": 0, "record": {}, "x": 1}]})", batch),
             "records[0]: unknown field 'x' (known: seq, record)");
   EXPECT_EQ(read_record_batch(R"({"attempt": 1, "records": {}})", batch),
@@ -198,7 +198,7 @@ TEST(RecordBatch, NamesTheEnvelopesProblem) {
             "records[1]: body is not a JSON object");
   EXPECT_EQ(
       read_record_batch(R"({"attempt": 1, "records": [{"seq": 0, "record": {}}, {"seq": 1.5, "record": {}}]})", batch),
-      "records[1]: field 'seq' must be an integer, not number");
+      "records[1]: field 'seq' must be an integer, not 1.5");
   EXPECT_EQ(read_record_batch(R"({"attempt": 1, "records": [{"seq": 0, "record": {}, "record": []}]})", batch),
             "records[0]: field 'record' must be an object, not array");
   ASSERT_EQ(read_record_batch(

@@ -7,9 +7,24 @@
 namespace scalebench {
 namespace {
 
+// One GPU as agent/inventory.cpp describes it.
+Json gpu(int index) {
+  return Json{{"index", index},
+              {"name", "NVIDIA H200"},
+              {"uuid", "GPU-" + std::to_string(index)},
+              {"pci_bus_id", "00000000:19:00.0"},
+              {"memory_mib", 143771},
+              {"driver", "570.86.15"},
+              {"pcie_gen", 5},
+              {"pcie_gen_max", 5},
+              {"pcie_width", 16},
+              {"pcie_width_max", 16},
+              {"numa_node", 0}};
+}
+
 const Json kAgent{{"name", "node1"},
                   {"hostname", "node1"},
-                  {"gpus", Json::array({{{"index", 0}}})},
+                  {"gpus", Json::array({gpu(0)})},
                   {"slots", 8},
                   {"capabilities", {"mpi", "nccl"}},
                   {"workloads", {"collective"}},
@@ -29,7 +44,7 @@ TEST(RequestChecks, AcceptTheBodiesTheAgentSends) {
   EXPECT_EQ(check_heartbeat_body(Json{{"active", {1}}, {"boot", 77}, {"beat", 4}, {"stopping", true}}), "");
   EXPECT_EQ(check_finish_body(Json{{"attempt", 1}, {"status", "failed"}, {"reason", "r"}, {"lost", true}}), "");
   EXPECT_EQ(check_finish_body(Json{{"attempt", 1}, {"status", "failed"}, {"lost", 1}}),
-            "finish: field 'lost' must be a boolean, not number");
+            "finish: field 'lost' must be a boolean, not 1");
 }
 
 TEST(RequestChecks, NameTheUnknownField) {
@@ -55,9 +70,8 @@ TEST(RequestChecks, NameTheFieldOfTheWrongType) {
   EXPECT_EQ(check_heartbeat_body(Json{{"active", {"run-1"}}}),
             "heartbeat: field 'active' must be an array of run ids (integers), at most 4096, not array");
   EXPECT_EQ(check_records_body(Json{{"attempt", 1.5}, {"records", Json::array()}}),
-            "records: field 'attempt' must be an integer, not number");
-  EXPECT_EQ(check_finish_body(Json{{"attempt", 1}, {"status", 3}}),
-            "finish: field 'status' must be a string, not number");
+            "records: field 'attempt' must be an integer, not 1.5");
+  EXPECT_EQ(check_finish_body(Json{{"attempt", 1}, {"status", 3}}), "finish: field 'status' must be a string, not 3");
 }
 
 TEST(RequestChecks, NameTheMissingField) {
@@ -77,14 +91,51 @@ namespace {
 
 TEST(RequestChecks, GpuFieldsAreTypedSoThatNoRegistrationPoisonsTheScheduler) {
   Json a = kAgent;
-  a["gpus"] = Json::array({{{"index", "zero"}}});
+  a["gpus"] = Json::array({gpu(0)});
+  a["gpus"][0]["index"] = "zero";
   EXPECT_EQ(check_register_body(a), "register: gpus[0]: field 'index' must be an integer from 0 to 4095, not string");
-  a["gpus"] = Json::array({{{"index", 0}}, {{"index", 0}}});
-  EXPECT_EQ(check_register_body(a), "register: gpus[1]: index 0 twice");
-  a["gpus"] = Json::array({{{"index", 1}, {"memory_mib", "lots"}}});
+  a["gpus"] = Json::array({gpu(0), gpu(0)});
+  EXPECT_EQ(check_register_body(a), "register: gpus[1]: field 'index' 0 is another GPU's too");
+  a["gpus"] = Json::array({gpu(1)});
+  a["gpus"][0]["memory_mib"] = "lots";
   EXPECT_NE(check_register_body(a).find("memory_mib"), std::string::npos);
-  a["gpus"] = Json::array({{{"index", 1}, {"numa_node", -1}, {"future_field", 3}}});
+  a["gpus"] = Json::array({gpu(1)});
+  a["gpus"][0]["numa_node"] = -1;
+  a["gpus"][0]["memory_mib"] = nullptr;
+  a["gpus"][0]["future_field"] = 3;
   EXPECT_EQ(check_register_body(a), "");
+}
+
+// Issue 3: a GPU without an index slipped past the duplicate check ([{},{},{"index":0}] ran a
+// 3-GPU run on GPUs [0,1,0]), and a NUMA node past 2^31 was passed on wrapped.
+TEST(RequestChecks, EveryGpuFieldIsRequiredAndInRange) {
+  Json a = kAgent;
+  a["gpus"] = Json::array({Json::object(), Json::object(), gpu(0)});
+  EXPECT_EQ(check_register_body(a), "register: gpus[0]: missing field 'index' (an integer from 0 to 4095)");
+  for (const char* field : {"index", "name", "uuid", "pci_bus_id", "memory_mib", "driver", "pcie_gen", "pcie_gen_max",
+                            "pcie_width", "pcie_width_max", "numa_node"}) {
+    a["gpus"] = Json::array({gpu(0), gpu(1)});
+    a["gpus"][1].erase(field);
+    EXPECT_EQ(check_register_body(a).rfind(std::string("register: gpus[1]: missing field '") + field + "'", 0), 0u)
+        << field << ": " << check_register_body(a);
+  }
+  auto with = [&](const char* field, const Json& value) {
+    a["gpus"] = Json::array({gpu(0)});
+    a["gpus"][0][field] = value;
+    return check_register_body(a);
+  };
+  EXPECT_EQ(with("numa_node", 99999999999LL),
+            "register: gpus[0]: field 'numa_node' must be an integer from -1 (unknown) to 1023, not 99999999999");
+  EXPECT_NE(with("numa_node", 18446744073709551615ULL).find("'numa_node'"), std::string::npos);
+  EXPECT_NE(with("numa_node", -2).find("'numa_node'"), std::string::npos);
+  EXPECT_EQ(with("numa_node", 1023), "");
+  EXPECT_NE(with("index", 4096).find("'index'"), std::string::npos);
+  EXPECT_NE(with("pcie_gen", 17).find("'pcie_gen'"), std::string::npos);
+  EXPECT_NE(with("pcie_width_max", 64).find("'pcie_width_max'"), std::string::npos);
+  EXPECT_NE(with("memory_mib", -1).find("'memory_mib'"), std::string::npos);
+  EXPECT_NE(with("memory_mib", 1.5).find("'memory_mib'"), std::string::npos);
+  EXPECT_NE(with("name", std::string(256, 'x')).find("'name'"), std::string::npos);
+  EXPECT_NE(with("uuid", nullptr).find("'uuid'"), std::string::npos);
 }
 
 TEST(RequestChecks, HostnamesArePrintableAndHeartbeatsShort) {
