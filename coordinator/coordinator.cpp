@@ -329,7 +329,8 @@ ApiResult Coordinator::cancel(const std::string& id_or_name) {
     for (std::size_t i = first; i < std::min(open.size(), first + kCancelSlice); ++i) {
       const Store::Run* current = store_.open_run(open[i]);
       if (!current) continue;  // it ended meanwhile
-      Store::Run r = *current;
+      // A queued run's status record names its spec, which memory holds only in part.
+      Store::Run r = current->state == "queued" ? store_.run(open[i]).value_or(*current) : *current;
       if (r.state == "queued") {
         end_run(r, "cancelled", "cancelled by user before it started", true);
         ++queued;
