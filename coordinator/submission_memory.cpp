@@ -12,8 +12,9 @@ namespace scalebench {
 
 namespace {
 // Memory at a submission's peak per run: its spec made (RunSpec, a JSON tree and its text), the
-// store's insert, and the queued run kept in memory. Measured with the 100,000-run experiment of
-// bench/heartbeat_during.py (516-byte specs); see docs/results/2026-11-29-coordinator-queue.
+// store's insert, and the queued run kept in memory. The 100,000-run experiment of
+// bench/heartbeat_during.py (557-byte specs) took 311 MB of address space at its peak, 3.1 KB a
+// run, and is estimated at 5.5 KB: docs/results/2026-11-29-coordinator-queue.
 constexpr std::uint64_t kBytesPerSpecByte = 8;
 constexpr std::uint64_t kBytesPerRun = 1024;
 // Left to the rest of the coordinator (heartbeats, answers, its threads' allocator arenas).
@@ -80,11 +81,11 @@ std::string SubmissionMemory::take(const SubmissionCost& cost, std::uint64_t* he
   if (cost.bytes > kMaxSubmissionBytes)
     return what + "; one submission may take at most " + in_mib(kMaxSubmissionBytes) +
            ": fewer sweep points, rounds or variants, or smaller parameters";
-  const std::uint64_t before = taken_.fetch_add(cost.bytes) + cost.bytes;
+  const std::uint64_t total = taken_.fetch_add(cost.bytes) + cost.bytes;  // with those being made
   const std::uint64_t left = address_space_left();
-  if (left != std::numeric_limits<std::uint64_t>::max() && before + kReserveBytes > left) {
+  if (left != std::numeric_limits<std::uint64_t>::max() && total + kReserveBytes > left) {
     taken_ -= cost.bytes;
-    return what + (before > cost.bytes ? " beside the submissions being made" : "") +
+    return what + (total > cost.bytes ? " beside the submissions being made" : "") +
            "; the coordinator's address-space limit (ulimit -v) leaves " +
            in_mib(left > kReserveBytes ? left - kReserveBytes : 0) + " for it";
   }
