@@ -45,6 +45,8 @@ SubmissionCost submission_cost(const Experiment& ex, const ClusterShape& shape) 
   for (const RunSpec& r : expand(probe, shape))
     cost.spec_bytes = std::max<std::uint64_t>(cost.spec_bytes, to_json(r).dump().size());
   cost.runs = static_cast<std::uint64_t>(std::min(run_count_bound(ex), 1e15));
+  // A later run's index and round have more digits than the probe's.
+  cost.spec_bytes += std::to_string(cost.runs).size() + std::to_string(ex.rounds).size();
   cost.bytes = cost.runs * (cost.spec_bytes * kBytesPerSpecByte + kBytesPerRun);
   return cost;
 }

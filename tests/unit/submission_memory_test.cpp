@@ -31,7 +31,8 @@ TEST(SubmissionMemory, CostIsThatOfTheLargestRunTimesTheRuns) {
   for (const RunSpec& r : runs) largest = std::max(largest, to_json(r).dump().size());
   const SubmissionCost cost = submission_cost(ex, host_shape());
   EXPECT_EQ(cost.runs, runs.size());
-  EXPECT_EQ(cost.spec_bytes, largest);
+  EXPECT_GE(cost.spec_bytes, largest);
+  EXPECT_LE(cost.spec_bytes, largest + 3) << "its index and round's digits over the probe's";
   EXPECT_GE(cost.bytes, cost.runs * cost.spec_bytes);
 }
 
