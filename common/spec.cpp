@@ -410,11 +410,7 @@ void check_command_placeholders(SpecParser& p, YAML::Node& root, const Experimen
 // that a typo such as "rounds: 1000000" is refused here instead of filling the coordinator.
 void check_run_count(SpecParser& p, YAML::Node& root, const Experiment& ex) {
   constexpr int kMaxRuns = 100000;  // docs/experiments.md#validation-errors
-  double runs = static_cast<double>(ex.placement.nodes.size()) *
-                static_cast<double>(std::max(ex.placement.gpus_per_node.size(), ex.placement.ranks_per_node.size())) *
-                std::max<double>(1, static_cast<double>(ex.variants.size())) * ex.rounds;
-  for (const auto& axis : ex.matrix) runs *= static_cast<double>(axis.values.size());
-  if (!ex.zip.empty()) runs *= static_cast<double>(ex.zip.front().values.size());
+  const double runs = run_count_bound(ex);
   if (runs > kMaxRuns)
     p.issue(root, "",
             "expands into up to " + std::to_string(static_cast<long long>(std::min(runs, 1e18))) +
@@ -423,6 +419,15 @@ void check_run_count(SpecParser& p, YAML::Node& root, const Experiment& ex) {
 }
 
 }  // namespace
+
+double run_count_bound(const Experiment& ex) {
+  double runs = static_cast<double>(ex.placement.nodes.size()) *
+                static_cast<double>(std::max(ex.placement.gpus_per_node.size(), ex.placement.ranks_per_node.size())) *
+                std::max<double>(1, static_cast<double>(ex.variants.size())) * ex.rounds;
+  for (const auto& axis : ex.matrix) runs *= static_cast<double>(axis.values.size());
+  if (!ex.zip.empty()) runs *= static_cast<double>(ex.zip.front().values.size());
+  return runs;
+}
 
 std::map<std::string, std::string> transport_env(const std::string& transport) {
   if (transport == "pcie") return {{"NCCL_P2P_DISABLE", "1"}};

@@ -82,6 +82,10 @@ struct Experiment {
   std::vector<Reference> references;
 };
 
+// An upper bound of the runs an experiment expands into: placements x sweep points x rounds x
+// variants (a variant that does not run on the cluster's kind still counted).
+double run_count_bound(const Experiment& ex);
+
 // Throws SpecError naming file:line:column and field for every problem found (check_yaml_bounds
 // first).
 Experiment parse_experiment(std::string_view yaml_text, std::string_view source_name);

@@ -262,9 +262,10 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
         changed = true;
       }
     for (const auto& [id, hosts] : plan_now.start) {
-      const Store::Run* open = store_.open_run(id);
-      if (!open) continue;
-      std::optional<Store::Run> run(*open);
+      // From the file: a queued run in memory keeps only what scheduling reads of its spec.
+      if (!store_.open_run(id)) continue;
+      std::optional<Store::Run> run = store_.run(id);
+      if (!run) continue;
       run->state = "running";
       run->agent_id = agent_id;
       run->attempt += 1;

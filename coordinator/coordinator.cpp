@@ -216,6 +216,20 @@ ApiResult Coordinator::submit(const std::string& yaml, const std::string& source
   }
   if (!shape.gpu && shape.ranks_per_node == 0)
     return error(409, "no agent is registered; start scalebench-agent --coordinator URL on a node first");
+  // Its memory is counted before it is spent: running out half way may end the process.
+  const SubmissionCost cost = submission_cost(ex, shape);
+  std::uint64_t held = 0;
+  if (std::string why = submission_memory_.take(cost, &held); !why.empty()) {
+    const std::string field = widest_axis(ex);
+    return {cost.bytes > kMaxSubmissionBytes ? 413 : 503,
+            Json{{"error", ex.source + ": " + field + ": " + why},
+                 {"issues", Json::array({{{"file", ex.source}, {"field", field}, {"message", why}}})}}};
+  }
+  struct GiveBack {
+    SubmissionMemory& memory;
+    std::uint64_t held;
+    ~GiveBack() { memory.give_back(held); }
+  } give_back{submission_memory_, held};  // after `prepared` is freed (declared before it)
   const std::vector<Store::NewRun> prepared = Store::prepare_runs(expand(ex, shape));
   // The cluster may have changed shape meanwhile: the runs were expanded for the one it had a
   // moment ago, as they would have been had the submission come then. Runs that no longer fit
@@ -330,7 +344,8 @@ ApiResult Coordinator::cancel(const std::string& id_or_name) {
     for (std::size_t i = first; i < std::min(open.size(), first + kCancelSlice); ++i) {
       const Store::Run* current = store_.open_run(open[i]);
       if (!current) continue;  // it ended meanwhile
-      Store::Run r = *current;
+      // A queued run's status record names its spec, which memory holds only in part.
+      Store::Run r = current->state == "queued" ? store_.run(open[i]).value_or(*current) : *current;
       if (r.state == "queued") {
         end_run(r, "cancelled", "cancelled by user before it started", true);
         ++queued;

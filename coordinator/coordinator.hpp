@@ -18,6 +18,7 @@
 #include "coordinator/record_batch.hpp"
 #include "coordinator/scheduler.hpp"
 #include "coordinator/store.hpp"
+#include "coordinator/submission_memory.hpp"
 #include "coordinator/wal_checkpointer.hpp"
 
 namespace scalebench {
@@ -160,6 +161,7 @@ class Coordinator {
   std::unique_ptr<WalCheckpointer> checkpointer_;
   Metrics metrics_;
   std::unique_ptr<NodeHealth> node_health_;  // a connection of its own, after store_ (the schema)
+  SubmissionMemory submission_memory_;       // what the submissions being made will take
   std::map<long long, Experiment> spec_cache_;
   // The newest Metrics::kMaxExperiments experiment names with the id of each one's newest
   // submission, oldest first: the experiments /metrics shows progress for.

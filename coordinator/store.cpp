@@ -123,8 +123,9 @@ std::vector<Store::NewRun> Store::prepare_runs(const std::vector<RunSpec>& runs)
   for (const auto& r : runs) {
     NewRun n;
     n.index = r.index;
-    n.spec = to_json(r);
-    n.spec_text = n.spec.dump();
+    const Json spec = to_json(r);
+    n.spec_text = spec.dump();
+    n.spec = scheduling_spec(spec);
     n.state = !r.skip_reason.empty() ? "skipped" : !r.fail_reason.empty() ? "failed" : "queued";
     n.reason = !r.skip_reason.empty() ? r.skip_reason : r.fail_reason;
     out.push_back(std::move(n));

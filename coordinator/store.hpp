@@ -58,10 +58,14 @@ class Store {
   // submission slow happens outside the coordinator's lock.
   struct NewRun {
     int index = 0;
-    Json spec;
+    Json spec;  // scheduling_spec's part of it: spec_text is all of it
     std::string spec_text, state, reason;
   };
   static std::vector<NewRun> prepare_runs(const std::vector<RunSpec>& runs);
+  // What a queued run keeps of its spec in memory: the fields scheduling reads (its shape,
+  // priority and the agents it may run on). The whole spec, about 3 KB as a tree, is read from
+  // the file when the run starts: 100,000 queued runs held 338 MB with it.
+  static Json scheduling_spec(const Json& spec);
   // The same with prepared runs; `run_ids` gets each one's id, in order. The open runs in memory
   // get the new queued ones added (not reloaded from the file).
   long long add_prepared_experiment(const std::string& name, const std::string& source, const std::string& yaml,
@@ -80,7 +84,9 @@ class Store {
   std::vector<Run> runs(std::optional<long long> experiment_id = std::nullopt,
                         std::optional<std::string> state = std::nullopt, long long after_id = 0, long long limit = 0);
   // The open runs (queued, running, cancelling) are also kept in memory, so that a heartbeat
-  // reads no row and parses no JSON: the three calls below answer from there.
+  // reads no row and parses no JSON: the calls below answer from there. A queued run's spec in
+  // memory holds only what scheduling reads (nodes, gpu, gpus_per_node, ranks_per_node, priority,
+  // agents); run(id) reads all of it (a run that starts, or ends before it started).
   // Runs an agent holds (running or cancelling): what each heartbeat reconciles. Valid until the
   // next change to a run.
   std::vector<const Run*> runs_held_by(const std::string& agent_id);

@@ -16,6 +16,13 @@ bool is_open(const std::string& state) { return state == "queued" || state == "r
 bool in_flight(const std::string& state) { return state == "running" || state == "cancelling"; }
 }  // namespace
 
+Json Store::scheduling_spec(const Json& spec) {
+  Json slim = Json::object();
+  for (const char* key : {"nodes", "gpu", "gpus_per_node", "ranks_per_node", "priority", "agents"})
+    if (auto it = spec.find(key); it != spec.end()) slim[key] = *it;
+  return slim;
+}
+
 std::map<long long, Store::Run>& Store::open_runs() {
   if (!open_) {
     std::map<long long, Run> runs;
@@ -23,6 +30,7 @@ std::map<long long, Store::Run>& Store::open_runs() {
     Statement q(*statements_, path_, sql.c_str());
     while (q.step()) {
       Run r = read_run(q);
+      if (r.state == "queued") r.spec = scheduling_spec(r.spec);
       runs.emplace(r.id, std::move(r));
     }
     open_ = std::move(runs);
@@ -42,7 +50,10 @@ void Store::note_run(const Run& run) {
     index_run(old->second, -1);
     open_->erase(old);
   }
-  if (is_open(run.state)) index_run(open_->emplace(run.id, run).first->second, +1);
+  if (!is_open(run.state)) return;
+  Run& kept = open_->emplace(run.id, run).first->second;
+  if (kept.state == "queued") kept.spec = scheduling_spec(kept.spec);
+  index_run(kept, +1);
 }
 
 void Store::index_run(const Run& run, int sign) {
