@@ -6,32 +6,25 @@
 #include <optional>
 
 #include "common/error.hpp"
+#include "coordinator/sqlite_handles.hpp"
 
 namespace scalebench {
 
 namespace {
-struct CloseDb {
-  void operator()(sqlite3* db) const { sqlite3_close(db); }
-};
-struct FinalizeStmt {
-  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
-};
-using Db = std::unique_ptr<sqlite3, CloseDb>;
-using Stmt = std::unique_ptr<sqlite3_stmt, FinalizeStmt>;
 
-Stmt prepare(sqlite3* db, const char* sql) {
+SqliteStatement prepare(sqlite3* db, const char* sql) {
   sqlite3_stmt* s = nullptr;
   if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK) {
     sqlite3_finalize(s);
     throw Error(std::string("cannot read the store: ") + sqlite3_errmsg(db));
   }
-  return Stmt(s);
+  return SqliteStatement(s);
 }
 
 // The first record id over `after` that a seek reaches, or nullopt when the seek fails (the path
 // to it crosses a damaged page); 0 when there is none.
 std::optional<long long> first_after(sqlite3* db, long long after) {
-  Stmt q = prepare(db, "SELECT id FROM records WHERE id > ? ORDER BY id LIMIT 1");
+  SqliteStatement q = prepare(db, "SELECT id FROM records WHERE id > ? ORDER BY id LIMIT 1");
   sqlite3_bind_int64(q.get(), 1, after);
   const int rc = sqlite3_step(q.get());
   if (rc == SQLITE_ROW) return sqlite3_column_int64(q.get(), 0);
@@ -79,7 +72,7 @@ std::string experiment_name(sqlite3* db, const std::string& experiment, std::vec
                         "' is taken as a name");
     return experiment;
   }
-  Stmt q(raw);
+  SqliteStatement q(raw);
   sqlite3_bind_text(q.get(), 1, experiment.c_str(), -1, SQLITE_TRANSIENT);
   if (sqlite3_step(q.get()) == SQLITE_ROW) return reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0));
   return experiment;
@@ -89,7 +82,7 @@ std::string experiment_name(sqlite3* db, const std::string& experiment, std::vec
 Salvage salvage_records(const std::string& path, const std::string& experiment) {
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-  Db db(raw);
+  SqliteDb db(raw);
   if (rc != SQLITE_OK) throw Error(path + ": cannot open: " + (raw ? sqlite3_errmsg(raw) : "out of memory"));
   // A file cut short has a header that counts more pages than it holds, and SQLite then refuses
   // every query; with writable_schema on (nothing is written: the file is opened read-only) it
@@ -100,7 +93,7 @@ Salvage salvage_records(const std::string& path, const std::string& experiment) 
   // The largest id, from the rightmost leaf: where the scan ends.
   long long last_id = 0;
   {
-    Stmt q = prepare(db.get(), "SELECT MAX(id) FROM records");
+    SqliteStatement q = prepare(db.get(), "SELECT MAX(id) FROM records");
     if (sqlite3_step(q.get()) == SQLITE_ROW) {
       last_id = sqlite3_column_int64(q.get(), 0);
     } else {
@@ -110,7 +103,7 @@ Salvage salvage_records(const std::string& path, const std::string& experiment) 
     }
   }
   long long after = 0;
-  Stmt q = prepare(db.get(), "SELECT id, json FROM records WHERE id > ? ORDER BY id");
+  SqliteStatement q = prepare(db.get(), "SELECT id, json FROM records WHERE id > ? ORDER BY id");
   while (after < last_id) {
     sqlite3_reset(q.get());
     sqlite3_bind_int64(q.get(), 1, after);

@@ -9,16 +9,11 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "coordinator/sqlite_handles.hpp"
 
 namespace scalebench {
 
 namespace {
-struct CloseDb {
-  void operator()(sqlite3* db) const { sqlite3_close(db); }
-};
-struct FinalizeStmt {
-  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
-};
 
 std::uint32_t big_endian(const unsigned char* p) {
   return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
@@ -62,14 +57,14 @@ StoreIntegrity check_store_integrity(const std::string& path, bool read_only, st
   out.check = size < full_check_below ? "integrity_check" : "quick_check";
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, nullptr);
-  std::unique_ptr<sqlite3, CloseDb> db(raw);
+  SqliteDb db(raw);
   if (rc != SQLITE_OK) throw Error("store " + path + ": cannot open: " + (raw ? sqlite3_errmsg(raw) : "out of memory"));
   sqlite3_busy_timeout(db.get(), 5000);
   if (std::string cut = truncation(path); !cut.empty()) out.problems.push_back(cut);
   const std::string sql = "PRAGMA " + out.check + "(" + std::to_string(kMaxProblems) + ")";
   sqlite3_stmt* stmt = nullptr;
   int step = sqlite3_prepare_v2(db.get(), sql.c_str(), -1, &stmt, nullptr);
-  std::unique_ptr<sqlite3_stmt, FinalizeStmt> q(stmt);
+  SqliteStatement q(stmt);
   if (step == SQLITE_OK) {
     while ((step = sqlite3_step(q.get())) == SQLITE_ROW) {
       // A row may hold several lines, after a "*** in database main ***" heading: one problem each.
