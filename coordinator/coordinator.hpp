@@ -27,7 +27,12 @@ namespace scalebench {
 struct ApiResult {
   int status = 200;
   Json body;
+  static ApiResult error(int status, const std::string& message) { return {status, Json{{"error", message}}}; }
 };
+
+// A run's placement as its records and its experiment's run list show it (nodes, ranks, GPUs and,
+// once placed, its hosts).
+Json placement_of(const Store::Run& run);
 
 // The coordinator's state machine: experiments in, runs out to agents, records back. Every
 // method is one API call; a mutex serialises the changes, the store persists each at once.
