@@ -7,17 +7,7 @@
 # keeps its log short, and once they are gone it serves again: /healthz, a registration and a
 # heartbeat.
 source "$(dirname "$0")/lib.sh"
-rm -f "$WORK/port"
-(
-  ulimit -n 128
-  exec "$BIN/scalebench-coordinator" --port 0 --port-file "$WORK/port" --db "$WORK/fd.db" \
-    --heartbeat-interval 0.5 --heartbeat-timeout 30 >>"$WORK/coordinator.log" 2>&1
-) &
-COORD_PID=$!
-PIDS+=("$COORD_PID")
-for _ in $(seq 100); do [[ -s $WORK/port ]] && break; sleep 0.1; done
-[[ -s $WORK/port ]] || fail "coordinator did not start"
-URL=http://127.0.0.1:$(cat "$WORK/port")
+start_coordinator_under "-n 128" "$WORK/fd.db" --heartbeat-interval 0.5 --heartbeat-timeout 30
 curl -sf --max-time 5 "$URL/healthz" >/dev/null || fail "no answer before the test"
 grep -q -- "--max-connections: at most [0-9]* connections at once, not 16384: the descriptor limit (ulimit -n) is 128" \
   "$WORK/coordinator.log" || fail "the start-up log does not say that --max-connections was clamped"

@@ -36,17 +36,7 @@ stop_coordinator() {
 }
 # start_limited [COORDINATOR-OPTIONS...]: the coordinator under a 1 GiB address-space limit.
 start_limited() {
-  rm -f "$WORK/port"
-  (
-    ulimit -v 1048576
-    exec "$BIN/scalebench-coordinator" --port 0 --port-file "$WORK/port" --db "$WORK/large.db" \
-      --heartbeat-interval 0.5 --heartbeat-timeout 30 "$@" >>"$WORK/coordinator.log" 2>&1
-  ) &
-  COORD_PID=$!
-  PIDS+=("$COORD_PID")
-  for _ in $(seq 300); do [[ -s $WORK/port ]] && break; sleep 0.1; done
-  [[ -s $WORK/port ]] || fail "coordinator did not start under the limit"
-  PORT=$(cat "$WORK/port")
+  start_coordinator_under "-v 1048576" "$WORK/large.db" --heartbeat-interval 0.5 --heartbeat-timeout 30 "$@"
 }
 stop_coordinator
 start_limited

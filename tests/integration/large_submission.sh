@@ -9,16 +9,7 @@
 # first experiment still has its 100,000 runs, and the agents' heartbeats are still answered.
 source "$(dirname "$0")/lib.sh"
 
-rm -f "$WORK/port"
-(
-  ulimit -v 1048576
-  exec "$BIN/scalebench-coordinator" --port 0 --port-file "$WORK/port" --db "$WORK/big.db" \
-    --heartbeat-interval 0.5 --heartbeat-timeout 30 >>"$WORK/coordinator.log" 2>&1
-) &
-COORD_PID=$!
-PIDS+=("$COORD_PID")
-for _ in $(seq 300); do [[ -s $WORK/port ]] && break; sleep 0.1; done
-[[ -s $WORK/port ]] || fail "coordinator did not start under the limit"
+start_coordinator_under "-v 1048576" "$WORK/big.db" --heartbeat-interval 0.5 --heartbeat-timeout 30
 
 python3 - "$(cat "$WORK/port")" "$COORD_PID" <<'PY' || fail "submissions under the limit"
 import http.client, json, os, sys, threading, time

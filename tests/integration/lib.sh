@@ -40,6 +40,26 @@ start_coordinator() {
   URL=http://127.0.0.1:$PORT
 }
 
+# start_coordinator_under "ULIMIT-ARGS" DB [COORDINATOR-OPTIONS...]: as start_coordinator, but the
+# coordinator runs under `ulimit ULIMIT-ARGS` ("-v 1048576", "-n 128", "-f 1024") and gets only the
+# options given; waits up to 30 s for its port (a large store is checked before it listens).
+start_coordinator_under() {
+  local limit=$1 db=$2
+  shift 2
+  rm -f "$WORK/port"
+  (
+    # shellcheck disable=SC2086 # the limit is an option and its value
+    ulimit $limit || exit 1
+    exec "$BIN/scalebench-coordinator" --port 0 --port-file "$WORK/port" --db "$db" "$@" >>"$WORK/coordinator.log" 2>&1
+  ) &
+  COORD_PID=$!
+  PIDS+=("$COORD_PID")
+  for _ in $(seq 300); do [[ -s $WORK/port ]] && break; sleep 0.1; done
+  [[ -s $WORK/port ]] || fail "coordinator did not start under ulimit $limit: $(tail -3 "$WORK/coordinator.log")"
+  PORT=$(cat "$WORK/port")
+  URL=http://127.0.0.1:$PORT
+}
+
 # start_agent NAME [AGENT-OPTIONS...]: sets AGENT_PID; waits until it is registered.
 start_agent() {
   local name=$1

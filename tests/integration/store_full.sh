@@ -3,18 +3,9 @@
 # clear error naming the store, the coordinator stays up and keeps answering reads, nothing
 # half-written is left, and restarted with room it carries on from the same store.
 source "$(dirname "$0")/lib.sh"
-rm -f "$WORK/port"
 # 1 MiB per file: enough for the schema (16 KiB pages: a page per table and index at least) and a
 # small experiment, not for a large one.
-(
-  ulimit -f 1024
-  exec "$BIN/scalebench-coordinator" --port 0 --port-file "$WORK/port" --db "$WORK/s.db" >>"$WORK/coordinator.log" 2>&1
-) &
-COORD_PID=$!
-PIDS+=("$COORD_PID")
-wait_until 10 '[[ -s $WORK/port ]]'
-PORT=$(cat "$WORK/port")
-URL=http://127.0.0.1:$PORT
+start_coordinator_under "-f 1024" "$WORK/s.db"
 # An agent's registration, sent again before each submit (no heartbeats, so the store grows only
 # by what the test sends, and the agent is alive whenever an experiment is expanded).
 register() {
