@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../../.."
 HERE=docs/results/2026-11-29-guides-host
 BIN=${BIN:-build/bin}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CUDA_VISIBLE_DEVICES=
-rm -f /tmp/ratio-host.db*
+rm -rf /tmp/ratio-host.db*
 { uptime; git rev-parse --short HEAD; "$BIN/scalebench" version; } >"$HERE/ratio-machine.txt"
 "$BIN/scalebench" study "$HERE/ratio-host.yaml" --db /tmp/ratio-host.db >"$HERE/ratio-study.txt" 2>&1
 echo "exit $?" >>"$HERE/ratio-study.txt"
