@@ -15,3 +15,13 @@ dump_dom() {
     --user-data-dir="$WORK/chromium" --window-size=1280,1024 --virtual-time-budget="$budget" \
     --dump-dom "file://$page" >"$out" 2>"$WORK/chromium.log" || fail "chromium exited $?"
 }
+
+# screenshot PAGE OUT.png [WIDTHxHEIGHT] [VIRTUAL_MS]: PAGE opened from disk, its scripts run for
+# VIRTUAL_MS of virtual time (default 5000, so that the charts have drawn), the window as a PNG.
+screenshot() {
+  local page=$1 out=$2 size=${3:-1280,1600} budget=${4:-5000}
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+    --hide-scrollbars --user-data-dir="$WORK/chromium" --window-size="$size" --virtual-time-budget="$budget" \
+    --screenshot="$out" "file://$page" >>"$WORK/chromium.log" 2>&1 || fail "chromium exited $?"
+  [[ -s $out ]] || fail "chromium wrote no screenshot: $(tail -n 5 "$WORK/chromium.log")"
+}
