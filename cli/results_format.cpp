@@ -55,6 +55,29 @@ std::string what(const Json& r) {
 }
 }  // namespace
 
+void write_aligned(std::ostream& out, const std::vector<std::string>& header,
+                   const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& numeric) {
+  // Each column as wide as its widest cell, header included, and two spaces between columns, so
+  // that no header runs into the next one whatever the names (a variant's name heads a column).
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+  for (const auto& c : rows)
+    for (std::size_t i = 0; i + 1 < c.size() && i < width.size(); ++i) width[i] = std::max(width[i], c[i].size());
+  auto line = [&](const std::vector<std::string>& c) {
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      if (i + 1 == c.size()) {
+        out << c[i];  // the last column is not padded: no trailing spaces
+        break;
+      }
+      const bool right = i < numeric.size() && numeric[i];
+      out << std::setw(static_cast<int>(width[i])) << (right ? std::right : std::left) << c[i] << "  ";
+    }
+    out << "\n";
+  };
+  line(header);
+  for (const auto& c : rows) line(c);
+}
+
 void write_table(std::ostream& out, const Json& records) {
   struct Row {
     std::string run, variant, ranks, gpus, what, size, check, status, reason;
@@ -114,25 +137,9 @@ void write_table(std::ostream& out, const Json& records) {
     c.push_back(row.status + (row.reason.empty() ? "" : ": " + row.reason));
     cells.push_back(std::move(c));
   }
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
-  for (const auto& c : cells)
-    for (std::size_t i = 0; i + 1 < c.size(); ++i) width[i] = std::max(width[i], c[i].size());
-  auto line = [&](const std::vector<std::string>& c) {
-    for (std::size_t i = 0; i < c.size(); ++i) {
-      bool last = i + 1 == c.size();
-      bool numeric = i >= 6 && i < 6 + metric_order.size() + 1;
-      if (last)
-        out << c[i];
-      else if (numeric)
-        out << std::setw(static_cast<int>(width[i])) << std::right << c[i] << "  ";
-      else
-        out << std::setw(static_cast<int>(width[i])) << std::left << c[i] << "  ";
-    }
-    out << "\n";
-  };
-  line(header);
-  for (const auto& c : cells) line(c);
+  std::vector<bool> numeric(header.size(), false);
+  for (std::size_t i = 6; i < 6 + metric_order.size() + 1; ++i) numeric[i] = true;
+  write_aligned(out, header, cells, numeric);
 }
 
 void write_csv(std::ostream& out, const Json& records) {
@@ -249,20 +256,18 @@ void write_ratios(std::ostream& out, const std::vector<VariantRatio>& ratios, co
           << v.ci_high << "," << v.pairs << "," << v.paired_by << "\n";
     return;
   }
-  out << std::left << std::setw(28) << "what" << std::right << std::setw(5) << "gpus" << std::setw(10) << "size"
-      << std::setw(8) << "metric" << std::setw(12) << numerator << std::setw(12) << denominator << std::setw(9)
-      << "ratio" << std::setw(20) << "95% CI" << std::setw(7) << "pairs"
-      << "\n";
+  std::vector<std::vector<std::string>> rows;
   for (const auto& v : ratios) {
     std::ostringstream ci;
     ci << std::fixed << std::setprecision(3) << "[" << v.ci_low << ", " << v.ci_high << "]";
     std::ostringstream ratio;
     ratio << std::fixed << std::setprecision(3) << v.ratio;
-    out << std::left << std::setw(28) << describe(v) << std::right << std::setw(5) << v.key.value("gpus", 0)
-        << std::setw(10) << size(v) << std::setw(8) << v.metric << std::setw(12) << fmt(v.numerator) << std::setw(12)
-        << fmt(v.denominator) << std::setw(9) << ratio.str() << std::setw(20) << ci.str() << std::setw(7)
-        << (std::to_string(v.pairs) + (v.paired_by == "samples" ? "s" : "r")) << "\n";
+    rows.push_back({describe(v), std::to_string(v.key.value("gpus", 0)), size(v), v.metric, fmt(v.numerator),
+                    fmt(v.denominator), ratio.str(), ci.str(),
+                    std::to_string(v.pairs) + (v.paired_by == "samples" ? "s" : "r")});
   }
+  write_aligned(out, {"what", "gpus", "size", "metric", numerator, denominator, "ratio", "95% CI", "pairs"}, rows,
+                {false, true, true, false, true, true, true, true, false});
   if (!ratios.empty())
     out << "pairs: r = interleaved rounds, s = samples of one round in order; ratio = geometric mean of the pairs\n";
 }

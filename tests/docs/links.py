@@ -1,14 +1,33 @@
 #!/usr/bin/env python3
-"""Every relative link of the README and of docs/ (guides and results index included) points at a
-file that exists, and a #anchor at a heading of that page (GitHub's rule: lower case,
-punctuation dropped, spaces to hyphens).
+"""Every relative link (and image) of every Markdown file of the repository points at a file that
+exists, and a #anchor at a heading of that page (GitHub's rule: lower case, punctuation dropped,
+spaces to hyphens). The pages are the files git tracks or would track (`git ls-files`, untracked
+ones included, ignored ones not), else, outside a git checkout, every .md under the root but the
+build folders. tests/data/ is left out: its .md files are a unit test's expected output, compared
+as text, not pages to read.
 
 usage: links.py SOURCE_ROOT
 """
-import glob
 import os
 import re
+import subprocess
 import sys
+
+SKIPPED = ("tests/data/",)
+
+
+def pages(root):
+    """The repository's Markdown files, relative to root."""
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "-z",
+                              "--", "*.md"], capture_output=True, text=True, check=True).stdout
+        found = [p for p in out.split("\0") if p]
+    except (OSError, subprocess.CalledProcessError):
+        found = []
+        for d, dirs, files in os.walk(root):
+            dirs[:] = [x for x in dirs if not x.startswith((".", "build"))]
+            found += [os.path.relpath(os.path.join(d, f), root) for f in files if f.endswith(".md")]
+    return sorted(p for p in set(found) if not p.startswith(SKIPPED) and os.path.exists(os.path.join(root, p)))
 
 
 def anchors(path):
@@ -23,12 +42,9 @@ def anchors(path):
 
 def main():
     root = sys.argv[1]
-    files = [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md"))) \
-        + sorted(glob.glob(os.path.join(root, "docs", "guide", "*.md"))) + [os.path.join(root, "docs", "results", "README.md")]
+    files = [os.path.join(root, p) for p in pages(root)]
     errors = []
     for f in files:
-        if not os.path.exists(f):
-            continue
         with open(f, encoding="utf-8") as fh:
             text = fh.read()
         # Links in code blocks are examples, not links.

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # Loads the weights and tokens `scalebench-gpt-check dump DIR` wrote into the PyTorch GPT-2 of
-# ../shared/peers/torch_gpt.py (its GPT class), trains 10 steps on that one batch with that script's
+# examples/pytorch/gpt_train.py (its GPT class), trains 10 steps on that one batch with that script's
 # recipe (bf16 autocast, fused AdamW lr 3e-4 weight decay 0.1, clip 1.0) and compares the losses
 # with ours (DIR/gpt_losses.json). Exits 1 when a step's loss differs by more than --tol.
 #
-#   python3 tests/gpt/compare_torch.py DIR --peer /path/to/torch_gpt.py
+#   python3 tests/gpt/compare_torch.py DIR --peer examples/pytorch/gpt_train.py
 #
 # Weights file (little-endian): "SBGPT001", int32 layers, width, heads, padded_vocab, seq, int64
 # count, count fp32 values in workloads/gpt/gpt_config.cpp's parameter_layout order ([out, in]
@@ -18,7 +18,7 @@ import torch
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
-    ap.add_argument("--peer", required=True, help="path to torch_gpt.py")
+    ap.add_argument("--peer", required=True, help="the PyTorch GPT-2 script (examples/pytorch/gpt_train.py)")
     ap.add_argument("--tol", type=float, default=0.03, help="largest |loss difference| allowed")
     a = ap.parse_args()
     spec = importlib.util.spec_from_file_location("torch_gpt", a.peer)

@@ -281,5 +281,23 @@ for f in failures:
 print(f"{checked} queries of {len(files)} boards checked, {len(failures)} failed")
 sys.exit(1 if failures else 0)
 PY
+# Prometheus' own graph page (Debian's package serves its classic UI) running the collectives
+# board's busbw query over the study's records, in headless Chromium where it is installed: the
+# page must draw the series. SCALEBENCH_SCREENSHOT_PROMETHEUS=FILE keeps the PNG (the guide
+# grafana.md shows one taken so).
+if command -v chromium >/dev/null || command -v chromium-browser >/dev/null; then
+  source "$(dirname "$0")/browser/headless.sh"
+  expr='max by (op, variant, ranks, size) (scalebench_collective_busbw_bytes_per_second{experiment="prom-collective"}) / 1e9'
+  graph="$PROM/graph?g0.expr=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$expr")&g0.tab=0&g0.range_input=2m"
+  screenshot "$graph" "$WORK/prometheus.png" 1280,900 10000
+  # The page drew a curve per series: 8 of them (2 variants x 2 ranks x 2 sizes), in its legend.
+  dump_dom "$graph" "$WORK/prometheus.html" 10000
+  legend=$(grep -o '{op="all_reduce",ranks="[12]",size="[0-9]*",variant="[a-z]*"}' "$WORK/prometheus.html" | sort -u | wc -l)
+  [[ $legend -eq 8 ]] && [[ $(grep -o '<path' "$WORK/prometheus.html" | wc -l) -ge 8 ]] ||
+    fail "Prometheus' graph page drew $legend of 8 series in its legend, $(grep -o '<path' "$WORK/prometheus.html" | wc -l) paths"
+  python3 "$(dirname "$0")/browser/png_check.py" "$WORK/prometheus.png" 1280 900 ||
+    fail "Prometheus' graph page did not draw the busbw query"
+  [[ -z ${SCALEBENCH_SCREENSHOT_PROMETHEUS:-} ]] || cp "$WORK/prometheus.png" "$SCALEBENCH_SCREENSHOT_PROMETHEUS"
+fi
 took=$(($(date +%s) - start))
 echo "prometheus_dashboards: ok in $took s"

@@ -126,6 +126,8 @@ done
 [[ $state == COMPLETED ]] || fail "job $JOB ended $state (want COMPLETED): $(tail -n 20 "$WORK/job.log")"
 JOB_DONE=$JOB
 JOB=""
+# SLURM_STUDY_JOB_LOG=FILE keeps the job's output (docs/results/2026-11-29-guides-host shows it).
+[[ -z ${SLURM_STUDY_JOB_LOG:-} ]] || cp "$WORK/job.log" "$SLURM_STUDY_JOB_LOG"
 grep -q "scalebench.sbatch: .* records; report in" "$WORK/job.log" || fail "the batch script did not finish: $(cat "$WORK/job.log")"
 
 # Stored results: 2 placements x 3 sizes x 3 metrics, all ok, from the 1- and 2-rank runs, with
