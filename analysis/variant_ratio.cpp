@@ -82,6 +82,7 @@ std::vector<VariantRatio> variant_ratios(const Json& records, const std::string&
     const Json& first = *a.by_round.begin()->second;
     vr.metric = first.value("metric", "");
     vr.unit = first.value("unit", "");
+    vr.workload = first.value("workload", "");
     vr.numerator = median(va);
     vr.denominator = median(vb);
     vr.paired_by = "rounds";

@@ -15,6 +15,7 @@ namespace scalebench {
 struct VariantRatio {
   Json key;  // experiment, params (without round), gpus, ranks, point size, metric
   std::string metric, unit;
+  std::string workload;                   // the numerator's records' workload: what names the point
   double numerator = 0, denominator = 0;  // medians of each side over its pairs
   double ratio = 0, ci_low = 0, ci_high = 0;
   int pairs = 0;

@@ -222,7 +222,8 @@ void write_ratios(std::ostream& out, const std::vector<VariantRatio>& ratios, co
     for (const char* k : {"op", "dtype", "test", "engine", "direction"})
       if (p.contains(k) && p[k].is_string()) s += (s.empty() ? "" : " ") + p[k].get<std::string>();
     if (p.value("in_place", false)) s += " in-place";
-    return s;
+    // Workloads without those (train: model, precision, batch) are named by their table columns.
+    return s.empty() ? what(Json{{"workload", v.workload}, {"params", p}}) : s;
   };
   auto size = [](const VariantRatio& v) {
     return v.key.contains("point") && v.key["point"].is_number_unsigned()

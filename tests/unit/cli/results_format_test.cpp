@@ -78,6 +78,22 @@ TEST(RatioTable, LongVariantNamesKeepTheirColumnsApart) {
             l[2].find("325.44") + std::string("325.44").size());
 }
 
+// A train study's nvlink/pcie rows (no op or dtype among their parameters) are told apart by the
+// workload's table columns: the network and the mode, as the results table names them.
+TEST(RatioTable, TrainRowsNameTheirNetwork) {
+  VariantRatio v = ratio_point(0, 7009.94, 6984.97);
+  v.key = Json{{"params", {{"model", "resnet152"}, {"mode", "train"}, {"precision", "fp16"}, {"batch", 512}}},
+               {"gpus", 2},
+               {"point", nullptr}};
+  v.workload = "train";
+  v.metric = "throughput";
+  std::ostringstream out;
+  write_ratios(out, {v}, "nvlink", "pcie", "table");
+  const auto l = lines(out.str());
+  ASSERT_GE(l.size(), 2u) << out.str();
+  EXPECT_EQ(columns(l[1])[0], "resnet152 train") << out.str();
+}
+
 TEST(AlignedTable, ColumnsAsWideAsTheirWidestCell) {
   std::ostringstream out;
   write_aligned(out, {"name", "value", "note"}, {{"a-very-long-name", "1.5", "x"}, {"b", "22.25", "y"}},
