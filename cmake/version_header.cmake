@@ -11,4 +11,8 @@ if(NOT SCALEBENCH_GIT_REVISION)
 elseif(_sb_dirty)
   set(SCALEBENCH_GIT_REVISION "${SCALEBENCH_GIT_REVISION}-dirty")
 endif()
+# The header holds what changes with the project's version only; the revision is in a source file
+# of its own, so that a commit recompiles that one file, not every unity batch that reads the header.
 configure_file(${SOURCE_DIR}/common/version.hpp.in ${OUTPUT} @ONLY)
+get_filename_component(_sb_out_dir ${OUTPUT} DIRECTORY)
+configure_file(${SOURCE_DIR}/common/git_revision.cpp.in ${_sb_out_dir}/git_revision.cpp @ONLY)

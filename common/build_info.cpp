@@ -13,7 +13,7 @@ std::string build_info_metrics_text(const std::string& program) {
                                 prometheus::MetricType::Gauge,
                                 {}};
   prometheus::ClientMetric m;
-  m.label = {{"program", program}, {"version", kVersion}, {"revision", kGitRevision}};
+  m.label = {{"program", program}, {"version", kVersion}, {"revision", git_revision()}};
   m.gauge.value = 1;
   info.metric.push_back(std::move(m));
   return prometheus::TextSerializer().Serialize({info});

@@ -17,7 +17,7 @@ std::optional<log::Level> parse_log_level(std::string_view name) {
   return std::nullopt;
 }
 
-std::string version_line(const std::string& program) { return program + " " + kVersion + " (" + kGitRevision + ")"; }
+std::string version_line(const std::string& program) { return program + " " + kVersion + " (" + git_revision() + ")"; }
 
 void add_standard_options(CLI::App& app, const std::string& program) {
   app.set_version_flag("--version", version_line(program), "print the version and the git revision, then exit");

@@ -35,7 +35,7 @@ Json base_environment(const std::vector<std::string>& hosts, const std::set<std:
          {"mpi", mpi_version},
          {"backend", backend},
          {"scalebench_version", kVersion},
-         {"git_revision", kGitRevision}};
+         {"git_revision", git_revision()}};
   for (const char* var : {"CUDA_VISIBLE_DEVICES", kCpuBindingVariable, "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE",
                           "NCCL_NET", "NCCL_P2P_LEVEL", "NCCL_NVLS_ENABLE", "NCCL_ALGO", "NCCL_PROTO"})
     if (const char* v = std::getenv(var)) e["env"][var] = v;
