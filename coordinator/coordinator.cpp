@@ -14,7 +14,7 @@
 #include "common/record.hpp"
 #include "common/sweep.hpp"
 #include "coordinator/scheduler.hpp"
-#include "coordinator/store_integrity.hpp"
+#include "store/store_integrity.hpp"
 
 namespace scalebench {
 

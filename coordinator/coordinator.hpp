@@ -17,9 +17,9 @@
 #include "coordinator/node_health.hpp"
 #include "coordinator/record_batch.hpp"
 #include "coordinator/scheduler.hpp"
-#include "coordinator/store.hpp"
 #include "coordinator/submission_memory.hpp"
-#include "coordinator/wal_checkpointer.hpp"
+#include "store/store.hpp"
+#include "store/wal_checkpointer.hpp"
 
 namespace scalebench {
 

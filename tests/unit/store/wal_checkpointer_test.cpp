@@ -1,6 +1,6 @@
 // Background checkpoints: with the store's own automatic checkpoints off, the WAL is still copied
 // back and reused, so it stays the size of what is written between two checkpoints.
-#include "coordinator/wal_checkpointer.hpp"
+#include "store/wal_checkpointer.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "coordinator/store.hpp"
+#include "store/store.hpp"
 
 namespace scalebench {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/json.hpp"
-#include "coordinator/store.hpp"
+#include "store/store.hpp"
 
 namespace scalebench {
 

@@ -1,4 +1,4 @@
-#include "coordinator/store.hpp"
+#include "store/store.hpp"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>

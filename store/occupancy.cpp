@@ -1,4 +1,4 @@
-#include "coordinator/occupancy.hpp"
+#include "store/occupancy.hpp"
 
 namespace scalebench {
 

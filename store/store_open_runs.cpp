@@ -2,9 +2,9 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/occupancy.hpp"
-#include "coordinator/store.hpp"
-#include "coordinator/store_statement.hpp"
+#include "store/occupancy.hpp"
+#include "store/store.hpp"
+#include "store/store_statement.hpp"
 
 // The runs that are not over (queued, running, cancelling), held in memory once read: the queue in
 // its order, the counts per state and the GPUs held, kept as indexes that every change updates,

@@ -1,4 +1,4 @@
-#include "coordinator/wal_checkpointer.hpp"
+#include "store/wal_checkpointer.hpp"
 
 #include <sqlite3.h>
 

@@ -1,4 +1,4 @@
-#include "coordinator/store_integrity.hpp"
+#include "store/store_integrity.hpp"
 
 #include <sqlite3.h>
 
@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
-#include "coordinator/sqlite_handles.hpp"
+#include "store/sqlite_handles.hpp"
 
 namespace scalebench {
 

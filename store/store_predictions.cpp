@@ -1,7 +1,7 @@
 #include <set>
 
-#include "coordinator/store.hpp"
-#include "coordinator/store_statement.hpp"
+#include "store/store.hpp"
+#include "store/store_statement.hpp"
 
 // Predictions of busbw at a node count and their scores against the runs that landed there
 // (docs/predictions.md): the tables predictions and prediction_scores, and the reads of records

@@ -1,4 +1,4 @@
-#include "coordinator/store.hpp"
+#include "store/store.hpp"
 
 #include <charconv>
 
@@ -7,8 +7,8 @@
 #include <unordered_map>
 
 #include "common/error.hpp"
-#include "coordinator/occupancy.hpp"
-#include "coordinator/store_statement.hpp"
+#include "store/occupancy.hpp"
+#include "store/store_statement.hpp"
 
 namespace scalebench {
 

@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "common/error.hpp"
-#include "coordinator/store.hpp"
+#include "store/store.hpp"
 
 namespace scalebench {
 

@@ -1,6 +1,6 @@
 // SQLite's check of a store (issue 4): a whole store passes; a store cut short by 3 pages is named
 // as such; a large store gets the quick check.
-#include "coordinator/store_integrity.hpp"
+#include "store/store_integrity.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "common/error.hpp"
-#include "coordinator/store.hpp"
+#include "store/store.hpp"
 
 namespace scalebench {
 namespace {
