@@ -9,10 +9,10 @@
 #include <iterator>
 #include <limits>
 
-#include "common/record.hpp"
 #include "common/utf8.hpp"
 #include "coordinator/json_scanner.hpp"
 #include "coordinator/request_checks.hpp"
+#include "record/record.hpp"
 
 namespace scalebench {
 

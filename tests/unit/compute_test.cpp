@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "common/error.hpp"
-#include "common/record.hpp"
+#include "record/record.hpp"
 #include "workloads/compute/compute_records.hpp"
 #include "workloads/compute/peak.hpp"
 #include "workloads/compute/precision.hpp"

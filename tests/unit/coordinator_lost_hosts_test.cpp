@@ -12,8 +12,8 @@
 #include <string>
 #include <thread>
 
-#include "common/record.hpp"
 #include "coordinator/coordinator.hpp"
+#include "record/record.hpp"
 
 namespace scalebench {
 namespace {

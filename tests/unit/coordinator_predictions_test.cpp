@@ -11,11 +11,11 @@
 #include <string>
 #include <tuple>
 
-#include "analysis/point_record.hpp"
 #include "analysis/prediction.hpp"
-#include "common/record.hpp"
 #include "coordinator/coordinator.hpp"
 #include "coordinator/request_checks.hpp"
+#include "record/point_record.hpp"
+#include "record/record.hpp"
 
 namespace scalebench {
 namespace {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "common/record.hpp"
 #include "common/workload_schema.hpp"
+#include "record/record.hpp"
 #include "workloads/copy/copy_pattern.hpp"
 #include "workloads/copy/copy_report.hpp"
 

@@ -4,10 +4,10 @@
 #include <set>
 
 #include "common/error.hpp"
-#include "common/record.hpp"
 #include "common/spec.hpp"
 #include "common/sweep.hpp"
 #include "common/workload_schema.hpp"
+#include "record/record.hpp"
 #include "workloads/compute/compute_records.hpp"
 #include "workloads/gemm/deepbench_shapes.hpp"
 #include "workloads/gemm/gemm_check.hpp"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
-#include "common/record.hpp"
+#include "record/record.hpp"
 
 namespace scalebench {
 namespace {

@@ -1,6 +1,6 @@
 #include "coordinator/record_batch.hpp"
 
-#include "common/record.hpp"
+#include "record/record.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/record.hpp"
+#include "record/record.hpp"
 
 namespace scalebench::train {
 namespace {

@@ -17,7 +17,7 @@
 
 #include "common/error.hpp"
 #include "common/process.hpp"
-#include "common/record.hpp"
+#include "record/record.hpp"
 #include "topology/discover.hpp"
 #include "workloads/collective/nccl_transport.hpp"
 #include "workloads/command/figures.hpp"
@@ -31,7 +31,6 @@ namespace scalebench {
 namespace {
 constexpr std::size_t kKeepOutput = 16u << 20;  // the last 16 MiB of each process's output are parsed
 constexpr std::size_t kMaxOutputFile = 64u << 20;
-constexpr const char* kRecordPrefix = "@@SCALEBENCH_RECORD ";
 
 // The process groups of the running program, for the signal handler: the agent ends a run by
 // signalling our group, and the program's groups must go with it.
@@ -116,7 +115,7 @@ std::string tail_lines(const std::string& text, std::size_t lines) {
 
 // Echoes a line of the program into our output (the agent's run log), never as a record.
 void echo(const std::string& line, int rank, bool tagged) {
-  std::string l = line.rfind(kRecordPrefix, 0) == 0 ? "> " + line : line;
+  std::string l = line.starts_with(kRecordLinePrefix) ? "> " + line : line;
   if (tagged)
     std::printf("[rank %d] %s\n", rank, l.c_str());
   else

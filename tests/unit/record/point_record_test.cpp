@@ -1,4 +1,4 @@
-#include "analysis/point_record.hpp"
+#include "record/point_record.hpp"
 
 #include <gtest/gtest.h>
 

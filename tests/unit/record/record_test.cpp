@@ -1,4 +1,4 @@
-#include "common/record.hpp"
+#include "record/record.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-#include "analysis/point_record.hpp"
+#include "record/point_record.hpp"
 
 #include "analysis/stats.hpp"
-#include "common/record.hpp"
+#include "record/record.hpp"
 
 namespace scalebench {
 

@@ -9,6 +9,10 @@ namespace scalebench {
 // Result records: one metric of one measured point, as JSON (docs/records.md lists every field).
 inline constexpr int kRecordSchemaVersion = 1;
 
+// What starts each record line a workload prints for the agent to read (scalebench-run's
+// `--emit records`, a command workload's program): the rest of the line is the record's JSON.
+inline constexpr char kRecordLinePrefix[] = "@@SCALEBENCH_RECORD ";
+
 // Now, as records write it: "2026-11-21T12:00:00Z".
 std::string utc_timestamp();
 
