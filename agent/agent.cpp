@@ -12,9 +12,9 @@
 #include "agent/run_supervisor.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "common/record.hpp"
 #include "common/sweep.hpp"
 #include "common/version.hpp"
+#include "record/record.hpp"
 
 namespace scalebench {
 

@@ -25,6 +25,8 @@
 #include "http/bearer_token.hpp"
 
 namespace {
+using namespace scalebench;
+
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop.store(true); }
 
@@ -32,33 +34,41 @@ void on_signal(int) { g_stop.store(true); }
   std::cerr << "scalebench-agent: " << msg << "\nscalebench-agent: see scalebench-agent --help\n";
   std::exit(2);
 }
-}  // namespace
 
-int main(int argc, char** argv) {
-  using namespace scalebench;
-  log::set_component("agent");
-  Agent::Options o;
+// What the command line sets: the agent's options, and around them the token, the launcher's
+// name, the metrics endpoint and its telemetry.
+struct CommandLine {
+  Agent::Options agent;
+  std::string host;  // this node's hostname
   std::string token_file;
-  std::optional<int> metrics_port;
-  std::string metrics_address = "127.0.0.1", metrics_port_file;
-  GpuTelemetry::Options telemetry;
   std::string launcher = "auto";
-  if (const char* lib = std::getenv("SCALEBENCH_NVML_LIBRARY"); lib && *lib) telemetry.nvml_library = lib;
+  std::string cpu_binding = "numa";
+  int metrics_port = 0;
+  CLI::Option* metrics_port_option = nullptr;  // given: serve /metrics
+  std::string metrics_address = "127.0.0.1", metrics_port_file;
+  double telemetry_interval_s = 1;
+  CLI::Option* telemetry_interval_option = nullptr;
+  std::string job_mapping_dir;
+  GpuTelemetry::Options telemetry;
+};
+
+// The defaults that depend on this node: its hostname, its cores, the user and where this program is.
+CommandLine node_defaults() {
+  CommandLine c;
+  if (const char* lib = std::getenv("SCALEBENCH_NVML_LIBRARY"); lib && *lib) c.telemetry.nvml_library = lib;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  o.name = host;
-  o.slots = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  o.launch.run_program = executable_dir() + "/scalebench-run";
-  o.launch.as_root = geteuid() == 0;
-  CLI::App app("scalebench-agent: one per node; runs what the coordinator assigns on this node's GPUs.",
-               "scalebench-agent");
-  app.footer(
-      "Examples:\n"
-      "  scalebench-agent --coordinator http://head:8470 --metrics-port 9470\n"
-      "  scalebench-agent --coordinator https://head:8470 --ca-file ca.pem --token-file agent.token\n"
-      "  scalebench-agent --coordinator http://head:8470 --launcher srun --srun-arg=--partition=gpu\n"
-      "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 failed; 2 bad options.");
-  add_standard_options(app, "scalebench-agent");
+  c.host = host;
+  c.agent.name = host;
+  c.agent.slots = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  c.agent.launch.run_program = executable_dir() + "/scalebench-run";
+  c.agent.launch.as_root = geteuid() == 0;
+  return c;
+}
+
+// Every option of the command line, bound to `c`.
+void add_options(CLI::App& app, CommandLine& c) {
+  Agent::Options& o = c.agent;
   app.add_option("--coordinator", o.coordinator_url, "the coordinator, http[s]://HOST:PORT[/PREFIX]")
       ->required()
       ->type_name("URL");
@@ -80,7 +90,7 @@ int main(int argc, char** argv) {
   app.add_option("--slots", o.slots, "ranks this node offers for host-memory runs (default: number of cores)")
       ->type_name("N")
       ->check(CLI::Range(1, 1 << 20));
-  app.add_option("--launcher", launcher,
+  app.add_option("--launcher", c.launcher,
                  "how runs start their ranks: mpirun, srun (a job step inside this SLURM allocation), local "
                  "(one-rank runs, no MPI launcher) or auto (srun when SLURM_JOB_ID is set, else mpirun)")
       ->capture_default_str()
@@ -97,8 +107,7 @@ int main(int argc, char** argv) {
                  "an extra srun argument (repeatable), e.g. --srun-arg=--partition=gpu")
       ->type_name("ARG")
       ->allow_extra_args(false);
-  std::string cpu_binding = "numa";
-  app.add_option("--cpu-binding", cpu_binding,
+  app.add_option("--cpu-binding", c.cpu_binding,
                  "numa: bind each rank of a GPU run to the CPUs and memory of its GPU's NUMA node (a one-node run "
                  "under srun with --cpu-bind/--mem-bind=map_ldom; otherwise each rank binds itself before MPI "
                  "starts, on other nodes by the NUMA nodes their agents reported); none: bind nothing. Every "
@@ -108,48 +117,47 @@ int main(int argc, char** argv) {
       ->type_name("MODE");
   app.add_option("--run-program", o.launch.run_program, "scalebench-run (default: next to this program)")
       ->type_name("PATH");
-  app.add_option("--token-file", token_file, "the agent token the coordinator wants (else SCALEBENCH_TOKEN)")
+  app.add_option("--token-file", c.token_file, "the agent token the coordinator wants (else SCALEBENCH_TOKEN)")
       ->type_name("FILE");
   app.add_option("--ca-file", o.ca_file,
                  "an https:// coordinator's certificate must chain to this PEM file (else SCALEBENCH_CA_FILE, else "
                  "the system's trusted certificates)")
       ->type_name("FILE");
-  int metrics_port_value = 0;
-  auto* port_option =
-      app.add_option("--metrics-port", metrics_port_value,
+  c.metrics_port_option =
+      app.add_option("--metrics-port", c.metrics_port,
                      "serve GPU telemetry at http://ADDRESS:N/metrics (0 picks a free port; default: no endpoint)")
           ->type_name("N")
           ->check(CLI::Range(0, 65535));
-  app.add_option("--metrics-address", metrics_address, "address of the metrics endpoint (loopback only by default)")
+  app.add_option("--metrics-address", c.metrics_address, "address of the metrics endpoint (loopback only by default)")
       ->capture_default_str()
       ->type_name("A");
-  app.add_option("--metrics-port-file", metrics_port_file, "write the metrics port actually used here once listening")
+  app.add_option("--metrics-port-file", c.metrics_port_file, "write the metrics port actually used here once listening")
       ->type_name("FILE");
-  double interval_s = 1;
-  auto* interval = app.add_option("--telemetry-interval", interval_s, "seconds between GPU telemetry readings")
-                       ->capture_default_str()
-                       ->type_name("S")
-                       ->check(CLI::Range(0.1, 3600.0));
-  std::string job_mapping_dir;
-  app.add_option("--job-mapping-dir", job_mapping_dir,
+  c.telemetry_interval_option =
+      app.add_option("--telemetry-interval", c.telemetry_interval_s, "seconds between GPU telemetry readings")
+          ->capture_default_str()
+          ->type_name("S")
+          ->check(CLI::Range(0.1, 3600.0));
+  app.add_option("--job-mapping-dir", c.job_mapping_dir,
                  "write dcgm-exporter's HPC job mapping here (give dcgm-exporter the same folder as "
                  "--hpc-job-mapping-dir): while a run holds a GPU, a file named after the GPU's index holds the "
                  "run's id, so that DCGM's series carry it as hpc_job (default: no files)")
       ->type_name("DIR");
-  app.add_option("--nvml-library", telemetry.nvml_library,
+  app.add_option("--nvml-library", c.telemetry.nvml_library,
                  "the NVML the telemetry reads (default: SCALEBENCH_NVML_LIBRARY, else libnvidia-ml.so.1)")
       ->type_name("PATH");
-  try {
-    app.parse(parse_arguments(argc, argv, {"--mpirun-arg", "--srun-arg"}));
-  } catch (const CLI::ParseError& e) {
-    return parse_failure(app, e, "scalebench-agent");
-  }
-  if (port_option->count()) metrics_port = metrics_port_value;
-  o.launch.bind_ranks = cpu_binding == "numa";
-  if (interval->count()) telemetry.interval = std::chrono::milliseconds(static_cast<long long>(interval_s * 1000));
+}
+
+// What the parsed options mean: the checks CLI11 cannot make alone (each a usage error, exit 2)
+// and the values that follow from them.
+void resolve(CommandLine& c) {
+  Agent::Options& o = c.agent;
+  o.launch.bind_ranks = c.cpu_binding == "numa";
+  if (c.telemetry_interval_option->count())
+    c.telemetry.interval = std::chrono::milliseconds(static_cast<long long>(c.telemetry_interval_s * 1000));
   if (o.coordinator_url.empty()) usage_error("--coordinator is required");
   try {
-    o.token = client_token(token_file).value_or("");
+    o.token = client_token(c.token_file).value_or("");
     unsetenv("SCALEBENCH_TOKEN");  // the runs' programs inherit this environment: not the secret
   } catch (const std::exception& e) {
     usage_error(e.what());
@@ -157,7 +165,7 @@ int main(int argc, char** argv) {
   if (!std::regex_match(o.name, std::regex("[A-Za-z0-9_.:-]{1,128}")))
     usage_error("--name '" + o.name + "': use 1-128 of A-Z a-z 0-9 _ . : -");
   try {
-    o.launch.launcher = choose_launcher(launcher, std::getenv("SLURM_JOB_ID"));
+    o.launch.launcher = choose_launcher(c.launcher, std::getenv("SLURM_JOB_ID"));
   } catch (const std::exception& e) {
     usage_error(e.what());
   }
@@ -167,46 +175,87 @@ int main(int argc, char** argv) {
   if (const char* node = std::getenv("SLURMD_NODENAME"); node && *node)
     o.launch.slurm_node = node;
   else if (o.launch.launcher == Launcher::srun)
-    o.launch.slurm_node = host;
+    o.launch.slurm_node = c.host;
   if (o.work_dir.empty()) o.work_dir = "/tmp/scalebench-agent-" + o.name;
-  if (!metrics_port && !metrics_port_file.empty()) usage_error("--metrics-port-file needs --metrics-port");
-  if (boost::system::error_code ec; boost::asio::ip::make_address(metrics_address, ec), ec)
-    usage_error("--metrics-address '" + metrics_address + "': not an IP address (" + ec.message() + ")");
+  if (!c.metrics_port_option->count() && !c.metrics_port_file.empty())
+    usage_error("--metrics-port-file needs --metrics-port");
+  if (boost::system::error_code ec; boost::asio::ip::make_address(c.metrics_address, ec), ec)
+    usage_error("--metrics-address '" + c.metrics_address + "': not an IP address (" + ec.message() + ")");
+}
+
+// SIGTERM and SIGINT stop the agent (it tells the coordinator it is stopping); a closed
+// connection is an error of its write, not a signal that ends the process.
+void install_signal_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
+}
+
+// GPU telemetry on /metrics, only when asked for: without NVML the endpoint still answers,
+// with scalebench_agent_gpu_telemetry_available 0. The endpoint goes before the telemetry it reads.
+struct MetricsServing {
+  std::unique_ptr<GpuTelemetry> telemetry;
+  std::unique_ptr<MetricsEndpoint> endpoint;
+};
+
+MetricsServing serve_metrics(CommandLine& c, ActiveRuns& active_runs) {
+  MetricsServing m;
+  if (!c.metrics_port_option->count()) return m;
+  c.telemetry.agent = c.agent.name;
+  c.telemetry.hostname = c.host;
+  m.telemetry = std::make_unique<GpuTelemetry>(c.telemetry);
+  m.endpoint = std::make_unique<MetricsEndpoint>(
+      c.metrics_address, static_cast<unsigned short>(c.metrics_port), [t = m.telemetry.get(), &active_runs] {
+        return build_info_metrics_text("scalebench-agent") + t->metrics_text() + active_runs.metrics_text();
+      });
+  if (!c.metrics_port_file.empty()) {
+    std::string tmp = c.metrics_port_file + ".tmp";
+    std::ofstream(tmp) << m.endpoint->port() << "\n";
+    if (std::rename(tmp.c_str(), c.metrics_port_file.c_str()) != 0)  // readers never see half a file
+      throw Error("cannot write --metrics-port-file " + c.metrics_port_file);
+  }
+  log::info("metrics on http://" + c.metrics_address + ":" + std::to_string(m.endpoint->port()) + "/metrics" +
+            (m.telemetry->available() ? "" : " (no GPU telemetry: " + m.telemetry->unavailable_reason() + ")"));
+  return m;
+}
+
+void log_launch_setup(const CommandLine& c) {
+  const LaunchConfig& launch = c.agent.launch;
+  if (!c.job_mapping_dir.empty()) log::info("dcgm-exporter job mapping files in " + c.job_mapping_dir);
+  log::info(std::string("runs start with ") + launcher_name(launch.launcher) +
+            (launch.launcher == Launcher::srun ? " --mpi=" + launch.srun_mpi + " on SLURM node " + launch.slurm_node
+                                               : std::string()));
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  log::set_component("agent");
+  CommandLine c = node_defaults();
+  CLI::App app("scalebench-agent: one per node; runs what the coordinator assigns on this node's GPUs.",
+               "scalebench-agent");
+  app.footer(
+      "Examples:\n"
+      "  scalebench-agent --coordinator http://head:8470 --metrics-port 9470\n"
+      "  scalebench-agent --coordinator https://head:8470 --ca-file ca.pem --token-file agent.token\n"
+      "  scalebench-agent --coordinator http://head:8470 --launcher srun --srun-arg=--partition=gpu\n"
+      "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 failed; 2 bad options.");
+  add_standard_options(app, "scalebench-agent");
+  add_options(app, c);
   try {
-    ActiveRuns active_runs(host, job_mapping_dir);
-    o.active_runs = &active_runs;
-    // GPU telemetry on /metrics, only when asked for: without NVML the endpoint still answers,
-    // with scalebench_agent_gpu_telemetry_available 0.
-    std::unique_ptr<GpuTelemetry> gpu_telemetry;
-    std::unique_ptr<MetricsEndpoint> endpoint;
-    if (metrics_port) {
-      telemetry.agent = o.name;
-      telemetry.hostname = host;
-      gpu_telemetry = std::make_unique<GpuTelemetry>(telemetry);
-      endpoint = std::make_unique<MetricsEndpoint>(
-          metrics_address, static_cast<unsigned short>(*metrics_port), [t = gpu_telemetry.get(), &active_runs] {
-            return build_info_metrics_text("scalebench-agent") + t->metrics_text() + active_runs.metrics_text();
-          });
-      if (!metrics_port_file.empty()) {
-        std::string tmp = metrics_port_file + ".tmp";
-        std::ofstream(tmp) << endpoint->port() << "\n";
-        if (std::rename(tmp.c_str(), metrics_port_file.c_str()) != 0)  // readers never see half a file
-          throw Error("cannot write --metrics-port-file " + metrics_port_file);
-      }
-      log::info("metrics on http://" + metrics_address + ":" + std::to_string(endpoint->port()) + "/metrics" +
-                (gpu_telemetry->available() ? "" : " (no GPU telemetry: " + gpu_telemetry->unavailable_reason() + ")"));
-    }
-    if (!job_mapping_dir.empty()) log::info("dcgm-exporter job mapping files in " + job_mapping_dir);
-    log::info(std::string("runs start with ") + launcher_name(o.launch.launcher) +
-              (o.launch.launcher == Launcher::srun
-                   ? " --mpi=" + o.launch.srun_mpi + " on SLURM node " + o.launch.slurm_node
-                   : std::string()));
-    Agent agent(o);
+    app.parse(parse_arguments(argc, argv, {"--mpirun-arg", "--srun-arg"}));
+  } catch (const CLI::ParseError& e) {
+    return parse_failure(app, e, "scalebench-agent");
+  }
+  resolve(c);
+  install_signal_handlers();
+  try {
+    ActiveRuns active_runs(c.host, c.job_mapping_dir);
+    c.agent.active_runs = &active_runs;
+    MetricsServing metrics = serve_metrics(c, active_runs);
+    log_launch_setup(c);
+    Agent agent(c.agent);
     agent.run(g_stop);
     return 0;
   } catch (const std::exception& e) {

@@ -10,7 +10,7 @@
 
 #include "common/log.hpp"
 #include "common/process.hpp"
-#include "common/record.hpp"
+#include "record/record.hpp"
 
 namespace scalebench {
 
@@ -61,9 +61,9 @@ RunSupervisor::Outcome RunSupervisor::execute(long long run_id, int attempt, con
 
   auto handle_line = [&](const std::string& line) {
     log_file << line << "\n";
-    if (line.rfind(kRecordPrefix, 0) == 0) {
+    if (line.starts_with(kRecordLinePrefix)) {
       try {
-        Json r = Json::parse(line.substr(std::char_traits<char>::length(kRecordPrefix)));
+        Json r = Json::parse(line.substr(std::char_traits<char>::length(kRecordLinePrefix)));
         if (r.value("status", "") == "failed" && ++failed_records == 1) first_failure = r.value("reason", "");
         if (r.value("status", "") == "timeout") timeout_reason = r.value("reason", "");
         if (r.value("metric", "") == "run" && (r["status"] == "failed" || r["status"] == "timeout"))

@@ -30,8 +30,6 @@ class RunSupervisor {
   Outcome execute(long long run_id, int attempt, const Json& spec, const std::vector<int>& gpu_ids,
                   const std::vector<LaunchHost>& hosts, const std::atomic<bool>& cancel, const RecordSink& sink);
 
-  static constexpr const char* kRecordPrefix = "@@SCALEBENCH_RECORD ";
-
  private:
   LaunchConfig launch_;
   std::string work_dir_;

@@ -20,9 +20,9 @@
 #include "common/error.hpp"
 #include "common/interrupt.hpp"
 #include "common/spec.hpp"
-#include "coordinator/store.hpp"
-#include "coordinator/store_integrity.hpp"
 #include "http/http_client.hpp"
+#include "store/store.hpp"
+#include "store/store_integrity.hpp"
 
 namespace scalebench {
 

@@ -5,8 +5,8 @@
 
 #include "cli/commands.hpp"
 #include "common/json.hpp"
-#include "coordinator/store.hpp"
 #include "http/http_client.hpp"
+#include "store/store.hpp"
 
 namespace scalebench {
 

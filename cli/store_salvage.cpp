@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "common/error.hpp"
-#include "coordinator/sqlite_handles.hpp"
+#include "store/sqlite_handles.hpp"
 
 namespace scalebench {
 

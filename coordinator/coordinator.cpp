@@ -11,10 +11,10 @@
 #include "common/build_info.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "common/record.hpp"
 #include "common/sweep.hpp"
 #include "coordinator/scheduler.hpp"
-#include "coordinator/store_integrity.hpp"
+#include "record/record.hpp"
+#include "store/store_integrity.hpp"
 
 namespace scalebench {
 

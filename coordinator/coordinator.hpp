@@ -17,9 +17,9 @@
 #include "coordinator/node_health.hpp"
 #include "coordinator/record_batch.hpp"
 #include "coordinator/scheduler.hpp"
-#include "coordinator/store.hpp"
 #include "coordinator/submission_memory.hpp"
-#include "coordinator/wal_checkpointer.hpp"
+#include "store/store.hpp"
+#include "store/wal_checkpointer.hpp"
 
 namespace scalebench {
 
@@ -141,6 +141,28 @@ class Coordinator {
   void replay_results(long long last_record);
   // Heartbeat times that came through the fast path, merged into agents_ by check_liveness.
   void merge_heard();
+
+  // The phases of a heartbeat (heartbeat() says in which order).
+  // Notes the agent heard now, under seen_mutex_ alone; false for an agent that is not registered.
+  bool mark_heard(const std::string& agent_id);
+  // The runs held here for the agent, against those it lists as running (`active`).
+  struct HeldRuns {
+    std::vector<Store::Run> restarted;    // held here, not listed, confirmed before: it restarted
+    std::vector<Store::Run> undelivered;  // handed to it, never confirmed, not listed: not received
+    std::vector<Store::Run> delivered;    // listed for the first time: confirmed now
+    Json cancel = Json::array();          // to stop: being cancelled, or ended here while it ran
+  };
+  // Also marks the agent draining (given nothing) while it runs what ended here, or is stopping.
+  HeldRuns reconcile_held_runs(const std::string& agent_id, const std::set<long long>& active, bool stopping);
+  // Whether the agent is a node (not the leader) of a run in flight.
+  bool is_node_of_others_runs(const std::string& agent_id);
+  // In the caller's transaction: runs lost to a restart, taken back, or confirmed. True when a
+  // run's state changed.
+  bool apply_held_runs(const std::string& agent_id, std::vector<Store::Run>& restarted,
+                       std::vector<Store::Run>& undelivered, std::vector<Store::Run>& delivered);
+  // In the caller's transaction: a pass over the queue for runs `agent` can lead (fails those that
+  // can never fit when `sweep`). The assignments for the answer; `changed` set when a run moved.
+  Json start_runs_led_by(Store::Agent& agent, bool sweep, bool& changed);
 
   Options options_;
   std::timed_mutex mutex_;

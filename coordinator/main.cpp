@@ -23,10 +23,10 @@
 #include "coordinator/access.hpp"
 #include "coordinator/api.hpp"
 #include "coordinator/coordinator.hpp"
-#include "coordinator/store_integrity.hpp"
 #include "http/connection_limit.hpp"
 #include "http/http_server.hpp"
 #include "http/tls_context.hpp"
+#include "store/store_integrity.hpp"
 
 namespace {
 constexpr int kExitStoreDamaged = 3;

@@ -9,10 +9,10 @@
 #include <iterator>
 #include <limits>
 
-#include "common/record.hpp"
 #include "common/utf8.hpp"
 #include "coordinator/json_scanner.hpp"
 #include "coordinator/request_checks.hpp"
+#include "record/record.hpp"
 
 namespace scalebench {
 
@@ -333,6 +333,137 @@ bool entry_skeleton(std::string_view text, Json& entry) {
   } while (sc.eat(','));
   return sc.eat('}');
 }
+
+// A record object of an entry, at `sc` ('{'): its text as a whole and the texts of its kept
+// top-level fields, vouched for from those texts, else with the fields validation reads built.
+bool read_record(JsonScanner& sc, std::string_view body, std::string& scratch, RawRecord& raw) {
+  const std::size_t start = sc.pos();
+  std::string_view last[kKeptCount];  // the last text of each kept field
+  sc.eat('{');
+  if (!sc.enter()) return false;
+  if (!sc.eat('}')) {
+    do {
+      sc.ws();
+      std::string_view rkey, text;
+      if (!sc.key(rkey, scratch) || !sc.eat(':') || !take_value(sc, body, text)) return false;
+      if (const std::size_t index = kept_index(rkey); index < kKeptCount) last[index] = text;
+    } while (sc.eat(','));
+    if (!sc.eat('}')) return false;
+  }
+  sc.leave();
+  raw = RawRecord{};
+  raw.text = body.substr(start, sc.pos() - start);
+  std::size_t length = kSeriesFieldCount - 1;
+  for (const std::size_t k : kSeriesKept) length += last[k].size();
+  raw.series_text.reserve(length);
+  for (std::size_t f = 0; f < kSeriesFieldCount; ++f) {
+    if (f) raw.series_text += '\x01';
+    raw.series_text += last[kSeriesKept[f]];
+  }
+  return vouch(last, raw) || build_fields(raw.text, raw);
+}
+
+// An entry of "records" in object form, at `sc` ('{'): its record, when its last "record" is an
+// object, and whether it is plain ({"seq": <int64>, "record": {...}}, each key once).
+struct EntryRead {
+  RawRecord raw;
+  bool has_record = false;
+  bool plain = false;
+  long long seq = 0;
+};
+
+bool read_entry(JsonScanner& sc, std::string_view body, std::string& scratch, EntryRead& entry) {
+  sc.eat('{');
+  if (!sc.enter()) return false;
+  int seqs = 0, records = 0, others = 0;
+  std::string_view seq_text;
+  if (!sc.eat('}')) {
+    do {
+      sc.ws();
+      std::string_view ekey;
+      if (!sc.key(ekey, scratch) || !sc.eat(':')) return false;
+      if (ekey == "record" && sc.peek() == '{') {
+        ++records;
+        if (!read_record(sc, body, scratch, entry.raw)) return false;
+        entry.has_record = true;
+      } else {
+        std::string_view text;
+        if (!take_value(sc, body, text)) return false;
+        if (ekey == "record") {
+          entry.has_record = false;
+          ++records;
+        } else if (ekey == "seq") {
+          ++seqs;
+          seq_text = text;
+        } else {
+          ++others;
+        }
+      }
+    } while (sc.eat(','));
+    if (!sc.eat('}')) return false;
+  }
+  sc.leave();
+  const char* seq_end = seq_text.data() + seq_text.size();
+  const auto [seq_stop, seq_ec] = std::from_chars(seq_text.data(), seq_end, entry.seq);
+  entry.plain =
+      seqs == 1 && records == 1 && others == 0 && entry.has_record && seq_ec == std::errc() && seq_stop == seq_end;
+  return true;
+}
+
+// The entries of "records": each entry's record goes to `records`; `json` holds every entry as
+// check_records_body reads it, from the first entry that is not plain on (`built`).
+struct RecordEntries {
+  explicit RecordEntries(std::vector<RawRecord>& into) : records(into) {}
+  std::vector<RawRecord>& records;
+  Json json;
+  bool built = false;
+
+  void restart() {
+    records.clear();
+    json = Json::array();
+    built = false;
+  }
+  // From here on every entry is built: the plain ones read so far first.
+  void build() {
+    if (built) return;
+    for (const auto& r : records) json.push_back(Json{{"seq", r.seq}, {"record", Json::object()}});
+    built = true;
+  }
+};
+
+// The "records" array, at `sc` ('[').
+bool read_entries(JsonScanner& sc, std::string_view body, std::string& scratch, RecordEntries& entries) {
+  sc.eat('[');
+  if (!sc.enter()) return false;
+  if (!sc.eat(']')) {
+    do {
+      sc.ws();
+      const std::size_t entry_start = sc.pos();
+      if (sc.peek() != '{') {
+        std::string_view text;
+        Json v;
+        if (!take_value(sc, body, text) || !parse_small(text, v)) return false;
+        entries.build();
+        entries.json.push_back(std::move(v));
+        continue;
+      }
+      EntryRead entry;
+      if (!read_entry(sc, body, scratch, entry)) return false;
+      if (entry.plain && !entries.built) {
+        entry.raw.seq = entry.seq;
+      } else {
+        entries.build();
+        Json skeleton;
+        if (!entry_skeleton(body.substr(entry_start, sc.pos() - entry_start), skeleton)) return false;
+        entries.json.push_back(std::move(skeleton));
+      }
+      if (entry.has_record) entries.records.push_back(std::move(entry.raw));
+    } while (sc.eat(','));
+    if (!sc.eat(']')) return false;
+  }
+  sc.leave();
+  return true;
+}
 }  // namespace
 
 std::string RawRecord::problem() const { return vouched ? std::string() : validate_record(fields); }
@@ -350,8 +481,7 @@ std::string read_record_batch(std::string_view body, RecordBatch& out, int max_d
   // "record": {...}} (each key once; what agents send) pass its checks whatever they hold, so
   // while every entry is plain none is built; from the first that is not, all are.
   Json skeleton = Json::object();
-  bool entries_built = false;
-  Json entries;
+  RecordEntries entries{out.records};
   std::string scratch;
   if (!sc.at_end()) {
     if (sc.peek() != '{') {
@@ -366,104 +496,9 @@ std::string read_record_batch(std::string_view body, RecordBatch& out, int max_d
         std::string key;
         if (!sc.string(&key) || !sc.eat(':')) return failed();
         if (key == "records" && sc.peek() == '[') {
-          out.records.clear();
-          entries = Json::array();
-          entries_built = false;
-          sc.eat('[');
-          if (!sc.enter()) return failed();
-          if (!sc.eat(']')) {
-            do {
-              sc.ws();
-              const std::size_t entry_start = sc.pos();
-              if (sc.peek() != '{') {
-                std::string_view text;
-                Json v;
-                if (!take_value(sc, body, text) || !parse_small(text, v)) return failed();
-                if (!entries_built) {
-                  for (const auto& r : out.records) entries.push_back(Json{{"seq", r.seq}, {"record", Json::object()}});
-                  entries_built = true;
-                }
-                entries.push_back(std::move(v));
-                continue;
-              }
-              sc.eat('{');
-              if (!sc.enter()) return failed();
-              RawRecord raw;
-              bool has_record = false;
-              int seqs = 0, records = 0, others = 0;
-              std::string_view seq_text;
-              if (!sc.eat('}')) {
-                do {
-                  sc.ws();
-                  std::string_view ekey;
-                  if (!sc.key(ekey, scratch) || !sc.eat(':')) return failed();
-                  if (ekey == "record" && sc.peek() == '{') {
-                    ++records;
-                    // The record: its text as a whole, and the texts of its top-level fields.
-                    const std::size_t start = sc.pos();
-                    std::string_view last[kKeptCount];  // the last text of each kept field
-                    sc.eat('{');
-                    if (!sc.enter()) return failed();
-                    if (!sc.eat('}')) {
-                      do {
-                        sc.ws();
-                        std::string_view rkey, text;
-                        if (!sc.key(rkey, scratch) || !sc.eat(':') || !take_value(sc, body, text)) return failed();
-                        if (const std::size_t index = kept_index(rkey); index < kKeptCount) last[index] = text;
-                      } while (sc.eat(','));
-                      if (!sc.eat('}')) return failed();
-                    }
-                    sc.leave();
-                    raw = RawRecord{};
-                    raw.text = body.substr(start, sc.pos() - start);
-                    std::size_t length = kSeriesFieldCount - 1;
-                    for (const std::size_t k : kSeriesKept) length += last[k].size();
-                    raw.series_text.reserve(length);
-                    for (std::size_t f = 0; f < kSeriesFieldCount; ++f) {
-                      if (f) raw.series_text += '\x01';
-                      raw.series_text += last[kSeriesKept[f]];
-                    }
-                    if (!vouch(last, raw) && !build_fields(raw.text, raw)) return failed();
-                    has_record = true;
-                  } else {
-                    std::string_view text;
-                    if (!take_value(sc, body, text)) return failed();
-                    if (ekey == "record") {
-                      has_record = false;
-                      ++records;
-                    } else if (ekey == "seq") {
-                      ++seqs;
-                      seq_text = text;
-                    } else {
-                      ++others;
-                    }
-                  }
-                } while (sc.eat(','));
-                if (!sc.eat('}')) return failed();
-              }
-              sc.leave();
-              long long seq = 0;
-              const char* seq_end = seq_text.data() + seq_text.size();
-              const auto [seq_stop, seq_ec] = std::from_chars(seq_text.data(), seq_end, seq);
-              const bool plain = seqs == 1 && records == 1 && others == 0 && has_record && seq_ec == std::errc() &&
-                                 seq_stop == seq_end;
-              if (plain && !entries_built) {
-                raw.seq = seq;
-              } else {
-                if (!entries_built) {
-                  for (const auto& r : out.records) entries.push_back(Json{{"seq", r.seq}, {"record", Json::object()}});
-                  entries_built = true;
-                }
-                Json entry;
-                if (!entry_skeleton(body.substr(entry_start, sc.pos() - entry_start), entry)) return failed();
-                entries.push_back(std::move(entry));
-              }
-              if (has_record) out.records.push_back(std::move(raw));
-            } while (sc.eat(','));
-            if (!sc.eat(']')) return failed();
-          }
-          sc.leave();
-          skeleton["records"] = entries_built ? std::move(entries) : Json::array();
+          entries.restart();
+          if (!read_entries(sc, body, scratch, entries)) return failed();
+          skeleton["records"] = entries.built ? std::move(entries.json) : Json::array();
         } else {
           std::string_view text;
           Json v;
@@ -471,7 +506,7 @@ std::string read_record_batch(std::string_view body, RecordBatch& out, int max_d
           skeleton[key] = std::move(v);
           if (key == "records") {
             out.records.clear();
-            entries_built = false;
+            entries.built = false;
           }
         }
       } while (sc.eat(','));
@@ -482,7 +517,7 @@ std::string read_record_batch(std::string_view body, RecordBatch& out, int max_d
   }
   if (std::string problem = check_records_body(skeleton); !problem.empty()) return problem;
   out.attempt = skeleton["attempt"].get<int>();
-  if (!entries_built) return "";  // each record's seq is set
+  if (!entries.built) return "";  // each record's seq is set
   // Every entry now has an integer seq and an object record, in order.
   const Json& built = skeleton["records"];
   if (built.size() != out.records.size()) return invalid;  // cannot happen after the check

@@ -18,7 +18,7 @@ namespace scalebench {
 // `vouched` for and run_id, experiment and ok_value hold what the coordinator needs. Otherwise
 // `fields` holds what validate_record needs to give its answer, with no more built than that
 // (record_field_kept says what). Either way problem() is validate_record's answer for the whole
-// record (fuzz/record_fuzzer.cpp and tests/unit/record_batch_test.cpp check).
+// record (fuzz/record_fuzzer.cpp and tests/unit/coordinator/record_batch_test.cpp check).
 struct RawRecord {
   long long seq = 0;
   std::string_view text;

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "common/sweep.hpp"
-#include "coordinator/occupancy.hpp"
-#include "coordinator/store.hpp"
+#include "store/occupancy.hpp"
+#include "store/store.hpp"
 
 namespace scalebench {
 

@@ -12,10 +12,10 @@
 #include <string_view>
 
 #include "common/json.hpp"
-#include "common/record.hpp"
 #include "common/spec.hpp"
 #include "coordinator/metrics.hpp"
 #include "coordinator/record_batch.hpp"
+#include "record/record.hpp"
 
 namespace {
 using namespace scalebench;

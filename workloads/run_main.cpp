@@ -15,10 +15,10 @@
 #include "common/cpu_binding.hpp"
 #include "common/error.hpp"
 #include "common/program_options.hpp"
-#include "common/record.hpp"
 #include "common/sweep.hpp"
 #include "common/version.hpp"
 #include "common/workload_schema.hpp"
+#include "record/record.hpp"
 #include "topology/discover.hpp"
 #include "workloads/bootstrap/host_binding.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"
@@ -56,7 +56,7 @@ const char* kExamples = R"(Examples:
 json prints the records alone, one a line. Exit codes: 0 ok; 1 the workload failed; 2 bad usage.)";
 
 // What the agent looks for before each record; --format json prints the records alone.
-const char* g_record_prefix = "@@SCALEBENCH_RECORD ";
+const char* g_record_prefix = kRecordLinePrefix;
 
 // The workloads built into this scalebench-run: every HOST line of the registry's list, and the
 // CUDA ones when built with CUDA.

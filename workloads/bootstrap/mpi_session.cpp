@@ -8,13 +8,6 @@
 
 namespace scalebench {
 
-void throw_mpi_error(int code, const char* call, const char* file, int line) {
-  char msg[MPI_MAX_ERROR_STRING] = {};
-  int len = 0;
-  MPI_Error_string(code, msg, &len);
-  throw Error(std::string(file) + ":" + std::to_string(line) + ": " + call + ": MPI error: " + msg);
-}
-
 MpiSession::MpiSession(int* argc, char*** argv) {
   MPI_CHECK(MPI_Init(argc, argv));
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -1,6 +1,6 @@
 #include "workloads/burn/burn_main.hpp"
 
-#include "analysis/point_record.hpp"
+#include "record/point_record.hpp"
 #include "workloads/burn/burn_bench.hpp"
 #include "workloads/burn/burn_decay.hpp"
 #include "workloads/compute/compute_main.hpp"

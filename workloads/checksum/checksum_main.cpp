@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analysis/point_record.hpp"
+#include "record/point_record.hpp"
 #include "workloads/checksum/checksum_bench.hpp"
 #include "workloads/compute/compute_main.hpp"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "common/record.hpp"
+#include "record/record.hpp"
 #include "topology/discover.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/collective/mpi_backend.hpp"

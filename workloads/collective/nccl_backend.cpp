@@ -12,6 +12,7 @@
 #include "workloads/collective/pattern_kernels.cuh"
 #include "workloads/gpu/dtype_nccl.hpp"
 #include "workloads/gpu/mpi_check.hpp"
+#include "workloads/gpu/nccl_check.hpp"
 
 namespace scalebench::collective {
 

@@ -1,7 +1,7 @@
 #include "workloads/collective/report.hpp"
 
-#include "analysis/point_record.hpp"
 #include "analysis/stats.hpp"
+#include "record/point_record.hpp"
 
 namespace scalebench::collective {
 

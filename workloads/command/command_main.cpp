@@ -17,7 +17,7 @@
 
 #include "common/error.hpp"
 #include "common/process.hpp"
-#include "common/record.hpp"
+#include "record/record.hpp"
 #include "topology/discover.hpp"
 #include "workloads/collective/nccl_transport.hpp"
 #include "workloads/command/figures.hpp"
@@ -31,7 +31,6 @@ namespace scalebench {
 namespace {
 constexpr std::size_t kKeepOutput = 16u << 20;  // the last 16 MiB of each process's output are parsed
 constexpr std::size_t kMaxOutputFile = 64u << 20;
-constexpr const char* kRecordPrefix = "@@SCALEBENCH_RECORD ";
 
 // The process groups of the running program, for the signal handler: the agent ends a run by
 // signalling our group, and the program's groups must go with it.
@@ -116,7 +115,7 @@ std::string tail_lines(const std::string& text, std::size_t lines) {
 
 // Echoes a line of the program into our output (the agent's run log), never as a record.
 void echo(const std::string& line, int rank, bool tagged) {
-  std::string l = line.rfind(kRecordPrefix, 0) == 0 ? "> " + line : line;
+  std::string l = line.starts_with(kRecordLinePrefix) ? "> " + line : line;
   if (tagged)
     std::printf("[rank %d] %s\n", rank, l.c_str());
   else
@@ -208,27 +207,24 @@ std::vector<int> wait_for_exit(std::vector<Running>& procs, std::chrono::steady_
     for (auto& r : procs) r.child.terminate_group(std::chrono::seconds(3));
   return codes;
 }
-}  // namespace
 
-int run_command_workload(const RunRequest& run) {
+// The mpirun options of the run: over several nodes each rank must see its own host's GPUs,
+// through scalebench-run's --exec-on-host, which reads the run file from SCALEBENCH_RUN_FILE.
+MpirunOptions mpirun_for(const RunRequest& run) {
   MpirunOptions mpirun = run.mpirun;
   if (run.run_file.is_object() && run.run_file.value("hosts", Json::array()).size() > 1) {
-    // Over several nodes each rank must see its own host's GPUs: through scalebench-run's
-    // --exec-on-host, which reads the run file from this variable.
     setenv("SCALEBENCH_RUN_FILE", run.run_file.dump().c_str(), 1);
     mpirun.rank_prefix = {executable_dir() + "/scalebench-run", "--exec-on-host", "SCALEBENCH_RUN_FILE", "--"};
     mpirun.args.insert(mpirun.args.end(), {"-x", "SCALEBENCH_RUN_FILE"});
   }
-  const long long run_id = run.run_id;
-  const Json& spec = run.spec;
-  const auto& emit = run.emit;
-  const CommandSpec command = command_from_json(spec.at("command"));
-  const int ranks = spec.value("nodes", 1) * spec.value("ranks_per_node", 1);
+  return mpirun;
+}
 
-  const Topology gpus = visible_gpus();
+// The context of the run's records: this node's environment, and over several nodes (the run
+// file set by mpirun_for) the run's hosts as its placement.
+Json command_context(long long run_id, const Json& spec, const CommandSpec& command, int ranks, const Topology& gpus) {
   RunEnvironment env = capture_local_environment(ranks, gpus, "command");
   if (const char* run_file = std::getenv("SCALEBENCH_RUN_FILE")) {
-    // Over several nodes (put here above): the placement is the run's hosts.
     const Json hosts = Json::parse(run_file).value("hosts", Json::array());
     if (hosts.size() > 1) {
       Json names = Json::array();
@@ -242,30 +238,152 @@ int run_command_workload(const RunRequest& run) {
   env.environment["command"] = Json{{"program", command.program}, {"launch", command.launch}};
   Json context = record_context(run_id, spec, env.placement);
   context["environment"] = env.environment;
+  return context;
+}
 
-  // A folder of the run's own for files the program writes ({output_dir}); gone afterwards.
-  std::string dir_template = std::filesystem::temp_directory_path().string() + "/scalebench-command-XXXXXX";
-  if (!mkdtemp(dir_template.data())) throw Error("cannot create a temporary folder for the run's output");
-  const std::string output_dir = dir_template;
-  struct RemoveDir {
-    std::string path;
-    ~RemoveDir() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  } remove_dir{output_dir};
+// A folder of the run's own for files the program writes ({output_dir}); gone afterwards.
+class OutputDir {
+ public:
+  OutputDir() {
+    std::string dir_template = std::filesystem::temp_directory_path().string() + "/scalebench-command-XXXXXX";
+    if (!mkdtemp(dir_template.data())) throw Error("cannot create a temporary folder for the run's output");
+    path_ = dir_template;
+  }
+  ~OutputDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+  const std::string& path() const { return path_; }
 
-  const auto vars = command_vars(spec, run_id, output_dir, "127.0.0.1", free_port());
+ private:
+  std::string path_;
+};
+
+// The environment variables the program's processes get from this one: the variant's, the GPUs'
+// and, with `nccl_log_dir`, those that make NCCL log its connections there.
+std::vector<std::string> forwarded_variables(const Json& spec, const std::string& nccl_log_dir) {
   std::vector<std::string> forward;
-  // On GPUs the program may well use NCCL: its INFO log (to files of the run's folder) says which
-  // transport it connected with, checked against the variant's as for scalebench's own runs.
-  const bool read_nccl_log = spec.value("gpu", false) && !std::getenv("NCCL_DEBUG");
-  if (read_nccl_log) forward = collective::request_nccl_connection_log(output_dir + "/nccl-%h-%p.log");
+  if (!nccl_log_dir.empty()) forward = collective::request_nccl_connection_log(nccl_log_dir + "/nccl-%h-%p.log");
   const Json variant_env = spec.value("env", Json::object());  // named: items() only refers to it
   for (const auto& [k, v] : variant_env.items()) forward.push_back(k);
   if (std::getenv("CUDA_VISIBLE_DEVICES")) forward.push_back("CUDA_VISIBLE_DEVICES");
   if (std::getenv("CUDA_DEVICE_ORDER")) forward.push_back("CUDA_DEVICE_ORDER");
-  const auto plans = plan_command(command, vars, ranks, forward, mpirun);
+  return forward;
+}
+
+// Starts every process of the plan, each in its own group, which a signal to this one reaches.
+std::vector<Running> start_processes(const std::vector<CommandProcess>& plans) {
+  struct sigaction sa {};
+  sa.sa_handler = forward_and_exit;
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  std::vector<Running> procs;
+  for (const auto& p : plans) {
+    ChildProcess::Options o;
+    o.env = p.env;
+    o.capture_output = true;
+    procs.push_back(Running{p, ChildProcess::spawn(p.argv, o), {}, {}, false, false});
+    const int n = g_group_count.load();
+    if (n < kMaxGroups) {
+      g_groups[n] = procs.back().child.pid();
+      g_group_count = n + 1;
+    }
+  }
+  return procs;
+}
+
+// The records of the program's figures (nccl-tests, MLPerf log, named figures), read from its
+// output file when one is named, else from the lead process's output; and what could not be read.
+struct Readout {
+  std::vector<Json> records;
+  std::vector<std::string> problems;
+};
+
+Readout read_results(const CommandSpec& command, const std::map<std::string, std::string>& vars, const Running& lead,
+                     const Json& context, const Json& spec, const std::string& program) {
+  Readout out;
+  std::string text = lead.output;
+  try {
+    if (!command.output_file.empty()) text = read_file_capped(substitute(command.output_file, vars));
+    if (command.parser == "nccl-tests" || command.parser == "nccl-tests-json") {
+      const NcclTestsOutput nccl =
+          command.parser == "nccl-tests" ? parse_nccl_tests_text(text) : parse_nccl_tests_json(text);
+      Json c = context;
+      if (!nccl.version.empty()) c["environment"]["nccl_tests_version"] = nccl.version;
+      for (auto& r : nccl_tests_records(c, nccl, spec.value("params", Json::object()).value("in_place", false)))
+        out.records.push_back(std::move(r));
+    }
+    if (command.parser == "mllog")
+      for (auto& r : mllog_records(context, mllog::runs(mllog::parse(text, program), program)))
+        out.records.push_back(std::move(r));
+    std::vector<Figure> figures = command.figures;
+    if (command.parser == "images-per-second") figures.insert(figures.begin(), images_per_second_figure());
+    if (!figures.empty()) {
+      FigureReadout readout = read_figures(figures, text);
+      for (const auto& m : readout.missing)
+        out.problems.push_back("figure '" + m + "' is not in the output" +
+                               (lead.truncated ? " (its last 16 MiB)" : ""));
+      out.problems.insert(out.problems.end(), readout.problems.begin(), readout.problems.end());
+      for (auto& r : figure_records(context, readout.values)) out.records.push_back(std::move(r));
+    }
+  } catch (const Error& e) {
+    out.problems.push_back(e.what());
+  }
+  return out;
+}
+
+// The transports NCCL used, over every process's log in `log_dir`, into each record with the
+// link's peak; a transport other than the variant's fails the ok records. What is wrong, or "".
+std::string note_nccl_transports(std::vector<Json>& records, const std::string& log_dir, const Json& spec,
+                                 const Topology& gpus) {
+  std::string log;
+  std::error_code ec;
+  for (const auto& f : std::filesystem::directory_iterator(log_dir, ec))
+    if (f.path().filename().string().rfind("nccl-", 0) == 0) {
+      std::ifstream in(f.path());
+      std::stringstream ss;
+      ss << in.rdbuf();
+      log += ss.str();
+    }
+  const auto transports = collective::count_transports(log);
+  const std::string problem =
+      collective::transport_mismatch(transports, spec.value("env", Json::object()), spec.value("transport", ""));
+  const Json link = path_peak(gpus, transports);
+  for (auto& r : records) {
+    r["environment"]["nccl_transports"] = transports;
+    add_link_peak(r, link);
+    if (!problem.empty() && r["status"] == "ok") {
+      r["status"] = "failed";
+      r["reason"] = problem;
+    }
+  }
+  return problem;
+}
+}  // namespace
+
+// A command workload's run in phases: its context and output folder, the processes planned (a
+// skipped record when the program is missing), run to their end or the run's own deadline (a
+// timeout or failed record), then the records read from their output.
+int run_command_workload(const RunRequest& run) {
+  const MpirunOptions mpirun = mpirun_for(run);
+  const long long run_id = run.run_id;
+  const Json& spec = run.spec;
+  const auto& emit = run.emit;
+  const CommandSpec command = command_from_json(spec.at("command"));
+  const int ranks = spec.value("nodes", 1) * spec.value("ranks_per_node", 1);
+
+  const Topology gpus = visible_gpus();
+  Json context = command_context(run_id, spec, command, ranks, gpus);
+  const OutputDir output_dir;
+
+  const auto vars = command_vars(spec, run_id, output_dir.path(), "127.0.0.1", free_port());
+  // On GPUs the program may well use NCCL: its INFO log (to files of the run's folder) says which
+  // transport it connected with, checked against the variant's as for scalebench's own runs.
+  const bool read_nccl_log = spec.value("gpu", false) && !std::getenv("NCCL_DEBUG");
+  const auto plans =
+      plan_command(command, vars, ranks, forwarded_variables(spec, read_nccl_log ? output_dir.path() : ""), mpirun);
 
   const std::string program = substitute(command.program, vars);
   if (!executable_found(program)) {
@@ -289,24 +407,7 @@ int run_command_workload(const RunRequest& run) {
       std::chrono::steady_clock::now() +
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(own_s));
 
-  struct sigaction sa {};
-  sa.sa_handler = forward_and_exit;
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGINT, &sa, nullptr);
-
-  std::vector<Running> procs;
-  for (const auto& p : plans) {
-    ChildProcess::Options o;
-    o.env = p.env;
-    o.capture_output = true;
-    procs.push_back(Running{p, ChildProcess::spawn(p.argv, o), {}, {}, false, false});
-    const int n = g_group_count.load();
-    if (n < kMaxGroups) {
-      g_groups[n] = procs.back().child.pid();
-      g_group_count = n + 1;
-    }
-  }
-
+  std::vector<Running> procs = start_processes(plans);
   bool timed_out = pump_output(procs, deadline);
   const std::vector<int> codes = wait_for_exit(procs, deadline, timed_out);
   g_group_count = 0;
@@ -329,69 +430,18 @@ int run_command_workload(const RunRequest& run) {
       return 3;
     }
 
-  // Figures: from the output file when one is named, else from the lead process's output.
-  std::vector<Json> records;
-  std::vector<std::string> problems;
-  std::string text = lead.output;
-  try {
-    if (!command.output_file.empty()) text = read_file_capped(substitute(command.output_file, vars));
-    if (command.parser == "nccl-tests" || command.parser == "nccl-tests-json") {
-      const NcclTestsOutput out =
-          command.parser == "nccl-tests" ? parse_nccl_tests_text(text) : parse_nccl_tests_json(text);
-      Json c = context;
-      if (!out.version.empty()) c["environment"]["nccl_tests_version"] = out.version;
-      for (auto& r : nccl_tests_records(c, out, spec.value("params", Json::object()).value("in_place", false)))
-        records.push_back(std::move(r));
-    }
-    if (command.parser == "mllog")
-      for (auto& r : mllog_records(context, mllog::runs(mllog::parse(text, program), program)))
-        records.push_back(std::move(r));
-    std::vector<Figure> figures = command.figures;
-    if (command.parser == "images-per-second") figures.insert(figures.begin(), images_per_second_figure());
-    if (!figures.empty()) {
-      FigureReadout readout = read_figures(figures, text);
-      for (const auto& m : readout.missing)
-        problems.push_back("figure '" + m + "' is not in the output" + (lead.truncated ? " (its last 16 MiB)" : ""));
-      problems.insert(problems.end(), readout.problems.begin(), readout.problems.end());
-      for (auto& r : figure_records(context, readout.values)) records.push_back(std::move(r));
-    }
-  } catch (const Error& e) {
-    problems.push_back(e.what());
-  }
-  // The transports NCCL used, over every process's log.
-  std::string transport_problem;
-  if (read_nccl_log) {
-    std::string log;
-    std::error_code ec;
-    for (const auto& f : std::filesystem::directory_iterator(output_dir, ec))
-      if (f.path().filename().string().rfind("nccl-", 0) == 0) {
-        std::ifstream in(f.path());
-        std::stringstream ss;
-        ss << in.rdbuf();
-        log += ss.str();
-      }
-    const auto transports = collective::count_transports(log);
-    transport_problem =
-        collective::transport_mismatch(transports, spec.value("env", Json::object()), spec.value("transport", ""));
-    const Json link = path_peak(gpus, transports);
-    for (auto& r : records) {
-      r["environment"]["nccl_transports"] = transports;
-      add_link_peak(r, link);
-      if (!transport_problem.empty() && r["status"] == "ok") {
-        r["status"] = "failed";
-        r["reason"] = transport_problem;
-      }
-    }
-  }
-  for (const auto& r : records) emit(r);
+  Readout readout = read_results(command, vars, lead, context, spec, program);
+  const std::string transport_problem =
+      read_nccl_log ? note_nccl_transports(readout.records, output_dir.path(), spec, gpus) : std::string();
+  for (const auto& r : readout.records) emit(r);
   if (!transport_problem.empty()) return 3;
-  if (!problems.empty()) {
+  if (!readout.problems.empty()) {
     std::string why;
-    for (const auto& p : problems) why += (why.empty() ? "" : "; ") + p;
+    for (const auto& p : readout.problems) why += (why.empty() ? "" : "; ") + p;
     emit(status_record(context, "failed", why + last));
     return 3;
   }
-  return records.empty() ? 3 : 0;
+  return readout.records.empty() ? 3 : 0;
 }
 
 }  // namespace scalebench

@@ -5,8 +5,8 @@
 #include <regex>
 #include <sstream>
 
-#include "analysis/point_record.hpp"
-#include "common/record.hpp"
+#include "record/point_record.hpp"
+#include "record/record.hpp"
 
 namespace scalebench {
 

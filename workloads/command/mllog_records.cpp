@@ -2,9 +2,9 @@
 
 #include <optional>
 
-#include "analysis/point_record.hpp"
 #include "common/error.hpp"
-#include "common/record.hpp"
+#include "record/point_record.hpp"
+#include "record/record.hpp"
 #include "workloads/mllog/time_to_train.hpp"
 
 namespace scalebench {

@@ -4,9 +4,9 @@
 #include <regex>
 #include <sstream>
 
-#include "analysis/point_record.hpp"
 #include "common/error.hpp"
-#include "common/record.hpp"
+#include "record/point_record.hpp"
+#include "record/record.hpp"
 
 namespace scalebench {
 

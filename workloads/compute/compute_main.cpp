@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "common/record.hpp"
+#include "record/record.hpp"
 #include "workloads/collective/nccl_backend.hpp"
 #include "workloads/compute/clock_limits.hpp"
 #include "workloads/environment.hpp"

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "analysis/point_record.hpp"
 #include "analysis/stats.hpp"
-#include "common/record.hpp"
+#include "record/point_record.hpp"
+#include "record/record.hpp"
 
 namespace scalebench::compute {
 

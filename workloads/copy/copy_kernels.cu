@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/error.hpp"
 #include "workloads/copy/copy_pattern.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/reduce.cuh"

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "common/record.hpp"
+#include "record/record.hpp"
 #include "topology/discover.hpp"
 #include "workloads/collective/nccl_backend.hpp"
 #include "workloads/copy/copy.hpp"

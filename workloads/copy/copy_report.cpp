@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "analysis/point_record.hpp"
 #include "analysis/stats.hpp"
+#include "record/point_record.hpp"
 
 namespace scalebench::copy {
 

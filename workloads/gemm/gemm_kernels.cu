@@ -1,6 +1,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/error.hpp"
 #include "workloads/gemm/gemm_kernels.cuh"
 #include "workloads/gemm/gemm_pattern.hpp"
 #include "workloads/gpu/cuda_check.hpp"

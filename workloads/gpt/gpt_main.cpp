@@ -20,6 +20,7 @@
 #include "workloads/gpt/gpt_parallel.hpp"
 #include "workloads/gpt/text_training.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/gpu/nccl_check.hpp"
 #include "workloads/registry/registry.hpp"
 
 namespace scalebench {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "workloads/gpu/nccl_check.hpp"
 
 namespace scalebench::gpt {
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "workloads/gpu/nccl_check.hpp"
 
 namespace scalebench::gpt {
 

@@ -6,18 +6,10 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "workloads/gpu/cublas_check.hpp"
 #include "workloads/gpu/unique_handle.hpp"
 
 namespace scalebench::gpu {
-
-// cuBLAS(Lt)'s CHECK macro: file:line, the call's text and cuBLAS's own status string.
-#define CUBLAS_CHECK(call)                                                                                 \
-  do {                                                                                                     \
-    cublasStatus_t cublas_check_rc_ = (call);                                                              \
-    if (cublas_check_rc_ != CUBLAS_STATUS_SUCCESS)                                                         \
-      throw ::scalebench::Error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #call ": " + \
-                                cublasLtGetStatusString(cublas_check_rc_));                                \
-  } while (0)
 
 // Move-only owner of one cuBLASLt object; `Destroy` frees it.
 template <typename T, cublasStatus_t (*Destroy)(T)>

@@ -1,28 +1,18 @@
 #pragma once
 #include <cuda_runtime.h>
-#include <nccl.h>
-
-#include <string>
-
-#include "common/error.hpp"
 
 namespace scalebench {
 
-// One CHECK macro per library: file:line, the call's text and the library's own error string.
-#define CUDA_CHECK(call)                                                                                   \
-  do {                                                                                                     \
-    cudaError_t cuda_check_rc_ = (call);                                                                   \
-    if (cuda_check_rc_ != cudaSuccess)                                                                     \
-      throw ::scalebench::Error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #call ": " + \
-                                cudaGetErrorString(cuda_check_rc_));                                       \
-  } while (0)
+// Throws Error with file:line, the call's text and CUDA's own error string (cuda_check.cpp).
+[[noreturn]] void throw_cuda_error(const char* file, int line, const char* call, cudaError_t status);
 
-#define NCCL_CHECK(call)                                                                                   \
-  do {                                                                                                     \
-    ncclResult_t nccl_check_rc_ = (call);                                                                  \
-    if (nccl_check_rc_ != ncclSuccess && nccl_check_rc_ != ncclInProgress)                                 \
-      throw ::scalebench::Error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #call ": " + \
-                                ncclGetErrorString(nccl_check_rc_));                                       \
+// One CHECK macro per library (NCCL_CHECK in nccl_check.hpp, CUDNN_CHECK in cudnn_check.hpp,
+// CUBLAS_CHECK in cublas_check.hpp, MPI_CHECK in mpi_check.hpp): a compare inline, the message
+// built out of line.
+#define CUDA_CHECK(call)                                                                                          \
+  do {                                                                                                            \
+    cudaError_t cuda_check_rc_ = (call);                                                                          \
+    if (cuda_check_rc_ != cudaSuccess) ::scalebench::throw_cuda_error(__FILE__, __LINE__, #call, cuda_check_rc_); \
   } while (0)
 
 }  // namespace scalebench

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/nccl_check.hpp"
 #include "workloads/gpu/unique_handle.hpp"
 
 namespace scalebench::gpu {

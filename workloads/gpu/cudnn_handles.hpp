@@ -4,29 +4,10 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "workloads/gpu/cudnn_check.hpp"
 #include "workloads/gpu/unique_handle.hpp"
 
-namespace scalebench {
-
-// cuDNN's status and, when it left one, its message about the last failed call.
-inline std::string cudnn_status_text(cudnnStatus_t st) {
-  char msg[512] = {0};
-  cudnnGetLastErrorString(msg, sizeof msg);
-  std::string s = cudnnGetErrorString(st);
-  if (msg[0]) s += std::string(" (") + msg + ")";
-  return s;
-}
-
-// cuDNN's CHECK macro: file:line, the call and cuDNN's own error string.
-#define CUDNN_CHECK(call)                                                                                  \
-  do {                                                                                                     \
-    cudnnStatus_t cudnn_check_rc_ = (call);                                                                \
-    if (cudnn_check_rc_ != CUDNN_STATUS_SUCCESS)                                                           \
-      throw ::scalebench::Error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #call ": " + \
-                                ::scalebench::cudnn_status_text(cudnn_check_rc_));                         \
-  } while (0)
-
-namespace gpu {
+namespace scalebench::gpu {
 
 // Move-only owner of one cuDNN object made by `create` and freed by `destroy` (the handle and
 // each descriptor kind share this shape). The destructor never throws.
@@ -55,5 +36,4 @@ using RnnDataDescriptor =
 using ActivationDescriptor =
     CudnnObject<cudnnActivationDescriptor_t, cudnnCreateActivationDescriptor, cudnnDestroyActivationDescriptor>;
 
-}  // namespace gpu
-}  // namespace scalebench
+}  // namespace scalebench::gpu

@@ -1,19 +1,15 @@
 #pragma once
 #include <mpi.h>
 
-#include <string>
-
-#include "common/error.hpp"
-
 namespace scalebench {
 
-// Throws with file:line, the call and MPI's own error string.
-[[noreturn]] void throw_mpi_error(int code, const char* call, const char* file, int line);
+// Throws Error with file:line, the call's text and MPI's own error string (mpi_check.cpp).
+[[noreturn]] void throw_mpi_error(const char* file, int line, const char* call, int status);
 
 #define MPI_CHECK(call)                                                                                        \
   do {                                                                                                         \
     int mpi_check_rc_ = (call);                                                                                \
-    if (mpi_check_rc_ != MPI_SUCCESS) ::scalebench::throw_mpi_error(mpi_check_rc_, #call, __FILE__, __LINE__); \
+    if (mpi_check_rc_ != MPI_SUCCESS) ::scalebench::throw_mpi_error(__FILE__, __LINE__, #call, mpi_check_rc_); \
   } while (0)
 
 }  // namespace scalebench

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "common/record.hpp"
+#include "record/record.hpp"
 #include "workloads/nodecheck/library_versions.hpp"
 
 namespace scalebench::nodecheck {

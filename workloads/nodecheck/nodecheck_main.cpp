@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "common/record.hpp"
+#include "record/record.hpp"
 #include "topology/discover.hpp"
 #include "topology/nvml.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"

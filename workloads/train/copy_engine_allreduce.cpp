@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/nccl_check.hpp"
 
 namespace scalebench::train {
 

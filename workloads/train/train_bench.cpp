@@ -11,6 +11,7 @@
 #include "analysis/stats.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/half_bits.hpp"
+#include "workloads/gpu/nccl_check.hpp"
 #include "workloads/train/copy_engine_allreduce.hpp"
 #include "workloads/train/net.hpp"
 #include "workloads/train/step_timeline.hpp"

@@ -3,6 +3,7 @@
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/dtype_nccl.hpp"
 #include "workloads/gpu/graph_capture.hpp"
+#include "workloads/gpu/nccl_check.hpp"
 
 namespace scalebench::train {
 

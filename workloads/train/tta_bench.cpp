@@ -11,6 +11,7 @@
 #include "workloads/dataset/epoch_sharder.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/dtype_nccl.hpp"
+#include "workloads/gpu/nccl_check.hpp"
 #include "workloads/mllog/mllog.hpp"
 #include "workloads/train/image_batches.cuh"
 #include "workloads/train/model.hpp"

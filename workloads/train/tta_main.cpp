@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "common/error.hpp"
-#include "common/record.hpp"
+#include "record/record.hpp"
 #include "workloads/collective/nccl_backend.hpp"
 #include "workloads/compute/precision.hpp"
 #include "workloads/environment.hpp"

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <optional>
 
-#include "analysis/point_record.hpp"
-#include "common/record.hpp"
+#include "record/point_record.hpp"
+#include "record/record.hpp"
 #include "workloads/mllog/time_to_train.hpp"
 
 namespace scalebench::train {
