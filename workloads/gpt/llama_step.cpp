@@ -184,6 +184,9 @@ class LlamaStep final : public StepCore {
     rope = reinterpret_cast<float2*>(a.f32(static_cast<long long>(T) * m.head_dim()));
   }
 
+  std::vector<Fp8Shape> fp8_sites() const override {
+    throw Error("precision: fp8 runs the GPT-2 family only so far (" + m.name + " is Llama-style)");
+  }
   void init_tables() override { rotary_table(rope, T, m.head_dim(), kRopeTheta, s); }
 
  private:

@@ -1,0 +1,36 @@
+#pragma once
+#include <cuda_runtime.h>
+
+#include "workloads/gpt/gpt_kernels.cuh"
+
+// The kernels of the FP8 GEMMs (precision fp8, fp8_linear.*): casts with their amax, the delayed
+// scales' update, and what the FP8 GEMMs cannot fuse (GELU and its derivative, the bias
+// gradient). Each launcher enqueues on `s` and checks the launch.
+namespace scalebench::gpt {
+
+enum class Fp8Format { kE4M3, kE5M2 };
+
+// x [rows, cols] (bf16, row-major) times *scale, saturated to the format's largest finite value:
+// into `out` [rows, cols] and/or `out_t` [cols, rows] (its transpose; either may be null), one
+// byte each. *amax becomes the larger of itself and max |x| (of x before scaling). One pass: the
+// tile is read once and written in both layouts.
+void cast_fp8(const bf16* x, long long rows, int cols, Fp8Format format, const float* scale, void* out, void* out_t,
+              float* amax, cudaStream_t s);
+
+// The end of a step for `slots` tensors: each one's amax into its window of `history` steps
+// (history[slot x history ..]), its scale from the window (fp8_scaling.hpp, fp8_max[slot] its
+// format's largest value), scale_inv = 1 / scale (what the GEMM multiplies by), and its amax reset.
+void update_fp8_scales(float* history, float* amax, float* scale, float* scale_inv, const float* fp8_max, int slots,
+                       int history_len, int margin, cudaStream_t s);
+
+// GELU (tanh form, as cuBLASLt's and PyTorch's approximate="tanh"): out = gelu(in), n elements.
+void gelu_forward(bf16* out, const bf16* in, long long n, cudaStream_t s);
+// d *= gelu'(in), in place.
+void gelu_backward(bf16* d, const bf16* in, long long n, cudaStream_t s);
+
+// The bias gradient: db[c] (+)= sum over the rows of dy[r, c] (fp32 sums in a fixed order:
+// `partials` is scratch of column_sum_partials(cols) floats).
+long long column_sum_partials(int cols);
+void column_sum(bf16* db, const bf16* dy, long long rows, int cols, bool accumulate, float* partials, cudaStream_t s);
+
+}  // namespace scalebench::gpt
