@@ -12,9 +12,6 @@ namespace scalebench::gpt {
 
 namespace {
 
-constexpr int kTile = 32, kTileRows = 8;  // column_sum: 32 columns a block, 8 rows of threads
-constexpr int kSumChunks = 64;            // the bias gradient's row chunks (column_sum)
-
 __device__ __forceinline__ unsigned char to_fp8(float v, Fp8Format f) {
   return __nv_cvt_float_to_fp8(v, __NV_SATFINITE, f == Fp8Format::kE4M3 ? __NV_E4M3 : __NV_E5M2);
 }
@@ -26,16 +23,18 @@ __device__ __forceinline__ unsigned char to_fp8(float v, Fp8Format f) {
 constexpr int kCastTile = 64, kCastThreads = 256, kVec = 8;
 __global__ void __launch_bounds__(kCastThreads)
     cast_fp8_kernel(const bf16* x, long long rows, int cols, Fp8Format f, const float* scale, unsigned char* out,
-                    unsigned char* out_t, float* amax) {
+                    unsigned char* out_t, float* amax, float* column_sums) {
+  constexpr int kRowLanes = kCastThreads / (kCastTile / kVec);  // 32 threads share a column group
   __shared__ unsigned char tile[kCastTile][kCastTile + kVec];
   __shared__ float warp_amax[kCastThreads / kWarp];
+  __shared__ float lane_sums[kRowLanes][kCastTile];
   const float sc = *scale;
   const long long r0 = static_cast<long long>(blockIdx.y) * kCastTile;
   const int c0 = blockIdx.x * kCastTile;
   const int lane_col = (threadIdx.x % (kCastTile / kVec)) * kVec;  // 8 threads a row
   const int first_row = threadIdx.x / (kCastTile / kVec);          // 32 rows a pass
-  float mx = 0.f;
-  for (int i = first_row; i < kCastTile; i += kCastThreads / (kCastTile / kVec)) {
+  float mx = 0.f, sum[kVec] = {};
+  for (int i = first_row; i < kCastTile; i += kRowLanes) {
     const long long r = r0 + i;
     const int c = c0 + lane_col;
     if (r >= rows || c >= cols) continue;
@@ -46,15 +45,27 @@ __global__ void __launch_bounds__(kCastThreads)
     for (int k = 0; k < kVec; ++k) {
       const float val = __bfloat162float(v[k]);
       mx = fmaxf(mx, fabsf(val));
+      sum[k] += val;
       q[k] = to_fp8(val * sc, f);
       tile[i][lane_col + k] = q[k];
     }
     if (out) *reinterpret_cast<uint2*>(out + r * cols + c) = *reinterpret_cast<const uint2*>(q);
   }
+  if (column_sums) {
+    // The tile's column sums: each thread's rows, then the 32 row lanes in a fixed order.
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) lane_sums[first_row][lane_col + k] = sum[k];
+    __syncthreads();
+    if (threadIdx.x < kCastTile && c0 + static_cast<int>(threadIdx.x) < cols) {
+      float total = 0.f;
+      for (int j = 0; j < kRowLanes; ++j) total += lane_sums[j][threadIdx.x];
+      column_sums[static_cast<long long>(blockIdx.y) * cols + c0 + threadIdx.x] = total;
+    }
+  }
   if (out_t) {
     __syncthreads();
     // Output row = input column c0 + j; its bytes r0 + rr .. r0 + rr + 7 from tile rows rr ...
-    for (int i = first_row; i < kCastTile; i += kCastThreads / (kCastTile / kVec)) {
+    for (int i = first_row; i < kCastTile; i += kRowLanes) {
       const int c = c0 + i;
       const long long r = r0 + lane_col;
       if (c >= cols || r >= rows) continue;
@@ -108,44 +119,34 @@ __global__ void gelu_backward_kernel(bf16* d, const bf16* in, long long n) {
   }
 }
 
-// Each (column block, row chunk): its 32 columns' sums over the chunk's rows, the 8 row lanes
-// added in a fixed order.
-__global__ void column_sum_partial_kernel(float* partials, const bf16* dy, long long rows, int cols) {
-  __shared__ float part[kTileRows][kTile];
-  const int c = blockIdx.x * kTile + threadIdx.x;
-  const long long per = (rows + kSumChunks - 1) / kSumChunks;
-  const long long begin = blockIdx.y * per, end = begin + per < rows ? begin + per : rows;
-  float sum = 0.f;
-  if (c < cols)
-    for (long long r = begin + threadIdx.y; r < end; r += kTileRows) sum += __bfloat162float(dy[r * cols + c]);
-  part[threadIdx.y][threadIdx.x] = sum;
-  __syncthreads();
-  if (threadIdx.y == 0 && c < cols) {
-    float total = 0.f;
-    for (int j = 0; j < kTileRows; ++j) total += part[j][threadIdx.x];
-    partials[static_cast<long long>(blockIdx.y) * cols + c] = total;
-  }
-}
-
-__global__ void column_sum_final_kernel(bf16* db, const float* partials, int cols, bool accumulate) {
+// db[c] (+)= the tiles' column sums, added in the tiles' order.
+__global__ void add_column_sums_kernel(bf16* db, const float* column_sums, int tiles, int cols, bool accumulate) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= cols) return;
   float total = accumulate ? __bfloat162float(db[c]) : 0.f;
-  for (int j = 0; j < kSumChunks; ++j) total += partials[static_cast<long long>(j) * cols + c];
+  for (int j = 0; j < tiles; ++j) total += column_sums[static_cast<long long>(j) * cols + c];
   db[c] = __float2bfloat16(total);
 }
 
 }  // namespace
 
 void cast_fp8(const bf16* x, long long rows, int cols, Fp8Format format, const float* scale, void* out, void* out_t,
-              float* amax, cudaStream_t s) {
+              float* amax, float* column_sums, cudaStream_t s) {
   if (cols % kVec != 0 || rows % kVec != 0)
     throw Error("cast_fp8: rows and columns must be multiples of 8, got " + std::to_string(rows) + " x " +
                 std::to_string(cols));
   const dim3 grid(static_cast<unsigned>((cols + kCastTile - 1) / kCastTile),
                   static_cast<unsigned>((rows + kCastTile - 1) / kCastTile));
   cast_fp8_kernel<<<grid, kCastThreads, 0, s>>>(x, rows, cols, format, scale, static_cast<unsigned char*>(out),
-                                                static_cast<unsigned char*>(out_t), amax);
+                                                static_cast<unsigned char*>(out_t), amax, column_sums);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+long long cast_column_sums_size(long long rows, int cols) { return (rows + kCastTile - 1) / kCastTile * cols; }
+
+void add_column_sums(bf16* db, const float* column_sums, long long rows, int cols, bool accumulate, cudaStream_t s) {
+  add_column_sums_kernel<<<grid_for(cols, 256), 256, 0, s>>>(
+      db, column_sums, static_cast<int>((rows + kCastTile - 1) / kCastTile), cols, accumulate);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -163,16 +164,6 @@ void gelu_forward(bf16* out, const bf16* in, long long n, cudaStream_t s) {
 
 void gelu_backward(bf16* d, const bf16* in, long long n, cudaStream_t s) {
   gelu_backward_kernel<<<stride_grid(n, 256), 256, 0, s>>>(d, in, n);
-  CUDA_CHECK(cudaGetLastError());
-}
-
-long long column_sum_partials(int cols) { return static_cast<long long>(kSumChunks) * cols; }
-
-void column_sum(bf16* db, const bf16* dy, long long rows, int cols, bool accumulate, float* partials, cudaStream_t s) {
-  column_sum_partial_kernel<<<dim3(static_cast<unsigned>((cols + kTile - 1) / kTile), kSumChunks),
-                              dim3(kTile, kTileRows), 0, s>>>(partials, dy, rows, cols);
-  CUDA_CHECK(cudaGetLastError());
-  column_sum_final_kernel<<<grid_for(cols, 256), 256, 0, s>>>(db, partials, cols, accumulate);
   CUDA_CHECK(cudaGetLastError());
 }
 

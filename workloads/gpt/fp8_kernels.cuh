@@ -3,19 +3,24 @@
 
 #include "workloads/gpt/gpt_kernels.cuh"
 
-// The kernels of the FP8 GEMMs (precision fp8, fp8_linear.*): casts with their amax, the delayed
-// scales' update, and what the FP8 GEMMs cannot fuse (GELU and its derivative, the bias
-// gradient). Each launcher enqueues on `s` and checks the launch.
+// The kernels of the FP8 GEMMs (precision fp8, fp8_linear.*): casts with their amax (and the bias
+// gradient's column sums), the delayed scales' update, and what the FP8 GEMMs cannot fuse (GELU
+// and its derivative). Each launcher enqueues on `s` and checks the launch.
 namespace scalebench::gpt {
 
 enum class Fp8Format { kE4M3, kE5M2 };
 
 // x [rows, cols] (bf16, row-major) times *scale, saturated to the format's largest finite value:
 // into `out` [rows, cols] and/or `out_t` [cols, rows] (its transpose; either may be null), one
-// byte each. *amax becomes the larger of itself and max |x| (of x before scaling). One pass: the
-// tile is read once and written in both layouts.
+// byte each. *amax becomes the larger of itself and max |x| (of x before scaling). One pass: each
+// 64 x 64 tile is read once and written in both layouts. With `column_sums` (scratch of
+// cast_column_sums_size floats) also each tile's column sums of x, which add_column_sums adds up
+// in a fixed order (the bias gradient, from the bf16 values). rows and cols: multiples of 8.
 void cast_fp8(const bf16* x, long long rows, int cols, Fp8Format format, const float* scale, void* out, void* out_t,
-              float* amax, cudaStream_t s);
+              float* amax, float* column_sums, cudaStream_t s);
+long long cast_column_sums_size(long long rows, int cols);
+// db[c] (+)= the sum over the rows of x[r, c] from cast_fp8's column sums (fp32, the same bits every run).
+void add_column_sums(bf16* db, const float* column_sums, long long rows, int cols, bool accumulate, cudaStream_t s);
 
 // The end of a step for `slots` tensors: each one's amax into its window of `history` steps
 // (history[slot x history ..]), its scale from the window (fp8_scaling.hpp, fp8_max[slot] its
@@ -27,10 +32,5 @@ void update_fp8_scales(float* history, float* amax, float* scale, float* scale_i
 void gelu_forward(bf16* out, const bf16* in, long long n, cudaStream_t s);
 // d *= gelu'(in), in place.
 void gelu_backward(bf16* d, const bf16* in, long long n, cudaStream_t s);
-
-// The bias gradient: db[c] (+)= sum over the rows of dy[r, c] (fp32 sums in a fixed order:
-// `partials` is scratch of column_sum_partials(cols) floats).
-long long column_sum_partials(int cols);
-void column_sum(bf16* db, const bf16* dy, long long rows, int cols, bool accumulate, float* partials, cudaStream_t s);
 
 }  // namespace scalebench::gpt

@@ -30,13 +30,12 @@ Fp8Linear::Fp8Linear(std::vector<Fp8Shape> sites, long long rows, DelayedScaling
 }
 
 void Fp8Linear::plan(Planner& a) {
-  long long act = 0, weight = 0, dy = 0;
-  int widest = 0;
+  long long act = 0, weight = 0, dy = 0, sums = 0;
   for (const Fp8Shape& x : sites_) {
     act = std::max(act, rows_ * x.in);
     weight = std::max(weight, static_cast<long long>(x.in) * x.out);
     dy = std::max(dy, rows_ * x.out);
-    widest = std::max(widest, x.out);
+    sums = std::max(sums, cast_column_sums_size(rows_, x.out));
   }
   const long long n = slots();
   history_ = a.f32(n * scaling_.history);
@@ -52,7 +51,7 @@ void Fp8Linear::plan(Planner& a) {
   weight_ = bytes(weight);
   dy_ = bytes(dy);
   dy_t_ = bytes(dy);
-  column_partials_ = a.f32(column_sum_partials(widest));
+  column_sums_ = a.f32(sums);
 }
 
 void Fp8Linear::init(cudaStream_t s) {
@@ -68,9 +67,9 @@ void Fp8Linear::init(cudaStream_t s) {
   dy_cast_ = {nullptr, -1};
 }
 
-void Fp8Linear::cast(int slot, const bf16* x, long long rows, int cols, void* out, void* out_t) {
+void Fp8Linear::cast(int slot, const bf16* x, long long rows, int cols, void* out, void* out_t, float* column_sums) {
   cast_fp8(x, rows, cols, slot % 3 == kDy ? Fp8Format::kE5M2 : Fp8Format::kE4M3, scale_ + slot, out, out_t,
-           amax_ + slot, stream);
+           amax_ + slot, column_sums, stream);
 }
 
 void Fp8Linear::forward(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, const bf16* residual) {
@@ -95,7 +94,9 @@ void Fp8Linear::forward(int site, bf16* y, const bf16* x, const bf16* w, const b
 
 void Fp8Linear::weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, bool accumulate) {
   const Fp8Shape sh = sites_[static_cast<std::size_t>(site)];
-  cast(slot(site, kDy), dy, rows_, sh.out, dy_, dy_t_);
+  // The bias gradient is summed from the bf16 dy in the same pass (cuBLASLt's bias-gradient
+  // epilogue would sum the FP8 values).
+  cast(slot(site, kDy), dy, rows_, sh.out, dy_, dy_t_, dbias ? column_sums_ : nullptr);
   dy_cast_ = {dy, site};
   // The same scale as in the forward pass (scales change only between steps): the same bytes.
   cast(slot(site, kX), x, rows_, sh.in, nullptr, act_);
@@ -111,8 +112,7 @@ void Fp8Linear::weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, con
   g.d = dw;
   g.beta = accumulate ? 1.f : 0.f;
   run(g);
-  // cuBLASLt's bias-gradient epilogue would sum the FP8 values; the bf16 ones are summed here.
-  if (dbias) column_sum(dbias, dy, rows_, sh.out, accumulate, column_partials_, stream);
+  if (dbias) add_column_sums(dbias, column_sums_, rows_, sh.out, accumulate, stream);
 }
 
 void Fp8Linear::input_grad(int site, bf16* dx, const bf16* dy, const bf16* w) {

@@ -80,7 +80,7 @@ class Fp8Linear {
     bool fast_accumulate = false;
   };
   void run(const Gemm& g);
-  void cast(int slot, const bf16* x, long long rows, int cols, void* out, void* out_t);
+  void cast(int slot, const bf16* x, long long rows, int cols, void* out, void* out_t, float* column_sums = nullptr);
 
   std::vector<Fp8Shape> sites_;
   long long rows_;
@@ -89,7 +89,7 @@ class Fp8Linear {
   float *history_ = nullptr, *amax_ = nullptr, *scale_ = nullptr, *scale_inv_ = nullptr, *fp8_max_ = nullptr;
   // FP8 scratch: an activation (x or its transpose), a weight (or its transpose), dy and dy^T.
   unsigned char *act_ = nullptr, *weight_ = nullptr, *dy_ = nullptr, *dy_t_ = nullptr;
-  float* column_partials_ = nullptr;
+  float* column_sums_ = nullptr;  // the bias gradient's per-tile sums (cast_fp8)
   // The dy that dy_ holds (pointer and site), so that input_grad after weight_grad reuses it.
   std::pair<const bf16*, int> dy_cast_{nullptr, -1};
   std::map<std::tuple<int, int, int, int, int, int, int, int>, cublasLtMatmulAlgo_t> algos_;
