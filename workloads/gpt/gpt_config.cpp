@@ -252,8 +252,6 @@ Config Config::from_params(const Json& params) {
   c.precision = params.value("precision", c.precision);
   if (c.precision != "bf16" && c.precision != "fp8")
     throw Error("precision: '" + c.precision + "'; expected bf16 or fp8");
-  if (c.fp8() && m.family != Family::kGpt2)
-    throw Error("precision: fp8 runs the GPT-2 family only so far (" + m.name + " is Llama-style)");
   if (c.fp8() && (m.width % 16 != 0 || m.mlp % 16 != 0 || (static_cast<long long>(c.micro_batch) * c.seq) % 16 != 0))
     throw Error(
         "precision: fp8 needs the width, the MLP width and micro_batch x seq to be multiples of 16 "

@@ -128,7 +128,7 @@ struct Config {
   int seq = 1024;
   int micro_batch = 16;
   int grad_accum = 1;
-  std::string precision = "bf16";  // or fp8: the blocks' GEMMs in FP8 with delayed scaling (GPT-2 family)
+  std::string precision = "bf16";  // or fp8: the blocks' GEMMs in FP8 with delayed scaling
   int fp8_history = 16;            // fp8: steps of amax each tensor's scale is chosen from
   int fp8_margin = 0;              // fp8: powers of two of headroom below the format's largest value
   bool fp8() const { return precision == "fp8"; }

@@ -50,7 +50,8 @@ WorkloadDef gpt_declaration() {
        {"bf16", "fp8"},
        {},
        "bf16: bf16 weights, activations and GEMMs; fp8: the blocks' GEMMs (QKV, attention out, MLP) in FP8, E4M3 "
-       "forward and E5M2 gradients with delayed scaling (GPT-2 family); fp32 master weights either way"},
+       "forward and E5M2 gradients with delayed scaling; width, MLP width and micro_batch x seq multiples of 16; fp32 "
+       "master weights either way"},
       {"fp8_history",
        ParamType::kInt,
        16,

@@ -211,8 +211,7 @@ class StepCore {
  protected:
   // The family's activations, after the shared buffers.
   virtual void plan_activations(Planner& p) = 0;
-  // The shapes of the blocks' GEMM sites in fp8_site order (precision fp8); a family without an
-  // FP8 step throws Error naming precision.
+  // The shapes of the blocks' GEMM sites in fp8_site order (precision fp8).
   virtual std::vector<Fp8Shape> fp8_sites() const = 0;
   // Fills the family's constant tables once the buffers exist (init() calls it).
   virtual void init_tables() {}
