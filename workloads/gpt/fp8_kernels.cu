@@ -84,14 +84,14 @@ __global__ void __launch_bounds__(kCastThreads)
   if (mx > 0.f) atomicMax(reinterpret_cast<unsigned int*>(amax), __float_as_uint(mx));
 }
 
-__global__ void update_fp8_scales_kernel(float* history, float* amax, float* scale, float* scale_inv,
+__global__ void update_fp8_scales_kernel(float* history, float* amax, float* scale, float* scale_inv, int stride,
                                          const float* fp8_max, int slots, int len, int margin) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= slots) return;
   const float sc =
       update_delayed_scale(history + static_cast<long long>(i) * len, len, amax[i], fp8_max[i], margin, scale[i]);
   scale[i] = sc;
-  scale_inv[i] = 1.f / sc;
+  scale_inv[static_cast<long long>(i) * stride] = 1.f / sc;
   amax[i] = 0.f;
 }
 
@@ -117,6 +117,12 @@ __global__ void gelu_backward_kernel(bf16* d, const bf16* in, long long n) {
     const float dgelu = 0.5f * (1.f + t) + 0.5f * x * (1.f - t * t) * k * (1.f + 3.f * 0.044715f * x * x);
     d[i] = __float2bfloat16(__bfloat162float(d[i]) * dgelu);
   }
+}
+
+__global__ void add_bias_kernel(bf16* y, const bf16* bias, long long n, int cols) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    y[i] = __float2bfloat16(__bfloat162float(y[i]) + __bfloat162float(bias[i % cols]));
 }
 
 // db[c] (+)= the tiles' column sums, added in the tiles' order.
@@ -150,10 +156,15 @@ void add_column_sums(bf16* db, const float* column_sums, long long rows, int col
   CUDA_CHECK(cudaGetLastError());
 }
 
-void update_fp8_scales(float* history, float* amax, float* scale, float* scale_inv, const float* fp8_max, int slots,
-                       int history_len, int margin, cudaStream_t s) {
-  update_fp8_scales_kernel<<<grid_for(slots, 128), 128, 0, s>>>(history, amax, scale, scale_inv, fp8_max, slots,
-                                                                history_len, margin);
+void update_fp8_scales(float* history, float* amax, float* scale, float* scale_inv, int scale_inv_stride,
+                       const float* fp8_max, int slots, int history_len, int margin, cudaStream_t s) {
+  update_fp8_scales_kernel<<<grid_for(slots, 128), 128, 0, s>>>(history, amax, scale, scale_inv, scale_inv_stride,
+                                                                fp8_max, slots, history_len, margin);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void add_bias(bf16* y, const bf16* bias, long long rows, int cols, cudaStream_t s) {
+  add_bias_kernel<<<stride_grid(rows * cols, 256), 256, 0, s>>>(y, bias, rows * cols, cols);
   CUDA_CHECK(cudaGetLastError());
 }
 

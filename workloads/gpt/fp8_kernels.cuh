@@ -24,9 +24,12 @@ void add_column_sums(bf16* db, const float* column_sums, long long rows, int col
 
 // The end of a step for `slots` tensors: each one's amax into its window of `history` steps
 // (history[slot x history ..]), its scale from the window (fp8_scaling.hpp, fp8_max[slot] its
-// format's largest value), scale_inv = 1 / scale (what the GEMM multiplies by), and its amax reset.
-void update_fp8_scales(float* history, float* amax, float* scale, float* scale_inv, const float* fp8_max, int slots,
-                       int history_len, int margin, cudaStream_t s);
+// format's largest value), scale_inv[slot x scale_inv_stride] = 1 / scale (what the GEMM multiplies
+// by), and its amax reset.
+void update_fp8_scales(float* history, float* amax, float* scale, float* scale_inv, int scale_inv_stride,
+                       const float* fp8_max, int slots, int history_len, int margin, cudaStream_t s);
+// y[rows, cols] += bias[cols] on every row.
+void add_bias(bf16* y, const bf16* bias, long long rows, int cols, cudaStream_t s);
 
 // GELU (tanh form, as cuBLASLt's and PyTorch's approximate="tanh"): out = gelu(in), n elements.
 void gelu_forward(bf16* out, const bf16* in, long long n, cudaStream_t s);

@@ -41,7 +41,7 @@ void Fp8Linear::plan(Planner& a) {
   history_ = a.f32(n * scaling_.history);
   amax_ = a.f32(n);
   scale_ = a.f32(n);
-  scale_inv_ = a.f32(n);
+  scale_inv_ = a.f32(n * kScaleStride);
   fp8_max_ = a.f32(n);
   auto bytes = [&](long long count) {
     const std::size_t o = a.take(static_cast<std::size_t>(count));
@@ -61,7 +61,8 @@ void Fp8Linear::init(cudaStream_t s) {
   CUDA_CHECK(cudaMemsetAsync(history_, 0, sizeof(float) * n * scaling_.history, s));
   CUDA_CHECK(cudaMemsetAsync(amax_, 0, sizeof(float) * n, s));
   CUDA_CHECK(cudaMemcpyAsync(scale_, ones.data(), sizeof(float) * n, cudaMemcpyHostToDevice, s));
-  CUDA_CHECK(cudaMemcpyAsync(scale_inv_, ones.data(), sizeof(float) * n, cudaMemcpyHostToDevice, s));
+  const std::vector<float> inverse(static_cast<std::size_t>(n) * kScaleStride, 1.f);
+  CUDA_CHECK(cudaMemcpyAsync(scale_inv_, inverse.data(), sizeof(float) * inverse.size(), cudaMemcpyHostToDevice, s));
   CUDA_CHECK(cudaMemcpyAsync(fp8_max_, maxima.data(), sizeof(float) * n, cudaMemcpyHostToDevice, s));
   CUDA_CHECK(cudaStreamSynchronize(s));  // the host vectors go now
   dy_cast_ = {nullptr, -1};
@@ -81,9 +82,9 @@ void Fp8Linear::forward(int site, bf16* y, const bf16* x, const bf16* w, const b
   g.n = static_cast<int>(rows_);
   g.k = sh.in;
   g.a = weight_;
-  g.scale_a = scale_inv_ + slot(site, kW);
+  g.scale_a = scale_inv(slot(site, kW));
   g.b = act_;
-  g.scale_b = scale_inv_ + slot(site, kX);
+  g.scale_b = scale_inv(slot(site, kX));
   g.d = y;
   g.c = residual;
   g.beta = residual ? 1.f : 0.f;
@@ -105,10 +106,10 @@ void Fp8Linear::weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, con
   g.n = sh.out;
   g.k = static_cast<int>(rows_);
   g.a = act_;
-  g.scale_a = scale_inv_ + slot(site, kX);
+  g.scale_a = scale_inv(slot(site, kX));
   g.b = dy_t_;
   g.fb = Fp8Format::kE5M2;
-  g.scale_b = scale_inv_ + slot(site, kDy);
+  g.scale_b = scale_inv(slot(site, kDy));
   g.d = dw;
   g.beta = accumulate ? 1.f : 0.f;
   run(g);
@@ -127,17 +128,18 @@ void Fp8Linear::input_grad(int site, bf16* dx, const bf16* dy, const bf16* w) {
   g.n = static_cast<int>(rows_);
   g.k = sh.out;
   g.a = weight_;
-  g.scale_a = scale_inv_ + slot(site, kW);
+  g.scale_a = scale_inv(slot(site, kW));
   g.b = dy_;
   g.fb = Fp8Format::kE5M2;
-  g.scale_b = scale_inv_ + slot(site, kDy);
+  g.scale_b = scale_inv(slot(site, kDy));
   g.d = dx;
   run(g);
   dy_cast_ = {nullptr, -1};  // the next GEMM may write where this dy was
 }
 
 void Fp8Linear::update_scales(cudaStream_t s) {
-  update_fp8_scales(history_, amax_, scale_, scale_inv_, fp8_max_, slots(), scaling_.history, scaling_.margin, s);
+  update_fp8_scales(history_, amax_, scale_, scale_inv_, kScaleStride, fp8_max_, slots(), scaling_.history,
+                    scaling_.margin, s);
 }
 
 std::vector<float> Fp8Linear::scales(int site, cudaStream_t s) const {
@@ -145,6 +147,13 @@ std::vector<float> Fp8Linear::scales(int site, cudaStream_t s) const {
   CUDA_CHECK(cudaMemcpyAsync(out.data(), scale_ + slot(site, kX), sizeof(float) * 3, cudaMemcpyDeviceToHost, s));
   CUDA_CHECK(cudaStreamSynchronize(s));
   return out;
+}
+
+void Fp8Linear::run_bias_apart(const Gemm& g) {
+  Gemm plain = g;
+  plain.bias = nullptr;
+  run(plain);
+  add_bias(g.d, g.bias, g.n, g.m, stream);
 }
 
 void Fp8Linear::run(const Gemm& g) {
@@ -163,24 +172,43 @@ void Fp8Linear::run(const Gemm& g) {
   MatrixLayout la(fp8_cuda_type(g.fa), g.k, g.m, g.k), lb(fp8_cuda_type(g.fb), g.k, g.n, g.k),
       lc(CUDA_R_16BF, g.m, g.n, g.m), ld(CUDA_R_16BF, g.m, g.n, g.m);
   const bool with_c = g.beta != 0.f;
-  const auto key = std::make_tuple(g.m, g.n, g.k, static_cast<int>(g.fa), static_cast<int>(g.fb),
-                                   static_cast<int>(epilogue), with_c ? 1 : 0, g.fast_accumulate ? 1 : 0);
-  auto it = algos_.find(key);
-  if (it == algos_.end()) {
-    MatmulPreference pref(workspace_bytes);
-    cublasLtMatmulHeuristicResult_t h{};
-    int found = 0;
-    CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(lt, desc.get(), la.get(), lb.get(), lc.get(), ld.get(), pref.get(), 1,
-                                                &h, &found));
-    if (found == 0)
-      throw Error("cuBLASLt has no FP8 algorithm for the GEMM m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) +
-                  " k=" + std::to_string(g.k) + (g.bias ? " with a bias" : "") + (with_c ? " with C" : ""));
-    it = algos_.emplace(key, h.algo).first;
-  }
   const float alpha = 1.f;
   const bf16* c = g.c ? g.c : g.d;
-  CUBLAS_CHECK(cublasLtMatmul(lt, desc.get(), &alpha, g.a, la.get(), g.b, lb.get(), &g.beta, c, lc.get(), g.d, ld.get(),
-                              &it->second, workspace, workspace_bytes, stream));
+  auto launch = [&](const cublasLtMatmulAlgo_t& algo) {
+    return cublasLtMatmul(lt, desc.get(), &alpha, g.a, la.get(), g.b, lb.get(), &g.beta, c, lc.get(), g.d, ld.get(),
+                          &algo, workspace, workspace_bytes, stream);
+  };
+  const auto key = std::make_tuple(g.m, g.n, g.k, static_cast<int>(g.fa), static_cast<int>(g.fb),
+                                   static_cast<int>(epilogue), with_c ? 1 : 0, g.fast_accumulate ? 1 : 0);
+  if (g.bias && bias_apart_.count(key)) return run_bias_apart(g);
+  if (auto it = algos_.find(key); it != algos_.end()) {
+    CUBLAS_CHECK(launch(it->second));
+    return;
+  }
+  // The first time a shape runs: cuBLASLt's candidates in its order, the first it does not refuse
+  // at launch (it can offer algorithms it then refuses) runs and is kept.
+  MatmulPreference pref(workspace_bytes);
+  std::vector<cublasLtMatmulHeuristicResult_t> found(16);
+  int returned = 0;
+  const cublasStatus_t hs =
+      cublasLtMatmulAlgoGetHeuristic(lt, desc.get(), la.get(), lb.get(), lc.get(), ld.get(), pref.get(),
+                                     static_cast<int>(found.size()), found.data(), &returned);
+  if (hs != CUBLAS_STATUS_NOT_SUPPORTED) CUBLAS_CHECK(hs);
+  for (int i = 0; hs == CUBLAS_STATUS_SUCCESS && i < returned; ++i) {
+    const cublasStatus_t rc = launch(found[static_cast<std::size_t>(i)].algo);
+    if (rc == CUBLAS_STATUS_NOT_SUPPORTED) continue;
+    CUBLAS_CHECK(rc);
+    algos_.emplace(key, found[static_cast<std::size_t>(i)].algo);
+    return;
+  }
+  // None with the bias in the epilogue: the GEMM without it, then the bias added apart.
+  if (g.bias) {
+    bias_apart_.insert(key);
+    return run_bias_apart(g);
+  }
+  throw Error("cuBLASLt has no FP8 algorithm it runs for the GEMM m=" + std::to_string(g.m) +
+              " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) + (with_c ? " with C" : "") + " (" +
+              std::to_string(returned) + " offered, all refused)");
 }
 
 }  // namespace scalebench::gpt

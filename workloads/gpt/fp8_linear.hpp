@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -66,6 +67,9 @@ class Fp8Linear {
  private:
   enum Operand { kX = 0, kW = 1, kDy = 2 };
   int slot(int site, Operand o) const { return 3 * site + o; }
+  // The scales' inverses, each 16 bytes apart: what cuBLASLt's scale pointers point at.
+  static constexpr int kScaleStride = 4;
+  const float* scale_inv(int slot) const { return scale_inv_ + kScaleStride * slot; }
   // D[m, n] = (scale_a A)^T (scale_b B) (+ bias) (+ beta C), column-major, A [k, m], B [k, n].
   struct Gemm {
     int m = 0, n = 0, k = 0;
@@ -79,7 +83,10 @@ class Fp8Linear {
     const bf16* bias = nullptr;
     bool fast_accumulate = false;
   };
+  // Runs g; the first time a shape runs, cuBLASLt's candidates are tried in order and the first
+  // that runs is kept; where none runs with the bias in the epilogue, the bias is added apart.
   void run(const Gemm& g);
+  void run_bias_apart(const Gemm& g);
   void cast(int slot, const bf16* x, long long rows, int cols, void* out, void* out_t, float* column_sums = nullptr);
 
   std::vector<Fp8Shape> sites_;
@@ -92,7 +99,9 @@ class Fp8Linear {
   float* column_sums_ = nullptr;  // the bias gradient's per-tile sums (cast_fp8)
   // The dy that dy_ holds (pointer and site), so that input_grad after weight_grad reuses it.
   std::pair<const bf16*, int> dy_cast_{nullptr, -1};
-  std::map<std::tuple<int, int, int, int, int, int, int, int>, cublasLtMatmulAlgo_t> algos_;
+  using Key = std::tuple<int, int, int, int, int, int, int, int>;
+  std::map<Key, cublasLtMatmulAlgo_t> algos_;
+  std::set<Key> bias_apart_;  // shapes whose bias epilogue cuBLASLt refused
 };
 
 }  // namespace scalebench::gpt
