@@ -34,6 +34,14 @@ What differs from torch_gpt.py, and why:
 - The record adds `script`, `sdpa`, `sdpa_trials`, `sdpa_failed_in_model`, `compile_mode`,
   `compiled_graphs` (graphs dynamo captured: 1 means the whole model and loss in one graph,
   nothing left to eager) and `ddp`; every key torch_gpt.py printed keeps its name and meaning.
+- `--precision fp8` (default bf16): the blocks' four linear layers (QKV, attention out, MLP up
+  and down; not the head, as in scalebench's `precision: fp8`) run through `torch._scaled_mm`,
+  PyTorch's FP8 GEMM (cuBLASLt's): E4M3 activations and weights forward, E5M2 gradients
+  backward, each tensor scaled by its own amax of this step (dynamic per-tensor scaling, as
+  torchao's float8 training does by default: scale = format max / amax, computed and cast in the
+  compiled graph, where inductor fuses the amax, the cast and the transposes the backward GEMMs
+  need), bf16 out, fp32 master weights and fused AdamW unchanged; with --compile the whole step is
+  still one graph. The record says `precision`.
 Not used, and why: CUDA graphs (`reduce-overhead`): GPT-2 124M at batch 16 is bound by its
 kernels, not by launching them (scalebench's own `cuda_graph: true` gained nothing there,
 docs/gpt.md); compiling the optimiser step: fused AdamW is already one multi-tensor kernel.
@@ -45,6 +53,7 @@ steps, each between two device synchronisations; tokens/s per GPU is the median 
 forward and backward); MFU divides by the GPU's dense bf16 peak.
 
     python3 examples/pytorch/gpt_train.py --model gpt2-124m --batch 16 --seq 1024 --compile
+    python3 examples/pytorch/gpt_train.py --model gpt2-1558m --batch 8 --compile --precision fp8
     torchrun --nproc_per_node 4 examples/pytorch/gpt_train.py --model gpt2-1558m --batch 8 --compile
 """
 import argparse
@@ -81,6 +90,61 @@ class Block(nn.Module):
         y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         x = x + self.proj(y.transpose(1, 2).reshape(b, t, c))
         return x + self.down(F.gelu(self.up(self.ln2(x)), approximate="tanh"))
+
+
+E4M3_MAX, E5M2_MAX = 448.0, 57344.0
+
+
+def to_fp8(t, dtype, fmt_max):
+    """t in FP8 with its dynamic per-tensor scale: (t x fmt_max / amax, amax / fmt_max), the second
+    what torch._scaled_mm multiplies back by."""
+    amax = t.detach().abs().amax().float().clamp(min=1e-12)
+    return (t.float() * (fmt_max / amax)).clamp(-fmt_max, fmt_max).to(dtype), amax / fmt_max
+
+
+class Fp8Matmul(torch.autograd.Function):
+    """y = x W^T + b with both GEMMs of the backward pass in FP8 too. torch._scaled_mm wants its
+    first operand row-major and its second column-major (cuBLASLt's TN), hence the transposes."""
+
+    @staticmethod
+    def forward(ctx, x, w, b):
+        x2 = x.reshape(-1, x.shape[-1])
+        x8, sx = to_fp8(x2, torch.float8_e4m3fn, E4M3_MAX)
+        w8, sw = to_fp8(w, torch.float8_e4m3fn, E4M3_MAX)
+        y = torch._scaled_mm(x8, w8.t(), scale_a=sx, scale_b=sw, bias=b.to(torch.bfloat16),
+                             out_dtype=torch.bfloat16)
+        ctx.save_for_backward(x8, sx, w8, sw)
+        ctx.in_shape = x.shape
+        return y.view(*x.shape[:-1], w.shape[0])
+
+    @staticmethod
+    def backward(ctx, dy):
+        x8, sx, w8, sw = ctx.saved_tensors
+        dy2 = dy.reshape(-1, dy.shape[-1])
+        dy8, sdy = to_fp8(dy2, torch.float8_e5m2, E5M2_MAX)
+        # dx = dy W: W column-major is W^T row-major.
+        dx = torch._scaled_mm(dy8, w8.t().contiguous().t(), scale_a=sdy, scale_b=sw, out_dtype=torch.bfloat16)
+        # dW = dy^T x: dy^T row-major, x column-major.
+        dw = torch._scaled_mm(dy8.t().contiguous(), x8.t().contiguous().t(), scale_a=sdy, scale_b=sx,
+                              out_dtype=torch.float32)
+        return dx.view(ctx.in_shape), dw, dy2.float().sum(0)
+
+
+class Fp8Linear(nn.Module):
+    """An nn.Linear's parameters, multiplied in FP8 (Fp8Matmul)."""
+
+    def __init__(self, linear):
+        super().__init__()
+        self.weight, self.bias = linear.weight, linear.bias
+
+    def forward(self, x):
+        return Fp8Matmul.apply(x, self.weight, self.bias)
+
+
+def blocks_to_fp8(model):
+    for blk in model.blocks:
+        for name in ("qkv", "proj", "up", "down"):
+            setattr(blk, name, Fp8Linear(getattr(blk, name)))
 
 
 class GPT(nn.Module):
@@ -191,6 +255,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=5, help="untimed steps first (the first one compiles)")
     ap.add_argument("--sdpa", default="best", choices=("best", "default") + SDPA_BACKENDS,
                     help="attention backend: best = fastest correct one at this shape, timed first")
+    ap.add_argument("--precision", default="bf16", choices=("bf16", "fp8"),
+                    help="fp8: the blocks' linear layers through torch._scaled_mm, dynamic per-tensor scaling")
     a = ap.parse_args()
     ddp = "RANK" in os.environ
     if ddp:
@@ -225,6 +291,8 @@ def main():
             use_sdpa(sdpa)
         torch.manual_seed(0)
         model = GPT(layers, width, heads, a.seq).cuda()
+        if a.precision == "fp8":
+            blocks_to_fp8(model)
         opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1, fused=True)
         net, ddp_desc = model, None
         if ddp:
@@ -295,7 +363,8 @@ def main():
            "torch": torch.__version__, "script": "gpt_train.py", "sdpa": sdpa, "sdpa_trials": trials,
            "sdpa_failed_in_model": failed or None,
            "compile_mode": a.compile_mode if a.compile else None,
-           "compiled_graphs": compiled_graphs() if a.compile else None, "ddp": ddp_desc}
+           "compiled_graphs": compiled_graphs() if a.compile else None, "ddp": ddp_desc,
+           "precision": a.precision}
     if rank == 0:
         print(json.dumps(out))
     if ddp:

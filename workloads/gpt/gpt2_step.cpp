@@ -34,6 +34,12 @@ class Gpt2Step final : public StepCore {
   std::size_t lnf_w() const { return 2 + static_cast<std::size_t>(m.layers) * 12; }
 
  protected:
+  std::vector<Fp8Shape> fp8_sites() const override {
+    const int C = m.width, Cl = attn_width(), H = mlp_l;
+    std::vector<Fp8Shape> sites;
+    for (int l = 0; l < m.layers; ++l) sites.insert(sites.end(), {{C, 3 * Cl}, {Cl, C}, {C, H}, {H, C}});
+    return sites;
+  }
   void plan_activations(Planner& a) override {
     auto bf = [&](long long n) { return a.bf(n); };
     auto f32 = [&](long long n) { return a.f32(n); };
@@ -198,7 +204,7 @@ class Gpt2Step final : public StepCore {
     mark_fwd("fwd.layernorm");
     const bf16* x1 = all_rows(ln1[l]);
     mark_fwd("fwd.tp_all_gather");
-    linear(qkv[l], x1, p(blk(l, 2)), p(blk(l, 3)), C, 3 * Cl);
+    block_linear(fp8_site(l, 0), qkv[l], x1, p(blk(l, 2)), p(blk(l, 3)), C, 3 * Cl);
     mark_fwd("fwd.gemm_qkv");
     if (attention == Attention::kCudnn) {
       sdpa_fwd->run(cudnn->get(), qkv[l], qkv[l] + Cl, qkv[l] + 2 * Cl, atty[l], attn_stats[l], sdpa_workspace.get());
@@ -208,7 +214,7 @@ class Gpt2Step final : public StepCore {
       heads_to_rows(atty[l], yh, B, T, NH, hd, s);
     }
     mark_fwd("fwd.attention");
-    linear(full_rows(r2[l]), atty[l], p(blk(l, 4)), once(p(blk(l, 5))), Cl, C, once(res[l]));
+    block_linear(fp8_site(l, 1), full_rows(r2[l]), atty[l], p(blk(l, 4)), once(p(blk(l, 5))), Cl, C, once(res[l]));
     mark_fwd("fwd.gemm_proj");
     sum_partials(r2[l]);
     mark_fwd(fwd_sum_mark());
@@ -218,12 +224,12 @@ class Gpt2Step final : public StepCore {
     mark_fwd("fwd.layernorm");
     const bf16* x2 = all_rows(ln2[l]);
     mark_fwd("fwd.tp_all_gather");
-    linear(fchg[l], x2, p(blk(l, 8)), p(blk(l, 9)), C, H, nullptr, CUBLASLT_EPILOGUE_GELU_AUX_BIAS, fch[l]);
+    block_linear(fp8_site(l, 2), fch[l], x2, p(blk(l, 8)), p(blk(l, 9)), C, H, nullptr, fchg[l]);
     if (again) {
       mark("bwd.recompute");
       return;
     }
-    linear(full_rows(res[l + 1]), fchg[l], p(blk(l, 10)), once(p(blk(l, 11))), H, C, once(r2[l]));
+    block_linear(fp8_site(l, 3), full_rows(res[l + 1]), fchg[l], p(blk(l, 10)), once(p(blk(l, 11))), H, C, once(r2[l]));
     mark_fwd("fwd.gemm_mlp");
     sum_partials(res[l + 1]);
     mark_fwd(fwd_sum_mark());
@@ -256,13 +262,13 @@ class Gpt2Step final : public StepCore {
       // MLP: res[l+1] = r2 + down(gelu(up(ln2(r2)))).
       const bf16* dy = all_rows(dres);
       mark("bwd.tp_all_gather");
-      linear_weight_grad(g(blk(l, 10)), g(blk(l, 11)), dy, fchg[l], H, C, acc);
-      linear_input_grad(dfch, dy, p(blk(l, 10)), H, C, fch[l]);
+      block_weight_grad(fp8_site(l, 3), g(blk(l, 10)), g(blk(l, 11)), dy, fchg[l], H, C, acc);
+      block_input_grad(fp8_site(l, 3), dfch, dy, p(blk(l, 10)), H, C, fch[l]);
       mark("bwd.gemm_mlp");
       const bf16* x2 = all_rows(ln2[l]);
       mark("bwd.tp_all_gather");
-      linear_weight_grad(g(blk(l, 8)), g(blk(l, 9)), dfch, x2, C, H, acc);
-      linear_input_grad(full_rows(dtmp), dfch, p(blk(l, 8)), C, H);
+      block_weight_grad(fp8_site(l, 2), g(blk(l, 8)), g(blk(l, 9)), dfch, x2, C, H, acc);
+      block_input_grad(fp8_site(l, 2), full_rows(dtmp), dfch, p(blk(l, 8)), C, H);
       mark("bwd.gemm_mlp");
       sum_partials(dtmp);
       mark(bwd_sum_mark());
@@ -272,8 +278,8 @@ class Gpt2Step final : public StepCore {
       dy = all_rows(dres);
       mark("bwd.tp_all_gather");
       bf16* datty = full_rows(dtmp);
-      linear_weight_grad(g(blk(l, 4)), g(blk(l, 5)), dy, atty[l], Cl, C, acc);
-      linear_input_grad(datty, dy, p(blk(l, 4)), Cl, C);
+      block_weight_grad(fp8_site(l, 1), g(blk(l, 4)), g(blk(l, 5)), dy, atty[l], Cl, C, acc);
+      block_input_grad(fp8_site(l, 1), datty, dy, p(blk(l, 4)), Cl, C);
       mark("bwd.gemm_proj");
       if (attention == Attention::kCudnn) {
         sdpa_bwd->run(cudnn->get(), qkv[l], qkv[l] + Cl, qkv[l] + 2 * Cl, atty[l], datty, attn_stats[l], dqkv,
@@ -286,8 +292,8 @@ class Gpt2Step final : public StepCore {
       mark("bwd.attention");
       const bf16* x1 = all_rows(ln1[l]);
       mark("bwd.tp_all_gather");
-      linear_weight_grad(g(blk(l, 2)), g(blk(l, 3)), dqkv, x1, C, 3 * Cl, acc);
-      linear_input_grad(full_rows(dtmp), dqkv, p(blk(l, 2)), C, 3 * Cl);
+      block_weight_grad(fp8_site(l, 0), g(blk(l, 2)), g(blk(l, 3)), dqkv, x1, C, 3 * Cl, acc);
+      block_input_grad(fp8_site(l, 0), full_rows(dtmp), dqkv, p(blk(l, 2)), C, 3 * Cl);
       mark("bwd.gemm_qkv");
       sum_partials(dtmp);
       mark(bwd_sum_mark());

@@ -250,7 +250,17 @@ Config Config::from_params(const Json& params) {
   c.micro_batch = positive(params, "micro_batch", c.micro_batch);
   c.grad_accum = positive(params, "grad_accum", c.grad_accum);
   c.precision = params.value("precision", c.precision);
-  if (c.precision != "bf16") throw Error("precision: '" + c.precision + "'; gpt runs bf16 (fp8 is not done yet)");
+  if (c.precision != "bf16" && c.precision != "fp8")
+    throw Error("precision: '" + c.precision + "'; expected bf16 or fp8");
+  if (c.fp8() && (m.width % 16 != 0 || m.mlp % 16 != 0 || (static_cast<long long>(c.micro_batch) * c.seq) % 16 != 0))
+    throw Error(
+        "precision: fp8 needs the width, the MLP width and micro_batch x seq to be multiples of 16 "
+        "(cuBLASLt's FP8 alignment)");
+  c.fp8_history = positive(params, "fp8_history", c.fp8_history);
+  const Json margin = params.value("fp8_margin", Json(c.fp8_margin));
+  if (!margin.is_number_integer() || margin.get<long long>() < 0 || margin.get<long long>() > 30)
+    throw Error("fp8_margin: must be an integer from 0 to 30 (powers of two of headroom), got " + margin.dump());
+  c.fp8_margin = margin.get<int>();
   const Json recompute = params.value("recompute", Json(c.recompute));
   if (!recompute.is_boolean()) throw Error("recompute: expected true or false, got " + recompute.dump());
   c.recompute = recompute.get<bool>();
@@ -343,6 +353,10 @@ Json Config::to_json() const {
          {"attention", attention}};
   if (cuda_graph) j["cuda_graph"] = true;                // absent when off: points stay those measured before it
   if (sequence_parallel) j["sequence_parallel"] = true;  // likewise
+  if (fp8()) {
+    j["fp8_history"] = fp8_history;
+    j["fp8_margin"] = fp8_margin;
+  }
   if (text()) {
     j["data"] = data;
     j["train_steps"] = train_steps;

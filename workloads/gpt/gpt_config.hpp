@@ -128,7 +128,10 @@ struct Config {
   int seq = 1024;
   int micro_batch = 16;
   int grad_accum = 1;
-  std::string precision = "bf16";
+  std::string precision = "bf16";  // or fp8: the blocks' GEMMs in FP8 with delayed scaling
+  int fp8_history = 16;            // fp8: steps of amax each tensor's scale is chosen from
+  int fp8_margin = 0;              // fp8: powers of two of headroom below the format's largest value
+  bool fp8() const { return precision == "fp8"; }
   bool recompute = false;
   bool cuda_graph = false;         // timed steps replay one captured step (synthetic tokens only)
   int dp = 0, tp = 1, zero = 0;    // dp 0: the run's ranks / tp; tp 0: the ranks of one node
@@ -150,9 +153,9 @@ struct Config {
   bool text() const { return !data.empty(); }
   // The model's shape; with data its vocabulary is the byte-level tokenizer's 256.
   ModelShape shape() const;
-  // From the params (model, layers, seq, micro_batch, grad_accum, precision, recompute, cuda_graph, dp, tp, zero,
-  // sequence_parallel, overlap, bucket_mb, steps, lr, weight_decay, clip, attention, check, seed, data,
-  // train_steps, eval_every, eval_batches, lr_warmup); throws Error naming the field.
+  // From the params (model, layers, seq, micro_batch, grad_accum, precision, fp8_history, fp8_margin, recompute,
+  // cuda_graph, dp, tp, zero, sequence_parallel, overlap, bucket_mb, steps, lr, weight_decay, clip, attention, check,
+  // seed, data, train_steps, eval_every, eval_batches, lr_warmup); throws Error naming the field.
   static Config from_params(const Json& params);
   // dp and tp for a run of `ranks` ranks, `ranks_per_node` on each node: 0s filled in (tp 0: one
   // node's ranks; dp 0: ranks / tp); throws Error naming `dp` when dp x tp is not the ranks, or

@@ -26,7 +26,8 @@ WorkloadDef gpt_declaration() {
   WorkloadDef d;
   d.name = "gpt";
   d.help =
-      "GPT-2 (124M to 1.5B) or Llama-style (Llama 3 8B-shaped layers) training, bf16, synthetic tokens or real text "
+      "GPT-2 (124M to 1.5B) or Llama-style (Llama 3 8B-shaped layers) training, bf16 (or fp8 GEMMs), synthetic tokens "
+      "or real text "
       "(`data`), on one GPU "
       "or data/ZeRO-1/tensor parallel (dp x tp ranks): cuBLASLt GEMMs with fused epilogues, cuDNN flash attention, the "
       "workload's own kernels, AdamW on "
@@ -43,7 +44,27 @@ WorkloadDef gpt_declaration() {
       {"seq", ParamType::kInt, 1024, {}, 1, "tokens per sequence (at most the model's: 1024 GPT-2, 8192 Llama)"},
       {"micro_batch", ParamType::kInt, 16, {}, 1, "sequences per micro-batch"},
       {"grad_accum", ParamType::kInt, 1, {}, 1, "micro-batches per optimizer step"},
-      {"precision", ParamType::kEnum, "bf16", {"bf16"}, {}, "bf16 weights and activations, fp32 master weights"},
+      {"precision",
+       ParamType::kEnum,
+       "bf16",
+       {"bf16", "fp8"},
+       {},
+       "bf16: bf16 weights, activations and GEMMs; fp8: the blocks' GEMMs (QKV, attention out, MLP) in FP8, E4M3 "
+       "forward and E5M2 gradients with delayed scaling; width, MLP width and micro_batch x seq multiples of 16; fp32 "
+       "master weights either way"},
+      {"fp8_history",
+       ParamType::kInt,
+       16,
+       {},
+       1,
+       "with fp8: steps of amax history each tensor's scale is chosen from (the largest of the window)"},
+      {"fp8_margin",
+       ParamType::kInt,
+       0,
+       {},
+       0,
+       "with fp8: powers of two of headroom: scale = format max / amax / 2^margin",
+       30},
       {"recompute",
        ParamType::kBool,
        false,

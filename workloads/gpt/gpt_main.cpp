@@ -167,7 +167,8 @@ int run_gpt_workload(const RunRequest& run) {
     par.comm_stream = comms->comm_stream ? comms->comm_stream->get() : nullptr;
     if (!model) {
       model = std::make_unique<gpt::GptModel>(shape, cfg.micro_batch, cfg.seq, cfg.seed, stream->get(),
-                                              gpt::attention_from_name(cfg.attention), par, cfg.recompute);
+                                              gpt::attention_from_name(cfg.attention), par, cfg.recompute,
+                                              gpt::Precision{cfg.fp8(), {cfg.fp8_history, cfg.fp8_margin}});
       // Rank r of dp takes rows r x B .. of one token stream: dp = k gives the batch of dp = 1
       // with k x micro_batch.
       model->synthetic_tokens(cfg.seed ^ 0x5eedull, static_cast<long long>(at.dp_rank) * cfg.micro_batch);

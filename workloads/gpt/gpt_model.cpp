@@ -19,21 +19,24 @@ Attention attention_from_name(const std::string& name) {
 
 namespace {
 std::unique_ptr<StepCore> make_step(const ModelShape& m, int B, int T, cudaStream_t s, Attention attention,
-                                    const Parallel& par, bool recompute) {
+                                    const Parallel& par, bool recompute, const Precision& precision) {
   std::unique_ptr<StepCore> step = m.family == Family::kLlama ? make_llama_step(m, B, T, s, attention, par)
                                                               : make_gpt2_step(m, B, T, s, attention, par);
   step->recompute = recompute;
+  step->use_fp8 = precision.fp8;
+  step->fp8_scaling = precision.scaling;
   return step;
 }
 }  // namespace
 
-std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention, const Parallel& par, bool recompute) {
-  return make_step(m, B, T, nullptr, attention, par, recompute)->plan(nullptr);
+std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention, const Parallel& par, bool recompute,
+                        const Precision& precision) {
+  return make_step(m, B, T, nullptr, attention, par, recompute, precision)->plan(nullptr);
 }
 
 GptModel::GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream, Attention attention,
-                   const Parallel& par, bool recompute)
-    : impl_(make_step(m, B, T, stream, attention, par, recompute)) {  // its layout checks tp (check_tp)
+                   const Parallel& par, bool recompute, const Precision& precision)
+    : impl_(make_step(m, B, T, stream, attention, par, recompute, precision)) {  // its layout checks tp (check_tp)
   if (par.at.tp > 1 && !par.tp_reduce) throw Error("tp: a tensor-parallel step needs its reduction");
   if (m.head_dim() % 8 != 0) throw Error("model: head width must be a multiple of 8");
   const std::size_t bytes = impl_->plan(nullptr);
@@ -163,6 +166,9 @@ Json GptModel::profile(int grad_accum, const Hyper& h) {
 }
 
 const std::vector<Tensor>& GptModel::layout() const { return impl_->tensors; }
+std::vector<float> GptModel::fp8_scales(int site) const {
+  return impl_->fp8 ? impl_->fp8->scales(site, impl_->s) : std::vector<float>{};
+}
 double GptModel::exposed_communication_ms() const { return impl_->sync ? impl_->sync->exposed_ms() : 0.0; }
 std::size_t GptModel::device_bytes() const { return impl_->mem.bytes(); }
 std::size_t GptModel::optimizer_state_bytes() const { return 12 * static_cast<std::size_t>(impl_->n_state); }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/gpt/fp8_scaling.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 #include "workloads/gpt/gpt_parallel.hpp"
 
@@ -27,10 +28,17 @@ enum class Attention { kNaive, kCudnn };
 // "naive" or "cudnn"; throws Error naming the field otherwise.
 Attention attention_from_name(const std::string& name);
 
+// The blocks' GEMMs' number format: bf16, or FP8 (E4M3 forward, E5M2 gradients) with delayed
+// scaling (fp8_linear.hpp). The head, attention, norms and optimizer stay as they are.
+struct Precision {
+  bool fp8 = false;
+  DelayedScaling scaling;
+};
+
 // Bytes GptModel(m, B, T, ..., attention) allocates in its arena (what the out-of-memory message
 // says it needs; cuDNN's attention workspace comes on top).
 std::size_t model_bytes(const ModelShape& m, int B, int T, Attention attention = Attention::kNaive,
-                        const Parallel& par = {}, bool recompute = false);
+                        const Parallel& par = {}, bool recompute = false, const Precision& precision = {});
 
 class GptModel {
  public:
@@ -43,9 +51,10 @@ class GptModel {
   // of the gradients in buckets; ZeRO-1's optimizer slices; with sequence_parallel the norms,
   // residual stream, head and loss on its token rows only). `recompute`: keep only each block's
   // input and recompute the block's activations in its backward pass (less memory, about one more
-  // forward pass of the blocks; the same loss and gradients).
+  // forward pass of the blocks; the same loss and gradients). `precision`: bf16 or FP8 GEMMs.
   GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream,
-           Attention attention = Attention::kNaive, const Parallel& par = {}, bool recompute = false);
+           Attention attention = Attention::kNaive, const Parallel& par = {}, bool recompute = false,
+           const Precision& precision = {});
   ~GptModel();
   GptModel(const GptModel&) = delete;
   GptModel& operator=(const GptModel&) = delete;
@@ -95,6 +104,9 @@ class GptModel {
   // This rank's tensors (its tp shards) and their offsets in the flat buffers (padded per bucket
   // with ZeRO-1); master() holds only this rank's slices with ZeRO-1.
   const std::vector<Tensor>& layout() const;
+  // With FP8: the current scales of GEMM site `site` (4 a block: QKV, attention out, MLP up, MLP
+  // down) for its input, weight and output gradient (synchronises); empty with bf16.
+  std::vector<float> fp8_scales(int site) const;
   std::size_t device_bytes() const;           // everything this model allocated
   std::size_t optimizer_state_bytes() const;  // fp32 master weights and AdamW moments on this rank
 

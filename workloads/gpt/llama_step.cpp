@@ -55,13 +55,13 @@ class LlamaStep final : public StepCore {
     mark_fwd("fwd.rmsnorm");
     const bf16* x1 = all_rows(ln1[l]);
     mark_fwd("fwd.tp_all_gather");
-    linear(qkv[l], x1, p(blk(l, 1)), nullptr, C, qkv_width());
+    block_linear(fp8_site(l, 0), qkv[l], x1, p(blk(l, 1)), nullptr, C, qkv_width());
     mark_fwd("fwd.gemm_qkv");
     rotary(qkv[l], rope, BT, T, heads_l + kv_l, m.head_dim(), qkv_width(), false, s);
     mark_fwd("fwd.rotary");
     sdpa_fwd->run(cudnn->get(), qkv[l], k_of(qkv[l]), v_of(qkv[l]), atty[l], attn_stats[l], sdpa_workspace.get());
     mark_fwd("fwd.attention");
-    linear(full_rows(r2[l]), atty[l], p(blk(l, 2)), nullptr, attn_width(), C, once(res[l]));
+    block_linear(fp8_site(l, 1), full_rows(r2[l]), atty[l], p(blk(l, 2)), nullptr, attn_width(), C, once(res[l]));
     mark_fwd("fwd.gemm_proj");
     sum_partials(r2[l]);
     mark_fwd(fwd_sum_mark());
@@ -72,7 +72,7 @@ class LlamaStep final : public StepCore {
     const bf16* x2 = all_rows(ln2[l]);
     mark_fwd("fwd.tp_all_gather");
     // Gate and up in one GEMM: their weights lie one after the other, a [2 x mlp, width] matrix.
-    linear(gu[l], x2, p(blk(l, 4)), nullptr, C, 2 * mlp_l);
+    block_linear(fp8_site(l, 2), gu[l], x2, p(blk(l, 4)), nullptr, C, 2 * mlp_l);
     mark_fwd("fwd.gemm_mlp");
     swiglu_forward(hid[l], gu[l], BT, mlp_l, s);
     mark_fwd("fwd.swiglu");
@@ -80,7 +80,7 @@ class LlamaStep final : public StepCore {
       mark("bwd.recompute");
       return;
     }
-    linear(full_rows(res[l + 1]), hid[l], p(blk(l, 6)), nullptr, mlp_l, C, once(r2[l]));
+    block_linear(fp8_site(l, 3), full_rows(res[l + 1]), hid[l], p(blk(l, 6)), nullptr, mlp_l, C, once(r2[l]));
     mark("fwd.gemm_mlp");
     sum_partials(res[l + 1]);
     mark(fwd_sum_mark());
@@ -103,15 +103,15 @@ class LlamaStep final : public StepCore {
       // MLP: res[l+1] = r2 + down(swiglu(gate_up(ln2(r2)))).
       const bf16* dy = all_rows(dres);
       mark("bwd.tp_all_gather");
-      linear_weight_grad(g(blk(l, 6)), nullptr, dy, hid[l], mlp_l, C, acc);
-      linear_input_grad(dhid, dy, p(blk(l, 6)), mlp_l, C);
+      block_weight_grad(fp8_site(l, 3), g(blk(l, 6)), nullptr, dy, hid[l], mlp_l, C, acc);
+      block_input_grad(fp8_site(l, 3), dhid, dy, p(blk(l, 6)), mlp_l, C);
       mark("bwd.gemm_mlp");
       swiglu_backward(dgu, dhid, gu[l], BT, mlp_l, s);
       mark("bwd.swiglu");
       const bf16* x2 = all_rows(ln2[l]);
       mark("bwd.tp_all_gather");
-      linear_weight_grad(g(blk(l, 4)), nullptr, dgu, x2, C, 2 * mlp_l, acc);
-      linear_input_grad(full_rows(dtmp), dgu, p(blk(l, 4)), C, 2 * mlp_l);
+      block_weight_grad(fp8_site(l, 2), g(blk(l, 4)), nullptr, dgu, x2, C, 2 * mlp_l, acc);
+      block_input_grad(fp8_site(l, 2), full_rows(dtmp), dgu, p(blk(l, 4)), C, 2 * mlp_l);
       mark("bwd.gemm_mlp");
       sum_partials(dtmp);
       mark(bwd_sum_mark());
@@ -121,8 +121,8 @@ class LlamaStep final : public StepCore {
       dy = all_rows(dres);
       mark("bwd.tp_all_gather");
       bf16* datty = full_rows(dtmp);
-      linear_weight_grad(g(blk(l, 2)), nullptr, dy, atty[l], attn_width(), C, acc);
-      linear_input_grad(datty, dy, p(blk(l, 2)), attn_width(), C);
+      block_weight_grad(fp8_site(l, 1), g(blk(l, 2)), nullptr, dy, atty[l], attn_width(), C, acc);
+      block_input_grad(fp8_site(l, 1), datty, dy, p(blk(l, 2)), attn_width(), C);
       mark("bwd.gemm_proj");
       sdpa_bwd->run(cudnn->get(), qkv[l], k_of(qkv[l]), v_of(qkv[l]), atty[l], datty, attn_stats[l], dqkv, k_of(dqkv),
                     v_of(dqkv), sdpa_workspace.get());
@@ -131,8 +131,8 @@ class LlamaStep final : public StepCore {
       mark("bwd.rotary");
       const bf16* x1 = all_rows(ln1[l]);
       mark("bwd.tp_all_gather");
-      linear_weight_grad(g(blk(l, 1)), nullptr, dqkv, x1, C, R, acc);
-      linear_input_grad(full_rows(dtmp), dqkv, p(blk(l, 1)), C, R);
+      block_weight_grad(fp8_site(l, 0), g(blk(l, 1)), nullptr, dqkv, x1, C, R, acc);
+      block_input_grad(fp8_site(l, 0), full_rows(dtmp), dqkv, p(blk(l, 1)), C, R);
       mark("bwd.gemm_qkv");
       sum_partials(dtmp);
       mark(bwd_sum_mark());
@@ -184,6 +184,13 @@ class LlamaStep final : public StepCore {
     rope = reinterpret_cast<float2*>(a.f32(static_cast<long long>(T) * m.head_dim()));
   }
 
+  std::vector<Fp8Shape> fp8_sites() const override {
+    const int C = m.width;
+    std::vector<Fp8Shape> sites;
+    for (int l = 0; l < m.layers; ++l)
+      sites.insert(sites.end(), {{C, qkv_width()}, {attn_width(), C}, {C, 2 * mlp_l}, {mlp_l, C}});
+    return sites;
+  }
   void init_tables() override { rotary_table(rope, T, m.head_dim(), kRopeTheta, s); }
 
  private:

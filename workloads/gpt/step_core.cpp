@@ -62,6 +62,14 @@ std::size_t StepCore::plan(std::byte* at) {
   }
   const std::size_t ws = a.take(kWorkspaceBytes);
   workspace = at ? at + ws : nullptr;
+  if (use_fp8) {
+    if (!fp8) fp8 = std::make_unique<Fp8Linear>(fp8_sites(), BT, fp8_scaling);
+    fp8->plan(a);
+    fp8->lt = lt_.get();
+    fp8->stream = s;
+    fp8->workspace = workspace;
+    fp8->workspace_bytes = kWorkspaceBytes;
+  }
   plan_activations(a);
   return a.size;
 }
@@ -193,6 +201,37 @@ void StepCore::linear_input_grad(bf16* dx, const bf16* dy, const bf16* w, int in
   run(gm);
 }
 
+void StepCore::block_linear(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, int in, int out,
+                            const bf16* residual, bf16* gelu_out) {
+  if (!fp8) {
+    if (gelu_out)
+      linear(gelu_out, x, w, bias, in, out, residual, CUBLASLT_EPILOGUE_GELU_AUX_BIAS, y);
+    else
+      linear(y, x, w, bias, in, out, residual);
+    return;
+  }
+  // cuBLASLt's FP8 kernels add a bias, not GELU: GELU runs after the GEMM.
+  fp8->forward(site, y, x, w, bias, residual);
+  if (gelu_out) gelu_forward(gelu_out, y, BT * out, s);
+}
+
+void StepCore::block_weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, int in, int out,
+                                 bool accumulate) {
+  if (fp8)
+    fp8->weight_grad(site, dw, dbias, dy, x, accumulate);
+  else
+    linear_weight_grad(dw, dbias, dy, x, in, out, accumulate);
+}
+
+void StepCore::block_input_grad(int site, bf16* dx, const bf16* dy, const bf16* w, int in, int out, bf16* gelu_input) {
+  if (!fp8) {
+    linear_input_grad(dx, dy, w, in, out, gelu_input);
+    return;
+  }
+  fp8->input_grad(site, dx, dy, w);
+  if (gelu_input) gelu_backward(dx, gelu_input, BT * in, s);
+}
+
 void StepCore::head_forward(const bf16* x, const bf16* w) {
   run(linear_gemm(logits, x, w, m.width, m.padded_vocab, rows_l));
 }
@@ -245,6 +284,8 @@ void StepCore::backward_done(int micro) {
 
 void StepCore::optimizer_step(const Hyper& h) {
   advance_adam_step(adam_step, bias_correction, h.beta1, h.beta2, s);
+  // The step's amax into the FP8 scales' windows: the next step casts with the new scales.
+  if (fp8) fp8->update_scales(s);
   if (sync) sync->wait(s);
   if (norm_parts.size() == 1 && norm_parts[0].weight == 1.f && norm_parts[0].begin == 0) {
     sum_of_squares(norm_sq, grads, norm_parts[0].end, s);
@@ -336,6 +377,7 @@ void StepCore::init(unsigned long long seed) {
   CUDA_CHECK(cudaMemsetAsync(adam_v, 0, sizeof(float) * n_state, s));
   CUDA_CHECK(cudaMemsetAsync(grads, 0, sizeof(bf16) * n_params, s));
   CUDA_CHECK(cudaMemsetAsync(adam_step, 0, sizeof(int), s));
+  if (fp8) fp8->init(s);
   init_tables();
   CUDA_CHECK(cudaStreamSynchronize(s));  // the temporary buffers go now
 }

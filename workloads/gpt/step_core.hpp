@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "workloads/gpt/fp8_linear.hpp"
 #include "workloads/gpt/gpt_kernels.cuh"
 #include "workloads/gpt/gpt_model.hpp"
 #include "workloads/gpt/gpt_parallel.hpp"
@@ -140,6 +141,11 @@ class StepCore {
   // activation lives in one block's buffers, and the backward pass recomputes a block's forward
   // from its input before its gradients. Set before plan().
   bool recompute = false;
+  // FP8 GEMMs (precision fp8, fp8_linear.hpp): the blocks' linear layers through `fp8`, four GEMM
+  // sites a block (QKV, attention out, MLP up, MLP down), with delayed scaling. Set before plan().
+  bool use_fp8 = false;
+  DelayedScaling fp8_scaling;
+  std::unique_ptr<Fp8Linear> fp8;
   gpu::DeviceBuffer mem;
   // A whole step captured once (GptModel::capture_step) and replayed; empty until then.
   gpu::GraphExec step_graph;
@@ -184,6 +190,16 @@ class StepCore {
   void linear_weight_grad(bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, int in, int out, bool accumulate);
   // dx[BT, in] = dy[BT, out] W (optionally through GELU's derivative at `gelu_input`).
   void linear_input_grad(bf16* dx, const bf16* dy, const bf16* w, int in, int out, bf16* gelu_input = nullptr);
+  // A block's linear layers, by GEMM site (fp8_site): FP8 with use_fp8, else linear(),
+  // linear_weight_grad() and linear_input_grad() above. `gelu_out`: GPT-2's MLP up, y the GELU's
+  // input kept for the backward pass and gelu_out its output; `gelu_input`: the input gradient
+  // through GELU's derivative at it (MLP down).
+  static int fp8_site(int layer, int gemm) { return 4 * layer + gemm; }
+  void block_linear(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, int in, int out,
+                    const bf16* residual = nullptr, bf16* gelu_out = nullptr);
+  void block_weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, int in, int out,
+                         bool accumulate);
+  void block_input_grad(int site, bf16* dx, const bf16* dy, const bf16* w, int in, int out, bf16* gelu_input = nullptr);
   // The output head on this rank's rows: logits [rows_l, Vp] = x W^T, and its gradients (dW
   // written or added, dx written).
   void head_forward(const bf16* x, const bf16* w);
@@ -195,6 +211,8 @@ class StepCore {
  protected:
   // The family's activations, after the shared buffers.
   virtual void plan_activations(Planner& p) = 0;
+  // The shapes of the blocks' GEMM sites in fp8_site order (precision fp8).
+  virtual std::vector<Fp8Shape> fp8_sites() const = 0;
   // Fills the family's constant tables once the buffers exist (init() calls it).
   virtual void init_tables() {}
 

@@ -367,3 +367,26 @@ TEST(GptConfig, ScalingExampleResolvesAtEveryGpuCount) {
   EXPECT_GE(dp_runs, 7);  // 1, 2, 4, 8 GPUs over NVLink; 2, 4, 8 over PCIe
   EXPECT_GE(tp_runs, 7);
 }
+
+TEST(GptConfig, Fp8PrecisionAndItsScalingParameters) {
+  auto err = [](const Json& p) { return error_of([&] { Config::from_params(p); }); };
+  const Config bf = Config::from_params(Json::object());
+  EXPECT_FALSE(bf.fp8());
+  EXPECT_FALSE(bf.to_json().contains("fp8_history"));  // absent with bf16: points stay those measured before
+  const Config f8 = Config::from_params(Json{{"precision", "fp8"}});
+  EXPECT_TRUE(f8.fp8());
+  EXPECT_EQ(f8.fp8_history, 16);
+  EXPECT_EQ(f8.fp8_margin, 0);
+  EXPECT_EQ(f8.to_json().at("precision"), "fp8");
+  EXPECT_EQ(f8.to_json().at("fp8_history"), 16);
+  const Config tuned = Config::from_params(Json{{"precision", "fp8"}, {"fp8_history", 1024}, {"fp8_margin", 2}});
+  EXPECT_EQ(tuned.fp8_history, 1024);
+  EXPECT_EQ(tuned.fp8_margin, 2);
+  EXPECT_EQ(err(Json{{"precision", "fp8"}, {"fp8_history", 0}}).rfind("fp8_history:", 0), 0u);
+  EXPECT_EQ(err(Json{{"precision", "fp8"}, {"fp8_margin", -1}}).rfind("fp8_margin:", 0), 0u);
+  EXPECT_EQ(err(Json{{"precision", "fp8"}, {"fp8_margin", 31}}).rfind("fp8_margin:", 0), 0u);
+  // cuBLASLt's FP8 GEMMs want multiples of 16: llama-tiny's MLP is 172 wide; Llama 8B's shapes pass.
+  EXPECT_EQ(err(Json{{"precision", "fp8"}, {"model", "llama-tiny"}, {"seq", 64}}).rfind("precision: fp8 needs", 0), 0u);
+  EXPECT_TRUE(Config::from_params(Json{{"precision", "fp8"}, {"model", "llama3-8b"}, {"layers", 4}}).fp8());
+  EXPECT_EQ(err(Json{{"precision", "fp8"}, {"micro_batch", 1}, {"seq", 100}}).rfind("precision: fp8 needs", 0), 0u);
+}

@@ -1,0 +1,237 @@
+// FP8 GEMMs on the GPU (workloads/gpt/fp8_linear.*): with the scales delayed scaling chooses, the
+// three GEMMs of a linear layer match the product of the same bf16 inputs within FP8's rounding;
+// the GPT-2 step in FP8 trains as the bf16 one does. Skipped where no GPU is visible.
+#include <gtest/gtest.h>
+
+#ifdef SCALEBENCH_HAVE_CUDA
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/unit/gpu_available.hpp"
+#include "workloads/gpt/fp8_linear.hpp"
+#include "workloads/gpt/gpt_model.hpp"
+#include "workloads/gpt/step_core.hpp"
+#include "workloads/gpu/cuda_handles.hpp"
+
+using namespace scalebench;
+using namespace scalebench::gpt;
+
+namespace {
+
+// bf16 values of N(0, std), as the host sees them after rounding.
+std::vector<float> bf16_normal(std::size_t n, float std, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.f, std);
+  std::vector<float> v(n);
+  for (float& x : v) x = __bfloat162float(__float2bfloat16(d(rng)));
+  return v;
+}
+
+struct Device {
+  explicit Device(std::size_t n) : buf(2 * n) {}
+  gpu::DeviceBuffer buf;
+  bf16* get() const { return reinterpret_cast<bf16*>(buf.get()); }
+};
+
+Device upload(const std::vector<float>& v, cudaStream_t s) {
+  std::vector<bf16> raw(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) raw[i] = __float2bfloat16(v[i]);
+  Device d(v.size());
+  CUDA_CHECK(cudaMemcpyAsync(d.get(), raw.data(), 2 * raw.size(), cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  return d;
+}
+
+std::vector<float> download(const bf16* d, std::size_t n, cudaStream_t s) {
+  std::vector<bf16> raw(n);
+  CUDA_CHECK(cudaMemcpyAsync(raw.data(), d, 2 * n, cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = __bfloat162float(raw[i]);
+  return v;
+}
+
+// ||got - want|| / ||want|| over all elements.
+double relative_error(const std::vector<float>& got, const std::vector<double>& want) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    diff += (got[i] - want[i]) * (got[i] - want[i]);
+    norm += want[i] * want[i];
+  }
+  return std::sqrt(diff / norm);
+}
+
+float max_abs(const std::vector<float>& v) {
+  float m = 0.f;
+  for (float x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+}  // namespace
+
+// One linear layer y = x W^T + b over 256 rows, 512 in, 384 out: its forward GEMM (E4M3 x E4M3),
+// weight gradient (E4M3 x E5M2, both operands transposed by the cast kernel) and input gradient
+// (W transposed) against the fp64 products of the same bf16 values, which the bf16 GEMMs compute up
+// to their output's rounding (2^-9). The inputs are as small as a network's are (x ~ 1e-2, dy ~
+// 1e-6): at the initial scale 1, E5M2 flushes such a dy to zero; after one step's amax the scales
+// put each tensor's largest value at the format's largest.
+//
+// Tolerance: rounding to 3 mantissa bits (E4M3) leaves a relative error uniform within half a
+// step, 2^-4 of the value's power of two: RMS about 2^-3 / sqrt(12) x ln 2 = 2.6%; E5M2 (2 bits)
+// 5.2%. A product of two rounded values carries both (E4M3 x E4M3 3.7%, E4M3 x E5M2 5.8% RMS), and
+// over a sum of independent terms the error relative to the result's norm stays that size. Allowed:
+// 6% and 9%, 1.6 x the expected, while a wrong scale (one not applied, or applied twice) is off by
+// orders of magnitude.
+TEST(GptFp8Gpu, ScaledGemmsMatchTheBf16ProductWithinFp8Error) {
+  if (!test_support::have_gpu()) GTEST_SKIP() << "no GPU";
+  const int rows = 256, in = 512, out = 384;
+  gpu::Stream stream;
+  cudaStream_t s = stream.get();
+  const std::vector<float> x = bf16_normal(static_cast<std::size_t>(rows) * in, 1e-2f, 1),
+                           w = bf16_normal(static_cast<std::size_t>(out) * in, 0.02f, 2),
+                           bias = bf16_normal(out, 1e-3f, 3),
+                           dy = bf16_normal(static_cast<std::size_t>(rows) * out, 1e-6f, 4);
+  // fp64 references: y = x W^T + b, dW = dy^T x, dx = dy W, db = the sum of dy's rows.
+  std::vector<double> y_ref(static_cast<std::size_t>(rows) * out), dw_ref(static_cast<std::size_t>(out) * in, 0.0),
+      dx_ref(static_cast<std::size_t>(rows) * in, 0.0), db_ref(out, 0.0);
+  for (int r = 0; r < rows; ++r)
+    for (int o = 0; o < out; ++o) {
+      double acc = bias[o];
+      for (int i = 0; i < in; ++i) acc += static_cast<double>(x[r * in + i]) * w[o * in + i];
+      y_ref[r * out + o] = acc;
+      const double g = dy[r * out + o];
+      db_ref[o] += g;
+      for (int i = 0; i < in; ++i) {
+        dw_ref[o * in + i] += g * x[r * in + i];
+        dx_ref[r * in + i] += g * w[o * in + i];
+      }
+    }
+
+  Device dx_d(x.size()), dw_d(w.size()), y_d(y_ref.size()), db_d(out);
+  const Device x_d = upload(x, s), w_d = upload(w, s), b_d = upload(bias, s), dy_d = upload(dy, s);
+  Fp8Linear fp8({{in, out}}, rows, DelayedScaling{4, 0});
+  Planner count;
+  fp8.plan(count);
+  gpu::DeviceBuffer arena(count.size), workspace(kWorkspaceBytes);
+  Planner place{arena.get()};
+  fp8.plan(place);
+  gemm::LtHandle lt;
+  fp8.lt = lt.get();
+  fp8.stream = s;
+  fp8.workspace = workspace.get();
+  fp8.workspace_bytes = kWorkspaceBytes;
+  fp8.init(s);
+
+  auto run_all = [&] {
+    fp8.forward(0, y_d.get(), x_d.get(), w_d.get(), b_d.get(), nullptr);
+    fp8.weight_grad(0, dw_d.get(), db_d.get(), dy_d.get(), x_d.get(), false);
+    fp8.input_grad(0, dx_d.get(), dy_d.get(), w_d.get());
+  };
+  // First step at scale 1: dy (1e-6) is below E5M2's smallest value (2^-16 = 1.5e-5), so both
+  // gradient GEMMs come out (nearly) zero.
+  run_all();
+  EXPECT_GT(relative_error(download(dw_d.get(), w.size(), s), dw_ref), 0.9);
+  EXPECT_GT(relative_error(download(dx_d.get(), x.size(), s), dx_ref), 0.9);
+  // The step's amax sets the scales: format max / max |tensor| (margin 0).
+  fp8.update_scales(s);
+  const std::vector<float> scales = fp8.scales(0, s);
+  EXPECT_FLOAT_EQ(scales[0], kE4M3Max / max_abs(x));
+  EXPECT_FLOAT_EQ(scales[1], kE4M3Max / max_abs(w));
+  EXPECT_FLOAT_EQ(scales[2], kE5M2Max / max_abs(dy));
+
+  run_all();
+  const double e_y = relative_error(download(y_d.get(), y_ref.size(), s), y_ref);
+  const double e_dw = relative_error(download(dw_d.get(), w.size(), s), dw_ref);
+  const double e_dx = relative_error(download(dx_d.get(), x.size(), s), dx_ref);
+  // The bias gradient is summed from the bf16 dy: bf16's rounding of the result only.
+  const double e_db = relative_error(download(db_d.get(), out, s), db_ref);
+  std::printf("relative errors: forward %.4f, weight grad %.4f, input grad %.4f, bias grad %.5f\n", e_y, e_dw, e_dx,
+              e_db);
+  EXPECT_LT(e_y, 0.06);
+  EXPECT_LT(e_dw, 0.09);
+  EXPECT_LT(e_dx, 0.09);
+  EXPECT_LT(e_db, 0.01);
+  // And FP8 is really in the loop: exact bf16 products would be within bf16's 2^-9.
+  EXPECT_GT(e_y, 0.005);
+
+  // Accumulating into dW adds the same product again.
+  fp8.weight_grad(0, dw_d.get(), db_d.get(), dy_d.get(), x_d.get(), true);
+  std::vector<double> twice(dw_ref), db_twice(db_ref);
+  for (double& v : twice) v *= 2;
+  for (double& v : db_twice) v *= 2;
+  EXPECT_LT(relative_error(download(dw_d.get(), w.size(), s), twice), 0.09);
+  EXPECT_LT(relative_error(download(db_d.get(), out, s), db_twice), 0.01);
+}
+
+// The GPT-2 step with its blocks' GEMMs in FP8 trains the tiny model on its fixed batch as the bf16
+// step does: 40 steps from the same weights, the loss falls as far (within 5% of bf16's), and the
+// scales have left their initial 1.
+TEST(GptFp8Gpu, TinyModelTrainsAsBf16Does) {
+  if (!test_support::have_gpu()) GTEST_SKIP() << "no GPU";
+  const ModelShape m = model_shape("gpt2-tiny");
+  const int B = 4, T = 64;
+  gpu::Stream s;
+  GptModel bf(m, B, T, 7, s.get(), Attention::kCudnn);
+  GptModel f8(m, B, T, 7, s.get(), Attention::kCudnn, {}, false, Precision{true, {16, 0}});
+  float first_bf = 0, first_f8 = 0;
+  for (int step = 0; step < 40; ++step) {
+    bf.step(1, Hyper{1e-3f});
+    f8.step(1, Hyper{1e-3f});
+    if (step == 0) {
+      first_bf = bf.loss();
+      first_f8 = f8.loss();
+    }
+  }
+  // The first forward pass: the FP8 GEMMs at scale 1 on weights of 0.02, already close.
+  EXPECT_NEAR(first_f8, first_bf, 0.02 * first_bf);
+  const float last_bf = bf.loss(), last_f8 = f8.loss();
+  std::printf("loss: bf16 %.4f -> %.4f, fp8 %.4f -> %.4f\n", first_bf, last_bf, first_f8, last_f8);
+  EXPECT_LT(last_bf, 0.8f * first_bf);
+  EXPECT_NEAR(last_f8, last_bf, 0.05 * last_bf);
+  for (int site = 0; site < 4 * m.layers; ++site)
+    for (float scale : f8.fp8_scales(site)) EXPECT_NE(scale, 1.f) << "site " << site;
+  EXPECT_TRUE(bf.fp8_scales(0).empty());
+}
+
+// The Llama step in FP8: one 8B-shaped block (width 4096, 32 query and 8 KV heads, SwiGLU 14336)
+// with a 512-token vocabulary, as GptGpu.Llama8bShapedBlockTrains: 8 steps on one batch from the
+// same weights, the loss falls as bf16's does (within 5%).
+TEST(GptFp8Gpu, Llama8bShapedBlockTrainsAsBf16Does) {
+  if (!test_support::have_gpu()) GTEST_SKIP() << "no GPU";
+  ModelShape m = model_shape("llama3-8b", 1);
+  m.vocab = m.padded_vocab = 512;
+  gpu::Stream s;
+  float last_bf = 0, last_f8 = 0, first_bf = 0;
+  for (bool fp8 : {false, true}) {
+    GptModel model(m, 1, 512, 13, s.get(), Attention::kCudnn, {}, false, Precision{fp8, {16, 0}});
+    for (int i = 0; i < 8; ++i) {
+      model.step(1, Hyper{1e-3f});
+      if (i == 0 && !fp8) first_bf = model.loss();
+    }
+    (fp8 ? last_f8 : last_bf) = model.loss();
+  }
+  std::printf("llama 8B-shaped block: bf16 %.4f -> %.4f, fp8 -> %.4f\n", first_bf, last_bf, last_f8);
+  EXPECT_LT(last_bf, first_bf);
+  EXPECT_NEAR(last_f8, last_bf, 0.05 * last_bf);
+}
+
+// cuBLASLt's FP8 GEMMs want every dimension a multiple of 16: llama-tiny's MLP of 172 is refused,
+// naming the field, before anything runs.
+TEST(GptFp8Gpu, WidthsNotMultiplesOf16AreAnErrorNamingPrecision) {
+  if (!test_support::have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream s;
+  try {
+    GptModel f8(model_shape("llama-tiny"), 2, 64, 7, s.get(), Attention::kCudnn, {}, false, Precision{true, {}});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("precision: fp8 needs", 0), 0u) << e.what();
+  }
+}
+
+#endif  // SCALEBENCH_HAVE_CUDA

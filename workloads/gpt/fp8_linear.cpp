@@ -1,0 +1,214 @@
+#include "workloads/gpt/fp8_linear.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "common/error.hpp"
+#include "workloads/gpt/step_core.hpp"
+
+namespace scalebench::gpt {
+
+using gemm::MatmulDesc;
+using gemm::MatmulPreference;
+using gemm::MatrixLayout;
+
+namespace {
+cudaDataType_t fp8_cuda_type(Fp8Format f) { return f == Fp8Format::kE4M3 ? CUDA_R_8F_E4M3 : CUDA_R_8F_E5M2; }
+}  // namespace
+
+Fp8Linear::Fp8Linear(std::vector<Fp8Shape> sites, long long rows, DelayedScaling scaling)
+    : sites_(std::move(sites)), rows_(rows), scaling_(scaling) {
+  if (scaling_.history < 1) throw Error("fp8_history: must be at least 1");
+  if (rows_ % 16 != 0)
+    throw Error("precision: fp8 needs micro_batch x seq (here " + std::to_string(rows_) +
+                " token rows a GEMM) to be a multiple of 16 (cuBLASLt's FP8 alignment)");
+  for (const Fp8Shape& x : sites_)
+    if (x.in % 16 != 0 || x.out % 16 != 0)
+      throw Error("precision: fp8 needs every layer's width to be a multiple of 16; a " + std::to_string(x.out) +
+                  " x " + std::to_string(x.in) + " weight is not");
+}
+
+void Fp8Linear::plan(Planner& a) {
+  long long act = 0, weight = 0, dy = 0, sums = 0;
+  for (const Fp8Shape& x : sites_) {
+    act = std::max(act, rows_ * x.in);
+    weight = std::max(weight, static_cast<long long>(x.in) * x.out);
+    dy = std::max(dy, rows_ * x.out);
+    sums = std::max(sums, cast_column_sums_size(rows_, x.out));
+  }
+  const long long n = slots();
+  history_ = a.f32(n * scaling_.history);
+  amax_ = a.f32(n);
+  scale_ = a.f32(n);
+  scale_inv_ = a.f32(n * kScaleStride);
+  fp8_max_ = a.f32(n);
+  auto bytes = [&](long long count) {
+    const std::size_t o = a.take(static_cast<std::size_t>(count));
+    return a.at ? reinterpret_cast<unsigned char*>(a.at + o) : nullptr;
+  };
+  act_ = bytes(act);
+  weight_ = bytes(weight);
+  dy_ = bytes(dy);
+  dy_t_ = bytes(dy);
+  column_sums_ = a.f32(sums);
+}
+
+void Fp8Linear::init(cudaStream_t s) {
+  const int n = slots();
+  std::vector<float> ones(n, 1.f), maxima(n);
+  for (int i = 0; i < n; ++i) maxima[i] = i % 3 == kDy ? kE5M2Max : kE4M3Max;
+  CUDA_CHECK(cudaMemsetAsync(history_, 0, sizeof(float) * n * scaling_.history, s));
+  CUDA_CHECK(cudaMemsetAsync(amax_, 0, sizeof(float) * n, s));
+  CUDA_CHECK(cudaMemcpyAsync(scale_, ones.data(), sizeof(float) * n, cudaMemcpyHostToDevice, s));
+  const std::vector<float> inverse(static_cast<std::size_t>(n) * kScaleStride, 1.f);
+  CUDA_CHECK(cudaMemcpyAsync(scale_inv_, inverse.data(), sizeof(float) * inverse.size(), cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaMemcpyAsync(fp8_max_, maxima.data(), sizeof(float) * n, cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));  // the host vectors go now
+  dy_cast_ = {nullptr, -1};
+}
+
+void Fp8Linear::cast(int slot, const bf16* x, long long rows, int cols, void* out, void* out_t, float* column_sums) {
+  cast_fp8(x, rows, cols, slot % 3 == kDy ? Fp8Format::kE5M2 : Fp8Format::kE4M3, scale_ + slot, out, out_t,
+           amax_ + slot, column_sums, stream);
+}
+
+void Fp8Linear::forward(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, const bf16* residual) {
+  const Fp8Shape sh = sites_[static_cast<std::size_t>(site)];
+  cast(slot(site, kX), x, rows_, sh.in, act_, nullptr);
+  cast(slot(site, kW), w, sh.out, sh.in, weight_, nullptr);
+  Gemm g;
+  g.m = sh.out;
+  g.n = static_cast<int>(rows_);
+  g.k = sh.in;
+  g.a = weight_;
+  g.scale_a = scale_inv(slot(site, kW));
+  g.b = act_;
+  g.scale_b = scale_inv(slot(site, kX));
+  g.d = y;
+  g.c = residual;
+  g.beta = residual ? 1.f : 0.f;
+  g.bias = bias;
+  g.fast_accumulate = true;  // as Transformer Engine: the forward pass's GEMMs, not the gradients'
+  run(g);
+}
+
+void Fp8Linear::weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, bool accumulate) {
+  const Fp8Shape sh = sites_[static_cast<std::size_t>(site)];
+  // The bias gradient is summed from the bf16 dy in the same pass (cuBLASLt's bias-gradient
+  // epilogue would sum the FP8 values).
+  cast(slot(site, kDy), dy, rows_, sh.out, dy_, dy_t_, dbias ? column_sums_ : nullptr);
+  dy_cast_ = {dy, site};
+  // The same scale as in the forward pass (scales change only between steps): the same bytes.
+  cast(slot(site, kX), x, rows_, sh.in, nullptr, act_);
+  Gemm g;
+  g.m = sh.in;
+  g.n = sh.out;
+  g.k = static_cast<int>(rows_);
+  g.a = act_;
+  g.scale_a = scale_inv(slot(site, kX));
+  g.b = dy_t_;
+  g.fb = Fp8Format::kE5M2;
+  g.scale_b = scale_inv(slot(site, kDy));
+  g.d = dw;
+  g.beta = accumulate ? 1.f : 0.f;
+  run(g);
+  if (dbias) add_column_sums(dbias, column_sums_, rows_, sh.out, accumulate, stream);
+}
+
+void Fp8Linear::input_grad(int site, bf16* dx, const bf16* dy, const bf16* w) {
+  const Fp8Shape sh = sites_[static_cast<std::size_t>(site)];
+  if (dy_cast_ != std::pair{dy, site}) {
+    cast(slot(site, kDy), dy, rows_, sh.out, dy_, nullptr);
+    dy_cast_ = {dy, site};
+  }
+  cast(slot(site, kW), w, sh.out, sh.in, nullptr, weight_);
+  Gemm g;
+  g.m = sh.in;
+  g.n = static_cast<int>(rows_);
+  g.k = sh.out;
+  g.a = weight_;
+  g.scale_a = scale_inv(slot(site, kW));
+  g.b = dy_;
+  g.fb = Fp8Format::kE5M2;
+  g.scale_b = scale_inv(slot(site, kDy));
+  g.d = dx;
+  run(g);
+  dy_cast_ = {nullptr, -1};  // the next GEMM may write where this dy was
+}
+
+void Fp8Linear::update_scales(cudaStream_t s) {
+  update_fp8_scales(history_, amax_, scale_, scale_inv_, kScaleStride, fp8_max_, slots(), scaling_.history,
+                    scaling_.margin, s);
+}
+
+std::vector<float> Fp8Linear::scales(int site, cudaStream_t s) const {
+  std::vector<float> out(3);
+  CUDA_CHECK(cudaMemcpyAsync(out.data(), scale_ + slot(site, kX), sizeof(float) * 3, cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  return out;
+}
+
+void Fp8Linear::run_bias_apart(const Gemm& g) {
+  Gemm plain = g;
+  plain.bias = nullptr;
+  run(plain);
+  add_bias(g.d, g.bias, g.n, g.m, stream);
+}
+
+void Fp8Linear::run(const Gemm& g) {
+  MatmulDesc desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  desc.set(CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
+  desc.set(CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
+  desc.set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(g.scale_a));
+  desc.set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(g.scale_b));
+  desc.set(CUBLASLT_MATMUL_DESC_FAST_ACCUM, static_cast<std::int8_t>(g.fast_accumulate ? 1 : 0));
+  const cublasLtEpilogue_t epilogue = g.bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+  desc.set(CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue);
+  if (g.bias) {
+    desc.set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, static_cast<const void*>(g.bias));
+    desc.set(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, CUDA_R_16BF);
+  }
+  MatrixLayout la(fp8_cuda_type(g.fa), g.k, g.m, g.k), lb(fp8_cuda_type(g.fb), g.k, g.n, g.k),
+      lc(CUDA_R_16BF, g.m, g.n, g.m), ld(CUDA_R_16BF, g.m, g.n, g.m);
+  const bool with_c = g.beta != 0.f;
+  const float alpha = 1.f;
+  const bf16* c = g.c ? g.c : g.d;
+  auto launch = [&](const cublasLtMatmulAlgo_t& algo) {
+    return cublasLtMatmul(lt, desc.get(), &alpha, g.a, la.get(), g.b, lb.get(), &g.beta, c, lc.get(), g.d, ld.get(),
+                          &algo, workspace, workspace_bytes, stream);
+  };
+  const auto key = std::make_tuple(g.m, g.n, g.k, static_cast<int>(g.fa), static_cast<int>(g.fb),
+                                   static_cast<int>(epilogue), with_c ? 1 : 0, g.fast_accumulate ? 1 : 0);
+  if (g.bias && bias_apart_.count(key)) return run_bias_apart(g);
+  if (auto it = algos_.find(key); it != algos_.end()) {
+    CUBLAS_CHECK(launch(it->second));
+    return;
+  }
+  // The first time a shape runs: cuBLASLt's candidates in its order, the first it does not refuse
+  // at launch (it can offer algorithms it then refuses) runs and is kept.
+  MatmulPreference pref(workspace_bytes);
+  std::vector<cublasLtMatmulHeuristicResult_t> found(16);
+  int returned = 0;
+  const cublasStatus_t hs =
+      cublasLtMatmulAlgoGetHeuristic(lt, desc.get(), la.get(), lb.get(), lc.get(), ld.get(), pref.get(),
+                                     static_cast<int>(found.size()), found.data(), &returned);
+  if (hs != CUBLAS_STATUS_NOT_SUPPORTED) CUBLAS_CHECK(hs);
+  for (int i = 0; hs == CUBLAS_STATUS_SUCCESS && i < returned; ++i) {
+    const cublasStatus_t rc = launch(found[static_cast<std::size_t>(i)].algo);
+    if (rc == CUBLAS_STATUS_NOT_SUPPORTED) continue;
+    CUBLAS_CHECK(rc);
+    algos_.emplace(key, found[static_cast<std::size_t>(i)].algo);
+    return;
+  }
+  // None with the bias in the epilogue: the GEMM without it, then the bias added apart.
+  if (g.bias) {
+    bias_apart_.insert(key);
+    return run_bias_apart(g);
+  }
+  throw Error("cuBLASLt has no FP8 algorithm it runs for the GEMM m=" + std::to_string(g.m) +
+              " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) + (with_c ? " with C" : "") + " (" +
+              std::to_string(returned) + " offered, all refused)");
+}
+
+}  // namespace scalebench::gpt
