@@ -173,7 +173,9 @@ TEST(TrainModel, InceptionGraphsAreTopologicalAndBranchesShareTheirInput) {
       // Mixed_6e's output: Mixed_7a's two branches and its max pool, and the auxiliary head.
       EXPECT_EQ(readers_of("Mixed_6e"), 4);
     }
-    if (n == "tiny-inception") EXPECT_EQ(readers_of("stem.bn"), 4);
+    if (n == "tiny-inception") {
+      EXPECT_EQ(readers_of("stem.bn"), 4);  // the block's four branches
+    }
   }
 }
 
