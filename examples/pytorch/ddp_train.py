@@ -1,4 +1,5 @@
-"""Data-parallel training throughput of a torchvision model on synthetic ImageNet-shaped data.
+"""Data-parallel training throughput of a torchvision model (or Inception-v4, which torchvision
+lacks: inception_v4.py beside this file) on synthetic ImageNet-shaped data.
 
 Written for scalebench's command workload (examples/pytorch-ddp.yaml), which starts one process
 per GPU with torchrun's variables (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT); it
@@ -46,6 +47,13 @@ not by launching them, and the host already runs ahead of the GPU; `max-autotune
 `--compile-mode max-autotune-no-cudagraphs` to try it) searches kernels for minutes in every
 process, too long for the default run.
 
+Models: any of torchvision.models by name (`--model resnet152`, `vgg16`, `inception_v3`), and
+`inception_v4` (inception_v4.py, timm's definition). Images are 224x224, 299x299 for the two
+Inceptions (`--image` to choose). inception_v3 trains with its auxiliary classifier, as
+torchvision builds it (aux_logits=True): the loss is main + 0.4 x auxiliary, the weight of
+PyTorch's fine-tuning tutorial and of the original Inception v3 training, and what scalebench's
+`train` model `inception3` trains on.
+
 `--compile none` gives the eager step (the same DDP and optimiser settings). Timing: `--warmup`
 untimed steps (the first one compiles), then `--steps` steps with a CUDA event pair around each:
 step_ms is their median; images/s is batch x steps / the wall time of the timed steps, summed over
@@ -78,8 +86,13 @@ def set_tf32(on):
     torch.backends.cudnn.allow_tf32 = on
 
 
+AUX_LOSS_WEIGHT = 0.4  # inception_v3's auxiliary classifier, in training
+
+
 class WithLoss(nn.Module):
-    """The model and its loss as one module, so that one compiled graph holds both."""
+    """The model and its loss as one module, so that one compiled graph holds both. A model with an
+    auxiliary classifier (torchvision's inception_v3 in training returns InceptionOutputs, a
+    (logits, aux_logits) tuple) trains on main + 0.4 x auxiliary loss."""
 
     def __init__(self, model):
         super().__init__()
@@ -87,7 +100,26 @@ class WithLoss(nn.Module):
         self.loss = nn.CrossEntropyLoss()
 
     def forward(self, x, y):
-        return self.loss(self.model(x), y)
+        out = self.model(x)
+        if isinstance(out, tuple):
+            logits, aux = out
+            return self.loss(logits, y) + AUX_LOSS_WEIGHT * self.loss(aux, y)
+        return self.loss(out, y)
+
+
+def make_model(name):
+    """torchvision's model of that name, or Inception-v4 from inception_v4.py."""
+    if name == "inception_v4":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from inception_v4 import inception_v4
+        return inception_v4()
+    if name == "inception_v3":  # with its auxiliary classifier; init_weights as its pretrained-free default
+        return torchvision.models.inception_v3(weights=None, aux_logits=True, init_weights=True)
+    return getattr(torchvision.models, name)()
+
+
+def native_image(name):
+    return 299 if name in ("inception_v3", "inception_v4") else 224
 
 
 def make_sgd(params):
@@ -111,6 +143,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="resnet50")
     ap.add_argument("--batch", type=int, default=128, help="images per GPU and step")
+    ap.add_argument("--image", type=int, default=0, help="image height and width; 0: 299 for the Inceptions, else 224")
     ap.add_argument("--steps", type=int, default=30, help="timed steps")
     ap.add_argument("--warmup", type=int, default=10, help="untimed steps first (the first one compiles)")
     ap.add_argument("--precision", default="bf16", choices=["fp32", "tf32", "fp16", "bf16"])
@@ -140,7 +173,8 @@ def main():
     compile_on = args.compile == "model"
 
     torch.manual_seed(1234)
-    model = getattr(torchvision.models, args.model)().cuda().to(memory_format=torch.channels_last)
+    model = make_model(args.model).cuda().to(memory_format=torch.channels_last)
+    image = args.image or native_image(args.model)
     net = WithLoss(model)
     ddp_desc = "none (one GPU)"
     if distributed:
@@ -160,7 +194,7 @@ def main():
         net = torch.compile(net, mode=args.compile_mode)
     scaler = torch.amp.GradScaler("cuda", enabled=args.precision == "fp16")
     gen = torch.Generator(device="cuda").manual_seed(1234 + rank)
-    x = torch.randn(args.batch, 3, 224, 224, device="cuda", generator=gen).to(memory_format=torch.channels_last)
+    x = torch.randn(args.batch, 3, image, image, device="cuda", generator=gen).to(memory_format=torch.channels_last)
     y = torch.randint(0, 1000, (args.batch,), device="cuda", generator=gen)
 
     def step():
@@ -196,7 +230,7 @@ def main():
     if rank == 0:
         graphs = compiled_graphs() if compile_on else None
         comp = f"model+loss mode={args.compile_mode} graphs={graphs}" if compile_on else "none (eager)"
-        print(f"model: {args.model} precision: {args.precision} batch/gpu: {args.batch} world: {world}")
+        print(f"model: {args.model} image: {image} precision: {args.precision} batch/gpu: {args.batch} world: {world}")
         print(f"setup: channels_last compile={comp} ddp={ddp_desc} sgd={sgd_kind} "
               f"amp={'off' if amp is None else args.precision} grad_scaler={scaler.is_enabled()} "
               f"torch={torch.__version__}")

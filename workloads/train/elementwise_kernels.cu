@@ -10,8 +10,8 @@
 #include "workloads/train/kernel_common.cuh"
 #include "workloads/train/train_kernels.cuh"
 
-// Residual add and ReLU, their gradients, a bias with the ReLU after it, and the per-channel sums
-// of a bias's gradient.
+// Residual add and ReLU, their gradients, a bias with the ReLU after it, the per-channel sums
+// of a bias's gradient, and the channel slices of a concatenation.
 namespace scalebench::train {
 
 namespace {
@@ -102,6 +102,29 @@ __global__ void add_into_kernel(T* dst, const T* src, bool accumulate, long long
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
     dst[i] = accumulate ? from_float<T>(to_float(dst[i]) + to_float(src[i])) : src[i];
+}
+
+// V channels a thread (16 bytes where every row width and offset allows).
+template <typename T, int V>
+__global__ void copy_channels_kernel(const T* src, int src_c, int src_at, T* dst, int dst_c, int dst_at, int c,
+                                     bool accumulate, long long rows) {
+  using Vec = Channels<T, V>;
+  const int groups = c / V;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < rows * groups;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long r = i / groups;
+    const int k = static_cast<int>(i % groups) * V;
+    const Vec v = *reinterpret_cast<const Vec*>(src + r * src_c + src_at + k);
+    Vec* out = reinterpret_cast<Vec*>(dst + r * dst_c + dst_at + k);
+    if (!accumulate) {
+      *out = v;
+      continue;
+    }
+    Vec sum = *out;
+#pragma unroll
+    for (int j = 0; j < V; ++j) sum.v[j] = from_float<T>(to_float(sum.v[j]) + to_float(v.v[j]));
+    *out = sum;
+  }
 }
 
 // Threads of a block cover 32 channels by 8 rows; blocks stride over the rows, one atomic add per
@@ -196,6 +219,27 @@ void add_into(void* dst, const void* src, bool accumulate, DType t, long long n,
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     add_into_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<T*>(dst), static_cast<const T*>(src), accumulate, n);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void copy_channels(const void* src, int src_c, int src_at, void* dst, int dst_c, int dst_at, int c, bool accumulate,
+                   DType t, long long rows, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    constexpr int kWide = 16 / static_cast<int>(sizeof(T));
+    const bool wide = src_c % kWide == 0 && src_at % kWide == 0 && dst_c % kWide == 0 && dst_at % kWide == 0 &&
+                      c % kWide == 0 && reinterpret_cast<std::uintptr_t>(src) % 16 == 0 &&
+                      reinterpret_cast<std::uintptr_t>(dst) % 16 == 0;
+    auto launch = [&](auto v) {
+      constexpr int V = decltype(v)::value;
+      copy_channels_kernel<T, V><<<blocks_for(rows * (c / V)), kThreads, 0, s>>>(
+          static_cast<const T*>(src), src_c, src_at, static_cast<T*>(dst), dst_c, dst_at, c, accumulate, rows);
+    };
+    if (wide)
+      launch(std::integral_constant<int, kWide>{});
+    else
+      launch(std::integral_constant<int, 1>{});
   });
   CUDA_CHECK(cudaGetLastError());
 }

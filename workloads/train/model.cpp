@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "workloads/train/inception.hpp"
+#include "workloads/train/model_builder.hpp"
 
 namespace scalebench::train {
 
@@ -18,8 +20,12 @@ const char* name(Op op) {
       return "relu";
     case Op::kMaxPool:
       return "maxpool";
+    case Op::kAvgPool:
+      return "avgpool_window";
     case Op::kGlobalAvgPool:
       return "avgpool";
+    case Op::kConcat:
+      return "concat";
     case Op::kFc:
       return "fc";
     case Op::kSoftmaxLoss:
@@ -33,87 +39,14 @@ long long Layer::weight_params() const {
   return params - (bias ? channels : 0);
 }
 
+std::vector<int> Layer::reads() const {
+  std::vector<int> out = inputs;
+  if (input >= 0) out.push_back(input);
+  if (residual >= 0) out.push_back(residual);
+  return out;
+}
+
 namespace {
-// Appends layers, inferring each output's shape and parameter range as it goes.
-class Builder {
- public:
-  Builder(std::string name, int classes, Dims input) {
-    m_.name = std::move(name);
-    m_.classes = classes;
-    Layer in;
-    in.op = Op::kInput;
-    in.name = "input";
-    in.out = input;
-    m_.layers.push_back(in);
-  }
-  int last() const { return static_cast<int>(m_.layers.size()) - 1; }
-  const Dims& dims(int layer) const { return m_.layers[static_cast<std::size_t>(layer)].out; }
-
-  int conv(const std::string& n, int in, int channels, int kernel, int stride, int pad, bool bias = false) {
-    const Dims d = dims(in);
-    Layer l = make(Op::kConv, n, in);
-    l.channels = channels, l.kernel = kernel, l.stride = stride, l.pad = pad, l.bias = bias;
-    l.out = {channels, (d.h + 2 * pad - kernel) / stride + 1, (d.w + 2 * pad - kernel) / stride + 1};
-    l.params = static_cast<long long>(channels) * d.c * kernel * kernel + (bias ? channels : 0);
-    return add(l);
-  }
-  int bn(const std::string& n, int in, bool relu, int residual = -1) {
-    Layer l = make(Op::kBatchNorm, n, in);
-    l.relu = relu, l.residual = residual;
-    l.out = dims(in);
-    if (residual >= 0 && !(dims(residual) == l.out))
-      throw Error("model " + m_.name + ": " + n + " adds a residual of another shape");
-    l.params = 2LL * l.out.c;
-    return add(l);
-  }
-  int relu(const std::string& n, int in) {
-    Layer l = make(Op::kRelu, n, in);
-    l.out = dims(in);
-    return add(l);
-  }
-  int maxpool(const std::string& n, int in, int kernel, int stride, int pad) {
-    const Dims d = dims(in);
-    Layer l = make(Op::kMaxPool, n, in);
-    l.kernel = kernel, l.stride = stride, l.pad = pad;
-    l.out = {d.c, (d.h + 2 * pad - kernel) / stride + 1, (d.w + 2 * pad - kernel) / stride + 1};
-    return add(l);
-  }
-  int avgpool(const std::string& n, int in) {
-    Layer l = make(Op::kGlobalAvgPool, n, in);
-    l.out = {dims(in).c, 1, 1};
-    return add(l);
-  }
-  // Reads the input as one vector per image (NHWC order).
-  int fc(const std::string& n, int in, int features, bool bias = true) {
-    Layer l = make(Op::kFc, n, in);
-    l.channels = features, l.bias = bias;
-    l.out = {features, 1, 1};
-    l.params = dims(in).elements() * features + (bias ? features : 0);
-    return add(l);
-  }
-  Model finish(int logits) {
-    Layer l = make(Op::kSoftmaxLoss, "loss", logits);
-    l.out = {1, 1, 1};
-    add(l);
-    return std::move(m_);
-  }
-
- private:
-  Layer make(Op op, const std::string& n, int in) const {
-    Layer l;
-    l.op = op, l.name = n, l.input = in;
-    return l;
-  }
-  int add(Layer l) {
-    if (l.out.h < 1 || l.out.w < 1) throw Error("model " + m_.name + ": " + l.name + " has an empty output");
-    l.param_offset = m_.param_count;
-    m_.param_count += l.params;
-    m_.layers.push_back(std::move(l));
-    return last();
-  }
-  Model m_;
-};
-
 // torchvision's Bottleneck: 1x1 (width), 3x3 (width, stride here: v1.5), 1x1 (4 x width), with a
 // 1x1 strided projection on the shortcut where the shape changes.
 int bottleneck(Builder& b, const std::string& n, int in, int width, int stride) {
@@ -141,7 +74,7 @@ Model resnet(const std::string& n, const int (&blocks)[4], int image) {
     for (int i = 0; i < blocks[stage]; ++i)
       x = bottleneck(b, "layer" + std::to_string(stage + 1) + "." + std::to_string(i), x, 64 << stage,
                      i == 0 && stage > 0 ? 2 : 1);
-  x = b.avgpool("avgpool", x);
+  x = b.global_avgpool("avgpool", x);
   return b.finish(b.fc("fc", x, 1000));
 }
 
@@ -174,7 +107,7 @@ Model tiny() {
   x = b.bn("bn1", b.conv("conv1", x, 8, 3, 1, 1), true);
   x = b.maxpool("maxpool", x, 3, 2, 1);
   x = bottleneck(b, "block", x, 4, 2);
-  x = b.avgpool("avgpool", x);
+  x = b.global_avgpool("avgpool", x);
   return b.finish(b.fc("fc", x, 10));
 }
 
@@ -195,24 +128,31 @@ Model fmnist_resnet() {
   x = residual_block(b, "layer1.res", b.maxpool("layer1.pool", x, 2, 2, 0));
   x = b.bn("layer2.bn", b.conv("layer2.conv", x, 128, 3, 1, 1), true);
   x = residual_block(b, "layer2.res", b.maxpool("layer2.pool", x, 2, 2, 0));
-  return b.finish(b.fc("fc", b.avgpool("avgpool", x), 10));
+  return b.finish(b.fc("fc", b.global_avgpool("avgpool", x), 10));
 }
 }  // namespace
 
 const std::vector<std::string>& model_names() {
-  static const std::vector<std::string> names = {"resnet50", "resnet101", "resnet152",
-                                                 "vgg16",    "tiny",      "fmnist-resnet"};
+  static const std::vector<std::string> names = {"resnet50", "resnet101",      "resnet152",
+                                                 "vgg16",    "inception3",     "inception4",
+                                                 "tiny",     "tiny-inception", "fmnist-resnet"};
   return names;
 }
 
+int native_image(std::string_view name) { return name == "inception3" || name == "inception4" ? 299 : 224; }
+
 Model build_model(std::string_view name, int image) {
   if (name == "fmnist-resnet") return fmnist_resnet();
+  if (image == 0) image = native_image(name);
   if (image < 32) throw Error("image size " + std::to_string(image) + " is too small (32 or more)");
   if (name == "resnet50") return resnet("resnet50", {3, 4, 6, 3}, image);
   if (name == "resnet101") return resnet("resnet101", {3, 4, 23, 3}, image);
   if (name == "resnet152") return resnet("resnet152", {3, 8, 36, 3}, image);
   if (name == "vgg16") return vgg16(image);
+  if (name == "inception3") return inception3(image);
+  if (name == "inception4") return inception4(image);
   if (name == "tiny") return tiny();
+  if (name == "tiny-inception") return tiny_inception();
   std::string all;
   for (const auto& n : model_names()) all += (all.empty() ? "" : ", ") + n;
   throw Error("unknown model '" + std::string(name) + "'; expected one of: " + all);
@@ -226,9 +166,10 @@ double macs(const Layer& l) {
 }
 }  // namespace
 
-double forward_flops(const Model& m) {
+double forward_flops(const Model& m, bool aux) {
   double total = 0;
-  for (const Layer& l : m.layers) total += macs(l);
+  for (const Layer& l : m.layers)
+    if (aux || !l.aux) total += macs(l);
   return 2 * total;
 }
 

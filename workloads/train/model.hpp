@@ -5,13 +5,15 @@
 #include <vector>
 
 // The networks the train workload runs, as data: a list of layers in forward (topological) order,
-// each naming the layer it reads. Shapes, parameter counts, FLOPs and the all-reduce buckets all
+// each naming the layers it reads. Shapes, parameter counts, FLOPs and the all-reduce buckets all
 // follow from the list. Pure: no CUDA.
 namespace scalebench::train {
 
 // kBatchNorm carries the residual add and the ReLU that follow it in a ResNet block
-// (y = relu(bn(x) + residual)), the form cuDNN fuses; kRelu is a ReLU on its own (VGG).
-enum class Op { kInput, kConv, kBatchNorm, kRelu, kMaxPool, kGlobalAvgPool, kFc, kSoftmaxLoss };
+// (y = relu(bn(x) + residual)), the form cuDNN fuses; kRelu is a ReLU on its own (VGG). kAvgPool
+// is a windowed average (Inception's 3x3 branch pool), kGlobalAvgPool the one before the
+// classifier; kConcat joins its inputs' channels (Inception's branches).
+enum class Op { kInput, kConv, kBatchNorm, kRelu, kMaxPool, kAvgPool, kGlobalAvgPool, kConcat, kFc, kSoftmaxLoss };
 const char* name(Op op);
 
 // Channels, height, width of one image's activation (stored NHWC: channels fastest).
@@ -24,37 +26,52 @@ struct Dims {
 struct Layer {
   Op op = Op::kInput;
   std::string name;
-  int input = -1;                       // the layer whose output this one reads
-  int residual = -1;                    // kBatchNorm: the layer whose output is added before the ReLU, or -1
-  bool relu = false;                    // kBatchNorm: ReLU after the (add and) normalisation
-  bool bias = false;                    // kConv, kFc: a bias per output channel
-  int channels = 0;                     // kConv, kFc: output channels (features)
-  int kernel = 1, stride = 1, pad = 0;  // kConv, kMaxPool
-  Dims out;                             // this layer's output per image
-  long long param_offset = 0;           // first element in the flat parameter buffer
-  long long params = 0;                 // weights then bias (kBatchNorm: scale then shift)
-  long long weight_params() const;      // params without the bias (kBatchNorm: the scale)
+  int input = -1;           // the layer whose output this one reads (-1 for kConcat)
+  std::vector<int> inputs;  // kConcat: the layers whose channels it joins, in order
+  int residual = -1;        // kBatchNorm: the layer whose output is added before the ReLU, or -1
+  bool relu = false;        // kBatchNorm: ReLU after the (add and) normalisation
+  bool bias = false;        // kConv, kFc: a bias per output channel
+  int channels = 0;         // kConv, kFc: output channels (features)
+  // kConv (1x7 and 7x1 in Inception), kMaxPool and kAvgPool (square: kernel_h == kernel_w).
+  int kernel_h = 1, kernel_w = 1, stride = 1, pad_h = 0, pad_w = 0;
+  bool count_pad = true;            // kAvgPool: padding counts in the divisor (PyTorch's count_include_pad)
+  double eps = 1e-5;                // kBatchNorm
+  float loss_weight = 1;            // kSoftmaxLoss: its share of the loss trained on
+  bool aux = false;                 // an auxiliary head's layer: trained, left out of inference
+  Dims out;                         // this layer's output per image
+  long long param_offset = 0;       // first element in the flat parameter buffer
+  long long params = 0;             // weights then bias (kBatchNorm: scale then shift)
+  long long weight_params() const;  // params without the bias (kBatchNorm: the scale)
+  std::vector<int> reads() const;   // every layer whose output this one reads
 };
 
+// Layers in topological order: each reads only earlier ones. A layer read by several (a block's
+// input, read by each of its branches) gets the sum of their gradients.
 struct Model {
   std::string name;
   int classes = 0;
-  std::vector<Layer> layers;  // layers[0] is the input, the last the loss
+  std::vector<Layer> layers;  // layers[0] is the input, the last the (main) loss
   long long param_count = 0;  // elements of the flat parameter buffer
 };
 
 // resnet50, resnet101, resnet152 (torchvision's v1.5: the stride in the bottleneck's 3x3 conv),
-// vgg16 (torchvision's, without dropout), tiny (a few layers of every op on 16x16 images, 10
-// classes: for gradient checks), fmnist-resnet (a small residual net for 28x28 grey images, 10
-// classes, input padded to kFmnistChannels channels). `image` is the input's height and width
-// (224 for ImageNet; tiny and fmnist-resnet ignore it). Throws Error for an unknown name, naming the choices.
-Model build_model(std::string_view name, int image = 224);
+// vgg16 (torchvision's, without dropout), inception3 (torchvision's inception_v3 with its
+// auxiliary head, without dropout), inception4 (Szegedy et al. 2016 as timm and Cadene's
+// pretrainedmodels define it), tiny (a few layers of every op on 16x16 images, 10 classes: for
+// gradient checks), tiny-inception (the same for Inception's ops: branches, concatenation,
+// asymmetric kernels, windowed average pooling, an auxiliary loss), fmnist-resnet (a small
+// residual net for 28x28 grey images, 10 classes, input padded to kFmnistChannels channels).
+// `image` is the input's height and width; 0: the model's own (native_image). The tiny models and
+// fmnist-resnet ignore it. Throws Error for an unknown name, naming the choices.
+Model build_model(std::string_view name, int image = 0);
+int native_image(std::string_view name);  // 299 for the Inceptions, 224 for the others
 inline constexpr int kFmnistChannels = 8;
 const std::vector<std::string>& model_names();
 
 // Multiply-adds x 2 of one image's forward pass through the convolutions and fully connected
-// layers (what papers quote as a model's FLOPs); a training step is about 3x that.
-double forward_flops(const Model& m);
+// layers (what papers quote as a model's FLOPs); a training step is about 3x that. `aux`: with
+// the auxiliary head's layers (training runs them, inference does not).
+double forward_flops(const Model& m, bool aux = true);
 
 // A range of the flat gradient buffer all-reduced as one: the parameters of layers `first_layer`
 // ..`last_layer` (whole layers, contiguous since parameters are laid out in layer order). Buckets

@@ -124,7 +124,7 @@ void Net::init_weights() {
     float* w = master() + l.param_offset;
     if (l.op == Op::kConv) {
       fill_normal(w, DType::kF32, l.weight_params(), 0.0f,
-                  std::sqrt(2.0f / (static_cast<float>(l.channels) * l.kernel * l.kernel)), cfg_.seed * 1000 + i,
+                  std::sqrt(2.0f / (static_cast<float>(l.channels) * l.kernel_h * l.kernel_w)), cfg_.seed * 1000 + i,
                   stream_);
     } else if (l.op == Op::kFc) {
       fill_normal(w, DType::kF32, l.weight_params(), 0.0f, 0.01f, cfg_.seed * 1000 + i, stream_);
@@ -149,13 +149,15 @@ void Net::init_weights() {
                              : reinterpret_cast<float*>(grad(static_cast<int>(i)));
       bn_at += static_cast<std::size_t>(l.params);
     }
-    if (l.op == Op::kMaxPool) {
-      if (l.kernel > kMaxPoolWindow)
-        throw Error(l.name + ": a max-pooling window of " + std::to_string(l.kernel) + " is wider than " +
+    if (l.op == Op::kMaxPool || l.op == Op::kAvgPool) {
+      if (l.kernel_h != l.kernel_w || l.pad_h != l.pad_w) throw Error(l.name + ": pooling takes square windows only");
+      if (l.op == Op::kMaxPool && l.kernel_h > kMaxPoolWindow)
+        throw Error(l.name + ": a max-pooling window of " + std::to_string(l.kernel_h) + " is wider than " +
                     std::to_string(kMaxPoolWindow));
       const Dims& d = model_.layers[static_cast<std::size_t>(l.input)].out;
-      st.pool = PoolShape{n, d.h, d.w, d.c, l.out.h, l.out.w, l.kernel, l.stride, l.pad};
-      if (cfg_.training) alloc(st.argmax, static_cast<std::size_t>(n) * static_cast<std::size_t>(l.out.elements()));
+      st.pool = PoolShape{n, d.h, d.w, d.c, l.out.h, l.out.w, l.kernel_h, l.stride, l.pad_h};
+      if (cfg_.training && l.op == Op::kMaxPool)
+        alloc(st.argmax, static_cast<std::size_t>(n) * static_cast<std::size_t>(l.out.elements()));
     }
   }
 }
@@ -178,7 +180,8 @@ void Net::init_data() {
 }
 
 // Who writes each gradient first in the backward pass (layers in reverse): the first writes,
-// the others add.
+// the others add, so a layer read by several (a block's input and its branches, a concat's
+// inputs) gets the sum of their gradients.
 void Net::find_first_writers() {
   if (!cfg_.training) return;
   std::vector<bool> written(model_.layers.size(), false);
@@ -191,6 +194,13 @@ void Net::find_first_writers() {
     LayerState& st = *layers_[static_cast<std::size_t>(i)];
     if (l.residual >= 0) writes(l.residual, st.acc_residual);
     if (l.input > 0) writes(l.input, st.acc_input);
+    st.acc_inputs.assign(l.inputs.size(), false);
+    for (std::size_t j = 0; j < l.inputs.size(); ++j)
+      if (l.inputs[j] > 0) {
+        bool acc = false;
+        writes(l.inputs[j], acc);
+        st.acc_inputs[j] = acc;
+      }
   }
 }
 
@@ -199,10 +209,8 @@ void Net::find_first_writers() {
 // its step in separate passes).
 void Net::fuse_bias_relu() {
   std::vector<int> readers(model_.layers.size(), 0);
-  for (const Layer& l : model_.layers) {
-    if (l.input >= 0) ++readers[static_cast<std::size_t>(l.input)];
-    if (l.residual >= 0) ++readers[static_cast<std::size_t>(l.residual)];
-  }
+  for (const Layer& l : model_.layers)
+    for (int r : l.reads()) ++readers[static_cast<std::size_t>(r)];
   bias_in_relu_.assign(model_.layers.size(), false);
   for (std::size_t i = 1; i + 1 < model_.layers.size(); ++i) {
     const Layer& l = model_.layers[i];
@@ -252,6 +260,7 @@ Json Net::describe() const {
               {"algo_selection", cfg_.search ? "search" : "heuristic"},
               {"conv_api", cfg_.conv_api},
               {"graph_plans_tried", graph_plans_tried_},
+              {"graph_api_skipped_convs", legacy_only_},
               {"graph_api_error", graph_api_error_},
               {"algo_search_s", search_seconds_},
               {"workspace_bytes", workspace_.bytes()},

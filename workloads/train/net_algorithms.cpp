@@ -159,9 +159,9 @@ std::size_t Net::choose_conv(int layer, AlgoSearch& search) {
       cfg_.conv_api == "graph" || (cfg_.conv_api == "best" && cfg_.search && cfg_.precision == Precision::kFp32);
   // A graph plan has beta baked in: shapes that accumulate their input gradient need their own.
   const std::string key = std::to_string(in.out.c) + "x" + std::to_string(in.out.h) + "x" + std::to_string(in.out.w) +
-                          ">" + std::to_string(l.channels) + "k" + std::to_string(l.kernel) + "s" +
-                          std::to_string(l.stride) + "p" + std::to_string(l.pad) +
-                          (use_graph && st.acc_input ? "+acc" : "");
+                          ">" + std::to_string(l.channels) + "k" + std::to_string(l.kernel_h) + "x" +
+                          std::to_string(l.kernel_w) + "s" + std::to_string(l.stride) + "p" + std::to_string(l.pad_h) +
+                          "x" + std::to_string(l.pad_w) + (use_graph && st.acc_input ? "+acc" : "");
   if (auto hit = search.cache.find(key); hit != search.cache.end()) {
     std::tie(st.fwd, st.bwd_data, st.bwd_filter) = hit->second;
   } else {
@@ -261,12 +261,18 @@ void Net::find_graph_plans(int layer, AlgoSearch& search) {
   LayerState& st = *layers_[i];
   const Layer& in = model_.layers[static_cast<std::size_t>(l.input)];
   const LayerState& ist = *layers_[static_cast<std::size_t>(l.input)];
+  // The graph API's shape has one padding for both sides: 1x7 and 7x1 convolutions keep the
+  // legacy algorithms.
+  if (l.pad_h != l.pad_w) {
+    ++legacy_only_;
+    return;
+  }
   cudnnHandle_t h = cudnn_.get();
   const int n = cfg_.batch;
   gpu::ConvShape sh;
   sh.n = n, sh.c = in.out.c, sh.h = in.out.h, sh.w = in.out.w;
-  sh.k = l.channels, sh.r = l.kernel, sh.s = l.kernel, sh.p = l.out.h, sh.q = l.out.w;
-  sh.pad = l.pad, sh.stride = l.stride;
+  sh.k = l.channels, sh.r = l.kernel_h, sh.s = l.kernel_w, sh.p = l.out.h, sh.q = l.out.w;
+  sh.pad = l.pad_h, sh.stride = l.stride;
   sh.data = cudnn_type(ct_);
   sh.strict_fp32 = cfg_.precision == Precision::kFp32;
   void* w = weight(layer);

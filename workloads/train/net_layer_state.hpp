@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "workloads/gpu/cudnn_conv_graph.hpp"
 #include "workloads/gpu/dtype_cuda.hpp"
@@ -15,7 +16,6 @@
 
 namespace scalebench::train {
 
-constexpr double kBnEpsilon = 1e-5;
 constexpr double kBnMomentum = 0.1;  // running = 0.9 running + 0.1 batch (PyTorch's default)
 
 using gpu::cudnn_type;
@@ -44,6 +44,7 @@ struct Net::LayerState {
   gpu::DeviceBuffer y, dy;
   gpu::TensorDescriptor y_desc;
   bool acc_input = false, acc_residual = false;  // backward adds into the gradient (another wrote it first)
+  std::vector<bool> acc_inputs;                  // concat: the same, per input
   // conv
   gpu::FilterDescriptor w_desc;
   gpu::ConvolutionDescriptor fwd_desc, bwd_data_desc, bwd_filter_desc;
@@ -56,7 +57,7 @@ struct Net::LayerState {
   bool fused = false;
   std::string unfused_reason;
   float* bn_grad32 = nullptr;  // fp32 gradients of scale and shift (the flat buffer itself in fp32)
-  // maxpool
+  // maxpool, windowed avgpool
   PoolShape pool;
   gpu::DeviceBuffer argmax;  // training: each output's maximum in its window
   // fc

@@ -16,9 +16,9 @@ void Net::setup_conv(int i) {
   const Layer& in = model_.layers[static_cast<std::size_t>(l.input)];
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
   CUDNN_CHECK(cudnnSetFilter4dDescriptor(st.w_desc.get(), cudnn_type(ct_), CUDNN_TENSOR_NHWC, l.channels, in.out.c,
-                                         l.kernel, l.kernel));
+                                         l.kernel_h, l.kernel_w));
   for (cudnnConvolutionDescriptor_t d : {st.fwd_desc.get(), st.bwd_data_desc.get(), st.bwd_filter_desc.get()}) {
-    CUDNN_CHECK(cudnnSetConvolution2dDescriptor(d, l.pad, l.pad, l.stride, l.stride, 1, 1, CUDNN_CROSS_CORRELATION,
+    CUDNN_CHECK(cudnnSetConvolution2dDescriptor(d, l.pad_h, l.pad_w, l.stride, l.stride, 1, 1, CUDNN_CROSS_CORRELATION,
                                                 CUDNN_DATA_FLOAT));
     CUDNN_CHECK(cudnnSetConvolutionMathType(d, conv_math(cfg_.precision)));
   }
@@ -129,6 +129,31 @@ void Net::fc_backward(int i, const std::function<void(int)>& done) {
     st.fc_bwd_data.run(lt_.get(), weight(i), st.dy.get(), dact(l.input), st.acc_input, lt_workspace_.get(), stream_);
 }
 
+// Each input into its slice of the output's channels.
+void Net::concat_forward(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  const long long rows = static_cast<long long>(cfg_.batch) * l.out.h * l.out.w;
+  int at = 0;
+  for (int in : l.inputs) {
+    const int c = model_.layers[static_cast<std::size_t>(in)].out.c;
+    copy_channels(act(in), c, 0, act(i), l.out.c, at, c, false, ct_, rows, stream_);
+    at += c;
+  }
+}
+
+// Each slice of the gradient back to its input, added where another reader wrote first.
+void Net::concat_backward(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  const LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  const long long rows = static_cast<long long>(cfg_.batch) * l.out.h * l.out.w;
+  int at = 0;
+  for (std::size_t j = 0; j < l.inputs.size(); ++j) {
+    const int in = l.inputs[j], c = model_.layers[static_cast<std::size_t>(in)].out.c;
+    if (in > 0) copy_channels(st.dy.get(), l.out.c, at, dact(in), c, 0, c, st.acc_inputs[j], ct_, rows, stream_);
+    at += c;
+  }
+}
+
 void Net::bn_forward(int i, Pass pass) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
@@ -141,21 +166,20 @@ void Net::bn_forward(int i, Pass pass) {
   if (pass == Pass::kInfer) {
     bn_forward_infer(in.y.get(), z, st.y.get(), ct_, rows, l.out.c, scale, shift,
                      reinterpret_cast<const float*>(st.running_mean.get()),
-                     reinterpret_cast<const float*>(st.running_var.get()), kBnEpsilon, l.relu, bn_work_.get(), stream_);
+                     reinterpret_cast<const float*>(st.running_var.get()), l.eps, l.relu, bn_work_.get(), stream_);
   } else if (st.fused && pass == Pass::kTrain) {
     const cudnnBatchNormOps_t ops =
         l.residual >= 0 ? CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION : CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
     CUDNN_CHECK(cudnnBatchNormalizationForwardTrainingEx(
         cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, &one, &zero, in.y_desc.get(), in.y.get(),
         l.residual >= 0 ? st.y_desc.get() : nullptr, z, st.y_desc.get(), st.y.get(), st.bn_desc.get(), scale, shift,
-        kBnMomentum, st.running_mean.get(), st.running_var.get(), kBnEpsilon, st.saved_mean.get(),
-        st.saved_inv_var.get(), relu_.get(), workspace_.get(), workspace_.bytes(), st.reserve.get(),
-        st.reserve.bytes()));
+        kBnMomentum, st.running_mean.get(), st.running_var.get(), l.eps, st.saved_mean.get(), st.saved_inv_var.get(),
+        relu_.get(), workspace_.get(), workspace_.bytes(), st.reserve.get(), st.reserve.bytes()));
   } else {
     bn_forward_train(in.y.get(), z, st.y.get(), ct_, rows, l.out.c, scale, shift,
                      reinterpret_cast<float*>(st.saved_mean.get()), reinterpret_cast<float*>(st.saved_inv_var.get()),
                      reinterpret_cast<float*>(st.running_mean.get()), reinterpret_cast<float*>(st.running_var.get()),
-                     pass == Pass::kCalibrate ? 1.0 : kBnMomentum, kBnEpsilon, l.relu,
+                     pass == Pass::kCalibrate ? 1.0 : kBnMomentum, l.eps, l.relu,
                      reinterpret_cast<std::uint8_t*>(st.relu_mask.get()), bn_work_.get(), stream_);
   }
 }
@@ -175,7 +199,7 @@ void Net::bn_backward(int i, const std::function<void(int)>& done) {
         cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, &one, &beta_dx, &one, &zero, in.y_desc.get(), in.y.get(),
         st.y_desc.get(), st.y.get(), st.y_desc.get(), st.dy.get(), l.residual >= 0 ? st.y_desc.get() : nullptr,
         l.residual >= 0 ? dact(l.residual) : nullptr, in.y_desc.get(), dact(l.input), st.bn_desc.get(), scale, shift,
-        st.bn_grad32, st.bn_grad32 + l.out.c, kBnEpsilon, st.saved_mean.get(), st.saved_inv_var.get(), relu_.get(),
+        st.bn_grad32, st.bn_grad32 + l.out.c, l.eps, st.saved_mean.get(), st.saved_inv_var.get(), relu_.get(),
         workspace_.get(), workspace_.bytes(), st.reserve.get(), st.reserve.bytes()));
   } else {
     train::bn_backward(in.y.get(), reinterpret_cast<const std::uint8_t*>(st.relu_mask.get()), st.dy.get(),
@@ -210,11 +234,17 @@ void Net::alloc_relu_mask(int layer) {
 void Net::forward(Pass pass) {
   if (pass == Pass::kTrain && !cfg_.training) throw Error("a net built for inference cannot train");
   if (marks_) mark(marks_->fwd[0]);
+  // Each loss layer adds its weighted loss (Inception v3's auxiliary one, then the main).
+  if (pass != Pass::kInfer) CUDA_CHECK(cudaMemsetAsync(loss_.get(), 0, sizeof(double), stream_));
   for (std::size_t k = 1; k < model_.layers.size(); ++k) {
     const int i = static_cast<int>(k);
     const Layer& l = model_.layers[k];
     LayerState& st = *layers_[k];
     const long long n = cfg_.batch;
+    if (pass == Pass::kInfer && l.aux) {  // an auxiliary head only trains
+      if (marks_) mark(marks_->fwd[k]);
+      continue;
+    }
     switch (l.op) {
       case Op::kInput:
         break;
@@ -235,20 +265,25 @@ void Net::forward(Pass pass) {
         maxpool_forward(act(l.input), st.y.get(), reinterpret_cast<std::uint8_t*>(st.argmax.get()), ct_, st.pool,
                         stream_);
         break;
+      case Op::kAvgPool:
+        avgpool2d_forward(act(l.input), st.y.get(), ct_, st.pool, l.count_pad, stream_);
+        break;
       case Op::kGlobalAvgPool: {
         const Dims& d = model_.layers[static_cast<std::size_t>(l.input)].out;
         avgpool_forward(act(l.input), st.y.get(), ct_, cfg_.batch, d.h * d.w, d.c, stream_);
         break;
       }
+      case Op::kConcat:
+        concat_forward(i);
+        break;
       case Op::kFc:
         fc_forward(i);
         break;
       case Op::kSoftmaxLoss:
         if (pass == Pass::kInfer) break;  // inference ends at the logits
-        CUDA_CHECK(cudaMemsetAsync(loss_.get(), 0, sizeof(double), stream_));
         softmax_cross_entropy(act(l.input), reinterpret_cast<const int*>(labels_.get()),
                               pass == Pass::kTrain ? dact(l.input) : nullptr, ct_, cfg_.batch, model_.classes,
-                              loss_scale_device(), loss_device(), stream_, cfg_.label_smoothing);
+                              loss_scale_device(), loss_device(), stream_, cfg_.label_smoothing, l.loss_weight);
         break;
     }
     if (marks_) mark(marks_->fwd[k]);
@@ -285,11 +320,17 @@ void Net::backward(const std::function<void(int)>& grads_done) {
         maxpool_backward(st.dy.get(), reinterpret_cast<const std::uint8_t*>(st.argmax.get()), dact(l.input),
                          st.acc_input, ct_, st.pool, stream_);
         break;
+      case Op::kAvgPool:
+        avgpool2d_backward(st.dy.get(), dact(l.input), st.acc_input, ct_, st.pool, l.count_pad, stream_);
+        break;
       case Op::kGlobalAvgPool: {
         const Dims& d = model_.layers[static_cast<std::size_t>(l.input)].out;
         avgpool_backward(st.dy.get(), dact(l.input), st.acc_input, ct_, cfg_.batch, d.h * d.w, d.c, stream_);
         break;
       }
+      case Op::kConcat:
+        concat_backward(i);
+        break;
       case Op::kFc:
         fc_backward(i, grads_done);
         break;

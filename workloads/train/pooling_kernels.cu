@@ -6,7 +6,7 @@
 #include "workloads/train/kernel_common.cuh"
 #include "workloads/train/train_kernels.cuh"
 
-// Global average pooling and max pooling, forward and backward.
+// Global average pooling, windowed average pooling and max pooling, forward and backward.
 namespace scalebench::train {
 
 namespace {
@@ -101,6 +101,64 @@ __global__ void maxpool_backward_kernel(const T* dy, const std::uint8_t* argmax,
     }
 }
 
+// The divisor of output (oy, ox)'s average, as PyTorch's avg_pool2d takes it: the window clipped
+// to the padded input (count_pad), or to the input itself.
+__device__ __forceinline__ float avg_divisor(const PoolShape& p, int oy, int ox, bool count_pad) {
+  int y0 = oy * p.stride - p.pad, x0 = ox * p.stride - p.pad;
+  int y1 = min(y0 + p.k, p.h + p.pad), x1 = min(x0 + p.k, p.w + p.pad);
+  if (!count_pad) y0 = max(y0, 0), x0 = max(x0, 0), y1 = min(y1, p.h), x1 = min(x1, p.w);
+  return static_cast<float>((y1 - y0) * (x1 - x0));
+}
+
+// As max pooling's: grid rows are images, a thread takes V channels of one output.
+template <typename T, int V>
+__global__ void avgpool2d_forward_kernel(const T* x, T* y, PoolShape p, bool count_pad) {
+  const int groups = p.c / V, per_image = p.oh * p.ow * groups;
+  for (long long img = blockIdx.y; img < p.n; img += gridDim.y)
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < per_image; i += gridDim.x * blockDim.x) {
+      const int g = i % groups, pos = i / groups, ox = pos % p.ow, oy = pos / p.ow;
+      const int y0 = oy * p.stride - p.pad, x0 = ox * p.stride - p.pad;
+      float sum[V] = {};
+      for (int iy = max(y0, 0); iy < min(y0 + p.k, p.h); ++iy)
+        for (int ix = max(x0, 0); ix < min(x0 + p.k, p.w); ++ix) {
+          const Channels<T, V> in =
+              *reinterpret_cast<const Channels<T, V>*>(x + ((img * p.h + iy) * p.w + ix) * p.c + g * V);
+          for (int v = 0; v < V; ++v) sum[v] += to_float(in.v[v]);
+        }
+      const float inv = 1.0f / avg_divisor(p, oy, ox, count_pad);
+      Channels<T, V> out;
+      for (int v = 0; v < V; ++v) out.v[v] = from_float<T>(sum[v] * inv);
+      *reinterpret_cast<Channels<T, V>*>(y + ((img * p.oh + oy) * p.ow + ox) * p.c + g * V) = out;
+    }
+}
+
+// A thread per V channels of one input gathers dy / divisor from the outputs whose window holds
+// it, so no two threads write one dx.
+template <typename T, int V>
+__global__ void avgpool2d_backward_kernel(const T* dy, T* dx, bool accumulate, PoolShape p, bool count_pad) {
+  const int groups = p.c / V, per_image = p.h * p.w * groups;
+  for (long long img = blockIdx.y; img < p.n; img += gridDim.y)
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < per_image; i += gridDim.x * blockDim.x) {
+      const int g = i % groups, pos = i / groups, ix = pos % p.w, iy = pos / p.w;
+      const int ylo = iy + p.pad - p.k + 1, xlo = ix + p.pad - p.k + 1;
+      const int oy0 = ylo <= 0 ? 0 : (ylo + p.stride - 1) / p.stride, oy1 = min(p.oh - 1, (iy + p.pad) / p.stride);
+      const int ox0 = xlo <= 0 ? 0 : (xlo + p.stride - 1) / p.stride, ox1 = min(p.ow - 1, (ix + p.pad) / p.stride);
+      float sum[V] = {};
+      for (int oy = oy0; oy <= oy1; ++oy)
+        for (int ox = ox0; ox <= ox1; ++ox) {
+          const float inv = 1.0f / avg_divisor(p, oy, ox, count_pad);
+          const Channels<T, V> d =
+              *reinterpret_cast<const Channels<T, V>*>(dy + ((img * p.oh + oy) * p.ow + ox) * p.c + g * V);
+          for (int v = 0; v < V; ++v) sum[v] += to_float(d.v[v]) * inv;
+        }
+      Channels<T, V>* out = reinterpret_cast<Channels<T, V>*>(dx + ((img * p.h + iy) * p.w + ix) * p.c + g * V);
+      Channels<T, V> r;
+      if (accumulate) r = *out;
+      for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(accumulate ? to_float(r.v[v]) + sum[v] : sum[v]);
+      *out = r;
+    }
+}
+
 dim3 image_grid(int n, long long per_image) {
   return dim3(static_cast<unsigned>(std::clamp<long long>((per_image + kThreads - 1) / kThreads, 1, 1 << 16)),
               static_cast<unsigned>(std::min(n, 65535)));
@@ -147,6 +205,31 @@ void maxpool_backward(const void* dy, const std::uint8_t* argmax, void* dx, bool
       maxpool_backward_kernel<T, decltype(v)::value>
           <<<image_grid(p.n, static_cast<long long>(p.h) * p.w * p.c / v), kThreads, 0, s>>>(
               static_cast<const T*>(dy), argmax, static_cast<T*>(dx), accumulate, p);
+    });
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void avgpool2d_forward(const void* x, void* y, DType t, const PoolShape& p, bool count_pad, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    with_channel_vector<T>(p.c, [&](auto v) {
+      avgpool2d_forward_kernel<T, decltype(v)::value>
+          <<<image_grid(p.n, static_cast<long long>(p.oh) * p.ow * p.c / v), kThreads, 0, s>>>(
+              static_cast<const T*>(x), static_cast<T*>(y), p, count_pad);
+    });
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void avgpool2d_backward(const void* dy, void* dx, bool accumulate, DType t, const PoolShape& p, bool count_pad,
+                        cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    with_channel_vector<T>(p.c, [&](auto v) {
+      avgpool2d_backward_kernel<T, decltype(v)::value>
+          <<<image_grid(p.n, static_cast<long long>(p.h) * p.w * p.c / v), kThreads, 0, s>>>(
+              static_cast<const T*>(dy), static_cast<T*>(dx), accumulate, p, count_pad);
     });
   });
   CUDA_CHECK(cudaGetLastError());

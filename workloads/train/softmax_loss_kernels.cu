@@ -12,7 +12,7 @@ namespace {
 // One block per image: max, sum of exponentials, loss, gradient.
 template <typename T>
 __global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogits, int n, int k,
-                                    const float* loss_scale, double* loss, float smoothing) {
+                                    const float* loss_scale, double* loss, float smoothing, float weight) {
   __shared__ float red[kThreads];
   const int img = blockIdx.x;
   const T* row = logits + static_cast<long long>(img) * k;
@@ -52,10 +52,10 @@ __global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogi
     const float lse = logf(sum) + m;
     const double l = static_cast<double>((1.0f - smoothing) * (lse - to_float(row[label])) +
                                          smoothing * (lse - red[0] / static_cast<float>(k)));
-    atomicAdd(loss, l / n);
+    atomicAdd(loss, weight * l / n);
   }
   if (!dlogits) return;
-  const float scale = (loss_scale ? *loss_scale : 1.0f) / n;
+  const float scale = (loss_scale ? *loss_scale : 1.0f) * weight / n;
   const float off = smoothing / static_cast<float>(k);
   T* drow = dlogits + static_cast<long long>(img) * k;
   for (int j = threadIdx.x; j < k; j += blockDim.x) {
@@ -66,11 +66,11 @@ __global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogi
 }  // namespace
 
 void softmax_cross_entropy(const void* logits, const int* labels, void* dlogits, DType t, int n, int k,
-                           const float* loss_scale, double* loss, cudaStream_t s, float smoothing) {
+                           const float* loss_scale, double* loss, cudaStream_t s, float smoothing, float weight) {
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     softmax_xent_kernel<<<static_cast<unsigned>(n), kThreads, 0, s>>>(
-        static_cast<const T*>(logits), labels, static_cast<T*>(dlogits), n, k, loss_scale, loss, smoothing);
+        static_cast<const T*>(logits), labels, static_cast<T*>(dlogits), n, k, loss_scale, loss, smoothing, weight);
   });
   CUDA_CHECK(cudaGetLastError());
 }

@@ -302,7 +302,7 @@ compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cf
                                {"p90", percentile(out.seconds, 0.9) * 1e3},
                                {"p99", percentile(out.seconds, 0.99) * 1e3}};
   details["memory_used_bytes"] = memory_in_use();
-  details["flops_per_image"] = forward_flops(model);
+  details["flops_per_image"] = forward_flops(model, false);  // without an auxiliary head
   details["graph"] = cfg.graph;
 
   // Reduced precisions against the same net in fp32 (no TF32): same weights, same images, same

@@ -1,5 +1,6 @@
 #pragma once
 #include <optional>
+#include <string>
 
 #include "common/json.hpp"
 #include "workloads/bootstrap/mpi_session.hpp"
@@ -25,9 +26,12 @@ class TrainBench {
   compute::RankOutcome measure(const TrainPoint& point, const Config& cfg, const compute::TimingConfig& timing,
                                const compute::DeviceInfo& gpu);
 
-  // The tiny net's gradients against central finite differences of its loss, in fp32 on the
-  // current GPU: {"params", "wrong", "max_error", "tolerance"}.
-  static Json gradient_check(cudaStream_t stream);
+  // A tiny net's gradients against central finite differences of its loss, in fp32 on the
+  // current GPU: {"model", "tensors", "wrong", "max_rel_error", "tolerance_rel", "by_tensor"}.
+  // `model`: "tiny" (the ResNet and VGG ops) or "tiny-inception" (Inception's).
+  static Json gradient_check(cudaStream_t stream, const std::string& model = "tiny");
+  // The tiny net whose ops those of `m` are: tiny-inception for a net with branches.
+  static std::string gradient_check_model(const Model& m);
 
  private:
   compute::RankOutcome train(const TrainPoint& point, const Config& cfg, const compute::TimingConfig& timing);

@@ -20,7 +20,7 @@ struct CommConfig {
 
 struct Config {
   std::string model = "resnet50";
-  int image = 224;
+  int image = 0;         // 0: the model's own (native_image)
   bool training = true;  // mode train; false: inference (forward only)
   std::vector<compute::Precision> precisions;
   std::vector<int> batches;  // per GPU

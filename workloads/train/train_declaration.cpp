@@ -55,17 +55,21 @@ WorkloadDef train_declaration() {
   WorkloadDef d;
   d.name = "train";
   d.help =
-      "data-parallel CNN training (ResNet-50/101/152, VGG-16) on cuDNN and cuBLASLt, gradients all-reduced through "
+      "data-parallel CNN training (ResNet-50/101/152, VGG-16, Inception v3/v4) on cuDNN and cuBLASLt, gradients "
+      "all-reduced through "
       "NCCL in buckets overlapped with the backward pass; or inference: images/s per GPU and on all GPUs; or, "
       "with data, time to a target accuracy on real data over seeds (docs/train.md)";
   d.params = {
       {"model",
        ParamType::kEnum,
        "resnet50",
-       {"resnet50", "resnet101", "resnet152", "vgg16", "tiny", "fmnist-resnet"},
+       {"resnet50", "resnet101", "resnet152", "vgg16", "inception3", "inception4", "tiny", "tiny-inception",
+        "fmnist-resnet"},
        {},
-       "the network (torchvision's layouts; tiny: a few layers for checks; fmnist-resnet: a small residual net "
-       "for 28x28 grey images, what the time-to-accuracy mode trains)"},
+       "the network (torchvision's layouts; inception3: torchvision's inception_v3 with its auxiliary head, "
+       "trained on main + 0.4 x auxiliary loss; inception4: Inception-v4 as timm defines it; tiny, tiny-inception: "
+       "a few layers for checks; fmnist-resnet: a small residual net for 28x28 grey images, what the "
+       "time-to-accuracy mode trains)"},
       {"mode",
        ParamType::kEnum,
        "train",
@@ -80,7 +84,13 @@ WorkloadDef train_declaration() {
        "fp32 (no TF32), tf32, fp16 (mixed: fp32 master weights, dynamic loss scaling), bf16 (mixed); one or a "
        "comma-separated list"},
       {"batch", ParamType::kText, "64", {}, {}, "images per GPU per step; one or a comma-separated list"},
-      {"image", ParamType::kInt, 224, {}, 32, "image height and width (3 channels, synthetic, made on the GPU)"},
+      {"image",
+       ParamType::kInt,
+       0,
+       {},
+       0,
+       "image height and width (3 channels, synthetic, made on the GPU); 0: the model's own, 299 for inception3 "
+       "and inception4, 224 for the others"},
       {"steps", ParamType::kInt, 5, {}, 1, "steps (or forward passes) per timed sample"},
       {"warmup", ParamType::kInt, 10, {}, 0, "untimed steps before timing"},
       {"bucket_mb", ParamType::kNumber, 25.0, {}, 0.001, "gradient bytes per all-reduce bucket (MiB)"},

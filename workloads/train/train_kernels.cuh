@@ -61,12 +61,29 @@ void maxpool_forward(const void* x, void* y, std::uint8_t* argmax, DType t, cons
 void maxpool_backward(const void* dy, const std::uint8_t* argmax, void* dx, bool accumulate, DType t,
                       const PoolShape& p, cudaStream_t s);
 
-// Softmax cross-entropy of logits (n x k) against labels: adds the mean loss over the batch to
-// *loss (fp64, zeroed by the caller) and, when dlogits is not null, writes
-// dlogits = (softmax - onehot) * loss_scale / n (loss_scale read from device memory; null: 1).
-// With `smoothing` e the one-hot target becomes (1 - e) onehot + e / k (label smoothing).
+// Average pooling over the same windows: y = the window's sum / k^2 (`count_pad`: the padding's
+// zeros count, PyTorch's count_include_pad) or / the positions of the window inside x. Backward,
+// each x gets dy / divisor from every output whose window holds it (dx = that, or += when
+// accumulate).
+void avgpool2d_forward(const void* x, void* y, DType t, const PoolShape& p, bool count_pad, cudaStream_t s);
+void avgpool2d_backward(const void* dy, void* dx, bool accumulate, DType t, const PoolShape& p, bool count_pad,
+                        cudaStream_t s);
+
+// One input of a concatenation along channels: over `rows` positions, dst[r][dst_at + k] =
+// src[r][src_at + k] for k < c, src rows `src_c` wide and dst rows `dst_c` (or += when
+// accumulate). Forward copies an input into its slice of the output (src_at 0); backward copies
+// the slice of dy back into that input's gradient (dst_at 0).
+void copy_channels(const void* src, int src_c, int src_at, void* dst, int dst_c, int dst_at, int c, bool accumulate,
+                   DType t, long long rows, cudaStream_t s);
+
+// Softmax cross-entropy of logits (n x k) against labels: adds `weight` x the mean loss over the
+// batch to *loss (fp64, zeroed by the caller) and, when dlogits is not null, writes
+// dlogits = (softmax - onehot) * weight * loss_scale / n (loss_scale read from device memory;
+// null: 1). With `smoothing` e the one-hot target becomes (1 - e) onehot + e / k (label
+// smoothing). `weight`: an auxiliary loss's share of the total (Inception v3's 0.4).
 void softmax_cross_entropy(const void* logits, const int* labels, void* dlogits, DType t, int n, int k,
-                           const float* loss_scale, double* loss, cudaStream_t s, float smoothing = 0);
+                           const float* loss_scale, double* loss, cudaStream_t s, float smoothing = 0,
+                           float weight = 1);
 
 // Per-channel sums of dy (rows x c, channels fastest) added to sums (fp32, zeroed by the caller):
 // the gradient of a bias added to every row.

@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "tests/unit/gpu_available.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/half_bits.hpp"
+#include "workloads/train/model.hpp"
 #include "workloads/train/train_bench.hpp"
 #include "workloads/train/train_kernels.cuh"
 
@@ -57,6 +59,139 @@ TEST(TrainGpu, TinyNetGradientsMatchFiniteDifferences) {
   const Json r = train::TrainBench::gradient_check(stream.get());
   EXPECT_EQ(r.at("tensors").get<long long>(), 19);
   EXPECT_EQ(r.at("wrong").get<long long>(), 0) << r.dump(1);
+}
+
+// The same for Inception's ops (tiny-inception): four branches reading one layer (its gradient is
+// their sum), 1x3 and 3x1 convolutions, 3x3 average pools with and without the padding counted,
+// concatenations, a strided conv beside a max pool, and an auxiliary head whose loss weighs 0.4.
+TEST(TrainGpu, TinyInceptionGradientsMatchFiniteDifferences) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const Json r = train::TrainBench::gradient_check(stream.get(), "tiny-inception");
+  EXPECT_EQ(r.at("model").get<std::string>(), "tiny-inception");
+  EXPECT_EQ(r.at("tensors").get<long long>(), 28);  // 8 convolutions, 8 batch norms x 2, 2 fc x 2
+  EXPECT_EQ(r.at("wrong").get<long long>(), 0) << r.dump(1);
+  EXPECT_EQ(train::TrainBench::gradient_check_model(train::build_model("inception3")), "tiny-inception");
+  EXPECT_EQ(train::TrainBench::gradient_check_model(train::build_model("resnet50")), "tiny");
+}
+
+// Windowed average pooling against a host reference (PyTorch's avg_pool2d divisors, with the
+// padding counted and not), in fp32 and fp16, on the one-channel and 16-byte paths, the gradient
+// also added into what is there.
+TEST(TrainGpu, AvgPoolMatchesAHostReference) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const cudaStream_t s = stream.get();
+  for (const train::PoolShape p :
+       {train::PoolShape{2, 7, 6, 3, 7, 6, 3, 1, 1}, train::PoolShape{3, 9, 8, 16, 2, 2, 5, 3, 0},
+        train::PoolShape{2, 5, 5, 8, 3, 3, 3, 2, 1}}) {
+    const std::size_t nx = static_cast<std::size_t>(p.n) * p.h * p.w * p.c;
+    const std::size_t ny = static_cast<std::size_t>(p.n) * p.oh * p.ow * p.c;
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> small(-4, 4);
+    std::vector<float> x(nx), dy(ny), dx0(nx);
+    for (float& v : x) v = static_cast<float>(small(rng));
+    for (float& v : dy) v = static_cast<float>(small(rng));
+    for (float& v : dx0) v = static_cast<float>(small(rng));
+    for (const bool count_pad : {true, false}) {
+      std::vector<float> want_y(ny, 0.0f), want_dx(nx, 0.0f);
+      for (int img = 0; img < p.n; ++img)
+        for (int oy = 0; oy < p.oh; ++oy)
+          for (int ox = 0; ox < p.ow; ++ox) {
+            const int y0 = oy * p.stride - p.pad, x0 = ox * p.stride - p.pad;
+            int inside = 0;
+            for (int iy = std::max(y0, 0); iy < std::min(y0 + p.k, p.h); ++iy)
+              for (int ix = std::max(x0, 0); ix < std::min(x0 + p.k, p.w); ++ix) ++inside;
+            const int div =
+                count_pad ? (std::min(y0 + p.k, p.h + p.pad) - y0) * (std::min(x0 + p.k, p.w + p.pad) - x0) : inside;
+            for (int ch = 0; ch < p.c; ++ch) {
+              const std::size_t o = ((static_cast<std::size_t>(img) * p.oh + oy) * p.ow + ox) * p.c + ch;
+              for (int iy = std::max(y0, 0); iy < std::min(y0 + p.k, p.h); ++iy)
+                for (int ix = std::max(x0, 0); ix < std::min(x0 + p.k, p.w); ++ix) {
+                  const std::size_t at = ((static_cast<std::size_t>(img) * p.h + iy) * p.w + ix) * p.c + ch;
+                  want_y[o] += x[at] / static_cast<float>(div);
+                  want_dx[at] += dy[o] / static_cast<float>(div);
+                }
+            }
+          }
+      for (const train::DType t : {train::DType::kF32, train::DType::kF16}) {
+        SCOPED_TRACE("channels " + std::to_string(p.c) + ", window " + std::to_string(p.k) +
+                     (count_pad ? ", padding counted, " : ", padding left out, ") +
+                     (t == train::DType::kF16 ? "fp16" : "fp32"));
+        const std::size_t eb = static_cast<std::size_t>(gpu::dtype_bytes(t));
+        const gpu::DeviceBuffer dev_x = upload_as(x, t, s), dev_dy = upload_as(dy, t, s),
+                                dev_acc = upload_as(dx0, t, s);
+        gpu::DeviceBuffer dev_y(ny * eb), dev_dx(nx * eb);
+        train::avgpool2d_forward(dev_x.get(), dev_y.get(), t, p, count_pad, s);
+        train::avgpool2d_backward(dev_dy.get(), dev_dx.get(), false, t, p, count_pad, s);
+        train::avgpool2d_backward(dev_dy.get(), dev_acc.get(), true, t, p, count_pad, s);
+        const std::vector<float> y = download_as(dev_y, t, ny, s), dx = download_as(dev_dx, t, nx, s),
+                                 acc = download_as(dev_acc, t, nx, s);
+        const float tol = t == train::DType::kF16 ? 4e-3f : 1e-5f;
+        for (std::size_t i = 0; i < ny; ++i)
+          ASSERT_NEAR(y[i], want_y[i], tol * std::max(1.0f, std::fabs(want_y[i]))) << "y at " << i;
+        for (std::size_t i = 0; i < nx; ++i) {
+          ASSERT_NEAR(dx[i], want_dx[i], tol * std::max(1.0f, std::fabs(want_dx[i]))) << "dx at " << i;
+          ASSERT_NEAR(acc[i], dx0[i] + want_dx[i], tol * std::max(1.0f, std::fabs(dx0[i] + want_dx[i])))
+              << "accumulated dx at " << i;
+        }
+      }
+    }
+  }
+}
+
+// A concatenation's copies: an input into its slice of the output's channels and the slice of the
+// gradient back (written, then added), exact, in fp32, fp16 and bf16, on the 16-byte path (8 and
+// 16 channels at 16-aligned offsets) and the one-element one (3 channels).
+TEST(TrainGpu, ConcatCopiesMatchAHostReference) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const cudaStream_t s = stream.get();
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> small(-8, 8);
+  const long long rows = 37;
+  for (const train::DType t : {train::DType::kF32, train::DType::kF16, train::DType::kBf16}) {
+    for (const std::vector<int>& parts : {std::vector<int>{8, 16, 8}, std::vector<int>{3, 8, 5}}) {
+      SCOPED_TRACE("dtype bytes " + std::to_string(gpu::dtype_bytes(t)) + ", first part " + std::to_string(parts[0]));
+      int total = 0;
+      for (int c : parts) total += c;
+      const std::size_t eb = static_cast<std::size_t>(gpu::dtype_bytes(t));
+      gpu::DeviceBuffer out(static_cast<std::size_t>(rows) * total * eb);
+      std::vector<std::vector<float>> in;
+      std::vector<gpu::DeviceBuffer> dev_in;
+      int at = 0;
+      for (int c : parts) {
+        in.emplace_back(static_cast<std::size_t>(rows) * c);
+        for (float& v : in.back()) v = static_cast<float>(small(rng));
+        dev_in.push_back(upload_as(in.back(), t, s));
+        train::copy_channels(dev_in.back().get(), c, 0, out.get(), total, at, c, false, t, rows, s);
+        at += c;
+      }
+      const std::vector<float> y = download_as(out, t, static_cast<std::size_t>(rows) * total, s);
+      for (long long r = 0; r < rows; ++r) {
+        int off = 0;
+        for (std::size_t j = 0; j < parts.size(); ++j) {
+          for (int k = 0; k < parts[j]; ++k)
+            ASSERT_EQ(y[static_cast<std::size_t>(r * total + off + k)],
+                      in[j][static_cast<std::size_t>(r * parts[j] + k)])
+                << "row " << r << " part " << j;
+          off += parts[j];
+        }
+      }
+      // Backward: part 1's slice back into a buffer of its width, written, then added onto part
+      // 1's own values (which it equals, so the sum is twice them).
+      const int c1 = parts[1], at1 = parts[0];
+      gpu::DeviceBuffer dx(static_cast<std::size_t>(rows) * c1 * eb);
+      train::copy_channels(out.get(), total, at1, dx.get(), c1, 0, c1, false, t, rows, s);
+      train::copy_channels(out.get(), total, at1, dev_in[1].get(), c1, 0, c1, true, t, rows, s);
+      const std::vector<float> got = download_as(dx, t, static_cast<std::size_t>(rows) * c1, s),
+                               acc = download_as(dev_in[1], t, static_cast<std::size_t>(rows) * c1, s);
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i], in[1][i]) << "at " << i;
+        ASSERT_EQ(acc[i], 2 * in[1][i]) << "at " << i;
+      }
+    }
+  }
 }
 
 // Max pooling against a host reference, on odd sizes with padding and many ties (after a ReLU

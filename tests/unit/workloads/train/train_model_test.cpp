@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "common/workload_schema.hpp"
 #include "workloads/train/model.hpp"
+#include "workloads/train/model_builder.hpp"
 #include "workloads/train/train_config.hpp"
 
 using namespace scalebench;
@@ -28,6 +29,168 @@ TEST(TrainModel, ParameterCountsMatchTorchvision) {
   // tiny: conv0 3*8*9+8, conv1 8*8*9, bn1 16, block conv1 8*4, bn 8, conv2 4*4*9, bn 8, conv3 4*16,
   // projection 8*16, bn 32, bn3 32, fc 16*10+10.
   EXPECT_EQ(build_model("tiny").param_count, 224 + 576 + 16 + 32 + 8 + 144 + 8 + 64 + 128 + 32 + 32 + 170);
+}
+
+// torchvision's inception_v3() (aux_logits=True): 27,161,264 parameters, 23,834,568 without the
+// auxiliary head (inception_v3(aux_logits=False), as with its pretrained weights in eval).
+// Inception-v4 as timm and Cadene's pretrainedmodels define it: 42,679,816.
+TEST(TrainModel, InceptionParameterCountsMatchTheReferences) {
+  const Model v3 = build_model("inception3");
+  EXPECT_EQ(v3.param_count, 27161264);
+  long long aux = 0;
+  for (const Layer& l : v3.layers) aux += l.aux ? l.params : 0;
+  // The head: conv0 768*128 + bn 256, conv1 128*768*25 + bn 1536, fc 768*1000 + 1000.
+  EXPECT_EQ(aux, 98304 + 256 + 2457600 + 1536 + 769000);
+  EXPECT_EQ(v3.param_count - aux, 23834568);
+  EXPECT_EQ(build_model("inception4").param_count, 42679816);
+  // tiny-inception: stem 3*8*9, block branches 8*8, 8*8, 8*8*3, 8*8*3, 8*8, aux conv 32*8, reduction
+  // 32*8*9 (convolutions), 8 batch norms of 8 channels (16 each), aux fc 8*10+10, fc 40*10+10.
+  EXPECT_EQ(build_model("tiny-inception").param_count, 216 + 64 + 64 + 192 + 192 + 64 + 256 + 2304 + 8 * 16 + 90 + 410);
+}
+
+// The published figures: inception_v3 5.71 GMACs at 299 (torchvision's table, the model in eval:
+// no auxiliary head), Inception-v4 about 12.3 (timm's table: 12.28).
+TEST(TrainModel, InceptionForwardFlops) {
+  const Model v3 = build_model("inception3");
+  EXPECT_NEAR(forward_flops(v3, false) / 2e9, 5.71, 0.01);
+  // The auxiliary head adds its 3.3 M multiply-adds in training.
+  EXPECT_NEAR((forward_flops(v3) - forward_flops(v3, false)) / 2e6, 0.768 * 25 * 0.128 + 2.4576 + 0.768, 0.001);
+  EXPECT_NEAR(forward_flops(build_model("inception4")) / 2e9, 12.25, 0.05);
+}
+
+TEST(TrainModel, InceptionV3ShapesFollowTorchvision) {
+  const Model m = build_model("inception3");
+  EXPECT_EQ(m.layers[0].out, (Dims{3, 299, 299}));  // its own image size by default
+  EXPECT_EQ(find(m, "Conv2d_1a_3x3.conv").out, (Dims{32, 149, 149}));
+  EXPECT_EQ(find(m, "maxpool1").out, (Dims{64, 73, 73}));
+  EXPECT_EQ(find(m, "maxpool2").out, (Dims{192, 35, 35}));
+  EXPECT_EQ(find(m, "Mixed_5b").out, (Dims{256, 35, 35}));
+  EXPECT_EQ(find(m, "Mixed_5d").out, (Dims{288, 35, 35}));
+  EXPECT_EQ(find(m, "Mixed_6a").out, (Dims{768, 17, 17}));
+  EXPECT_EQ(find(m, "Mixed_6e").out, (Dims{768, 17, 17}));
+  EXPECT_EQ(find(m, "AuxLogits.avg_pool").out, (Dims{768, 5, 5}));
+  EXPECT_EQ(find(m, "AuxLogits.conv1.conv").out, (Dims{768, 1, 1}));
+  EXPECT_EQ(find(m, "Mixed_7a").out, (Dims{1280, 8, 8}));
+  EXPECT_EQ(find(m, "Mixed_7c").out, (Dims{2048, 8, 8}));
+  EXPECT_EQ(find(m, "fc").params, 2048 * 1000 + 1000);
+  // A 1x7 convolution padded in width only, then a 7x1 padded in height: both keep 17x17.
+  const Layer& c17 = find(m, "Mixed_6b.branch7x7_2.conv");
+  EXPECT_EQ((std::vector<int>{c17.kernel_h, c17.kernel_w, c17.pad_h, c17.pad_w}), (std::vector<int>{1, 7, 0, 3}));
+  EXPECT_EQ(c17.out, (Dims{128, 17, 17}));
+  EXPECT_EQ(c17.params, 128 * 128 * 7);
+  const Layer& c71 = find(m, "Mixed_6b.branch7x7_3.conv");
+  EXPECT_EQ((std::vector<int>{c71.kernel_h, c71.kernel_w, c71.pad_h, c71.pad_w}), (std::vector<int>{7, 1, 3, 0}));
+  EXPECT_EQ(c71.out, (Dims{192, 17, 17}));
+  // BasicConv2d: no bias, batch norm eps 0.001, ReLU.
+  EXPECT_FALSE(c17.bias);
+  EXPECT_EQ(find(m, "Mixed_6b.branch7x7_2.bn").eps, 0.001);
+  EXPECT_TRUE(find(m, "Mixed_6b.branch7x7_2.bn").relu);
+  // The branch pool: 3x3, stride 1, padding 1, the padding counted (avg_pool2d's default).
+  const Layer& pool = find(m, "Mixed_5b.avg_pool");
+  EXPECT_EQ(pool.op, Op::kAvgPool);
+  EXPECT_TRUE(pool.count_pad);
+  EXPECT_EQ(pool.out, (Dims{192, 35, 35}));
+  // Mixed_7b joins six: 320, the two halves of 3x3 (384 each), of 3x3dbl (384 each), pool 192.
+  const Layer& e = find(m, "Mixed_7b");
+  ASSERT_EQ(e.inputs.size(), 6u);
+  EXPECT_EQ(m.layers[static_cast<std::size_t>(e.inputs[1])].name, "Mixed_7b.branch3x3_2a.bn");
+  EXPECT_EQ(m.layers[static_cast<std::size_t>(e.inputs[2])].name, "Mixed_7b.branch3x3_2b.bn");
+  // The auxiliary head reads Mixed_6e, its loss weighs 0.4; the main loss is last, weight 1.
+  const Layer& aux_loss = find(m, "AuxLogits.loss");
+  EXPECT_EQ(aux_loss.op, Op::kSoftmaxLoss);
+  EXPECT_FLOAT_EQ(aux_loss.loss_weight, 0.4f);
+  EXPECT_TRUE(aux_loss.aux);
+  EXPECT_EQ(m.layers[static_cast<std::size_t>(find(m, "AuxLogits.avg_pool").input)].name, "Mixed_6e");
+  EXPECT_EQ(m.layers.back().op, Op::kSoftmaxLoss);
+  EXPECT_FLOAT_EQ(m.layers.back().loss_weight, 1.0f);
+  EXPECT_FALSE(m.layers.back().aux);
+  // torchvision's BasicConv2d modules; an image too small for the auxiliary head's 5x5 conv is
+  // refused, naming the parameter.
+  int convs = 0, bns = 0;
+  for (const Layer& l : m.layers) convs += l.op == Op::kConv, bns += l.op == Op::kBatchNorm;
+  EXPECT_EQ(convs, 96);  // 94 in the trunk and 2 in the auxiliary head
+  EXPECT_EQ(bns, 96);
+  try {
+    build_model("inception3", 224);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("image: 224"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TrainModel, InceptionV4ShapesFollowTimm) {
+  const Model m = build_model("inception4");
+  EXPECT_EQ(m.layers[0].out, (Dims{3, 299, 299}));
+  EXPECT_EQ(find(m, "features.2.conv").out, (Dims{64, 147, 147}));
+  EXPECT_EQ(find(m, "features.3").out, (Dims{160, 73, 73}));    // Mixed_3a
+  EXPECT_EQ(find(m, "features.4").out, (Dims{192, 71, 71}));    // Mixed_4a
+  EXPECT_EQ(find(m, "features.5").out, (Dims{384, 35, 35}));    // Mixed_5a
+  EXPECT_EQ(find(m, "features.9").out, (Dims{384, 35, 35}));    // the 4th Inception-A
+  EXPECT_EQ(find(m, "features.10").out, (Dims{1024, 17, 17}));  // Reduction-A
+  EXPECT_EQ(find(m, "features.17").out, (Dims{1024, 17, 17}));  // the 7th Inception-B
+  EXPECT_EQ(find(m, "features.18").out, (Dims{1536, 8, 8}));    // Reduction-B
+  EXPECT_EQ(find(m, "features.21").out, (Dims{1536, 8, 8}));    // the 3rd Inception-C
+  EXPECT_EQ(find(m, "global_pool").out, (Dims{1536, 1, 1}));
+  EXPECT_EQ(find(m, "last_linear").params, 1536 * 1000 + 1000);
+  // timm's and Cadene's branch pools leave the padding out of the divisor.
+  EXPECT_FALSE(find(m, "features.6.branch3.0").count_pad);
+  const Layer& b = find(m, "features.11.branch2.4.conv");
+  EXPECT_EQ((std::vector<int>{b.kernel_h, b.kernel_w, b.pad_h, b.pad_w}), (std::vector<int>{1, 7, 0, 3}));
+  EXPECT_EQ(b.out, (Dims{256, 17, 17}));
+  for (const Layer& l : m.layers) EXPECT_FALSE(l.aux) << l.name;
+}
+
+// What the executor relies on: every layer reads only earlier ones, a concat's channels are its
+// inputs', and a block's input is read by each of its branches (its gradient, their sum).
+TEST(TrainModel, InceptionGraphsAreTopologicalAndBranchesShareTheirInput) {
+  for (const std::string n : {"inception3", "inception4", "tiny-inception"}) {
+    const Model m = build_model(n);
+    std::vector<int> readers(m.layers.size(), 0);
+    for (std::size_t i = 1; i < m.layers.size(); ++i) {
+      const Layer& l = m.layers[i];
+      ASSERT_FALSE(l.reads().empty()) << n << " " << l.name;
+      for (int r : l.reads()) {
+        EXPECT_GE(r, 0) << n << " " << l.name;
+        EXPECT_LT(r, static_cast<int>(i)) << n << " " << l.name;
+        if (!l.aux) {
+          EXPECT_FALSE(m.layers[static_cast<std::size_t>(r)].aux) << n << " " << l.name;
+        }
+        ++readers[static_cast<std::size_t>(r)];
+      }
+      if (l.op == Op::kConcat) {
+        int c = 0;
+        for (int in : l.inputs) c += m.layers[static_cast<std::size_t>(in)].out.c;
+        EXPECT_EQ(c, l.out.c) << n << " " << l.name;
+      }
+    }
+    auto readers_of = [&](const std::string& name) {
+      for (std::size_t i = 0; i < m.layers.size(); ++i)
+        if (m.layers[i].name == name) return readers[i];
+      return -1;
+    };
+    if (n == "inception3") {
+      EXPECT_EQ(readers_of("maxpool2"), 4);  // Mixed_5b's input: three 1x1 convolutions and the branch pool
+      // Mixed_6e's output: Mixed_7a's two branches and its max pool, and the auxiliary head.
+      EXPECT_EQ(readers_of("Mixed_6e"), 4);
+    }
+    if (n == "tiny-inception") {
+      EXPECT_EQ(readers_of("stem.bn"), 4);  // the block's four branches
+    }
+  }
+}
+
+// The builder refuses what the executor cannot run: a concat of different sizes, a layer outside
+// the auxiliary head reading it (inference leaves the head out).
+TEST(TrainModel, BuilderRefusesMismatchedConcatAndReadsOfTheAuxiliaryHead) {
+  Builder b("test", 10, {3, 16, 16});
+  const int full = b.conv("full", 0, 8, 3, 1, 1);
+  const int half = b.conv("half", 0, 8, 3, 2, 1);
+  EXPECT_THROW(b.concat("cat", {full, half}), Error);
+  EXPECT_EQ(b.dims(b.concat("cat", {full, full})), (Dims{16, 16, 16}));
+  b.set_aux(true);
+  const int aux = b.conv("aux", full, 8, 1, 1, 0);
+  b.set_aux(false);
+  EXPECT_THROW(b.conv("reads_aux", aux, 8, 1, 1, 0), Error);
 }
 
 // Multiply-adds x 2 of the forward pass: ResNet-50 4.09 GMACs, ResNet-101 7.80, ResNet-152 11.51,
@@ -224,6 +387,7 @@ TEST(TrainModel, UnknownModelNamesTheChoices) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("resnet50, resnet101"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("inception3, inception4"), std::string::npos);
   }
 }
 
@@ -257,6 +421,15 @@ TEST(TrainConfig, PlanAndBadParameters) {
   EXPECT_NE(check_param_set(*def, bad).find("batch: '0'"), std::string::npos);
   EXPECT_THROW(Config::from_params(bad), Error);
   EXPECT_NE(parse_param(*def->find("model"), "resnet18").error, "");
+  // The image size is the model's own unless given: the Inceptions take 299x299.
+  Json inception = params;
+  inception["model"] = "inception3";
+  EXPECT_EQ(check_param_set(*def, inception), "");
+  EXPECT_EQ(Config::from_params(inception).image, 0);
+  EXPECT_EQ(build_model("inception3", Config::from_params(inception).image).layers[0].out, (Dims{3, 299, 299}));
+  EXPECT_EQ(build_model("resnet50", Config::from_params(params).image).layers[0].out, (Dims{3, 224, 224}));
+  inception["image"] = 224;
+  EXPECT_THROW(Config::from_params(inception), Error);
 
   // The communication and convolution knobs: defaults, values, and bad values named.
   EXPECT_EQ(Config::from_params(params).comm.ctas, 0);
