@@ -25,11 +25,27 @@ repetitions: 5
 retries: 2
 YAML
 # The agent is held while the run is queued, so that its next heartbeats reach a stopped
-# coordinator: they are the ones it gives up on.
+# coordinator: they are the ones it gives up on. A heartbeat sent just before the hold may still
+# be waiting in the coordinator: under load it was answered after the submission, with the run,
+# and the stall never happened. So the submission waits until the coordinator has heard nothing
+# from the held agent for 1.5 s: no heartbeat of it is left to answer.
 kill -STOP "$AGENT_PID"
-sleep 0.3
+quiet_agent() {
+  api /api/v1/agents | py '[a for a in d["agents"] if a["id"] == "node-a"][0]["seconds_since_heartbeat"] > 1.5' |
+    grep -q True
+}
+wait_until 20 quiet_agent
 "$BIN/scalebench" submit "$WORK/stall.yaml" --coordinator "$URL" >/dev/null
 kill -STOP "$COORD_PID"
+# SIGSTOP lands when each thread next leaves the kernel: a thread inside a store commit runs on
+# meanwhile, and once answered the resumed agent's first heartbeat with the run.
+all_stopped() {
+  local t
+  for t in /proc/"$COORD_PID"/task/*/stat; do
+    [[ $(sed 's/.*) //' "$t" | cut -d' ' -f1) == [tT] ]] || return 1
+  done
+}
+wait_until 10 all_stopped
 kill -CONT "$AGENT_PID"
 # Four heartbeats time out (5 s each, 0.5 s apart) and a fifth is waiting when the coordinator
 # resumes. With two stale ones the live one took the run first in one of four full runs on a
