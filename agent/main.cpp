@@ -176,6 +176,7 @@ void resolve(CommandLine& c) {
     o.launch.slurm_node = node;
   else if (o.launch.launcher == Launcher::srun)
     o.launch.slurm_node = c.host;
+  if (const char* fence = std::getenv("SLURM_PMIX_FENCE"); fence && *fence) o.launch.srun_pmix_fence.clear();
   if (o.work_dir.empty()) o.work_dir = "/tmp/scalebench-agent-" + o.name;
   if (!c.metrics_port_option->count() && !c.metrics_port_file.empty())
     usage_error("--metrics-port-file needs --metrics-port");

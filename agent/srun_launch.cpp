@@ -70,6 +70,14 @@ LaunchPlan plan_srun_launch(const LaunchConfig& config, const Json& run_spec, co
   for (const auto& a : config.srun_extra_args) plan.argv.push_back(a);
   if (run_spec.contains("env"))
     for (const auto& [k, v] : run_spec["env"].items()) plan.env[k] = v.get<std::string>();
+  // SLURM's PMIx plugin by default collects MPI_Init's modex with its ring algorithm and the
+  // barrier after it with its tree: the two ran out of order, a rank left MPI_Init and sent to one
+  // still in the modex, and Open MPI 4.1 crashed there (a TCP message before its handler was
+  // registered). One algorithm for both keeps them in order over several nodes; a variant's choice
+  // stands.
+  if (multi_node && config.srun_mpi.rfind("pmix", 0) == 0 && !config.srun_pmix_fence.empty() &&
+      !plan.env.count("SLURM_PMIX_FENCE"))
+    plan.env["SLURM_PMIX_FENCE"] = config.srun_pmix_fence;
   if (multi_node) {
     // Each rank sets its own host's GPUs (one list cannot be right on every node); the numbering
     // goes along. The run file travels in srun's environment (--export=ALL).

@@ -63,9 +63,17 @@ PY
 # SLURM across the 3 hosts: the batch script's coordinator on the job's first node, an agent on
 # each, and each run a job step started with srun --mpi=pmix across the hosts.
 sed -e 's/three-hosts/slurm-three/' "$WORK/three.yaml" >"$WORK/slurm.yaml"
+# Why a run of the job failed: its records' errors, the agents' log, each run's own log.
+slurm_job_failure() {
+  "$BIN/scalebench" results --db "$WORK/out/scalebench.db" --format json 2>&1 |
+    python3 -c 'import json,sys; [print("record:", r.get("status"), r.get("error", r.get("reason", ""))) for r in map(json.loads, sys.stdin)]'
+  tail -n 30 "$WORK/out/agents.log" "$WORK/out/coordinator.log" 2>&1
+  tail -n 30 "$SCALEBENCH_TESTBED_DIR/$TB_NAME"/node*/tmp/scalebench-agent-*/run-*.log 2>&1
+}
 on head sbatch --parsable --wait -N 3 --time=5 --chdir="$WORK" --output="$WORK/job.log" \
   --export=ALL,SCALEBENCH_BIN="$BIN" "$SRC/deploy/slurm/scalebench.sbatch" "$WORK/slurm.yaml" "$WORK/out" >"$WORK/job.id" ||
-  fail "the SLURM job failed: $(tail -n 20 "$WORK/job.log")"
+  fail "the SLURM job failed: $(tail -n 20 "$WORK/job.log")
+$(slurm_job_failure)"
 grep -q "scalebench.sbatch: job [0-9]*, 3 node(s), coordinator http://node1:" "$WORK/job.log" || fail "job: $(head "$WORK/job.log")"
 "$BIN/scalebench" results --db "$WORK/out/scalebench.db" --format json >"$WORK/s.jsonl"
 json_check "$WORK/s.jsonl" 'len(records) == 9 and all(r["status"] == "ok" for r in records)'

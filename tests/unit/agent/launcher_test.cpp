@@ -186,6 +186,27 @@ TEST(SrunLaunch, ARunOverSeveralNodesIsOneStepAcrossThem) {
   EXPECT_EQ(h.env.count("CUDA_DEVICE_ORDER"), 0u) << "a host run has no GPUs";
 }
 
+// SLURM's default PMIx fences (ring for the modex, tree for MPI_Init's barrier) let a rank leave
+// MPI_Init while another was still in the modex; its first message crashed the other's Open MPI.
+TEST(SrunLaunch, PmixStepsFenceWithOneAlgorithmUnlessTheSiteOrVariantChoseOne) {
+  Json s = spec(2);
+  s["nodes"] = 3;
+  EXPECT_EQ(plan_launch(srun_config(), s, "s.json", {}, slurm_hosts(), "h", "{}").env.at("SLURM_PMIX_FENCE"), "ring");
+  EXPECT_EQ(plan_launch(srun_config(), spec(2), "s.json", {}).env.count("SLURM_PMIX_FENCE"), 0u)
+      << "one node: no fence between nodes to order";
+  LaunchConfig site = srun_config();
+  site.srun_pmix_fence.clear();  // the agent's environment names one: srun passes it on
+  EXPECT_EQ(plan_launch(site, s, "s.json", {}, slurm_hosts(), "h", "{}").env.count("SLURM_PMIX_FENCE"), 0u);
+  Json variant = spec(2, Json{{"SLURM_PMIX_FENCE", "tree"}});
+  variant["nodes"] = 3;
+  EXPECT_EQ(plan_launch(srun_config(), variant, "s.json", {}, slurm_hosts(), "h", "{}").env.at("SLURM_PMIX_FENCE"),
+            "tree");
+  LaunchConfig pmi2 = srun_config();
+  pmi2.srun_mpi = "pmi2";
+  EXPECT_EQ(plan_launch(pmi2, s, "s.json", {}, slurm_hosts(), "h", "{}").env.count("SLURM_PMIX_FENCE"), 0u)
+      << "not a PMIx step";
+}
+
 TEST(SrunLaunch, WithoutEveryNodesSlurmNameARunOverSeveralNodesGoesThroughMpirun) {
   Json s = spec(2);
   s["nodes"] = 3;
