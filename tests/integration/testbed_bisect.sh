@@ -58,7 +58,13 @@ for ((i = 1; i <= repeat; i++)); do
   [[ $(cat "$WORK/shaped-$i.rc") == 1 && $(named "shaped-$i") == node3 ]] && right=$((right + 1))
 done
 echo "testbed_bisect: node3 shaped to 2 ms and 1% loss: named $right of $repeat times"
-[[ $right -eq $repeat ]] || fail "the bisection missed node3: $(tail -n 20 "$WORK/shaped-1.log")"
+# What each step measured: enough to tell a slow pair from a failed run when the bisection misses.
+steps() { python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])).get("bisection"), indent=None)[:3000])' "$WORK/$1.json" 2>&1; }
+for ((i = 1; i <= repeat; i++)); do
+  [[ $(cat "$WORK/shaped-$i.rc") == 1 && $(named "shaped-$i") == node3 ]] && continue
+  fail "the bisection missed node3 in run $i (exit $(cat "$WORK/shaped-$i.rc")): $(grep -v '^\[' "$WORK/shaped-$i.log" | tail -n 30)
+steps: $(steps "shaped-$i")"
+done
 grep -q "bisection: node3 makes the collective slow" "$WORK/shaped-1.log" || fail "bisection line: $(cat "$WORK/shaped-1.log")"
 grep -q 'scontrol update nodename=node3 state=drain' "$WORK/shaped-1.log" || fail "no drain line for node3"
 
