@@ -24,7 +24,7 @@ struct LaunchConfig {
   // SLURM's PMIx fence algorithm for runs' steps (SLURM_PMIX_FENCE); empty: the site's (set when
   // the agent's environment has one). See plan_srun_launch for why ring.
   std::string srun_pmix_fence = "ring";
-  std::string slurm_node;                    // this node's SLURM name (SLURMD_NODENAME)
+  std::string slurm_node;  // this node's SLURM name (SLURMD_NODENAME)
   // Bind each GPU run's ranks to their GPU's NUMA node (common/rank_binding.hpp): under srun
   // with --cpu-bind/--mem-bind=map_ldom, else through SCALEBENCH_CPU_BINDING, which each
   // scalebench-run applies to itself before MPI starts. Off: no rank is pinned.
