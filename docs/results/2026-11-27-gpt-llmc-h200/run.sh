@@ -1,7 +1,7 @@
 #!/bin/bash
 # One GPU, GPT-2 in the same call as its peers: scalebench's gpt step (cuDNN attention), llm.c (built
 # from karpathy/llm.c outside this repository, cuDNN attention, its default recompute), PyTorch eager
-# and torch.compile (../shared/peers/torch_gpt.py). PART=124m: 124M at batch 16 with both PyTorch
+# and torch.compile (torch_gpt.py, the PyTorch peer of the time). PART=124m: 124M at batch 16 with both PyTorch
 # peers, plus the fp64 gradient check and the 10-step loss comparison with PyTorch; PART=1.5b: 1.5B
 # at batch 8 against llm.c. Run from the repository root with B = the bundle's env.sh, PEERS = a
 # folder with torch_gpt.py, OUT = a folder for the logs; the bundle holds llm.c's train_gpt2cu.

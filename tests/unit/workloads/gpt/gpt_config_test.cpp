@@ -48,7 +48,7 @@ TEST(GptConfig, LlamaShapeAndLayers) {
   EXPECT_EQ(model_shape("llama3-8b").layers, 32);
 }
 
-// The counts PyTorch's GPT-2 (../shared/peers/torch_gpt.py, padded vocabulary, positions = seq)
+// The counts PyTorch's GPT-2 (padded vocabulary, positions = seq)
 // reports: sum of numel over parameters().
 TEST(GptConfig, LlamaTinyShape) {
   const ModelShape t = model_shape("llama-tiny");
