@@ -80,6 +80,7 @@ Report build_report(const Json& records, const ReportOptions& opt) {
   rep.sections.push_back(sections::overview(by_exp.names, by_exp.records));
   for (Section& s : sections::acceptance(by_exp.names, by_exp.records)) rep.sections.push_back(std::move(s));
   for (const auto& name : by_exp.names) rep.sections.push_back(experiment_section(name, by_exp.records.at(name), opt));
+  if (auto s = sections::inside_against_between_hosts(records)) rep.sections.push_back(std::move(*s));
   if (auto s = sections::predicted_against_measured(opt.predictions, by_exp.names))
     rep.sections.push_back(std::move(*s));
   return rep;

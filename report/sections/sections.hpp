@@ -34,6 +34,11 @@ void add_outliers(Section& sec, const Json& exp_records);
 void add_clock_limits(Section& sec, const std::vector<const Json*>& recs);
 void add_problems(Section& sec, const std::vector<const Json*>& recs);
 
+// Inside a host against between hosts: GPU collective busbw with every GPU in one host beside the
+// same collective on as many GPUs over several hosts, per size, from any experiments shown. None
+// when the records hold no such pair.
+std::optional<Section> inside_against_between_hosts(const Json& records);
+
 // "Predicted against measured": the predictions (GET /api/v1/predictions' list) scored by the
 // experiments named, per size and as the worst error from 1 MiB up against the goal, with a chart
 // each. None when no prediction was scored by them.
