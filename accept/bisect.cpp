@@ -7,17 +7,22 @@ namespace scalebench::accept {
 namespace {
 
 // The groups of one step are measured under the same load of the machines, at once or one right
-// after the other: one at under half the busbw of the fastest of its step is slow whatever its
-// band says (a band from a quieter moment may let a bad link through).
+// after the other: one under kSlowBesideOthers of the busbw of the fastest of its step is slow
+// whatever its band says (a band from another moment, or from groups of another size, may let a
+// bad link through). Healthy groups of one step agreed within 17% on a busy 2-core testbed; a
+// link with 2 ms and 1% loss left its groups at 0.5-0.64 of the others there, and further below on
+// real networks, where the link rather than the CPU limits.
+constexpr double kSlowBesideOthers = 0.7;
+
 void mark_slow_beside_others(std::vector<GroupResult>& results) {
   double fastest = 0;
   for (const auto& g : results) fastest = std::max(fastest, g.value);
   if (results.size() < 2 || fastest <= 0) return;
   for (auto& g : results)
-    if (!g.slow && g.value < 0.5 * fastest) {
+    if (!g.slow && g.value < kSlowBesideOthers * fastest) {
       g.slow = true;
-      g.why = "busbw " + std::to_string(g.value) + " GB/s, under half the " + std::to_string(fastest) +
-              " GB/s of another group of the same step";
+      g.why = "busbw " + std::to_string(g.value) + " GB/s, under " + std::to_string(kSlowBesideOthers) + " x the " +
+              std::to_string(fastest) + " GB/s of another group of the same step";
     }
 }
 

@@ -6,7 +6,7 @@
 namespace scalebench::accept {
 
 // One measurement of the bisection: the collective over `nodes`, and whether it fell below its
-// band; bisect() also calls slow a group under half the busbw of the fastest of its step.
+// band; bisect() also calls slow a group under 0.7 of the busbw of the fastest of its step.
 struct GroupResult {
   bool slow = false;
   double value = 0;  // busbw, GB/s

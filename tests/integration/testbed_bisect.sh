@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The bad link found by `scalebench accept`, on a testbed of 4 nodes: node3's link shaped to 2 ms
-# and 1% loss, the all-reduce between the nodes falls below its band (a fifth of a baseline
-# measured on two healthy pairs at once), and the bisection names node3 and only node3; on the clean
+# and 1% loss, the all-reduce between the nodes falls below its band (0.8 of the same all-reduce
+# measured on the clean testbed), and the bisection names node3 and only node3; on the clean
 # testbed the same battery names nobody and passes. SCALEBENCH_TESTBED_REPEAT=N runs each N
 # times (10 on a development machine; CI runs each once) and prints how many were right.
 # Skipped (77) only where this machine cannot make namespaces or has no sshd.
@@ -15,29 +15,27 @@ repeat=${SCALEBENCH_TESTBED_REPEAT:-1}
 start_testbed 4 --no-slurm --slots 1
 sb() { on head scalebench "$@"; }
 
-# The baseline: the battery's all-reduce (4 MiB, one rank per node) on two healthy pairs at once,
-# as the bisection measures its halves: on a 2-core machine a pair measured alone is twice as fast
-# as one beside another, and the band would call a healthy half slow.
-for pair in "a node1 node2" "b node3 node4"; do
-  set -- $pair
-  cat >"$WORK/baseline-$1.yaml" <<YAML
-name: baseline-$1
+# The baseline: the battery's all-reduce (4 MiB, one rank per node over the 4 nodes), measured on
+# the clean testbed. Measured on 2 busy cores (load 7-9), the shaped all-reduce ran at 0.49-0.64 of
+# it and clean ones at 0.99-1.05: a band at 0.8 lies between. A baseline of two pairs measured at
+# once (the earlier choice) moved by 2x with the machine's load, and a clean 4-node run fell to
+# 0.28-0.33 of it while a shaped one reached 0.26: a band at a fifth of it let that shaped run
+# pass, and CI saw the bisection miss node3.
+cat >"$WORK/baseline.yaml" <<'YAML'
+name: baseline
 workload: collective
 params: {op: all_reduce, min_bytes: 4MiB, max_bytes: 4MiB, step_factor: 1, time_cap_s: 1}
-placement: {nodes: 2, ranks_per_node: 1, agents: [$2, $3]}
+placement: {nodes: 4, ranks_per_node: 1}
 repetitions: 20
 YAML
-  sb submit "$WORK/baseline-$1.yaml" >/dev/null
-done
-for pair in a b; do
-  sb wait "baseline-$pair" --timeout 120 >/dev/null || fail "baseline run $pair"
-  sb results --experiment "baseline-$pair" --format json >>"$WORK/baseline.jsonl"
-done
+sb submit "$WORK/baseline.yaml" >/dev/null
+sb wait baseline --timeout 120 >/dev/null || fail "baseline run"
+sb results --experiment baseline --format json >"$WORK/baseline.jsonl"
 cat >"$WORK/site.yaml" <<'YAML'
 rules:
   - name: all-reduce-busbw
     select: {workload: collective, metric: busbw}
-    band: {from: baseline, fraction: 0.2, match: [size]}
+    band: {from: baseline, fraction: 0.8, match: [size]}
 YAML
 
 # accept_once TAG: the quick battery; its exit code and verdicts in $WORK/TAG.*

@@ -79,5 +79,27 @@ TEST(Bisect, AGroupUnderHalfOfItsStepIsSlowThoughItClearsItsBand) {
     }
 }
 
+// On a busy machine a bad link may slow its groups only to 0.6 of the others of their step, and
+// healthy groups of a step differ by up to 17%: the first are named, the second are not.
+TEST(Bisect, AGroupAtSixTenthsOfItsStepIsSlowAndOneAtFiveSixthsIsNot) {
+  // Healthy groups alternate between 0.126 and 0.15 GB/s (16% apart); one with `bad` measures 0.6
+  // of the slower of them.
+  auto measure_with = [](const std::string& bad) {
+    return [bad](const std::vector<std::vector<std::string>>& groups) {
+      std::vector<GroupResult> out;
+      for (std::size_t i = 0; i < groups.size(); ++i) {
+        const bool has_bad = std::find(groups[i].begin(), groups[i].end(), bad) != groups[i].end();
+        out.push_back({false, has_bad ? 0.6 * 0.126 : (i % 2 ? 0.15 : 0.126), ""});
+      }
+      return out;
+    };
+  };
+  const BisectOutcome o = bisect(nodes(4), measure_with("n2"));
+  EXPECT_EQ(o.named, std::vector<std::string>{"n2"}) << o.conclusion;
+  const BisectOutcome none = bisect(nodes(4), measure_with("nobody"));
+  EXPECT_TRUE(none.named.empty()) << none.conclusion;
+  EXPECT_NE(none.conclusion.find("neither half is slow alone"), std::string::npos) << none.conclusion;
+}
+
 }  // namespace
 }  // namespace scalebench::accept
