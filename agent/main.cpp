@@ -229,13 +229,11 @@ void log_launch_setup(const CommandLine& c) {
             (launch.launcher == Launcher::srun ? " --mpi=" + launch.srun_mpi + " on SLURM node " + launch.slurm_node
                                                : std::string()));
 }
-}  // namespace
 
-int main(int argc, char** argv) {
-  log::set_component("agent");
-  CommandLine c = node_defaults();
-  CLI::App app("scalebench-agent: one per node; runs what the coordinator assigns on this node's GPUs.",
-               "scalebench-agent");
+// The command line read into `c` through `app`, which must outlive `c` (c's option pointers are
+// into it): nothing when the agent is to go on, else its exit code (0 after --help or --version,
+// 2 for bad options).
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, CommandLine& c) {
   app.footer(
       "Examples:\n"
       "  scalebench-agent --coordinator http://head:8470 --metrics-port 9470\n"
@@ -249,8 +247,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return parse_failure(app, e, "scalebench-agent");
   }
-  resolve(c);
-  install_signal_handlers();
+  return std::nullopt;
+}
+
+// The agent at work until SIGINT or SIGTERM, its /metrics beside it: the exit code (0 when
+// stopped by a signal, 1 when it failed).
+int serve(CommandLine& c) {
   try {
     ActiveRuns active_runs(c.host, c.job_mapping_dir);
     c.agent.active_runs = &active_runs;
@@ -263,4 +265,16 @@ int main(int argc, char** argv) {
     log::error(e.what());
     return 1;
   }
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  log::set_component("agent");
+  CommandLine c = node_defaults();
+  CLI::App app("scalebench-agent: one per node; runs what the coordinator assigns on this node's GPUs.",
+               "scalebench-agent");
+  if (const std::optional<int> exit_code = parse_command_line(app, argc, argv, c)) return *exit_code;
+  resolve(c);
+  install_signal_handlers();
+  return serve(c);
 }

@@ -5,6 +5,17 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 
+// Why the outbox is shaped this way (docs/api.md, "The outbox"):
+// - One thread sends one request at a time, oldest first: a run's records reach the coordinator
+//   before its finish, and resending is safe because the coordinator ignores an entry whose
+//   (run, attempt, seq) it already has, so no answer (a timeout) can be retried without doubling.
+// - Retried without limit, backing off to 2 s: a coordinator restart must lose nothing, while a
+//   4xx is settled, since a resend cannot change it.
+// - Consecutive record posts of one run and attempt go as one request (up to 500 records, 4 MiB):
+//   a request per record costs the coordinator more than storing it. A refused batch is resent
+//   entry by entry, so that one bad record loses only itself.
+// - The journal is written under the queue's lock in post(), before the message can be sent, so
+//   the file's order is the queue's and its delivered counts stay true.
 namespace scalebench {
 
 Outbox::Outbox(const HttpClient& client, Delivered on_delivered, std::unique_ptr<OutboxJournal> journal)

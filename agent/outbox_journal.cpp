@@ -11,6 +11,12 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 
+// Why the journal is shaped this way: append-only lines (each message, then {"delivered": n} as
+// the coordinator accepts them in order) cost one write(2) per message, and a crash can cut only
+// the last line, which reading drops; the file is compacted once, at open, not as it goes. It is
+// not fsynced: a killed agent loses nothing, a power cut may lose the last messages, the price of
+// not waiting for the disk at every record. An flock keeps a second agent on the same work folder
+// from sending the same messages again.
 namespace scalebench {
 
 namespace {

@@ -1,5 +1,12 @@
 // scalebench compare: a candidate experiment against a baseline (another experiment or a records
 // file), each metric's change with its noise band and verdict, worst first (docs/compare.md).
+//
+// Why it is shaped this way: the comparison (report/compare.cpp: points matched by their
+// parameters, a Hodges-Lehmann band because timings are skewed and stall now and then) is a
+// function of two record lists, so that its unit tests need no store; this file only gathers the
+// two sides and prints. Its options and a --baseline file are read before the store or the
+// coordinator is asked anything, so that bad input exits 2 at once. A comparison with nothing
+// comparable exits 3, not 0, so that a CI gate on the exit code cannot pass on an empty match.
 #include <cmath>
 #include <cstdio>
 #include <iostream>

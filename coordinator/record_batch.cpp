@@ -58,7 +58,7 @@ constexpr KeptField kKept[] = {
     {"placement", Kept::counts},
 };
 constexpr std::size_t kKeptCount = std::size(kKept);
-static_assert(kKeptCount <= 32, "a bit each in read_record_batch's mask");
+static_assert(kKeptCount <= 32, "a bit each in build_fields's mask");
 
 // The field's index in kKept; kKeptCount for a field validate_record does not read.
 std::size_t kept_index(std::string_view key) {
@@ -464,65 +464,83 @@ bool read_entries(JsonScanner& sc, std::string_view body, std::string& scratch, 
   sc.leave();
   return true;
 }
+
+constexpr const char* kInvalid = "body is not valid JSON";
+
+// A field of the envelope, at `sc` (its value): "records" as an array is read entry by entry,
+// anything else is built whole. False when it is not valid JSON.
+bool read_envelope_field(JsonScanner& sc, std::string_view body, const std::string& key, std::string& scratch,
+                         Json& skeleton, RecordEntries& entries) {
+  if (key == "records" && sc.peek() == '[') {
+    entries.restart();
+    if (!read_entries(sc, body, scratch, entries)) return false;
+    skeleton["records"] = entries.built ? std::move(entries.json) : Json::array();
+    return true;
+  }
+  std::string_view text;
+  Json v;
+  if (!take_value(sc, body, text) || !parse_small(text, v)) return false;
+  skeleton[key] = std::move(v);
+  if (key == "records") {  // a later "records" that is not an array: the records read before do not count
+    entries.records.clear();
+    entries.built = false;
+  }
+  return true;
+}
+
+// The envelope, as check_records_body reads it (`skeleton`), and its records (`entries`): "" or
+// why the body is not JSON. Entries of the plain form {"seq": <int64>, "record": {...}} (each key
+// once; what agents send) pass its checks whatever they hold, so while every entry is plain none
+// is built; from the first that is not, all are.
+std::string read_envelope(std::string_view body, int max_depth, Json& skeleton, RecordEntries& entries) {
+  JsonScanner sc(body, max_depth);
+  auto failed = [&]() -> std::string {
+    return sc.too_deep() ? "JSON nested deeper than " + std::to_string(max_depth) + " levels" : kInvalid;
+  };
+  if (sc.at_end()) return "";
+  if (sc.peek() != '{') {
+    std::string_view text;
+    return take_value(sc, body, text) && sc.at_end() ? "body is not a JSON object" : failed();
+  }
+  std::string scratch;
+  sc.eat('{');
+  sc.enter();
+  if (!sc.eat('}')) {
+    do {
+      sc.ws();
+      std::string key;
+      if (!sc.string(&key) || !sc.eat(':')) return failed();
+      if (!read_envelope_field(sc, body, key, scratch, skeleton, entries)) return failed();
+    } while (sc.eat(','));
+    if (!sc.eat('}')) return failed();
+  }
+  sc.leave();
+  return sc.at_end() ? "" : kInvalid;
+}
+
+// Each record's seq from the built entries (checked: each has an integer seq and an object
+// record, in order).
+std::string take_built_seqs(const Json& built, std::vector<RawRecord>& records) {
+  if (built.size() != records.size()) return kInvalid;  // cannot happen after the check
+  for (std::size_t i = 0; i < built.size(); ++i) records[i].seq = built[i]["seq"].get<long long>();
+  return "";
+}
 }  // namespace
 
 std::string RawRecord::problem() const { return vouched ? std::string() : validate_record(fields); }
 long long RawRecord::run_id_value() const { return vouched ? run_id : fields["run_id"].get<long long>(); }
 std::string RawRecord::run_id_text() const { return vouched ? std::to_string(run_id) : fields["run_id"].dump(); }
 
+// In phases: the envelope read (the records' texts, the rest built), checked as every records
+// body is, then the seqs of built entries taken (a plain entry's seq is set as it is read).
 std::string read_record_batch(std::string_view body, RecordBatch& out, int max_depth) {
   out = RecordBatch{};
-  JsonScanner sc(body, max_depth);
-  const std::string invalid = "body is not valid JSON";
-  auto failed = [&]() -> std::string {
-    return sc.too_deep() ? "JSON nested deeper than " + std::to_string(max_depth) + " levels" : invalid;
-  };
-  // The envelope, as check_records_body reads it. Entries of the plain form {"seq": <int64>,
-  // "record": {...}} (each key once; what agents send) pass its checks whatever they hold, so
-  // while every entry is plain none is built; from the first that is not, all are.
   Json skeleton = Json::object();
   RecordEntries entries{out.records};
-  std::string scratch;
-  if (!sc.at_end()) {
-    if (sc.peek() != '{') {
-      std::string_view text;
-      return take_value(sc, body, text) && sc.at_end() ? "body is not a JSON object" : failed();
-    }
-    sc.eat('{');
-    sc.enter();
-    if (!sc.eat('}')) {
-      do {
-        sc.ws();
-        std::string key;
-        if (!sc.string(&key) || !sc.eat(':')) return failed();
-        if (key == "records" && sc.peek() == '[') {
-          entries.restart();
-          if (!read_entries(sc, body, scratch, entries)) return failed();
-          skeleton["records"] = entries.built ? std::move(entries.json) : Json::array();
-        } else {
-          std::string_view text;
-          Json v;
-          if (!take_value(sc, body, text) || !parse_small(text, v)) return failed();
-          skeleton[key] = std::move(v);
-          if (key == "records") {
-            out.records.clear();
-            entries.built = false;
-          }
-        }
-      } while (sc.eat(','));
-      if (!sc.eat('}')) return failed();
-    }
-    sc.leave();
-    if (!sc.at_end()) return invalid;
-  }
+  if (std::string problem = read_envelope(body, max_depth, skeleton, entries); !problem.empty()) return problem;
   if (std::string problem = check_records_body(skeleton); !problem.empty()) return problem;
   out.attempt = skeleton["attempt"].get<int>();
-  if (!entries.built) return "";  // each record's seq is set
-  // Every entry now has an integer seq and an object record, in order.
-  const Json& built = skeleton["records"];
-  if (built.size() != out.records.size()) return invalid;  // cannot happen after the check
-  for (std::size_t i = 0; i < built.size(); ++i) out.records[i].seq = built[i]["seq"].get<long long>();
-  return "";
+  return entries.built ? take_built_seqs(skeleton["records"], out.records) : "";
 }
 
 }  // namespace scalebench

@@ -5,6 +5,17 @@
 
 #include "common/sweep.hpp"
 
+// Why the scheduler is shaped this way (docs/design.md, "Scheduling and runs over several nodes"):
+// - Functions of the agents, the runs in flight and the queue, with no state of their own: the
+//   coordinator never pushes work, it runs a pass when an agent heartbeats, with that agent as
+//   the leader. What is busy is derived from the runs in flight each time, so no reservation can
+//   outlive its run, and the unit tests call a pass without a server.
+// - Strict queue order (priority, then submission), no backfill: the first run that cannot start
+//   holds back the runs behind it, so that a many-node run is not starved by small ones.
+// - Tightest fit first, then by name: large free agents stay free for large runs, and placements
+//   are predictable.
+// - A pass runs at every heartbeat over every agent: agents' info is read in place, a busy leader
+//   is turned down before the others are looked at, and never_fits is asked once per run shape.
 namespace scalebench {
 
 namespace {

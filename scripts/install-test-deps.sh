@@ -4,10 +4,11 @@
 # commands, munge; the pmix plugin comes with slurm-wlm-basic-plugins) plus openssl for the
 # SLURM and TLS tests, clang with its libFuzzer and sanitizer runtimes for scripts/fuzz.sh, and
 # dpkg-dev (dpkg-shlibdeps) for the .deb package test; iproute2, iptables and openssh-server for
-# the testbed's hosts (network namespaces, shaped links, an sshd on each).
+# the testbed's hosts (network namespaces, shaped links, an sshd on each); clang-format-14 (Debian
+# 12's clang-format, the formatter of reference) for scripts/format-check.sh.
 set -euo pipefail
 packages=(chromium prometheus slurmctld slurmd slurm-client munge openssl clang libclang-rt-14-dev dpkg-dev
-  iproute2 iptables openssh-server openssh-client)
+  iproute2 iptables openssh-server openssh-client clang-format-14)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

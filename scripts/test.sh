@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Set up, build, and run every test (unit tests, then integration tests that start a real
-# coordinator, agents and mpirun on loopback), then a bounded fuzz run of the parsers.
+# Set up, check the C++ files' formatting, build, and run every test (unit tests, then integration
+# tests that start a real coordinator, agents and mpirun on loopback), then a bounded fuzz run of
+# the parsers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/install-test-deps.sh
+# Formatting first: it takes seconds, the build takes minutes.
+scripts/format-check.sh
 # Tests on and every workload built (GPU code where the toolkit is, for A100 and H100/H200),
 # whatever an earlier quickstart left in build/'s cache.
 scripts/build.sh -DSCALEBENCH_TESTS=ON -DSCALEBENCH_CUDA=AUTO -UCMAKE_CUDA_ARCHITECTURES

@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "common/units.hpp"
 #include "analysis/variant_ratio.hpp"
+#include "common/units.hpp"
 #include "report/sections/section_helpers.hpp"
 
 namespace scalebench::sections {

@@ -6,12 +6,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -361,6 +364,59 @@ std::string note_nccl_transports(std::vector<Json>& records, const std::string& 
   }
   return problem;
 }
+
+// The program's command line (the lead process's), into the records' context and the run log.
+void announce(const std::vector<CommandProcess>& plans, Json& context) {
+  std::string cmdline;
+  for (const auto& a : plans.front().argv) cmdline += (cmdline.empty() ? "" : " ") + a;
+  context["environment"]["command"]["argv"] = cmdline;
+  std::printf("# %s%s\n", cmdline.c_str(),
+              plans.size() > 1 ? (" (x" + std::to_string(plans.size()) + ")").c_str() : "");
+  std::fflush(stdout);
+}
+
+// The run's own time limit in seconds, a little inside the agent's, so that a hung program still
+// leaves a timeout record with its last output.
+double own_time_limit(const Json& spec) {
+  const double timeout_s = spec.value("timeout_s", 600.0);
+  return std::max(timeout_s * 0.9, timeout_s - 5.0);
+}
+
+// The record of a run whose processes did not all end well: a timeout, else a failed record
+// naming the first process that exited with an error; none when every one exited with 0.
+std::optional<Json> bad_end_record(const std::vector<Running>& procs, const std::vector<int>& codes, bool timed_out,
+                                   double own_s, const std::string& program, const Json& context) {
+  if (timed_out) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", own_s);
+    return status_record(context, "timeout",
+                         std::string("no end within ") + limit + " s (the run's timeout, less a margin); ended" +
+                             "; last output: " + tail_lines(procs.front().output, 12));
+  }
+  for (std::size_t i = 0; i < codes.size(); ++i)
+    if (codes[i] != 0) {
+      const std::string who = procs.size() > 1 ? "rank " + std::to_string(procs[i].plan.rank) + " of " : "";
+      return status_record(context, "failed",
+                           who + "'" + program + "' exited with code " + std::to_string(codes[i]) +
+                               "; last output: " + tail_lines(procs[i].output, 12));
+    }
+  return std::nullopt;
+}
+
+// Emits the records read from the output, then a failed record for what could not be read; the
+// run's exit code: 3 when anything is wrong or nothing was read.
+int emit_results(const Readout& readout, const std::string& transport_problem, const Running& lead, const Json& context,
+                 const std::function<void(const Json&)>& emit) {
+  for (const auto& r : readout.records) emit(r);
+  if (!transport_problem.empty()) return 3;
+  if (!readout.problems.empty()) {
+    std::string why;
+    for (const auto& p : readout.problems) why += (why.empty() ? "" : "; ") + p;
+    emit(status_record(context, "failed", why + "; last output: " + tail_lines(lead.output, 12)));
+    return 3;
+  }
+  return readout.records.empty() ? 3 : 0;
+}
 }  // namespace
 
 // A command workload's run in phases: its context and output folder, the processes planned (a
@@ -368,17 +424,15 @@ std::string note_nccl_transports(std::vector<Json>& records, const std::string& 
 // timeout or failed record), then the records read from their output.
 int run_command_workload(const RunRequest& run) {
   const MpirunOptions mpirun = mpirun_for(run);
-  const long long run_id = run.run_id;
   const Json& spec = run.spec;
-  const auto& emit = run.emit;
   const CommandSpec command = command_from_json(spec.at("command"));
   const int ranks = spec.value("nodes", 1) * spec.value("ranks_per_node", 1);
 
   const Topology gpus = visible_gpus();
-  Json context = command_context(run_id, spec, command, ranks, gpus);
+  Json context = command_context(run.run_id, spec, command, ranks, gpus);
   const OutputDir output_dir;
 
-  const auto vars = command_vars(spec, run_id, output_dir.path(), "127.0.0.1", free_port());
+  const auto vars = command_vars(spec, run.run_id, output_dir.path(), "127.0.0.1", free_port());
   // On GPUs the program may well use NCCL: its INFO log (to files of the run's folder) says which
   // transport it connected with, checked against the variant's as for scalebench's own runs.
   const bool read_nccl_log = spec.value("gpu", false) && !std::getenv("NCCL_DEBUG");
@@ -387,61 +441,30 @@ int run_command_workload(const RunRequest& run) {
 
   const std::string program = substitute(command.program, vars);
   if (!executable_found(program)) {
-    emit(status_record(
+    run.emit(status_record(
         context, "skipped",
         "program '" + program + "' not found" + (program.find('/') == std::string::npos ? " on PATH" : "")));
     return 0;
   }
-  std::string cmdline;
-  for (const auto& a : plans.front().argv) cmdline += (cmdline.empty() ? "" : " ") + a;
-  context["environment"]["command"]["argv"] = cmdline;
-  std::printf("# %s%s\n", cmdline.c_str(),
-              plans.size() > 1 ? (" (x" + std::to_string(plans.size()) + ")").c_str() : "");
-  std::fflush(stdout);
+  announce(plans, context);
 
-  // The run's own deadline, a little inside the agent's, so that a hung program still leaves a
-  // timeout record with its last output.
-  const double timeout_s = spec.value("timeout_s", 600.0);
-  const double own_s = std::max(timeout_s * 0.9, timeout_s - 5.0);
+  const double own_s = own_time_limit(spec);
   const auto deadline =
       std::chrono::steady_clock::now() +
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(own_s));
-
   std::vector<Running> procs = start_processes(plans);
   bool timed_out = pump_output(procs, deadline);
   const std::vector<int> codes = wait_for_exit(procs, deadline, timed_out);
   g_group_count = 0;
-
-  const Running& lead = procs.front();
-  const std::string last = "; last output: " + tail_lines(lead.output, 12);
-  if (timed_out) {
-    char limit[32];
-    std::snprintf(limit, sizeof limit, "%g", own_s);
-    emit(status_record(context, "timeout",
-                       std::string("no end within ") + limit + " s (the run's timeout, less a margin); ended" + last));
+  if (std::optional<Json> bad = bad_end_record(procs, codes, timed_out, own_s, program, context)) {
+    run.emit(*bad);
     return 3;
   }
-  for (std::size_t i = 0; i < codes.size(); ++i)
-    if (codes[i] != 0) {
-      const std::string who = procs.size() > 1 ? "rank " + std::to_string(procs[i].plan.rank) + " of " : "";
-      emit(status_record(context, "failed",
-                         who + "'" + program + "' exited with code " + std::to_string(codes[i]) +
-                             "; last output: " + tail_lines(procs[i].output, 12)));
-      return 3;
-    }
 
-  Readout readout = read_results(command, vars, lead, context, spec, program);
+  Readout readout = read_results(command, vars, procs.front(), context, spec, program);
   const std::string transport_problem =
       read_nccl_log ? note_nccl_transports(readout.records, output_dir.path(), spec, gpus) : std::string();
-  for (const auto& r : readout.records) emit(r);
-  if (!transport_problem.empty()) return 3;
-  if (!readout.problems.empty()) {
-    std::string why;
-    for (const auto& p : readout.problems) why += (why.empty() ? "" : "; ") + p;
-    emit(status_record(context, "failed", why + last));
-    return 3;
-  }
-  return readout.records.empty() ? 3 : 0;
+  return emit_results(readout, transport_problem, procs.front(), context, run.emit);
 }
 
 }  // namespace scalebench

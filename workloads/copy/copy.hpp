@@ -114,7 +114,6 @@ struct SmGrid {
 };
 SmGrid sm_grid(std::uint64_t bytes, int sm_count, int blocks_per_sm, bool shared);
 
-
 // One transfer's measurement: seconds per copy of each timed sample, and the check's count of
 // wrong 4-byte words in the destination (-1: not checked).
 struct DirectionResult {

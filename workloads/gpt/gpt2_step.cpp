@@ -11,6 +11,12 @@
 // rows: the norms' outputs are all-gathered before QKV and MLP-up, the partial sums are
 // reduce-scattered (the bias and residual then added to the rank's rows), and in backward the
 // residual stream's gradient is all-gathered and the input gradients reduce-scattered.
+//
+// Why it is written out pass by pass, with a buffer per activation and layer: the calls are the
+// kernels in their order (what the profile's marks name), every buffer comes from the step's one
+// allocation (with recompute: true one block's buffers serve all), and bias, GELU and residual
+// ride in the GEMMs' epilogues. The naive attention path stays beside cuDNN's fused one because
+// it is the reference the fused one's loss and gradients are compared with (docs/gpt.md).
 namespace scalebench::gpt {
 
 namespace {

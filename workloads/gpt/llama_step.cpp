@@ -13,6 +13,11 @@
 // tp ranks; norms, embedding and head replicated. With sequence parallelism as gpt2_step.cpp: the
 // norms, the residual stream and the head on this rank's token rows; rotary turns the gathered
 // rows of QKV, so every row keeps its position.
+//
+// Why: its passes mirror gpt2_step.cpp's so that the two families share StepCore whole. Only the
+// fused attention is offered, since grouped-query attention is what cuDNN's graph does and the
+// naive path does not. Rotary is turned in place in the QKV projection's rows, which attention
+// then reads where they are; gate and up are one GEMM, so that one kernel makes SwiGLU of both.
 namespace scalebench::gpt {
 
 namespace {

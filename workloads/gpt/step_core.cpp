@@ -7,6 +7,17 @@
 #include "common/error.hpp"
 #include "workloads/gpu/nccl_check.hpp"
 
+// Why the step is shaped this way. GPT-2 and Llama differ in their activations and passes only, so
+// everything else is written once, here, and a change of parallelism or precision reaches both:
+// - One allocation, laid out by Planner twice (counting, then placing): the parameters and the
+//   gradients are each one contiguous buffer, which the gradient buckets, ZeRO-1's slices and the
+//   optimizer address by offset, and the model's bytes are known before anything is allocated.
+// - GEMMs through cuBLASLt, bias, GELU (with its saved input) and bias gradient in its epilogues
+//   rather than kernels of their own; an algorithm is asked for once per GEMM shape and kept.
+// - AdamW's step count and bias corrections live on the device, so that a captured CUDA graph
+//   replays steps that go on training.
+// - With tp > 1 a split tensor is initialised whole and this rank's shard cut from it, so that a
+//   tensor-parallel run starts from the model a one-GPU run starts from.
 namespace scalebench::gpt {
 
 using gemm::MatmulDesc;

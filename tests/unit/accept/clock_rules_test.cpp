@@ -7,8 +7,8 @@
 #include <map>
 
 #include "accept/default_rules.hpp"
-#include "common/error.hpp"
 #include "accept/verdict.hpp"
+#include "common/error.hpp"
 
 namespace scalebench::accept {
 namespace {

@@ -27,7 +27,8 @@ std::string gzip(const std::string& text) {
 
 std::string records_text() {
   std::string text;
-  for (int i = 0; i < 2000; ++i) text += R"({"experiment":"gpu-regression-gemm-fp16","value":)" + std::to_string(i) + "}\n";
+  for (int i = 0; i < 2000; ++i)
+    text += R"({"experiment":"gpu-regression-gemm-fp16","value":)" + std::to_string(i) + "}\n";
   return text;
 }
 
