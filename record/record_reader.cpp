@@ -115,7 +115,8 @@ const Json& RecordView::references() const {
 
 std::optional<std::uint64_t> RecordView::size() const {
   const Json s = field_at(*json_, "point.size");
-  if (!s.is_number_unsigned()) return std::nullopt;
+  // Any number of bytes, however it was written (a record built in code has a signed one).
+  if (!s.is_number() || s.get<double>() < 0) return std::nullopt;
   return s.get<std::uint64_t>();
 }
 
