@@ -2,8 +2,9 @@
 // computation, driver versions), judged by majority with no golden value.
 #include <map>
 
-#include "accept/record_view.hpp"
+#include "accept/rule_selection.hpp"
 #include "accept/verdict.hpp"
+#include "record/record_reader.hpp"
 
 namespace scalebench::accept {
 
@@ -27,16 +28,17 @@ std::vector<Verdict> agreement(const Rule& rule, const std::vector<const Json*>&
       }
     const int total = static_cast<int>(members.size());
     const bool has_majority = 2 * top > total;
-    const std::string model = model_of(*members.front());
+    const std::string model = RecordView(*members.front()).model();
     for (const Json* r : members) {
+      const RecordView record(*r);
       Verdict v;
-      v.host = host_of(*r);
-      v.gpu = gpu_of(*r);
+      v.host = record.host();
+      v.gpu = record.gpu();
       v.model = model;
       v.check = check_label(*r);
       v.rule = rule.name;
       v.rule_where = rule.where;
-      v.unit = r->value("unit", "");
+      v.unit = record.unit;
       const std::string mine = as_text(field_at(*r, rule.agree));
       v.band.basis = "majority of " + std::to_string(total) + (model.empty() ? "" : " " + model);
       if (!has_majority) {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <regex>
 
-#include "accept/record_view.hpp"
+#include "record/record_reader.hpp"
 
 namespace scalebench::accept {
 
@@ -114,10 +114,11 @@ Band band_for(const BandSpec& spec, const Json& record, const std::vector<double
   } else if (spec.from == "peak") {
     std::string basis;
     const auto peak = corrected_peak(record, &basis);
-    const auto eff = efficiency_for(spec, model_of(record));
+    const std::string model = RecordView(record).model();
+    const auto eff = efficiency_for(spec, model);
     if (!peak || !eff) {
       b.basis = !peak ? "no band known: the record states no peak"
-                      : "no band known: no efficiency for GPU model '" + model_of(record) + "' and no default";
+                      : "no band known: no efficiency for GPU model '" + model + "' and no default";
       return b;
     }
     (higher ? b.lo : b.hi) = *eff * *peak;

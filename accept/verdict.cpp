@@ -5,7 +5,8 @@
 #include <map>
 #include <set>
 
-#include "accept/record_view.hpp"
+#include "accept/rule_selection.hpp"
+#include "record/record_reader.hpp"
 
 namespace scalebench::accept {
 
@@ -31,19 +32,21 @@ std::string same_point(const Rule& rule, const Json& r) {
 }
 
 std::string baseline_key(const Rule& rule, const Json& r) {
-  return r.value("workload", "") + "|" + r.value("metric", "") + "|" + same_point(rule, r);
+  const RecordView v(r);
+  return v.workload + "|" + v.metric + "|" + same_point(rule, r);
 }
 
 Verdict base(const Rule& rule, const Json& r) {
+  const RecordView record(r);
   Verdict v;
-  v.host = host_of(r);
-  v.gpu = gpu_of(r);
-  v.model = model_of(r);
+  v.host = record.host();
+  v.gpu = record.gpu();
+  v.model = record.model();
   v.check = check_label(r);
   v.rule = rule.name;
   v.rule_where = rule.where;
-  v.unit = r.value("unit", "");
-  if (r.contains("value") && r["value"].is_number()) v.value = r["value"].get<double>();
+  v.unit = record.unit;
+  v.value = record.value;
   return v;
 }
 
@@ -51,7 +54,8 @@ Verdict base(const Rule& rule, const Json& r) {
 Verdict not_measured(const Rule& rule, const Json& r) {
   Verdict v = base(rule, r);
   v.outcome = rule.on_skipped;
-  v.reason = r.value("status", "") + ": " + r.value("reason", "");
+  const RecordView record(r);
+  v.reason = record.status + ": " + record.reason;
   return v;
 }
 
@@ -100,13 +104,14 @@ const std::string& worse(const std::string& a, const std::string& b) {
 }
 
 Json point_identity(const Json& r) {
-  Json p = r.value("point", Json::object());
+  Json p = RecordView(r).point();
   for (const char* k : {"host", "gpu", "uuid", "model"}) p.erase(k);
   return p;
 }
 
 std::string check_label(const Json& r) {
-  std::string label = r.value("workload", "") + "." + r.value("metric", "");
+  const RecordView record(r);
+  std::string label = record.workload + "." + record.metric;
   const Json point = point_identity(r);  // named: items() only refers to it
   for (const auto& [k, v] : point.items()) {
     if (k == "check") continue;
@@ -122,14 +127,14 @@ std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<Json>& rec
   for (const Rule& rule : rules.rules) {
     std::map<std::string, std::vector<double>> base_values;
     for (const Json& r : baseline)
-      if (selects(rule, r) && r.value("status", "") == "ok" && r.contains("value") && r["value"].is_number())
-        base_values[baseline_key(rule, r)].push_back(r["value"].get<double>());
+      if (const RecordView v(r); selects(rule, r) && v.ok() && v.value)
+        base_values[baseline_key(rule, r)].push_back(*v.value);
     std::vector<const Json*> measured;
     for (const Json& r : records) {
       if (!selects(rule, r)) continue;
-      if (r.value("status", "") == "ok" && r.contains("value") && r["value"].is_number()) {
+      if (const RecordView v(r); v.ok() && v.value) {
         measured.push_back(&r);
-      } else if (r.value("metric", "") != "run" || run_records_judged.insert(&r).second) {
+      } else if (v.is_figure() || run_records_judged.insert(&r).second) {
         out.push_back(not_measured(rule, r));
       }
     }
@@ -140,7 +145,7 @@ std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<Json>& rec
     // Fleet peers: the same point, from records of the same group.
     std::map<std::string, std::vector<double>> peers;
     for (const Json* r : measured)
-      peers[group_key(rule, *r) + "|" + same_point(rule, *r)].push_back((*r)["value"].get<double>());
+      peers[group_key(rule, *r) + "|" + same_point(rule, *r)].push_back(*RecordView(*r).value);
     for (const Json* r : measured) {
       std::optional<double> b;
       if (auto it = base_values.find(baseline_key(rule, *r)); it != base_values.end()) b = median_of(it->second);

@@ -22,6 +22,7 @@
 #include "common/error.hpp"
 #include "common/interrupt.hpp"
 #include "common/process.hpp"
+#include "record/table_printer.hpp"
 
 namespace scalebench {
 
@@ -128,10 +129,12 @@ accept::MeasureGroups measure_with(BatteryRunner& runner, const Options& o, bool
 
 void print_verdicts(const std::vector<accept::Verdict>& verdicts, const std::vector<accept::Rollup>& nodes) {
   std::cout << "\nverdicts per node:\n";
-  std::printf("%-24s %-8s %s\n", "node", "verdict", "first reason");
+  const std::vector<FixedColumn> columns{{24, true}, {8, true}, {0}};
+  std::cout << fixed_row(columns, {"node", "verdict", "first reason"}) << "\n";
   for (const accept::Rollup& n : nodes)
-    std::printf("%-24s %-8s %s\n", n.host.empty() ? "(between nodes)" : n.host.c_str(), n.outcome.c_str(),
-                n.reasons.empty() ? "-" : n.reasons.front().c_str());
+    std::cout << fixed_row(columns, {n.host.empty() ? "(between nodes)" : n.host, n.outcome,
+                                     n.reasons.empty() ? "-" : n.reasons.front()})
+              << "\n";
   int pass = 0, warn = 0, fail = 0, skip = 0;
   for (const accept::Verdict& v : verdicts) {
     pass += v.outcome == "pass";

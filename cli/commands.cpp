@@ -16,11 +16,11 @@
 #include "cli/record_source.hpp"
 #include "cli/results_format.hpp"
 #include "cli/store_salvage.hpp"
-#include "common/csv.hpp"
 #include "common/error.hpp"
 #include "common/interrupt.hpp"
 #include "common/spec.hpp"
 #include "http/http_client.hpp"
+#include "record/table_printer.hpp"
 #include "store/store.hpp"
 #include "store/store_integrity.hpp"
 
@@ -50,10 +50,6 @@ std::string read_file(const std::string& path) {
 
 // The --format of a command that prints data; the parser has checked its value.
 std::string format_of(const CliArgs& a) { return a.opt("format", "table"); }
-
-void print_csv(const std::vector<std::vector<std::string>>& rows) {
-  for (const auto& row : rows) std::cout << csv_row(row);
-}
 
 std::string clock(double seconds) {
   int s = static_cast<int>(seconds + 0.5);
@@ -189,7 +185,10 @@ int cmd_submit(const CliArgs& a) {
   if (format == "json") {
     std::cout << j.dump() << "\n";
   } else if (format == "csv") {
-    print_csv({{"id", "name", "runs"}, {j["experiment_id"].dump(), j["name"].get<std::string>(), j["runs"].dump()}});
+    write_csv_table(
+        std::cout,
+        TextTable{
+            {"id", "name", "runs"}, {}, {{j["experiment_id"].dump(), j["name"].get<std::string>(), j["runs"].dump()}}});
   } else {
     std::cout << "submitted experiment " << j["name"].get<std::string>() << " as id " << j["experiment_id"] << " ("
               << j["runs"] << " runs)\n";
@@ -210,13 +209,12 @@ int cmd_status(const CliArgs& a) {
     rows.push_back(
         {e["id"].dump(), e["name"].get<std::string>(), e["done"].dump(), e["runs"].dump(), e["states"].dump()});
   if (format == "csv") {
-    rows.insert(rows.begin(), {"id", "name", "done", "runs", "states"});
-    print_csv(rows);
+    write_csv_table(std::cout, TextTable{{"id", "name", "done", "runs", "states"}, {}, rows});
     return 0;
   }
-  std::printf("%-6s %-24s %-10s %s\n", "id", "name", "progress", "states");
-  for (const auto& r : rows)
-    std::printf("%-6s %-24s %-10s %s\n", r[0].c_str(), r[1].c_str(), (r[2] + "/" + r[3]).c_str(), r[4].c_str());
+  const std::vector<FixedColumn> columns{{6, true}, {24, true}, {10, true}, {0}};
+  std::cout << fixed_row(columns, {"id", "name", "progress", "states"}) << "\n";
+  for (const auto& r : rows) std::cout << fixed_row(columns, {r[0], r[1], r[2] + "/" + r[3], r[4]}) << "\n";
   return 0;
 }
 
@@ -287,14 +285,14 @@ int cmd_agents(const CliArgs& a) {
     rows.push_back({ag["id"].get<std::string>(), address, ag["state"].get<std::string>(), gpus, seen, runs});
   }
   if (format == "csv") {
-    rows.insert(rows.begin(), {"id", "address", "state", "gpus_busy", "seconds_since_heartbeat", "runs"});
-    print_csv(rows);
+    write_csv_table(std::cout,
+                    TextTable{{"id", "address", "state", "gpus_busy", "seconds_since_heartbeat", "runs"}, {}, rows});
     return 0;
   }
-  std::printf("%-20s %-20s %-6s %-9s %-16s %s\n", "id", "address", "state", "gpus busy", "last heartbeat", "runs");
+  const std::vector<FixedColumn> columns{{20, true}, {20, true}, {6, true}, {9, true}, {16, true}, {0}};
+  std::cout << fixed_row(columns, {"id", "address", "state", "gpus busy", "last heartbeat", "runs"}) << "\n";
   for (const auto& r : rows)
-    std::printf("%-20s %-20s %-6s %-9s %-16s %s\n", r[0].c_str(), r[1].c_str(), r[2].c_str(), r[3].c_str(),
-                (r[4] + " s ago").c_str(), r[5].empty() ? "-" : r[5].c_str());
+    std::cout << fixed_row(columns, {r[0], r[1], r[2], r[3], r[4] + " s ago", r[5].empty() ? "-" : r[5]}) << "\n";
   return 0;
 }
 
@@ -308,8 +306,9 @@ int cmd_cancel(const CliArgs& a) {
     return 0;
   }
   if (format == "csv") {
-    print_csv(
-        {{"cancelled_queued", "cancelling_running"}, {j["cancelled_queued"].dump(), j["cancelling_running"].dump()}});
+    write_csv_table(std::cout, TextTable{{"cancelled_queued", "cancelling_running"},
+                                         {},
+                                         {{j["cancelled_queued"].dump(), j["cancelling_running"].dump()}}});
     return 0;
   }
   std::cout << "cancelled " << j["cancelled_queued"] << " queued runs; " << j["cancelling_running"]

@@ -14,9 +14,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/record_source.hpp"
-#include "common/csv.hpp"
 #include "common/error.hpp"
 #include "common/units.hpp"
+#include "record/record_reader.hpp"
+#include "record/table_printer.hpp"
 #include "report/compare.hpp"
 #include "report/outliers.hpp"
 
@@ -84,9 +85,9 @@ std::string size_of(const CompareRow& r) {
 }
 
 void write_table(std::ostream& out, const std::vector<CompareRow>& rows) {
-  std::vector<std::vector<std::string>> cells = {{"verdict", "change", "95% band", "tolerance", "baseline", "candidate",
-                                                  "metric", "variant", "ranks", "gpus", "what", "size",
-                                                  "records (samples)"}};
+  TextTable table;
+  table.columns = {"verdict", "change", "95% band", "tolerance", "baseline", "candidate",        "metric",
+                   "variant", "ranks",  "gpus",     "what",      "size",     "records (samples)"};
   for (const auto& r : rows) {
     const bool band = !std::isnan(r.band_low_pct);
     std::string tol = number(r.tolerance_pct) + "%" + (r.tolerance_from == "reference" ? " (ref)" : "");
@@ -106,20 +107,9 @@ void write_table(std::ostream& out, const std::vector<CompareRow>& rows) {
                                       " (" + std::to_string(r.baseline_samples) + "/" +
                                       std::to_string(r.candidate_samples) + ")"};
     if (!r.note.empty()) c.push_back(r.note);
-    cells.push_back(std::move(c));
+    table.rows.push_back(std::move(c));
   }
-  std::vector<std::size_t> width;
-  for (const auto& row : cells)
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], row[i].size());
-    }
-  for (const auto& row : cells) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i)
-      line += row[i] + (i + 1 < row.size() ? std::string(width[i] - row[i].size() + 2, ' ') : "");
-    out << line << "\n";
-  }
+  write_aligned(out, table);
 }
 
 void write_csv(std::ostream& out, const std::vector<CompareRow>& rows) {
@@ -146,16 +136,17 @@ void write_csv(std::ostream& out, const std::vector<CompareRow>& rows) {
                                          "tolerance_pct",
                                          "tolerance_from",
                                          "note"};
-  for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
-  out << "\n";
+  TextTable table{cols, {}, {}};
   for (const auto& r : rows) {
     const Json j = to_json(r);
-    for (std::size_t i = 0; i < cols.size(); ++i) {
-      const Json& v = j[cols[i]];
-      out << (i ? "," : "") << csv_field(v.is_null() ? "" : v.is_string() ? v.get<std::string>() : v.dump());
+    std::vector<std::string> cells;
+    for (const auto& col : cols) {
+      const Json& v = j[col];
+      cells.push_back(v.is_null() ? "" : v.is_string() ? v.get<std::string>() : v.dump());
     }
-    out << "\n";
+    table.rows.push_back(std::move(cells));
   }
+  write_csv_table(out, table);
 }
 
 void write_outliers_table(std::ostream& out, const std::vector<NodeOutlier>& outliers, double threshold,
@@ -187,9 +178,9 @@ void write_outliers_table(std::ostream& out, const std::vector<NodeOutlier>& out
 // candidate's experiment when it is among them; otherwise all of it is the baseline, with a note.
 void narrow_to_candidate(Json& baseline, const Json& candidate, std::string& label) {
   std::set<std::string> names;
-  for (const auto& r : baseline) names.insert(r.value("experiment", ""));
+  for (const auto& r : baseline) names.insert(RecordView(r).experiment);
   if (names.size() < 2) return;
-  const std::string wanted = candidate.empty() ? "" : candidate.front().value("experiment", "");
+  const std::string wanted = candidate.empty() ? "" : RecordView(candidate.front()).experiment;
   if (names.count(wanted) == 0) {
     std::cerr << "scalebench: note: " << label << " holds records of " << names.size()
               << " experiments, none named like the candidate; all of them form the baseline\n";
@@ -197,7 +188,7 @@ void narrow_to_candidate(Json& baseline, const Json& candidate, std::string& lab
   }
   Json kept = Json::array();
   for (const auto& r : baseline)
-    if (r.value("experiment", "") == wanted) kept.push_back(r);
+    if (RecordView(r).experiment == wanted) kept.push_back(r);
   baseline = std::move(kept);
   label += " (its " + wanted + " records)";
 }

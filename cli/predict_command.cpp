@@ -8,10 +8,10 @@
 #include "analysis/prediction.hpp"
 #include "cli/commands.hpp"
 #include "cli/record_source.hpp"
-#include "common/csv.hpp"
 #include "common/error.hpp"
 #include "common/spec.hpp"
 #include "common/units.hpp"
+#include "record/table_printer.hpp"
 #include "report/build_report.hpp"
 
 namespace scalebench {
@@ -84,14 +84,15 @@ int cmd_predict(const CliArgs& a) {
     return 0;
   }
   if (format == "csv") {
-    std::cout << csv_row(
-        {"prediction", "op", "variant", "nodes", "size", "predicted_busbw_gbps", "bus_bandwidth_gbps"});
+    TextTable table{
+        {"prediction", "op", "variant", "nodes", "size", "predicted_busbw_gbps", "bus_bandwidth_gbps"}, {}, {}};
     for (const Json& q : posted)
       for (const Json& row : q["predicted"]) {
         const Json b = bandwidth_at(q["model"], row["size"]);
-        std::cout << csv_row({q["prediction_id"].dump(), q["op"].get<std::string>(), q["variant"].get<std::string>(),
+        table.rows.push_back({q["prediction_id"].dump(), q["op"].get<std::string>(), q["variant"].get<std::string>(),
                               q["nodes"].dump(), row["size"].dump(), row["busbw"].dump(), b.is_null() ? "" : b.dump()});
       }
+    write_csv_table(std::cout, table);
     return 0;
   }
   for (const Json& q : posted) {
@@ -106,12 +107,15 @@ int cmd_predict(const CliArgs& a) {
     if (m["max_fit_error_pct"].get<double>() > kPredictionGoalPct)
       std::cout << "warning: the model misses points it was fitted on by more than the " << kPredictionGoalPct
                 << "% goal: its prediction is a guess (noisy or contended runs, or a network that is no ring)\n";
-    std::printf("  %10s  %14s  %20s\n", "size", "B(S) GB/s", "predicted busbw GB/s");
+    const std::vector<FixedColumn> columns{{10}, {14, false, 2}, {20, false, 2}};
+    std::cout << fixed_row(columns, {"size", "B(S) GB/s", "predicted busbw GB/s"}, "  ") << "\n";
     for (const Json& row : q["predicted"]) {
       const Json b = bandwidth_at(m, row["size"]);
-      std::printf("  %10s  %14s  %20s\n", size_text(row["size"]).c_str(),
-                  b.is_null() ? "latency only" : format_number(b.get<double>()).c_str(),
-                  format_number(row["busbw"].get<double>()).c_str());
+      std::cout << fixed_row(columns,
+                             {size_text(row["size"]), b.is_null() ? "latency only" : format_number(b.get<double>()),
+                              format_number(row["busbw"].get<double>())},
+                             "  ")
+                << "\n";
     }
     std::cout << "scored when a run of this series ends at " << q["nodes"] << " nodes; see scalebench predictions "
               << q["prediction_id"] << "\n\n";
@@ -153,28 +157,33 @@ int cmd_predictions(const CliArgs& a) {
     }
   }
   if (format == "csv") {
-    std::cout << csv_row({"prediction", "op", "nodes", "size", "predicted_busbw_gbps", "measured_busbw_gbps",
-                          "error_pct", "experiment_id", "experiment"});
+    TextTable table{{"prediction", "op", "nodes", "size", "predicted_busbw_gbps", "measured_busbw_gbps", "error_pct",
+                     "experiment_id", "experiment"},
+                    {},
+                    {}};
     for (const Row& r : rows)
-      std::cout << csv_row({r.prediction.dump(), r.op.get<std::string>(), r.nodes.dump(), r.size.dump(),
+      table.rows.push_back({r.prediction.dump(), r.op.get<std::string>(), r.nodes.dump(), r.size.dump(),
                             Json(r.predicted).dump(), r.measured ? Json(*r.measured).dump() : "",
                             r.error_pct ? Json(*r.error_pct).dump() : "",
                             r.score.is_null() ? "" : r.score["experiment_id"].dump(),
                             r.score.is_null() ? "" : r.score.value("experiment", "")});
+    write_csv_table(std::cout, table);
     return 0;
   }
   if (rows.empty()) {
     std::cout << "no predictions; make one with scalebench predict --experiment NAME --nodes N\n";
     return 0;
   }
-  std::printf("%-4s %-14s %5s %9s %14s %14s %8s  %s\n", "id", "op", "nodes", "size", "predicted GB/s", "measured GB/s",
-              "error", "measured by");
+  const std::vector<FixedColumn> columns{{4, true}, {14, true}, {5}, {9}, {14}, {14}, {8}, {0, false, 2}};
+  std::cout << fixed_row(columns,
+                         {"id", "op", "nodes", "size", "predicted GB/s", "measured GB/s", "error", "measured by"})
+            << "\n";
   for (const Row& r : rows)
-    std::printf("%-4s %-14s %5s %9s %14s %14s %8s  %s\n", r.prediction.dump().c_str(), r.op.get<std::string>().c_str(),
-                r.nodes.dump().c_str(), size_text(r.size).c_str(), format_number(r.predicted).c_str(),
-                r.measured ? format_number(*r.measured).c_str() : "-",
-                r.error_pct ? signed_percent(*r.error_pct).c_str() : "-",
-                r.score.is_null() ? "not measured yet" : experiment_label(r.score).c_str());
+    std::cout << fixed_row(columns, {r.prediction.dump(), r.op.get<std::string>(), r.nodes.dump(), size_text(r.size),
+                                     format_number(r.predicted), r.measured ? format_number(*r.measured) : "-",
+                                     r.error_pct ? signed_percent(*r.error_pct) : "-",
+                                     r.score.is_null() ? "not measured yet" : experiment_label(r.score)})
+              << "\n";
   for (const auto& v : verdicts) std::cout << v << "\n";
   return 0;
 }

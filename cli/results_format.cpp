@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <vector>
 
-#include "common/csv.hpp"
 #include "common/units.hpp"
+#include "record/record_reader.hpp"
+#include "record/table_printer.hpp"
 #include "workloads/registry/registry.hpp"
 
 namespace scalebench {
@@ -26,17 +28,14 @@ std::string str(const Json& j) {
   if (j.is_string()) return j.get<std::string>();
   return j.dump();
 }
-std::string size_of(const Json& r) {
-  if (!r.contains("point") || !r["point"].contains("size")) return "";
-  return format_size(r["point"]["size"].get<std::uint64_t>());
-}
+std::string text(const std::optional<long long>& n) { return n ? std::to_string(*n) : ""; }
+std::string size_of(const RecordView& r) { return r.size() ? format_size(*r.size()) : ""; }
 // Parameters that tell points apart in a table: the workload's table columns (its registry
 // declaration); a text value as itself, a true flag as its name (in_place: in-place), a number as
 // name=value.
-std::string what(const Json& r) {
-  const Json p = r.value("params", Json::object());
-  const WorkloadDef* def =
-      r.contains("workload") && r["workload"].is_string() ? find_workload(r["workload"].get<std::string>()) : nullptr;
+std::string what(const RecordView& r) {
+  const Json& p = r.params();
+  const WorkloadDef* def = r.workload.empty() ? nullptr : find_workload(r.workload);
   std::string s;
   auto add = [&](const std::string& word) { s += (s.empty() ? "" : " ") + word; };
   for (const auto& k : def ? def->table_columns : std::vector<std::string>{}) {
@@ -55,29 +54,6 @@ std::string what(const Json& r) {
 }
 }  // namespace
 
-void write_aligned(std::ostream& out, const std::vector<std::string>& header,
-                   const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& numeric) {
-  // Each column as wide as its widest cell, header included, and two spaces between columns, so
-  // that no header runs into the next one whatever the names (a variant's name heads a column).
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
-  for (const auto& c : rows)
-    for (std::size_t i = 0; i + 1 < c.size() && i < width.size(); ++i) width[i] = std::max(width[i], c[i].size());
-  auto line = [&](const std::vector<std::string>& c) {
-    for (std::size_t i = 0; i < c.size(); ++i) {
-      if (i + 1 == c.size()) {
-        out << c[i];  // the last column is not padded: no trailing spaces
-        break;
-      }
-      const bool right = i < numeric.size() && numeric[i];
-      out << std::setw(static_cast<int>(width[i])) << (right ? std::right : std::left) << c[i] << "  ";
-    }
-    out << "\n";
-  };
-  line(header);
-  for (const auto& c : rows) line(c);
-}
-
 void write_table(std::ostream& out, const Json& records) {
   struct Row {
     std::string run, variant, ranks, gpus, what, size, check, status, reason;
@@ -87,106 +63,102 @@ void write_table(std::ostream& out, const Json& records) {
   std::vector<std::string> metric_order;
   std::vector<Row> rows;
   std::map<std::string, std::size_t> index;
-  for (const auto& r : records) {
-    const Json pl = r.value("placement", Json::object());
-    std::string key = str(r["run_id"]) + "/" + (r.contains("point") ? r["point"].dump() : "-");
+  for (const auto& json : records) {
+    const RecordView r(json);
+    std::string key = text(r.run_id) + "/" + (json.contains("point") ? json["point"].dump() : "-");
     auto it = index.find(key);
     if (it == index.end()) {
-      Row row{str(r["run_id"]),
-              r.value("variant", ""),
-              str(pl.value("ranks", Json())),
-              str(pl.value("gpus", Json())),
+      Row row{text(r.run_id),
+              r.variant,
+              text(r.placement.ranks),
+              text(r.placement.gpus),
               what(r),
               size_of(r),
               "",
-              r.value("status", ""),
-              r.value("reason", ""),
+              r.status,
+              r.reason,
               {},
               ""};
       it = index.emplace(key, rows.size()).first;
       rows.push_back(row);
     }
     Row& row = rows[it->second];
-    const std::string metric = r.value("metric", "");
-    if (metric != "run") {
-      std::string col = metric + "(" + r.value("unit", "") + ")";
+    if (r.is_figure()) {
+      std::string col = r.metric + "(" + r.unit + ")";
       if (std::find(metric_order.begin(), metric_order.end(), col) == metric_order.end()) metric_order.push_back(col);
-      if (r.contains("value") && r["value"].is_number()) row.metrics[col] = fmt(r["value"].get<double>());
-      if (row.cv.empty() && r.contains("stats") && r["stats"].contains("cv") && r["stats"]["cv"].is_number())
-        row.cv = fmt(r["stats"]["cv"].get<double>() * 100);  // null: one sample, spread unknown (peers)
-      if (r.contains("correctness") && r["correctness"].value("checked", false))
-        row.check = r["correctness"].value("passed", false) ? "pass" : "FAIL";
-      if (r.contains("references"))
-        for (const auto& o : r["references"])
-          if (o.value("outcome", "") == "fail") row.check += (row.check.empty() ? "" : ",") + std::string("ref-FAIL");
+      if (r.value) row.metrics[col] = fmt(*r.value);
+      if (row.cv.empty() && r.cv()) row.cv = fmt(*r.cv() * 100);  // none: one sample, spread unknown (peers)
+      if (const auto passed = r.passed()) row.check = *passed ? "pass" : "FAIL";
+      for (const auto& o : r.references())
+        if (o.value("outcome", "") == "fail") row.check += (row.check.empty() ? "" : ",") + std::string("ref-FAIL");
     }
-    if (r.value("status", "") != "ok") {
-      row.status = r.value("status", "");
-      row.reason = r.value("reason", "");
+    if (!r.ok()) {
+      row.status = r.status;
+      row.reason = r.reason;
     }
   }
-  std::vector<std::string> header = {"run", "variant", "ranks", "gpus", "what", "size"};
-  for (const auto& m : metric_order) header.push_back(m);
-  for (const char* h : {"cv%", "check", "status"}) header.push_back(h);
-  std::vector<std::vector<std::string>> cells;
+  TextTable table;
+  table.columns = {"run", "variant", "ranks", "gpus", "what", "size"};
+  for (const auto& m : metric_order) table.columns.push_back(m);
+  for (const char* h : {"cv%", "check", "status"}) table.columns.push_back(h);
   for (const auto& row : rows) {
     std::vector<std::string> c = {row.run, row.variant, row.ranks, row.gpus, row.what, row.size};
     for (const auto& m : metric_order) c.push_back(row.metrics.count(m) ? row.metrics.at(m) : "");
     c.push_back(row.cv);
     c.push_back(row.check);
     c.push_back(row.status + (row.reason.empty() ? "" : ": " + row.reason));
-    cells.push_back(std::move(c));
+    table.rows.push_back(std::move(c));
   }
-  std::vector<bool> numeric(header.size(), false);
-  for (std::size_t i = 6; i < 6 + metric_order.size() + 1; ++i) numeric[i] = true;
-  write_aligned(out, header, cells, numeric);
+  table.numeric.assign(table.columns.size(), false);
+  for (std::size_t i = 6; i < 6 + metric_order.size() + 1; ++i) table.numeric[i] = true;  // metrics and cv%
+  write_aligned(out, table);
 }
 
 void write_csv(std::ostream& out, const Json& records) {
-  out << "record_id,run_id,experiment,workload,variant,nodes,ranks,gpus,op,dtype,backend,in_place,size,metric,unit,"
-         "better,"
-         "value,median,mean,stddev,cv,min,max,n,check,status,reason,reference\n";
-  for (const auto& r : records) {
-    const Json p = r.value("params", Json::object());
-    const Json pl = r.value("placement", Json::object());
-    const Json st = r.value("stats", Json::object());
+  TextTable table;
+  table.columns = {"record_id", "run_id", "experiment", "workload", "variant",  "nodes",  "ranks",
+                   "gpus",      "op",     "dtype",      "backend",  "in_place", "size",   "metric",
+                   "unit",      "better", "value",      "median",   "mean",     "stddev", "cv",
+                   "min",       "max",    "n",          "check",    "status",   "reason", "reference"};
+  for (const auto& json : records) {
+    const RecordView r(json);
+    const Json& p = r.params();
+    const Json& st = r.stats();
     std::string ref;
-    for (const auto& o : r.value("references", Json::array()))
-      ref += (ref.empty() ? "" : ";") + o.value("outcome", std::string());
+    for (const auto& o : r.references()) ref += (ref.empty() ? "" : ";") + o.value("outcome", std::string());
     std::string check;
-    if (r.contains("correctness") && r["correctness"].value("checked", false))
-      check = r["correctness"].value("passed", false) ? "pass" : "fail";
-    std::vector<std::string> c = {str(r.value("record_id", Json())),
-                                  str(r["run_id"]),
-                                  r.value("experiment", ""),
-                                  r.value("workload", ""),
-                                  r.value("variant", ""),
-                                  str(pl.value("nodes", Json())),
-                                  str(pl.value("ranks", Json())),
-                                  str(pl.value("gpus", Json())),
-                                  str(p.value("op", Json())),
-                                  str(p.value("dtype", Json())),
-                                  str(p.value("backend", Json())),
-                                  str(p.value("in_place", Json())),
-                                  r.contains("point") ? str(r["point"].value("size", Json())) : "",
-                                  r.value("metric", ""),
-                                  r.value("unit", ""),
-                                  r.value("better", ""),
-                                  str(r.value("value", Json())),
-                                  str(st.value("median", Json())),
-                                  str(st.value("mean", Json())),
-                                  str(st.value("stddev", Json())),
-                                  str(st.value("cv", Json())),
-                                  str(st.value("min", Json())),
-                                  str(st.value("max", Json())),
-                                  str(st.value("n", Json())),
-                                  check,
-                                  r.value("status", ""),
-                                  r.value("reason", ""),
-                                  ref};
-    for (std::size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << csv_field(c[i]);
-    out << "\n";
+    if (const auto passed = r.passed()) check = *passed ? "pass" : "fail";
+    // Value and stats as stored (2.0 stays "2.0"), so that CSV keeps the record's text.
+    table.rows.push_back({text(r.record_id),
+                          text(r.run_id),
+                          r.experiment,
+                          r.workload,
+                          r.variant,
+                          text(r.placement.nodes),
+                          text(r.placement.ranks),
+                          text(r.placement.gpus),
+                          str(p.value("op", Json())),
+                          str(p.value("dtype", Json())),
+                          str(p.value("backend", Json())),
+                          str(p.value("in_place", Json())),
+                          str(r.point().value("size", Json())),
+                          r.metric,
+                          r.unit,
+                          r.better,
+                          str(json.value("value", Json())),
+                          str(st.value("median", Json())),
+                          str(st.value("mean", Json())),
+                          str(st.value("stddev", Json())),
+                          str(st.value("cv", Json())),
+                          str(st.value("min", Json())),
+                          str(st.value("max", Json())),
+                          str(st.value("n", Json())),
+                          check,
+                          r.status,
+                          r.reason,
+                          ref});
   }
+  write_csv_table(out, table);
 }
 
 void write_json_lines(std::ostream& out, const Json& records) {
@@ -195,18 +167,18 @@ void write_json_lines(std::ostream& out, const Json& records) {
 
 std::vector<std::string> reference_failures(const Json& records) {
   std::vector<std::string> out;
-  for (const auto& r : records)
-    for (const auto& o : r.value("references", Json::array()))
+  for (const auto& json : records) {
+    const RecordView r(json);
+    for (const auto& o : r.references())
       if (o.value("outcome", "") == "fail") {
         std::string bounds;
         if (o.contains("lower_bound")) bounds += ">= " + fmt(o["lower_bound"].get<double>());
         if (o.contains("upper_bound"))
           bounds += (bounds.empty() ? "" : " and ") + std::string("<= ") + fmt(o["upper_bound"].get<double>());
-        out.push_back(r.value("experiment", std::string()) + " run " + str(r["run_id"]) + " " +
-                      r.value("variant", std::string()) + " " + size_of(r) + " " + r.value("metric", std::string()) +
-                      " = " + fmt(r["value"].get<double>()) + " " + r.value("unit", std::string()) +
-                      ", reference wants " + bounds);
+        out.push_back(r.experiment + " run " + text(r.run_id) + " " + r.variant + " " + size_of(r) + " " + r.metric +
+                      " = " + fmt(r.value.value_or(0)) + " " + r.unit + ", reference wants " + bounds);
       }
+  }
   return out;
 }
 
@@ -223,7 +195,8 @@ void write_ratios(std::ostream& out, const std::vector<VariantRatio>& ratios, co
       if (p.contains(k) && p[k].is_string()) s += (s.empty() ? "" : " ") + p[k].get<std::string>();
     if (p.value("in_place", false)) s += " in-place";
     // Workloads without those (train: model, precision, batch) are named by their table columns.
-    return s.empty() ? what(Json{{"workload", v.workload}, {"params", p}}) : s;
+    const Json named{{"workload", v.workload}, {"params", p}};
+    return s.empty() ? what(RecordView(named)) : s;
   };
   auto size = [](const VariantRatio& v) {
     return v.key.contains("point") && v.key["point"].is_number_unsigned()
@@ -249,26 +222,36 @@ void write_ratios(std::ostream& out, const std::vector<VariantRatio>& ratios, co
     return;
   }
   if (format == "csv") {
-    out << "what,gpus,size,metric,unit," << csv_field(numerator) << "," << csv_field(denominator)
-        << ",ratio,ci95_low,ci95_high,pairs,paired_by\n";
+    // Numbers as a stream writes them (6 significant digits).
+    auto streamed = [](double x) {
+      std::ostringstream s;
+      s << x;
+      return s.str();
+    };
+    TextTable table{{"what", "gpus", "size", "metric", "unit", numerator, denominator, "ratio", "ci95_low", "ci95_high",
+                     "pairs", "paired_by"},
+                    {},
+                    {}};
     for (const auto& v : ratios)
-      out << csv_field(describe(v)) << "," << v.key.value("gpus", 0) << "," << size(v) << "," << v.metric << ","
-          << csv_field(v.unit) << "," << v.numerator << "," << v.denominator << "," << v.ratio << "," << v.ci_low << ","
-          << v.ci_high << "," << v.pairs << "," << v.paired_by << "\n";
+      table.rows.push_back({describe(v), std::to_string(v.key.value("gpus", 0)), size(v), v.metric, v.unit,
+                            streamed(v.numerator), streamed(v.denominator), streamed(v.ratio), streamed(v.ci_low),
+                            streamed(v.ci_high), std::to_string(v.pairs), v.paired_by});
+    write_csv_table(out, table);
     return;
   }
-  std::vector<std::vector<std::string>> rows;
+  TextTable table{{"what", "gpus", "size", "metric", numerator, denominator, "ratio", "95% CI", "pairs"},
+                  {false, true, true, false, true, true, true, true, false},
+                  {}};
   for (const auto& v : ratios) {
     std::ostringstream ci;
     ci << std::fixed << std::setprecision(3) << "[" << v.ci_low << ", " << v.ci_high << "]";
     std::ostringstream ratio;
     ratio << std::fixed << std::setprecision(3) << v.ratio;
-    rows.push_back({describe(v), std::to_string(v.key.value("gpus", 0)), size(v), v.metric, fmt(v.numerator),
-                    fmt(v.denominator), ratio.str(), ci.str(),
-                    std::to_string(v.pairs) + (v.paired_by == "samples" ? "s" : "r")});
+    table.rows.push_back({describe(v), std::to_string(v.key.value("gpus", 0)), size(v), v.metric, fmt(v.numerator),
+                          fmt(v.denominator), ratio.str(), ci.str(),
+                          std::to_string(v.pairs) + (v.paired_by == "samples" ? "s" : "r")});
   }
-  write_aligned(out, {"what", "gpus", "size", "metric", numerator, denominator, "ratio", "95% CI", "pairs"}, rows,
-                {false, true, true, false, true, true, true, true, false});
+  write_aligned(out, table);
   if (!ratios.empty())
     out << "pairs: r = interleaved rounds, s = samples of one round in order; ratio = geometric mean of the pairs\n";
 }

@@ -14,11 +14,6 @@ void write_table(std::ostream& out, const Json& records);
 void write_csv(std::ostream& out, const Json& records);
 void write_json_lines(std::ostream& out, const Json& records);
 
-// A table people read: each column as wide as its widest cell (header included), two spaces
-// apart, `numeric` columns right-aligned; the last column unpadded.
-void write_aligned(std::ostream& out, const std::vector<std::string>& header,
-                   const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& numeric);
-
 // Variant ratios (scalebench ratio): one row per point, with the interval and how it was paired.
 void write_ratios(std::ostream& out, const std::vector<VariantRatio>& ratios, const std::string& numerator,
                   const std::string& denominator, const std::string& format);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "record/record_reader.hpp"
 #include "report/sections/section_helpers.hpp"
 #include "report/sections/sections.hpp"
 
@@ -39,7 +40,7 @@ struct ByExperiment {
 ByExperiment group_by_experiment(const Json& records) {
   ByExperiment g;
   for (const auto& r : records) {
-    const std::string e = r.value("experiment", "");
+    const std::string e = RecordView(r).experiment;
     if (!g.records.count(e)) g.names.push_back(e);
     g.records[e].push_back(&r);
   }

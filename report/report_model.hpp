@@ -3,20 +3,19 @@
 #include <vector>
 
 #include "common/json.hpp"
+#include "record/table_printer.hpp"
 
 namespace scalebench {
 
 // What a report shows, before it is written as HTML, Markdown, CSV or JSON: every writer reads
 // this model and nothing else, so the formats cannot disagree.
 
-// A table of formatted cells. `numeric` marks columns that are right-aligned numbers.
-struct Table {
+// A table of the report: its cells (columns, numeric, rows) as the table printer writes them, with
+// what names it on the page.
+struct Table : TextTable {
   std::string id;  // file-name safe: CSV files and HTML anchors use it
   std::string title;
   std::string note;  // one line under the title: what the numbers are and how they were made
-  std::vector<std::string> columns;
-  std::vector<bool> numeric;
-  std::vector<std::vector<std::string>> rows;
 };
 
 struct ChartPoint {

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <sstream>
 
-#include "common/csv.hpp"
 #include "common/json.hpp"
 #include "report/chart_render.hpp"
 #include "report/page_script.hpp"
@@ -13,32 +12,10 @@ namespace scalebench {
 
 namespace {
 
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
-}
-
 void md_table(std::ostringstream& out, const Table& t) {
   out << "### " << t.title << "\n\n";
   if (!t.note.empty()) out << "_" << t.note << "_\n\n";
-  out << "|";
-  for (const auto& c : t.columns) out << " " << md_cell(c) << " |";
-  out << "\n|";
-  for (std::size_t i = 0; i < t.columns.size(); ++i) out << (t.numeric[i] ? " ---: |" : " --- |");
-  out << "\n";
-  for (const auto& row : t.rows) {
-    out << "|";
-    for (const auto& cell : row) out << " " << md_cell(cell) << " |";
-    out << "\n";
-  }
+  write_markdown(out, t);
   out << "\n";
 }
 
@@ -145,13 +122,13 @@ std::string chart_svg(const Chart& chart) {
 std::string markdown_report(const Report& r) {
   std::ostringstream out;
   out << "# " << r.title << "\n\n";
-  for (const auto& [k, v] : r.header) out << "- **" << k << "**: " << md_cell(v) << "\n";
+  for (const auto& [k, v] : r.header) out << "- **" << k << "**: " << markdown_cell(v) << "\n";
   out << "\n";
   if (!r.topology.rows.empty()) md_table(out, r.topology);
   for (const auto& s : r.sections) {
     out << "## " << s.title << "\n\n";
     for (const auto& p : s.paragraphs) out << p << "\n\n";
-    for (const auto& c : s.charts) out << "![" << md_cell(c.title) << "](charts/" << c.id << ".svg)\n\n";
+    for (const auto& c : s.charts) out << "![" << markdown_cell(c.title) << "](charts/" << c.id << ".svg)\n\n";
     for (const auto& t : s.tables) md_table(out, t);
   }
   return out.str();
@@ -191,9 +168,9 @@ std::string html_report(const Report& r, const std::string& chart_library) {
 }
 
 std::string csv_table(const Table& t) {
-  std::string out = csv_row(t.columns);
-  for (const auto& row : t.rows) out += csv_row(row);
-  return out;
+  std::ostringstream out;
+  write_csv_table(out, t);
+  return out.str();
 }
 
 std::string json_report(const Report& r) {

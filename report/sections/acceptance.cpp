@@ -3,8 +3,8 @@
 #include <tuple>
 
 #include "accept/default_rules.hpp"
-#include "accept/record_view.hpp"
 #include "accept/verdict.hpp"
+#include "record/record_reader.hpp"
 #include "report/sections/section_helpers.hpp"
 #include "report/sections/sections.hpp"
 
@@ -24,13 +24,14 @@ std::string battery_of(const std::string& experiment) {
 
 // A run that failed or timed out measured nothing to judge: its node fails, as the command has it.
 accept::Verdict run_failure(const Json& r) {
+  const RecordView record(r);
   accept::Verdict v;
-  v.host = accept::host_of(r);
-  v.check = r.value("workload", "") + " (run " + r["run_id"].dump() + ")";
+  v.host = record.host();
+  v.check = record.workload + " (run " + r["run_id"].dump() + ")";
   v.rule = "battery-completes";
   v.rule_where = "scalebench accept";
   v.outcome = "fail";
-  v.reason = r.value("status", "") + ": " + r.value("reason", "");
+  v.reason = record.status + ": " + record.reason;
   return v;
 }
 

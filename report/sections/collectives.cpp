@@ -3,6 +3,7 @@
 #include <set>
 
 #include "common/units.hpp"
+#include "record/record_reader.hpp"
 #include "report/sections/collective_curves.hpp"
 #include "report/sections/section_helpers.hpp"
 #include "report/sections/sections.hpp"
@@ -42,14 +43,16 @@ struct CollectivePoints {
     return title;
   }
   std::string name_of(const Json& r) const {
-    return series_name(r.value("variant", ""), workers_of(r), gpus, params_text(r["params"], extra_keys));
+    const RecordView v(r);
+    return series_name(v.variant, workers_of(r), gpus, params_text(v.params(), extra_keys));
   }
 };
 
 bool is_sized(const Json& r) {
-  const std::string m = r.value("metric", "");
-  return (m == "busbw" || m == "algbw" || m == "time") && r["params"].contains("op") && r.contains("point") &&
-         r["point"].is_object() && r["point"].contains("size") && r["point"]["size"].is_number();
+  const RecordView v(r);
+  const std::string& m = v.metric;
+  return (m == "busbw" || m == "algbw" || m == "time") && v.params().contains("op") && v.point().contains("size") &&
+         v.point()["size"].is_number();
 }
 
 // One curve's points of one metric as a chart series; none (nullopt) when it has no point to show.

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "common/units.hpp"
+#include "record/record_reader.hpp"
 #include "report/sections/section_helpers.hpp"
 
 namespace scalebench::sections {
@@ -11,25 +12,24 @@ namespace scalebench::sections {
 void add_other_figures(Section& sec, const std::vector<const Json*>& recs) {
   std::map<std::string, std::vector<const Json*>> rows;
   std::vector<std::string> order;
-  for (const Json* r : recs) {
-    const std::string metric = (*r)["metric"];
-    const bool collective_point = (*r)["params"].contains("op") && (*r).contains("point") &&
-                                  (*r)["point"].contains("size") &&
+  for (const Json* json : recs) {
+    const RecordView r(*json);
+    const std::string& metric = r.metric;
+    const bool collective_point = r.params().contains("op") && r.point().contains("size") &&
                                   (metric == "busbw" || metric == "algbw" || metric == "time");
-    if (collective_point || is_throughput(*r)) continue;
-    std::string what = r->value("workload", "");
-    const Json& p = (*r)["params"];
+    if (collective_point || is_throughput(*json)) continue;
+    std::string what = r.workload;
+    const Json& p = r.params();
     for (auto it = p.begin(); it != p.end(); ++it)
       if (!measurement_params().count(it.key()) && it.key() != "backend" && (it->is_string() || it->is_boolean()))
         what += " " + it.key() + "=" + text_of(*it);
-    if ((*r).contains("point"))
-      for (auto it = (*r)["point"].begin(); it != (*r)["point"].end(); ++it)
-        what += " " + it.key() + "=" +
-                (it.key() == "size" && it->is_number_unsigned() ? format_size(it->get<std::uint64_t>()) : text_of(*it));
-    const std::string key = what + "\x1f" + r->value("variant", "") + "\x1f" + std::to_string(workers_of(*r)) + "\x1f" +
-                            metric + "\x1f" + r->value("unit", "");
+    for (auto it = r.point().begin(); it != r.point().end(); ++it)
+      what += " " + it.key() + "=" +
+              (it.key() == "size" && it->is_number_unsigned() ? format_size(it->get<std::uint64_t>()) : text_of(*it));
+    const std::string key =
+        what + "\x1f" + r.variant + "\x1f" + std::to_string(workers_of(*json)) + "\x1f" + metric + "\x1f" + r.unit;
     if (!rows.count(key)) order.push_back(key);
-    rows[key].push_back(r);
+    rows[key].push_back(json);
   }
   if (rows.empty()) return;
   Table t = make_table(sec.id + "-figures", "Other figures",

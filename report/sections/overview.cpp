@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "record/record_reader.hpp"
 #include "report/sections/section_helpers.hpp"
 
 namespace scalebench::sections {
@@ -22,9 +23,10 @@ Section overview(const std::vector<std::string>& names, const std::map<std::stri
   for (const auto& name : names) {
     std::set<std::string> workloads, variants;
     std::map<std::string, int> status;
-    for (const Json* r : by_exp.at(name)) {
-      workloads.insert(r->value("workload", "")), variants.insert(r->value("variant", ""));
-      ++status[r->value("status", "")];
+    for (const Json* json : by_exp.at(name)) {
+      const RecordView r(*json);
+      workloads.insert(r.workload), variants.insert(r.variant);
+      ++status[r.status];
     }
     auto join = [](const std::set<std::string>& s) {
       std::string out;

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "record/record_reader.hpp"
 #include "report/sections/section_helpers.hpp"
 
 namespace scalebench::sections {
@@ -15,14 +16,14 @@ void add_problems(Section& sec, const std::vector<const Json*>& recs) {
                         {"status", false},
                         {"reason", false}});
   std::set<std::string> seen;
-  for (const Json* r : recs) {
-    if (r->value("status", "ok") == "ok") continue;
-    std::string reason = r->value("reason", "");
+  for (const Json* json : recs) {
+    const RecordView r(*json);
+    if (r.status.empty() || r.ok()) continue;  // a record without a status counts as ok
+    std::string reason = r.reason;
     if (reason.size() > 300) reason = reason.substr(0, 300) + " ...";
-    const std::string key = (*r)["run_id"].dump() + "\x1f" + r->value("status", "") + "\x1f" + reason;
-    if (!seen.insert(key).second) continue;
-    t.rows.push_back({(*r)["run_id"].dump(), r->value("workload", ""), r->value("variant", ""),
-                      std::to_string(workers_of(*r)), r->value("status", ""), reason});
+    const std::string run = r.run_id ? std::to_string(*r.run_id) : "null";
+    if (!seen.insert(run + "\x1f" + r.status + "\x1f" + reason).second) continue;
+    t.rows.push_back({run, r.workload, r.variant, std::to_string(workers_of(*json)), r.status, reason});
   }
   if (!t.rows.empty()) sec.tables.push_back(t);
 }

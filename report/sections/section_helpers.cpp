@@ -6,6 +6,7 @@
 #include <map>
 
 #include "analysis/stats.hpp"
+#include "record/record_reader.hpp"
 #include "workloads/registry/registry.hpp"
 
 namespace scalebench::sections {
@@ -27,14 +28,14 @@ std::string text_of(const Json& j) {
 }
 
 int workers_of(const Json& r) {
-  const Json pl = r.value("placement", Json::object());
-  const int gpus = pl.value("gpus", 0);
-  return gpus > 0 ? gpus : pl.value("ranks", 0);
+  const RecordPlacement pl = RecordView(r).placement;
+  const long long gpus = pl.gpus.value_or(0);
+  return static_cast<int>(gpus > 0 ? gpus : pl.ranks.value_or(0));
 }
 
 bool on_gpus(const Json& records) {
   for (const auto& r : records)
-    if (r.value("placement", Json::object()).value("gpus", 0) > 0) return true;
+    if (RecordView(r).placement.gpus.value_or(0) > 0) return true;
   return false;
 }
 
@@ -57,8 +58,8 @@ std::string bounded_id(const std::string& id) {
 }
 
 bool is_ok_point(const Json& r) {
-  return r.value("status", "") == "ok" && r.contains("value") && r["value"].is_number() &&
-         r.value("metric", "") != "run";
+  const RecordView v(r);
+  return v.ok() && v.value && v.is_figure();
 }
 
 Pooled pool(const std::vector<const Json*>& recs) {
@@ -66,12 +67,13 @@ Pooled pool(const std::vector<const Json*>& recs) {
   std::vector<double> pct;
   Pooled p;
   for (const Json* r : recs) {
-    const Json st = r->value("stats", Json::object());
+    const RecordView v(*r);
+    const Json& st = v.stats();
     if (st.contains("samples") && st["samples"].is_array() && !st["samples"].empty()) {
       for (const auto& s : st["samples"])
         if (s.is_number()) samples.push_back(s.get<double>());
-    } else {
-      samples.push_back((*r)["value"].get<double>());
+    } else if (v.value) {
+      samples.push_back(*v.value);
     }
     if (r->contains("pct_of_peak") && (*r)["pct_of_peak"].is_number()) pct.push_back((*r)["pct_of_peak"].get<double>());
     if (r->contains("link") && (*r)["link"].is_object()) p.link = (*r)["link"].value("path", "");
@@ -95,9 +97,11 @@ std::vector<std::string> varying_params(const std::vector<const Json*>& recs, co
   std::map<std::string, std::set<std::string>> values;
   std::set<std::string> keys;
   for (const Json* r : recs)
-    for (auto it = (*r)["params"].begin(); it != (*r)["params"].end(); ++it) keys.insert(it.key());
-  for (const Json* r : recs)
-    for (const auto& k : keys) values[k].insert((*r)["params"].contains(k) ? (*r)["params"][k].dump() : "-");
+    for (const auto& [k, v] : RecordView(*r).params().items()) keys.insert(k);
+  for (const Json* r : recs) {
+    const Json& params = RecordView(*r).params();
+    for (const auto& k : keys) values[k].insert(params.contains(k) ? params[k].dump() : "-");
+  }
   std::vector<std::string> out;
   for (const auto& [k, v] : values)
     if (v.size() > 1 && !exclude.count(k) && !measurement_params().count(k)) out.push_back(k);
@@ -143,23 +147,26 @@ std::string spread_text(const Pooled& p) { return format_number(p.min) + " – "
 std::string cv_text(const Pooled& p) { return p.n > 1 ? format_number(100 * p.cv) : ""; }
 
 std::string series_suffix(const Json& r, const std::vector<std::string>& extra_keys) {
+  const RecordView v(r);
+  const Json& params = v.params();
   std::string s;
-  const std::string extra = params_text(r["params"], extra_keys);
+  const std::string extra = params_text(params, extra_keys);
   if (!extra.empty()) s += " · " + extra;
-  Json point = r.value("point", Json::object());
-  if (point.is_object() && !point.contains("size")) {
+  Json point = v.point();
+  if (!point.contains("size")) {
     point.erase("gpu"), point.erase("gpus");
     // A varying parameter already named above, with the point's value, is not said twice.
     for (const std::string& k : extra_keys)
-      if (point.contains(k) && r["params"].contains(k) && text_of(point[k]) == text_of(r["params"][k])) point.erase(k);
+      if (point.contains(k) && params.contains(k) && text_of(point[k]) == text_of(params[k])) point.erase(k);
     if (!point.empty()) s += " · " + point.dump();
   }
   return s;
 }
 
 bool is_throughput(const Json& r) {
-  const std::string unit = r.value("unit", "");
-  return r.value("better", "") == "higher" && unit.size() > 2 && unit.substr(unit.size() - 2) == "/s" &&
+  const RecordView v(r);
+  const std::string& unit = v.unit;
+  return v.better == "higher" && unit.size() > 2 && unit.substr(unit.size() - 2) == "/s" &&
          unit.find("B/s") == std::string::npos;
 }
 

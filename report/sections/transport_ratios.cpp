@@ -7,6 +7,7 @@
 
 #include "analysis/variant_ratio.hpp"
 #include "common/units.hpp"
+#include "record/record_reader.hpp"
 #include "report/sections/section_helpers.hpp"
 
 namespace scalebench::sections {
@@ -16,9 +17,10 @@ namespace scalebench::sections {
 void add_transport_ratios(Section& sec, const Json& exp_records) {
   std::map<std::string, std::string> transport;
   std::map<std::string, std::set<std::string>> workloads;
-  for (const auto& r : exp_records) {
-    transport[r.value("variant", "")] = r.value("transport", "");
-    workloads[r.value("variant", "")].insert(r.value("workload", ""));
+  for (const auto& json : exp_records) {
+    const RecordView r(json);
+    transport[r.variant] = r.transport;
+    workloads[r.variant].insert(r.workload);
   }
   Table t = make_table(sec.id + "-nvlink-vs-pcie", "NVLink vs PCIe",
                        "busbw ratio of the nvlink variant over the pcie one: geometric mean over rounds run "

@@ -2,6 +2,7 @@
 
 #include "analysis/stats.hpp"
 #include "record/point_record.hpp"
+#include "record/table_printer.hpp"
 
 namespace scalebench::collective {
 
@@ -36,20 +37,31 @@ std::vector<Json> point_records(const Json& context, const Config& c, int nranks
   return out;
 }
 
+namespace {
+// size(B), count, iters, time(us), algbw, busbw, cv(%), #wrong: nccl-tests' widths.
+const std::vector<FixedColumn> kColumns{{12}, {12}, {6}, {9}, {9}, {9}, {7}, {6}};
+}  // namespace
+
 void print_table_header(std::FILE* out, const Config& c, int nranks) {
   std::fprintf(out, "# collective %s on %d ranks, backend %s, %s\n", c.backend == "nccl" ? "NCCL" : "MPI", nranks,
                c.backend.c_str(), c.in_place ? "in-place" : "out-of-place");
-  std::fprintf(out, "# %12s %12s %6s %9s %9s %9s %7s %6s\n", "size(B)", "count", "iters", "time(us)", "algbw", "busbw",
-               "cv(%)", "#wrong");
+  std::fprintf(out, "%s\n",
+               fixed_row(kColumns, {"size(B)", "count", "iters", "time(us)", "algbw", "busbw", "cv(%)", "#wrong"}, "# ")
+                   .c_str());
 }
 
 void print_table_row(std::FILE* out, const Config& c, int nranks, const PointResult& p) {
   const Summary s = summarize(p.seconds);
   const double algbw = static_cast<double>(p.layout.size_bytes) / s.median / 1e9;
-  std::fprintf(out, "  %12llu %12zu %6d %9.2f %9.2f %9.2f %7.2f %6s\n",
-               static_cast<unsigned long long>(p.layout.size_bytes), p.layout.send_count, p.iters, s.median * 1e6,
-               algbw, algbw * busbw_factor(c.op, nranks), s.cv * 100,
-               p.wrong < 0 ? "N/A" : std::to_string(p.wrong).c_str());
+  const std::vector<std::string> cells{std::to_string(p.layout.size_bytes),
+                                       std::to_string(p.layout.send_count),
+                                       std::to_string(p.iters),
+                                       fixed_number(s.median * 1e6, 2),
+                                       fixed_number(algbw, 2),
+                                       fixed_number(algbw * busbw_factor(c.op, nranks), 2),
+                                       fixed_number(s.cv * 100, 2),
+                                       p.wrong < 0 ? "N/A" : std::to_string(p.wrong)};
+  std::fprintf(out, "%s\n", fixed_row(kColumns, cells, "  ").c_str());
   std::fflush(out);
 }
 

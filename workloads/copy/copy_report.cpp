@@ -6,6 +6,7 @@
 
 #include "analysis/stats.hpp"
 #include "record/point_record.hpp"
+#include "record/table_printer.hpp"
 
 namespace scalebench::copy {
 
@@ -70,20 +71,18 @@ struct Matrix {
   std::vector<std::vector<std::optional<double>>> v;
 };
 
+// nvbandwidth's layout: a row label 10 wide, then each cell 9 wide.
 void print_matrix(std::FILE* out, const Matrix& m) {
+  std::vector<FixedColumn> columns{{10}};
+  columns.insert(columns.end(), m.cols.size(), FixedColumn{9});
   std::fprintf(out, "# %s\n", m.title.c_str());
-  std::fprintf(out, "%10s", "");
-  for (const auto& c : m.cols) std::fprintf(out, " %9s", c.c_str());
-  std::fprintf(out, "\n");
+  std::vector<std::string> header{""};
+  header.insert(header.end(), m.cols.begin(), m.cols.end());
+  std::fprintf(out, "%s\n", fixed_row(columns, header).c_str());
   for (std::size_t i = 0; i < m.rows.size(); ++i) {
-    std::fprintf(out, "%10s", m.rows[i].c_str());
-    for (const auto& cell : m.v[i]) {
-      if (cell)
-        std::fprintf(out, " %9.2f", *cell);
-      else
-        std::fprintf(out, " %9s", "N/A");
-    }
-    std::fprintf(out, "\n");
+    std::vector<std::string> cells{m.rows[i]};
+    for (const auto& cell : m.v[i]) cells.push_back(cell ? fixed_number(*cell, 2) : "N/A");
+    std::fprintf(out, "%s\n", fixed_row(columns, cells).c_str());
   }
 }
 

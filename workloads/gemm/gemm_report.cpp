@@ -1,6 +1,10 @@
 #include "workloads/gemm/gemm_report.hpp"
 
-#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "record/record_reader.hpp"
+#include "record/table_printer.hpp"
 
 namespace scalebench::gemm {
 
@@ -41,61 +45,74 @@ void PeakAnnotator::finish(Json& r) {
   }
 }
 
+namespace {
+// precision, set, op, m x n x k: the point; then gpu, median, unit, %peak, time_us, check and the
+// algorithm, the last unpadded. The header's "m x n x k" keeps its narrower width of old.
+const std::vector<FixedColumn> kPointColumns{{8, true}, {20, true}, {2, true}, {18, true}};
+const std::vector<FixedColumn> kFigureColumns{{5}, {10}, {7, true}, {6}, {10}, {9, true}, {0}};
+
+std::vector<FixedColumn> row_columns() {
+  std::vector<FixedColumn> c = kPointColumns;
+  c.insert(c.end(), kFigureColumns.begin(), kFigureColumns.end());
+  return c;
+}
+}  // namespace
+
 std::string table_header() {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%-8s %-20s %-2s %-6s %5s %10s %-7s %6s %10s %-9s %s", "precis", "set", "op",
-                "m x n x k", "gpu", "median", "unit", "%peak", "time_us", "check", "algorithm");
-  return buf;
+  std::vector<FixedColumn> columns = row_columns();
+  columns[3] = {6, true};
+  return fixed_row(
+      columns, {"precis", "set", "op", "m x n x k", "gpu", "median", "unit", "%peak", "time_us", "check", "algorithm"});
 }
 
-std::string TableFormatter::format_row(const Json& r) {
-  const Json& pt = r.value("point", Json::object());
-  const std::string metric = r.value("metric", "");
-  char dims[64];
-  std::snprintf(dims, sizeof dims, "%lldx%lldx%lld", pt.value("m", 0LL), pt.value("n", 0LL), pt.value("k", 0LL));
-  char head[128];
-  std::snprintf(head, sizeof head, "%-8s %-20s %-2s %-18s", pt.value("precision", "").c_str(),
-                pt.value("set", "").c_str(), pt.value("op", "").c_str(), dims);
-  char buf[400];
-  if (metric == "run" && !r.contains("point"))  // the run as a whole (no GPU, say)
-    return "# " + r.value("status", "") + ": " + r.value("reason", "");
-  if (metric == "run") {
-    std::snprintf(buf, sizeof buf, "%s %s: %s", head, r.value("status", "").c_str(), r.value("reason", "").c_str());
-    return buf;
-  }
-  if (metric == "time") {
-    time_us_ = r.value("value", 0.0);
+std::string TableFormatter::format_row(const Json& json) {
+  const RecordView r(json);
+  const Json& pt = r.point();
+  const std::string dims = std::to_string(pt.value("m", 0LL)) + "x" + std::to_string(pt.value("n", 0LL)) + "x" +
+                           std::to_string(pt.value("k", 0LL));
+  std::vector<std::string> cells{pt.value("precision", ""), pt.value("set", ""), pt.value("op", ""), dims};
+  auto row = [&](std::vector<std::string> figures) {
+    cells.insert(cells.end(), figures.begin(), figures.end());
+    return fixed_row(row_columns(), cells);
+  };
+  if (!r.is_figure() && !json.contains("point"))  // the run as a whole (no GPU, say)
+    return "# " + r.status + ": " + r.reason;
+  if (!r.is_figure()) return fixed_row(kPointColumns, cells) + " " + r.status + ": " + r.reason;
+  if (r.metric == "time") {
+    time_us_ = r.value.value_or(0);
     return "";
   }
-  const Json& corr = r.value("correctness", Json::object());
+  const Json& corr = r.correctness();
   std::string check = !corr.value("checked", false) ? "-"
                       : corr.value("passed", false) ? "ok"
                                                     : "WRONG " + std::to_string(corr.value("wrong", 0LL));
-  std::string pct = r.contains("pct_of_peak") ? std::to_string(static_cast<int>(r["pct_of_peak"].get<double>() + 0.5))
-                                              : std::string("-");
-  if (metric == "throughput") {
-    const Json& algo = r.value("details", Json::object()).value("algorithm", Json::object());
-    char a[96] = "-";
-    if (!algo.empty())
-      std::snprintf(a, sizeof a, "%s #%d/%d tile %d stages %d splitk %d", algo.value("selection", "").c_str(),
-                    algo.value("heuristic_rank", 0), algo.value("candidates", 0), algo.value("tile", 0),
-                    algo.value("stages", 0), algo.value("split_k", 0));
-    std::snprintf(buf, sizeof buf, "%s %5d %10.2f %-7s %6s %10.1f %-9s %s", head, pt.value("gpu", 0),
-                  r.value("value", 0.0), r.value("unit", "").c_str(), pct.c_str(), time_us_, check.c_str(), a);
-    if (r.value("status", "ok") != "ok") return std::string(buf) + "  failed: " + r.value("reason", "");
-    return buf;
+  const Json pct_of_peak = field_at(json, "pct_of_peak");
+  std::string pct =
+      pct_of_peak.is_number() ? std::to_string(static_cast<int>(pct_of_peak.get<double>() + 0.5)) : std::string("-");
+  if (r.metric == "throughput") {
+    const Json algo = field_at(json, "details.algorithm");
+    std::string a = "-";
+    if (algo.is_object() && !algo.empty())
+      a = algo.value("selection", "") + " #" + std::to_string(algo.value("heuristic_rank", 0)) + "/" +
+          std::to_string(algo.value("candidates", 0)) + " tile " + std::to_string(algo.value("tile", 0)) + " stages " +
+          std::to_string(algo.value("stages", 0)) + " splitk " + std::to_string(algo.value("split_k", 0));
+    const std::string line = row({std::to_string(pt.value("gpu", 0)), fixed_number(r.value.value_or(0), 2), r.unit, pct,
+                                  fixed_number(time_us_, 1), check, a});
+    if (json.contains("status") && !r.ok()) return line + "  failed: " + r.reason;
+    return line;
   }
-  if (metric == "throughput_total") {
-    total_ = r.value("value", 0.0);
-    total_unit_ = r.value("unit", "");
-    std::snprintf(buf, sizeof buf, "%s %5s %10.2f %-7s %6s %10s %-9s", head, "all", total_, total_unit_.c_str(),
-                  pct.c_str(), "", check.c_str());
-    return buf;
+  if (r.metric == "throughput_total") {
+    total_ = r.value.value_or(0);
+    total_unit_ = r.unit;
+    return row({"all", fixed_number(total_, 2), total_unit_, pct, "", check});
   }
-  if (metric == "gpu_spread") {
-    std::snprintf(buf, sizeof buf, "%s %5s %9.1f%% spread between GPUs (slowest GPU %d)", head, "all",
-                  r.value("value", 0.0), r.value("details", Json::object()).value("slowest_gpu", 0));
-    return buf;
+  if (r.metric == "gpu_spread") {
+    std::vector<FixedColumn> columns = kPointColumns;
+    columns.insert(columns.end(), {{5}, {9}});
+    cells.insert(cells.end(), {"all", fixed_number(r.value.value_or(0), 1)});
+    const Json slowest = field_at(json, "details.slowest_gpu");
+    return fixed_row(columns, cells) + "% spread between GPUs (slowest GPU " +
+           std::to_string(slowest.is_number_integer() ? slowest.get<int>() : 0) + ")";
   }
   return "";
 }

@@ -5,8 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include "accept/record_view.hpp"
-
 namespace scalebench::accept {
 namespace {
 
@@ -210,18 +208,6 @@ TEST(Agreement, NoMajorityWarnsEveryGpu) {
     EXPECT_EQ(v.outcome, "warn");
     EXPECT_NE(v.reason.find("no majority among 4"), std::string::npos);
   }
-}
-
-TEST(RecordView, HostGpuAndModelOfEachKindOfRecord) {
-  const Json gemm{{"point", Json{{"gpu", 3}}},
-                  {"placement", Json{{"hosts", {"a", "a"}}}},
-                  {"environment", Json{{"gpu_models", {"NVIDIA H200"}}}}};
-  EXPECT_EQ(host_of(gemm), "a");
-  EXPECT_EQ(gpu_of(gemm), 3);
-  EXPECT_EQ(model_of(gemm), "NVIDIA H200");
-  const Json multi{{"placement", Json{{"hosts", {"a", "b"}}}}};
-  EXPECT_EQ(host_of(multi), "") << "a run over several nodes belongs to none";
-  EXPECT_EQ(gpu_of(multi), -1);
 }
 
 }  // namespace

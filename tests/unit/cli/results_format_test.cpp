@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/error.hpp"
+
 #include <sstream>
 #include <string>
 #include <vector>
@@ -94,14 +96,25 @@ TEST(RatioTable, TrainRowsNameTheirNetwork) {
   EXPECT_EQ(columns(l[1])[0], "resnet152 train") << out.str();
 }
 
-TEST(AlignedTable, ColumnsAsWideAsTheirWidestCell) {
-  std::ostringstream out;
-  write_aligned(out, {"name", "value", "note"}, {{"a-very-long-name", "1.5", "x"}, {"b", "22.25", "y"}},
-                {false, true, false});
-  EXPECT_EQ(out.str(),
-            "name              value  note\n"
-            "a-very-long-name    1.5  x\n"
-            "b                 22.25  y\n");
+// A stored record with a field of the wrong type is refused with the record and the field named,
+// in every format, instead of printing it as it happens to dump or failing on a JSON type error.
+TEST(ResultsFormats, AMalformedRecordIsNamedWithItsField) {
+  const Json records = Json::array({Json{{"record_id", 5},
+                                         {"run_id", 1},
+                                         {"workload", "collective"},
+                                         {"metric", "busbw"},
+                                         {"status", "ok"},
+                                         {"value", 1.5},
+                                         {"placement", {{"gpus", "2"}}}}});
+  for (const auto& write : {write_table, write_csv}) {
+    std::ostringstream out;
+    try {
+      write(out, records);
+      ADD_FAILURE() << "printed " << out.str();
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "record 5: 'placement.gpus' must be an integer");
+    }
+  }
 }
 
 }  // namespace

@@ -162,7 +162,8 @@ TEST(Report, AThroughputRowSaysItsShareOfThePeak) {
   // One GPU's GEMM (the quick study on a one-GPU machine): its TFLOP/s against the FLOP peak.
   Json gemm = throughput_record("default", 1, 700);
   gemm["unit"] = "TFLOP/s", gemm["pct_of_peak"] = 70.75;
-  const Table* t = find_table(build_report(Json::array({gemm})), "-scaling");
+  const Report r = build_report(Json::array({gemm}));  // named: t points into it
+  const Table* t = find_table(r, "-scaling");
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(t->rows.size(), 1u);
   EXPECT_EQ(t->columns.back(), "% of peak");
