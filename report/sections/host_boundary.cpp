@@ -2,6 +2,7 @@
 #include <set>
 
 #include "common/units.hpp"
+#include "record/record_reader.hpp"
 #include "report/sections/section_helpers.hpp"
 #include "report/sections/sections.hpp"
 
@@ -27,34 +28,25 @@ struct Sides {
   std::set<std::string> inside_transports, between_transports;
 };
 
-int distinct_hosts(const Json& r) {
-  const Json placement = r.value("placement", Json::object());
-  std::set<std::string> hosts;
-  for (const auto& h : placement.value("hosts", Json::array()))
-    if (h.is_string()) hosts.insert(h.get<std::string>());
-  return hosts.empty() ? placement.value("nodes", 1) : static_cast<int>(hosts.size());
+int distinct_hosts(const RecordView& r) {
+  const std::set<std::string> hosts(r.placement.hosts.begin(), r.placement.hosts.end());
+  return hosts.empty() ? static_cast<int>(r.placement.nodes.value_or(1)) : static_cast<int>(hosts.size());
 }
 
 // GPU collective busbw points, split by whether their GPUs were in one host.
 std::map<Key, Sides> busbw_by_side(const Json& records) {
   std::map<Key, Sides> out;
-  for (const auto& r : records) {
-    if (!is_ok_point(r) || r.value("workload", "") != "collective" || r.value("metric", "") != "busbw") continue;
-    const Json placement = r.value("placement", Json::object());
-    const int gpus = placement.value("gpus", 0);
-    const Json point = r.value("point", Json::object());
-    if (gpus < 2 || !point.contains("size")) continue;  // one GPU sends nothing to another
-    const Json params = r.value("params", Json::object());
+  for (const auto& j : records) {
+    const RecordView r(j);
+    if (!is_ok_point(j) || r.workload != "collective" || r.metric != "busbw") continue;
+    const int gpus = static_cast<int>(r.placement.gpus.value_or(0));
+    if (gpus < 2 || !r.size()) continue;  // one GPU sends nothing to another
+    const Json& params = r.params();
     const std::string op = params.value("op", "") + (params.value("in_place", false) ? " in-place" : "");
-    Sides& s = out[{op, params.value("dtype", ""), gpus, point["size"].get<double>()}];
-    const std::string transport = r.value("transport", "");
-    if (distinct_hosts(r) > 1) {
-      s.between.push_back(&r);
-      if (!transport.empty()) s.between_transports.insert(transport);
-    } else {
-      s.inside.push_back(&r);
-      if (!transport.empty()) s.inside_transports.insert(transport);
-    }
+    Sides& s = out[{op, params.value("dtype", ""), gpus, static_cast<double>(*r.size())}];
+    const bool between = distinct_hosts(r) > 1;
+    (between ? s.between : s.inside).push_back(&j);
+    if (!r.transport.empty()) (between ? s.between_transports : s.inside_transports).insert(r.transport);
   }
   return out;
 }
