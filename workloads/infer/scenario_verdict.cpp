@@ -1,23 +1,18 @@
 #include "workloads/infer/scenario_verdict.hpp"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "record/table_printer.hpp"
 
 namespace scalebench::infer {
 
 namespace {
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 // The minimums every scenario has: duration and query count (Offline: its samples).
 void check_minimums(Scenario scenario, const ScenarioRules& rules, const RunTally& run, ScenarioResult& out) {
   if (run.duration_s < rules.min_duration_s)
-    out.reasons.push_back("ran " + fixed(run.duration_s, 1) + " s, under the " + fixed(rules.min_duration_s, 0) +
-                          " s minimum");
+    out.reasons.push_back("ran " + fixed_number(run.duration_s, 1) + " s, under the " +
+                          fixed_number(rules.min_duration_s, 0) + " s minimum");
   if (scenario == Scenario::offline) {
     const std::uint64_t min_samples = static_cast<std::uint64_t>(rules.samples_per_query);
     if (run.samples < min_samples)
@@ -45,8 +40,9 @@ ScenarioResult judge(Scenario scenario, const ScenarioRules& rules, const RunTal
   }
   check_minimums(scenario, rules, run, out);
   if (rules.latency_bound_ms > 0 && out.reported_latency_ms > rules.latency_bound_ms)
-    out.reasons.push_back("p" + fixed(rules.latency_percentile, 0) + " latency " + fixed(out.reported_latency_ms, 2) +
-                          " ms, over the " + fixed(rules.latency_bound_ms, 0) + " ms bound");
+    out.reasons.push_back("p" + fixed_number(rules.latency_percentile, 0) + " latency " +
+                          fixed_number(out.reported_latency_ms, 2) + " ms, over the " +
+                          fixed_number(rules.latency_bound_ms, 0) + " ms bound");
   if (run.latencies_ms.empty() && scenario != Scenario::offline) out.reasons.push_back("no query completed");
   switch (scenario) {
     case Scenario::offline:

@@ -1,21 +1,15 @@
 #include "workloads/train/tta_records.hpp"
 
-#include <cstdio>
 #include <optional>
 
 #include "record/point_record.hpp"
 #include "record/record.hpp"
+#include "record/table_printer.hpp"
 #include "workloads/mllog/time_to_train.hpp"
 
 namespace scalebench::train {
 
 namespace {
-std::string fixed(double v, int digits) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
-}
-
 Json point_of(const TtaShape& shape, const TtaConfig& cfg, Json seed) {
   return Json{{"model", shape.model},
               {"data", shape.data},
@@ -41,9 +35,9 @@ std::vector<Json> tta_records(const Json& context, const TtaConfig& cfg, const T
   std::vector<Json> out;
   for (const SeedResult& s : seeds) {
     const std::string why = s.reached ? ""
-                                      : "aborted: test accuracy " + fixed(s.final_accuracy, 4) + " after " +
+                                      : "aborted: test accuracy " + fixed_number(s.final_accuracy, 4) + " after " +
                                             std::to_string(s.epochs) + " epochs (max_epochs) is below the target " +
-                                            fixed(cfg.target_accuracy, 4);
+                                            fixed_number(cfg.target_accuracy, 4);
     Json r = PointRecord{point_of(shape, cfg, s.seed),
                          "time_to_target",
                          "s",
@@ -106,8 +100,8 @@ std::vector<Json> tta_records(const Json& context, const TtaConfig& cfg, const T
 
 std::string tta_seed_line(const SeedResult& r) {
   return "tta seed=" + std::to_string(r.seed) + " reached=" + (r.reached ? "yes" : "no") +
-         " epochs=" + std::to_string(r.epochs) + " accuracy=" + fixed(r.final_accuracy, 4) +
-         " time_s=" + fixed(r.total_s, 3) + " time_without_eval_s=" + fixed(r.train_s, 3);
+         " epochs=" + std::to_string(r.epochs) + " accuracy=" + fixed_number(r.final_accuracy, 4) +
+         " time_s=" + fixed_number(r.total_s, 3) + " time_without_eval_s=" + fixed_number(r.train_s, 3);
 }
 
 std::string tta_summary_line(const std::vector<SeedResult>& seeds, const TtaConfig& cfg, int gpus) {
@@ -115,10 +109,10 @@ std::string tta_summary_line(const std::vector<SeedResult>& seeds, const TtaConf
   std::string line = "tta summary seeds=" + std::to_string(t.seeds) + " reached=" + std::to_string(t.reached) +
                      " counts=" + (t.counts ? "yes" : "no");
   if (t.stats.n > 0) {
-    line +=
-        " median_s=" + fixed(t.stats.median, 3) + " min_s=" + fixed(t.stats.min, 3) + " max_s=" + fixed(t.stats.max, 3);
+    line += " median_s=" + fixed_number(t.stats.median, 3) + " min_s=" + fixed_number(t.stats.min, 3) +
+            " max_s=" + fixed_number(t.stats.max, 3);
     if (cfg.cost_per_gpu_hour > 0)
-      line += " cost_to_target=" + fixed(cost_to_target(t.stats.median, gpus, cfg.cost_per_gpu_hour), 5);
+      line += " cost_to_target=" + fixed_number(cost_to_target(t.stats.median, gpus, cfg.cost_per_gpu_hour), 5);
   }
   return line;
 }
