@@ -155,6 +155,11 @@ start_testbed() {
   TB_NAME=t$(printf '%05d' $(($$ % 100000)))
   export SCALEBENCH_TESTBED_DIR=$WORK/testbed
   CLEANUP+=("tb down --save $WORK/testbed-saved")
+  # A test stopped by SIGKILL (ctest's timeout) runs no cleanup, and its testbed (namespaces,
+  # daemons) would stay up: a watcher outside the test's process tree (ctest kills that tree)
+  # takes it down once the test's shell is gone, and then ends.
+  (setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 2; done; "$2" testbed --name "$3" down' _ \
+    "$$" "$BIN/scalebench" "$TB_NAME" </dev/null >>"$WORK/testbed-watcher.log" 2>&1 &)
   tb up "$@" >"$WORK/testbed-up.log" 2>&1 || { cat "$WORK/testbed-up.log" >&2; fail "testbed up $*"; }
   URL=http://198.18.0.1:8470
 }
