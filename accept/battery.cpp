@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "catalog/registry.hpp"
 #include "common/error.hpp"
-#include "workloads/registry/registry.hpp"
 
 namespace scalebench::accept {
 

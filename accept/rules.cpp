@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
-#include "common/spec.hpp"
+#include "experiment/spec.hpp"
 
 namespace scalebench::accept {
 

@@ -12,8 +12,8 @@
 #include "agent/run_supervisor.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "common/sweep.hpp"
 #include "common/version.hpp"
+#include "experiment/sweep.hpp"
 #include "record/record.hpp"
 
 namespace scalebench {

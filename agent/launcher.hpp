@@ -70,7 +70,7 @@ LaunchPlan plan_launch(const LaunchConfig& config, const Json& run_spec, const s
 // What every rank of a run reads (SCALEBENCH_RUN_FILE or --spec): the run, its attempt and spec
 // and, over several hosts, each host's GPUs, its SLURM node name when known and, when
 // `bind_ranks`, the GPUs' NUMA nodes, so that each rank binds itself to its GPU's node's CPUs on
-// its own host (workloads/bootstrap/host_binding).
+// its own host (workloads/runtime/host_binding).
 Json run_file_json(long long run_id, int attempt, const Json& spec, const std::vector<LaunchHost>& hosts,
                    bool bind_ranks);
 

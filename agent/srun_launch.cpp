@@ -34,7 +34,7 @@ LaunchPlan plan_srun_launch(const LaunchConfig& config, const Json& run_spec, co
 
   // Each task on its GPU's NUMA node. srun's map is one list for every node, right only for this
   // node's GPUs: over several nodes srun binds nothing and each rank binds itself from its host's
-  // NUMA nodes in the run file (workloads/bootstrap/host_binding.hpp).
+  // NUMA nodes in the run file (workloads/runtime/host_binding.hpp).
   const std::vector<int> numa = config.bind_ranks && node_count == 1
                                     ? rank_numa_nodes(ranks_per_node, gpu_ids, config.gpu_numa)
                                     : std::vector<int>{};

@@ -7,8 +7,8 @@
 
 #include "analysis/scaling_model.hpp"
 #include "analysis/stats.hpp"
-#include "common/sweep.hpp"
-#include "workloads/registry/registry.hpp"
+#include "catalog/registry.hpp"
+#include "experiment/sweep.hpp"
 
 namespace scalebench {
 

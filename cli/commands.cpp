@@ -18,7 +18,7 @@
 #include "cli/store_salvage.hpp"
 #include "common/error.hpp"
 #include "common/interrupt.hpp"
-#include "common/spec.hpp"
+#include "experiment/spec.hpp"
 #include "http/http_client.hpp"
 #include "record/table_printer.hpp"
 #include "store/store.hpp"

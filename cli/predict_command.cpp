@@ -9,8 +9,8 @@
 #include "cli/commands.hpp"
 #include "cli/record_source.hpp"
 #include "common/error.hpp"
-#include "common/spec.hpp"
 #include "common/units.hpp"
+#include "experiment/spec.hpp"
 #include "record/table_printer.hpp"
 #include "report/build_report.hpp"
 

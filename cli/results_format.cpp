@@ -7,10 +7,10 @@
 #include <sstream>
 #include <vector>
 
+#include "catalog/registry.hpp"
 #include "common/units.hpp"
 #include "record/record_reader.hpp"
 #include "record/table_printer.hpp"
-#include "workloads/registry/registry.hpp"
 
 namespace scalebench {
 

@@ -11,8 +11,8 @@
 #include "common/build_info.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
-#include "common/sweep.hpp"
 #include "coordinator/scheduler.hpp"
+#include "experiment/sweep.hpp"
 #include "record/record.hpp"
 #include "store/store_integrity.hpp"
 

@@ -12,12 +12,12 @@
 #include <utility>
 
 #include "common/json.hpp"
-#include "common/spec.hpp"
 #include "coordinator/metrics.hpp"
 #include "coordinator/node_health.hpp"
 #include "coordinator/record_batch.hpp"
 #include "coordinator/scheduler.hpp"
 #include "coordinator/submission_memory.hpp"
+#include "experiment/spec.hpp"
 #include "store/store.hpp"
 #include "store/wal_checkpointer.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "analysis/prediction.hpp"
 #include "analysis/scaling_model.hpp"
-#include "common/spec.hpp"
+#include "experiment/spec.hpp"
 #include "topology/topology.hpp"
 
 namespace scalebench {

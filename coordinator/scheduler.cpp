@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "common/sweep.hpp"
+#include "experiment/sweep.hpp"
 
 // Why the scheduler is shaped this way (docs/design.md, "Scheduling and runs over several nodes"):
 // - Functions of the agents, the runs in flight and the queue, with no state of their own: the

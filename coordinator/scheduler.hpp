@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/sweep.hpp"
+#include "experiment/sweep.hpp"
 #include "store/occupancy.hpp"
 #include "store/store.hpp"
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "common/spec.hpp"
-#include "common/sweep.hpp"
+#include "experiment/spec.hpp"
+#include "experiment/sweep.hpp"
 
 namespace scalebench {
 

@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "common/error.hpp"
-#include "common/spec.hpp"
-#include "common/sweep.hpp"
+#include "experiment/spec.hpp"
+#include "experiment/sweep.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace scalebench;

@@ -12,9 +12,9 @@
 #include <string_view>
 
 #include "common/json.hpp"
-#include "common/spec.hpp"
 #include "coordinator/metrics.hpp"
 #include "coordinator/record_batch.hpp"
+#include "experiment/spec.hpp"
 #include "record/record.hpp"
 
 namespace {

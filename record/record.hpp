@@ -2,7 +2,7 @@
 #include <string>
 
 #include "common/json.hpp"
-#include "common/spec.hpp"
+#include "experiment/spec.hpp"
 
 namespace scalebench {
 

@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "analysis/stats.hpp"
+#include "catalog/registry.hpp"
 #include "common/error.hpp"
-#include "workloads/registry/registry.hpp"
 
 namespace scalebench {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/json.hpp"
-#include "common/sweep.hpp"
+#include "experiment/sweep.hpp"
 
 struct sqlite3;
 

@@ -12,24 +12,24 @@
 #include <iostream>
 #include <map>
 
+#include "catalog/registry.hpp"
+#include "catalog/workload_help.hpp"
+#include "catalog/workload_schema.hpp"
 #include "common/cpu_binding.hpp"
 #include "common/error.hpp"
 #include "common/program_options.hpp"
-#include "common/sweep.hpp"
 #include "common/version.hpp"
-#include "common/workload_schema.hpp"
+#include "experiment/sweep.hpp"
 #include "record/record.hpp"
 #include "topology/discover.hpp"
-#include "workloads/bootstrap/host_binding.hpp"
-#include "workloads/bootstrap/mpi_session.hpp"
-#include "workloads/registry/registry.hpp"
-#include "workloads/registry/workload_help.hpp"
-#include "workloads/run_request.hpp"
+#include "workloads/runtime/host_binding.hpp"
+#include "workloads/runtime/mpi_session.hpp"
+#include "workloads/runtime/run_request.hpp"
 
 namespace scalebench {
 // Each workload's entry point (defined in its folder), declared from the registry's list.
 #define SCALEBENCH_WORKLOAD(name, build) int run_##name##_workload(const RunRequest& run);
-#include "workloads/registry/workload_list.inc"
+#include "catalog/workload_list.inc"
 #undef SCALEBENCH_WORKLOAD
 }  // namespace scalebench
 
@@ -72,7 +72,7 @@ struct Entry {
 #endif
 #define SCALEBENCH_WORKLOAD(name, build) SCALEBENCH_ENTRY_##build(name)
 constexpr Entry kEntries[] = {
-#include "workloads/registry/workload_list.inc"
+#include "catalog/workload_list.inc"
 };
 #undef SCALEBENCH_WORKLOAD
 #undef SCALEBENCH_ENTRY_HOST

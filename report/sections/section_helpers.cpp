@@ -6,8 +6,8 @@
 #include <map>
 
 #include "analysis/stats.hpp"
+#include "catalog/registry.hpp"
 #include "record/record_reader.hpp"
-#include "workloads/registry/registry.hpp"
 
 namespace scalebench::sections {
 

@@ -11,11 +11,11 @@
 #include <string>
 
 #include "topology/nvml.hpp"
-#include "workloads/collective/nccl_backend.hpp"
 #include "workloads/gpu/bf16_pattern.cuh"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/memory_stream.cuh"
 #include "workloads/gpu/square_gemm.hpp"
+#include "workloads/runtime/device_description.hpp"
 
 namespace scalebench::burn {
 
@@ -73,7 +73,7 @@ class TriadLoad : public Load {
 // This GPU's clock and power, when NVML is there.
 class Telemetry {
  public:
-  explicit Telemetry(int device) : nvml_(NvmlLibrary::open()), uuid_(collective::device_uuid(device)) {}
+  explicit Telemetry(int device) : nvml_(NvmlLibrary::open()), uuid_(device_uuid(device)) {}
   std::optional<NvmlClockPower> read() const {
     if (!nvml_.available()) return std::nullopt;
     try {

@@ -1,9 +1,9 @@
 #pragma once
-#include "workloads/run_request.hpp"
+#include "workloads/runtime/run_request.hpp"
 
 namespace scalebench {
 
-// scalebench-run's entry point for the checksum workload (workloads/registry/workload_list.inc).
+// scalebench-run's entry point for the checksum workload (its folder's scalebench_add_workload).
 int run_checksum_workload(const RunRequest& run);
 
 }  // namespace scalebench

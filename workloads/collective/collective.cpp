@@ -3,8 +3,8 @@
 #include <cmath>
 #include <optional>
 
+#include "catalog/registry.hpp"
 #include "common/error.hpp"
-#include "workloads/registry/registry.hpp"
 
 namespace scalebench::collective {
 

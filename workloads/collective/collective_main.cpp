@@ -10,15 +10,16 @@
 #include "common/error.hpp"
 #include "record/record.hpp"
 #include "topology/discover.hpp"
-#include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/collective/mpi_backend.hpp"
-#include "workloads/collective/nccl_transport.hpp"
 #include "workloads/collective/report.hpp"
 #include "workloads/collective/runner.hpp"
-#include "workloads/environment.hpp"
-#include "workloads/link_peak.hpp"
+#include "workloads/runtime/environment.hpp"
+#include "workloads/runtime/link_peak.hpp"
+#include "workloads/runtime/mpi_session.hpp"
+#include "workloads/runtime/nccl_transport.hpp"
 #ifdef SCALEBENCH_HAVE_CUDA
 #include "workloads/collective/nccl_backend.hpp"
+#include "workloads/runtime/device_description.hpp"
 #endif
 
 namespace scalebench {
@@ -35,13 +36,13 @@ int run_collective_workload(const RunRequest& run) {
   std::unique_ptr<collective::Backend> backend;
   std::vector<DeviceId> devices;
   Json versions = Json::object();
-  std::optional<collective::NcclLog> nccl_log;
+  std::optional<NcclLog> nccl_log;
   if (backend_name == "nccl") {
 #ifdef SCALEBENCH_HAVE_CUDA
     nccl_log.emplace();  // before the communicator exists, so NCCL logs its connections to us
     auto nccl = std::make_unique<collective::NcclBackend>(mpi, cfg.gpus_per_process);
-    for (int d : nccl->devices()) devices.push_back(collective::describe_device(d));
-    versions = collective::gpu_versions();
+    for (int d : nccl->devices()) devices.push_back(describe_device(d));
+    versions = gpu_versions();
     backend = std::move(nccl);
 #else
     throw Error("this scalebench-run was built without CUDA/NCCL (SCALEBENCH_CUDA=OFF or not found)");
@@ -84,9 +85,9 @@ int run_collective_workload(const RunRequest& run) {
   if (nccl_log) {
     Json transports = read_transports();
     context["environment"]["nccl_transports"] = transports;
-    transport_problem = collective::transport_mismatch(transports.get<std::map<std::string, int>>(),
-                                                       run.spec.value("env", Json::object()),
-                                                       run.spec.value("transport", std::string()));
+    transport_problem =
+        transport_mismatch(transports.get<std::map<std::string, int>>(), run.spec.value("env", Json::object()),
+                           run.spec.value("transport", std::string()));
   }
 
   Json link = nccl_log
@@ -110,7 +111,7 @@ int run_collective_workload(const RunRequest& run) {
     const Json t = context["environment"].value("nccl_transports", Json::object());
     if (!t.empty())
       std::fprintf(stdout, "# NCCL connected (its log): %s\n",
-                   collective::describe_transports(t.get<std::map<std::string, int>>()).c_str());
+                   describe_transports(t.get<std::map<std::string, int>>()).c_str());
   }
   long long wrong_total = 0;
   collective::run_sweep(*backend, cfg, mpi, [&](const collective::PointResult& p) {

@@ -1,6 +1,6 @@
 #pragma once
-#include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/collective/backend.hpp"
+#include "workloads/runtime/mpi_session.hpp"
 
 namespace scalebench::collective {
 

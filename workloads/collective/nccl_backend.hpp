@@ -2,10 +2,10 @@
 #include <memory>
 #include <vector>
 
-#include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/collective/backend.hpp"
-#include "workloads/environment.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/runtime/environment.hpp"
+#include "workloads/runtime/mpi_session.hpp"
 
 namespace scalebench::collective {
 
@@ -53,11 +53,5 @@ class NcclBackend final : public Backend {
   std::uint64_t graph_bytes_ = 0;
   int graph_iters_ = 0;
 };
-
-// A GPU's name, UUID and PCI bus id, its UUID alone ("GPU-..." as NVML and nvidia-smi write it),
-// and the versions of the stack.
-DeviceId describe_device(int device);
-std::string device_uuid(int device);
-Json gpu_versions();
 
 }  // namespace scalebench::collective

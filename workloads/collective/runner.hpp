@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/collective/backend.hpp"
+#include "workloads/runtime/mpi_session.hpp"
 
 namespace scalebench::collective {
 

@@ -1,6 +1,6 @@
-// The command workload's declaration in the registry (workloads/registry/registry.hpp): any
+// The command workload's declaration in the registry (catalog/registry.hpp): any
 // program, its parameters free (whatever its arguments use). Host-only.
-#include "workloads/registry/registry.hpp"
+#include "catalog/registry.hpp"
 
 namespace scalebench {
 

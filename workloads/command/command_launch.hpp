@@ -3,20 +3,11 @@
 #include <string>
 #include <vector>
 
-#include "common/command_spec.hpp"
 #include "common/json.hpp"
+#include "experiment/command_spec.hpp"
+#include "workloads/runtime/launch_options.hpp"
 
 namespace scalebench {
-
-// How this node runs MPI jobs (the agent's own mpirun settings, passed on).
-struct MpirunOptions {
-  std::string mpirun = "mpirun";
-  std::vector<std::string> args;  // site options
-  bool as_root = false;
-  // Put before the program on every rank (launch mpi): over several nodes, scalebench-run's
-  // --exec-on-host, which sets the rank's host GPUs and then becomes the program.
-  std::vector<std::string> rank_prefix;
-};
 
 // One process the command workload starts, with the variables it adds to the environment.
 struct CommandProcess {

@@ -22,12 +22,12 @@
 #include "common/process.hpp"
 #include "record/record.hpp"
 #include "topology/discover.hpp"
-#include "workloads/collective/nccl_transport.hpp"
 #include "workloads/command/figures.hpp"
 #include "workloads/command/mllog_records.hpp"
 #include "workloads/command/nccl_tests_output.hpp"
-#include "workloads/environment.hpp"
-#include "workloads/link_peak.hpp"
+#include "workloads/runtime/environment.hpp"
+#include "workloads/runtime/link_peak.hpp"
+#include "workloads/runtime/nccl_transport.hpp"
 
 namespace scalebench {
 
@@ -268,7 +268,7 @@ class OutputDir {
 // and, with `nccl_log_dir`, those that make NCCL log its connections there.
 std::vector<std::string> forwarded_variables(const Json& spec, const std::string& nccl_log_dir) {
   std::vector<std::string> forward;
-  if (!nccl_log_dir.empty()) forward = collective::request_nccl_connection_log(nccl_log_dir + "/nccl-%h-%p.log");
+  if (!nccl_log_dir.empty()) forward = request_nccl_connection_log(nccl_log_dir + "/nccl-%h-%p.log");
   const Json variant_env = spec.value("env", Json::object());  // named: items() only refers to it
   for (const auto& [k, v] : variant_env.items()) forward.push_back(k);
   if (std::getenv("CUDA_VISIBLE_DEVICES")) forward.push_back("CUDA_VISIBLE_DEVICES");
@@ -350,9 +350,9 @@ std::string note_nccl_transports(std::vector<Json>& records, const std::string& 
       ss << in.rdbuf();
       log += ss.str();
     }
-  const auto transports = collective::count_transports(log);
+  const auto transports = count_transports(log);
   const std::string problem =
-      collective::transport_mismatch(transports, spec.value("env", Json::object()), spec.value("transport", ""));
+      transport_mismatch(transports, spec.value("env", Json::object()), spec.value("transport", ""));
   const Json link = path_peak(gpus, transports);
   for (auto& r : records) {
     r["environment"]["nccl_transports"] = transports;

@@ -3,7 +3,7 @@
 
 #include "common/json.hpp"
 #include "workloads/command/command_launch.hpp"
-#include "workloads/run_request.hpp"
+#include "workloads/runtime/run_request.hpp"
 
 namespace scalebench {
 

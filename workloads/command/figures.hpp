@@ -2,8 +2,8 @@
 #include <string>
 #include <vector>
 
-#include "common/command_spec.hpp"
 #include "common/json.hpp"
+#include "experiment/command_spec.hpp"
 
 namespace scalebench {
 

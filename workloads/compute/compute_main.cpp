@@ -5,10 +5,10 @@
 #include <cstdio>
 
 #include "record/record.hpp"
-#include "workloads/collective/nccl_backend.hpp"
 #include "workloads/compute/clock_limits.hpp"
-#include "workloads/environment.hpp"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/runtime/device_description.hpp"
+#include "workloads/runtime/environment.hpp"
 
 namespace scalebench::compute {
 
@@ -63,8 +63,8 @@ int run_compute_workload(const MpiSession& mpi, long long run_id, const Json& sp
   if (no_gpu.empty()) {
     gpu = device_info(mpi.local_rank() % count);  // one rank per GPU, by local rank
     CUDA_CHECK(cudaSetDevice(gpu.index));
-    devices.push_back(collective::describe_device(gpu.index));
-    versions = collective::gpu_versions();
+    devices.push_back(describe_device(gpu.index));
+    versions = gpu_versions();
     for (const auto& [k, v] : w.versions.items()) versions[k] = v;
   }
   const RunEnvironment env = capture_environment(mpi, "cuda", devices, versions);
@@ -89,7 +89,7 @@ int run_compute_workload(const MpiSession& mpi, long long run_id, const Json& sp
   if (lead && !records)
     std::fprintf(stdout, "# %s on %d GPU%s (%s), one rank per GPU, all at once\n", workload.c_str(), mpi.size(),
                  mpi.size() == 1 ? "" : "s", gpu.name.c_str());
-  ClockLimitWatch clock_limits(devices.empty() ? std::string() : collective::device_uuid(gpu.index));
+  ClockLimitWatch clock_limits(devices.empty() ? std::string() : device_uuid(gpu.index));
   int exit_code = 0;
   for (const Json& point : w.plan(params)) {
     clock_limits.start();  // before the barrier: its NVML calls do not stagger the GPUs' start

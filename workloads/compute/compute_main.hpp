@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "common/json.hpp"
-#include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/compute/compute_records.hpp"
-#include "workloads/run_request.hpp"
+#include "workloads/runtime/mpi_session.hpp"
+#include "workloads/runtime/run_request.hpp"
 
 // The run of a compute workload (gemm, conv, rnn) as scalebench-run drives it: one rank per GPU,
 // every rank measuring the same point at the same moment, rank 0 reporting. Built only with

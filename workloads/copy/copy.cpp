@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "analysis/stats.hpp"
+#include "catalog/registry.hpp"
 #include "common/error.hpp"
-#include "workloads/registry/registry.hpp"
 
 namespace scalebench::copy {
 

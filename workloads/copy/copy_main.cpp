@@ -8,13 +8,13 @@
 
 #include "record/record.hpp"
 #include "topology/discover.hpp"
-#include "workloads/collective/nccl_backend.hpp"
 #include "workloads/copy/copy.hpp"
 #include "workloads/copy/copy_bench.hpp"
 #include "workloads/copy/copy_report.hpp"
-#include "workloads/environment.hpp"
 #include "workloads/gpu/mpi_check.hpp"
-#include "workloads/link_peak.hpp"
+#include "workloads/runtime/device_description.hpp"
+#include "workloads/runtime/environment.hpp"
+#include "workloads/runtime/link_peak.hpp"
 
 namespace scalebench {
 
@@ -65,8 +65,8 @@ int run_copy_workload(const RunRequest& run) {
       gpus = 0;
       no_gpu = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(rc);
     }
-    for (int d = 0; d < gpus; ++d) devices.push_back(collective::describe_device(d));
-    if (gpus > 0) versions = collective::gpu_versions();
+    for (int d = 0; d < gpus; ++d) devices.push_back(describe_device(d));
+    if (gpus > 0) versions = gpu_versions();
   }
   const RunEnvironment env = capture_environment(mpi, "cuda", devices, versions);
   if (!lead) {

@@ -2,8 +2,8 @@
 #include <functional>
 
 #include "common/json.hpp"
-#include "workloads/bootstrap/mpi_session.hpp"
-#include "workloads/run_request.hpp"
+#include "workloads/runtime/mpi_session.hpp"
+#include "workloads/runtime/run_request.hpp"
 
 namespace scalebench {
 

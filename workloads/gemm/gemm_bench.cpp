@@ -80,11 +80,6 @@ std::string gib(double bytes) {
 }
 }  // namespace
 
-std::string cublaslt_version() {
-  const std::size_t v = cublasLtGetVersion();
-  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
-}
-
 compute::RankOutcome measure_gemm(const Json& params, const Json& point, const compute::DeviceInfo& gpu,
                                   int repetitions) {
   const Config cfg = Config::from_params(params);

@@ -19,7 +19,4 @@ constexpr int kCheckedElements = 128;
 compute::RankOutcome measure_gemm(const Json& params, const Json& point, const compute::DeviceInfo& gpu,
                                   int repetitions);
 
-// cuBLASLt's version, "13.1.0".
-std::string cublaslt_version();
-
 }  // namespace scalebench::gemm

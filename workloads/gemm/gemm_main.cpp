@@ -3,9 +3,11 @@
 #include <cstdio>
 
 #include "workloads/compute/compute_main.hpp"
+#include "workloads/compute/peak_annotator.hpp"
 #include "workloads/gemm/gemm_bench.hpp"
 #include "workloads/gemm/gemm_config.hpp"
 #include "workloads/gemm/gemm_report.hpp"
+#include "workloads/gpu/cublaslt_version.hpp"
 
 namespace scalebench {
 
@@ -26,10 +28,10 @@ int run_gemm_workload(const RunRequest& run) {
   w.measure = [repetitions](const Json& params, const Json& point, const compute::DeviceInfo& gpu) {
     return gemm::measure_gemm(params, point, gpu, repetitions);
   };
-  w.versions = Json{{"cublaslt", gemm::cublaslt_version()}};
+  w.versions = Json{{"cublaslt", gpu::cublaslt_version()}};
 
   // The compute layer writes records; the table is made from them, so that it shows what they say.
-  gemm::PeakAnnotator peaks;
+  compute::PeakAnnotator peaks;
   gemm::TableFormatter table;
   bool header = false;
   auto finish = [&](const Json& record) {

@@ -9,43 +9,6 @@
 namespace scalebench::gemm {
 
 namespace {
-Json without_gpu(const Json& point) {
-  Json p = point;
-  p.erase("gpu");
-  p.erase("gpus");
-  return p;
-}
-
-void set_pct(Json& r) {
-  const double peak = r["peak"].value("value", 0.0);
-  if (peak > 0 && r["value"].is_number()) r["pct_of_peak"] = 100.0 * r["value"].get<double>() / peak;
-}
-}  // namespace
-
-void PeakAnnotator::finish(Json& r) {
-  if (!r.contains("point") || !r["point"].contains("gpu")) return;
-  const Json& gpu = r["point"]["gpu"];
-  const Json point = without_gpu(r["point"]);
-  if (point != point_) {
-    point_ = point;
-    sum_ = 0;
-  }
-  if (gpu.is_number_integer()) {
-    if (!r.contains("details") || !r["details"].contains("peak")) return;
-    Json peak = r["details"]["peak"];
-    r["details"].erase("peak");
-    if (r.value("metric", "") != "throughput") return;
-    r["peak"] = peak;
-    set_pct(r);
-    sum_ += peak.value("value", 0.0);
-    unit_ = peak.value("unit", "");
-  } else if (r.value("metric", "") == "throughput_total" && sum_ > 0) {
-    r["peak"] = Json{{"value", sum_}, {"unit", unit_}, {"basis", "sum of the GPUs' peaks"}};
-    set_pct(r);
-  }
-}
-
-namespace {
 // precision, set, op, m x n x k: the point; then gpu, median, unit, %peak, time_us, check and the
 // algorithm, the last unpadded. The header's "m x n x k" keeps its narrower width of old.
 const std::vector<FixedColumn> kPointColumns{{8, true}, {20, true}, {2, true}, {18, true}};

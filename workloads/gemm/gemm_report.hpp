@@ -6,20 +6,6 @@
 // What the gemm workload adds to the compute records, and its table. Pure: no CUDA.
 namespace scalebench::gemm {
 
-// Puts each GPU's arithmetic peak on the records of a point: the measuring rank leaves it in its
-// records' details ({"value", "unit", "basis"}); `finish` moves it to the record's `peak`, with
-// `pct_of_peak` = 100 x value / peak on `throughput` records, and gives `throughput_total` the sum
-// of the point's per-GPU peaks. Records must come in point_records' order (per GPU, then total).
-class PeakAnnotator {
- public:
-  void finish(Json& record);
-
- private:
-  Json point_;  // the point (without its gpu) whose GPU peaks are summed
-  double sum_ = 0;
-  std::string unit_;
-};
-
 // The table scalebench-run prints without --emit records: one line per GPU per point (throughput,
 // % of peak, time, check, algorithm), one for all GPUs together (total, spread), one for a point
 // that did not run. `format_row` returns "" for records that make no line of their own.

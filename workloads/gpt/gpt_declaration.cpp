@@ -1,10 +1,10 @@
-// The gpt workload's declaration in the registry (workloads/registry/registry.hpp): its
+// The gpt workload's declaration in the registry (catalog/registry.hpp): its
 // parameters and their defaults, checks and layout. Host-only.
 #include <exception>
 #include <string>
 
+#include "catalog/registry.hpp"
 #include "workloads/gpt/gpt_config.hpp"
-#include "workloads/registry/registry.hpp"
 
 namespace scalebench {
 namespace {

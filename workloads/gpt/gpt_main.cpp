@@ -9,19 +9,19 @@
 #include <optional>
 #include <string>
 
+#include "catalog/registry.hpp"
 #include "common/error.hpp"
-#include "workloads/collective/nccl_transport.hpp"
 #include "workloads/compute/compute_main.hpp"
 #include "workloads/compute/gpu_timer.hpp"
 #include "workloads/compute/peak.hpp"
-#include "workloads/gemm/gemm_bench.hpp"
 #include "workloads/gpt/gpt_bench.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 #include "workloads/gpt/gpt_parallel.hpp"
 #include "workloads/gpt/text_training.hpp"
+#include "workloads/gpu/cublaslt_version.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/nccl_check.hpp"
-#include "workloads/registry/registry.hpp"
+#include "workloads/runtime/nccl_transport.hpp"
 
 namespace scalebench {
 
@@ -46,7 +46,7 @@ int highest_priority() {
 // The rank's communicators: its tp group (consecutive ranks) and its dp group (same tp rank), NCCL's
 // log of the transports they connected with, and the stream the gradient buckets travel on.
 struct Comms {
-  std::optional<collective::NcclLog> log;  // before the communicators, so that NCCL logs to it
+  std::optional<NcclLog> log;  // before the communicators, so that NCCL logs to it
   std::unique_ptr<gpu::NcclComm> tp, dp;
   std::unique_ptr<gpt::NcclTpReduce> tp_reduce;
   std::unique_ptr<gpu::Stream> comm_stream;
@@ -154,7 +154,7 @@ int run_gpt_workload(const RunRequest& run) {
     if (comms->log) {
       transports = comms->log->transports();
       transport_problem =
-          collective::transport_mismatch(transports, spec.value("env", Json::object()), spec.value("transport", ""));
+          transport_mismatch(transports, spec.value("env", Json::object()), spec.value("transport", ""));
     }
     gpt::Parallel par;
     par.at = at;
@@ -230,7 +230,7 @@ int run_gpt_workload(const RunRequest& run) {
                      {"loss_last", loss_last},
                      {"attention", cfg.attention},
                      {"data", cfg.text() ? text->corpus().path : "synthetic"}};
-    if (comms->log) o.details["nccl_transports"] = collective::describe_transports(transports);
+    if (comms->log) o.details["nccl_transports"] = describe_transports(transports);
     o.checked = 1;
     if (trained) {
       add_text_details(o.details, *trained, *text, cfg);
@@ -248,7 +248,7 @@ int run_gpt_workload(const RunRequest& run) {
     }
     return o;
   };
-  w.versions = Json{{"cublaslt", gemm::cublaslt_version()}};
+  w.versions = Json{{"cublaslt", gpu::cublaslt_version()}};
   return compute::run_compute_workload(mpi, run.run_id, spec, run.records, run.emit, w);
 }
 

@@ -1,7 +1,7 @@
 #include "workloads/hbm/hbm_main.hpp"
 
 #include "workloads/compute/compute_main.hpp"
-#include "workloads/gemm/gemm_report.hpp"
+#include "workloads/compute/peak_annotator.hpp"
 #include "workloads/hbm/hbm_bench.hpp"
 
 namespace scalebench {
@@ -19,7 +19,7 @@ int run_hbm_workload(const RunRequest& run) {
     return hbm::measure_hbm(params, point, gpu, repetitions);
   };
   // Each GPU's memory peak moves from the rank's details to the record's `peak` and `pct_of_peak`.
-  gemm::PeakAnnotator peaks;
+  compute::PeakAnnotator peaks;
   auto finish = [&](const Json& record) {
     Json r = record;
     peaks.finish(r);

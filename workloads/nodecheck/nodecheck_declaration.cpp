@@ -1,6 +1,6 @@
-// The nodecheck workload's declaration in the registry (workloads/registry/registry.hpp): a node's
+// The nodecheck workload's declaration in the registry (catalog/registry.hpp): a node's
 // configuration and health read through NVML, one process per node. Host-only.
-#include "workloads/registry/registry.hpp"
+#include "catalog/registry.hpp"
 
 namespace scalebench {
 namespace {

@@ -5,14 +5,14 @@
 #include <cstdlib>
 #include <thread>
 
+#include "catalog/registry.hpp"
 #include "record/record.hpp"
 #include "topology/discover.hpp"
 #include "topology/nvml.hpp"
-#include "workloads/bootstrap/mpi_session.hpp"
-#include "workloads/environment.hpp"
 #include "workloads/nodecheck/library_versions.hpp"
 #include "workloads/nodecheck/node_checks.hpp"
-#include "workloads/registry/registry.hpp"
+#include "workloads/runtime/environment.hpp"
+#include "workloads/runtime/mpi_session.hpp"
 
 namespace scalebench {
 

@@ -1,5 +1,5 @@
 #pragma once
-#include "workloads/run_request.hpp"
+#include "workloads/runtime/run_request.hpp"
 
 namespace scalebench {
 

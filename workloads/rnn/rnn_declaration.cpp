@@ -1,6 +1,6 @@
-// The rnn workload's declaration in the registry (workloads/registry/registry.hpp): its
+// The rnn workload's declaration in the registry (catalog/registry.hpp): its
 // parameters and their defaults, checks and layout. Host-only.
-#include "workloads/registry/registry.hpp"
+#include "catalog/registry.hpp"
 
 #include <string>
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/runtime/mpi_session.hpp"
 #include "workloads/train/model.hpp"
 #include "workloads/train/train_kernels.cuh"
 

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "common/json.hpp"
-#include "workloads/bootstrap/mpi_session.hpp"
+#include "workloads/runtime/mpi_session.hpp"
 #include "workloads/train/model.hpp"
 #include "workloads/train/net.hpp"
 #include "workloads/train/train_step.hpp"

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/runtime/mpi_session.hpp"
 
 // Built only with SCALEBENCH_HAVE_CUDA.
 namespace scalebench::train {

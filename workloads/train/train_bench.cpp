@@ -179,7 +179,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   std::string transport_problem;
   if (multi && nccl_log_) {
     transports = nccl_log_->transports();
-    transport_problem = collective::transport_mismatch(transports, env_, transport_);
+    transport_problem = transport_mismatch(transports, env_, transport_);
   }
   cudaStream_t s = stream_.get(), cs = comm_stream_.get();
   const Model model = build_model(cfg.model, cfg.image);
@@ -248,7 +248,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   details["profile"] = net->time_by_op();
 
   if (cfg.check) record_checks(out, details, *net, loss_first, allreduce_check, ranks_agree, s);
-  if (multi && nccl_log_) details["nccl_transports"] = collective::describe_transports(transports);
+  if (multi && nccl_log_) details["nccl_transports"] = describe_transports(transports);
   out.details = details;
   if (!transport_problem.empty()) {
     out.status = "failed";

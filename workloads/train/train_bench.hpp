@@ -3,11 +3,11 @@
 #include <string>
 
 #include "common/json.hpp"
-#include "workloads/bootstrap/mpi_session.hpp"
-#include "workloads/collective/nccl_transport.hpp"
 #include "workloads/compute/compute_main.hpp"
 #include "workloads/compute/gpu_timer.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/runtime/mpi_session.hpp"
+#include "workloads/runtime/nccl_transport.hpp"
 #include "workloads/train/train_config.hpp"
 
 // Measures one train point on this rank's GPU: data-parallel training steps (gradients all-reduced
@@ -42,8 +42,8 @@ class TrainBench {
 
   const MpiSession& mpi_;
   gpu::Stream stream_;
-  gpu::Stream comm_stream_;  // the highest priority: an all-reduce waiting for SMs holds up every rank
-  std::optional<collective::NcclLog> nccl_log_;  // made before the communicator, so NCCL logs to it
+  gpu::Stream comm_stream_;          // the highest priority: an all-reduce waiting for SMs holds up every rank
+  std::optional<NcclLog> nccl_log_;  // made before the communicator, so NCCL logs to it
   Json env_;
   std::string transport_;
   std::optional<gpu::NcclComm> comm_;

@@ -2,7 +2,7 @@
 #include <cuda_runtime.h>
 
 #include "common/json.hpp"
-#include "workloads/bootstrap/mpi_session.hpp"
+#include "workloads/runtime/mpi_session.hpp"
 #include "workloads/train/model.hpp"
 
 // A train point's correctness checks beside its measurement (docs/train.md, "Checks"): the

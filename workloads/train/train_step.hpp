@@ -5,9 +5,9 @@
 #include <optional>
 #include <vector>
 
-#include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/compute/gpu_timer.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/runtime/mpi_session.hpp"
 #include "workloads/train/copy_engine_allreduce.hpp"
 #include "workloads/train/model.hpp"
 #include "workloads/train/net.hpp"

@@ -2,10 +2,10 @@
 #include <cstdint>
 #include <optional>
 
-#include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/compute/precision.hpp"
 #include "workloads/dataset/idx_file.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/runtime/mpi_session.hpp"
 #include "workloads/train/image_batches.cuh"
 #include "workloads/train/tta_config.hpp"
 #include "workloads/train/tta_records.hpp"

@@ -7,10 +7,10 @@
 
 #include "common/error.hpp"
 #include "record/record.hpp"
-#include "workloads/collective/nccl_backend.hpp"
 #include "workloads/compute/precision.hpp"
-#include "workloads/environment.hpp"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/runtime/device_description.hpp"
+#include "workloads/runtime/environment.hpp"
 #include "workloads/train/train_config.hpp"
 #include "workloads/train/train_main.hpp"
 #include "workloads/train/tta_bench.hpp"
@@ -64,8 +64,8 @@ int run_tta_workload(const RunRequest& run) {
   if (count > 0) {
     const int d = mpi.local_rank() % count;
     CUDA_CHECK(cudaSetDevice(d));
-    devices.push_back(collective::describe_device(d));
-    versions = collective::gpu_versions();
+    devices.push_back(describe_device(d));
+    versions = gpu_versions();
     cudaDeviceProp p{};
     CUDA_CHECK(cudaGetDeviceProperties(&p, d));
     mine = compute::unsupported_on(recipe.precision, p.major, p.minor);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads/bootstrap/mpi_session.hpp"
+#include "workloads/runtime/mpi_session.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "common/error.hpp"
-#include "common/spec.hpp"
-#include "tests/unit/common/spec_test_util.hpp"
+#include "experiment/spec.hpp"
+#include "tests/unit/experiment/spec_test_util.hpp"
 
 namespace scalebench {
 namespace {

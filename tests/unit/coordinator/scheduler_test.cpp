@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/spec.hpp"
+#include "experiment/spec.hpp"
 
 namespace scalebench {
 namespace {

@@ -3,10 +3,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/command_spec.hpp"
 #include "common/error.hpp"
-#include "common/spec.hpp"
-#include "common/sweep.hpp"
+#include "experiment/command_spec.hpp"
+#include "experiment/spec.hpp"
+#include "experiment/sweep.hpp"
 #include "workloads/command/command_launch.hpp"
 #include "workloads/command/figures.hpp"
 #include "workloads/command/nccl_tests_output.hpp"

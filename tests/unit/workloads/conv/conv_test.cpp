@@ -4,8 +4,8 @@
 #include <set>
 #include <string>
 
+#include "catalog/workload_schema.hpp"
 #include "common/error.hpp"
-#include "common/workload_schema.hpp"
 #include "workloads/compute/precision.hpp"
 #include "workloads/conv/conv.hpp"
 #include "workloads/conv/conv_reference.hpp"

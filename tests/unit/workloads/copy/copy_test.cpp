@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "catalog/workload_schema.hpp"
 #include "common/error.hpp"
-#include "common/workload_schema.hpp"
 #include "record/record.hpp"
 #include "workloads/copy/copy_pattern.hpp"
 #include "workloads/copy/copy_report.hpp"

@@ -3,12 +3,13 @@
 #include <cmath>
 #include <set>
 
+#include "catalog/workload_schema.hpp"
 #include "common/error.hpp"
-#include "common/spec.hpp"
-#include "common/sweep.hpp"
-#include "common/workload_schema.hpp"
+#include "experiment/spec.hpp"
+#include "experiment/sweep.hpp"
 #include "record/record.hpp"
 #include "workloads/compute/compute_records.hpp"
+#include "workloads/compute/peak_annotator.hpp"
 #include "workloads/gemm/deepbench_shapes.hpp"
 #include "workloads/gemm/gemm_check.hpp"
 #include "workloads/gemm/gemm_config.hpp"
@@ -314,7 +315,7 @@ TEST(GemmRecords, PeakAndPercentOfPeakPerGpuAndForTheTotal) {
         Json{{"algorithm", {{"id", 66}}}, {"peak", {{"value", 1000.0}, {"unit", "TFLOP/s"}, {"basis", "x"}}}};
   }
   auto rs = compute::point_records(Json{{"run_id", 1}}, point_json(Precision::kBf16, s), tp, ranks);
-  PeakAnnotator peaks;
+  compute::PeakAnnotator peaks;
   TableFormatter table;
   int with_pct = 0;
   std::string lines;

@@ -3,12 +3,12 @@
 #include <functional>
 #include <string>
 
+#include "catalog/registry.hpp"
 #include "common/error.hpp"
-#include "common/spec.hpp"
-#include "common/sweep.hpp"
+#include "experiment/spec.hpp"
+#include "experiment/sweep.hpp"
 #include "tests/unit/error_text.hpp"
 #include "workloads/gpt/gpt_config.hpp"
-#include "workloads/registry/registry.hpp"
 
 using namespace scalebench;
 using namespace scalebench::gpt;

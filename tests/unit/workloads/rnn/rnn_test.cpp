@@ -3,8 +3,8 @@
 #include <cmath>
 #include <random>
 
+#include "catalog/workload_schema.hpp"
 #include "common/error.hpp"
-#include "common/workload_schema.hpp"
 #include "workloads/rnn/rnn_config.hpp"
 #include "workloads/rnn/rnn_reference.hpp"
 

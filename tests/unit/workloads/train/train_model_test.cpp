@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "catalog/workload_schema.hpp"
 #include "common/error.hpp"
-#include "common/workload_schema.hpp"
 #include "workloads/train/model.hpp"
 #include "workloads/train/model_builder.hpp"
 #include "workloads/train/train_config.hpp"

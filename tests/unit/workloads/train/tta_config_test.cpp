@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "catalog/workload_schema.hpp"
 #include "common/error.hpp"
-#include "common/workload_schema.hpp"
 #include "tests/unit/error_text.hpp"
 
 namespace scalebench::train {

@@ -8,9 +8,9 @@
 #include <filesystem>
 
 #include "tests/unit/gpu_available.hpp"
-#include "workloads/bootstrap/mpi_session.hpp"
 #include "workloads/dataset/idx_file.hpp"
 #include "workloads/mllog/mllog.hpp"
+#include "workloads/runtime/mpi_session.hpp"
 #include "workloads/train/tta_bench.hpp"
 
 using namespace scalebench;

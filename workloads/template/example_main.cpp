@@ -1,0 +1,69 @@
+// The example workload's entry point: scalebench-run calls it on every rank. Every rank measures;
+// rank 0 alone reports, every rank's record through run.emit when the agent reads them, else a
+// line of text each (ranks that print at once would interleave their lines).
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "catalog/registry.hpp"
+#include "record/point_record.hpp"
+#include "record/record.hpp"
+#include "workloads/runtime/environment.hpp"
+#include "workloads/runtime/mpi_session.hpp"
+#include "workloads/runtime/run_request.hpp"
+
+namespace scalebench {
+
+namespace {
+// Seconds of each of `iters` copies of `bytes` from one buffer to another.
+std::vector<double> time_copies(std::size_t bytes, int iters) {
+  std::vector<char> from(bytes, 1), to(bytes, 0);
+  std::vector<double> seconds;
+  for (int i = 0; i < iters; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    std::memcpy(to.data(), from.data(), bytes);
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  // Read back so that the copies cannot be optimised away, and checked.
+  if (to[bytes - 1] != 1) seconds.clear();
+  return seconds;
+}
+}  // namespace
+
+int run_example_workload(const RunRequest& run) {
+  const Json params = with_defaults("example", run.spec.at("params"));
+  const auto bytes = params.at("bytes").get<std::size_t>();
+  const std::vector<double> seconds = time_copies(bytes, params.at("iters").get<int>());
+
+  PointRecord r;
+  r.point = Json{{"bytes", bytes}, {"rank", run.mpi->rank()}};
+  r.metric = "copy_bandwidth";
+  r.unit = "GB/s";
+  r.better = "higher";
+  for (double s : seconds) r.samples.push_back(bytes / s / 1e9);
+  r.stop = "repetitions";
+  r.correctness = Correctness::counted(seconds.empty() ? 1 : 0);
+  if (seconds.empty()) {
+    r.status = "failed";
+    r.reason = "the copy's last byte is wrong";
+  }
+
+  const RunEnvironment env = capture_environment(*run.mpi, "host", {}, Json::object());
+  Json context = record_context(run.run_id, run.spec, env.placement);
+  context["environment"] = env.environment;
+  const std::vector<std::string> all = run.mpi->all_gather(r.to_json(context).dump());
+  if (run.mpi->rank() == 0)
+    for (const std::string& text : all) {
+      const Json record = Json::parse(text);
+      if (run.records)
+        run.emit(record);
+      else
+        std::printf("rank %d: %zu bytes, %s GB/s\n", record["point"]["rank"].get<int>(), bytes,
+                    record["value"].dump().c_str());
+    }
+  return seconds.empty() ? 3 : 0;
+}
+
+}  // namespace scalebench
