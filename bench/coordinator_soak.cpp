@@ -129,7 +129,7 @@ void direct(Soak& s, std::size_t windows, Director* d) {
     std::this_thread::sleep_until(s.t0 + std::chrono::seconds(k));
     if (!s.on()) break;
     const double now = s.now_s();
-    if (!d->restarted && now >= s.duration_s / 2) {
+    if (s.o.restart_signal != "NONE" && !d->restarted && now >= s.duration_s / 2) {
       d->restarted = true;
       const auto down = Clock::now();
       s.coordinator.restart(restart_sig);
@@ -182,11 +182,14 @@ int soak(const SoakOptions& o, const TempFolder& folder) {
   s.duration_s = static_cast<double>(windows) * o.window_s;
   std::printf(
       "== soak: %d agents x %d GPUs for %s (%zu windows of %s), %.0f records/s in batches of %d, %d agents leaving "
-      "and %d joining per window, a study of %d runs submitted and cancelled per window, the coordinator ended "
-      "with SIG%s at %s; first %zu vs last %zu windows; coordinator %s, pid %d%s; load average %.2f\n",
+      "and %d joining per window, a study of %d runs submitted and cancelled per window, %s; first %zu vs last %zu "
+      "windows; coordinator %s, pid %d%s; load average %.2f\n",
       o.agents, o.gpus, minutes(s.duration_s).c_str(), windows, minutes(o.window_s).c_str(), o.record_rate, o.batch,
-      o.churn, o.churn, std::max(2, 2 * o.churn), o.restart_signal.c_str(), minutes(s.duration_s / 2).c_str(), compare,
-      compare, coordinator.url().c_str(), coordinator.pid(),
+      o.churn, o.churn, std::max(2, 2 * o.churn),
+      o.restart_signal == "NONE"
+          ? "no restart"
+          : ("the coordinator ended with SIG" + o.restart_signal + " at " + minutes(s.duration_s / 2)).c_str(),
+      compare, compare, coordinator.url().c_str(), coordinator.pid(),
       o.coordinator_cpus.empty() ? "" : (" on CPUs " + o.coordinator_cpus).c_str(), load_average());
   for (int i = 0; i < o.agents; ++i) {
     throw_if_interrupted();

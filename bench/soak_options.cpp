@@ -68,9 +68,10 @@ std::optional<int> parse_soak_options(int argc, char** argv, SoakOptions* o) {
       ->check(CLI::Range(1.0, 3600.0));
   app.add_option("--restart-signal", o->restart_signal,
                  "how the coordinator is ended in the middle before it is started again on the same store: KILL "
-                 "(a crash: nothing acknowledged may be lost) or TERM (an operator's restart)")
+                 "(a crash: nothing acknowledged may be lost), TERM (an operator's restart), or NONE (no restart: "
+                 "the control for a change that follows one)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"KILL", "TERM"}));
+      ->check(CLI::IsMember({"KILL", "TERM", "NONE"}));
   app.add_option("--coordinator-cpus", o->coordinator_cpus, "the coordinator runs on these CPUs only (taskset's list)")
       ->type_name("LIST");
   app.add_flag("--keep", o->keep, "keep the temporary folder (store, coordinator log)");
