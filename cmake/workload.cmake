@@ -17,6 +17,14 @@
 # scalebench_NAME_workload (linked by scalebench-run), and appends NAME to the list that
 # scalebench_finish_workloads() writes to catalog/workload_list.inc.
 
+# scalebench_cuda_target(TARGET): what every target with .cu sources needs: C++17 for nvcc,
+# position-independent code, and the host compiler's warnings (nvcc passes them on only through
+# -Xcompiler).
+function(scalebench_cuda_target target)
+  set_target_properties(${target} PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON POSITION_INDEPENDENT_CODE ON)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+endfunction()
+
 function(scalebench_add_workload name build)
   cmake_parse_arguments(W "" "" "DECLARATION;SOURCES;CUDA_SOURCES;KERNELS;LIBRARIES;CUDA_LIBRARIES;DECLARATION_LIBRARIES" ${ARGN})
   if(NOT build MATCHES "^(HOST|CUDA)$")
@@ -43,10 +51,7 @@ function(scalebench_add_workload name build)
     add_library(scalebench_${name}_workload STATIC ${sources})
     target_link_libraries(scalebench_${name}_workload PUBLIC ${libraries})
     if(W_KERNELS AND SCALEBENCH_HAVE_CUDA)
-      # nvcc passes the host compiler's warnings on only through -Xcompiler.
-      set_target_properties(scalebench_${name}_workload PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
-                                                          POSITION_INDEPENDENT_CODE ON)
-      target_compile_options(scalebench_${name}_workload PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+      scalebench_cuda_target(scalebench_${name}_workload)
     endif()
     scalebench_speed_up(scalebench_${name}_workload)
     set_property(GLOBAL APPEND PROPERTY SCALEBENCH_WORKLOAD_LIBRARIES scalebench_${name}_workload)
@@ -73,8 +78,6 @@ function(scalebench_finish_workloads)
 
   add_library(scalebench_workload_list STATIC ${PROJECT_SOURCE_DIR}/catalog/workload_list.cpp)
   target_link_libraries(scalebench_workload_list PUBLIC ${declarations})
-  target_include_directories(scalebench_workload_list PRIVATE ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/generated)
-  target_link_libraries(scalebench_workload_list PRIVATE nlohmann_json::nlohmann_json)
 
   add_library(scalebench_workloads INTERFACE)
   target_link_libraries(scalebench_workloads INTERFACE ${libraries} ${declarations} scalebench_workload_runtime)
