@@ -45,7 +45,7 @@ Item cross_node_all_reduce(const Level& level, const std::vector<std::string>& a
   // One size, large enough to be bandwidth-bound: 256 MiB between GPUs, 4 MiB on host memory.
   const std::string size = gpus ? "256MiB" : "4MiB";
   const std::string params = "op: all_reduce, min_bytes: " + size + ", max_bytes: " + size +
-                             ", step_factor: 1, time_cap_s: " + (level.name == "quick" ? "1" : "3");
+                             ", step_factor: 1, time_cap: " + (level.name == "quick" ? "1" : "3");
   Item it;
   it.label = "all_reduce over " + std::to_string(agents.size()) + " nodes";
   it.workload = "collective";
@@ -69,10 +69,10 @@ std::vector<Item> battery(const Level& level, const std::vector<Node>& nodes, co
       {"nodecheck", "nodecheck", "watch_s: " + std::to_string(watch_s), false, watch_s + 2.0},
       {"gemm bf16", "gemm", "precision: bf16, sizes: \"8192\", time_cap: 0.5", true, 5.0},
       {"hbm", "hbm", "", true, quick ? 3.0 : 10.0},
-      {"copy h2d", "copy", "test: h2d, bytes: 256MiB, time_cap_s: 0.5", true, 4},
-      {"copy d2h", "copy", "test: d2h, bytes: 256MiB, time_cap_s: 0.5", true, 4},
+      {"copy h2d", "copy", "test: h2d, bytes: 256MiB, time_cap: 0.5", true, 4},
+      {"copy d2h", "copy", "test: d2h, bytes: 256MiB, time_cap: 0.5", true, 4},
       {"all_reduce in the node", "collective",
-       "op: all_reduce, min_bytes: 256MiB, max_bytes: 256MiB, step_factor: 1, time_cap_s: 1", true, 6},
+       "op: all_reduce, min_bytes: 256MiB, max_bytes: 256MiB, step_factor: 1, time_cap: 1", true, 6},
       // long: a larger GEMM, run more times, gives a corrupting GPU more chances to show.
       {"checksum", "checksum", lng ? "n: 8192, repeats: 20" : "", true, lng ? 10.0 : 5.0},
   };
@@ -87,7 +87,7 @@ std::vector<Item> battery(const Level& level, const std::vector<Node>& nodes, co
     if (lng) precisions.insert(precisions.end(), {"fp64", "fp8e5m2", "int8"});
     for (const std::string& p : precisions)
       per_node.push_back({"gemm " + p, "gemm", "precision: " + p + ", sizes: \"4096,8192\", time_cap: 1", true, 8.0});
-    per_node.push_back({"copy d2d", "copy", "test: d2d, bytes: 256MiB, time_cap_s: 0.5", true, 20});
+    per_node.push_back({"copy d2d", "copy", "test: d2d, bytes: 256MiB, time_cap: 0.5", true, 20});
     per_node.push_back({"burn gemm", "burn", "target: gemm, duration_s: " + std::to_string(burn_s), true,
                         static_cast<double>(burn_s + 5)});
     per_node.push_back({"burn hbm", "burn", "target: hbm, duration_s: " + std::to_string(burn_s), true,

@@ -81,7 +81,7 @@ try:
     for n in ("a", "b"):
         call("POST", "/api/v1/agents/register", json.dumps({"name": n, "gpus": [], "slots": 1}))
     sizes = ", ".join(str(1024 + i) for i in range(1000))
-    big = ("name: big\nworkload: collective\nparams:\n  time_cap_s: 0.1\nmatrix:\n  min_bytes: [%s]\n"
+    big = ("name: big\nworkload: collective\nparams:\n  time_cap: 0.1\nmatrix:\n  min_bytes: [%s]\n"
            "rounds: 100\nplacement:\n  ranks_per_node: [1]\n" % sizes)
     if case in ("get3", "get8x60"):
         print("setup submit:", call("POST", "/api/v1/experiments", big)[0::2])

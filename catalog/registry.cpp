@@ -1,14 +1,22 @@
 #include "catalog/registry.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 #include <stdexcept>
 
 namespace scalebench {
 
+std::string WorkloadDef::current_name(std::string_view param) const {
+  for (const auto& [former, now] : former_names)
+    if (former == param) return now;
+  return std::string(param);
+}
+
 const ParamDef* WorkloadDef::find(std::string_view param) const {
+  const std::string name = current_name(param);
   for (const auto& p : params)
-    if (p.name == param) return &p;
+    if (p.name == name) return &p;
   static const ParamDef text{"", ParamType::kText, {}, {}, {}, "a value substituted into the program's arguments"};
   return free_params ? &text : nullptr;
 }
@@ -35,7 +43,7 @@ Json with_defaults(const WorkloadDef& def, const Json& params) {
   Json out = Json::object();
   for (const auto& p : def.params) out[p.name] = p.default_value;
   if (params.is_object())
-    for (const auto& [k, v] : params.items()) out[k] = v;
+    for (const auto& [k, v] : params.items()) out[def.current_name(k)] = v;
   return out;
 }
 
@@ -67,7 +75,13 @@ std::optional<std::int64_t> parse_integer(std::string_view text) {
 const std::vector<std::string>& all_measurement_params() {
   static const std::vector<std::string> all = [] {
     std::set<std::string> s;
-    for (const auto& d : workload_defs()) s.insert(d.measurement_params.begin(), d.measurement_params.end());
+    for (const auto& d : workload_defs()) {
+      s.insert(d.measurement_params.begin(), d.measurement_params.end());
+      // Records written before a rename carry the former name.
+      for (const auto& [former, now] : d.former_names)
+        if (std::find(d.measurement_params.begin(), d.measurement_params.end(), now) != d.measurement_params.end())
+          s.insert(former);
+    }
     return std::vector<std::string>(s.begin(), s.end());
   }();
   return all;

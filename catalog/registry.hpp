@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/json.hpp"
@@ -68,9 +69,15 @@ struct WorkloadDef {
   std::vector<std::string> table_columns;
   // scalebench-run's short flags for this workload's parameters (ad hoc runs only).
   std::vector<ShortFlag> short_flags;
+  // Parameters renamed after files were written with them, {former name, name}: the former name
+  // is still read wherever a parameter is named, as the new one, so that old files keep working.
+  std::vector<std::pair<std::string, std::string>> former_names;
 
-  // The definition of `param`: its own, a kText one when free_params, else null.
+  // The definition of `param` (or of the parameter it is a former name of): its own, a kText one
+  // when free_params, else null.
   const ParamDef* find(std::string_view param) const;
+  // `param` under its current name: itself unless it is a former name.
+  std::string current_name(std::string_view param) const;
   // The short flag `flag` of this workload, else null.
   const ShortFlag* find_short_flag(std::string_view flag) const;
 };

@@ -38,7 +38,11 @@ void parse_params(SpecParser& p, const WorkloadDef& wl, const YAML::Node& node, 
                  "unknown parameter of workload '" + wl.name + "'; expected one of: " + list);
       continue;
     }
-    if (auto v = p.typed(*def, it->second, field + "." + key)) out[key] = *v;
+    const std::string name = wl.current_name(key);
+    if (name != key && node[name])
+      p.issue_at(it->first.Mark(), field + "." + key, "the former name of '" + name + "', which is given too");
+    else if (auto v = p.typed(*def, it->second, field + "." + key))
+      out[name] = *v;
   }
 }
 
@@ -60,7 +64,7 @@ std::vector<SweepAxis> parse_axes(SpecParser& p, const WorkloadDef& wl, const YA
       p.issue(it->second, field + "." + key, "expected a list of values to sweep");
       continue;
     }
-    axes.push_back({key, p.typed_list(*def, it->second, field + "." + key)});
+    axes.push_back({wl.current_name(key), p.typed_list(*def, it->second, field + "." + key)});
   }
   return axes;
 }
@@ -344,7 +348,7 @@ void parse_reference_where(SpecParser& p, const WorkloadDef* wl, const YAML::Nod
     } else if (key == "variant" || key == "gpus" || key == "ranks") {
       if (auto v = p.scalar(e->second, f + ".where." + key)) r.where[key] = *v;
     } else if (def) {
-      if (auto v = p.typed(*def, e->second, f + ".where." + key)) r.where[key] = *v;
+      if (auto v = p.typed(*def, e->second, f + ".where." + key)) r.where[wl->current_name(key)] = *v;
     } else {
       p.issue_at(e->first.Mark(), f + ".where." + key,
                  "unknown; use a workload parameter, size, variant, gpus or ranks");

@@ -24,7 +24,7 @@ for c in "${cases[@]}"; do
   nvbandwidth -t "$tc" -b 512 -i 10 2>&1 | grep -v '^$'
   echo "### $name scalebench-run copy $params"
   # shellcheck disable=SC2086
-  mpirun -np 1 --bind-to none scalebench-run copy $params -p bytes=512MiB -p iters=16 -p time_cap_s=100 \
+  mpirun -np 1 --bind-to none scalebench-run copy $params -p bytes=512MiB -p iters=16 -p time_cap=100 \
     --repetitions 10 --emit records 2>"$out/copy-$name.err" | sed -n 's/^@@SCALEBENCH_RECORD //p' \
     >"$out/copy-$name.jsonl"
   tail -5 "$out/copy-$name.err"

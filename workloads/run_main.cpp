@@ -241,7 +241,7 @@ Invocation parse_args(int argc, char** argv) {
     if (!p) usage_error("unknown parameter '" + k + "' of workload " + workload);
     ParamValue pv = parse_param(*p, v.get<std::string>());
     if (!pv.error.empty()) usage_error("-p " + k + ": " + pv.error);
-    r.params[k] = pv.value;
+    r.params[def->current_name(k)] = pv.value;
   }
   std::string cross = check_param_set(*def, r.params);
   if (!cross.empty()) usage_error(cross);

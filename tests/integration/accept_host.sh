@@ -36,7 +36,7 @@ grep -q "bad.yaml:4:38: field 'rules\[0\].band.fraction': expected a number" "$W
 cat >"$WORK/baseline.yaml" <<'YAML'
 name: baseline
 workload: collective
-params: {op: all_reduce, min_bytes: 4MiB, max_bytes: 4MiB, step_factor: 1, time_cap_s: 1}
+params: {op: all_reduce, min_bytes: 4MiB, max_bytes: 4MiB, step_factor: 1, time_cap: 1}
 placement: {nodes: 2, ranks_per_node: 1, agents: [node-2, node-3]}
 repetitions: 20
 YAML

@@ -9,7 +9,7 @@ start_agent node-a
 cat >"$WORK/journal.yaml" <<'YAML'
 name: journal
 workload: collective
-params: {min_bytes: 1KiB, max_bytes: 1MiB, step_factor: 4, time_cap_s: 0.5}
+params: {min_bytes: 1KiB, max_bytes: 1MiB, step_factor: 4, time_cap: 0.5}
 placement: {ranks_per_node: [2]}
 repetitions: 10
 YAML

@@ -71,7 +71,7 @@ py 'd == []' <"$WORK/status.json" | grep -q True || fail "status --format json: 
 cat >"$WORK/ok.yaml" <<'YAML'
 name: fine
 workload: collective
-params: {min_bytes: 1KiB, max_bytes: 4KiB, step_factor: 4, time_cap_s: 0.2}
+params: {min_bytes: 1KiB, max_bytes: 4KiB, step_factor: 4, time_cap: 0.2}
 placement: {ranks_per_node: [1, 2]}
 repetitions: 3
 YAML
@@ -104,7 +104,7 @@ expect_exit 3 "1 runs failed" "$SB" wait fails --coordinator "$URL" --interval 0
 cat >"$WORK/ref.yaml" <<'YAML'
 name: ref
 workload: collective
-params: {min_bytes: 4KiB, max_bytes: 4KiB, time_cap_s: 0.2}
+params: {min_bytes: 4KiB, max_bytes: 4KiB, time_cap: 0.2}
 placement: {ranks_per_node: [1]}
 repetitions: 3
 references:
@@ -209,7 +209,7 @@ grep -qE "^  -b V +nccl-tests' minbytes" "$WORK/coll.txt" || fail "collective --
 expect_exit 2 "collective workload only" "$BIN/scalebench-run" gemm -b 8
 expect_exit 2 "-p min_bytes" "$BIN/scalebench-run" collective -b lots
 expect_exit 2 "-b and -p min_bytes both set min_bytes" "$BIN/scalebench-run" collective -b 1K -p min_bytes=2K
-mpirun -np 2 "$BIN/scalebench-run" collective -p backend=mpi -b 1K -e 4K -f 4 -n 3 -w 1 -p time_cap_s=0.2 \
+mpirun -np 2 "$BIN/scalebench-run" collective -p backend=mpi -b 1K -e 4K -f 4 -n 3 -w 1 -p time_cap=0.2 \
   --format json >"$WORK/run.jsonl" 2>"$WORK/run.log" || fail "nccl-tests flags run: $(tail -n 5 "$WORK/run.log")"
 json_check "$WORK/run.jsonl" 'sorted(set(r["point"]["size"] for r in records)) == [1024, 4096]'
 json_check "$WORK/run.jsonl" 'all(r["params"]["iters"] == 3 and r["params"]["warmup"] == 1 for r in records)'

@@ -24,7 +24,7 @@ done
 cat >"$WORK/retry.yaml" <<'YAML'
 name: retry
 workload: collective
-params: {backend: mpi, min_bytes: 1KiB, max_bytes: 16MiB, step_factor: 2, time_cap_s: 0.4}
+params: {backend: mpi, min_bytes: 1KiB, max_bytes: 16MiB, step_factor: 2, time_cap: 0.4}
 placement: {nodes: 2, ranks_per_node: 2}
 repetitions: 20
 retries: 1
@@ -70,7 +70,7 @@ restart_agent "$leader"
 # follower_case NAME HOW: a 2-node run with retries: 1 whose other node goes (HOW: agent, its
 # agent killed; host, its agent and every process of the node killed). Sets RUN and NODE.
 follower_case() {
-  sed -e "s/name: retry/name: $1/" -e 's/max_bytes: 16MiB/max_bytes: 64MiB/' -e 's/time_cap_s: 0.4/time_cap_s: 1/' \
+  sed -e "s/name: retry/name: $1/" -e 's/max_bytes: 16MiB/max_bytes: 64MiB/' -e 's/time_cap: 0.4/time_cap: 1/' \
     "$WORK/retry.yaml" >"$WORK/$1.yaml"
   "$BIN/scalebench" submit "$WORK/$1.yaml" --coordinator "$URL" >/dev/null
   wait_until 60 '[[ $(api /api/v1/experiments/'"$1"' | py "d[\"run_list\"][0][\"records\"]") -gt 2 ]]'
@@ -147,7 +147,7 @@ grep -q "^${hang_hosts#*,} .*orted" "$WORK/rsh.log" || fail "no daemon on the se
 cat >"$WORK/study.yaml" <<'YAML'
 name: study
 workload: collective
-params: {backend: mpi, min_bytes: 1KiB, max_bytes: 1MiB, step_factor: 4, time_cap_s: 0.3}
+params: {backend: mpi, min_bytes: 1KiB, max_bytes: 1MiB, step_factor: 4, time_cap: 0.3}
 matrix:
   op: [all_reduce, all_gather, reduce_scatter, broadcast]
 placement: {nodes: 2, ranks_per_node: 2}

@@ -16,7 +16,7 @@ done
 cat >"$WORK/two-nodes.yaml" <<'YAML'
 name: two-nodes
 workload: collective
-params: {backend: mpi, min_bytes: 4KiB, max_bytes: 64KiB, step_factor: 4, time_cap_s: 0.2}
+params: {backend: mpi, min_bytes: 4KiB, max_bytes: 64KiB, step_factor: 4, time_cap: 0.2}
 placement: {nodes: 2, ranks_per_node: 2}
 repetitions: 5
 YAML
@@ -51,7 +51,7 @@ api /api/v1/experiments/four-nodes >"$WORK/e4.json"
 cat >"$WORK/blocker.yaml" <<'YAML'
 name: blocker
 workload: collective
-params: {backend: mpi, min_bytes: 1KiB, max_bytes: 1MiB, step_factor: 4, time_cap_s: 0.3}
+params: {backend: mpi, min_bytes: 1KiB, max_bytes: 1MiB, step_factor: 4, time_cap: 0.3}
 placement: {nodes: 3, ranks_per_node: 1}
 repetitions: 10
 YAML
@@ -77,7 +77,7 @@ python3 -c "import sys; sys.exit(0 if $high_start < $low_start else 1)" || fail 
 cat >"$WORK/long.yaml" <<'YAML'
 name: long
 workload: collective
-params: {backend: mpi, min_bytes: 1KiB, max_bytes: 64MiB, step_factor: 2, time_cap_s: 2}
+params: {backend: mpi, min_bytes: 1KiB, max_bytes: 64MiB, step_factor: 2, time_cap: 2}
 placement: {nodes: 2, ranks_per_node: 2}
 repetitions: 50
 YAML

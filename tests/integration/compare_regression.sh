@@ -16,7 +16,7 @@ experiment() {
   cat <<YAML
 name: $1
 workload: collective
-params: {backend: mpi, op: all_reduce, in_place: $2, min_bytes: 256KiB, max_bytes: 1MiB, step_factor: 4, time_cap_s: 0.2}
+params: {backend: mpi, op: all_reduce, in_place: $2, min_bytes: 256KiB, max_bytes: 1MiB, step_factor: 4, time_cap: 0.2}
 placement: {ranks_per_node: [1]}
 repetitions: 10
 rounds: 3

@@ -6,7 +6,7 @@ start_agent node-a
 cat >"$WORK/two-ops.yaml" <<'YAML'
 name: two-ops
 workload: collective
-params: {min_bytes: 4KiB, max_bytes: 64KiB, step_factor: 4, time_cap_s: 0.2}
+params: {min_bytes: 4KiB, max_bytes: 64KiB, step_factor: 4, time_cap: 0.2}
 matrix:
   op: [all_reduce, all_gather]
 placement: {ranks_per_node: [2]}

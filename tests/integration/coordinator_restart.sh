@@ -8,7 +8,7 @@ start_agent node-a
 cat >"$WORK/restart.yaml" <<'YAML'
 name: restart
 workload: collective
-params: {min_bytes: 1KiB, max_bytes: 4MiB, step_factor: 4, time_cap_s: 0.3}
+params: {min_bytes: 1KiB, max_bytes: 4MiB, step_factor: 4, time_cap: 0.3}
 matrix:
   op: [all_reduce, all_gather, reduce_scatter, broadcast]
 placement: {ranks_per_node: [2]}

@@ -113,7 +113,7 @@ expect("file over 1 MiB", submit("name: a\nworkload: collective\n#" + "x" * (1 <
 
 # A large valid one (20,000 runs: 200 sizes x 100 rounds), then three GETs of it at once.
 sizes = ", ".join(str(1024 + i) for i in range(200))
-big = ("name: big\nworkload: collective\nparams:\n  time_cap_s: 0.1\nmatrix:\n  min_bytes: [%s]\n"
+big = ("name: big\nworkload: collective\nparams:\n  time_cap: 0.1\nmatrix:\n  min_bytes: [%s]\n"
        "rounds: 100\nplacement:\n  ranks_per_node: [1]\n" % sizes)
 expect("submit of 20,000 runs", submit(big), 201, '"runs":20000')
 gets = []

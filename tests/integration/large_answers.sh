@@ -23,7 +23,7 @@ curl -sf --max-time 10 -XPOST "$URL/api/v1/agents/register" --data '{"name": "a"
 python3 - "$RUNS" >"$WORK/big.yaml" <<'PY'
 import sys
 sizes = ", ".join(str(1024 + i) for i in range(int(sys.argv[1]) // 100))
-print("name: big\nworkload: collective\nparams:\n  time_cap_s: 0.1\nmatrix:\n  min_bytes: [%s]\n"
+print("name: big\nworkload: collective\nparams:\n  time_cap: 0.1\nmatrix:\n  min_bytes: [%s]\n"
       "rounds: 100\nplacement:\n  ranks_per_node: [1]" % sizes)
 PY
 curl -sf --max-time 120 -XPOST --data-binary @"$WORK/big.yaml" "$URL/api/v1/experiments" | grep -q "\"runs\":$RUNS" ||

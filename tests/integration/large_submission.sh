@@ -57,7 +57,7 @@ for t in hbs:
 def experiment(name, rounds, pad):
     sizes = ", ".join(str(1024 + i) for i in range(1000))
     variants = "variants:\n  padded:\n    env:\n      PAD: %s\n" % ("x" * pad) if pad else ""
-    return ("name: %s\nworkload: collective\nparams:\n  time_cap_s: 0.1\nmatrix:\n  min_bytes: [%s]\n"
+    return ("name: %s\nworkload: collective\nparams:\n  time_cap: 0.1\nmatrix:\n  min_bytes: [%s]\n"
             "rounds: %d\nplacement:\n  ranks_per_node: [1]\n%s" % (name, sizes, rounds, variants))
 
 status, body = call("POST", "/api/v1/experiments", experiment("big", 100, 0), timeout=240)

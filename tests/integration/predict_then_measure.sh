@@ -16,7 +16,7 @@ exit_code() { "$@" >"$WORK/out.txt" 2>"$WORK/err.txt" && echo 0 || echo $?; }
 cat >"$WORK/fit.yaml" <<'YAML'
 name: ar-2-3
 workload: collective
-params: {backend: mpi, op: all_reduce, min_bytes: 64KiB, max_bytes: 4MiB, step_factor: 4, time_cap_s: 0.2}
+params: {backend: mpi, op: all_reduce, min_bytes: 64KiB, max_bytes: 4MiB, step_factor: 4, time_cap: 0.2}
 placement: {nodes: [2, 3], ranks_per_node: 1}
 repetitions: 10
 YAML
@@ -44,7 +44,7 @@ import json, sys
 p = json.load(open(sys.argv[1]))
 assert p["experiments"] == [{"id": 1, "name": "ar-2-3"}], p["experiments"]
 assert p["fit_nodes"] == [2, 3] and p["nodes"] == 4 and p["op"] == "all_reduce", p
-assert len(p["record_ids"]) == 8 and "time_cap_s" not in p["params"], p
+assert len(p["record_ids"]) == 8 and "time_cap" not in p["params"], p
 assert [r["size"] for r in p["predicted"]] == [65536, 262144, 1048576, 4194304], p["predicted"]
 assert all(r["busbw"] > 0 for r in p["predicted"]), p
 # One bus bandwidth per predicted size (null: the latency alone, loopback's busy cores do that), and no single one.
@@ -72,7 +72,7 @@ grep -q "model has one bus_bandwidth_gbps for every size, the model of an older 
 cat >"$WORK/four.yaml" <<'YAML'
 name: ar-4
 workload: collective
-params: {backend: mpi, min_bytes: 64KiB, max_bytes: 4MiB, step_factor: 4, time_cap_s: 0.3}
+params: {backend: mpi, min_bytes: 64KiB, max_bytes: 4MiB, step_factor: 4, time_cap: 0.3}
 matrix: {op: [all_reduce, all_gather]}
 placement: {nodes: 4, ranks_per_node: 1}
 repetitions: 10

@@ -102,7 +102,7 @@ done
 cat >"$WORK/collective.yaml" <<'YAML'
 name: prom-collective
 workload: collective
-params: {op: all_reduce, dtype: float32, min_bytes: 4KiB, max_bytes: 16KiB, step_factor: 4, time_cap_s: 0.1}
+params: {op: all_reduce, dtype: float32, min_bytes: 4KiB, max_bytes: 16KiB, step_factor: 4, time_cap: 0.1}
 placement: {ranks_per_node: [1, 2]}
 variants:
   nvlink: {env: {SCALEBENCH_TEST_VARIANT: nvlink}}

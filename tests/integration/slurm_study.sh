@@ -95,7 +95,7 @@ srun --mpi=list 2>&1 | grep -qw pmix || fail "SLURM has no pmix plugin: $(srun -
 cat >"$WORK/study.yaml" <<'YAML'
 name: slurm-smoke
 workload: collective
-params: {backend: mpi, op: all_reduce, min_bytes: 1KiB, max_bytes: 16KiB, step_factor: 4, time_cap_s: 0.2}
+params: {backend: mpi, op: all_reduce, min_bytes: 1KiB, max_bytes: 16KiB, step_factor: 4, time_cap: 0.2}
 placement: {ranks_per_node: [1, 2]}
 repetitions: 5
 timeout: 2m

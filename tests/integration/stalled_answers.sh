@@ -19,7 +19,7 @@ start_agent node-a --slots 2
 cat >"$WORK/stall.yaml" <<'YAML'
 name: stall
 workload: collective
-params: {backend: mpi, min_bytes: 1KiB, max_bytes: 64KiB, step_factor: 4, time_cap_s: 0.2}
+params: {backend: mpi, min_bytes: 1KiB, max_bytes: 64KiB, step_factor: 4, time_cap: 0.2}
 placement: {ranks_per_node: 2}
 repetitions: 5
 retries: 2

@@ -41,7 +41,7 @@ head -1 "$WORK/records.csv" | grep -q '^record_id,run_id,experiment' || fail "cs
 cat >"$WORK/two.yaml" <<YAML
 name: first
 workload: collective
-params: {min_bytes: 1KiB, max_bytes: 4KiB, step_factor: 4, time_cap_s: 0.1}
+params: {min_bytes: 1KiB, max_bytes: 4KiB, step_factor: 4, time_cap: 0.1}
 placement: {ranks_per_node: [1]}
 repetitions: 3
 ---

@@ -4,7 +4,7 @@ source "$(dirname "$0")/lib.sh"
 cat >"$WORK/ref.yaml" <<'YAML'
 name: ref
 workload: collective
-params: {min_bytes: 1MiB, max_bytes: 1MiB, time_cap_s: 0.2}
+params: {min_bytes: 1MiB, max_bytes: 1MiB, time_cap: 0.2}
 repetitions: 5
 references:
   time: {target: 0.000001, upper: 0.1, unit: us, better: lower}

@@ -27,7 +27,7 @@ sb() { on head scalebench "$@"; }
 cat >"$WORK/baseline.yaml" <<'YAML'
 name: baseline
 workload: collective
-params: {op: all_reduce, min_bytes: 4MiB, max_bytes: 4MiB, step_factor: 1, time_cap_s: 1}
+params: {op: all_reduce, min_bytes: 4MiB, max_bytes: 4MiB, step_factor: 1, time_cap: 1}
 placement: {nodes: 4, ranks_per_node: 1}
 repetitions: 20
 YAML

@@ -24,7 +24,7 @@ on node2 cat /proc/net/fib_trie | grep -q "198.18.0.12" || fail "node2's address
 cat >"$WORK/three.yaml" <<'YAML'
 name: three-hosts
 workload: collective
-params: {backend: mpi, op: all_reduce, min_bytes: 4KiB, max_bytes: 256KiB, step_factor: 8, time_cap_s: 0.2}
+params: {backend: mpi, op: all_reduce, min_bytes: 4KiB, max_bytes: 256KiB, step_factor: 8, time_cap: 0.2}
 placement: {nodes: 3, ranks_per_node: 2}
 repetitions: 5
 YAML

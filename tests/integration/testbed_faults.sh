@@ -30,7 +30,7 @@ records_unique() {
 cat >"$WORK/retry.yaml" <<'YAML'
 name: retry
 workload: collective
-params: {backend: mpi, min_bytes: 1KiB, max_bytes: 4MiB, step_factor: 2, time_cap_s: 1}
+params: {backend: mpi, min_bytes: 1KiB, max_bytes: 4MiB, step_factor: 2, time_cap: 1}
 placement: {nodes: 2, ranks_per_node: 1}
 repetitions: 50
 retries: 1
@@ -89,7 +89,7 @@ wait_until 30 'api /api/v1/agents >/dev/null'
 cat >"$WORK/outage.yaml" <<'YAML'
 name: outage
 workload: collective
-params: {backend: mpi, min_bytes: 1KiB, max_bytes: 1MiB, step_factor: 2, time_cap_s: 0.5}
+params: {backend: mpi, min_bytes: 1KiB, max_bytes: 1MiB, step_factor: 2, time_cap: 0.5}
 matrix:
   op: [all_reduce, all_gather, broadcast]
 placement: {nodes: 3, ranks_per_node: 1}
@@ -116,7 +116,7 @@ echo "testbed_faults: coordinator cut for 60 s: $held records held by the agents
 cat >"$WORK/reboot.yaml" <<'YAML'
 name: reboot
 workload: collective
-params: {backend: mpi, min_bytes: 1KiB, max_bytes: 4MiB, step_factor: 2, time_cap_s: 1}
+params: {backend: mpi, min_bytes: 1KiB, max_bytes: 4MiB, step_factor: 2, time_cap: 1}
 placement: {nodes: 2, ranks_per_node: 1}
 repetitions: 50
 retries: 1

@@ -81,7 +81,7 @@ for _ in $(seq 100); do "$BIN/scalebench" agents --coordinator "$URL" 2>/dev/nul
 cat >"$WORK/study.yaml" <<'YAML'
 name: tls-smoke
 workload: collective
-params: {backend: mpi, op: all_reduce, min_bytes: 1KiB, max_bytes: 4KiB, step_factor: 4, time_cap_s: 0.2}
+params: {backend: mpi, op: all_reduce, min_bytes: 1KiB, max_bytes: 4KiB, step_factor: 4, time_cap: 0.2}
 placement: {ranks_per_node: [2]}
 repetitions: 5
 timeout: 2m

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "catalog/registry.hpp"
+#include "catalog/timing_params.hpp"
 #include "common/error.hpp"
 
 namespace scalebench::collective {
@@ -79,15 +80,16 @@ Config Config::from_params(const Json& params, int repetitions) {
   c.min_bytes = p.at("min_bytes").get<std::uint64_t>();
   c.max_bytes = p.at("max_bytes").get<std::uint64_t>();
   c.step_factor = p.at("step_factor").get<double>();
-  c.warmup = p.at("warmup").get<int>();
-  c.iters = p.at("iters").is_number_integer() ? p.at("iters").get<int>() : 0;  // "auto": 0
+  const timing::Values t = timing::read(p);
+  c.warmup = t.warmup;
+  c.iters = t.iters;
   c.in_place = p.at("in_place").get<bool>();
   c.cuda_graph = p.at("cuda_graph").get<bool>();
   c.blocking = p.at("blocking").get<bool>();
   c.gpus_per_process = p.at("gpus_per_process").get<int>();
   c.root = p.at("root").get<int>();
-  c.check = p.at("check").get<bool>();
-  c.time_cap_s = p.at("time_cap_s").get<double>();
+  c.check = t.check;
+  c.time_cap_s = t.time_cap;
   c.target_cv = p.at("target_cv").get<double>();
   c.repetitions = repetitions;
   return c;

@@ -1,6 +1,7 @@
 // The collective workload's declaration in the registry (catalog/registry.hpp): its
 // parameters and their defaults, checks and layout. Host-only.
 #include "catalog/registry.hpp"
+#include "catalog/timing_params.hpp"
 
 #include <cstdint>
 #include <string>
@@ -58,13 +59,8 @@ WorkloadDef collective_declaration() {
       {"min_bytes", ParamType::kSize, 8, {}, 1, "smallest message size"},
       {"max_bytes", ParamType::kSize, 64 * 1024 * 1024, {}, 1, "largest message size"},
       {"step_factor", ParamType::kNumber, 2, {}, 1, "multiply the size by this each step (1: one size)"},
-      {"warmup", ParamType::kInt, 5, {}, 0, "untimed iterations before each size"},
-      {"iters",
-       ParamType::kIntOrAuto,
-       "auto",
-       {},
-       1,
-       "operations per timed sample; auto: enough for about 10 ms a sample (nccl-tests uses 20)"},
+      timing::warmup(5, "untimed iterations before each size"),
+      timing::iters("auto", "operations per timed sample; auto: enough for about 10 ms a sample (nccl-tests uses 20)"),
       {"in_place", ParamType::kBool, false, {}, {}, "output buffer is the input buffer"},
       {"cuda_graph", ParamType::kBool, false, {}, {}, "launch each sample's operations as one captured CUDA graph"},
       {"blocking", ParamType::kBool, false, {}, {}, "wait for each operation before launching the next"},
@@ -75,15 +71,18 @@ WorkloadDef collective_declaration() {
        1,
        "GPUs each process drives (one NCCL rank per GPU, grouped launches), as nccl-tests -g"},
       {"root", ParamType::kInt, 0, {}, 0, "root rank of broadcast and reduce"},
-      {"check", ParamType::kBool, true, {}, {}, "verify the result after timing"},
-      {"time_cap_s", ParamType::kNumber, 2.0, {}, 0, "stop sampling a size after this long (min 3 samples)"},
+      timing::check("verify the result after timing"),
+      timing::time_cap(2.0,
+                       "stop sampling a size after this many timed seconds (min 3 samples); time_cap_s, its "
+                       "former name, is still read"),
       {"target_cv", ParamType::kNumber, 0.0, {}, 0, "stop sampling once the CV is under this (0: off)"},
   };
   d.needs_gpus = false;
   d.processes_per_node = &collective_processes_per_node;
   d.check = &check_collective;
-  d.measurement_params = {"min_bytes",  "max_bytes", "step_factor", "warmup", "iters",
-                          "time_cap_s", "target_cv", "check",       "root"};
+  d.measurement_params = {"min_bytes", "max_bytes", "step_factor", "warmup", "iters",
+                          "time_cap",  "target_cv", "check",       "root"};
+  d.former_names = {{"time_cap_s", "time_cap"}};
   d.table_columns = {"op", "dtype", "backend", "in_place"};
   d.short_flags = {{"-b", "min_bytes", "nccl-tests' minbytes"},
                    {"-e", "max_bytes", "nccl-tests' maxbytes"},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "catalog/timing_params.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 
 namespace scalebench::compute {
@@ -15,10 +16,10 @@ constexpr int kMinSamples = 3;
 
 TimingConfig TimingConfig::from_params(const Json& params, int repetitions) {
   TimingConfig c;
-  c.warmup = params.value("warmup", c.warmup);
-  const Json iters = params.value("iters", Json());
-  if (iters.is_number_integer()) c.iters = iters.get<int>();  // else "auto" (or absent): 0
-  c.time_cap_s = params.value("time_cap", c.time_cap_s);
+  const timing::Values t = timing::read(params, {c.warmup, c.iters, c.time_cap_s, true});
+  c.warmup = t.warmup;
+  c.iters = t.iters;
+  c.time_cap_s = t.time_cap;
   c.repetitions = repetitions;
   return c;
 }

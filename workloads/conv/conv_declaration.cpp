@@ -1,6 +1,7 @@
 // The conv workload's declaration in the registry (catalog/registry.hpp): its
 // parameters and their defaults, checks and layout. Host-only.
 #include "catalog/registry.hpp"
+#include "catalog/timing_params.hpp"
 
 #include <algorithm>
 #include <regex>
@@ -94,7 +95,7 @@ WorkloadDef conv_declaration() {
        {},
        "heuristic: cuDNN's first pick (cudnnGet*Algorithm_v7); search: the fastest cuDNN measures "
        "(cudnnFind*AlgorithmEx)"},
-      {"check", ParamType::kBool, true, {}, {}, "compare sampled outputs with an fp64 reference"},
+      timing::check("compare sampled outputs with an fp64 reference"),
       {"graph",
        ParamType::kBool,
        true,
@@ -102,19 +103,9 @@ WorkloadDef conv_declaration() {
        {},
        "time CUDA graphs of 20 back-to-back convolutions (the GPU's time); false: one cuDNN call from the host "
        "each (adds the host's cost per call where it exceeds the convolution's)"},
-      {"warmup",
-       ParamType::kInt,
-       5,
-       {},
-       0,
-       "untimed operations (graphs of 20 convolutions, or single ones with graph false) first"},
-      {"iters", ParamType::kInt, 0, {}, 0, "operations per timed sample; 0: enough for about 5 ms a sample"},
-      {"time_cap",
-       ParamType::kNumber,
-       1.0,
-       {},
-       0,
-       "stop sampling a point after this many timed seconds (min 3 samples)"},
+      timing::warmup(5, "untimed operations (graphs of 20 convolutions, or single ones with graph false) first"),
+      timing::iters("auto", "operations per timed sample; auto: enough for about 5 ms a sample"),
+      timing::time_cap(1.0, "stop sampling a point after this many timed seconds (min 3 samples)"),
   };
   d.needs_gpus = true;
   d.check = &check_conv;

@@ -5,6 +5,7 @@
 
 #include "analysis/stats.hpp"
 #include "catalog/registry.hpp"
+#include "catalog/timing_params.hpp"
 #include "common/error.hpp"
 
 namespace scalebench::copy {
@@ -48,11 +49,12 @@ Config Config::from_params(const Json& params, int repetitions) {
   c.bidirectional = p.at("bidirectional").get<bool>();
   c.peer_access = p.at("peer_access").get<bool>();
   c.bytes = p.at("bytes").get<std::uint64_t>();
-  c.iters = p.at("iters").is_number_integer() ? p.at("iters").get<int>() : 0;  // "auto": 0
-  c.warmup = p.at("warmup").get<int>();
-  c.time_cap_s = p.at("time_cap_s").get<double>();
+  const timing::Values t = timing::read(p);
+  c.iters = t.iters;
+  c.warmup = t.warmup;
+  c.time_cap_s = t.time_cap;
   c.target_cv = p.at("target_cv").get<double>();
-  c.check = p.at("check").get<bool>();
+  c.check = t.check;
   c.repetitions = repetitions;
   return c;
 }

@@ -1,6 +1,7 @@
 // The copy workload's declaration in the registry (catalog/registry.hpp): its
 // parameters and their defaults, checks and layout. Host-only.
 #include "catalog/registry.hpp"
+#include "catalog/timing_params.hpp"
 
 #include "workloads/copy/copy.hpp"  // nvbandwidth's defaults
 
@@ -52,31 +53,20 @@ WorkloadDef copy_declaration() {
        {},
        "d2d: enable peer access between the pair (off: the driver stages CE copies through host memory)"},
       {"bytes", ParamType::kSize, copy::kDefaultBytes, {}, 1, "bytes per copy (nvbandwidth's default 512 MiB)"},
-      {"iters",
-       ParamType::kIntOrAuto,
-       "auto",
-       {},
-       1,
-       "copies per timed sample; auto: enough for about 10 ms a sample (nvbandwidth uses 16)"},
-      {"warmup",
-       ParamType::kInt,
-       copy::kDefaultWarmup,
-       {},
-       0,
-       "untimed copies queued before every sample's timed copies (nvbandwidth uses 4)"},
-      {"check", ParamType::kBool, true, {}, {}, "after timing, copy a known pattern once and verify it"},
-      {"time_cap_s",
-       ParamType::kNumber,
-       0.1,
-       {},
-       0,
-       "stop sampling a pair after this many seconds of timed copies (min 3 samples)"},
+      timing::iters("auto", "copies per timed sample; auto: enough for about 10 ms a sample (nvbandwidth uses 16)"),
+      timing::warmup(copy::kDefaultWarmup,
+                     "untimed copies queued before every sample's timed copies (nvbandwidth uses 4)"),
+      timing::check("after timing, copy a known pattern once and verify it"),
+      timing::time_cap(0.1,
+                       "stop sampling a pair after this many seconds of timed copies (min 3 samples); "
+                       "time_cap_s, its former name, is still read"),
       {"target_cv", ParamType::kNumber, 0.0, {}, 0, "stop sampling once the CV is under this (0: off)"},
   };
   d.needs_gpus = true;
   d.processes_per_node = &copy_processes_per_node;
   d.check = &check_copy;
-  d.measurement_params = {"warmup", "iters", "time_cap_s", "target_cv", "check"};
+  d.measurement_params = {"warmup", "iters", "time_cap", "target_cv", "check"};
+  d.former_names = {{"time_cap_s", "time_cap"}};
   d.table_columns = {"test", "engine", "direction", "bidirectional"};
   return d;
 }

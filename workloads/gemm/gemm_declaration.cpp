@@ -1,6 +1,7 @@
 // The gemm workload's declaration in the registry (catalog/registry.hpp): its
 // parameters and their defaults, checks and layout. Host-only.
 #include "catalog/registry.hpp"
+#include "catalog/timing_params.hpp"
 
 #include <algorithm>
 #include <regex>
@@ -72,10 +73,10 @@ WorkloadDef gemm_declaration() {
        {},
        "heuristic: cuBLASLt's first choice; search: time its top candidates and keep the fastest"},
       {"candidates", ParamType::kInt, 8, {}, 1, "search: how many heuristic candidates are timed"},
-      {"check", ParamType::kBool, true, {}, {}, "compare sampled outputs with an fp64 reference"},
-      {"warmup", ParamType::kInt, 5, {}, 0, "untimed GEMMs before each shape's samples"},
-      {"iters", ParamType::kIntOrAuto, "auto", {}, 1, "GEMMs per timed sample; auto: enough for about 5 ms a sample"},
-      {"time_cap", ParamType::kNumber, 1.0, {}, 0, "stop sampling a shape after this many seconds (min 3 samples)"},
+      timing::check("compare sampled outputs with an fp64 reference"),
+      timing::warmup(5, "untimed GEMMs before each shape's samples"),
+      timing::iters("auto", "GEMMs per timed sample; auto: enough for about 5 ms a sample"),
+      timing::time_cap(1.0, "stop sampling a shape after this many seconds (min 3 samples)"),
   };
   d.needs_gpus = true;
   d.check = &check_gemm;

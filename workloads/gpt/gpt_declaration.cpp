@@ -4,6 +4,7 @@
 #include <string>
 
 #include "catalog/registry.hpp"
+#include "catalog/timing_params.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 
 namespace scalebench {
@@ -117,7 +118,7 @@ WorkloadDef gpt_declaration() {
        "true: send each gradient bucket as soon as the backward pass fills it; false: all after the backward"},
       {"bucket_mb", ParamType::kNumber, 25, {}, 0, "gradient bucket size in MB (whole blocks per bucket)"},
       {"steps", ParamType::kInt, 5, {}, 1, "steps per timed sample"},
-      {"warmup", ParamType::kInt, 3, {}, 0, "untimed steps before timing"},
+      timing::warmup(3, "untimed steps before timing"),
       {"lr", ParamType::kNumber, 3e-4, {}, 0, "AdamW learning rate"},
       {"weight_decay", ParamType::kNumber, 0.1, {}, 0, "AdamW decoupled weight decay"},
       {"clip", ParamType::kNumber, 1.0, {}, 0, "global gradient-norm clip (0: off)"},
@@ -127,7 +128,7 @@ WorkloadDef gpt_declaration() {
        {"cudnn", "naive"},
        {},
        "cudnn: cuDNN's fused flash attention; naive: batched GEMMs and our causal softmax (GPT-2 only)"},
-      {"check", ParamType::kBool, true, {}, {}, "the fixed batch's loss must fall and stay finite"},
+      timing::check("the fixed batch's loss must fall and stay finite"),
       {"seed", ParamType::kInt, 1234, {}, 0, "initial weights' seed (and the data's order with `data`)"},
       {"data",
        ParamType::kText,

@@ -1,6 +1,7 @@
 // The hbm workload's declaration in the registry (catalog/registry.hpp): its
 // parameters and their defaults, checks and layout. Host-only.
 #include "catalog/registry.hpp"
+#include "catalog/timing_params.hpp"
 
 namespace scalebench {
 
@@ -19,10 +20,10 @@ WorkloadDef hbm_declaration() {
        "read: sum b; write: a = 3; copy: a = b; triad: a = b + 3c (bytes moved: 1, 1, 2, 3 arrays)"},
       {"bytes", ParamType::kSize, 1 << 30, {}, 4096, "bytes per array (rounded down to 16 B)"},
       {"blocks_per_sm", ParamType::kInt, 4, {}, 1, "thread blocks of 512 per SM"},
-      {"check", ParamType::kBool, true, {}, {}, "after timing, check every element (exact: the inputs are integers)"},
-      {"warmup", ParamType::kInt, 5, {}, 0, "untimed operations before the samples"},
-      {"iters", ParamType::kIntOrAuto, "auto", {}, 1, "operations per timed sample; auto: enough for about 5 ms"},
-      {"time_cap", ParamType::kNumber, 1.0, {}, 0, "stop sampling after this many seconds (min 3 samples)"},
+      timing::check("after timing, check every element (exact: the inputs are integers)"),
+      timing::warmup(5, "untimed operations before the samples"),
+      timing::iters("auto", "operations per timed sample; auto: enough for about 5 ms"),
+      timing::time_cap(1.0, "stop sampling after this many seconds (min 3 samples)"),
   };
   d.needs_gpus = true;
   d.measurement_params = {"warmup", "iters", "time_cap", "check", "blocks_per_sm"};

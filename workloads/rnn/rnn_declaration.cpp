@@ -1,6 +1,7 @@
 // The rnn workload's declaration in the registry (catalog/registry.hpp): its
 // parameters and their defaults, checks and layout. Host-only.
 #include "catalog/registry.hpp"
+#include "catalog/timing_params.hpp"
 
 #include <string>
 
@@ -68,16 +69,16 @@ WorkloadDef rnn_declaration() {
        {"auto", "standard", "persist_static"},
        {},
        "cuDNN's RNN algorithm; auto: both, the faster kept (recorded in details.algo)"},
-      {"check", ParamType::kBool, true, {}, {}, "compare a sample of the output with an fp64 host reference"},
+      timing::check("compare a sample of the output with an fp64 host reference"),
       {"cuda_graph",
        ParamType::kBool,
        false,
        {},
        {},
        "capture a step into a CUDA graph and time its launches (no host launch cost per kernel)"},
-      {"warmup", ParamType::kInt, 5, {}, 0, "untimed steps before timing"},
-      {"iters", ParamType::kIntOrAuto, "auto", {}, 1, "steps per timed sample; auto: about 5 ms a sample"},
-      {"time_cap", ParamType::kNumber, 1.0, {}, 0, "stop sampling a point after this many seconds (min 3 samples)"},
+      timing::warmup(5, "untimed steps before timing"),
+      timing::iters("auto", "steps per timed sample; auto: about 5 ms a sample"),
+      timing::time_cap(1.0, "stop sampling a point after this many seconds (min 3 samples)"),
   };
   d.needs_gpus = true;
   d.check = &check_rnn;

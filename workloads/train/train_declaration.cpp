@@ -1,6 +1,7 @@
 // The train workload's declaration in the registry (catalog/registry.hpp): its
 // parameters and their defaults, checks and layout. Host-only.
 #include "catalog/registry.hpp"
+#include "catalog/timing_params.hpp"
 
 #include "common/error.hpp"
 #include "workloads/train/tta_config.hpp"
@@ -92,7 +93,7 @@ WorkloadDef train_declaration() {
        "image height and width (3 channels, synthetic, made on the GPU); 0: the model's own, 299 for inception3 "
        "and inception4, 224 for the others"},
       {"steps", ParamType::kInt, 5, {}, 1, "steps (or forward passes) per timed sample"},
-      {"warmup", ParamType::kInt, 10, {}, 0, "untimed steps before timing"},
+      timing::warmup(10, "untimed steps before timing"),
       {"bucket_mb", ParamType::kNumber, 25.0, {}, 0.001, "gradient bytes per all-reduce bucket (MiB)"},
       {"bucket_policy",
        ParamType::kEnum,
@@ -181,13 +182,8 @@ WorkloadDef train_declaration() {
        {},
        {},
        "cuDNN's batch norm fused with the residual add and ReLU where the precision has it (fp16)"},
-      {"check",
-       ParamType::kBool,
-       true,
-       {},
-       {},
-       "train: gradient check of a tiny net, loss falls, weights equal on every rank; inference: logits "
-       "against an fp32 net"},
+      timing::check("train: gradient check of a tiny net, loss falls, weights equal on every rank; inference: "
+                    "logits against an fp32 net"),
       {"timeline",
        ParamType::kBool,
        false,
@@ -238,12 +234,7 @@ WorkloadDef train_declaration() {
       {"label_smoothing", ParamType::kNumber, 0.1, {}, 0, "data: label smoothing of the cross-entropy", 0.99},
       {"crop_pad", ParamType::kInt, 2, {}, 0, "data: random crops from the image padded by this many pixels", 8},
       {"flip", ParamType::kBool, true, {}, {}, "data: random horizontal flips"},
-      {"time_cap",
-       ParamType::kNumber,
-       10.0,
-       {},
-       0,
-       "stop sampling a point after this many timed seconds (min 3 samples)"},
+      timing::time_cap(10.0, "stop sampling a point after this many timed seconds (min 3 samples)"),
   };
   d.needs_gpus = true;
   d.check = &check_train;

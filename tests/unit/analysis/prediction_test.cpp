@@ -16,7 +16,7 @@ double ring_time_us(int n, double size) { return 2 * (n - 1) * 5.0 + 2.0 * (n - 
 
 Json params(double time_cap = 0.2) {
   return Json{
-      {"backend", "mpi"}, {"op", "all_reduce"}, {"dtype", "float32"}, {"time_cap_s", time_cap}, {"max_bytes", 4 << 20}};
+      {"backend", "mpi"}, {"op", "all_reduce"}, {"dtype", "float32"}, {"time_cap", time_cap}, {"max_bytes", 4 << 20}};
 }
 
 Json record(long long id, int nodes, long long size, const std::string& metric, double value,
@@ -56,7 +56,7 @@ TEST(MakePredictions, TwoNodeCountsPredictFourWithTheirInputs) {
   EXPECT_EQ(made["nodes"], 4);
   EXPECT_EQ(made["ranks_per_node"], 1);
   EXPECT_EQ(made["fit_nodes"], Json::array({2, 3}));
-  EXPECT_FALSE(made["params"].contains("time_cap_s")) << "measurement parameters are no part of the series";
+  EXPECT_FALSE(made["params"].contains("time_cap")) << "measurement parameters are no part of the series";
   EXPECT_FALSE(made["params"].contains("max_bytes"));
   EXPECT_EQ(made["params"]["op"], "all_reduce");
   // The time records only, every one of them.

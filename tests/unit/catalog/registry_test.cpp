@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -142,6 +143,44 @@ TEST(Registry, MeasurementParamsAreDeclaredParameters) {
   for (const char* m : {"min_bytes", "warmup", "iters", "time_cap_s", "time_cap", "check"})
     EXPECT_NE(std::find(all.begin(), all.end(), m), all.end()) << m;
   EXPECT_EQ(std::find(all.begin(), all.end(), "op"), all.end());
+}
+
+// The timing parameters (catalog/timing_params.hpp) mean the same in every workload that takes
+// them: one name, one type, taken from the shared block. A workload that declared its own, under
+// another type or a name of its own (collective's and copy's time_cap_s), fails here.
+TEST(Registry, TimingParametersHaveOneNameAndTypeInEveryWorkload) {
+  const std::map<std::string, std::vector<ParamType>> allowed = {{"warmup", {ParamType::kInt}},
+                                                                 {"iters", {ParamType::kIntOrAuto, ParamType::kInt}},
+                                                                 {"time_cap", {ParamType::kNumber}},
+                                                                 {"check", {ParamType::kBool}}};
+  int seen = 0;
+  for (const auto& d : workload_defs())
+    for (const auto& p : d.params) {
+      EXPECT_EQ(p.name.find("time_cap_"), std::string::npos) << d.name << " declares " << p.name;
+      auto it = allowed.find(p.name);
+      if (it == allowed.end()) continue;
+      ++seen;
+      EXPECT_NE(std::find(it->second.begin(), it->second.end(), p.type), it->second.end()) << d.name << "." << p.name;
+      EXPECT_NE(std::find(d.measurement_params.begin(), d.measurement_params.end(), p.name), d.measurement_params.end())
+          << d.name << "." << p.name << " steers how a point is timed: a measurement parameter";
+    }
+  EXPECT_GE(seen, 20);
+}
+
+// A renamed parameter is still read under its former name, as the new one, so that experiment
+// files and -p flags written before the rename keep working.
+TEST(Registry, FormerNamesResolveToTheirParameter) {
+  for (const char* w : {"collective", "copy"}) {
+    const WorkloadDef& d = *find_workload(w);
+    ASSERT_NE(d.find("time_cap_s"), nullptr) << w;
+    EXPECT_EQ(d.find("time_cap_s")->name, "time_cap") << w;
+    EXPECT_EQ(d.current_name("time_cap_s"), "time_cap");
+    EXPECT_EQ(d.current_name("warmup"), "warmup");
+    const Json p = with_defaults(d, Json{{"time_cap_s", 0.25}});
+    EXPECT_EQ(p.at("time_cap"), 0.25) << w;
+    EXPECT_FALSE(p.contains("time_cap_s")) << w;
+  }
+  EXPECT_EQ(find_workload("gemm")->find("time_cap_s"), nullptr);
 }
 
 // scalebench-run turns a workload's short flag into its parameter: the parameter must exist, and

@@ -48,7 +48,7 @@ TEST_F(CoordinatorHealth, AStoreErrorMakesHealthzAnswer503UntilAChangeCommits) {
   EXPECT_NE(c.metrics_text().find("\nscalebench_store_healthy 0\n"), std::string::npos);
 
   ASSERT_EQ(c.register_agent(Json{{"name", "n1"}, {"gpus", Json::array()}, {"slots", 2}}).status, 200);
-  ASSERT_EQ(c.submit("name: h\nworkload: collective\nparams:\n  time_cap_s: 0.1\n", "h.yaml").status, 201);
+  ASSERT_EQ(c.submit("name: h\nworkload: collective\nparams:\n  time_cap: 0.1\n", "h.yaml").status, 201);
   EXPECT_EQ(get(c, "/healthz").result_int(), 200);
   EXPECT_EQ(c.store_problem(), "");
 }
@@ -69,7 +69,7 @@ TEST_F(CoordinatorHealth, ADamagedStoreStaysUnhealthyAfterACommit) {
 TEST_F(CoordinatorHealth, HugeIdsAre404AndExperimentsArePaged) {
   Coordinator c(options());
   ASSERT_EQ(c.register_agent(Json{{"name", "n1"}, {"gpus", Json::array()}, {"slots", 2}}).status, 200);
-  ASSERT_EQ(c.submit("name: p\nworkload: collective\nparams:\n  time_cap_s: 0.1\nrounds: 5\n", "p.yaml").status, 201);
+  ASSERT_EQ(c.submit("name: p\nworkload: collective\nparams:\n  time_cap: 0.1\nrounds: 5\n", "p.yaml").status, 201);
   EXPECT_EQ(get(c, "/api/v1/experiments/99999999999999999999").result_int(), 404);
 
   Json all = Json::parse(get(c, "/api/v1/experiments/p").body());
@@ -88,8 +88,7 @@ TEST_F(CoordinatorHealth, HugeIdsAre404AndExperimentsArePaged) {
 TEST_F(CoordinatorHealth, RunListIsOnePageByDefaultAndLimitAllStreamsEveryRunOnce) {
   Coordinator c(options());
   ASSERT_EQ(c.register_agent(Json{{"name", "n1"}, {"gpus", Json::array()}, {"slots", 2}}).status, 200);
-  ASSERT_EQ(c.submit("name: p\nworkload: collective\nparams:\n  time_cap_s: 0.1\nrounds: 2500\n", "p.yaml").status,
-            201);
+  ASSERT_EQ(c.submit("name: p\nworkload: collective\nparams:\n  time_cap: 0.1\nrounds: 2500\n", "p.yaml").status, 201);
 
   Json first = Json::parse(get(c, "/api/v1/experiments/p").body());
   ASSERT_EQ(first["run_list"].size(), static_cast<std::size_t>(kDefaultRunPage));

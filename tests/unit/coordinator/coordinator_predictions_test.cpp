@@ -54,7 +54,7 @@ class CoordinatorPredictions : public ::testing::Test {
                    double time_cap = 0.2) {
     const ApiResult r =
         c_->submit("name: " + name + "\nworkload: collective\nparams: {backend: mpi, op: " + op +
-                       ", min_bytes: 1MiB, max_bytes: 4MiB, step_factor: 4, time_cap_s: " + std::to_string(time_cap) +
+                       ", min_bytes: 1MiB, max_bytes: 4MiB, step_factor: 4, time_cap: " + std::to_string(time_cap) +
                        "}\nplacement: {nodes: " + nodes + ", ranks_per_node: 1}\n",
                    name + ".yaml");
     EXPECT_EQ(r.status, 201) << r.body.dump();

@@ -167,6 +167,25 @@ TEST(SpecValid, ScalarPlacementsAndBooleanSpellings) {
   EXPECT_EQ(ex.placement.ranks_per_node, std::vector<int>{8});
 }
 
+// Files written before collective's and copy's time_cap_s became time_cap still run: the former
+// name is read as the new one in params, sweeps and references, and giving both is an error.
+TEST(SpecValid, FormerParameterNamesAreReadAsTheCurrentOnes) {
+  const Experiment ex = parse_experiment(std::string(kHeader) +
+                                             "params: {time_cap_s: 0.25}\n"
+                                             "matrix: {time_cap_s: [0.5, 1]}\n"
+                                             "references:\n"
+                                             "  busbw: {target: 10, where: {time_cap_s: 0.5}}\n",
+                                         "old.yaml");
+  EXPECT_EQ(ex.params["time_cap"], 0.25);
+  EXPECT_FALSE(ex.params.contains("time_cap_s"));
+  ASSERT_EQ(ex.matrix.size(), 1u);
+  EXPECT_EQ(ex.matrix[0].param, "time_cap");
+  ASSERT_EQ(ex.references.size(), 1u);
+  EXPECT_EQ(ex.references[0].where["time_cap"], 0.5);
+  SpecError e = spec_error(std::string(kHeader) + "params: {time_cap: 1, time_cap_s: 2}\n");  // line 3
+  expect_at(issue_for(e, "params.time_cap_s"), 3, 24, "former name of 'time_cap', which is given too");
+}
+
 TEST(SpecValid, PlacementAgentsGoWithEveryRun) {
   const Experiment ex =
       parse_experiment(std::string(kHeader) + "placement: {nodes: 2, agents: [node-2, node-3]}\n", "x.yaml");

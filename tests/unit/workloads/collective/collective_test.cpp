@@ -193,10 +193,10 @@ TEST(SizeSweep, FactorOneIsASingleSize) {
 }
 
 TEST(Config, FromWorkloadDefaults) {
-  Json p{{"backend", "mpi"},  {"op", "all_reduce"},    {"dtype", "float32"}, {"reduce_op", "sum"},
-         {"min_bytes", 8},    {"max_bytes", 64 << 20}, {"step_factor", 2.0}, {"warmup", 5},
-         {"iters", "auto"},   {"in_place", false},     {"root", 0},          {"check", true},
-         {"time_cap_s", 2.0}, {"target_cv", 0.0}};
+  Json p{{"backend", "mpi"}, {"op", "all_reduce"},    {"dtype", "float32"}, {"reduce_op", "sum"},
+         {"min_bytes", 8},   {"max_bytes", 64 << 20}, {"step_factor", 2.0}, {"warmup", 5},
+         {"iters", "auto"},  {"in_place", false},     {"root", 0},          {"check", true},
+         {"time_cap", 2.0},  {"target_cv", 0.0}};
   Config c = Config::from_params(p, 20);
   EXPECT_EQ(c.backend, "mpi");
   EXPECT_EQ(c.op, Op::kAllReduce);
@@ -213,7 +213,7 @@ TEST(Config, FromWorkloadDefaults) {
 TEST(Config, ExplicitValues) {
   Json p{{"backend", "nccl"}, {"op", "alltoall"},   {"dtype", "bfloat16"}, {"reduce_op", "max"}, {"min_bytes", 1024},
          {"max_bytes", 4096}, {"step_factor", 4.0}, {"warmup", 1},         {"iters", 50},        {"in_place", true},
-         {"root", 3},         {"check", false},     {"time_cap_s", 0.5},   {"target_cv", 0.01}};
+         {"root", 3},         {"check", false},     {"time_cap", 0.5},     {"target_cv", 0.01}};
   Config c = Config::from_params(p, 3);
   EXPECT_EQ(c.backend, "nccl");
   EXPECT_EQ(c.op, Op::kAllToAll);
