@@ -16,6 +16,11 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 Json point_key(const Json& r, const std::vector<std::string>& ignore) {
   Json params = r.value("params", Json::object());
+  // A record written before its workload gained a parameter lacks it; it ran as that parameter's
+  // default does (a new parameter defaults to the old behaviour), so it is read as the default and
+  // a baseline stays comparable across such additions. Former names become current ones too.
+  if (const WorkloadDef* def = find_workload(r.value("workload", "")); def && params.is_object())
+    params = with_defaults(*def, params);
   if (params.is_object()) {
     params.erase("round");
     for (const auto& p : default_ignored_params()) params.erase(p);

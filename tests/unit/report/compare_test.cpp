@@ -67,6 +67,20 @@ TEST(CompareKey, WhatWasMeasuredKeepsPointsApart) {
   }
 }
 
+// A baseline written before the workload gained a parameter (here as if collective had gained
+// `dtype`) still matches a candidate that ran at that parameter's default, and only that one.
+TEST(CompareKey, AParameterTheBaselineLacksIsReadAsItsDefault) {
+  Json base = record("b", "busbw", 10);
+  base["params"].erase("dtype");
+  Json at_default = record("c", "busbw", 10);
+  at_default["params"]["dtype"] = "float32";
+  EXPECT_EQ(point_key(base).dump(), point_key(at_default).dump());
+  EXPECT_EQ(only(compare_records(Json::array({base}), Json::array({at_default}), {})).verdict, Verdict::kUnchanged);
+  Json other = record("c", "busbw", 10);
+  other["params"]["dtype"] = "float16";
+  EXPECT_NE(point_key(base).dump(), point_key(other).dump());
+}
+
 TEST(CompareChange, LessBandwidthIsANegativeRegression) {
   const auto rows = compare_records(Json::array({record("b", "busbw", 10, {9.8, 9.9, 10, 10.1, 10.2})}),
                                     Json::array({record("c", "busbw", 8, {7.8, 7.9, 8, 8.1, 8.2})}), {});
