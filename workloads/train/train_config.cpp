@@ -32,6 +32,13 @@ compute::Precision parse_train_precision(const std::string& text) {
 }
 }  // namespace
 
+Json resolved_params(const Json& params) {
+  Json out = params;
+  if (out.value("image", 0) == 0 && out.contains("model") && out["model"].is_string())
+    out["image"] = native_image(out["model"].get<std::string>());
+  return out;
+}
+
 Config Config::from_params(const Json& params) {
   Config c;
   c.model = params.value("model", c.model);

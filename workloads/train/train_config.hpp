@@ -53,6 +53,10 @@ struct TrainPoint {
   static TrainPoint from_json(const Json& j);
 };
 
+// The parameters as the run uses them, for its records: `image: 0` (the model's own) becomes that
+// size, so that a record says what ran and compares with records written when 224 was the default.
+Json resolved_params(const Json& params);
+
 // Precision outermost, then batch.
 std::vector<TrainPoint> plan(const Config& cfg);
 

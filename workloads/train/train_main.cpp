@@ -13,7 +13,9 @@
 
 namespace scalebench {
 
-int run_train_workload(const RunRequest& run) {
+int run_train_workload(const RunRequest& request) {
+  RunRequest run = request;  // its records carry the resolved parameters
+  run.spec["params"] = train::resolved_params(request.spec.at("params"));
   const Json& params = run.spec.at("params");
   if (train::wants_tta(params)) return run_tta_workload(run);
   const train::Config cfg = train::Config::from_params(params);

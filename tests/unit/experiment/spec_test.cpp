@@ -183,7 +183,7 @@ TEST(SpecValid, FormerParameterNamesAreReadAsTheCurrentOnes) {
   ASSERT_EQ(ex.references.size(), 1u);
   EXPECT_EQ(ex.references[0].where["time_cap"], 0.5);
   SpecError e = spec_error(std::string(kHeader) + "params: {time_cap: 1, time_cap_s: 2}\n");  // line 3
-  expect_at(issue_for(e, "params.time_cap_s"), 3, 24, "former name of 'time_cap', which is given too");
+  expect_at(issue_for(e, "params.time_cap_s"), 3, 23, "former name of 'time_cap', which is given too");
 }
 
 TEST(SpecValid, PlacementAgentsGoWithEveryRun) {

@@ -393,6 +393,15 @@ TEST(TrainModel, UnknownModelNamesTheChoices) {
 
 // The workload's parameters: lists of precisions and batches become points, precision outermost;
 // bad items are refused naming the parameter, before any GPU work.
+// A record says the image size that ran: the default `image: 0` (the model's own) is resolved, so
+// that records compare with those written when the default was 224 (the guard's baseline).
+TEST(TrainConfig, RecordsCarryTheImageSizeThatRan) {
+  EXPECT_EQ(resolved_params(Json{{"model", "resnet50"}, {"image", 0}})["image"], 224);
+  EXPECT_EQ(resolved_params(Json{{"model", "inception3"}, {"image", 0}})["image"], 299);
+  EXPECT_EQ(resolved_params(Json{{"model", "resnet50"}, {"image", 160}})["image"], 160);
+  EXPECT_EQ(resolved_params(Json{{"model", "vgg16"}, {"image", 0}, {"batch", 8}})["batch"], 8);
+}
+
 TEST(TrainConfig, PlanAndBadParameters) {
   const WorkloadDef* def = find_workload("train");
   ASSERT_NE(def, nullptr);
