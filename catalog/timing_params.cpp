@@ -7,8 +7,7 @@ namespace scalebench::timing {
 ParamDef warmup(int count, std::string help) { return {"warmup", ParamType::kInt, count, {}, 0, std::move(help)}; }
 
 ParamDef iters(const Json& count, std::string help) {
-  const ParamType type = count.is_string() ? ParamType::kIntOrAuto : ParamType::kInt;
-  return {"iters", type, count, {}, count.is_string() ? 1 : 0, std::move(help)};
+  return {"iters", count.is_string() ? ParamType::kIntOrAuto : ParamType::kInt, count, {}, 1, std::move(help)};
 }
 
 ParamDef time_cap(double seconds, std::string help) {

@@ -11,7 +11,7 @@
 #include "common/json.hpp"
 
 // The experiment parser's reading tools, shared by the files that read one part of an experiment
-// (spec.cpp, spec_command.cpp).
+// (spec.cpp, spec_command.cpp, spec_references.cpp).
 namespace scalebench {
 
 // Integers of the spec are held as int: a larger value is refused, never wrapped.

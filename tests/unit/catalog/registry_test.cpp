@@ -160,6 +160,9 @@ TEST(Registry, TimingParametersHaveOneNameAndTypeInEveryWorkload) {
       auto it = allowed.find(p.name);
       if (it == allowed.end()) continue;
       ++seen;
+      if (p.name == "iters") {
+        EXPECT_EQ(p.min, 1.0) << d.name << ".iters: a sample of no repetitions times nothing";
+      }
       EXPECT_NE(std::find(it->second.begin(), it->second.end(), p.type), it->second.end()) << d.name << "." << p.name;
       EXPECT_NE(std::find(d.measurement_params.begin(), d.measurement_params.end(), p.name), d.measurement_params.end())
           << d.name << "." << p.name << " steers how a point is timed: a measurement parameter";
