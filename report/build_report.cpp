@@ -62,6 +62,7 @@ Section experiment_section(const std::string& name, const std::vector<const Json
   const bool gpus = on_gpus(exp_records);
   add_collectives(sec, ok, gpus, opt);
   add_transport_ratios(sec, exp_records);
+  add_training_table(sec, ok, exp_records);
   add_throughput_scaling(sec, ok, gpus, opt);
   add_training_split(sec, ok, gpus);
   add_other_figures(sec, ok);

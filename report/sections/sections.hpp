@@ -27,6 +27,9 @@ std::vector<Section> acceptance(const std::vector<std::string>& names,
 // Sections of one experiment; `recs` are its ok points, `exp_records` all of its records.
 void add_collectives(Section& sec, const std::vector<const Json*>& recs, bool gpus, const ReportOptions& opt);
 void add_transport_ratios(Section& sec, const Json& exp_records);
+// tf_cnn_benchmarks' table of `train` records: per network, precision and batch, images/s per GPU
+// count, the scaling factor and the nvlink/pcie ratio. None with one GPU count only.
+void add_training_table(Section& sec, const std::vector<const Json*>& recs, const Json& exp_records);
 void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, bool gpus, const ReportOptions& opt);
 void add_training_split(Section& sec, const std::vector<const Json*>& recs, bool gpus);
 void add_other_figures(Section& sec, const std::vector<const Json*>& recs);
