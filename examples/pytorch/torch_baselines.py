@@ -12,9 +12,10 @@ How it is written to be fast, and where it is not:
   around back-to-back calls; TF32 switched explicitly (`allow_tf32`) for fp32 and tf32.
 - resnet50: torchvision's ResNet-50 with model and input in channels_last (the layout cuDNN's
   Tensor Core kernels want), `cudnn.benchmark` (each convolution's algorithm chosen by timing),
-  autocast for fp16/bf16, gradients set to None, SGD with momentum; 10 untimed steps, then wall
-  time around synchronised steps. Eager PyTorch: no torch.compile and no fused optimiser. The
-  faster peer, compiled and with fused SGD, is ddp_train.py beside this file.
+  autocast for fp16/bf16, gradients set to None, SGD with momentum; untimed warm-up steps (10
+  unless given), then wall time around synchronised steps. Eager PyTorch: no torch.compile and
+  no fused optimiser. The faster peer, compiled and with fused SGD, is ddp_train.py beside this
+  file.
 - lstm: torch.nn.LSTM (cuDNN's recurrent kernels), eager step. lstm_train.py beside this file
   captures the whole step as one CUDA graph, the faster way.
 """
