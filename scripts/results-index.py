@@ -179,6 +179,11 @@ def collect(results):
                           + "\n".join("    " + l for l in TEMPLATE.splitlines())
                           + "\n\n  then run: python3 scripts/results-index.py")
             continue
+        raw = [os.path.join(d, f) for d, _, files in os.walk(full) for f in files
+               if os.path.join(d, f) not in (readme, claims)]
+        if not raw:
+            errors.append(f"{full}: holds only README.md and claims.txt: keep the raw output of the runs beside "
+                          f"them (logs, records; compressed where large), so that a figure can be traced")
         with open(readme, encoding="utf-8") as f:
             readme_text = f.read()
         blocks = parse_claims(claims, name, errors)
@@ -339,8 +344,9 @@ def render(folders, claims, superseded):
     out.append("## Adding a results folder")
     out.append("")
     out.append("Name it `YYYY-MM-DD-what`, give it a README.md (machine, exact commands from the repository")
-    out.append("root, figures, what they show) and a `claims.txt`, then run `python3 scripts/results-index.py`")
-    out.append("and commit the regenerated README.md with the folder.")
+    out.append("root, figures, what they show), the raw output of the runs (logs, records; compressed where")
+    out.append("large) and a `claims.txt`, then run `python3 scripts/results-index.py` and commit the")
+    out.append("regenerated README.md with the folder.")
     out.append("")
     out.extend(FORMAT.splitlines())
     out.append("")

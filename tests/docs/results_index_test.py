@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """scripts/results-index.py on small made-up results folders: it writes the index, marks what is
 superseded, and refuses a folder without claims.txt (saying what to write), a figure its README
-does not state, two current claims of one topic and machine that say neither supersedes nor
-alongside, and an index that is out of date."""
+does not state, a folder with no raw output beside its README, two current claims of one topic
+and machine that say neither supersedes nor alongside, and an index that is out of date."""
 import os
 import subprocess
 import sys
@@ -38,6 +38,8 @@ class ResultsIndex(unittest.TestCase):
         write(os.path.join(self.results, "2026-01-03-probe", "README.md"), "looked for a cause\n")
         write(os.path.join(self.results, "2026-01-03-probe", "claims.txt"),
               "kind: investigation\nabout: looked for a cause\ngpu: 1 x H100\ncommit: 0123456\n")
+        for folder in ("2026-01-01-old", "2026-01-02-new", "2026-01-03-probe"):
+            write(os.path.join(self.results, folder, "run.log"), "the runs' output\n")
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -116,6 +118,12 @@ class ResultsIndex(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("alongside '2026-01-03-probe', which has no current claim of topic 'collective: busbw'",
                       r.stderr)
+
+    def test_a_folder_without_raw_output_fails(self):
+        os.remove(os.path.join(self.results, "2026-01-03-probe", "run.log"))
+        r = run(self.results)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("2026-01-03-probe: holds only README.md and claims.txt: keep the raw output", r.stderr)
 
     def test_one_topic_on_other_machines_stays_current_in_both(self):
         write(os.path.join(self.results, "2026-01-02-new", "claims.txt"),
