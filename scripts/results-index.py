@@ -31,6 +31,13 @@ gpu: 2 x H200
 commit: 1664ac1 (added)
 supersedes: 2026-11-21-quick-2xh200, 2026-11-21-nccl-tests-in-study-4xh200
 
+kind: claim
+topic: collective: small-message time against nccl-tests, CUDA-graph launches
+figure: 4 GPUs, P2P off, every collective
+gpu: 4 x H200
+commit: 2c33edf
+alongside: 2026-11-22-collective-latency-graph-4xh200
+
 kind: investigation
 about: which transport NCCL really connected per variant (P2P, SHM, NET)
 gpu: 2 x H200
@@ -49,11 +56,16 @@ commit: ff75ed7 (added)
   none, the commit that added the folder, followed by `(added)`.
 - `supersedes` (claim, optional): earlier folders whose claims of the same topic this one
   replaces, comma-separated. A claim that no later folder supersedes is marked current.
+- `alongside` (claim, optional): earlier folders whose current claims of the same topic and
+  `gpu` stay current beside this one, because they measured other cases (other collectives,
+  other sizes). Two current claims of one topic on one machine from different folders are an
+  error unless the newer one names the older in `supersedes` or `alongside`: the current rows are
+  one per claim.
 - `about` (investigation): one line on what the folder looked into.
 - `note` (optional): a few words shown under the figure.
 - The date is the folder name's `YYYY-MM-DD`."""
 
-CLAIM_KEYS = {"kind", "topic", "figure", "peer", "ratio", "gpu", "commit", "supersedes", "note"}
+CLAIM_KEYS = {"kind", "topic", "figure", "peer", "ratio", "gpu", "commit", "supersedes", "alongside", "note"}
 CLAIM_REQUIRED = ("topic", "figure", "gpu", "commit")
 INVESTIGATION_KEYS = {"kind", "about", "gpu", "commit", "note"}
 INVESTIGATION_REQUIRED = ("about", "gpu", "commit")
@@ -167,6 +179,11 @@ def collect(results):
                           + "\n".join("    " + l for l in TEMPLATE.splitlines())
                           + "\n\n  then run: python3 scripts/results-index.py")
             continue
+        raw = [os.path.join(d, f) for d, _, files in os.walk(full) for f in files
+               if os.path.join(d, f) not in (readme, claims)]
+        if not raw:
+            errors.append(f"{full}: holds only README.md and claims.txt: keep the raw output of the runs beside "
+                          f"them (logs, records; compressed where large), so that a figure can be traced")
         with open(readme, encoding="utf-8") as f:
             readme_text = f.read()
         blocks = parse_claims(claims, name, errors)
@@ -195,7 +212,41 @@ def collect(results):
                               f"'{b.fields.get('topic')}'")
             for c in targets:
                 superseded.setdefault(id(c), []).append(b.folder)
+    errors += check_one_current(results, claims, superseded, dates)
     return folders, claims, superseded, errors
+
+
+def folder_list(block, key):
+    return [s.strip() for s in block.fields.get(key, "").split(",") if s.strip()]
+
+
+def check_one_current(results, claims, superseded, dates):
+    """Two current claims of one topic on one machine from different folders: the newer must say
+    whether it replaces the older (supersedes) or stands beside it (alongside)."""
+    errors = []
+    current = {}
+    for b in claims:
+        if id(b) not in superseded:
+            current.setdefault((b.fields.get("topic"), b.fields.get("gpu")), []).append(b)
+    for b in claims:
+        for old in folder_list(b, "alongside"):
+            if old not in dates or not any(c.folder == old for c in current.get((b.fields.get("topic"),
+                                                                                 b.fields.get("gpu")), [])):
+                errors.append(f"{os.path.join(results, b.folder, 'claims.txt')}:{b.line}: alongside '{old}', "
+                              f"which has no current claim of topic '{b.fields.get('topic')}' on "
+                              f"'{b.fields.get('gpu')}'")
+    for (topic, gpu), group in sorted(current.items(), key=lambda kv: str(kv[0])):
+        for new in group:
+            for old in group:
+                if old.folder == new.folder or (dates[old.folder], old.folder) > (dates[new.folder], new.folder):
+                    continue
+                if old.folder in folder_list(new, "alongside") or new.folder in folder_list(old, "alongside"):
+                    continue  # either may say it: folders of one date have no order but their names
+                errors.append(f"{os.path.join(results, new.folder, 'claims.txt')}:{new.line}: a second current "
+                              f"claim of topic '{topic}' on '{gpu}' beside {old.folder}'s: the index's current "
+                              f"rows are one per claim. Write 'supersedes: {old.folder}' if this one replaces "
+                              f"it, or 'alongside: {old.folder}' if both stand (they measured other cases)")
+    return errors
 
 
 def cell(text):
@@ -293,8 +344,9 @@ def render(folders, claims, superseded):
     out.append("## Adding a results folder")
     out.append("")
     out.append("Name it `YYYY-MM-DD-what`, give it a README.md (machine, exact commands from the repository")
-    out.append("root, figures, what they show) and a `claims.txt`, then run `python3 scripts/results-index.py`")
-    out.append("and commit the regenerated README.md with the folder.")
+    out.append("root, figures, what they show), the raw output of the runs (logs, records; compressed where")
+    out.append("large) and a `claims.txt`, then run `python3 scripts/results-index.py` and commit the")
+    out.append("regenerated README.md with the folder.")
     out.append("")
     out.extend(FORMAT.splitlines())
     out.append("")

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/results-index.py on small made-up results folders: it writes the index, marks what is
 superseded, and refuses a folder without claims.txt (saying what to write), a figure its README
-does not state, and an index that is out of date."""
+does not state, a folder with no raw output beside its README, two current claims of one topic
+and machine that say neither supersedes nor alongside, and an index that is out of date."""
 import os
 import subprocess
 import sys
@@ -37,6 +38,8 @@ class ResultsIndex(unittest.TestCase):
         write(os.path.join(self.results, "2026-01-03-probe", "README.md"), "looked for a cause\n")
         write(os.path.join(self.results, "2026-01-03-probe", "claims.txt"),
               "kind: investigation\nabout: looked for a cause\ngpu: 1 x H100\ncommit: 0123456\n")
+        for folder in ("2026-01-01-old", "2026-01-02-new", "2026-01-03-probe"):
+            write(os.path.join(self.results, folder, "run.log"), "the runs' output\n")
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -87,6 +90,45 @@ class ResultsIndex(unittest.TestCase):
         self.assertIn("unknown key 'colour'", r.stderr)
         self.assertIn("supersedes '2026-01-09-nowhere', which is not a folder", r.stderr)
         self.assertIn("2026-01-02-new/claims.txt:1:", r.stderr)
+
+    def test_two_current_claims_of_one_topic_and_machine_fail(self):
+        # The newer folder says neither supersedes nor alongside: two current rows for one claim.
+        write(os.path.join(self.results, "2026-01-02-new", "claims.txt"),
+              "kind: claim\ntopic: collective: busbw\nfigure: 310.25 GB/s\ngpu: 2 x H200\ncommit: def5678\n")
+        r = run(self.results)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("2026-01-02-new/claims.txt:1: a second current claim of topic 'collective: busbw' on "
+                      "'2 x H200' beside 2026-01-01-old's", r.stderr)
+        self.assertIn("'supersedes: 2026-01-01-old'", r.stderr)
+        self.assertIn("'alongside: 2026-01-01-old'", r.stderr)
+
+    def test_alongside_keeps_both_current_and_must_name_a_current_claim(self):
+        write(os.path.join(self.results, "2026-01-02-new", "claims.txt"),
+              "kind: claim\ntopic: collective: busbw\nfigure: 310.25 GB/s\ngpu: 2 x H200\ncommit: def5678\n"
+              "alongside: 2026-01-01-old\n")
+        r = run(self.results)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        current = self.index().split("## Current claims")[1].split("## Every claim")[0]
+        self.assertIn("| 300.5 GB/s |", current)
+        self.assertIn("| 310.25 GB/s |", current)
+        write(os.path.join(self.results, "2026-01-02-new", "claims.txt"),
+              "kind: claim\ntopic: collective: busbw\nfigure: 310.25 GB/s\ngpu: 2 x H200\ncommit: def5678\n"
+              "supersedes: 2026-01-01-old\nalongside: 2026-01-03-probe\n")
+        r = run(self.results)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("alongside '2026-01-03-probe', which has no current claim of topic 'collective: busbw'",
+                      r.stderr)
+
+    def test_a_folder_without_raw_output_fails(self):
+        os.remove(os.path.join(self.results, "2026-01-03-probe", "run.log"))
+        r = run(self.results)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("2026-01-03-probe: holds only README.md and claims.txt: keep the raw output", r.stderr)
+
+    def test_one_topic_on_other_machines_stays_current_in_both(self):
+        write(os.path.join(self.results, "2026-01-02-new", "claims.txt"),
+              "kind: claim\ntopic: collective: busbw\nfigure: 310.25 GB/s\ngpu: 4 x H200\ncommit: def5678\n")
+        self.assertEqual(run(self.results).returncode, 0)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 # Call 3: PyTorch eager on one GPU (4 precisions), then examples/resnet50-scaling.yaml as a study on
 # all GPUs (local coordinator and agent) and its report, then PyTorch DDP (AMP bf16, batch 256 per
 # GPU) on 1 and 4 GPUs, in one call. OUT set; B=BUNDLE (scalebench, scalebench-agent,
-# scalebench-coordinator, scalebench-run, env.sh); PEERS: rn50_peer.py, torch_ddp.py (the PyTorch peers of the time, kept outside the repository).
+# scalebench-coordinator, scalebench-run, env.sh); PEERS: rn50_peer.py, torch_baselines.py, torch_ddp.py (copied from
+# docs/results/2026-11-21-train-resnet50-h200/ and examples/pytorch/).
 # DDP: the GPU counts DDP runs on (default "1 4"; "1 2" on a 2-GPU machine; empty: no DDP).
 set -u
 B=${B:-.gpu-bundle}; PEERS=${PEERS:-.peers-torch}; E=$B/env.sh; export PATH=$PWD/$B/bin:$PATH

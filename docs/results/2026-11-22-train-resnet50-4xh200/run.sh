@@ -2,7 +2,8 @@
 # One call on the 4 x H200 machine, from the repository root with OUT set: the 1-GPU figures of
 # every precision beside PyTorch eager (channels_last), scaling 1 -> 4 GPUs over NVLink (with
 # comm_ctas variants) and over PCIe (P2P off), PyTorch DDP, the checks on 2 GPUs. B: the bundle
-# (bin/scalebench-run, env.sh); PEERS: a folder with rn50_peer.py, torch_baselines.py, torch_ddp.py.
+# (bin/scalebench-run, env.sh); PEERS: a folder with rn50_peer.py, torch_baselines.py, torch_ddp.py
+# (copied from docs/results/2026-11-21-train-resnet50-h200/ and examples/pytorch/).
 set -u
 B=${B:-.gpu-bundle}; PEERS=${PEERS:-.peers-torch}; E=$B/env.sh; export PATH=$PWD/$B/bin:$PATH
 W=$OUT/w; mkdir -p $W

@@ -1,7 +1,8 @@
 #!/bin/bash
 # One GPU: the GPU unit tests (TrainGpu.*), then per round and precision scalebench's ResNet-50
 # training steps and PyTorch eager (channels_last, rn50_peer.py) in an order that alternates by
-# round. From the repository root on the GPU machine, OUT set; PEERS (rn50_peer.py's folder),
+# round. From the repository root on the GPU machine, OUT set; PEERS (rn50_peer.py's folder,
+# with examples/pytorch/torch_baselines.py beside it),
 # ROUNDS (default 2), PRECS (precision:batch), BUDGET (seconds after which no run starts).
 set -u
 ROUNDS=${ROUNDS:-2}; PEERS=${PEERS:-.peers-torch}

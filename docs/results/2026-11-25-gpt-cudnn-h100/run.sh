@@ -2,7 +2,8 @@
 # One call on one GPU: the gpt workload with cuDNN's fused attention (the default) against the
 # naive path and the PyTorch peers in the same call, then the GPU unit tests, the node-check
 # workloads and the quick study's GPU part. Run from the repository root with B pointing at the
-# bundle's env.sh, PEERS at a folder holding torch_gpt.py and compare_torch.py, OUT at a folder.
+# bundle's env.sh, PEERS at a folder holding torch_gpt.py and compare_torch.py (examples/pytorch/torch_gpt.py,
+# tests/gpt/compare_torch.py), OUT at a folder.
 B=${B:-.gpu-bundle/env.sh}
 PEERS=${PEERS:-.gpt-dev}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -1,6 +1,6 @@
 #!/bin/bash
 # One call on one GPU: the gpt workload's checks and 124M timing, the PyTorch peers (eager and
-# torch.compile, torch_gpt.py, the PyTorch peer of the time, copied to $PEERS) on the same GPU right after,
+# torch.compile, torch_gpt.py, the PyTorch peer of the time, now examples/pytorch/torch_gpt.py, copied to $PEERS) on the same GPU right after,
 # then examples/gpt.yaml under `scalebench study` and its report. Run from the repository root
 # with B pointing at the bundle's env.sh and OUT at a folder for the logs.
 B=${B:-.gpu-bundle/env.sh}

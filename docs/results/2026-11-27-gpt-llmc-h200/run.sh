@@ -4,7 +4,7 @@
 # and torch.compile (torch_gpt.py, the PyTorch peer of the time). PART=124m: 124M at batch 16 with both PyTorch
 # peers, plus the fp64 gradient check and the 10-step loss comparison with PyTorch; PART=1.5b: 1.5B
 # at batch 8 against llm.c. Run from the repository root with B = the bundle's env.sh, PEERS = a
-# folder with torch_gpt.py, OUT = a folder for the logs; the bundle holds llm.c's train_gpt2cu.
+# folder with torch_gpt.py (examples/pytorch), OUT = a folder for the logs; the bundle holds llm.c's train_gpt2cu.
 B=${B:-.gpu-bundle/env.sh}
 PEERS=${PEERS:-.gpt-dev}
 PART=${PART:-124m}

@@ -1,7 +1,7 @@
 #!/bin/bash
 # call 5 (one H200): the cross-entropy with its row in shared memory (ce), and the MLP-up bias gradient
 # in the DGELU epilogue (full = ce + that), against the code before (base); then the peers.
-# B: a bundle with this build's scalebench-unit-tests and three scalebench-gpt-check builds (-base: this folder's final code, -ce, -full) and llm.c's train_gpt2cu; PEERS: a folder with torch_gpt.py
+# B: a bundle with this build's scalebench-unit-tests and three scalebench-gpt-check builds (-base: this folder's final code, -ce, -full) and llm.c's train_gpt2cu; PEERS: a folder with torch_gpt.py (examples/pytorch)
 B=${B:-.gpu-bundle/env.sh}; PEERS=${PEERS:-.gpt-dev}
 L=$OUT/logs; mkdir -p $L; trap "tar czf $OUT/logs.tgz -C $L . && rm -rf $L" EXIT
 nvidia-smi --query-gpu=name,power.limit,clocks.max.sm,clocks.max.mem,driver_version --format=csv,noheader

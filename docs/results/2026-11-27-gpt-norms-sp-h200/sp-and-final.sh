@@ -1,6 +1,6 @@
 #!/bin/bash
 # call 4 (2 GPUs): sequence_parallel GPU tests and 2-GPU equivalence; then the final one-GPU figures with the peers
-# B: a bundle of this build (env.sh puts its programs and libraries first); PEERS: a folder with torch_gpt.py
+# B: a bundle of this build (env.sh puts its programs and libraries first); PEERS: a folder with torch_gpt.py (examples/pytorch)
 B=${B:-.gpu-bundle/env.sh}; PEERS=${PEERS:-.gpt-dev}; HERE=$(dirname "$0")
 L=$OUT/logs; mkdir -p $L; trap "tar czf $OUT/logs.tgz -C $L . && rm -rf $L" EXIT
 nvidia-smi --query-gpu=name,power.limit,clocks.max.sm,clocks.max.mem,driver_version --format=csv,noheader

@@ -1,0 +1,19 @@
+#!/bin/bash
+# This folder's cases again, at a later commit, keeping their raw output (the first runs kept only
+# the typed tables of README.md). From the repository root, with the programs built
+# (cmake --build build-host --target scalebench-coordinator scalebench scalebench-agent scalebench-run):
+#   BIN=build-host/bin OUT=docs/results/2026-11-25-coordinator-hostile/rerun-COMMIT bash docs/results/2026-11-25-coordinator-hostile/rerun.sh
+# Each case of bench/heartbeat_during.py starts its own coordinator on a free port in a temporary
+# folder and ends it; tests/integration/hostile_input.sh does the same and ends what it started.
+set -u
+BIN=${BIN:-build-host/bin}; OUT=${OUT:?a folder for the output}
+mkdir -p "$OUT"
+{ echo "commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!docs' || echo ' (with changes)')"
+  echo "cores $(nproc)"; date -u; } > "$OUT/machine.txt"
+for c in laughs million submit100k get3; do
+  echo "== $c, before: $(cut -d' ' -f1-3 /proc/loadavg) (load average)"
+  timeout 900 python3 bench/heartbeat_during.py "$BIN/scalebench-coordinator" "$c"; echo "rc=$?"
+done > "$OUT/heartbeat-during.txt" 2>&1
+{ echo "== before: $(cut -d' ' -f1-3 /proc/loadavg) (load average)"
+  SCALEBENCH_BIN=$BIN SCALEBENCH_SRC=. timeout 900 bash tests/integration/hostile_input.sh; echo "rc=$?"; } \
+  > "$OUT/hostile-input.txt" 2>&1
