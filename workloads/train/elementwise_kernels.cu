@@ -10,8 +10,8 @@
 #include "workloads/train/kernel_common.cuh"
 #include "workloads/train/train_kernels.cuh"
 
-// Residual add and ReLU, their gradients, a bias with the ReLU after it, the per-channel sums
-// of a bias's gradient, and the channel slices of a concatenation.
+// Residual add and ReLU, the sum of two layers' outputs, their gradients, a bias with the ReLU after it, the
+// per-channel sums of a bias's gradient, and the channel slices of a concatenation.
 namespace scalebench::train {
 
 namespace {
@@ -97,6 +97,19 @@ __global__ void relu_backward_bias_kernel(const T* y, const T* dy, T* dx, long l
   for (int k = threadIdx.x; k < c; k += blockDim.x) atomicAdd(&sums[k], block_sums[k]);
 }
 
+template <typename T, int V>
+__global__ void add_forward_kernel(const T* a, const T* b, T* y, long long n) {
+  using Vec = Channels<T, V>;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n / V;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const Vec av = reinterpret_cast<const Vec*>(a)[i], bv = reinterpret_cast<const Vec*>(b)[i];
+    Vec out;
+#pragma unroll
+    for (int k = 0; k < V; ++k) out.v[k] = from_float<T>(to_float(av.v[k]) + to_float(bv.v[k]));
+    reinterpret_cast<Vec*>(y)[i] = out;
+  }
+}
+
 template <typename T>
 __global__ void add_into_kernel(T* dst, const T* src, bool accumulate, long long n) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
@@ -178,6 +191,17 @@ void relu_backward(const void* y, const void* dy, void* dx, bool accumulate, DTy
     with_vector<T>(n, {y, dy, dx}, [&](auto v) {
       relu_backward_kernel<T, decltype(v)::value><<<blocks_for(n / decltype(v)::value), kThreads, 0, s>>>(
           static_cast<const T*>(y), static_cast<const T*>(dy), static_cast<T*>(dx), accumulate, n);
+    });
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void add_forward(const void* a, const void* b, void* y, DType t, long long n, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    with_vector<T>(n, {a, b, y}, [&](auto v) {
+      add_forward_kernel<T, decltype(v)::value><<<blocks_for(n / decltype(v)::value), kThreads, 0, s>>>(
+          static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(y), n);
     });
   });
   CUDA_CHECK(cudaGetLastError());

@@ -56,7 +56,8 @@ WorkloadDef train_declaration() {
   WorkloadDef d;
   d.name = "train";
   d.help =
-      "data-parallel CNN training (ResNet-50/101/152, VGG-16, Inception v3/v4) on cuDNN and cuBLASLt, gradients "
+      "data-parallel CNN training (ResNet-50/101/152, VGG-16, Inception v3/v4, NASNet-A Mobile) on cuDNN and cuBLASLt, "
+      "gradients "
       "all-reduced through "
       "NCCL in buckets overlapped with the backward pass; or inference: images/s per GPU and on all GPUs; or, "
       "with data, time to a target accuracy on real data over seeds (docs/train.md)";
@@ -64,13 +65,14 @@ WorkloadDef train_declaration() {
       {"model",
        ParamType::kEnum,
        "resnet50",
-       {"resnet50", "resnet101", "resnet152", "vgg16", "inception3", "inception4", "tiny", "tiny-inception",
-        "fmnist-resnet"},
+       {"resnet50", "resnet101", "resnet152", "vgg16", "inception3", "inception4", "nasnet", "tiny", "tiny-inception",
+        "tiny-nasnet", "fmnist-resnet"},
        {},
        "the network (torchvision's layouts; inception3: torchvision's inception_v3 with its auxiliary head, "
-       "trained on main + 0.4 x auxiliary loss; inception4: Inception-v4 as timm defines it; tiny, tiny-inception: "
-       "a few layers for checks; fmnist-resnet: a small residual net for 28x28 grey images, what the "
-       "time-to-accuracy mode trains)"},
+       "trained on main + 0.4 x auxiliary loss; inception4: Inception-v4 as timm defines it; nasnet: NASNet-A "
+       "Mobile as tf_cnn_benchmarks and Keras define it, separable convolutions as cuDNN grouped ones; tiny, "
+       "tiny-inception, tiny-nasnet: a few layers for checks; fmnist-resnet: a small residual net for 28x28 grey "
+       "images, what the time-to-accuracy mode trains)"},
       {"mode",
        ParamType::kEnum,
        "train",

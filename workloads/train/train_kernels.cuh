@@ -39,6 +39,8 @@ bool bias_relu_fusable(DType t, int c);
 void bias_relu_forward(const void* x, const void* bias, void* y, DType t, long long rows, int c, cudaStream_t s);
 void relu_backward_bias(const void* y, const void* dy, void* dx, DType t, long long rows, int c, float* sums,
                         cudaStream_t s);
+// y = a + b (y may be a or b: the gradient of a sum added into what is there).
+void add_forward(const void* a, const void* b, void* y, DType t, long long n, cudaStream_t s);
 // dst = src, or dst += src when accumulate.
 void add_into(void* dst, const void* src, bool accumulate, DType t, long long n, cudaStream_t s);
 
@@ -67,6 +69,14 @@ void maxpool_backward(const void* dy, const std::uint8_t* argmax, void* dx, bool
 // accumulate).
 void avgpool2d_forward(const void* x, void* y, DType t, const PoolShape& p, bool count_pad, cudaStream_t s);
 void avgpool2d_backward(const void* dy, void* dx, bool accumulate, DType t, const PoolShape& p, bool count_pad,
+                        cudaStream_t s);
+
+// Subsampling of NHWC x (p.n images of p.h x p.w by p.c channels) to y (p.oh x p.ow): y at (oy,
+// ox) = x at (offset + stride * oy, offset + stride * ox), 0 where that is past x's edge (k and
+// pad unused). Backward, dx = dy at the positions taken and 0 elsewhere, or, when accumulate, dy
+// added at the positions taken.
+void subsample_forward(const void* x, void* y, DType t, const PoolShape& p, int offset, cudaStream_t s);
+void subsample_backward(const void* dy, void* dx, bool accumulate, DType t, const PoolShape& p, int offset,
                         cudaStream_t s);
 
 // One input of a concatenation along channels: over `rows` positions, dst[r][dst_at + k] =

@@ -16,6 +16,8 @@
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/half_bits.hpp"
 #include "workloads/train/model.hpp"
+#include "workloads/train/model_builder.hpp"
+#include "workloads/train/net.hpp"
 #include "workloads/train/train_bench.hpp"
 #include "workloads/train/train_kernels.cuh"
 
@@ -73,6 +75,160 @@ TEST(TrainGpu, TinyInceptionGradientsMatchFiniteDifferences) {
   EXPECT_EQ(r.at("wrong").get<long long>(), 0) << r.dump(1);
   EXPECT_EQ(train::TrainBench::gradient_check_model(train::build_model("inception3")), "tiny-inception");
   EXPECT_EQ(train::TrainBench::gradient_check_model(train::build_model("resnet50")), "tiny");
+}
+
+// The same for NASNet's ops (tiny-nasnet: a reduction cell and a normal cell): depthwise
+// convolutions of 3x3 to 7x7 at strides 1 and 2, pointwise ones, adds (one of a pool to itself),
+// batch norms that add the other branch without a ReLU, a ReLU read by several branches, the
+// factorized reduction's shifted subsampling from an odd 7x7, max and average pools of stride 2.
+TEST(TrainGpu, TinyNasnetGradientsMatchFiniteDifferences) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const Json r = train::TrainBench::gradient_check(stream.get(), "tiny-nasnet");
+  EXPECT_EQ(r.at("model").get<std::string>(), "tiny-nasnet");
+  // stem conv + bn 3, reduction cell 1x1 + bn 3 and 5 separable blocks of 8, normal cell
+  // factorized reduction 4, 1x1 + bn 3, 5 separable blocks of 8, fc 2.
+  EXPECT_EQ(r.at("tensors").get<long long>(), 3 + 43 + 47 + 2);
+  EXPECT_EQ(r.at("wrong").get<long long>(), 0) << r.dump(1);
+  EXPECT_EQ(train::TrainBench::gradient_check_model(train::build_model("nasnet")), "tiny-nasnet");
+}
+
+// Grouped convolutions through cuDNN (the filter holds c / groups input channels per output
+// channel) against a host reference in double, forward, in fp32 and fp16: depthwise (a group
+// per channel, 5x5, stride 2) and two groups of three channels (3x3, stride 1).
+TEST(TrainGpu, GroupedConvolutionMatchesAHostReference) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const cudaStream_t s = stream.get();
+  struct Case {
+    int c, k, groups, kernel, stride;
+  };
+  for (const Case cs : {Case{8, 8, 8, 5, 2}, Case{6, 4, 2, 3, 1}}) {
+    train::Builder b("grouped", 1, {cs.c, 9, 9});
+    const int conv =
+        b.conv("conv", 0, cs.k, cs.kernel, cs.kernel, cs.stride, cs.kernel / 2, cs.kernel / 2, false, cs.groups);
+    const train::Dims out = b.dims(conv);
+    train::Model m = b.finish(conv);  // the loss reads the convolution's output as logits: inference stops there
+    m.classes = static_cast<int>(out.elements());
+    for (const compute::Precision prec : {compute::Precision::kFp32, compute::Precision::kFp16}) {
+      SCOPED_TRACE("groups " + std::to_string(cs.groups) + (prec == compute::Precision::kFp16 ? ", fp16" : ", fp32"));
+      train::NetConfig nc;
+      nc.precision = prec;
+      nc.batch = 2;
+      nc.training = false;
+      nc.search = false;
+      train::Net net(m, nc, s);
+      net.forward(train::Pass::kInfer);
+      const train::DType t = net.compute_type();
+      auto fetch = [&](const void* p, std::size_t n, train::DType type) {
+        gpu::DeviceBuffer tmp(n * static_cast<std::size_t>(gpu::dtype_bytes(type)));
+        CUDA_CHECK(cudaMemcpyAsync(tmp.get(), p, tmp.bytes(), cudaMemcpyDeviceToDevice, s));
+        return download_as(tmp, type, n, s);
+      };
+      const std::size_t nx = 2u * static_cast<std::size_t>(cs.c) * 81,
+                        ny = 2u * static_cast<std::size_t>(out.elements());
+      const std::size_t nw = static_cast<std::size_t>(m.param_count);
+      const std::vector<float> x = fetch(net.images(), nx, t), y = fetch(net.logits(), ny, t);
+      std::vector<float> w = fetch(net.master(), nw, train::DType::kF32);
+      if (t != train::DType::kF32) w = download_as(upload_as(w, t, s), t, nw, s);  // the compute copy's rounding
+      const int cg = cs.c / cs.groups, kg = cs.k / cs.groups, pad = cs.kernel / 2;
+      for (int img = 0; img < 2; ++img)
+        for (int oy = 0; oy < out.h; ++oy)
+          for (int ox = 0; ox < out.w; ++ox)
+            for (int k = 0; k < cs.k; ++k) {
+              double want = 0, scale = 0;
+              const int g = k / kg;
+              for (int ky = 0; ky < cs.kernel; ++ky)
+                for (int kx = 0; kx < cs.kernel; ++kx) {
+                  const int iy = oy * cs.stride - pad + ky, ix = ox * cs.stride - pad + kx;
+                  if (iy < 0 || iy >= 9 || ix < 0 || ix >= 9) continue;
+                  for (int j = 0; j < cg; ++j) {
+                    // NHWC activations, KRSC filters (the filter's channels: its group's).
+                    const double xv = x[((static_cast<std::size_t>(img) * 9 + iy) * 9 + ix) * cs.c + g * cg + j];
+                    const double wv = w[((static_cast<std::size_t>(k) * cs.kernel + ky) * cs.kernel + kx) * cg + j];
+                    want += xv * wv;
+                    scale += std::fabs(xv * wv);
+                  }
+                }
+              const std::size_t o = ((static_cast<std::size_t>(img) * out.h + oy) * out.w + ox) * cs.k + k;
+              const double tol = (prec == compute::Precision::kFp16 ? 2e-3 : 1e-5) * std::max(scale, 1e-3);
+              ASSERT_NEAR(y[o], want, tol) << "image " << img << " at " << oy << "," << ox << " channel " << k;
+            }
+    }
+  }
+}
+
+// The factorized reduction's shifted path against a host reference: every other row and column
+// from (1, 1), zeros past the edge of an odd size, and from (0, 0); the gradient back to the
+// positions taken (zeros elsewhere, or added into what is there), exact in fp32 and fp16, on the
+// one-channel and the 16-byte paths. Then the sum of two outputs, in place too.
+TEST(TrainGpu, SubsampleAndAddMatchAHostReference) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const cudaStream_t s = stream.get();
+  auto bytes = [&](const gpu::DeviceBuffer& b) {
+    std::vector<unsigned char> h(b.bytes());
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    CUDA_CHECK(cudaMemcpy(h.data(), b.get(), b.bytes(), cudaMemcpyDeviceToHost));
+    return h;
+  };
+  struct Case {
+    int n, h, w, c, offset;
+  };
+  for (const Case cs : {Case{2, 7, 7, 3, 1}, Case{2, 6, 5, 16, 1}, Case{1, 7, 6, 8, 0}}) {
+    const train::PoolShape p{cs.n, cs.h, cs.w, cs.c, (cs.h - 1) / 2 + 1, (cs.w - 1) / 2 + 1, 1, 2, 0};
+    const std::size_t nx = static_cast<std::size_t>(p.n) * p.h * p.w * p.c;
+    const std::size_t ny = static_cast<std::size_t>(p.n) * p.oh * p.ow * p.c;
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> small(-6, 6);
+    std::vector<float> x(nx), dy(ny), dx0(nx);
+    for (float& v : x) v = static_cast<float>(small(rng));
+    for (float& v : dy) v = static_cast<float>(small(rng));
+    for (float& v : dx0) v = static_cast<float>(small(rng));
+    std::vector<float> want_y(ny, 0.0f), want_dx(nx, 0.0f), want_acc = dx0;
+    for (int img = 0; img < p.n; ++img)
+      for (int oy = 0; oy < p.oh; ++oy)
+        for (int ox = 0; ox < p.ow; ++ox) {
+          const int iy = 2 * oy + cs.offset, ix = 2 * ox + cs.offset;
+          if (iy >= p.h || ix >= p.w) continue;  // past the edge: y stays 0
+          for (int ch = 0; ch < p.c; ++ch) {
+            const std::size_t o = ((static_cast<std::size_t>(img) * p.oh + oy) * p.ow + ox) * p.c + ch;
+            const std::size_t at = ((static_cast<std::size_t>(img) * p.h + iy) * p.w + ix) * p.c + ch;
+            want_y[o] = x[at];
+            want_dx[at] = dy[o];
+            want_acc[at] += dy[o];
+          }
+        }
+    for (const train::DType t : {train::DType::kF32, train::DType::kF16}) {
+      SCOPED_TRACE("channels " + std::to_string(p.c) + ", offset " + std::to_string(cs.offset) +
+                   (t == train::DType::kF16 ? ", fp16" : ", fp32"));
+      const std::size_t eb = static_cast<std::size_t>(gpu::dtype_bytes(t));
+      const gpu::DeviceBuffer dev_x = upload_as(x, t, s), dev_dy = upload_as(dy, t, s);
+      gpu::DeviceBuffer dev_acc = upload_as(dx0, t, s), dev_y(ny * eb), dev_dx = upload_as(dx0, t, s);
+      train::subsample_forward(dev_x.get(), dev_y.get(), t, p, cs.offset, s);
+      train::subsample_backward(dev_dy.get(), dev_dx.get(), false, t, p, cs.offset, s);  // overwrites all of dx
+      train::subsample_backward(dev_dy.get(), dev_acc.get(), true, t, p, cs.offset, s);
+      EXPECT_EQ(bytes(dev_y), bytes(upload_as(want_y, t, s)));
+      EXPECT_EQ(bytes(dev_dx), bytes(upload_as(want_dx, t, s)));
+      EXPECT_EQ(bytes(dev_acc), bytes(upload_as(want_acc, t, s)));
+    }
+  }
+  // y = a + b on 16-byte vectors (n = 64) and single elements (n = 13), then a += b in place.
+  for (const train::DType t : {train::DType::kF32, train::DType::kF16, train::DType::kBf16})
+    for (const std::size_t n : {std::size_t{64}, std::size_t{13}}) {
+      std::vector<float> a(n), b(n), sum(n), twice(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        a[i] = static_cast<float>(static_cast<int>(i % 9) - 4);
+        b[i] = static_cast<float>(static_cast<int>(i % 5) * 3 - 6);
+        sum[i] = a[i] + b[i], twice[i] = sum[i] + b[i];
+      }
+      gpu::DeviceBuffer da = upload_as(a, t, s), db = upload_as(b, t, s),
+                        dy(n * static_cast<std::size_t>(gpu::dtype_bytes(t)));
+      train::add_forward(da.get(), db.get(), dy.get(), t, static_cast<long long>(n), s);
+      EXPECT_EQ(download_as(dy, t, n, s), sum) << "type " << static_cast<int>(t) << " n " << n;
+      train::add_forward(dy.get(), db.get(), dy.get(), t, static_cast<long long>(n), s);
+      EXPECT_EQ(download_as(dy, t, n, s), twice) << "type " << static_cast<int>(t) << " n " << n;
+    }
 }
 
 // Windowed average pooling against a host reference (PyTorch's avg_pool2d divisors, with the
