@@ -197,6 +197,15 @@ WorkloadDef train_declaration() {
       {"lr", ParamType::kNumber, 0.02, {}, 0, "SGD learning rate (small: the loss check trains one fixed batch)"},
       {"momentum", ParamType::kNumber, 0.9, {}, 0, "SGD momentum"},
       {"weight_decay", ParamType::kNumber, 1e-4, {}, 0, "SGD weight decay (L2, every parameter)"},
+      {"dump",
+       ParamType::kText,
+       "",
+       {},
+       {},
+       "a folder (one GPU, mode train): the net's starting fp32 weights, its layer table, the synthetic batch and "
+       "the losses of its first dump_steps steps, written for a PyTorch definition of the same network to train "
+       "from the same weights and compare (examples/pytorch/nasnet_mobile.py --check); empty: nothing written"},
+      {"dump_steps", ParamType::kInt, 5, {}, 1, "dump: how many steps' losses are written"},
       {"data",
        ParamType::kText,
        "",
@@ -240,7 +249,7 @@ WorkloadDef train_declaration() {
   };
   d.needs_gpus = true;
   d.check = &check_train;
-  d.measurement_params = {"warmup", "time_cap", "check", "timeline"};
+  d.measurement_params = {"warmup", "time_cap", "check", "timeline", "dump", "dump_steps"};
   d.table_columns = {"model", "mode"};
   return d;
 }

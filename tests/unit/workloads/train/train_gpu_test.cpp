@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "workloads/train/model_builder.hpp"
 #include "workloads/train/net.hpp"
 #include "workloads/train/train_bench.hpp"
+#include "workloads/train/train_dump.hpp"
 #include "workloads/train/train_kernels.cuh"
 
 using namespace scalebench;
@@ -229,6 +232,43 @@ TEST(TrainGpu, SubsampleAndAddMatchAHostReference) {
       train::add_forward(dy.get(), db.get(), dy.get(), t, static_cast<long long>(n), s);
       EXPECT_EQ(download_as(dy, t, n, s), twice) << "type " << static_cast<int>(t) << " n " << n;
     }
+}
+
+// What `dump` writes for a PyTorch peer: the starting weights as the net holds them, the batch,
+// the labels, and a model.json whose layer table places every parameter; sizes as the model says.
+TEST(TrainGpu, DumpWritesTheStartingStateForAPeer) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const train::Model m = train::build_model("tiny-nasnet");
+  train::NetConfig nc;
+  nc.precision = compute::Precision::kFp16;
+  nc.batch = 4;
+  nc.search = false;
+  train::Net net(m, nc, stream.get());
+  const train::DumpStart start = train::dump_start(net);
+  char tmpl[] = "/tmp/scalebench-dump-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::filesystem::path dir = std::filesystem::path(tmpl) / "fp16-b4";
+  train::write_dump(dir.string(), net, start, {2.5, 2.25});
+  EXPECT_EQ(std::filesystem::file_size(dir / "weights.f32"), static_cast<std::uintmax_t>(m.param_count) * 4);
+  EXPECT_EQ(std::filesystem::file_size(dir / "images.bin"), 4u * 3 * 16 * 16 * 2);  // fp16, NHWC
+  EXPECT_EQ(std::filesystem::file_size(dir / "labels.i32"), 4u * 4);
+  std::ifstream in(dir / "model.json");
+  const Json meta = Json::parse(in);
+  EXPECT_EQ(meta.at("model"), "tiny-nasnet");
+  EXPECT_EQ(meta.at("images").at("dtype"), "float16");
+  EXPECT_EQ(meta.at("losses"), (Json{2.5, 2.25}));
+  long long covered = 0;
+  for (const Json& l : meta.at("layers")) {
+    EXPECT_EQ(l.at("offset").get<long long>(), covered) << l.dump();
+    covered += l.at("params").get<long long>();
+  }
+  EXPECT_EQ(covered, m.param_count);
+  std::vector<float> w(static_cast<std::size_t>(m.param_count));
+  std::ifstream(dir / "weights.f32", std::ios::binary)
+      .read(reinterpret_cast<char*>(w.data()), static_cast<std::streamsize>(w.size() * 4));
+  EXPECT_EQ(w, start.weights);
+  std::filesystem::remove_all(tmpl);
 }
 
 // Windowed average pooling against a host reference (PyTorch's avg_pool2d divisors, with the
