@@ -33,6 +33,8 @@ std::string check_train(const Json& params) {
     }
     if (n == 0) return std::string(key) + ": empty";
   }
+  if (params.value("dump", std::string()) != "" && params.value("mode", std::string("train")) != "train")
+    return "dump: writes a training run's first steps (mode: train)";
   if (!train::wants_tta(params)) return "";
   try {
     train::TtaConfig::from_params(params);
