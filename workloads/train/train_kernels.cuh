@@ -105,7 +105,8 @@ void bias_grad(const void* dy, DType t, long long rows, int c, float* sums, cuda
 // a = gamma / sqrt(var + eps), b = beta - mean * a; the batch mean and 1/sqrt(var + eps) are saved,
 // the running statistics updated (momentum; 1 makes them the batch's). `work` holds 4c floats
 // plus 2c doubles. With relu, `relu_mask` (bn_relu_mask_bytes) gets which y are > 0, a bit per
-// element, for the backward pass, which then reads a sixteenth of y's bytes or less instead of y.
+// element in a byte per vector of channels, for the backward pass, which then reads that instead
+// of y (a sixteenth of y's bytes where the channels fill 16-byte vectors).
 void bn_forward_train(const void* x, const void* z, void* y, DType t, long long rows, int c, const float* gamma,
                       const float* beta, float* saved_mean, float* saved_inv_std, float* running_mean,
                       float* running_var, double momentum, double eps, bool relu, std::uint8_t* relu_mask, void* work,

@@ -178,7 +178,8 @@ TEST(TrainGpu, SubsampleAndAddMatchAHostReference) {
   struct Case {
     int n, h, w, c, offset;
   };
-  for (const Case cs : {Case{2, 7, 7, 3, 1}, Case{2, 6, 5, 16, 1}, Case{1, 7, 6, 8, 0}}) {
+  for (const Case cs :
+       {Case{2, 7, 7, 3, 1}, Case{2, 6, 5, 16, 1}, Case{1, 7, 6, 8, 0}, Case{2, 7, 7, 12, 1}, Case{1, 5, 6, 6, 0}}) {
     const train::PoolShape p{cs.n, cs.h, cs.w, cs.c, (cs.h - 1) / 2 + 1, (cs.w - 1) / 2 + 1, 1, 2, 0};
     const std::size_t nx = static_cast<std::size_t>(p.n) * p.h * p.w * p.c;
     const std::size_t ny = static_cast<std::size_t>(p.n) * p.oh * p.ow * p.c;
@@ -280,7 +281,8 @@ TEST(TrainGpu, AvgPoolMatchesAHostReference) {
   const cudaStream_t s = stream.get();
   for (const train::PoolShape p :
        {train::PoolShape{2, 7, 6, 3, 7, 6, 3, 1, 1}, train::PoolShape{3, 9, 8, 16, 2, 2, 5, 3, 0},
-        train::PoolShape{2, 5, 5, 8, 3, 3, 3, 2, 1}}) {
+        train::PoolShape{2, 5, 5, 8, 3, 3, 3, 2, 1}, train::PoolShape{2, 5, 5, 12, 3, 3, 3, 2, 1},
+        train::PoolShape{1, 4, 4, 6, 4, 4, 3, 1, 1}}) {
     const std::size_t nx = static_cast<std::size_t>(p.n) * p.h * p.w * p.c;
     const std::size_t ny = static_cast<std::size_t>(p.n) * p.oh * p.ow * p.c;
     std::mt19937 rng(5);
@@ -408,7 +410,8 @@ TEST(TrainGpu, MaxPoolMatchesAHostReference) {
   };
   for (const train::PoolShape p :
        {train::PoolShape{2, 7, 6, 3, 4, 3, 3, 2, 1}, train::PoolShape{1, 6, 4, 5, 3, 2, 2, 2, 0},
-        train::PoolShape{3, 9, 8, 16, 5, 4, 3, 2, 1}}) {
+        train::PoolShape{3, 9, 8, 16, 5, 4, 3, 2, 1}, train::PoolShape{2, 7, 7, 12, 4, 4, 3, 2, 1},
+        train::PoolShape{1, 5, 5, 6, 3, 3, 3, 2, 1}}) {
     const std::size_t nx = static_cast<std::size_t>(p.n) * p.h * p.w * p.c;
     const std::size_t ny = static_cast<std::size_t>(p.n) * p.oh * p.ow * p.c;
     std::mt19937 rng(7);
@@ -532,58 +535,64 @@ TEST(TrainGpu, HalfBatchNormMatchesFloat) {
   gpu::Stream stream;
   const cudaStream_t s = stream.get();
   const long long rows = 300;
-  const int c = 24;
-  const std::size_t n = static_cast<std::size_t>(rows) * c;
-  std::mt19937 rng(11);
-  std::uniform_int_distribution<int> eighths(-24, 24);
-  auto values = [&](std::size_t count) {
-    std::vector<float> v(count);
-    for (float& f : v) f = static_cast<float>(eighths(rng)) / 8.0f;
-    return v;
-  };
-  const std::vector<float> x = values(n), z = values(n), dy = values(n), dx0 = values(n);
-  std::vector<float> params(2 * static_cast<std::size_t>(c));
-  for (int i = 0; i < c; ++i)
-    params[static_cast<std::size_t>(i)] = 1.0f + 0.125f * static_cast<float>(i % 4),
-    params[static_cast<std::size_t>(c + i)] = 0.25f * static_cast<float>(i % 3);
-  struct Out {
-    std::vector<float> y, dx, dz, stats, dparams;
-  };
-  auto run = [&](train::DType t) {
-    const std::size_t eb = static_cast<std::size_t>(gpu::dtype_bytes(t));
-    auto upload = [&](const std::vector<float>& v) { return upload_as(v, t, s); };
-    auto download = [&](const gpu::DeviceBuffer& b) { return download_as(b, t, n, s); };
-    const gpu::DeviceBuffer dev_x = upload(x), dev_z = upload(z), dev_dy = upload(dy), dev_dx = upload(dx0);
-    gpu::DeviceBuffer dev_y(n * eb), dev_dz(n * eb), f32(static_cast<std::size_t>(c) * 4 * 8),
-        work(train::bn_work_bytes(c)), mask(train::bn_relu_mask_bytes(rows, c, t));
-    float* p = reinterpret_cast<float*>(f32.get());  // gamma, beta, mean, inv_std, running mean, var, dparams (2c)
-    CUDA_CHECK(cudaMemcpy(p, params.data(), params.size() * 4, cudaMemcpyHostToDevice));
-    train::fill_value(p + 4 * c, c, 0.0f, s);
-    train::fill_value(p + 5 * c, c, 1.0f, s);
-    train::bn_forward_train(dev_x.get(), dev_z.get(), dev_y.get(), t, rows, c, p, p + c, p + 2 * c, p + 3 * c,
-                            p + 4 * c, p + 5 * c, 0.1, 1e-5, true, reinterpret_cast<std::uint8_t*>(mask.get()),
-                            work.get(), s);
-    train::bn_backward(dev_x.get(), reinterpret_cast<const std::uint8_t*>(mask.get()), dev_dy.get(), dev_dx.get(),
-                       dev_dz.get(), true, false, t, rows, c, p, p + 2 * c, p + 3 * c, true, p + 6 * c, work.get(), s);
-    Out o{download(dev_y), download(dev_dx), download(dev_dz), std::vector<float>(4 * static_cast<std::size_t>(c)), {}};
-    o.dparams.resize(2 * static_cast<std::size_t>(c));
-    CUDA_CHECK(cudaMemcpy(o.stats.data(), p + 2 * c, o.stats.size() * 4, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(o.dparams.data(), p + 6 * c, o.dparams.size() * 4, cudaMemcpyDeviceToHost));
-    return o;
-  };
-  const Out f = run(train::DType::kF32), h = run(train::DType::kF16);
-  auto near = [](const std::vector<float>& a, const std::vector<float>& b, float tol, const char* what) {
-    ASSERT_EQ(a.size(), b.size());
-    for (std::size_t i = 0; i < a.size(); ++i)
-      ASSERT_NEAR(a[i], b[i], tol * std::max(1.0f, std::fabs(a[i]))) << what << " " << i;
-  };
-  near(f.y, h.y, 4e-3f, "y");
-  near(f.dz, h.dz, 0.0f, "dz");  // dy masked by the ReLU: exact
-  near(f.dx, h.dx, 4e-3f, "dx");
-  near(f.stats, h.stats, 1e-5f, "saved and running statistics");  // from the same (exact) inputs
-  near(f.dparams, h.dparams, 1e-3f, "dgamma, dbeta");
-  // Not all masked: the ReLU let some gradient through.
-  EXPECT_GT(std::count_if(f.dz.begin(), f.dz.end(), [](float v) { return v != 0.0f; }), static_cast<long>(n / 4));
+  // 24 channels: 16-byte vectors in fp16 and fp32; 12 and 6: 8- and 4-byte ones in fp16 (as
+  // NASNet's 44 and 22 channels take).
+  for (const int c : {24, 12, 6}) {
+    SCOPED_TRACE("channels " + std::to_string(c));
+    const std::size_t n = static_cast<std::size_t>(rows) * c;
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> eighths(-24, 24);
+    auto values = [&](std::size_t count) {
+      std::vector<float> v(count);
+      for (float& f : v) f = static_cast<float>(eighths(rng)) / 8.0f;
+      return v;
+    };
+    const std::vector<float> x = values(n), z = values(n), dy = values(n), dx0 = values(n);
+    std::vector<float> params(2 * static_cast<std::size_t>(c));
+    for (int i = 0; i < c; ++i)
+      params[static_cast<std::size_t>(i)] = 1.0f + 0.125f * static_cast<float>(i % 4),
+      params[static_cast<std::size_t>(c + i)] = 0.25f * static_cast<float>(i % 3);
+    struct Out {
+      std::vector<float> y, dx, dz, stats, dparams;
+    };
+    auto run = [&](train::DType t) {
+      const std::size_t eb = static_cast<std::size_t>(gpu::dtype_bytes(t));
+      auto upload = [&](const std::vector<float>& v) { return upload_as(v, t, s); };
+      auto download = [&](const gpu::DeviceBuffer& b) { return download_as(b, t, n, s); };
+      const gpu::DeviceBuffer dev_x = upload(x), dev_z = upload(z), dev_dy = upload(dy), dev_dx = upload(dx0);
+      gpu::DeviceBuffer dev_y(n * eb), dev_dz(n * eb), f32(static_cast<std::size_t>(c) * 4 * 8),
+          work(train::bn_work_bytes(c)), mask(train::bn_relu_mask_bytes(rows, c, t));
+      float* p = reinterpret_cast<float*>(f32.get());  // gamma, beta, mean, inv_std, running mean, var, dparams (2c)
+      CUDA_CHECK(cudaMemcpy(p, params.data(), params.size() * 4, cudaMemcpyHostToDevice));
+      train::fill_value(p + 4 * c, c, 0.0f, s);
+      train::fill_value(p + 5 * c, c, 1.0f, s);
+      train::bn_forward_train(dev_x.get(), dev_z.get(), dev_y.get(), t, rows, c, p, p + c, p + 2 * c, p + 3 * c,
+                              p + 4 * c, p + 5 * c, 0.1, 1e-5, true, reinterpret_cast<std::uint8_t*>(mask.get()),
+                              work.get(), s);
+      train::bn_backward(dev_x.get(), reinterpret_cast<const std::uint8_t*>(mask.get()), dev_dy.get(), dev_dx.get(),
+                         dev_dz.get(), true, false, t, rows, c, p, p + 2 * c, p + 3 * c, true, p + 6 * c, work.get(),
+                         s);
+      Out o{
+          download(dev_y), download(dev_dx), download(dev_dz), std::vector<float>(4 * static_cast<std::size_t>(c)), {}};
+      o.dparams.resize(2 * static_cast<std::size_t>(c));
+      CUDA_CHECK(cudaMemcpy(o.stats.data(), p + 2 * c, o.stats.size() * 4, cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(o.dparams.data(), p + 6 * c, o.dparams.size() * 4, cudaMemcpyDeviceToHost));
+      return o;
+    };
+    const Out f = run(train::DType::kF32), h = run(train::DType::kF16);
+    auto near = [](const std::vector<float>& a, const std::vector<float>& b, float tol, const char* what) {
+      ASSERT_EQ(a.size(), b.size());
+      for (std::size_t i = 0; i < a.size(); ++i)
+        ASSERT_NEAR(a[i], b[i], tol * std::max(1.0f, std::fabs(a[i]))) << what << " " << i;
+    };
+    near(f.y, h.y, 4e-3f, "y");
+    near(f.dz, h.dz, 0.0f, "dz");  // dy masked by the ReLU: exact
+    near(f.dx, h.dx, 4e-3f, "dx");
+    near(f.stats, h.stats, 1e-5f, "saved and running statistics");  // from the same (exact) inputs
+    near(f.dparams, h.dparams, 1e-3f, "dgamma, dbeta");
+    // Not all masked: the ReLU let some gradient through.
+    EXPECT_GT(std::count_if(f.dz.begin(), f.dz.end(), [](float v) { return v != 0.0f; }), static_cast<long>(n / 4));
+  }
 }
 
 // One rank's shard of the copy-engine all-reduce: the sum of every rank's copy, added in fp32 and
