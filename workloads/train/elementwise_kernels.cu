@@ -252,16 +252,25 @@ void copy_channels(const void* src, int src_c, int src_at, void* dst, int dst_c,
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     constexpr int kWide = 16 / static_cast<int>(sizeof(T));
-    const bool wide = src_c % kWide == 0 && src_at % kWide == 0 && dst_c % kWide == 0 && dst_at % kWide == 0 &&
-                      c % kWide == 0 && reinterpret_cast<std::uintptr_t>(src) % 16 == 0 &&
-                      reinterpret_cast<std::uintptr_t>(dst) % 16 == 0;
+    // Vectors of `w` elements where every width and offset is a multiple of it and both buffers
+    // are aligned to it: 16 bytes, else 8 or 4 (NASNet's cells join 44-channel branches).
+    auto fits = [&](int w) {
+      const auto bytes = static_cast<std::uintptr_t>(w) * sizeof(T);
+      return src_c % w == 0 && src_at % w == 0 && dst_c % w == 0 && dst_at % w == 0 && c % w == 0 &&
+             reinterpret_cast<std::uintptr_t>(src) % bytes == 0 && reinterpret_cast<std::uintptr_t>(dst) % bytes == 0;
+    };
     auto launch = [&](auto v) {
       constexpr int V = decltype(v)::value;
       copy_channels_kernel<T, V><<<blocks_for(rows * (c / V)), kThreads, 0, s>>>(
           static_cast<const T*>(src), src_c, src_at, static_cast<T*>(dst), dst_c, dst_at, c, accumulate, rows);
     };
-    if (wide)
+    constexpr int kHalf = kWide >= 4 ? kWide / 2 : 1, kQuarter = kWide >= 8 ? kWide / 4 : 1;
+    if (fits(kWide))
       launch(std::integral_constant<int, kWide>{});
+    else if (fits(kHalf))
+      launch(std::integral_constant<int, kHalf>{});
+    else if (fits(kQuarter))
+      launch(std::integral_constant<int, kQuarter>{});
     else
       launch(std::integral_constant<int, 1>{});
   });

@@ -340,7 +340,8 @@ TEST(TrainGpu, AvgPoolMatchesAHostReference) {
 
 // A concatenation's copies: an input into its slice of the output's channels and the slice of the
 // gradient back (written, then added), exact, in fp32, fp16 and bf16, on the 16-byte path (8 and
-// 16 channels at 16-aligned offsets) and the one-element one (3 channels).
+// 16 channels at 16-aligned offsets), the 8- and 4-byte ones in 16 bits (12, 4 and 8 channels; 6,
+// 2 and 10) and the one-element one (3 channels).
 TEST(TrainGpu, ConcatCopiesMatchAHostReference) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   gpu::Stream stream;
@@ -349,7 +350,8 @@ TEST(TrainGpu, ConcatCopiesMatchAHostReference) {
   std::uniform_int_distribution<int> small(-8, 8);
   const long long rows = 37;
   for (const train::DType t : {train::DType::kF32, train::DType::kF16, train::DType::kBf16}) {
-    for (const std::vector<int>& parts : {std::vector<int>{8, 16, 8}, std::vector<int>{3, 8, 5}}) {
+    for (const std::vector<int>& parts : {std::vector<int>{8, 16, 8}, std::vector<int>{3, 8, 5},
+                                          std::vector<int>{12, 4, 8}, std::vector<int>{6, 2, 10}}) {
       SCOPED_TRACE("dtype bytes " + std::to_string(gpu::dtype_bytes(t)) + ", first part " + std::to_string(parts[0]));
       int total = 0;
       for (int c : parts) total += c;
