@@ -33,7 +33,8 @@ within() {  # limit, then the command: run it within the limit and what is left 
 short="-p warmup=5 -p steps=5 --repetitions 5 --emit records"
 
 echo "== 1. unit tests"; start=$SECONDS
-within 150 $B scalebench-unit-tests \
+tests=scalebench-unit-tests; [[ -x "$(dirname "$B")/bin/$tests" ]] || tests=train-unit-tests  # as earlier bundles
+within 150 $B $tests \
   --gtest_filter='TrainNasnet*:TrainGpu.TinyNasnet*:TrainGpu.GroupedConvolution*:TrainGpu.SubsampleAndAdd*:TrainGpu.DumpWrites*:TrainGpu.TinyNet*:TrainGpu.TinyInception*' \
   > "$OUT/raw/unit.txt" 2>&1
 echo "unit rc=$? in $((SECONDS - start)) s"
