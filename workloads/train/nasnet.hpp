@@ -10,7 +10,8 @@ namespace scalebench::train {
 // two stem reduction cells, then 3 stacks of 4 normal cells (44, 88, 176 filters: penultimate
 // 1056) with a reduction cell between stacks, ReLU, global average pooling, 1000 classes:
 // 5,289,978 parameters (Keras' 5,326,716 counts the batch norms' running statistics too). No
-// auxiliary head (tf_cnn_benchmarks builds the network without classes, so slim adds none), no
+// auxiliary head (tf_cnn_benchmarks builds the network without classes, so slim adds none, and
+// puts its own classifier on the pooled features: 1001 classes there, 1,057 parameters more), no
 // drop-path. Batch norm eps 0.001.
 //
 // Padding: every convolution and pool is padded by k / 2 on each side. That gives the output
