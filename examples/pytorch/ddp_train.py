@@ -1,5 +1,6 @@
-"""Data-parallel training throughput of a torchvision model (or Inception-v4, which torchvision
-lacks: inception_v4.py beside this file) on synthetic ImageNet-shaped data.
+"""Data-parallel training throughput of a torchvision model (or Inception-v4 and NASNet-A Mobile,
+which torchvision lacks: inception_v4.py and nasnet_mobile.py beside this file) on synthetic
+ImageNet-shaped data.
 
 Written for scalebench's command workload (examples/pytorch-ddp.yaml), which starts one process
 per GPU with torchrun's variables (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT); it
@@ -47,8 +48,9 @@ not by launching them, and the host already runs ahead of the GPU; `max-autotune
 `--compile-mode max-autotune-no-cudagraphs` to try it) searches kernels for minutes in every
 process, too long for the default run.
 
-Models: any of torchvision.models by name (`--model resnet152`, `vgg16`, `inception_v3`), and
-`inception_v4` (inception_v4.py, timm's definition). Images are 224x224, 299x299 for the two
+Models: any of torchvision.models by name (`--model resnet152`, `vgg16`, `inception_v3`),
+`inception_v4` (inception_v4.py, timm's definition) and `nasnet_mobile` (nasnet_mobile.py,
+tf_cnn_benchmarks' and Keras' NASNet-A Mobile, as scalebench's `train` model `nasnet`). Images are 224x224, 299x299 for the two
 Inceptions (`--image` to choose). inception_v3 trains with its auxiliary classifier, as
 torchvision builds it (aux_logits=True): the loss is main + 0.4 x auxiliary, the weight of
 PyTorch's fine-tuning tutorial and of the original Inception v3 training, and what scalebench's
@@ -108,11 +110,16 @@ class WithLoss(nn.Module):
 
 
 def make_model(name):
-    """torchvision's model of that name, or Inception-v4 from inception_v4.py."""
-    if name == "inception_v4":
+    """torchvision's model of that name, Inception-v4 from inception_v4.py or NASNet-A Mobile from
+    nasnet_mobile.py."""
+    if name in ("inception_v4", "nasnet_mobile"):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    if name == "inception_v4":
         from inception_v4 import inception_v4
         return inception_v4()
+    if name == "nasnet_mobile":
+        from nasnet_mobile import nasnet_mobile
+        return nasnet_mobile()
     if name == "inception_v3":  # with its auxiliary classifier; init_weights as its pretrained-free default
         return torchvision.models.inception_v3(weights=None, aux_logits=True, init_weights=True)
     return getattr(torchvision.models, name)()

@@ -10,8 +10,8 @@
 #include "workloads/train/kernel_common.cuh"
 #include "workloads/train/train_kernels.cuh"
 
-// Residual add and ReLU, their gradients, a bias with the ReLU after it, the per-channel sums
-// of a bias's gradient, and the channel slices of a concatenation.
+// Residual add and ReLU, the sum of two layers' outputs, their gradients, a bias with the ReLU after it, the
+// per-channel sums of a bias's gradient, and the channel slices of a concatenation.
 namespace scalebench::train {
 
 namespace {
@@ -95,6 +95,19 @@ __global__ void relu_backward_bias_kernel(const T* y, const T* dy, T* dx, long l
   for (int k = 0; k < V; ++k) atomicAdd(&block_sums[col * V + k], acc[k]);
   __syncthreads();
   for (int k = threadIdx.x; k < c; k += blockDim.x) atomicAdd(&sums[k], block_sums[k]);
+}
+
+template <typename T, int V>
+__global__ void add_forward_kernel(const T* a, const T* b, T* y, long long n) {
+  using Vec = Channels<T, V>;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n / V;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const Vec av = reinterpret_cast<const Vec*>(a)[i], bv = reinterpret_cast<const Vec*>(b)[i];
+    Vec out;
+#pragma unroll
+    for (int k = 0; k < V; ++k) out.v[k] = from_float<T>(to_float(av.v[k]) + to_float(bv.v[k]));
+    reinterpret_cast<Vec*>(y)[i] = out;
+  }
 }
 
 template <typename T>
@@ -183,6 +196,17 @@ void relu_backward(const void* y, const void* dy, void* dx, bool accumulate, DTy
   CUDA_CHECK(cudaGetLastError());
 }
 
+void add_forward(const void* a, const void* b, void* y, DType t, long long n, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    with_vector<T>(n, {a, b, y}, [&](auto v) {
+      add_forward_kernel<T, decltype(v)::value><<<blocks_for(n / decltype(v)::value), kThreads, 0, s>>>(
+          static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(y), n);
+    });
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
 bool bias_relu_fusable(DType t, int c) {
   const int wide = 16 / dtype_bytes(t), groups = c / wide;
   return c % wide == 0 && groups <= kThreads && kThreads % groups == 0;
@@ -228,16 +252,25 @@ void copy_channels(const void* src, int src_c, int src_at, void* dst, int dst_c,
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     constexpr int kWide = 16 / static_cast<int>(sizeof(T));
-    const bool wide = src_c % kWide == 0 && src_at % kWide == 0 && dst_c % kWide == 0 && dst_at % kWide == 0 &&
-                      c % kWide == 0 && reinterpret_cast<std::uintptr_t>(src) % 16 == 0 &&
-                      reinterpret_cast<std::uintptr_t>(dst) % 16 == 0;
+    // Vectors of `w` elements where every width and offset is a multiple of it and both buffers
+    // are aligned to it: 16 bytes, else 8 or 4 (NASNet's cells join 44-channel branches).
+    auto fits = [&](int w) {
+      const auto bytes = static_cast<std::uintptr_t>(w) * sizeof(T);
+      return src_c % w == 0 && src_at % w == 0 && dst_c % w == 0 && dst_at % w == 0 && c % w == 0 &&
+             reinterpret_cast<std::uintptr_t>(src) % bytes == 0 && reinterpret_cast<std::uintptr_t>(dst) % bytes == 0;
+    };
     auto launch = [&](auto v) {
       constexpr int V = decltype(v)::value;
       copy_channels_kernel<T, V><<<blocks_for(rows * (c / V)), kThreads, 0, s>>>(
           static_cast<const T*>(src), src_c, src_at, static_cast<T*>(dst), dst_c, dst_at, c, accumulate, rows);
     };
-    if (wide)
+    constexpr int kHalf = kWide >= 4 ? kWide / 2 : 1, kQuarter = kWide >= 8 ? kWide / 4 : 1;
+    if (fits(kWide))
       launch(std::integral_constant<int, kWide>{});
+    else if (fits(kHalf))
+      launch(std::integral_constant<int, kHalf>{});
+    else if (fits(kQuarter))
+      launch(std::integral_constant<int, kQuarter>{});
     else
       launch(std::integral_constant<int, 1>{});
   });

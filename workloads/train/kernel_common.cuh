@@ -44,12 +44,18 @@ struct alignas(V) Positions {  // the argmax bytes of V channels
   std::uint8_t v[V];
 };
 
-// Calls f with V = the channels in 16 bytes of T where the channel count is a multiple of it, else 1.
+// Calls f with V = the most channels of T in 16 bytes or less, a power of two, that divides the
+// channel count: 16-byte vectors where it allows, 8- or 4-byte ones where not (NASNet's 44 and
+// 22 channels in 16 bits), one channel for an odd count.
 template <typename T, typename F>
 void with_channel_vector(int c, F&& f) {
   constexpr int kWide = 16 / static_cast<int>(sizeof(T));
   if (c % kWide == 0)
     f(std::integral_constant<int, kWide>{});
+  else if (kWide >= 4 && c % (kWide / 2) == 0)
+    f(std::integral_constant<int, (kWide >= 4 ? kWide / 2 : 1)>{});
+  else if (kWide >= 8 && c % (kWide / 4) == 0)
+    f(std::integral_constant<int, (kWide >= 8 ? kWide / 4 : 1)>{});
   else
     f(std::integral_constant<int, 1>{});
 }

@@ -5,6 +5,7 @@
 #include "common/error.hpp"
 #include "workloads/train/inception.hpp"
 #include "workloads/train/model_builder.hpp"
+#include "workloads/train/nasnet.hpp"
 
 namespace scalebench::train {
 
@@ -30,6 +31,10 @@ const char* name(Op op) {
       return "fc";
     case Op::kSoftmaxLoss:
       return "softmax_cross_entropy";
+    case Op::kAdd:
+      return "add";
+    case Op::kSubsample:
+      return "subsample";
   }
   return "?";
 }
@@ -133,9 +138,9 @@ Model fmnist_resnet() {
 }  // namespace
 
 const std::vector<std::string>& model_names() {
-  static const std::vector<std::string> names = {"resnet50", "resnet101",      "resnet152",
-                                                 "vgg16",    "inception3",     "inception4",
-                                                 "tiny",     "tiny-inception", "fmnist-resnet"};
+  static const std::vector<std::string> names = {"resnet50",       "resnet101",   "resnet152",    "vgg16",
+                                                 "inception3",     "inception4",  "nasnet",       "tiny",
+                                                 "tiny-inception", "tiny-nasnet", "fmnist-resnet"};
   return names;
 }
 
@@ -151,8 +156,10 @@ Model build_model(std::string_view name, int image) {
   if (name == "vgg16") return vgg16(image);
   if (name == "inception3") return inception3(image);
   if (name == "inception4") return inception4(image);
+  if (name == "nasnet") return nasnet_mobile(image);
   if (name == "tiny") return tiny();
   if (name == "tiny-inception") return tiny_inception();
+  if (name == "tiny-nasnet") return tiny_nasnet();
   std::string all;
   for (const auto& n : model_names()) all += (all.empty() ? "" : ", ") + n;
   throw Error("unknown model '" + std::string(name) + "'; expected one of: " + all);

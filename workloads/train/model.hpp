@@ -12,8 +12,25 @@ namespace scalebench::train {
 // kBatchNorm carries the residual add and the ReLU that follow it in a ResNet block
 // (y = relu(bn(x) + residual)), the form cuDNN fuses; kRelu is a ReLU on its own (VGG). kAvgPool
 // is a windowed average (Inception's 3x3 branch pool), kGlobalAvgPool the one before the
-// classifier; kConcat joins its inputs' channels (Inception's branches).
-enum class Op { kInput, kConv, kBatchNorm, kRelu, kMaxPool, kAvgPool, kGlobalAvgPool, kConcat, kFc, kSoftmaxLoss };
+// classifier; kConcat joins its inputs' channels (Inception's branches). kAdd sums two layers'
+// outputs (NASNet's cells add pairs of branches, some with no batch norm before the add);
+// kSubsample takes every stride-th row and column from an offset, zeros past the edge (the
+// shifted path of NASNet's factorized reduction: pad right and bottom by one, drop the first row
+// and column, 1x1 average pool of stride 2).
+enum class Op {
+  kInput,
+  kConv,
+  kBatchNorm,
+  kRelu,
+  kMaxPool,
+  kAvgPool,
+  kGlobalAvgPool,
+  kConcat,
+  kFc,
+  kSoftmaxLoss,
+  kAdd,
+  kSubsample
+};
 const char* name(Op op);
 
 // Channels, height, width of one image's activation (stored NHWC: channels fastest).
@@ -26,14 +43,16 @@ struct Dims {
 struct Layer {
   Op op = Op::kInput;
   std::string name;
-  int input = -1;           // the layer whose output this one reads (-1 for kConcat)
-  std::vector<int> inputs;  // kConcat: the layers whose channels it joins, in order
+  int input = -1;           // the layer whose output this one reads (-1 for kConcat and kAdd)
+  std::vector<int> inputs;  // kConcat: the layers whose channels it joins, in order; kAdd: the two it sums
   int residual = -1;        // kBatchNorm: the layer whose output is added before the ReLU, or -1
   bool relu = false;        // kBatchNorm: ReLU after the (add and) normalisation
   bool bias = false;        // kConv, kFc: a bias per output channel
   int channels = 0;         // kConv, kFc: output channels (features)
   // kConv (1x7 and 7x1 in Inception), kMaxPool and kAvgPool (square: kernel_h == kernel_w).
   int kernel_h = 1, kernel_w = 1, stride = 1, pad_h = 0, pad_w = 0;
+  int groups = 1;                   // kConv: channel groups (depthwise: as many as input channels)
+  int offset = 0;                   // kSubsample: the first row and column taken (stride: the step)
   bool count_pad = true;            // kAvgPool: padding counts in the divisor (PyTorch's count_include_pad)
   double eps = 1e-5;                // kBatchNorm
   float loss_weight = 1;            // kSoftmaxLoss: its share of the loss trained on
@@ -57,9 +76,11 @@ struct Model {
 // resnet50, resnet101, resnet152 (torchvision's v1.5: the stride in the bottleneck's 3x3 conv),
 // vgg16 (torchvision's, without dropout), inception3 (torchvision's inception_v3 with its
 // auxiliary head, without dropout), inception4 (Szegedy et al. 2016 as timm and Cadene's
-// pretrainedmodels define it), tiny (a few layers of every op on 16x16 images, 10 classes: for
-// gradient checks), tiny-inception (the same for Inception's ops: branches, concatenation,
-// asymmetric kernels, windowed average pooling, an auxiliary loss), fmnist-resnet (a small
+// pretrainedmodels define it), nasnet (NASNet-A Mobile as tf_cnn_benchmarks' nasnet and Keras'
+// NASNetMobile define it, no auxiliary head), tiny (a few layers of every op on 16x16 images, 10
+// classes: for gradient checks), tiny-inception (the same for Inception's ops: branches,
+// concatenation, asymmetric kernels, windowed average pooling, an auxiliary loss), tiny-nasnet
+// (the same for NASNet's: a reduction and a normal cell), fmnist-resnet (a small
 // residual net for 28x28 grey images, 10 classes, input padded to kFmnistChannels channels).
 // `image` is the input's height and width; 0: the model's own (native_image). The tiny models and
 // fmnist-resnet ignore it. Throws Error for an unknown name, naming the choices.

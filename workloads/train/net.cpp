@@ -123,9 +123,10 @@ void Net::init_weights() {
     LayerState& st = *layers_[i];
     float* w = master() + l.param_offset;
     if (l.op == Op::kConv) {
+      // fan out per group: a depthwise filter feeds k x k outputs of its one channel.
       fill_normal(w, DType::kF32, l.weight_params(), 0.0f,
-                  std::sqrt(2.0f / (static_cast<float>(l.channels) * l.kernel_h * l.kernel_w)), cfg_.seed * 1000 + i,
-                  stream_);
+                  std::sqrt(2.0f / (static_cast<float>(l.channels / l.groups) * l.kernel_h * l.kernel_w)),
+                  cfg_.seed * 1000 + i, stream_);
     } else if (l.op == Op::kFc) {
       fill_normal(w, DType::kF32, l.weight_params(), 0.0f, 0.01f, cfg_.seed * 1000 + i, stream_);
     } else if (l.op == Op::kBatchNorm) {
@@ -158,6 +159,10 @@ void Net::init_weights() {
       st.pool = PoolShape{n, d.h, d.w, d.c, l.out.h, l.out.w, l.kernel_h, l.stride, l.pad_h};
       if (cfg_.training && l.op == Op::kMaxPool)
         alloc(st.argmax, static_cast<std::size_t>(n) * static_cast<std::size_t>(l.out.elements()));
+    }
+    if (l.op == Op::kSubsample) {
+      const Dims& d = model_.layers[static_cast<std::size_t>(l.input)].out;
+      st.pool = PoolShape{n, d.h, d.w, d.c, l.out.h, l.out.w, 1, l.stride, 0};
     }
   }
 }

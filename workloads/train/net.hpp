@@ -20,8 +20,9 @@
 // A model of model.hpp on the current GPU: NHWC activations in the compute precision, convolutions
 // through cuDNN with the fastest algorithm measured once per shape, batch norm through cuDNN
 // (fused with the residual add and ReLU where the precision has it), the fully connected layers
-// through cuBLASLt, concatenation as a copy of each input into its channels, and the SGD step as
-// one kernel over a flat parameter buffer. Every call
+// through cuBLASLt, concatenation as a copy of each input into its channels, grouped (depthwise)
+// convolutions through cuDNN's group count on the legacy API, and the SGD step as one kernel over
+// a flat parameter buffer. Every call
 // enqueues on the net's stream (graph-capturable after the first, uncaptured, pass). Built only
 // with SCALEBENCH_HAVE_CUDA.
 namespace scalebench::train {
@@ -155,6 +156,8 @@ class Net {
   void fc_backward(int i, const std::function<void(int)>& done);
   void concat_forward(int i);
   void concat_backward(int i);
+  void add_forward_layer(int i);
+  void add_backward_layer(int i);
   void bn_forward(int i, Pass pass);
   void bn_backward(int i, const std::function<void(int)>& done);
   void alloc_relu_mask(int layer);
@@ -180,7 +183,7 @@ class Net {
   Json algos_ = Json::object();
   double search_seconds_ = 0;
   int graph_plans_tried_ = 0;
-  int legacy_only_ = 0;          // convolutions the graph API's shape cannot describe (padded 1xn, nx1)
+  int legacy_only_ = 0;          // convolutions the graph API's shape cannot describe (padded 1xn, nx1; grouped)
   std::string graph_api_error_;  // why "best" fell back to the legacy API, if it did
 };
 

@@ -161,7 +161,8 @@ std::size_t Net::choose_conv(int layer, AlgoSearch& search) {
   const std::string key = std::to_string(in.out.c) + "x" + std::to_string(in.out.h) + "x" + std::to_string(in.out.w) +
                           ">" + std::to_string(l.channels) + "k" + std::to_string(l.kernel_h) + "x" +
                           std::to_string(l.kernel_w) + "s" + std::to_string(l.stride) + "p" + std::to_string(l.pad_h) +
-                          "x" + std::to_string(l.pad_w) + (use_graph && st.acc_input ? "+acc" : "");
+                          "x" + std::to_string(l.pad_w) + (l.groups > 1 ? "g" + std::to_string(l.groups) : "") +
+                          (use_graph && st.acc_input ? "+acc" : "");
   if (auto hit = search.cache.find(key); hit != search.cache.end()) {
     std::tie(st.fwd, st.bwd_data, st.bwd_filter) = hit->second;
   } else {
@@ -261,9 +262,10 @@ void Net::find_graph_plans(int layer, AlgoSearch& search) {
   LayerState& st = *layers_[i];
   const Layer& in = model_.layers[static_cast<std::size_t>(l.input)];
   const LayerState& ist = *layers_[static_cast<std::size_t>(l.input)];
-  // The graph API's shape has one padding for both sides: 1x7 and 7x1 convolutions keep the
-  // legacy algorithms.
-  if (l.pad_h != l.pad_w) {
+  // The graph API's shape has one padding for both sides and no group count: 1x7 and 7x1
+  // convolutions, and grouped (depthwise) ones, keep the legacy algorithms, which take the group
+  // count from cudnnSetConvolutionGroupCount. ("best" asks for graph plans in fp32 only.)
+  if (l.pad_h != l.pad_w || l.groups > 1) {
     ++legacy_only_;
     return;
   }

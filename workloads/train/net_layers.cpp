@@ -15,11 +15,13 @@ void Net::setup_conv(int i) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
   const Layer& in = model_.layers[static_cast<std::size_t>(l.input)];
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
-  CUDNN_CHECK(cudnnSetFilter4dDescriptor(st.w_desc.get(), cudnn_type(ct_), CUDNN_TENSOR_NHWC, l.channels, in.out.c,
-                                         l.kernel_h, l.kernel_w));
+  // A grouped (depthwise) convolution's filter holds in.c / groups input channels per output one.
+  CUDNN_CHECK(cudnnSetFilter4dDescriptor(st.w_desc.get(), cudnn_type(ct_), CUDNN_TENSOR_NHWC, l.channels,
+                                         in.out.c / l.groups, l.kernel_h, l.kernel_w));
   for (cudnnConvolutionDescriptor_t d : {st.fwd_desc.get(), st.bwd_data_desc.get(), st.bwd_filter_desc.get()}) {
     CUDNN_CHECK(cudnnSetConvolution2dDescriptor(d, l.pad_h, l.pad_w, l.stride, l.stride, 1, 1, CUDNN_CROSS_CORRELATION,
                                                 CUDNN_DATA_FLOAT));
+    CUDNN_CHECK(cudnnSetConvolutionGroupCount(d, l.groups));
     CUDNN_CHECK(cudnnSetConvolutionMathType(d, conv_math(cfg_.precision)));
   }
   int on = 0, oc = 0, oh = 0, ow = 0;
@@ -154,6 +156,28 @@ void Net::concat_backward(int i) {
   }
 }
 
+// y = a + b.
+void Net::add_forward_layer(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  add_forward(act(l.inputs[0]), act(l.inputs[1]), act(i), ct_, cfg_.batch * l.out.elements(), stream_);
+}
+
+// dy to each input, written or added (the two may be one layer: then written, then added).
+void Net::add_backward_layer(int i) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  const LayerState& st = *layers_[static_cast<std::size_t>(i)];
+  const long long n = cfg_.batch * l.out.elements();
+  for (std::size_t j = 0; j < l.inputs.size(); ++j) {
+    const int in = l.inputs[j];
+    if (in <= 0) continue;
+    if (st.acc_inputs[j])
+      add_forward(dact(in), st.dy.get(), dact(in), ct_, n, stream_);
+    else
+      CUDA_CHECK(cudaMemcpyAsync(dact(in), st.dy.get(), static_cast<std::size_t>(n) * dtype_bytes(ct_),
+                                 cudaMemcpyDeviceToDevice, stream_));
+  }
+}
+
 void Net::bn_forward(int i, Pass pass) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
@@ -276,6 +300,12 @@ void Net::forward(Pass pass) {
       case Op::kConcat:
         concat_forward(i);
         break;
+      case Op::kAdd:
+        add_forward_layer(i);
+        break;
+      case Op::kSubsample:
+        subsample_forward(act(l.input), st.y.get(), ct_, st.pool, l.offset, stream_);
+        break;
       case Op::kFc:
         fc_forward(i);
         break;
@@ -330,6 +360,12 @@ void Net::backward(const std::function<void(int)>& grads_done) {
       }
       case Op::kConcat:
         concat_backward(i);
+        break;
+      case Op::kAdd:
+        add_backward_layer(i);
+        break;
+      case Op::kSubsample:
+        if (l.input > 0) subsample_backward(st.dy.get(), dact(l.input), st.acc_input, ct_, st.pool, l.offset, stream_);
         break;
       case Op::kFc:
         fc_backward(i, grads_done);

@@ -6,7 +6,8 @@
 #include "workloads/train/kernel_common.cuh"
 #include "workloads/train/train_kernels.cuh"
 
-// Global average pooling, windowed average pooling and max pooling, forward and backward.
+// Global average pooling, windowed average pooling, max pooling and subsampling, forward and
+// backward.
 namespace scalebench::train {
 
 namespace {
@@ -159,6 +160,51 @@ __global__ void avgpool2d_backward_kernel(const T* dy, T* dx, bool accumulate, P
     }
 }
 
+// As max pooling's: grid rows are images, a thread takes V channels of one output.
+template <typename T, int V>
+__global__ void subsample_forward_kernel(const T* x, T* y, PoolShape p, int offset) {
+  const int groups = p.c / V, per_image = p.oh * p.ow * groups;
+  for (long long img = blockIdx.y; img < p.n; img += gridDim.y)
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < per_image; i += gridDim.x * blockDim.x) {
+      const int g = i % groups, pos = i / groups, ox = pos % p.ow, oy = pos / p.ow;
+      const int iy = oy * p.stride + offset, ix = ox * p.stride + offset;
+      Channels<T, V> out;
+      if (iy < p.h && ix < p.w)
+        out = *reinterpret_cast<const Channels<T, V>*>(x + ((img * p.h + iy) * p.w + ix) * p.c + g * V);
+      else
+        for (int v = 0; v < V; ++v) out.v[v] = from_float<T>(0.0f);
+      *reinterpret_cast<Channels<T, V>*>(y + ((img * p.oh + oy) * p.ow + ox) * p.c + g * V) = out;
+    }
+}
+
+// A thread per V channels of one input: dy where that input was taken, else 0 (or left as it is
+// when accumulating).
+template <typename T, int V>
+__global__ void subsample_backward_kernel(const T* dy, T* dx, bool accumulate, PoolShape p, int offset) {
+  const int groups = p.c / V, per_image = p.h * p.w * groups;
+  for (long long img = blockIdx.y; img < p.n; img += gridDim.y)
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < per_image; i += gridDim.x * blockDim.x) {
+      const int g = i % groups, pos = i / groups, ix = pos % p.w, iy = pos / p.w;
+      const int ry = iy - offset, rx = ix - offset;
+      const bool taken = ry >= 0 && rx >= 0 && ry % p.stride == 0 && rx % p.stride == 0 && ry / p.stride < p.oh &&
+                         rx / p.stride < p.ow;
+      if (accumulate && !taken) continue;
+      Channels<T, V>* out = reinterpret_cast<Channels<T, V>*>(dx + ((img * p.h + iy) * p.w + ix) * p.c + g * V);
+      Channels<T, V> r;
+      if (!taken) {
+        for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(0.0f);
+      } else {
+        r = *reinterpret_cast<const Channels<T, V>*>(dy + ((img * p.oh + ry / p.stride) * p.ow + rx / p.stride) * p.c +
+                                                     g * V);
+        if (accumulate) {
+          const Channels<T, V> old = *out;
+          for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(to_float(old.v[v]) + to_float(r.v[v]));
+        }
+      }
+      *out = r;
+    }
+}
+
 dim3 image_grid(int n, long long per_image) {
   return dim3(static_cast<unsigned>(std::clamp<long long>((per_image + kThreads - 1) / kThreads, 1, 1 << 16)),
               static_cast<unsigned>(std::min(n, 65535)));
@@ -230,6 +276,31 @@ void avgpool2d_backward(const void* dy, void* dx, bool accumulate, DType t, cons
       avgpool2d_backward_kernel<T, decltype(v)::value>
           <<<image_grid(p.n, static_cast<long long>(p.h) * p.w * p.c / v), kThreads, 0, s>>>(
               static_cast<const T*>(dy), static_cast<T*>(dx), accumulate, p, count_pad);
+    });
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void subsample_forward(const void* x, void* y, DType t, const PoolShape& p, int offset, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    with_channel_vector<T>(p.c, [&](auto v) {
+      subsample_forward_kernel<T, decltype(v)::value>
+          <<<image_grid(p.n, static_cast<long long>(p.oh) * p.ow * p.c / v), kThreads, 0, s>>>(
+              static_cast<const T*>(x), static_cast<T*>(y), p, offset);
+    });
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void subsample_backward(const void* dy, void* dx, bool accumulate, DType t, const PoolShape& p, int offset,
+                        cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    with_channel_vector<T>(p.c, [&](auto v) {
+      subsample_backward_kernel<T, decltype(v)::value>
+          <<<image_grid(p.n, static_cast<long long>(p.h) * p.w * p.c / v), kThreads, 0, s>>>(
+              static_cast<const T*>(dy), static_cast<T*>(dx), accumulate, p, offset);
     });
   });
   CUDA_CHECK(cudaGetLastError());

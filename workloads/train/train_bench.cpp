@@ -17,6 +17,7 @@
 #include "workloads/train/step_timeline.hpp"
 #include "workloads/train/symmetric_gradients.hpp"
 #include "workloads/train/train_checks.hpp"
+#include "workloads/train/train_dump.hpp"
 #include "workloads/train/train_step.hpp"
 
 namespace scalebench::train {
@@ -172,6 +173,12 @@ void describe_setup(Json& details, const Config& cfg, const CommConfig& comm_con
 compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cfg,
                                        const compute::TimingConfig& timing) {
   const bool multi = mpi_.size() > 1;
+  if (multi && !cfg.dump.empty()) {  // every rank sees it: none waits for another
+    compute::RankOutcome refused;
+    refused.status = "failed";
+    refused.reason = "dump: one GPU only (each rank trains its own synthetic batch)";
+    return refused;
+  }
   if (multi) comm();  // every rank, before any can fail alone
   // Which transports NCCL connected this rank with (it connects at init): a pcie variant that
   // really ran over NVLink fails its points instead of standing as a PCIe figure.
@@ -214,8 +221,21 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   Json details = net->describe();
   // The first step runs eagerly: its loss is the start of the convergence check, and NCCL
   // connects before any capture.
+  std::optional<DumpStart> dump_from;
+  if (!cfg.dump.empty()) dump_from = dump_start(*net);
   run.step(multi);
   const double loss_first = net->read_loss();
+  if (dump_from) {  // more eager steps on the same batch, each loss read (the timed steps read none)
+    std::vector<double> losses{loss_first};
+    for (int k = 1; k < cfg.dump_steps; ++k) {
+      run.step(false);
+      losses.push_back(net->read_loss());
+    }
+    // A folder per point: a list of precisions or batches writes each.
+    const std::string folder = cfg.dump + "/" + compute::name(point.precision) + "-b" + std::to_string(point.batch);
+    write_dump(folder, *net, *dump_from, losses);
+    details["dump"] = Json{{"folder", folder}, {"losses", losses}};
+  }
   StepGraphs graphs = capture_steps(run, s, cfg.graph, multi);
   const auto step_with = [&] { run.step(true); };
   const auto step_without = [&] { run.step(false); };

@@ -88,6 +88,8 @@ void TrainBench::record_checks(compute::RankOutcome& out, Json& details, const N
 
 std::string TrainBench::gradient_check_model(const Model& m) {
   for (const Layer& l : m.layers)
+    if (l.op == Op::kAdd || l.op == Op::kSubsample || l.groups > 1) return "tiny-nasnet";
+  for (const Layer& l : m.layers)
     if (l.op == Op::kConcat || l.op == Op::kAvgPool || l.aux) return "tiny-inception";
   return "tiny";
 }

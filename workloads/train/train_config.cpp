@@ -95,6 +95,10 @@ Config Config::from_params(const Json& params) {
   c.lr = static_cast<float>(params.value("lr", 0.02));
   c.momentum = static_cast<float>(params.value("momentum", 0.9));
   c.weight_decay = static_cast<float>(params.value("weight_decay", 1e-4));
+  c.dump = params.value("dump", c.dump);
+  c.dump_steps = params.value("dump_steps", c.dump_steps);
+  if (c.dump_steps < 1) throw Error("dump_steps: must be 1 or more");
+  if (!c.dump.empty() && !c.training) throw Error("dump: writes a training run's first steps (mode: train)");
   return c;
 }
 

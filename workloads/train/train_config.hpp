@@ -39,10 +39,12 @@ struct Config {
   bool check = true;
   bool timeline = false;  // multi-GPU: one more marked step, details.timeline
   float lr = 0.02f, momentum = 0.9f, weight_decay = 1e-4f;
+  std::string dump;    // a folder for the starting state and first losses (train_dump.hpp); empty: none
+  int dump_steps = 5;  // the losses written there
   // From the params (model, image, mode, precision and batch: one value or a comma-separated list,
   // bucket_mb, bucket_policy, overlap, bucket_launch, unfuse_after_launch, comm_ctas, cta_policy, comm_cga, symmetric,
-  // allreduce, graph, algo, conv_api, fuse, check, timeline, lr, momentum, weight_decay). Throws Error naming the
-  // parameter.
+  // allreduce, graph, algo, conv_api, fuse, check, timeline, lr, momentum, weight_decay, dump, dump_steps). Throws
+  // Error naming the parameter.
   static Config from_params(const Json& params);
 };
 

@@ -33,6 +33,8 @@ std::string check_train(const Json& params) {
     }
     if (n == 0) return std::string(key) + ": empty";
   }
+  if (params.value("dump", std::string()) != "" && params.value("mode", std::string("train")) != "train")
+    return "dump: writes a training run's first steps (mode: train)";
   if (!train::wants_tta(params)) return "";
   try {
     train::TtaConfig::from_params(params);
@@ -56,7 +58,8 @@ WorkloadDef train_declaration() {
   WorkloadDef d;
   d.name = "train";
   d.help =
-      "data-parallel CNN training (ResNet-50/101/152, VGG-16, Inception v3/v4) on cuDNN and cuBLASLt, gradients "
+      "data-parallel CNN training (ResNet-50/101/152, VGG-16, Inception v3/v4, NASNet-A Mobile) on cuDNN and cuBLASLt, "
+      "gradients "
       "all-reduced through "
       "NCCL in buckets overlapped with the backward pass; or inference: images/s per GPU and on all GPUs; or, "
       "with data, time to a target accuracy on real data over seeds (docs/train.md)";
@@ -64,13 +67,14 @@ WorkloadDef train_declaration() {
       {"model",
        ParamType::kEnum,
        "resnet50",
-       {"resnet50", "resnet101", "resnet152", "vgg16", "inception3", "inception4", "tiny", "tiny-inception",
-        "fmnist-resnet"},
+       {"resnet50", "resnet101", "resnet152", "vgg16", "inception3", "inception4", "nasnet", "tiny", "tiny-inception",
+        "tiny-nasnet", "fmnist-resnet"},
        {},
        "the network (torchvision's layouts; inception3: torchvision's inception_v3 with its auxiliary head, "
-       "trained on main + 0.4 x auxiliary loss; inception4: Inception-v4 as timm defines it; tiny, tiny-inception: "
-       "a few layers for checks; fmnist-resnet: a small residual net for 28x28 grey images, what the "
-       "time-to-accuracy mode trains)"},
+       "trained on main + 0.4 x auxiliary loss; inception4: Inception-v4 as timm defines it; nasnet: NASNet-A "
+       "Mobile as tf_cnn_benchmarks and Keras define it, separable convolutions as cuDNN grouped ones; tiny, "
+       "tiny-inception, tiny-nasnet: a few layers for checks; fmnist-resnet: a small residual net for 28x28 grey "
+       "images, what the time-to-accuracy mode trains)"},
       {"mode",
        ParamType::kEnum,
        "train",
@@ -195,6 +199,15 @@ WorkloadDef train_declaration() {
       {"lr", ParamType::kNumber, 0.02, {}, 0, "SGD learning rate (small: the loss check trains one fixed batch)"},
       {"momentum", ParamType::kNumber, 0.9, {}, 0, "SGD momentum"},
       {"weight_decay", ParamType::kNumber, 1e-4, {}, 0, "SGD weight decay (L2, every parameter)"},
+      {"dump",
+       ParamType::kText,
+       "",
+       {},
+       {},
+       "a folder (one GPU, mode train): the net's starting fp32 weights, its layer table, the synthetic batch and "
+       "the losses of its first dump_steps steps, written for a PyTorch definition of the same network to train "
+       "from the same weights and compare (examples/pytorch/nasnet_mobile.py --check); empty: nothing written"},
+      {"dump_steps", ParamType::kInt, 5, {}, 1, "dump: how many steps' losses are written"},
       {"data",
        ParamType::kText,
        "",
@@ -238,7 +251,7 @@ WorkloadDef train_declaration() {
   };
   d.needs_gpus = true;
   d.check = &check_train;
-  d.measurement_params = {"warmup", "time_cap", "check", "timeline"};
+  d.measurement_params = {"warmup", "time_cap", "check", "timeline", "dump", "dump_steps"};
   d.table_columns = {"model", "mode"};
   return d;
 }

@@ -39,6 +39,8 @@ bool bias_relu_fusable(DType t, int c);
 void bias_relu_forward(const void* x, const void* bias, void* y, DType t, long long rows, int c, cudaStream_t s);
 void relu_backward_bias(const void* y, const void* dy, void* dx, DType t, long long rows, int c, float* sums,
                         cudaStream_t s);
+// y = a + b (y may be a or b: the gradient of a sum added into what is there).
+void add_forward(const void* a, const void* b, void* y, DType t, long long n, cudaStream_t s);
 // dst = src, or dst += src when accumulate.
 void add_into(void* dst, const void* src, bool accumulate, DType t, long long n, cudaStream_t s);
 
@@ -69,6 +71,14 @@ void avgpool2d_forward(const void* x, void* y, DType t, const PoolShape& p, bool
 void avgpool2d_backward(const void* dy, void* dx, bool accumulate, DType t, const PoolShape& p, bool count_pad,
                         cudaStream_t s);
 
+// Subsampling of NHWC x (p.n images of p.h x p.w by p.c channels) to y (p.oh x p.ow): y at (oy,
+// ox) = x at (offset + stride * oy, offset + stride * ox), 0 where that is past x's edge (k and
+// pad unused). Backward, dx = dy at the positions taken and 0 elsewhere, or, when accumulate, dy
+// added at the positions taken.
+void subsample_forward(const void* x, void* y, DType t, const PoolShape& p, int offset, cudaStream_t s);
+void subsample_backward(const void* dy, void* dx, bool accumulate, DType t, const PoolShape& p, int offset,
+                        cudaStream_t s);
+
 // One input of a concatenation along channels: over `rows` positions, dst[r][dst_at + k] =
 // src[r][src_at + k] for k < c, src rows `src_c` wide and dst rows `dst_c` (or += when
 // accumulate). Forward copies an input into its slice of the output (src_at 0); backward copies
@@ -95,7 +105,8 @@ void bias_grad(const void* dy, DType t, long long rows, int c, float* sums, cuda
 // a = gamma / sqrt(var + eps), b = beta - mean * a; the batch mean and 1/sqrt(var + eps) are saved,
 // the running statistics updated (momentum; 1 makes them the batch's). `work` holds 4c floats
 // plus 2c doubles. With relu, `relu_mask` (bn_relu_mask_bytes) gets which y are > 0, a bit per
-// element, for the backward pass, which then reads a sixteenth of y's bytes or less instead of y.
+// element in a byte per vector of channels, for the backward pass, which then reads that instead
+// of y (a sixteenth of y's bytes where the channels fill 16-byte vectors).
 void bn_forward_train(const void* x, const void* z, void* y, DType t, long long rows, int c, const float* gamma,
                       const float* beta, float* saved_mean, float* saved_inv_std, float* running_mean,
                       float* running_var, double momentum, double eps, bool relu, std::uint8_t* relu_mask, void* work,

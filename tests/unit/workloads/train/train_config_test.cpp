@@ -143,3 +143,29 @@ TEST(TrainConfig, PlanAndBadParameters) {
   EXPECT_NE(parse_param(*def->find("comm_ctas"), "-1").error, "");
   EXPECT_THROW(Config::from_params(knobs), Error);
 }
+
+// dump (a folder for a PyTorch peer to train the same network from the same weights): off by
+// default, read with its step count, refused for inference and for fewer than one step.
+TEST(TrainConfig, DumpFolderAndSteps) {
+  EXPECT_EQ(Config::from_params(Json{{"model", "nasnet"}}).dump, "");
+  const Config c = Config::from_params(Json{{"model", "nasnet"}, {"dump", "/tmp/x"}, {"dump_steps", 3}});
+  EXPECT_EQ(c.dump, "/tmp/x");
+  EXPECT_EQ(c.dump_steps, 3);
+  EXPECT_EQ(Config::from_params(Json{{"model", "nasnet"}}).dump_steps, 5);
+  // The declaration refuses inference with a dump before any rank starts.
+  const WorkloadDef* def = find_workload("train");
+  ASSERT_NE(def, nullptr);
+  Json params = Json::object();
+  for (const auto& p : def->params) params[p.name] = p.default_value;
+  params["dump"] = "/tmp/x";
+  EXPECT_EQ(check_param_set(*def, params), "");
+  params["mode"] = "inference";
+  EXPECT_NE(check_param_set(*def, params).find("dump"), std::string::npos);
+  for (const Json& bad : {Json{{"dump", "/tmp/x"}, {"dump_steps", 0}}, Json{{"dump", "/tmp/x"}, {"mode", "inference"}}})
+    try {
+      Config::from_params(bad);
+      ADD_FAILURE() << bad.dump();
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("dump"), std::string::npos) << e.what();
+    }
+}

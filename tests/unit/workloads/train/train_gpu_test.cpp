@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,7 +18,10 @@
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/half_bits.hpp"
 #include "workloads/train/model.hpp"
+#include "workloads/train/model_builder.hpp"
+#include "workloads/train/net.hpp"
 #include "workloads/train/train_bench.hpp"
+#include "workloads/train/train_dump.hpp"
 #include "workloads/train/train_kernels.cuh"
 
 using namespace scalebench;
@@ -75,6 +80,198 @@ TEST(TrainGpu, TinyInceptionGradientsMatchFiniteDifferences) {
   EXPECT_EQ(train::TrainBench::gradient_check_model(train::build_model("resnet50")), "tiny");
 }
 
+// The same for NASNet's ops (tiny-nasnet: a reduction cell and a normal cell): depthwise
+// convolutions of 3x3 to 7x7 at strides 1 and 2, pointwise ones, adds (one of a pool to itself),
+// batch norms that add the other branch without a ReLU, a ReLU read by several branches, the
+// factorized reduction's shifted subsampling from an odd 7x7, max and average pools of stride 2.
+TEST(TrainGpu, TinyNasnetGradientsMatchFiniteDifferences) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const Json r = train::TrainBench::gradient_check(stream.get(), "tiny-nasnet");
+  EXPECT_EQ(r.at("model").get<std::string>(), "tiny-nasnet");
+  // stem conv + bn 3, reduction cell 1x1 + bn 3 and 5 separable blocks of 8, normal cell
+  // factorized reduction 4, 1x1 + bn 3, 5 separable blocks of 8, fc 2.
+  EXPECT_EQ(r.at("tensors").get<long long>(), 3 + 43 + 47 + 2);
+  EXPECT_EQ(r.at("wrong").get<long long>(), 0) << r.dump(1);
+  EXPECT_EQ(train::TrainBench::gradient_check_model(train::build_model("nasnet")), "tiny-nasnet");
+}
+
+// Grouped convolutions through cuDNN (the filter holds c / groups input channels per output
+// channel) against a host reference in double, forward, in fp32 and fp16: depthwise (a group
+// per channel, 5x5, stride 2) and two groups of three channels (3x3, stride 1).
+TEST(TrainGpu, GroupedConvolutionMatchesAHostReference) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const cudaStream_t s = stream.get();
+  struct Case {
+    int c, k, groups, kernel, stride;
+  };
+  for (const Case cs : {Case{8, 8, 8, 5, 2}, Case{6, 4, 2, 3, 1}}) {
+    train::Builder b("grouped", 1, {cs.c, 9, 9});
+    const int conv =
+        b.conv("conv", 0, cs.k, cs.kernel, cs.kernel, cs.stride, cs.kernel / 2, cs.kernel / 2, false, cs.groups);
+    const train::Dims out = b.dims(conv);
+    train::Model m = b.finish(conv);  // the loss reads the convolution's output as logits: inference stops there
+    m.classes = static_cast<int>(out.elements());
+    for (const compute::Precision prec : {compute::Precision::kFp32, compute::Precision::kFp16}) {
+      SCOPED_TRACE("groups " + std::to_string(cs.groups) + (prec == compute::Precision::kFp16 ? ", fp16" : ", fp32"));
+      train::NetConfig nc;
+      nc.precision = prec;
+      nc.batch = 2;
+      nc.training = false;
+      nc.search = false;
+      train::Net net(m, nc, s);
+      net.forward(train::Pass::kInfer);
+      const train::DType t = net.compute_type();
+      auto fetch = [&](const void* p, std::size_t n, train::DType type) {
+        gpu::DeviceBuffer tmp(n * static_cast<std::size_t>(gpu::dtype_bytes(type)));
+        CUDA_CHECK(cudaMemcpyAsync(tmp.get(), p, tmp.bytes(), cudaMemcpyDeviceToDevice, s));
+        return download_as(tmp, type, n, s);
+      };
+      const std::size_t nx = 2u * static_cast<std::size_t>(cs.c) * 81,
+                        ny = 2u * static_cast<std::size_t>(out.elements());
+      const std::size_t nw = static_cast<std::size_t>(m.param_count);
+      const std::vector<float> x = fetch(net.images(), nx, t), y = fetch(net.logits(), ny, t);
+      std::vector<float> w = fetch(net.master(), nw, train::DType::kF32);
+      if (t != train::DType::kF32) w = download_as(upload_as(w, t, s), t, nw, s);  // the compute copy's rounding
+      const int cg = cs.c / cs.groups, kg = cs.k / cs.groups, pad = cs.kernel / 2;
+      for (int img = 0; img < 2; ++img)
+        for (int oy = 0; oy < out.h; ++oy)
+          for (int ox = 0; ox < out.w; ++ox)
+            for (int k = 0; k < cs.k; ++k) {
+              double want = 0, scale = 0;
+              const int g = k / kg;
+              for (int ky = 0; ky < cs.kernel; ++ky)
+                for (int kx = 0; kx < cs.kernel; ++kx) {
+                  const int iy = oy * cs.stride - pad + ky, ix = ox * cs.stride - pad + kx;
+                  if (iy < 0 || iy >= 9 || ix < 0 || ix >= 9) continue;
+                  for (int j = 0; j < cg; ++j) {
+                    // NHWC activations, KRSC filters (the filter's channels: its group's).
+                    const double xv = x[((static_cast<std::size_t>(img) * 9 + iy) * 9 + ix) * cs.c + g * cg + j];
+                    const double wv = w[((static_cast<std::size_t>(k) * cs.kernel + ky) * cs.kernel + kx) * cg + j];
+                    want += xv * wv;
+                    scale += std::fabs(xv * wv);
+                  }
+                }
+              const std::size_t o = ((static_cast<std::size_t>(img) * out.h + oy) * out.w + ox) * cs.k + k;
+              const double tol = (prec == compute::Precision::kFp16 ? 2e-3 : 1e-5) * std::max(scale, 1e-3);
+              ASSERT_NEAR(y[o], want, tol) << "image " << img << " at " << oy << "," << ox << " channel " << k;
+            }
+    }
+  }
+}
+
+// The factorized reduction's shifted path against a host reference: every other row and column
+// from (1, 1), zeros past the edge of an odd size, and from (0, 0); the gradient back to the
+// positions taken (zeros elsewhere, or added into what is there), exact in fp32 and fp16, on the
+// one-channel and the 16-byte paths. Then the sum of two outputs, in place too.
+TEST(TrainGpu, SubsampleAndAddMatchAHostReference) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const cudaStream_t s = stream.get();
+  auto bytes = [&](const gpu::DeviceBuffer& b) {
+    std::vector<unsigned char> h(b.bytes());
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    CUDA_CHECK(cudaMemcpy(h.data(), b.get(), b.bytes(), cudaMemcpyDeviceToHost));
+    return h;
+  };
+  struct Case {
+    int n, h, w, c, offset;
+  };
+  for (const Case cs :
+       {Case{2, 7, 7, 3, 1}, Case{2, 6, 5, 16, 1}, Case{1, 7, 6, 8, 0}, Case{2, 7, 7, 12, 1}, Case{1, 5, 6, 6, 0}}) {
+    const train::PoolShape p{cs.n, cs.h, cs.w, cs.c, (cs.h - 1) / 2 + 1, (cs.w - 1) / 2 + 1, 1, 2, 0};
+    const std::size_t nx = static_cast<std::size_t>(p.n) * p.h * p.w * p.c;
+    const std::size_t ny = static_cast<std::size_t>(p.n) * p.oh * p.ow * p.c;
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> small(-6, 6);
+    std::vector<float> x(nx), dy(ny), dx0(nx);
+    for (float& v : x) v = static_cast<float>(small(rng));
+    for (float& v : dy) v = static_cast<float>(small(rng));
+    for (float& v : dx0) v = static_cast<float>(small(rng));
+    std::vector<float> want_y(ny, 0.0f), want_dx(nx, 0.0f), want_acc = dx0;
+    for (int img = 0; img < p.n; ++img)
+      for (int oy = 0; oy < p.oh; ++oy)
+        for (int ox = 0; ox < p.ow; ++ox) {
+          const int iy = 2 * oy + cs.offset, ix = 2 * ox + cs.offset;
+          if (iy >= p.h || ix >= p.w) continue;  // past the edge: y stays 0
+          for (int ch = 0; ch < p.c; ++ch) {
+            const std::size_t o = ((static_cast<std::size_t>(img) * p.oh + oy) * p.ow + ox) * p.c + ch;
+            const std::size_t at = ((static_cast<std::size_t>(img) * p.h + iy) * p.w + ix) * p.c + ch;
+            want_y[o] = x[at];
+            want_dx[at] = dy[o];
+            want_acc[at] += dy[o];
+          }
+        }
+    for (const train::DType t : {train::DType::kF32, train::DType::kF16}) {
+      SCOPED_TRACE("channels " + std::to_string(p.c) + ", offset " + std::to_string(cs.offset) +
+                   (t == train::DType::kF16 ? ", fp16" : ", fp32"));
+      const std::size_t eb = static_cast<std::size_t>(gpu::dtype_bytes(t));
+      const gpu::DeviceBuffer dev_x = upload_as(x, t, s), dev_dy = upload_as(dy, t, s);
+      gpu::DeviceBuffer dev_acc = upload_as(dx0, t, s), dev_y(ny * eb), dev_dx = upload_as(dx0, t, s);
+      train::subsample_forward(dev_x.get(), dev_y.get(), t, p, cs.offset, s);
+      train::subsample_backward(dev_dy.get(), dev_dx.get(), false, t, p, cs.offset, s);  // overwrites all of dx
+      train::subsample_backward(dev_dy.get(), dev_acc.get(), true, t, p, cs.offset, s);
+      EXPECT_EQ(bytes(dev_y), bytes(upload_as(want_y, t, s)));
+      EXPECT_EQ(bytes(dev_dx), bytes(upload_as(want_dx, t, s)));
+      EXPECT_EQ(bytes(dev_acc), bytes(upload_as(want_acc, t, s)));
+    }
+  }
+  // y = a + b on 16-byte vectors (n = 64) and single elements (n = 13), then a += b in place.
+  for (const train::DType t : {train::DType::kF32, train::DType::kF16, train::DType::kBf16})
+    for (const std::size_t n : {std::size_t{64}, std::size_t{13}}) {
+      std::vector<float> a(n), b(n), sum(n), twice(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        a[i] = static_cast<float>(static_cast<int>(i % 9) - 4);
+        b[i] = static_cast<float>(static_cast<int>(i % 5) * 3 - 6);
+        sum[i] = a[i] + b[i], twice[i] = sum[i] + b[i];
+      }
+      gpu::DeviceBuffer da = upload_as(a, t, s), db = upload_as(b, t, s),
+                        dy(n * static_cast<std::size_t>(gpu::dtype_bytes(t)));
+      train::add_forward(da.get(), db.get(), dy.get(), t, static_cast<long long>(n), s);
+      EXPECT_EQ(download_as(dy, t, n, s), sum) << "type " << static_cast<int>(t) << " n " << n;
+      train::add_forward(dy.get(), db.get(), dy.get(), t, static_cast<long long>(n), s);
+      EXPECT_EQ(download_as(dy, t, n, s), twice) << "type " << static_cast<int>(t) << " n " << n;
+    }
+}
+
+// What `dump` writes for a PyTorch peer: the starting weights as the net holds them, the batch,
+// the labels, and a model.json whose layer table places every parameter; sizes as the model says.
+TEST(TrainGpu, DumpWritesTheStartingStateForAPeer) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const train::Model m = train::build_model("tiny-nasnet");
+  train::NetConfig nc;
+  nc.precision = compute::Precision::kFp16;
+  nc.batch = 4;
+  nc.search = false;
+  train::Net net(m, nc, stream.get());
+  const train::DumpStart start = train::dump_start(net);
+  char tmpl[] = "/tmp/scalebench-dump-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::filesystem::path dir = std::filesystem::path(tmpl) / "fp16-b4";
+  train::write_dump(dir.string(), net, start, {2.5, 2.25});
+  EXPECT_EQ(std::filesystem::file_size(dir / "weights.f32"), static_cast<std::uintmax_t>(m.param_count) * 4);
+  EXPECT_EQ(std::filesystem::file_size(dir / "images.bin"), 4u * 3 * 16 * 16 * 2);  // fp16, NHWC
+  EXPECT_EQ(std::filesystem::file_size(dir / "labels.i32"), 4u * 4);
+  std::ifstream in(dir / "model.json");
+  const Json meta = Json::parse(in);
+  EXPECT_EQ(meta.at("model"), "tiny-nasnet");
+  EXPECT_EQ(meta.at("images").at("dtype"), "float16");
+  EXPECT_EQ(meta.at("losses"), (Json{2.5, 2.25}));
+  long long covered = 0;
+  for (const Json& l : meta.at("layers")) {
+    EXPECT_EQ(l.at("offset").get<long long>(), covered) << l.dump();
+    covered += l.at("params").get<long long>();
+  }
+  EXPECT_EQ(covered, m.param_count);
+  std::vector<float> w(static_cast<std::size_t>(m.param_count));
+  std::ifstream(dir / "weights.f32", std::ios::binary)
+      .read(reinterpret_cast<char*>(w.data()), static_cast<std::streamsize>(w.size() * 4));
+  EXPECT_EQ(w, start.weights);
+  std::filesystem::remove_all(tmpl);
+}
+
 // Windowed average pooling against a host reference (PyTorch's avg_pool2d divisors, with the
 // padding counted and not), in fp32 and fp16, on the one-channel and 16-byte paths, the gradient
 // also added into what is there.
@@ -84,7 +281,8 @@ TEST(TrainGpu, AvgPoolMatchesAHostReference) {
   const cudaStream_t s = stream.get();
   for (const train::PoolShape p :
        {train::PoolShape{2, 7, 6, 3, 7, 6, 3, 1, 1}, train::PoolShape{3, 9, 8, 16, 2, 2, 5, 3, 0},
-        train::PoolShape{2, 5, 5, 8, 3, 3, 3, 2, 1}}) {
+        train::PoolShape{2, 5, 5, 8, 3, 3, 3, 2, 1}, train::PoolShape{2, 5, 5, 12, 3, 3, 3, 2, 1},
+        train::PoolShape{1, 4, 4, 6, 4, 4, 3, 1, 1}}) {
     const std::size_t nx = static_cast<std::size_t>(p.n) * p.h * p.w * p.c;
     const std::size_t ny = static_cast<std::size_t>(p.n) * p.oh * p.ow * p.c;
     std::mt19937 rng(5);
@@ -142,7 +340,8 @@ TEST(TrainGpu, AvgPoolMatchesAHostReference) {
 
 // A concatenation's copies: an input into its slice of the output's channels and the slice of the
 // gradient back (written, then added), exact, in fp32, fp16 and bf16, on the 16-byte path (8 and
-// 16 channels at 16-aligned offsets) and the one-element one (3 channels).
+// 16 channels at 16-aligned offsets), the 8- and 4-byte ones in 16 bits (12, 4 and 8 channels; 6,
+// 2 and 10) and the one-element one (3 channels).
 TEST(TrainGpu, ConcatCopiesMatchAHostReference) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   gpu::Stream stream;
@@ -151,7 +350,8 @@ TEST(TrainGpu, ConcatCopiesMatchAHostReference) {
   std::uniform_int_distribution<int> small(-8, 8);
   const long long rows = 37;
   for (const train::DType t : {train::DType::kF32, train::DType::kF16, train::DType::kBf16}) {
-    for (const std::vector<int>& parts : {std::vector<int>{8, 16, 8}, std::vector<int>{3, 8, 5}}) {
+    for (const std::vector<int>& parts : {std::vector<int>{8, 16, 8}, std::vector<int>{3, 8, 5},
+                                          std::vector<int>{12, 4, 8}, std::vector<int>{6, 2, 10}}) {
       SCOPED_TRACE("dtype bytes " + std::to_string(gpu::dtype_bytes(t)) + ", first part " + std::to_string(parts[0]));
       int total = 0;
       for (int c : parts) total += c;
@@ -212,7 +412,8 @@ TEST(TrainGpu, MaxPoolMatchesAHostReference) {
   };
   for (const train::PoolShape p :
        {train::PoolShape{2, 7, 6, 3, 4, 3, 3, 2, 1}, train::PoolShape{1, 6, 4, 5, 3, 2, 2, 2, 0},
-        train::PoolShape{3, 9, 8, 16, 5, 4, 3, 2, 1}}) {
+        train::PoolShape{3, 9, 8, 16, 5, 4, 3, 2, 1}, train::PoolShape{2, 7, 7, 12, 4, 4, 3, 2, 1},
+        train::PoolShape{1, 5, 5, 6, 3, 3, 3, 2, 1}}) {
     const std::size_t nx = static_cast<std::size_t>(p.n) * p.h * p.w * p.c;
     const std::size_t ny = static_cast<std::size_t>(p.n) * p.oh * p.ow * p.c;
     std::mt19937 rng(7);
@@ -336,58 +537,64 @@ TEST(TrainGpu, HalfBatchNormMatchesFloat) {
   gpu::Stream stream;
   const cudaStream_t s = stream.get();
   const long long rows = 300;
-  const int c = 24;
-  const std::size_t n = static_cast<std::size_t>(rows) * c;
-  std::mt19937 rng(11);
-  std::uniform_int_distribution<int> eighths(-24, 24);
-  auto values = [&](std::size_t count) {
-    std::vector<float> v(count);
-    for (float& f : v) f = static_cast<float>(eighths(rng)) / 8.0f;
-    return v;
-  };
-  const std::vector<float> x = values(n), z = values(n), dy = values(n), dx0 = values(n);
-  std::vector<float> params(2 * static_cast<std::size_t>(c));
-  for (int i = 0; i < c; ++i)
-    params[static_cast<std::size_t>(i)] = 1.0f + 0.125f * static_cast<float>(i % 4),
-    params[static_cast<std::size_t>(c + i)] = 0.25f * static_cast<float>(i % 3);
-  struct Out {
-    std::vector<float> y, dx, dz, stats, dparams;
-  };
-  auto run = [&](train::DType t) {
-    const std::size_t eb = static_cast<std::size_t>(gpu::dtype_bytes(t));
-    auto upload = [&](const std::vector<float>& v) { return upload_as(v, t, s); };
-    auto download = [&](const gpu::DeviceBuffer& b) { return download_as(b, t, n, s); };
-    const gpu::DeviceBuffer dev_x = upload(x), dev_z = upload(z), dev_dy = upload(dy), dev_dx = upload(dx0);
-    gpu::DeviceBuffer dev_y(n * eb), dev_dz(n * eb), f32(static_cast<std::size_t>(c) * 4 * 8),
-        work(train::bn_work_bytes(c)), mask(train::bn_relu_mask_bytes(rows, c, t));
-    float* p = reinterpret_cast<float*>(f32.get());  // gamma, beta, mean, inv_std, running mean, var, dparams (2c)
-    CUDA_CHECK(cudaMemcpy(p, params.data(), params.size() * 4, cudaMemcpyHostToDevice));
-    train::fill_value(p + 4 * c, c, 0.0f, s);
-    train::fill_value(p + 5 * c, c, 1.0f, s);
-    train::bn_forward_train(dev_x.get(), dev_z.get(), dev_y.get(), t, rows, c, p, p + c, p + 2 * c, p + 3 * c,
-                            p + 4 * c, p + 5 * c, 0.1, 1e-5, true, reinterpret_cast<std::uint8_t*>(mask.get()),
-                            work.get(), s);
-    train::bn_backward(dev_x.get(), reinterpret_cast<const std::uint8_t*>(mask.get()), dev_dy.get(), dev_dx.get(),
-                       dev_dz.get(), true, false, t, rows, c, p, p + 2 * c, p + 3 * c, true, p + 6 * c, work.get(), s);
-    Out o{download(dev_y), download(dev_dx), download(dev_dz), std::vector<float>(4 * static_cast<std::size_t>(c)), {}};
-    o.dparams.resize(2 * static_cast<std::size_t>(c));
-    CUDA_CHECK(cudaMemcpy(o.stats.data(), p + 2 * c, o.stats.size() * 4, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(o.dparams.data(), p + 6 * c, o.dparams.size() * 4, cudaMemcpyDeviceToHost));
-    return o;
-  };
-  const Out f = run(train::DType::kF32), h = run(train::DType::kF16);
-  auto near = [](const std::vector<float>& a, const std::vector<float>& b, float tol, const char* what) {
-    ASSERT_EQ(a.size(), b.size());
-    for (std::size_t i = 0; i < a.size(); ++i)
-      ASSERT_NEAR(a[i], b[i], tol * std::max(1.0f, std::fabs(a[i]))) << what << " " << i;
-  };
-  near(f.y, h.y, 4e-3f, "y");
-  near(f.dz, h.dz, 0.0f, "dz");  // dy masked by the ReLU: exact
-  near(f.dx, h.dx, 4e-3f, "dx");
-  near(f.stats, h.stats, 1e-5f, "saved and running statistics");  // from the same (exact) inputs
-  near(f.dparams, h.dparams, 1e-3f, "dgamma, dbeta");
-  // Not all masked: the ReLU let some gradient through.
-  EXPECT_GT(std::count_if(f.dz.begin(), f.dz.end(), [](float v) { return v != 0.0f; }), static_cast<long>(n / 4));
+  // 24 channels: 16-byte vectors in fp16 and fp32; 12 and 6: 8- and 4-byte ones in fp16 (as
+  // NASNet's 44 and 22 channels take).
+  for (const int c : {24, 12, 6}) {
+    SCOPED_TRACE("channels " + std::to_string(c));
+    const std::size_t n = static_cast<std::size_t>(rows) * c;
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> eighths(-24, 24);
+    auto values = [&](std::size_t count) {
+      std::vector<float> v(count);
+      for (float& f : v) f = static_cast<float>(eighths(rng)) / 8.0f;
+      return v;
+    };
+    const std::vector<float> x = values(n), z = values(n), dy = values(n), dx0 = values(n);
+    std::vector<float> params(2 * static_cast<std::size_t>(c));
+    for (int i = 0; i < c; ++i)
+      params[static_cast<std::size_t>(i)] = 1.0f + 0.125f * static_cast<float>(i % 4),
+      params[static_cast<std::size_t>(c + i)] = 0.25f * static_cast<float>(i % 3);
+    struct Out {
+      std::vector<float> y, dx, dz, stats, dparams;
+    };
+    auto run = [&](train::DType t) {
+      const std::size_t eb = static_cast<std::size_t>(gpu::dtype_bytes(t));
+      auto upload = [&](const std::vector<float>& v) { return upload_as(v, t, s); };
+      auto download = [&](const gpu::DeviceBuffer& b) { return download_as(b, t, n, s); };
+      const gpu::DeviceBuffer dev_x = upload(x), dev_z = upload(z), dev_dy = upload(dy), dev_dx = upload(dx0);
+      gpu::DeviceBuffer dev_y(n * eb), dev_dz(n * eb), f32(static_cast<std::size_t>(c) * 4 * 8),
+          work(train::bn_work_bytes(c)), mask(train::bn_relu_mask_bytes(rows, c, t));
+      float* p = reinterpret_cast<float*>(f32.get());  // gamma, beta, mean, inv_std, running mean, var, dparams (2c)
+      CUDA_CHECK(cudaMemcpy(p, params.data(), params.size() * 4, cudaMemcpyHostToDevice));
+      train::fill_value(p + 4 * c, c, 0.0f, s);
+      train::fill_value(p + 5 * c, c, 1.0f, s);
+      train::bn_forward_train(dev_x.get(), dev_z.get(), dev_y.get(), t, rows, c, p, p + c, p + 2 * c, p + 3 * c,
+                              p + 4 * c, p + 5 * c, 0.1, 1e-5, true, reinterpret_cast<std::uint8_t*>(mask.get()),
+                              work.get(), s);
+      train::bn_backward(dev_x.get(), reinterpret_cast<const std::uint8_t*>(mask.get()), dev_dy.get(), dev_dx.get(),
+                         dev_dz.get(), true, false, t, rows, c, p, p + 2 * c, p + 3 * c, true, p + 6 * c, work.get(),
+                         s);
+      Out o{
+          download(dev_y), download(dev_dx), download(dev_dz), std::vector<float>(4 * static_cast<std::size_t>(c)), {}};
+      o.dparams.resize(2 * static_cast<std::size_t>(c));
+      CUDA_CHECK(cudaMemcpy(o.stats.data(), p + 2 * c, o.stats.size() * 4, cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(o.dparams.data(), p + 6 * c, o.dparams.size() * 4, cudaMemcpyDeviceToHost));
+      return o;
+    };
+    const Out f = run(train::DType::kF32), h = run(train::DType::kF16);
+    auto near = [](const std::vector<float>& a, const std::vector<float>& b, float tol, const char* what) {
+      ASSERT_EQ(a.size(), b.size());
+      for (std::size_t i = 0; i < a.size(); ++i)
+        ASSERT_NEAR(a[i], b[i], tol * std::max(1.0f, std::fabs(a[i]))) << what << " " << i;
+    };
+    near(f.y, h.y, 4e-3f, "y");
+    near(f.dz, h.dz, 0.0f, "dz");  // dy masked by the ReLU: exact
+    near(f.dx, h.dx, 4e-3f, "dx");
+    near(f.stats, h.stats, 1e-5f, "saved and running statistics");  // from the same (exact) inputs
+    near(f.dparams, h.dparams, 1e-3f, "dgamma, dbeta");
+    // Not all masked: the ReLU let some gradient through.
+    EXPECT_GT(std::count_if(f.dz.begin(), f.dz.end(), [](float v) { return v != 0.0f; }), static_cast<long>(n / 4));
+  }
 }
 
 // One rank's shard of the copy-engine all-reduce: the sum of every rank's copy, added in fp32 and
