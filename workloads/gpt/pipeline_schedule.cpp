@@ -121,7 +121,7 @@ std::vector<PipeEvent> simulate(const std::vector<std::vector<PipeAction>>& stag
       const auto ss = static_cast<std::size_t>(s);
       while (const PipeAction* a = current(s)) {
         if (a->op != PipeOp::kComm) {
-          out.push_back(PipeEvent{a->op, s, pc[ss], {}});
+          out.push_back(PipeEvent{a->op, s, pc[ss], {}, 0});
           ++pc[ss];
           progress = true;
           continue;
@@ -140,7 +140,7 @@ std::vector<PipeEvent> simulate(const std::vector<std::vector<PipeAction>>& stag
                         std::to_string(t.peer) + " waits to " + describe(r) + ": NCCL would pair them wrongly");
           done[ss][i] = true;
           done[static_cast<std::size_t>(t.peer)][static_cast<std::size_t>(j)] = true;
-          out.push_back(PipeEvent{PipeOp::kComm, s, pc[ss], t});
+          out.push_back(PipeEvent{PipeOp::kComm, s, pc[ss], t, pc[static_cast<std::size_t>(t.peer)]});
           progress = true;
         }
         if (std::all_of(done[ss].begin(), done[ss].end(), [](bool x) { return x; })) {
@@ -165,6 +165,63 @@ std::vector<PipeEvent> simulate(const std::vector<std::vector<PipeAction>>& stag
       throw Error("pipeline: deadlock: " + stuck);
     }
   }
+}
+
+std::vector<double> modelled_bubble(const std::vector<std::vector<PipeAction>>& stages,
+                                    const std::vector<double>& forward_ms, const std::vector<double>& backward_ms) {
+  const std::size_t p = stages.size();
+  if (forward_ms.size() != p || backward_ms.size() != p)
+    throw Error("pipeline: a forward and a backward time for each of the " + std::to_string(p) + " stages");
+  // A group ends once each of its transfers has met its peer's group: its partners, from the
+  // simulation's pairing. Both ends of a transfer start when both groups are posted.
+  std::vector<std::vector<std::vector<std::pair<std::size_t, std::size_t>>>> partners(p);
+  for (std::size_t s = 0; s < p; ++s) partners[s].resize(stages[s].size());
+  for (const PipeEvent& e : simulate(stages)) {
+    if (e.op != PipeOp::kComm) continue;
+    const auto s = static_cast<std::size_t>(e.stage), q = static_cast<std::size_t>(e.transfer.peer);
+    partners[s][e.action].emplace_back(q, e.peer_action);
+    partners[q][e.peer_action].emplace_back(s, e.action);
+  }
+  // end[s][a]: when stage s finishes action a. Filled in the simulation's order, in which every
+  // partner group has been posted (its previous action ended) before a transfer matches.
+  std::vector<std::vector<double>> end(p);
+  std::vector<double> idle(p, 0.0);
+  for (std::size_t s = 0; s < p; ++s) end[s].assign(stages[s].size(), -1.0);
+  auto posted = [&](std::size_t s, std::size_t a) { return a == 0 ? 0.0 : end[s][a - 1]; };
+  std::vector<std::size_t> next(p, 0);
+  // Ends every action of every stage whose inputs are known, until none is left.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::size_t s = 0; s < p; ++s)
+      while (next[s] < stages[s].size()) {
+        const std::size_t a = next[s];
+        const PipeAction& x = stages[s][a];
+        if (a > 0 && end[s][a - 1] < 0) break;
+        if (x.op != PipeOp::kComm) {
+          end[s][a] = posted(s, a) + (x.op == PipeOp::kForward ? forward_ms[s] : backward_ms[s]);
+        } else {
+          double t = posted(s, a);
+          bool known = true;
+          for (const auto& [q, b] : partners[s][a]) {
+            if (b > 0 && end[q][b - 1] < 0) known = false;
+            if (known) t = std::max(t, posted(q, b));
+          }
+          if (!known) break;
+          end[s][a] = t;
+          idle[s] += t - posted(s, a);
+        }
+        ++next[s];
+        progress = true;
+      }
+  }
+  double finish = 0;
+  for (std::size_t s = 0; s < p; ++s) finish = std::max(finish, stages[s].empty() ? 0.0 : end[s].back());
+  std::vector<double> out(p, 0.0);
+  for (std::size_t s = 0; s < p; ++s) {
+    const double own = stages[s].empty() ? 0.0 : end[s].back();
+    out[s] = finish > 0 ? (idle[s] + finish - own) / finish : 0.0;
+  }
+  return out;
 }
 
 }  // namespace scalebench::gpt

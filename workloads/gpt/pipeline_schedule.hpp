@@ -60,8 +60,9 @@ double bubble_theory(int pp, int micro_batches);
 struct PipeEvent {
   PipeOp op = PipeOp::kForward;  // kComm: a matched transfer
   int stage = 0;
-  std::size_t action = 0;  // kForward, kBackward: the index in the stage's list
-  PipeTransfer transfer;   // kComm: the send (peer: the receiving stage)
+  std::size_t action = 0;       // kForward, kBackward: the index in the stage's list
+  PipeTransfer transfer;        // kComm: the send (peer: the receiving stage)
+  std::size_t peer_action = 0;  // kComm: the receiver's group, its index in the peer's list
 };
 // Runs the stages' lists as NCCL would: a stage's forward or backward runs when the stage reaches
 // it; a transfer group is posted when the stage reaches it, a send and a receive match when both
@@ -70,5 +71,13 @@ struct PipeEvent {
 // when no stage can go on (a deadlock), or a send without its receive. Returns what happened, in
 // order: a serial execution of the pipeline on one device.
 std::vector<PipeEvent> simulate(const std::vector<std::vector<PipeAction>>& stages);
+
+// The bubble as the workload measures it (StepCore::pipe_idle_ms), on a model of the pipeline:
+// stage s's forward takes forward_ms[s], its backward backward_ms[s], transfers take no time; every
+// stage starts at 0 and ends at the sum over the stages after the last one's last action. Per
+// stage: the time inside its transfer groups (waiting for a neighbour) and at that sum, over the
+// time to it. With equal stages each is (pp - 1) / (m + pp - 1), bubble_theory.
+std::vector<double> modelled_bubble(const std::vector<std::vector<PipeAction>>& stages,
+                                    const std::vector<double>& forward_ms, const std::vector<double>& backward_ms);
 
 }  // namespace scalebench::gpt

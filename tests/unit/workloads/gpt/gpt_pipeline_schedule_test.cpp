@@ -178,3 +178,23 @@ TEST(GptPipelineSchedule, BubbleTheory) {
   EXPECT_EQ(pipeline_slots(4, 0, 2), 2);
   EXPECT_EQ(pipeline_slots(4, 3, 8), 1);
 }
+
+// The bubble as the workload measures it (each stage's time in its transfers and at the closing
+// sum, over the time to that sum) is the schedule's theory on a pipeline of equal stages, on every
+// stage, with the backward twice the forward as well; heavier stages show more of it elsewhere.
+TEST(GptPipelineSchedule, MeasuredBubbleOfEqualStagesIsTheTheory) {
+  for (int pp = 1; pp <= 6; ++pp)
+    for (int m = 1; m <= 10; ++m)
+      for (double backward : {1.0, 2.0}) {
+        const std::vector<double> f(static_cast<std::size_t>(pp), 1.0), b(static_cast<std::size_t>(pp), backward);
+        const std::vector<double> bubble = modelled_bubble(all_stages(pp, m), f, b);
+        for (int s = 0; s < pp; ++s)
+          EXPECT_NEAR(bubble[static_cast<std::size_t>(s)], bubble_theory(pp, m), 1e-12)
+              << "pp " << pp << " m " << m << " backward " << backward << " stage " << s;
+      }
+  // A last stage twice as slow (the head): the others wait for it, it waits less.
+  const std::vector<double> bubble = modelled_bubble(all_stages(2, 8), {1.0, 2.0}, {2.0, 4.0});
+  EXPECT_GT(bubble[0], bubble_theory(2, 8));
+  EXPECT_LT(bubble[1], bubble[0]);
+  EXPECT_THROW(modelled_bubble(all_stages(2, 8), {1.0}, {1.0, 1.0}), Error);
+}
