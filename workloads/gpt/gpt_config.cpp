@@ -236,15 +236,14 @@ void check_sequence_parallel(const Config& c) {
   sequence_rows(static_cast<long long>(c.micro_batch) * c.seq, c.tp, 0);
 }
 
-// What the pipeline is built with: GPT-2, bf16, dp and recompute. Everything else is refused by
-// name rather than run as a different model.
+// What the pipeline is built with: GPT-2, bf16, dp, tp (with or without sequence parallelism) and
+// recompute. Everything else is refused by name rather than run as a different model.
 void check_pipeline(const Config& c, const ModelShape& m) {
   if (c.pp == 1) return;
   stage_blocks(m.layers, c.pp, 0);  // at least one block a stage
   const std::string pp = "pp: " + std::to_string(c.pp) + " ";
   if (m.family != Family::kGpt2)
     throw Error(pp + "pipeline stages are built for GPT-2 only; " + m.name + " runs with pp 1");
-  if (c.tp > 1) throw Error(pp + "with tp " + std::to_string(c.tp) + " is not built; pp runs with tp 1");
   if (c.zero != 0) throw Error(pp + "with zero 1 is not built; pp runs with zero 0");
   if (c.fp8()) throw Error(pp + "with precision fp8 is not built; pp runs in bf16");
   if (c.cuda_graph) throw Error(pp + "with cuda_graph is not built; the stages' steps are not captured");

@@ -157,13 +157,13 @@ struct Config {
   // From the params (model, layers, seq, micro_batch, grad_accum, precision, fp8_history, fp8_margin, recompute,
   // cuda_graph, dp, tp, pp, zero, sequence_parallel, overlap, bucket_mb, steps, lr, weight_decay, clip, attention,
   // check, seed, data, train_steps, eval_every, eval_batches, lr_warmup); throws Error naming the field. pp > 1 is
-  // built for GPT-2 in bf16 with dp and recompute: with Llama, tp > 1, zero 1, fp8, cuda_graph or data it is an
-  // Error naming pp and the other field.
+  // built for GPT-2 in bf16 with dp, tp and recompute: with Llama, zero 1, fp8, cuda_graph or data it is an Error
+  // naming pp and the other field.
   static Config from_params(const Json& params);
   // dp and tp for a run of `ranks` ranks, `ranks_per_node` on each node: 0s filled in (tp 0: one
   // node's ranks; dp 0: ranks / (tp x pp)); throws Error naming `dp` when dp x tp x pp is not the
   // ranks, or `tp` when it does not divide the ranks or the model's heads, or `sequence_parallel`
-  // when tp resolves to 1 or does not divide micro_batch x seq, or `pp` when tp resolves above 1.
+  // when tp resolves to 1 or does not divide micro_batch x seq, or `pp` when tp x pp does not divide the ranks.
   Config resolved(int ranks, int ranks_per_node) const;
   Json to_json() const;
 };

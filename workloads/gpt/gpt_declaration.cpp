@@ -103,8 +103,8 @@ WorkloadDef gpt_declaration() {
        "pipeline stages (GPT-2, bf16): whole blocks a stage, the embedding on the first and the head on the last "
        "(the tied embedding's gradient summed between them), the 1F1B schedule over the step's grad_accum "
        "micro-batches, activations and their gradients by NCCL send/recv; dp x tp x pp = the ranks, stages "
-       "outermost; records the measured bubble and the schedule's (pp-1)/(grad_accum+pp-1); with tp > 1, zero 1, "
-       "fp8, cuda_graph, data or Llama an error"},
+       "outermost, tp inside a stage; records the measured bubble and the schedule's (pp-1)/(grad_accum+pp-1); "
+       "with zero 1, fp8, cuda_graph, data or Llama an error"},
       {"zero",
        ParamType::kInt,
        0,

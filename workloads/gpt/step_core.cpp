@@ -53,8 +53,7 @@ StepCore::StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, A
   norm_parts = norm_ranges(m, t, par.at.tp, buckets, pieces);
   if (par.at.pp > 1) {
     // What the pipeline is built with (gpt_config.cpp's check_pipeline says it to a user).
-    if (m.family != Family::kGpt2 || par.at.tp > 1 || par.zero != 0)
-      throw Error("pp: a pipeline stage is built for GPT-2 with tp 1 and zero 0");
+    if (m.family != Family::kGpt2 || par.zero != 0) throw Error("pp: a pipeline stage is built for GPT-2 with zero 0");
     for (std::size_t i = 0; i < tensors.size(); ++i)
       if (tensors[i].kind == TensorKind::kEmbedding) tied_index = static_cast<long long>(i);
   }

@@ -335,13 +335,15 @@ TEST(GptConfig, PipelineStagesAndWhatTheyAreBuiltWith) {
                        "GPT-2 only",
                        0),
             0u);
-  EXPECT_EQ(err(Json{{"pp", 2}, {"tp", 2}}).rfind("pp: 2 with tp 2 is not built", 0), 0u);
+  const Config both = Config::from_params(Json{{"pp", 2}, {"tp", 2}, {"sequence_parallel", true}}).resolved(8, 4);
+  EXPECT_EQ(both.dp, 2);
+  EXPECT_EQ(both.tp * both.pp, 4);
   EXPECT_EQ(err(Json{{"pp", 2}, {"zero", 1}}).rfind("pp: 2 with zero 1 is not built", 0), 0u);
   EXPECT_EQ(err(Json{{"pp", 2}, {"precision", "fp8"}}).rfind("pp: 2 with precision fp8 is not built", 0), 0u);
   EXPECT_EQ(err(Json{{"pp", 2}, {"cuda_graph", true}}).rfind("pp: 2 with cuda_graph is not built", 0), 0u);
   EXPECT_EQ(err(Json{{"pp", 2}, {"data", "fortunes"}}).rfind("pp: 2 with data (fortunes) is not built", 0), 0u);
-  // tp 0 resolves to the node's ranks: refused once known.
-  EXPECT_EQ(err_at(Json{{"pp", 2}, {"tp", 0}}, 4).rfind("pp: 2 with tp 4 is not built", 0), 0u);
+  // tp 0 resolves to the node's ranks: 4 x pp 2 does not divide 4 ranks.
+  EXPECT_EQ(err_at(Json{{"pp", 2}, {"tp", 0}}, 4).rfind("pp: tp x pp = 8 does not divide the run's 4 ranks", 0), 0u);
   EXPECT_EQ(err_at(Json{{"pp", 2}}, 3).rfind("pp: tp x pp = 2 does not divide the run's 3 ranks", 0), 0u);
   EXPECT_EQ(
       err_at(Json{{"pp", 2}, {"dp", 2}}, 2).rfind("dp: dp x tp x pp = 2 x 1 x 2 = 4 must equal the run's ranks (2)", 0),

@@ -25,6 +25,7 @@
 
 #include "common/error.hpp"
 #include "tests/unit/gpu_available.hpp"
+#include "tests/unit/workloads/gpt/one_gpu_collectives.hpp"
 #include "workloads/gpt/gpt_model.hpp"
 #include "workloads/gpt/gpt_parallel.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
@@ -34,6 +35,9 @@ using namespace scalebench::gpt;
 
 namespace {
 using scalebench::test_support::have_gpu;
+using scalebench::test_support::Hub;
+using scalebench::test_support::OneGpuTpReduce;
+using scalebench::test_support::shard_of;
 
 // Where the stages' transfers meet. A send is posted to its channel (from, to) and waits until the
 // receiver has copied it; a receive takes the channel's oldest send, as NCCL pairs them in order,
@@ -137,9 +141,12 @@ double relative_error(const std::vector<float>& got, long long at, const std::ve
   return std::sqrt(diff / std::max(norm, 1e-30));
 }
 
-// The unsplit model and its k stages each take one step of m micro-batches from the same seed;
-// the gradients after the step (the tied embedding's summed), the norm and the new weights agree.
-void expect_pp_matches(int layers, int k, int m, Attention attention, bool recompute = false) {
+// The unsplit model and its k stages (each of `tp` tensor-parallel ranks, with or without sequence
+// parallelism) each take one step of m micro-batches from the same seed; the gradients after the
+// step (the tied embedding's summed; with tp each rank's shard of them), the norm and, with tp 1,
+// the new weights agree.
+void expect_pp_matches(int layers, int k, int m, Attention attention, bool recompute = false, int tp = 1,
+                       bool sequence_parallel = false) {
   const ModelShape shape = model_shape("gpt2-tiny", layers);
   const int B = 2, T = 64;
   const unsigned long long seed = 29;
@@ -150,21 +157,29 @@ void expect_pp_matches(int layers, int k, int m, Attention attention, bool recom
   const float loss = whole.loss(), norm = whole.grad_norm();
   const std::vector<float> g = whole.grads(), w = whole.params();
   const std::vector<Tensor> whole_layout = whole.layout();
-  std::map<std::string, Tensor> by_name;
-  for (const Tensor& t : whole_layout) by_name[t.name] = t;
+  std::map<std::string, std::size_t> by_name;
+  for (std::size_t i = 0; i < whole_layout.size(); ++i) by_name[whole_layout[i].name] = i;
 
-  PipeHub hub(k);
-  std::vector<StageResult> out(static_cast<std::size_t>(k));
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(k));
+  // A tp group per stage, a pipeline per tp rank.
+  std::vector<std::unique_ptr<Hub>> tp_hubs;
+  std::vector<std::unique_ptr<PipeHub>> pipe_hubs;
+  for (int i = 0; i < k; ++i) tp_hubs.push_back(std::make_unique<Hub>(tp));
+  for (int i = 0; i < tp; ++i) pipe_hubs.push_back(std::make_unique<PipeHub>(k));
+  const int ranks = k * tp;
+  std::vector<StageResult> out(static_cast<std::size_t>(ranks));
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(ranks));
   std::vector<std::thread> threads;
-  for (int r = 0; r < k; ++r)
+  for (int r = 0; r < ranks; ++r)
     threads.emplace_back([&, r] {
       try {
         CUDA_CHECK(cudaSetDevice(0));
         gpu::Stream rs;
-        OneGpuPipeLink link(hub, r);
         Parallel par;
-        par.at = Placement::of(r, 1, 1, k);
+        par.at = Placement::of(r, 1, tp, k);
+        OneGpuTpReduce reduce(*tp_hubs[static_cast<std::size_t>(par.at.pp_rank)], par.at.tp_rank);
+        OneGpuPipeLink link(*pipe_hubs[static_cast<std::size_t>(par.at.tp_rank)], par.at.pp_rank);
+        if (tp > 1) par.tp_reduce = &reduce;
+        par.sequence_parallel = sequence_parallel;
         par.pipe = &link;
         GptModel stage(shape, B, T, seed, rs.get(), attention, par, recompute);
         stage.step(m, h);
@@ -184,34 +199,44 @@ void expect_pp_matches(int layers, int k, int m, Attention attention, bool recom
     if (e) std::rethrow_exception(e);
 
   const std::string what = "gpt2-tiny " + std::to_string(layers) + " layers pp " + std::to_string(k) + " m " +
-                           std::to_string(m) + (recompute ? " recompute" : "");
+                           std::to_string(m) + " tp " + std::to_string(tp) + (sequence_parallel ? " sp" : "") +
+                           (recompute ? " recompute" : "");
   std::map<std::string, int> seen;
   double weight_diff = 0, weight_norm = 0;
-  for (int r = 0; r < k; ++r) {
+  for (int r = 0; r < ranks; ++r) {
     const StageResult& x = out[static_cast<std::size_t>(r)];
-    EXPECT_EQ(x.head, r == k - 1) << what;
+    const Placement at = Placement::of(r, 1, tp, k);
+    EXPECT_EQ(x.head, at.pp_rank == k - 1) << what;
     if (x.head) {
       EXPECT_NEAR(x.loss, loss, 2e-3 * std::abs(loss)) << what;
     }
     // Every stage clips with the whole model's norm.
-    EXPECT_NEAR(x.grad_norm, norm, 2e-2 * norm) << what << " stage " << r;
+    EXPECT_NEAR(x.grad_norm, norm, 2e-2 * norm) << what << " rank " << r;
+    const std::vector<TensorShard> plan = tp_plan(shape, T, tp, at.tp_rank);
     for (const Tensor& t : x.layout) {
-      const Tensor& u = by_name.at(whole_tensor_name(t.name));
-      ++seen[u.name];
-      ASSERT_EQ(t.numel(), u.numel()) << what << " " << t.name;
-      EXPECT_LT(relative_error(x.grads, t.offset, g, u.offset, t.numel()), 5e-2)
-          << what << " stage " << r << " gradient of " << t.name;
-      for (long long j = 0; j < t.numel(); ++j) {
-        const double d = x.params[static_cast<std::size_t>(t.offset + j)] - w[static_cast<std::size_t>(u.offset + j)];
+      const std::size_t j = by_name.at(whole_tensor_name(t.name));
+      const Tensor& u = whole_layout[j];
+      if (at.tp_rank == 0) ++seen[u.name];
+      // This rank's shard of the unsplit model's gradient (all of it with tp 1).
+      const std::vector<float> full(g.begin() + u.offset, g.begin() + u.offset + u.numel());
+      const std::vector<float> want = tp > 1 ? shard_of(full, u, plan[j]) : full;
+      ASSERT_EQ(t.numel(), static_cast<long long>(want.size())) << what << " " << t.name;
+      EXPECT_LT(relative_error(x.grads, t.offset, want, 0, t.numel()), 5e-2)
+          << what << " rank " << r << " gradient of " << t.name;
+      if (tp > 1) continue;
+      for (long long i = 0; i < t.numel(); ++i) {
+        const double d = x.params[static_cast<std::size_t>(t.offset + i)] - w[static_cast<std::size_t>(u.offset + i)];
         weight_diff += d * d;
         weight_norm +=
-            static_cast<double>(w[static_cast<std::size_t>(u.offset + j)]) * w[static_cast<std::size_t>(u.offset + j)];
+            static_cast<double>(w[static_cast<std::size_t>(u.offset + i)]) * w[static_cast<std::size_t>(u.offset + i)];
       }
     }
   }
   // The weights after AdamW, over the whole model: its first steps amplify the last bits of
   // near-zero gradients (as GptGpuTp.ZeroLayoutOnOneRankMatchesPlainAdamW compares them).
-  EXPECT_LT(std::sqrt(weight_diff / weight_norm), 1e-2) << what;
+  if (tp == 1) {
+    EXPECT_LT(std::sqrt(weight_diff / weight_norm), 1e-2) << what;
+  }
   // Every tensor on one stage; the tied embedding on the first and (its copy) the last.
   for (const Tensor& t : whole_layout) EXPECT_EQ(seen[t.name], t.name == "wte" && k > 1 ? 2 : 1) << what << t.name;
 }
@@ -229,6 +254,16 @@ TEST(GptGpuPp, StagesMatchTheUnsplitModel) {
   expect_pp_matches(4, 4, 6, Attention::kCudnn);
   // Uneven stages: 2, 1 and 1 blocks.
   expect_pp_matches(4, 3, 5, Attention::kCudnn);
+}
+
+// Tensor parallelism inside each stage (Megatron's layout: tp inside a node, stages across): tp 2
+// x pp 2 of gpt2-tiny, with and without sequence parallelism (each tp rank then sends its rows of
+// the residual stream to its peer of the next stage).
+TEST(GptGpuPp, TensorParallelStagesMatchTheUnsplitModel) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  expect_pp_matches(2, 2, 4, Attention::kCudnn, false, 2);
+  expect_pp_matches(2, 2, 4, Attention::kCudnn, false, 2, true);
+  expect_pp_matches(4, 2, 3, Attention::kNaive, true, 2);
 }
 
 // With recompute a stage keeps only each block's input per slot and recomputes every block it
