@@ -167,7 +167,7 @@ WorkloadDef gpt_declaration() {
   d.needs_gpus = true;
   d.check = &check_gpt;
   d.measurement_params = {"warmup", "steps", "check", "eval_every", "eval_batches"};
-  d.table_columns = {"model", "micro_batch", "seq", "grad_accum", "dp", "tp", "zero"};
+  d.table_columns = {"model", "micro_batch", "seq", "grad_accum", "dp", "tp", "pp", "zero"};
   return d;
 }
 
