@@ -15,7 +15,7 @@ struct StepTiming {
   double exposed_communication_ms = 0;   // of that step: dp communication not hidden by the backward pass
   double loss_first = 0, loss_last = 0;  // the first step's loss, the last one's
   std::size_t peak_bytes = 0;            // device memory in use at the end
-  // pp > 1 (the split into forward and backward is then not measured, those stay 0): this stage's
+  // pp > 1 (the split into forward, backward and optimizer is then not measured, those stay 0): this stage's
   // wait for the other stages in one more step, and that step's time (GptModel::pipeline_bubble).
   GptModel::PipelineBubble bubble;
 };

@@ -261,8 +261,7 @@ int run_gpt_workload(const RunRequest& run) {
           "per stage, in one extra step: CUDA-event time inside the send/recv groups, the tied embedding's exchange "
           "and the gradient norm's sum over the stages (waiting for a neighbour, transfers included), over the time "
           "from the stage's first action to the end of that sum; mean over the stages";
-      o.details.erase("forward_ms");
-      o.details.erase("backward_ms");
+      for (const char* split : {"forward_ms", "backward_ms", "optimizer_ms"}) o.details.erase(split);
     }
     o.checked = 1;
     if (trained) {
