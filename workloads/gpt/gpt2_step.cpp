@@ -35,9 +35,40 @@ class Gpt2Step final : public StepCore {
        *dv = nullptr, *dyh = nullptr, *dprobs = nullptr;
 
   // Index of block l's tensor `j` (0 ln1.w, 1 ln1.b, 2 qkv.w, 3 qkv.b, 4 proj.w, 5 proj.b, 6 ln2.w,
-  // 7 ln2.b, 8 up.w, 9 up.b, 10 down.w, 11 down.b); 0 wte, 1 wpe, then blocks, then ln_f w, b.
-  std::size_t blk(int l, int j) const { return 2 + static_cast<std::size_t>(l) * 12 + static_cast<std::size_t>(j); }
-  std::size_t lnf_w() const { return 2 + static_cast<std::size_t>(m.layers) * 12; }
+  // 7 ln2.b, 8 up.w, 9 up.b, 10 down.w, 11 down.b); 0 wte, 1 wpe, then blocks, then ln_f w, b. A
+  // pipeline stage holds the embeddings only if first, its blocks, ln_f only if last, and then
+  // the head: wte itself, or its copy after ln_f (stage_layout).
+  std::size_t block_base() const { return stage.embedding ? 2 : 0; }
+  std::size_t blk(int l, int j) const {
+    return block_base() + static_cast<std::size_t>(l - stage.first) * 12 + static_cast<std::size_t>(j);
+  }
+  std::size_t lnf_w() const { return block_base() + static_cast<std::size_t>(stage.blocks()) * 12; }
+  std::size_t head_w() const { return stage.embedding ? 0 : lnf_w() + 2; }
+
+  // The activations of each slot (pipeline_slots), swapped into the vectors above by use_slot.
+  std::vector<std::vector<bf16*>*> bf_acts() {
+    return {&res, &r2, &ln1, &ln2, &qkv, &q, &k, &v, &probs, &atty, &fch, &fchg};
+  }
+  std::vector<std::vector<float*>*> f32_acts() { return {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd, &attn_stats}; }
+  struct Slot {
+    std::vector<std::vector<bf16*>> bf;
+    std::vector<std::vector<float*>> f32;
+  };
+  std::vector<Slot> slot_acts;
+  void use_slot(int micro) {
+    if (slot_acts.size() < 2) return;
+    const Slot& x = slot_acts[static_cast<std::size_t>(micro) % slot_acts.size()];
+    const auto b = bf_acts();
+    const auto f = f32_acts();
+    for (std::size_t i = 0; i < b.size(); ++i) *b[i] = x.bf[i];
+    for (std::size_t i = 0; i < f.size(); ++i) *f[i] = x.f32[i];
+  }
+
+  bf16* pipe_buffer(Carries what, bool send, int micro) override {
+    if (what == Carries::kGradient) return dres;  // received before the backward, sent after it
+    const Slot& x = slot_acts[static_cast<std::size_t>(micro) % slot_acts.size()];
+    return x.bf[0][static_cast<std::size_t>(send ? stage.last : stage.first)];  // res
+  }
 
  protected:
   std::vector<Fp8Shape> fp8_sites() const override {
@@ -50,44 +81,60 @@ class Gpt2Step final : public StepCore {
     auto bf = [&](long long n) { return a.bf(n); };
     auto f32 = [&](long long n) { return a.f32(n); };
     const long long C = m.width, L = m.layers, NH = heads_l, Cl = attn_width(), H = mlp_l;
-    res.assign(L + 1, nullptr);
-    for (auto* vec : {&r2, &ln1, &ln2, &qkv, &q, &k, &v, &probs, &atty, &fch, &fchg}) vec->assign(L, nullptr);
-    for (auto* vec : {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd, &attn_stats}) vec->assign(L, nullptr);
     // The naive path keeps per-head copies of Q, K, V and the [T, T] probabilities; the fused one
     // reads Q, K, V inside the QKV projection and keeps one fp32 statistic per query row.
     const bool naive = attention == Attention::kNaive;
-    // The residual stream and the norms: this rank's rows only with sequence parallelism.
+    // The residual stream and the norms: this rank's rows only with sequence parallelism. A
+    // pipeline stage holds its blocks' activations (the vectors stay indexed by the model's
+    // layer), once per slot; with recompute only the residual stream is per slot.
     const long long R = rows_l;
-    res[0] = bf(R * C);
-    for (long long l = 0; l < L; ++l) {
-      res[l + 1] = bf(R * C);
-      if (recompute && l > 0) continue;  // one block's buffers, shared by all (below)
-      ln1[l] = bf(R * C);
-      ln1_mean[l] = f32(R);
-      ln1_rstd[l] = f32(R);
-      qkv[l] = bf(BT * 3 * Cl);
-      if (naive) {
-        q[l] = bf(BT * Cl);
-        k[l] = bf(BT * Cl);
-        v[l] = bf(BT * Cl);
-        probs[l] = bf(B * NH * static_cast<long long>(T) * T);
-      } else {
-        attn_stats[l] = f32(B * NH * static_cast<long long>(T));
+    const long long F = stage.first, E = stage.last;
+    slot_acts.assign(static_cast<std::size_t>(slots), Slot{});
+    for (int slot = 0; slot < slots; ++slot) {
+      res.assign(L + 1, nullptr);
+      for (auto* vec : {&r2, &ln1, &ln2, &qkv, &q, &k, &v, &probs, &atty, &fch, &fchg}) vec->assign(L, nullptr);
+      for (auto* vec : {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd, &attn_stats}) vec->assign(L, nullptr);
+      res[F] = bf(R * C);
+      for (long long l = F; l < E; ++l) {
+        res[l + 1] = bf(R * C);
+        if (recompute && (l > F || slot > 0)) continue;  // one block's buffers, shared by all (below)
+        ln1[l] = bf(R * C);
+        ln1_mean[l] = f32(R);
+        ln1_rstd[l] = f32(R);
+        qkv[l] = bf(BT * 3 * Cl);
+        if (naive) {
+          q[l] = bf(BT * Cl);
+          k[l] = bf(BT * Cl);
+          v[l] = bf(BT * Cl);
+          probs[l] = bf(B * NH * static_cast<long long>(T) * T);
+        } else {
+          attn_stats[l] = f32(B * NH * static_cast<long long>(T));
+        }
+        atty[l] = bf(BT * Cl);
+        r2[l] = bf(R * C);
+        ln2[l] = bf(R * C);
+        ln2_mean[l] = f32(R);
+        ln2_rstd[l] = f32(R);
+        fch[l] = bf(BT * H);
+        fchg[l] = bf(BT * H);
       }
-      atty[l] = bf(BT * Cl);
-      r2[l] = bf(R * C);
-      ln2[l] = bf(R * C);
-      ln2_mean[l] = f32(R);
-      ln2_rstd[l] = f32(R);
-      fch[l] = bf(BT * H);
-      fchg[l] = bf(BT * H);
+      if (recompute) {
+        const auto b = bf_acts();
+        const auto f = f32_acts();
+        for (std::size_t i = 1; i < b.size(); ++i) {  // all but res
+          if (slot > 0) (*b[i])[F] = slot_acts[0].bf[i][F];
+          std::fill(b[i]->begin() + F, b[i]->begin() + E, (*b[i])[F]);
+        }
+        for (std::size_t i = 0; i < f.size(); ++i) {
+          if (slot > 0) (*f[i])[F] = slot_acts[0].f32[i][F];
+          std::fill(f[i]->begin() + F, f[i]->begin() + E, (*f[i])[F]);
+        }
+      }
+      Slot& kept = slot_acts[static_cast<std::size_t>(slot)];
+      for (auto* vec : bf_acts()) kept.bf.push_back(*vec);
+      for (auto* vec : f32_acts()) kept.f32.push_back(*vec);
     }
-    if (recompute) {
-      for (auto* vec : {&r2, &ln1, &ln2, &qkv, &q, &k, &v, &probs, &atty, &fch, &fchg})
-        std::fill(vec->begin(), vec->end(), vec->front());
-      for (auto* vec : {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd, &attn_stats})
-        std::fill(vec->begin(), vec->end(), vec->front());
-    }
+    use_slot(0);
     lnf = bf(R * C);
     lnf_mean = f32(R);
     lnf_rstd = f32(R);
@@ -183,14 +230,18 @@ class Gpt2Step final : public StepCore {
 
   void forward(int micro, int count) override {
     micro_count = count;
+    use_slot(micro);
     const int C = m.width, rows = static_cast<int>(rows_l);
-    embedding_forward(res[0], tokens, p(0), p(1), rows_l, first_row, T, C, s);
-    mark("fwd.embedding");
-    for (int l = 0; l < m.layers; ++l) block_forward(l, false);
+    if (stage.embedding) {
+      embedding_forward(res[0], tokens, p(0), p(1), rows_l, first_row, T, C, s);
+      mark("fwd.embedding");
+    }
+    for (int l = stage.first; l < stage.last; ++l) block_forward(l, false);
+    if (!stage.head) return;
     const int L = m.layers;
     layernorm_forward(lnf, lnf_mean, lnf_rstd, res[L], p(lnf_w()), p(lnf_w() + 1), rows, C, s);
     mark("fwd.layernorm");
-    head_forward(lnf, p(0));
+    head_forward(lnf, p(head_w()));
     mark("fwd.gemm_head");
     loss_forward(micro, count);
     mark("fwd.cross_entropy");
@@ -256,15 +307,19 @@ class Gpt2Step final : public StepCore {
     const int Cl = attn_width(), H = mlp_l;
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
     const int L = m.layers;
-    // logits now hold d loss / d logits.
-    head_backward(dtmp, g(0), lnf, p(0), acc);
-    mark("bwd.gemm_head");
-    CUDA_CHECK(cudaMemsetAsync(dres, 0, sizeof(bf16) * rows_l * C, s));
-    layernorm_backward(dtmp, res[L], lnf_mean, lnf_rstd, lnf_w(), acc);
-    mark("bwd.layernorm");
-    for (int l = L - 1; l >= 0; --l) {
-      // The last block's activations are still in the shared buffers from the forward pass.
-      if (recompute && l < L - 1) block_forward(l, true);
+    use_slot(micro);
+    if (stage.head) {
+      // logits now hold d loss / d logits.
+      head_backward(dtmp, g(head_w()), lnf, p(head_w()), acc);
+      mark("bwd.gemm_head");
+      CUDA_CHECK(cudaMemsetAsync(dres, 0, sizeof(bf16) * rows_l * C, s));
+      layernorm_backward(dtmp, res[L], lnf_mean, lnf_rstd, lnf_w(), acc);
+      mark("bwd.layernorm");
+    }  // else dres holds the gradient the next stage sent
+    for (int l = stage.last - 1; l >= stage.first; --l) {
+      // The last block's activations are still in the shared buffers from the forward pass, unless
+      // another micro-batch's forward ran since (a pipeline stage with several slots).
+      if (recompute && (l < stage.last - 1 || slots > 1)) block_forward(l, true);
       // MLP: res[l+1] = r2 + down(gelu(up(ln2(r2)))).
       const bf16* dy = all_rows(dres);
       mark("bwd.tp_all_gather");
@@ -307,6 +362,10 @@ class Gpt2Step final : public StepCore {
       mark("bwd.layernorm");
       layer_done(l, micro);
     }
+    if (!stage.embedding) return;  // dres: the gradient to send to the previous stage
+    // The embedding adds its gradient to wte's: on a first stage without the head, nothing wrote
+    // it before.
+    if (!stage.head && !acc) CUDA_CHECK(cudaMemsetAsync(g(0), 0, sizeof(bf16) * tensors[0].numel(), s));
     embedding_backward(g(0), g(1), dres, tokens, rows_l, first_row, T, C, acc, s);
     mark("bwd.embedding");
     layer_done(-1, micro);

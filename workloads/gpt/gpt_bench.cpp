@@ -13,7 +13,8 @@ StepTiming time_steps(GptModel& model, cudaStream_t s, int grad_accum, const Hyp
                       int steps, bool graph) {
   StepTiming out;
   model.step(grad_accum, h);
-  out.loss_first = model.loss();
+  auto loss = [&] { return model.holds_loss() ? static_cast<double>(model.loss()) : 0.0; };
+  out.loss_first = loss();
   if (graph) model.capture_step(grad_accum, h);
   auto one_step = [&] { graph ? model.replay_step() : model.step(grad_accum, h); };
   // A graph's first launch uploads it: at least one replay before the timing.
@@ -28,6 +29,18 @@ StepTiming time_steps(GptModel& model, cudaStream_t s, int grad_accum, const Hyp
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
     out.step_seconds.push_back(ms * 1e-3 / steps);
+  }
+  if (model.pipeline_stages() > 1) {
+    model.time_pipeline(true);
+    model.step(grad_accum, h);
+    model.time_pipeline(false);
+    out.bubble = model.pipeline_bubble();
+    out.exposed_communication_ms = model.exposed_communication_ms();
+    out.loss_last = loss();
+    std::size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    out.peak_bytes = total_b - free_b;
+    return out;
   }
   // One split step: forward and backward of every micro-batch, then the optimizer.
   float f = 0, b = 0, o = 0;
@@ -54,7 +67,7 @@ StepTiming time_steps(GptModel& model, cudaStream_t s, int grad_accum, const Hyp
   out.backward_ms = b;
   out.exposed_communication_ms = model.exposed_communication_ms();
   out.optimizer_ms = std::max(0.0, o - out.exposed_communication_ms);
-  out.loss_last = model.loss();
+  out.loss_last = loss();
   std::size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   out.peak_bytes = total_b - free_b;

@@ -15,6 +15,9 @@ struct StepTiming {
   double exposed_communication_ms = 0;   // of that step: dp communication not hidden by the backward pass
   double loss_first = 0, loss_last = 0;  // the first step's loss, the last one's
   std::size_t peak_bytes = 0;            // device memory in use at the end
+  // pp > 1 (the split into forward, backward and optimizer is then not measured, those stay 0): this stage's
+  // wait for the other stages in one more step, and that step's time (GptModel::pipeline_bubble).
+  GptModel::PipelineBubble bubble;
 };
 
 // `warmup` steps, then `samples` samples of `steps` steps each timed by CUDA events, then one step
@@ -22,6 +25,8 @@ struct StepTiming {
 // last gradient bucket and ZeRO-1's all-gather; tensor parallelism's sums are inside forward and
 // backward). Synthetic tokens, one fixed batch. With `graph` the step is captured after the first
 // warm-up step and every later step, warm-up and timed, is its replay (the split step is not).
+// On a pipeline stage the extra step measures the bubble instead of the split (every stage of the
+// pipeline calls this together); the loss is the last stage's (0 on the others).
 StepTiming time_steps(GptModel& model, cudaStream_t s, int grad_accum, const Hyper& h, int warmup, int samples,
                       int steps, bool graph = false);
 

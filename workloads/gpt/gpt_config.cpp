@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "workloads/gpt/pipeline_schedule.hpp"
 #include "workloads/gpt/text_corpus.hpp"
 
 namespace scalebench::gpt {
@@ -234,6 +235,20 @@ void check_sequence_parallel(const Config& c) {
     throw Error("sequence_parallel: splits the token rows of a tensor-parallel group; needs tp > 1, tp is 1");
   sequence_rows(static_cast<long long>(c.micro_batch) * c.seq, c.tp, 0);
 }
+
+// What the pipeline is built with: GPT-2, bf16, dp, tp (with or without sequence parallelism) and
+// recompute. Everything else is refused by name rather than run as a different model.
+void check_pipeline(const Config& c, const ModelShape& m) {
+  if (c.pp == 1) return;
+  stage_blocks(m.layers, c.pp, 0);  // at least one block a stage
+  const std::string pp = "pp: " + std::to_string(c.pp) + " ";
+  if (m.family != Family::kGpt2)
+    throw Error(pp + "pipeline stages are built for GPT-2 only; " + m.name + " runs with pp 1");
+  if (c.zero != 0) throw Error(pp + "with zero 1 is not built; pp runs with zero 0");
+  if (c.fp8()) throw Error(pp + "with precision fp8 is not built; pp runs in bf16");
+  if (c.cuda_graph) throw Error(pp + "with cuda_graph is not built; the stages' steps are not captured");
+  if (c.text()) throw Error(pp + "with data (" + c.data + ") is not built; pp trains on the synthetic token stream");
+}
 }  // namespace
 
 Config Config::from_params(const Json& params) {
@@ -270,6 +285,7 @@ Config Config::from_params(const Json& params) {
   c.dp = counted(params, "dp", c.dp);
   c.tp = counted(params, "tp", c.tp);
   if (c.tp > 0) check_tp(m, c.tp);
+  c.pp = positive(params, "pp", c.pp);
   c.zero = params.value("zero", c.zero);
   if (c.zero != 0 && c.zero != 1) throw Error("zero: " + std::to_string(c.zero) + "; expected 0 or 1");
   const Json seq_par = params.value("sequence_parallel", Json(c.sequence_parallel));
@@ -310,6 +326,7 @@ Config Config::from_params(const Json& params) {
   if (c.cuda_graph && c.text())
     throw Error("cuda_graph: applies to synthetic tokens; a run on text (data: " + c.data +
                 ") sets each step's tokens and learning rate from the host");
+  check_pipeline(c, m);
   return c;
 }
 
@@ -323,16 +340,21 @@ Config Config::resolved(int ranks, int ranks_per_node) const {
   Config c = *this;
   if (c.tp == 0) c.tp = ranks_per_node;
   if (c.dp == 0) {
-    if (ranks % c.tp != 0)
-      throw Error("tp: " + std::to_string(c.tp) + " does not divide the run's " + std::to_string(ranks) + " ranks");
-    c.dp = ranks / c.tp;
+    if (ranks % (c.tp * c.pp) != 0)
+      throw Error((c.pp > 1 ? "pp: tp x pp = " + std::to_string(c.tp * c.pp) : "tp: " + std::to_string(c.tp)) +
+                  " does not divide the run's " + std::to_string(ranks) + " ranks");
+    c.dp = ranks / (c.tp * c.pp);
   }
-  if (c.dp * c.tp != ranks)
-    throw Error("dp: dp x tp = " + std::to_string(c.dp) + " x " + std::to_string(c.tp) + " = " +
-                std::to_string(c.dp * c.tp) + " must equal the run's ranks (" + std::to_string(ranks) +
-                "); dp 0 takes ranks / tp");
+  if (c.dp * c.tp * c.pp != ranks) {
+    const std::string pp = c.pp > 1 ? " x " + std::to_string(c.pp) : "";
+    throw Error("dp: dp x tp" + std::string(c.pp > 1 ? " x pp" : "") + " = " + std::to_string(c.dp) + " x " +
+                std::to_string(c.tp) + pp + " = " + std::to_string(c.dp * c.tp * c.pp) +
+                " must equal the run's ranks (" + std::to_string(ranks) + "); dp 0 takes ranks / " +
+                (c.pp > 1 ? "(tp x pp)" : "tp"));
+  }
   check_tp(shape(), c.tp);
   check_sequence_parallel(c);
+  check_pipeline(c, shape());
   return c;
 }
 
@@ -346,6 +368,7 @@ Json Config::to_json() const {
          {"recompute", recompute},
          {"dp", dp},
          {"tp", tp},
+         {"pp", pp},
          {"zero", zero},
          {"overlap", overlap},
          {"bucket_mb", bucket_mb},

@@ -134,7 +134,8 @@ struct Config {
   bool fp8() const { return precision == "fp8"; }
   bool recompute = false;
   bool cuda_graph = false;         // timed steps replay one captured step (synthetic tokens only)
-  int dp = 0, tp = 1, zero = 0;    // dp 0: the run's ranks / tp; tp 0: the ranks of one node
+  int dp = 0, tp = 1, zero = 0;    // dp 0: the run's ranks / (tp x pp); tp 0: the ranks of one node
+  int pp = 1;                      // pipeline stages (GPT-2, bf16): whole blocks, the 1F1B schedule
   bool sequence_parallel = false;  // tp > 1: activations outside the tp regions split by token rows
   bool overlap = true;             // data-parallel buckets sent during the backward pass
   double bucket_mb = 25;           // gradient bucket size (MB)
@@ -154,13 +155,15 @@ struct Config {
   // The model's shape; with data its vocabulary is the byte-level tokenizer's 256.
   ModelShape shape() const;
   // From the params (model, layers, seq, micro_batch, grad_accum, precision, fp8_history, fp8_margin, recompute,
-  // cuda_graph, dp, tp, zero, sequence_parallel, overlap, bucket_mb, steps, lr, weight_decay, clip, attention, check,
-  // seed, data, train_steps, eval_every, eval_batches, lr_warmup); throws Error naming the field.
+  // cuda_graph, dp, tp, pp, zero, sequence_parallel, overlap, bucket_mb, steps, lr, weight_decay, clip, attention,
+  // check, seed, data, train_steps, eval_every, eval_batches, lr_warmup); throws Error naming the field. pp > 1 is
+  // built for GPT-2 in bf16 with dp, tp and recompute: with Llama, zero 1, fp8, cuda_graph or data it is an Error
+  // naming pp and the other field.
   static Config from_params(const Json& params);
   // dp and tp for a run of `ranks` ranks, `ranks_per_node` on each node: 0s filled in (tp 0: one
-  // node's ranks; dp 0: ranks / tp); throws Error naming `dp` when dp x tp is not the ranks, or
-  // `tp` when it does not divide the ranks or the model's heads, or `sequence_parallel` when tp
-  // resolves to 1 or does not divide micro_batch x seq.
+  // node's ranks; dp 0: ranks / (tp x pp)); throws Error naming `dp` when dp x tp x pp is not the
+  // ranks, or `tp` when it does not divide the ranks or the model's heads, or `sequence_parallel`
+  // when tp resolves to 1 or does not divide micro_batch x seq, or `pp` when tp x pp does not divide the ranks.
   Config resolved(int ranks, int ranks_per_node) const;
   Json to_json() const;
 };

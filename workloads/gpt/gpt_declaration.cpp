@@ -30,7 +30,8 @@ WorkloadDef gpt_declaration() {
       "GPT-2 (124M to 1.5B) or Llama-style (Llama 3 8B-shaped layers) training, bf16 (or fp8 GEMMs), synthetic tokens "
       "or real text "
       "(`data`), on one GPU "
-      "or data/ZeRO-1/tensor parallel (dp x tp ranks): cuBLASLt GEMMs with fused epilogues, cuDNN flash attention, the "
+      "or data/ZeRO-1/tensor/pipeline parallel (dp x tp x pp ranks): cuBLASLt GEMMs with fused epilogues, cuDNN flash "
+      "attention, the "
       "workload's own kernels, AdamW on "
       "fp32 master weights; tokens/s, MFU, step split (docs/gpt.md)";
   d.params = {
@@ -85,8 +86,8 @@ WorkloadDef gpt_declaration() {
        0,
        {},
        0,
-       "data-parallel ranks: each its own tokens, gradients averaged by NCCL in buckets; dp x tp = the ranks; 0: "
-       "the ranks / tp"},
+       "data-parallel ranks: each its own tokens, gradients averaged by NCCL in buckets; dp x tp x pp = the ranks; "
+       "0: the ranks / (tp x pp)"},
       {"tp",
        ParamType::kInt,
        1,
@@ -94,6 +95,16 @@ WorkloadDef gpt_declaration() {
        0,
        "tensor-parallel ranks (consecutive ranks of one node): attention heads and MLP split Megatron-style, "
        "activations all-reduced; must divide the heads, the KV heads and the MLP width; 0: all ranks of a node"},
+      {"pp",
+       ParamType::kInt,
+       1,
+       {},
+       1,
+       "pipeline stages (GPT-2, bf16): whole blocks a stage, the embedding on the first and the head on the last "
+       "(the tied embedding's gradient summed between them), the 1F1B schedule over the step's grad_accum "
+       "micro-batches, activations and their gradients by NCCL send/recv; dp x tp x pp = the ranks, stages "
+       "outermost, tp inside a stage; records the measured bubble and the schedule's (pp-1)/(grad_accum+pp-1); "
+       "with zero 1, fp8, cuda_graph, data or Llama an error"},
       {"zero",
        ParamType::kInt,
        0,
@@ -156,7 +167,7 @@ WorkloadDef gpt_declaration() {
   d.needs_gpus = true;
   d.check = &check_gpt;
   d.measurement_params = {"warmup", "steps", "check", "eval_every", "eval_batches"};
-  d.table_columns = {"model", "micro_batch", "seq", "grad_accum", "dp", "tp", "zero"};
+  d.table_columns = {"model", "micro_batch", "seq", "grad_accum", "dp", "tp", "pp", "zero"};
   return d;
 }
 

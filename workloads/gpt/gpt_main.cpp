@@ -17,6 +17,7 @@
 #include "workloads/gpt/gpt_bench.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 #include "workloads/gpt/gpt_parallel.hpp"
+#include "workloads/gpt/pipeline_schedule.hpp"
 #include "workloads/gpt/text_training.hpp"
 #include "workloads/gpu/cublaslt_version.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
@@ -43,22 +44,29 @@ int highest_priority() {
   return greatest;
 }
 
-// The rank's communicators: its tp group (consecutive ranks) and its dp group (same tp rank), NCCL's
-// log of the transports they connected with, and the stream the gradient buckets travel on.
+// The rank's communicators: its tp group (consecutive ranks), its dp group (same stage and tp
+// rank) and its pipeline (same dp and tp rank, one rank a stage; Placement's order), NCCL's log of
+// the transports they connected with, and the stream the gradient buckets travel on.
 struct Comms {
   std::optional<NcclLog> log;  // before the communicators, so that NCCL logs to it
-  std::unique_ptr<gpu::NcclComm> tp, dp;
+  std::unique_ptr<gpu::NcclComm> tp, dp, pp;
   std::unique_ptr<gpt::NcclTpReduce> tp_reduce;
+  std::unique_ptr<gpt::NcclPipeLink> pipe;
   std::unique_ptr<gpu::Stream> comm_stream;
   Comms(const MpiSession& mpi, const gpt::Placement& at) {
     if (mpi.size() > 1) log.emplace();
+    const int stage_first = at.pp_rank * at.dp * at.tp;  // the stage's rank 0
     if (at.tp > 1) {
-      tp = group_comm(mpi, at.dp_rank * at.tp, at.tp, at.tp_rank);
+      tp = group_comm(mpi, stage_first + at.dp_rank * at.tp, at.tp, at.tp_rank);
       tp_reduce = std::make_unique<gpt::NcclTpReduce>(tp->get());
     }
     if (at.dp > 1) {
-      dp = group_comm(mpi, at.tp_rank, at.dp, at.dp_rank);
+      dp = group_comm(mpi, stage_first + at.tp_rank, at.dp, at.dp_rank);
       comm_stream = std::make_unique<gpu::Stream>(highest_priority());
+    }
+    if (at.pp > 1) {
+      pp = group_comm(mpi, at.dp_rank * at.tp + at.tp_rank, at.pp, at.pp_rank);
+      pipe = std::make_unique<gpt::NcclPipeLink>(pp->get());
     }
   }
 };
@@ -128,12 +136,12 @@ int run_gpt_workload(const RunRequest& run) {
   const Json params = with_defaults("gpt", spec.at("params"));  // the registry's defaults
   const gpt::Config cfg = gpt::Config::from_params(params).resolved(mpi.size(), mpi.local_size());
   check_tp_inside_nodes(mpi, cfg.tp);
-  const gpt::Placement at = gpt::Placement::of(mpi.rank(), cfg.dp, cfg.tp);
+  const gpt::Placement at = gpt::Placement::of(mpi.rank(), cfg.dp, cfg.tp, cfg.pp);
   compute::TimingConfig timing = compute::TimingConfig::from_params(params, spec.value("repetitions", 5));
   timing.iters = cfg.steps;
   const gpt::ModelShape shape = cfg.shape();
-  // Tokens of one step on all ranks, and the share each GPU is credited with (a tp group works on
-  // the same tokens), so that the GPUs' figures add up to the total.
+  // Tokens of one step on all ranks, and the share each GPU is credited with (a tp group and a
+  // pipeline's stages work on the same tokens), so that the GPUs' figures add up to the total.
   const double tokens_per_step = static_cast<double>(cfg.micro_batch) * cfg.seq * cfg.grad_accum * cfg.dp;
   const double tokens_per_gpu = tokens_per_step / mpi.size();
 
@@ -165,6 +173,7 @@ int run_gpt_workload(const RunRequest& run) {
     par.tp_reduce = comms->tp_reduce.get();
     par.dp_comm = comms->dp ? comms->dp->get() : nullptr;
     par.comm_stream = comms->comm_stream ? comms->comm_stream->get() : nullptr;
+    par.pipe = comms->pipe.get();
     if (!model) {
       model = std::make_unique<gpt::GptModel>(shape, cfg.micro_batch, cfg.seq, cfg.seed, stream->get(),
                                               gpt::attention_from_name(cfg.attention), par, cfg.recompute,
@@ -199,10 +208,11 @@ int run_gpt_workload(const RunRequest& run) {
       peak = compute::peak_ops_per_second(compute::Precision::kBf16, gpu.cc_major, gpu.cc_minor, gpu.sm_count,
                                           gpu.max_clock_mhz);
     const double fpt = gpt::flops_per_token(shape, cfg.seq);
-    // The loss of the whole batch: the mean over the dp ranks (a tp group's ranks agree).
-    const double loss_first =
-        trained ? trained->curve.front().train_loss : mpi.allreduce_sum(t.loss_first) / mpi.size();
-    const double loss_last = trained ? trained->train_loss : mpi.allreduce_sum(t.loss_last) / mpi.size();
+    // The loss of the whole batch: the mean over the ranks that hold it (a tp group's ranks agree;
+    // of a pipeline, the last stage's).
+    const double holders = static_cast<double>(mpi.allreduce_sum(model->holds_loss() ? 1LL : 0LL));
+    const double loss_first = trained ? trained->curve.front().train_loss : mpi.allreduce_sum(t.loss_first) / holders;
+    const double loss_last = trained ? trained->train_loss : mpi.allreduce_sum(t.loss_last) / holders;
     o.details = Json{{"tokens_per_s", tokens_per_step / median},
                      {"tokens_per_s_per_gpu", tokens_per_gpu / median},
                      {"mfu_pct", gpt::mfu_percent(tokens_per_gpu / median, fpt, peak)},
@@ -231,6 +241,28 @@ int run_gpt_workload(const RunRequest& run) {
                      {"attention", cfg.attention},
                      {"data", cfg.text() ? text->corpus().path : "synthetic"}};
     if (comms->log) o.details["nccl_transports"] = describe_transports(transports);
+    o.details["pp"] = cfg.pp;
+    if (cfg.pp > 1) {
+      // Every rank's stage waits for its neighbours (pipe_wait in step_core.cpp): the step's
+      // bubble is their mean, set beside the schedule's theory for equal stages.
+      const double mine = t.bubble.fraction();
+      std::vector<double> per_stage(static_cast<std::size_t>(cfg.pp), 0.0);
+      const std::vector<std::string> all = mpi.all_gather(std::to_string(mine));
+      for (std::size_t r = 0; r < all.size(); ++r)
+        per_stage[static_cast<std::size_t>(gpt::Placement::of(static_cast<int>(r), cfg.dp, cfg.tp, cfg.pp).pp_rank)] +=
+            std::stod(all[r]) / (cfg.dp * cfg.tp);
+      double mean = 0;
+      for (double x : per_stage) mean += x / cfg.pp;
+      o.details["pp_schedule"] = "1f1b";
+      o.details["pp_bubble_measured"] = mean;
+      o.details["pp_bubble_measured_per_stage"] = per_stage;
+      o.details["pp_bubble_theory"] = gpt::bubble_theory(cfg.pp, cfg.grad_accum);
+      o.details["pp_bubble_method"] =
+          "per stage, in one extra step: CUDA-event time inside the send/recv groups, the tied embedding's exchange "
+          "and the gradient norm's sum over the stages (waiting for a neighbour, transfers included), over the time "
+          "from the stage's first action to the end of that sum; mean over the stages";
+      for (const char* split : {"forward_ms", "backward_ms", "optimizer_ms"}) o.details.erase(split);
+    }
     o.checked = 1;
     if (trained) {
       add_text_details(o.details, *trained, *text, cfg);

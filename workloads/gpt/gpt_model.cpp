@@ -38,6 +38,8 @@ GptModel::GptModel(const ModelShape& m, int B, int T, unsigned long long seed, c
                    const Parallel& par, bool recompute, const Precision& precision)
     : impl_(make_step(m, B, T, stream, attention, par, recompute, precision)) {  // its layout checks tp (check_tp)
   if (par.at.tp > 1 && !par.tp_reduce) throw Error("tp: a tensor-parallel step needs its reduction");
+  if (par.at.pp > 1 && !par.pipe) throw Error("pp: a pipeline stage needs its link to the other stages");
+  if (par.at.pp > 1 && precision.fp8) throw Error("pp: with precision fp8 is not built");
   if (m.head_dim() % 8 != 0) throw Error("model: head width must be a multiple of 8");
   const std::size_t bytes = impl_->plan(nullptr);
   std::size_t free_b = 0, total_b = 0;
@@ -72,22 +74,46 @@ void GptModel::synthetic_tokens(unsigned long long seed, long long first_row) {
   random_tokens(impl_->tokens, impl_->targets, impl_->B, impl_->T, impl_->m.vocab, seed, first_row, impl_->s);
 }
 
-void GptModel::forward(int micro, int count) { impl_->forward(micro, count); }
+namespace {
+void whole_model_only(const StepCore& x, const char* what) {
+  if (x.par.at.pp > 1)
+    throw Error(std::string(what) + ": a pipeline stage (pp " + std::to_string(x.par.at.pp) +
+                ") runs its micro-batches in step()'s schedule");
+}
+}  // namespace
+
+void GptModel::forward(int micro, int count) {
+  whole_model_only(*impl_, "forward");
+  impl_->forward(micro, count);
+}
 void GptModel::backward(int micro) {
+  whole_model_only(*impl_, "backward");
   impl_->backward(micro);
   impl_->backward_done(micro);
 }
 void GptModel::optimizer_step(const Hyper& h) { impl_->optimizer_step(h); }
 
 void GptModel::step(int grad_accum, const Hyper& h) {
-  for (int i = 0; i < grad_accum; ++i) {
-    forward(i, grad_accum);
-    backward(i);
+  if (impl_->par.at.pp > 1) {
+    impl_->run_pipeline(grad_accum);
+  } else {
+    for (int i = 0; i < grad_accum; ++i) {
+      forward(i, grad_accum);
+      backward(i);
+    }
   }
   impl_->optimizer_step(h);
 }
 
+int GptModel::pipeline_stages() const { return impl_->par.at.pp; }
+void GptModel::time_pipeline(bool on) { impl_->timing_pipe = on; }
+GptModel::PipelineBubble GptModel::pipeline_bubble() const {
+  const auto [idle, window] = impl_->pipe_idle_ms();
+  return PipelineBubble{idle, window};
+}
+
 void GptModel::capture_step(int grad_accum, const Hyper& h) {
+  whole_model_only(*impl_, "cuda_graph");
   impl_->step_graph = gpu::capture_graph(impl_->s, [&] { step(grad_accum, h); });
 }
 
@@ -96,7 +122,11 @@ void GptModel::replay_step() {
   CUDA_CHECK(cudaGraphLaunch(impl_->step_graph.get(), impl_->s));
 }
 
+bool GptModel::holds_loss() const { return impl_->stage.head; }
+
 float GptModel::loss() const {
+  if (!holds_loss())
+    throw Error("loss: pp stage " + std::to_string(impl_->par.at.pp_rank) + " holds no head; the last stage has it");
   float v = 0;
   CUDA_CHECK(cudaMemcpyAsync(&v, impl_->loss_sum, sizeof v, cudaMemcpyDeviceToHost, impl_->s));
   CUDA_CHECK(cudaStreamSynchronize(impl_->s));

@@ -47,9 +47,10 @@ class GptModel {
   // norms 1 and 0; biases 0) from `seed`. Throws Error "out of memory: needs X GiB, has Y" when
   // the GPU's free memory is short. With Attention::kCudnn the fused attention's plans are built
   // here (Error naming the shape when cuDNN has no engine for it). `par`: this rank's place in a
-  // dp x tp layout (its tp shard of every weight, the same values on every tp; the dp reduction
+  // pp x dp x tp layout (its tp shard of every weight, the same values on every tp; the dp reduction
   // of the gradients in buckets; ZeRO-1's optimizer slices; with sequence_parallel the norms,
-  // residual stream, head and loss on its token rows only). `recompute`: keep only each block's
+  // residual stream, head and loss on its token rows only; with pp its stage's tensors, initialised
+  // as the unsplit model's, and an activation slot per micro-batch in flight). `recompute`: keep only each block's
   // input and recompute the block's activations in its backward pass (less memory, about one more
   // forward pass of the blocks; the same loss and gradients). `precision`: bf16 or FP8 GEMMs.
   GptModel(const ModelShape& m, int B, int T, unsigned long long seed, cudaStream_t stream,
@@ -67,12 +68,17 @@ class GptModel {
 
   // Forward and backward of one micro-batch; `micro` counts from 0 within a step of `count`
   // micro-batches (gradients are written by micro-batch 0 and accumulated after). With dp > 1
-  // the last micro-batch's backward sends the gradient buckets as it fills them.
+  // the last micro-batch's backward sends the gradient buckets as it fills them. Not on a pipeline
+  // stage (pp > 1): its micro-batches run in step()'s schedule (Error naming pp).
   void forward(int micro, int count);
   void backward(int micro);
   // Clip and AdamW; advances the step counter.
   void optimizer_step(const Hyper& h);
-  // A whole step: grad_accum x (forward, backward), then the optimizer. Asynchronous.
+  // A whole step: grad_accum x (forward, backward), then the optimizer. Asynchronous. On a
+  // pipeline stage (par.at.pp > 1, GPT-2): the stage's blocks under the 1F1B schedule over the
+  // grad_accum micro-batches, activations and gradients through par.pipe; then the first and the
+  // last stage sum the tied embedding's gradient, the stages sum the gradient norm's square, and
+  // each stage's optimizer updates its own tensors. Every stage of a pipeline calls it.
   void step(int grad_accum, const Hyper& h);
   // CUDA graphs: capture_step records what step(grad_accum, h) enqueues (without running it; call
   // it after a step has run, so that every GEMM's algorithm is chosen) and replay_step launches
@@ -81,8 +87,22 @@ class GptModel {
   void capture_step(int grad_accum, const Hyper& h);
   void replay_step();
 
-  // The mean loss of the last step's micro-batches (synchronises).
+  // The mean loss of the last step's micro-batches (synchronises). Only the stage with the head
+  // has it (holds_loss(); Error naming pp on the others).
   float loss() const;
+  bool holds_loss() const;
+
+  // Pipeline parallelism: the stages (1 without), and the bubble of a step run after
+  // time_pipeline(true) (synchronises): the time this stage waited for the others (in the sends
+  // and receives, the tied embedding's exchange and the norm's sum over the stages, transfers
+  // included) over the step's time from its first action to the end of that sum.
+  int pipeline_stages() const;
+  void time_pipeline(bool on);
+  struct PipelineBubble {
+    double idle_ms = 0, window_ms = 0;
+    double fraction() const { return window_ms > 0 ? idle_ms / window_ms : 0.0; }
+  };
+  PipelineBubble pipeline_bubble() const;
   // The gradient's global norm before clipping, of the last optimizer step (synchronises).
   float grad_norm() const;
 

@@ -31,6 +31,21 @@ void NcclTpReduce::reduce_scatter(bf16* shard, const bf16* full, long long n, cu
   NCCL_CHECK(ncclReduceScatter(full, shard, static_cast<std::size_t>(n), ncclBfloat16, ncclSum, comm_, s));
 }
 
+void NcclPipeLink::exchange(const std::vector<PipeBuffer>& group, cudaStream_t s) {
+  NCCL_CHECK(ncclGroupStart());
+  for (const PipeBuffer& b : group) {
+    if (b.send)
+      NCCL_CHECK(ncclSend(b.data, static_cast<std::size_t>(b.n), ncclBfloat16, b.peer, comm_, s));
+    else
+      NCCL_CHECK(ncclRecv(b.data, static_cast<std::size_t>(b.n), ncclBfloat16, b.peer, comm_, s));
+  }
+  NCCL_CHECK(ncclGroupEnd());
+}
+
+void NcclPipeLink::sum(float* x, long long n, cudaStream_t s) {
+  NCCL_CHECK(ncclAllReduce(x, x, static_cast<std::size_t>(n), ncclFloat32, ncclSum, comm_, s));
+}
+
 void copy_shard(void* dst, const void* full, const Tensor& whole, const TensorShard& shard, int elem_bytes,
                 cudaStream_t s) {
   auto* out = static_cast<char*>(dst);

@@ -9,7 +9,8 @@
 #include "workloads/gpu/cuda_handles.hpp"
 
 // The collectives of a parallel GPT step: the tensor-parallel sums inside the forward and backward
-// passes, and the data-parallel gradient buckets overlapped with the backward pass.
+// passes, the data-parallel gradient buckets overlapped with the backward pass, and the pipeline
+// stages' sends and receives.
 namespace scalebench::gpt {
 
 // The tp group's collectives, enqueued on `s` (NCCL on several GPUs; a test on one GPU moves its
@@ -42,7 +43,35 @@ class NcclTpReduce final : public TpReduce {
   ncclComm_t comm_;
 };
 
-// How this rank takes part in a dp x tp layout (GptModel's last argument).
+// A pipeline stage's transfers with the other stages, enqueued on `s`: NCCL send/recv over the
+// stages of one dp x tp position (peer: the other stage's index); a test on one GPU copies.
+struct PipeBuffer {
+  bool send = true;  // false: receive into `data`
+  int peer = 0;
+  bf16* data = nullptr;
+  long long n = 0;
+};
+class PipeLink {
+ public:
+  virtual ~PipeLink() = default;
+  // One group of sends and receives (ncclGroupStart/End): they progress together, so that two
+  // stages that send to each other do not both wait.
+  virtual void exchange(const std::vector<PipeBuffer>& group, cudaStream_t s) = 0;
+  // Sums a buffer over the stages, in place (the gradient norm's square).
+  virtual void sum(float* x, long long n, cudaStream_t s) = 0;
+};
+
+class NcclPipeLink final : public PipeLink {
+ public:
+  explicit NcclPipeLink(ncclComm_t comm) : comm_(comm) {}
+  void exchange(const std::vector<PipeBuffer>& group, cudaStream_t s) override;
+  void sum(float* x, long long n, cudaStream_t s) override;
+
+ private:
+  ncclComm_t comm_;
+};
+
+// How this rank takes part in a pp x dp x tp layout (GptModel's last argument).
 struct Parallel {
   Placement at;
   int zero = 0;
@@ -52,6 +81,7 @@ struct Parallel {
   TpReduce* tp_reduce = nullptr;       // tp > 1
   ncclComm_t dp_comm = nullptr;        // dp > 1
   cudaStream_t comm_stream = nullptr;  // dp > 1: where the buckets travel
+  PipeLink* pipe = nullptr;            // pp > 1
 };
 
 // Copies this rank's shard of a tensor (rows or columns by tp_plan) from its full values `full`

@@ -35,6 +35,9 @@ class LlamaStep final : public StepCore {
                   ") per rank; SwiGLU needs it even");
   }
 
+  // Pipeline stages are built for GPT-2 (StepCore refuses pp > 1 for Llama before this is reached).
+  bf16* pipe_buffer(Carries, bool, int) override { throw Error("pp: pipeline stages are built for GPT-2 only"); }
+
   void forward(int micro, int count) override {
     micro_count = count;
     const int C = m.width, rows = static_cast<int>(rows_l);

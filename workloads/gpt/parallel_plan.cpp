@@ -1,18 +1,23 @@
 #include "workloads/gpt/parallel_plan.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "common/error.hpp"
 
 namespace scalebench::gpt {
 
-Placement Placement::of(int rank, int dp, int tp) {
+Placement Placement::of(int rank, int dp, int tp, int pp) {
   if (dp < 1) throw Error("dp: must be a positive count, got " + std::to_string(dp));
   if (tp < 1) throw Error("tp: must be a positive count, got " + std::to_string(tp));
-  if (rank < 0 || rank >= dp * tp)
-    throw Error("rank " + std::to_string(rank) + " is outside the dp x tp = " + std::to_string(dp * tp) + " ranks");
-  return Placement{dp, tp, rank / tp, rank % tp};
+  if (pp < 1) throw Error("pp: must be a positive count, got " + std::to_string(pp));
+  if (rank < 0 || rank >= dp * tp * pp)
+    throw Error("rank " + std::to_string(rank) + " is outside the pp x dp x tp = " + std::to_string(dp * tp * pp) +
+                " ranks");
+  return Placement{dp, tp, pp, rank / tp % dp, rank % tp, rank / (tp * dp)};
 }
+
+std::string whole_tensor_name(const std::string& name) { return name == kTiedHeadCopy ? "wte" : name; }
 
 std::vector<Tensor> local_layout(const ModelShape& m, int seq, int tp, int tp_rank) {
   std::vector<Tensor> out = parameter_layout(m, seq);
@@ -23,6 +28,27 @@ std::vector<Tensor> local_layout(const ModelShape& m, int seq, int tp, int tp_ra
     const TensorShard& s = plan[i];
     if (s.split == Split::kRows) t.rows = s.numel / t.cols;
     if (s.split == Split::kCols) t.cols = s.numel / t.rows;
+    t.offset = at;
+    at += t.numel();
+  }
+  return out;
+}
+
+std::vector<Tensor> stage_layout(const ModelShape& m, int seq, int tp, int tp_rank, const StageBlocks& stage) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : local_layout(m, seq, tp, tp_rank)) {
+    const bool before_blocks = t.layer < 0 && (t.kind == TensorKind::kEmbedding || t.kind == TensorKind::kPosition);
+    const bool mine =
+        t.layer >= 0 ? t.layer >= stage.first && t.layer < stage.last : (before_blocks ? stage.embedding : stage.head);
+    if (mine) out.push_back(t);
+  }
+  if (m.tied() && stage.head && !stage.embedding) {
+    Tensor copy = local_layout(m, seq, tp, tp_rank).front();  // wte
+    copy.name = kTiedHeadCopy;
+    out.push_back(copy);
+  }
+  long long at = 0;
+  for (Tensor& t : out) {
     t.offset = at;
     at += t.numel();
   }
@@ -131,11 +157,13 @@ std::vector<ShardPiece> zero_pieces(const BucketPlan& plan, int dp, int dp_rank)
 
 std::vector<NormRange> norm_ranges(const ModelShape& m, int seq, int tp, const BucketPlan& plan,
                                    const std::vector<ShardPiece>& pieces) {
-  const std::vector<TensorShard> split = tp_plan(m, seq, tp, 0);
+  std::map<std::string, Split> split;
+  for (const TensorShard& x : tp_plan(m, seq, tp, 0)) split[x.tensor] = x.split;
   std::vector<NormRange> tensors;  // per tensor, merged when adjacent with the same weight
   for (std::size_t i = 0; i < plan.tensors.size(); ++i) {
     const Tensor& t = plan.tensors[i];
-    const float w = split[i].split == Split::kReplicated ? 1.f / static_cast<float>(tp) : 1.f;
+    if (t.name == kTiedHeadCopy) continue;
+    const float w = split.at(t.name) == Split::kReplicated ? 1.f / static_cast<float>(tp) : 1.f;
     if (!tensors.empty() && tensors.back().end == t.offset && tensors.back().weight == w) {
       tensors.back().end = t.offset + t.numel();
     } else {

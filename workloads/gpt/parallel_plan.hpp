@@ -3,23 +3,39 @@
 #include <vector>
 
 #include "workloads/gpt/gpt_config.hpp"
+#include "workloads/gpt/pipeline_schedule.hpp"
 
-// How one rank of a dp x tp layout holds the model: its tensor-parallel shard's parameter layout,
+// How one rank of a pp x dp x tp layout holds the model: its pipeline stage's tensors, its
+// tensor-parallel shard's parameter layout,
 // the gradient buckets the data-parallel reduction sends as the backward pass fills them, the
 // ZeRO-1 pieces of each bucket this rank updates, and the ranges the gradient norm sums. Pure: no
 // CUDA, unit-tested everywhere.
 namespace scalebench::gpt {
 
-// The rank's place: tp groups are consecutive ranks (rank = dp_rank x tp + tp_rank).
+// The rank's place: tp groups are consecutive ranks, then the dp replicas of a pipeline stage,
+// then the stages (rank = (pp_rank x dp + dp_rank) x tp + tp_rank, Megatron's order): a stage's
+// tp and dp groups stay close, its pipeline neighbours are dp x tp ranks away (across nodes first).
 struct Placement {
-  int dp = 1, tp = 1;
-  int dp_rank = 0, tp_rank = 0;
-  static Placement of(int rank, int dp, int tp);
+  int dp = 1, tp = 1, pp = 1;
+  int dp_rank = 0, tp_rank = 0, pp_rank = 0;
+  static Placement of(int rank, int dp, int tp, int pp = 1);
 };
+
+// GPT-2 ties the token embedding to the head. With pp > 1 the last stage keeps its own copy of
+// it under this name (initialised as wte, its gradient summed with the first stage's before the
+// optimizer, so both stay the one tensor of the unsplit model); the gradient norm counts it once,
+// on the first stage.
+inline constexpr const char* kTiedHeadCopy = "wte.head_copy";
+// The name of the unsplit model's tensor a stage's tensor is (the copy: wte).
+std::string whole_tensor_name(const std::string& name);
 
 // parameter_layout with each tensor cut to this tp rank's shard (tp_plan): rows or columns of the
 // split ones, replicated ones whole; offsets contiguous in the same order. tp = 1: the full layout.
 std::vector<Tensor> local_layout(const ModelShape& m, int seq, int tp, int tp_rank);
+// local_layout of a pipeline stage's tensors only: the embeddings on the first stage, its blocks,
+// the final norm and the head on the last (a tied head: kTiedHeadCopy, after the final norm, unless
+// the stage holds wte itself); offsets contiguous in that order. One stage of one: local_layout.
+std::vector<Tensor> stage_layout(const ModelShape& m, int seq, int tp, int tp_rank, const StageBlocks& stage);
 
 // A group of consecutive tensors of the flat buffer whose gradients travel in one collective. The
 // backward pass runs from the last block to the first, so the buckets run from the end of the
@@ -54,7 +70,8 @@ std::vector<ShardPiece> zero_pieces(const BucketPlan& plan, int dp, int dp_rank)
 
 // The ranges of the gradient buffer this rank adds to the global norm's square, with their
 // weights: a tensor replicated over the tp ranks counts 1/tp on each (their gradients are equal),
-// a split one 1. Within `pieces` only (ZeRO-1: this rank's shards; empty: the whole buffer).
+// a split one 1; a pipeline stage's kTiedHeadCopy is not counted (the first stage counts wte).
+// Within `pieces` only (ZeRO-1: this rank's shards; empty: the whole buffer).
 struct NormRange {
   long long begin = 0, end = 0;
   float weight = 1.f;

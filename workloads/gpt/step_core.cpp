@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "common/error.hpp"
@@ -32,12 +33,15 @@ StepCore::StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, A
       BT(static_cast<long long>(b) * t),
       s(stream),
       par(p),
+      stage(stage_blocks(shape.layers, p.at.pp, p.at.pp_rank)),
+      slots(p.at.pp - p.at.pp_rank),
       heads_l(shape.heads / p.at.tp),
       kv_l(shape.kv_heads / p.at.tp),
       mlp_l(shape.mlp / p.at.tp),
       sp(p.sequence_parallel && p.at.tp > 1),
-      buckets(plan_buckets(local_layout(shape, t, p.at.tp, p.at.tp_rank), static_cast<long long>(p.bucket_mb * 1e6), 2,
-                           p.zero == 1 ? zero_padded_size(1, p.at.dp) : 1)),
+      buckets(
+          plan_buckets(stage_layout(shape, t, p.at.tp, p.at.tp_rank, stage_blocks(shape.layers, p.at.pp, p.at.pp_rank)),
+                       static_cast<long long>(p.bucket_mb * 1e6), 2, p.zero == 1 ? zero_padded_size(1, p.at.dp) : 1)),
       tensors(buckets.tensors) {
   n_params = buckets.total;
   const Range rows = sp ? sequence_rows(BT, par.at.tp, par.at.tp_rank) : Range{0, BT};
@@ -47,6 +51,12 @@ StepCore::StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, A
   if (par.zero == 1) pieces = zero_pieces(buckets, par.at.dp, par.at.dp_rank);
   n_state = par.zero == 1 ? n_params / par.at.dp : n_params;
   norm_parts = norm_ranges(m, t, par.at.tp, buckets, pieces);
+  if (par.at.pp > 1) {
+    // What the pipeline is built with (gpt_config.cpp's check_pipeline says it to a user).
+    if (m.family != Family::kGpt2 || par.zero != 0) throw Error("pp: a pipeline stage is built for GPT-2 with zero 0");
+    for (std::size_t i = 0; i < tensors.size(); ++i)
+      if (tensors[i].kind == TensorKind::kEmbedding) tied_index = static_cast<long long>(i);
+  }
 }
 
 std::size_t StepCore::plan(std::byte* at) {
@@ -59,14 +69,16 @@ std::size_t StepCore::plan(std::byte* at) {
   adam_v = a.f32(n_state);
   tokens = reinterpret_cast<int*>(a.f32(BT));
   targets = reinterpret_cast<int*>(a.f32(BT));
-  logits = a.bf(rows_l * Vp);
-  losses = a.f32(rows_l);
+  // The head's: on the last pipeline stage only.
+  logits = stage.head ? a.bf(rows_l * Vp) : nullptr;
+  losses = stage.head ? a.f32(rows_l) : nullptr;
   loss_sum = a.f32(1);
   norm_sq = a.f32(1);
   adam_step = reinterpret_cast<int*>(a.f32(1));
   bias_correction = a.f32(2);
   bias_scratch = m.family == Family::kGpt2 ? a.bf(std::max<long long>(Vp, m.mlp)) : nullptr;
   norm_partials = a.f32(gpt::layernorm_backward_partials(static_cast<int>(BT), static_cast<int>(C)));
+  tied_scratch = tied_index >= 0 ? a.bf(Vp * C) : nullptr;
   if (sp) {
     gathered = a.bf(BT * C);
     partial = a.bf(BT * C);
@@ -298,6 +310,16 @@ void StepCore::optimizer_step(const Hyper& h) {
   // The step's amax into the FP8 scales' windows: the next step casts with the new scales.
   if (fp8) fp8->update_scales(s);
   if (sync) sync->wait(s);
+  // The first and the last stage hold the tied embedding (wte and its copy): each adds the other's
+  // gradient, so that both take the unsplit model's gradient and the same AdamW update.
+  if (tied_index >= 0) {
+    const Tensor& t = tensors[static_cast<std::size_t>(tied_index)];
+    const int peer = stage.embedding ? par.at.pp - 1 : 0;
+    bf16* mine = grads + t.offset;
+    pipe_wait([&] { par.pipe->exchange({{true, peer, mine, t.numel()}, {false, peer, tied_scratch, t.numel()}}, s); });
+    add_inplace(mine, tied_scratch, t.numel(), s);
+    mark("opt.pp_tied_embedding");
+  }
   if (norm_parts.size() == 1 && norm_parts[0].weight == 1.f && norm_parts[0].begin == 0) {
     sum_of_squares(norm_sq, grads, norm_parts[0].end, s);
   } else {
@@ -308,6 +330,11 @@ void StepCore::optimizer_step(const Hyper& h) {
   if (par.zero == 1 && par.at.dp > 1)
     NCCL_CHECK(ncclAllReduce(norm_sq, norm_sq, 1, ncclFloat32, ncclSum, par.dp_comm, s));
   if (par.at.tp > 1) par.tp_reduce->sum(norm_sq, 1, s);
+  // Every stage's part: each clips with the whole model's norm.
+  if (par.at.pp > 1) {
+    pipe_wait([&] { par.pipe->sum(norm_sq, 1, s); });
+    if (timing_pipe) CUDA_CHECK(cudaEventRecord(pipe_end.get(), s));
+  }
   mark("opt.grad_norm");
   if (pieces.empty()) {
     adamw(master, params, grads, adam_m, adam_v, n_params, h.lr, h.beta1, h.beta2, h.eps, h.weight_decay,
@@ -320,6 +347,46 @@ void StepCore::optimizer_step(const Hyper& h) {
   mark("opt.adamw");
   if (sync && par.zero == 1) sync->all_gather(params, s);
   mark("opt.all_gather");
+}
+
+void StepCore::run_pipeline(int count) {
+  if (timing_pipe) {
+    pipe_waits_used = 0;
+    CUDA_CHECK(cudaEventRecord(pipe_start.get(), s));
+  }
+  std::vector<PipeBuffer> group;
+  for (const PipeAction& a : one_f_one_b(par.at.pp, par.at.pp_rank, count)) {
+    switch (a.op) {
+      case PipeOp::kForward:
+        forward(a.micro, count);
+        break;
+      case PipeOp::kBackward:
+        backward(a.micro);
+        backward_done(a.micro);
+        break;
+      case PipeOp::kComm:
+        group.clear();
+        for (const PipeTransfer& t : a.group)
+          group.push_back(PipeBuffer{t.send, t.peer, pipe_buffer(t.what, t.send, t.micro), pipe_elements()});
+        pipe_wait([&] { par.pipe->exchange(group, s); });
+        mark("pipe.send_recv");
+        break;
+    }
+  }
+}
+
+std::pair<double, double> StepCore::pipe_idle_ms() const {
+  if (pipe_waits_used == 0) throw Error("pp: no pipeline step was timed");
+  CUDA_CHECK(cudaEventSynchronize(pipe_end.get()));
+  double idle = 0;
+  for (std::size_t i = 0; i < pipe_waits_used; ++i) {
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, pipe_waits[i].first.get(), pipe_waits[i].second.get()));
+    idle += ms;
+  }
+  float window = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&window, pipe_start.get(), pipe_end.get()));
+  return {idle, window};
 }
 
 void StepCore::plan_fused_attention() {
@@ -348,6 +415,10 @@ void StepCore::init(unsigned long long seed) {
   const std::vector<TensorShard> shards = tp_plan(m, T, par.at.tp, par.at.tp_rank);
   long long largest = 0;
   for (const Tensor& t : whole) largest = std::max(largest, t.numel());
+  // A stage's tensor is the unsplit model's tensor of that name (the tied head's copy: wte), and
+  // takes its seed: every pp gives the same model.
+  std::map<std::string, std::size_t> whole_index;
+  for (std::size_t j = 0; j < whole.size(); ++j) whole_index[whole[j].name] = j;
   // fp32 values of this rank's whole buffer (ZeRO-1 keeps only its slices), and of one whole
   // tensor a split one is cut from.
   gpu::DeviceBuffer local(pieces.empty() ? 0 : sizeof(float) * n_params);
@@ -355,8 +426,9 @@ void StepCore::init(unsigned long long seed) {
   gpu::DeviceBuffer full(par.at.tp > 1 ? 6 * static_cast<std::size_t>(largest) : 0);
   CUDA_CHECK(cudaMemsetAsync(values, 0, sizeof(float) * n_params, s));  // padding too: to_bf16 copies it all
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor& t = whole[i];
-    const bool cut = par.at.tp > 1 && shards[i].split != Split::kReplicated;
+    const std::size_t j = whole_index.at(whole_tensor_name(tensors[i].name));
+    const Tensor& t = whole[j];
+    const bool cut = par.at.tp > 1 && shards[j].split != Split::kReplicated;
     float* mp = cut ? reinterpret_cast<float*>(full.get()) : values + tensors[i].offset;
     bf16* pp = cut ? reinterpret_cast<bf16*>(full.get() + 4 * largest) : params + tensors[i].offset;
     switch (t.kind) {
@@ -372,13 +444,13 @@ void StepCore::init(unsigned long long seed) {
         break;
       case TensorKind::kAttnOut:
       case TensorKind::kMlpDown:
-        init_normal(mp, pp, t.numel(), resid_std, seed + i * 0x9e3779b9ull, s);
+        init_normal(mp, pp, t.numel(), resid_std, seed + j * 0x9e3779b9ull, s);
         break;
       default:
-        init_normal(mp, pp, t.numel(), 0.02f, seed + i * 0x9e3779b9ull, s);
+        init_normal(mp, pp, t.numel(), 0.02f, seed + j * 0x9e3779b9ull, s);
         break;
     }
-    if (cut) copy_shard(values + tensors[i].offset, mp, t, shards[i], 4, s);
+    if (cut) copy_shard(values + tensors[i].offset, mp, t, shards[j], 4, s);
   }
   to_bf16(params, values, n_params, s);
   for (const ShardPiece& x : pieces)

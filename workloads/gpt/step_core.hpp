@@ -13,6 +13,7 @@
 #include "workloads/gpt/gpt_kernels.cuh"
 #include "workloads/gpt/gpt_model.hpp"
 #include "workloads/gpt/gpt_parallel.hpp"
+#include "workloads/gpt/pipeline_schedule.hpp"
 #include "workloads/gpu/cublaslt_handles.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/cudnn_handles.hpp"
@@ -77,9 +78,25 @@ class StepCore {
 
   // Lays out every buffer (with `at` set, records the pointers); returns the bytes.
   std::size_t plan(std::byte* at);
-  // Forward and backward of one micro-batch (see GptModel).
+  // Forward and backward of one micro-batch (see GptModel). On a pipeline stage: its blocks only,
+  // on micro-batch `micro`'s activation slot; the first stage starts from the embedding, the
+  // others from the input received into pipe_buffer; the last ends with the head and the loss,
+  // the others' backward starts from the gradient received into pipe_buffer.
   virtual void forward(int micro, int count) = 0;
   virtual void backward(int micro) = 0;
+  // Pipeline parallelism: where micro-batch `micro`'s activation (the residual stream after this
+  // stage's blocks; received: before them) or its gradient is sent from or received into;
+  // pipe_elements() of them.
+  virtual bf16* pipe_buffer(Carries what, bool send, int micro) = 0;
+  long long pipe_elements() const { return rows_l * m.width; }
+  // All micro-batches' forward and backward passes of this stage: the 1F1B schedule
+  // (one_f_one_b), its transfers through par.pipe; with timing_pipe the time spent in them is
+  // measured (pipe_idle_ms).
+  void run_pipeline(int count);
+  // Of the last step run with timing_pipe (synchronises): the stage's time waiting for the other
+  // stages (inside the send/recv groups, the tied embedding's exchange and the gradient norm's sum
+  // over the stages, transfers included) and the step's time from its first action to that sum.
+  std::pair<double, double> pipe_idle_ms() const;
   // Waits for the gradient buckets, clips by the global norm (over the tp shards and, with ZeRO,
   // the dp shards), AdamW on this rank's parameters (ZeRO-1: its slices), then the all-gather.
   void optimizer_step(const Hyper& h);
@@ -122,6 +139,10 @@ class StepCore {
   long long BT;
   cudaStream_t s;
   Parallel par;
+  // This rank's pipeline stage (the whole model with pp 1) and its activation slots: at most
+  // pp - stage micro-batches are in flight under 1F1B, micro-batch i uses slot i % slots.
+  StageBlocks stage;
+  int slots = 1;
   // This tp rank's query heads, KV heads and MLP width (the whole model's with tp 1).
   int heads_l, kv_l, mlp_l;
   // Sequence parallelism (tp > 1): the embeddings, norms, residual stream, head and loss hold only
@@ -133,9 +154,12 @@ class StepCore {
   std::vector<Tensor>& tensors;       // this rank's layout (buckets.tensors)
   std::vector<ShardPiece> pieces;     // ZeRO-1: this rank's slices; else empty
   std::vector<NormRange> norm_parts;  // what this rank adds to the gradient norm
-  std::unique_ptr<GradSync> sync;     // dp > 1
-  long long n_params = 0;             // the (padded) flat buffer
-  long long n_state = 0;              // fp32 master and moments this rank holds
+  // pp > 1, GPT-2: the tied embedding in this stage's buffer (wte on the first stage, its copy on
+  // the last; -1 elsewhere), whose gradient the two stages sum before the optimizer.
+  long long tied_index = -1;
+  std::unique_ptr<GradSync> sync;  // dp > 1
+  long long n_params = 0;          // the (padded) flat buffer
+  long long n_state = 0;           // fp32 master and moments this rank holds
   int micro_count = 1;
   // Activation recomputation: the blocks' inputs (the residual stream) are kept, every other
   // activation lives in one block's buffers, and the backward pass recomputes a block's forward
@@ -166,6 +190,23 @@ class StepCore {
   // Scratch: bias gradients when accumulating; the norm backward's per-block weight and bias sums.
   bf16* bias_scratch = nullptr;
   float* norm_partials = nullptr;
+  // pp > 1: the other end's tied embedding gradient, received before the sum.
+  bf16* tied_scratch = nullptr;
+  // The pipeline's waits, measured in a step with timing_pipe (CUDA events on the stream).
+  bool timing_pipe = false;
+  gpu::Event pipe_start, pipe_end;
+  std::vector<std::pair<gpu::Event, gpu::Event>> pipe_waits;
+  std::size_t pipe_waits_used = 0;
+  // Runs `f` (a transfer with other stages), between two events when timing_pipe.
+  template <class F>
+  void pipe_wait(F&& f) {
+    if (!timing_pipe) return f();
+    if (pipe_waits_used == pipe_waits.size()) pipe_waits.emplace_back();
+    auto& w = pipe_waits[pipe_waits_used++];
+    CUDA_CHECK(cudaEventRecord(w.first.get(), s));
+    f();
+    CUDA_CHECK(cudaEventRecord(w.second.get(), s));
+  }
   void* workspace = nullptr;
   // Fused attention (Attention::kCudnn): its handle, plans and workspace.
   std::unique_ptr<gpu::CudnnHandle> cudnn;

@@ -314,6 +314,42 @@ TEST(GptConfig, LayoutResolvedAgainstTheRanks) {
       0u);
 }
 
+// pp: stages against the ranks (dp 0 takes ranks / (tp x pp)) and the model's blocks; what the
+// pipeline is not built with is an Error naming pp and the other field, not a different model.
+TEST(GptConfig, PipelineStagesAndWhatTheyAreBuiltWith) {
+  const Config two = Config::from_params(Json{{"pp", 2}}).resolved(2, 2);
+  EXPECT_EQ(two.pp, 2);
+  EXPECT_EQ(two.dp, 1);
+  EXPECT_EQ(two.to_json().at("pp"), 2);
+  EXPECT_EQ(Config::from_params(Json::object()).to_json().at("pp"), 1);
+  EXPECT_EQ(Config::from_params(Json{{"pp", 2}}).resolved(8, 8).dp, 4);
+  EXPECT_TRUE(Config::from_params(Json{{"pp", 2}, {"recompute", true}, {"attention", "naive"}}).recompute);
+  auto err = [](const Json& p) { return error_of([&] { Config::from_params(p); }); };
+  auto err_at = [](const Json& p, int ranks) {
+    return error_of([&] { Config::from_params(p).resolved(ranks, ranks); });
+  };
+  EXPECT_EQ(err(Json{{"pp", 0}}).rfind("pp: must be a positive integer", 0), 0u);
+  EXPECT_EQ(err(Json{{"pp", 3}, {"model", "gpt2-tiny"}}).rfind("pp: 3 stages need at least one block each", 0), 0u);
+  EXPECT_EQ(err(Json{{"pp", 2}, {"model", "llama-tiny"}, {"seq", 64}})
+                .rfind("pp: 2 pipeline stages are built for "
+                       "GPT-2 only",
+                       0),
+            0u);
+  const Config both = Config::from_params(Json{{"pp", 2}, {"tp", 2}, {"sequence_parallel", true}}).resolved(8, 4);
+  EXPECT_EQ(both.dp, 2);
+  EXPECT_EQ(both.tp * both.pp, 4);
+  EXPECT_EQ(err(Json{{"pp", 2}, {"zero", 1}}).rfind("pp: 2 with zero 1 is not built", 0), 0u);
+  EXPECT_EQ(err(Json{{"pp", 2}, {"precision", "fp8"}}).rfind("pp: 2 with precision fp8 is not built", 0), 0u);
+  EXPECT_EQ(err(Json{{"pp", 2}, {"cuda_graph", true}}).rfind("pp: 2 with cuda_graph is not built", 0), 0u);
+  EXPECT_EQ(err(Json{{"pp", 2}, {"data", "fortunes"}}).rfind("pp: 2 with data (fortunes) is not built", 0), 0u);
+  // tp 0 resolves to the node's ranks: 4 x pp 2 does not divide 4 ranks.
+  EXPECT_EQ(err_at(Json{{"pp", 2}, {"tp", 0}}, 4).rfind("pp: tp x pp = 8 does not divide the run's 4 ranks", 0), 0u);
+  EXPECT_EQ(err_at(Json{{"pp", 2}}, 3).rfind("pp: tp x pp = 2 does not divide the run's 3 ranks", 0), 0u);
+  EXPECT_EQ(
+      err_at(Json{{"pp", 2}, {"dp", 2}}, 2).rfind("dp: dp x tp x pp = 2 x 1 x 2 = 4 must equal the run's ranks (2)", 0),
+      0u);
+}
+
 // The registry's declaration: its defaults are the configuration's, and its checks are
 // gpt::Config's, naming the field.
 TEST(GptConfig, RegistryDeclaration) {
@@ -330,6 +366,9 @@ TEST(GptConfig, RegistryDeclaration) {
   EXPECT_EQ(check_param_set(*d, Json{{"model", "gpt2-1558m"}, {"tp", 2}}).rfind("tp: 2", 0), 0u);
   EXPECT_EQ(check_param_set(*d, Json{{"seq", 4096}}).rfind("seq:", 0), 0u);
   EXPECT_EQ(check_param_set(*d, Json{{"recompute", true}}), "");
+  EXPECT_EQ(defaults.at("pp"), 1);
+  EXPECT_EQ(check_param_set(*d, Json{{"pp", 2}}), "");
+  EXPECT_EQ(check_param_set(*d, Json{{"pp", 2}, {"zero", 1}}).rfind("pp: 2 with zero 1", 0), 0u);
   EXPECT_EQ(check_param_set(*d, Json{{"cuda_graph", true}}), "");
   EXPECT_EQ(check_param_set(*d, Json{{"sequence_parallel", true}}).rfind("sequence_parallel:", 0), 0u);
   EXPECT_EQ(check_param_set(*d, Json{{"sequence_parallel", true}, {"tp", 2}}), "");

@@ -34,6 +34,69 @@ TEST(GptParallelPlan, PlacementTpGroupsAreConsecutiveRanks) {
   EXPECT_EQ(error_of([] { Placement::of(0, 1, 0); }).rfind("tp:", 0), 0u);
 }
 
+// Pipeline stages are the slowest index: a stage's dp x tp ranks are consecutive.
+TEST(GptParallelPlan, PlacementStagesOutermost) {
+  const Placement p = Placement::of(13, 2, 4, 2);  // rank 13 = (1 x 2 + 1) x 4 + 1
+  EXPECT_EQ(p.pp_rank, 1);
+  EXPECT_EQ(p.dp_rank, 1);
+  EXPECT_EQ(p.tp_rank, 1);
+  EXPECT_EQ(Placement::of(1, 1, 1, 2).pp_rank, 1);
+  EXPECT_EQ(Placement::of(2, 2, 1, 2).dp_rank, 0);
+  EXPECT_EQ(Placement::of(2, 2, 1, 2).pp_rank, 1);
+  EXPECT_NE(error_of([] { Placement::of(16, 2, 4, 2); }).find("outside"), std::string::npos);
+  EXPECT_EQ(error_of([] { Placement::of(0, 1, 1, 0); }).rfind("pp:", 0), 0u);
+}
+
+// The stages' layouts hold every tensor of the model once, the last stage a copy of the tied
+// embedding besides; with one stage the layout is the whole one.
+TEST(GptParallelPlan, StageLayoutsSplitTheModel) {
+  const ModelShape m = model_shape("gpt2-124m");
+  const std::vector<Tensor> whole = parameter_layout(m, 1024);
+  const std::vector<Tensor> one = stage_layout(m, 1024, 1, 0, stage_blocks(12, 1, 0));
+  ASSERT_EQ(one.size(), whole.size());
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(one[i].name, whole[i].name);
+    EXPECT_EQ(one[i].offset, whole[i].offset);
+  }
+  for (int pp : {2, 3, 5}) {
+    std::map<std::string, int> seen;
+    long long elements = 0;
+    for (int s = 0; s < pp; ++s) {
+      const StageBlocks b = stage_blocks(m.layers, pp, s);
+      const std::vector<Tensor> l = stage_layout(m, 1024, 1, 0, b);
+      for (std::size_t i = 0; i < l.size(); ++i) {
+        ++seen[l[i].name];
+        if (i > 0) {
+          EXPECT_EQ(l[i].offset, l[i - 1].offset + l[i - 1].numel());
+        }
+        if (l[i].layer >= 0) {
+          EXPECT_GE(l[i].layer, b.first);
+          EXPECT_LT(l[i].layer, b.last);
+        }
+        if (l[i].name != kTiedHeadCopy) elements += l[i].numel();
+      }
+      EXPECT_EQ(l.front().name, s == 0 ? "wte" : "h." + std::to_string(b.first) + ".ln1.weight");
+      EXPECT_EQ(l.back().name, s == pp - 1 ? kTiedHeadCopy : "h." + std::to_string(b.last - 1) + ".down.bias");
+      // The copy's gradient is summed with wte's: the norm counts it on the first stage only.
+      double counted = 0;
+      for (const NormRange& r : norm_ranges(m, 1024, 1, plan_buckets(l, 25'000'000, 2), {}))
+        counted += r.weight * (r.end - r.begin);
+      double own = 0;
+      for (const Tensor& t : l)
+        if (t.name != kTiedHeadCopy) own += static_cast<double>(t.numel());
+      EXPECT_EQ(counted, own) << "pp " << pp << " stage " << s;
+    }
+    EXPECT_EQ(elements, parameter_count(m, 1024)) << "pp " << pp;
+    EXPECT_EQ(seen.size(), whole.size() + 1) << "pp " << pp;
+    for (const auto& [name, n] : seen) EXPECT_EQ(n, 1) << name;
+    EXPECT_EQ(whole_tensor_name(kTiedHeadCopy), "wte");
+  }
+  // Llama's head is its own tensor: no copy, on the last stage.
+  const ModelShape l = model_shape("llama-tiny");
+  const std::vector<Tensor> last = stage_layout(l, 64, 1, 0, stage_blocks(2, 2, 1));
+  EXPECT_EQ(last.back().name, "head.weight");
+}
+
 TEST(GptParallelPlan, LocalLayoutHoldsTheRanksShards) {
   const ModelShape m = model_shape("gpt2-124m");
   const std::vector<Tensor> whole = local_layout(m, 1024, 1, 0);

@@ -1,0 +1,227 @@
+#include "workloads/gpt/pipeline_schedule.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "common/error.hpp"
+
+namespace scalebench::gpt {
+
+StageBlocks stage_blocks(int layers, int pp, int stage) {
+  if (pp < 1) throw Error("pp: must be a positive count, got " + std::to_string(pp));
+  if (pp > layers)
+    throw Error("pp: " + std::to_string(pp) + " stages need at least one block each; the model has " +
+                std::to_string(layers));
+  if (stage < 0 || stage >= pp)
+    throw Error("pp stage " + std::to_string(stage) + " is outside 0.." + std::to_string(pp - 1));
+  const int base = layers / pp, extra = layers % pp;
+  StageBlocks b;
+  b.first = stage * base + std::min(stage, extra);
+  b.last = b.first + base + (stage < extra ? 1 : 0);
+  b.embedding = stage == 0;
+  b.head = stage == pp - 1;
+  return b;
+}
+
+int pipeline_slots(int pp, int stage, int micro_batches) { return std::max(1, std::min(pp - stage, micro_batches)); }
+
+double bubble_theory(int pp, int micro_batches) {
+  return static_cast<double>(pp - 1) / static_cast<double>(micro_batches + pp - 1);
+}
+
+std::vector<PipeAction> one_f_one_b(int pp, int stage, int m) {
+  if (pp < 1 || stage < 0 || stage >= pp)
+    throw Error("pp stage " + std::to_string(stage) + " is outside 0.." + std::to_string(pp - 1));
+  if (m < 1) throw Error("grad_accum: the pipeline needs at least one micro-batch, got " + std::to_string(m));
+  const bool has_prev = stage > 0, has_next = stage < pp - 1;
+  std::vector<PipeAction> out;
+  auto compute = [&](PipeOp op, int micro) { out.push_back(PipeAction{op, micro, {}}); };
+  // Appends one group of whichever of the transfers exist at this stage (none: nothing).
+  auto comm = [&](std::initializer_list<std::pair<bool, PipeTransfer>> wanted) {
+    PipeAction a{PipeOp::kComm, 0, {}};
+    for (const auto& [exists, t] : wanted)
+      if (exists) a.group.push_back(t);
+    if (!a.group.empty()) out.push_back(std::move(a));
+  };
+  auto recv_fwd = [&](int i) { return std::pair{has_prev, PipeTransfer{false, stage - 1, Carries::kActivation, i}}; };
+  auto send_fwd = [&](int i) { return std::pair{has_next, PipeTransfer{true, stage + 1, Carries::kActivation, i}}; };
+  auto recv_bwd = [&](int i) { return std::pair{has_next, PipeTransfer{false, stage + 1, Carries::kGradient, i}}; };
+  auto send_bwd = [&](int i) { return std::pair{has_prev, PipeTransfer{true, stage - 1, Carries::kGradient, i}}; };
+
+  const int warm = std::min(pp - stage - 1, m), steady = m - warm;
+  int f = 0, b = 0;
+  for (int i = 0; i < warm; ++i, ++f) {
+    comm({recv_fwd(f)});
+    compute(PipeOp::kForward, f);
+    comm({send_fwd(f)});
+  }
+  if (steady > 0) comm({recv_fwd(f)});
+  for (int j = 0; j < steady; ++j, ++b) {
+    compute(PipeOp::kForward, f);
+    comm({send_fwd(f), recv_bwd(b)});
+    ++f;
+    compute(PipeOp::kBackward, b);
+    if (j == steady - 1)
+      comm({send_bwd(b)});
+    else
+      comm({send_bwd(b), recv_fwd(f)});
+  }
+  for (int i = 0; i < warm; ++i, ++b) {
+    comm({recv_bwd(b)});
+    compute(PipeOp::kBackward, b);
+    comm({send_bwd(b)});
+  }
+  return out;
+}
+
+namespace {
+const char* carries_name(Carries c) { return c == Carries::kActivation ? "activation" : "gradient"; }
+
+std::string describe(const PipeTransfer& t) {
+  return std::string(t.send ? "send " : "receive ") + carries_name(t.what) + " of micro-batch " +
+         std::to_string(t.micro) + (t.send ? " to stage " : " from stage ") + std::to_string(t.peer);
+}
+}  // namespace
+
+std::vector<PipeEvent> simulate(const std::vector<std::vector<PipeAction>>& stages) {
+  const int p = static_cast<int>(stages.size());
+  for (int s = 0; s < p; ++s)
+    for (const PipeAction& a : stages[static_cast<std::size_t>(s)])
+      for (const PipeTransfer& t : a.group)
+        if (t.peer < 0 || t.peer >= p || t.peer == s)
+          throw Error("pipeline: stage " + std::to_string(s) + " would " + describe(t) + ", not another stage");
+  std::vector<std::size_t> pc(static_cast<std::size_t>(p), 0);
+  std::vector<std::vector<bool>> done(static_cast<std::size_t>(p));  // of the current group's transfers
+  auto current = [&](int s) -> const PipeAction* {
+    const auto& list = stages[static_cast<std::size_t>(s)];
+    return pc[static_cast<std::size_t>(s)] < list.size() ? &list[pc[static_cast<std::size_t>(s)]] : nullptr;
+  };
+  // Stage s's group if it is waiting in one (its transfers' done flags sized).
+  auto posted = [&](int s) -> const PipeAction* {
+    const PipeAction* a = current(s);
+    if (!a || a->op != PipeOp::kComm) return nullptr;
+    std::vector<bool>& d = done[static_cast<std::size_t>(s)];
+    if (d.size() != a->group.size()) d.assign(a->group.size(), false);  // groups are never empty
+    return a;
+  };
+  // The first unmatched transfer of stage s's posted group in one direction with `peer` (NCCL
+  // pairs a send and a receive between two ranks in the order they were posted).
+  auto first_open = [&](int s, int peer, bool send) -> int {
+    const PipeAction* a = posted(s);
+    if (!a) return -1;
+    for (std::size_t i = 0; i < a->group.size(); ++i)
+      if (!done[static_cast<std::size_t>(s)][i] && a->group[i].peer == peer && a->group[i].send == send)
+        return static_cast<int>(i);
+    return -1;
+  };
+  std::vector<PipeEvent> out;
+  for (;;) {
+    bool progress = false, finished = true;
+    for (int s = 0; s < p; ++s) {
+      const auto ss = static_cast<std::size_t>(s);
+      while (const PipeAction* a = current(s)) {
+        if (a->op != PipeOp::kComm) {
+          out.push_back(PipeEvent{a->op, s, pc[ss], {}, 0});
+          ++pc[ss];
+          progress = true;
+          continue;
+        }
+        posted(s);
+        // Match this group's sends with the receivers' posted groups; its receives are matched
+        // when the sender's turn comes (or were, above).
+        for (std::size_t i = 0; i < a->group.size(); ++i) {
+          const PipeTransfer& t = a->group[i];
+          if (done[ss][i] || !t.send || first_open(s, t.peer, true) != static_cast<int>(i)) continue;
+          const int j = first_open(t.peer, s, false);
+          if (j < 0) continue;
+          const PipeTransfer& r = current(t.peer)->group[static_cast<std::size_t>(j)];
+          if (r.what != t.what || r.micro != t.micro)
+            throw Error("pipeline: stage " + std::to_string(s) + " would " + describe(t) + " while stage " +
+                        std::to_string(t.peer) + " waits to " + describe(r) + ": NCCL would pair them wrongly");
+          done[ss][i] = true;
+          done[static_cast<std::size_t>(t.peer)][static_cast<std::size_t>(j)] = true;
+          out.push_back(PipeEvent{PipeOp::kComm, s, pc[ss], t, pc[static_cast<std::size_t>(t.peer)]});
+          progress = true;
+        }
+        if (std::all_of(done[ss].begin(), done[ss].end(), [](bool x) { return x; })) {
+          done[ss].clear();
+          ++pc[ss];
+          progress = true;
+          continue;
+        }
+        break;
+      }
+      if (current(s)) finished = false;
+    }
+    if (finished) return out;
+    if (!progress) {
+      std::string stuck;
+      for (int s = 0; s < p; ++s)
+        if (const PipeAction* a = posted(s))
+          for (std::size_t i = 0; i < a->group.size(); ++i)
+            if (!done[static_cast<std::size_t>(s)][i])
+              stuck += (stuck.empty() ? "" : "; ") + std::string("stage ") + std::to_string(s) + " waits to " +
+                       describe(a->group[i]);
+      throw Error("pipeline: deadlock: " + stuck);
+    }
+  }
+}
+
+std::vector<double> modelled_bubble(const std::vector<std::vector<PipeAction>>& stages,
+                                    const std::vector<double>& forward_ms, const std::vector<double>& backward_ms) {
+  const std::size_t p = stages.size();
+  if (forward_ms.size() != p || backward_ms.size() != p)
+    throw Error("pipeline: a forward and a backward time for each of the " + std::to_string(p) + " stages");
+  // A group ends once each of its transfers has met its peer's group: its partners, from the
+  // simulation's pairing. Both ends of a transfer start when both groups are posted.
+  std::vector<std::vector<std::vector<std::pair<std::size_t, std::size_t>>>> partners(p);
+  for (std::size_t s = 0; s < p; ++s) partners[s].resize(stages[s].size());
+  for (const PipeEvent& e : simulate(stages)) {
+    if (e.op != PipeOp::kComm) continue;
+    const auto s = static_cast<std::size_t>(e.stage), q = static_cast<std::size_t>(e.transfer.peer);
+    partners[s][e.action].emplace_back(q, e.peer_action);
+    partners[q][e.peer_action].emplace_back(s, e.action);
+  }
+  // end[s][a]: when stage s finishes action a. Filled in the simulation's order, in which every
+  // partner group has been posted (its previous action ended) before a transfer matches.
+  std::vector<std::vector<double>> end(p);
+  std::vector<double> idle(p, 0.0);
+  for (std::size_t s = 0; s < p; ++s) end[s].assign(stages[s].size(), -1.0);
+  auto posted = [&](std::size_t s, std::size_t a) { return a == 0 ? 0.0 : end[s][a - 1]; };
+  std::vector<std::size_t> next(p, 0);
+  // Ends every action of every stage whose inputs are known, until none is left.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::size_t s = 0; s < p; ++s)
+      while (next[s] < stages[s].size()) {
+        const std::size_t a = next[s];
+        const PipeAction& x = stages[s][a];
+        if (a > 0 && end[s][a - 1] < 0) break;
+        if (x.op != PipeOp::kComm) {
+          end[s][a] = posted(s, a) + (x.op == PipeOp::kForward ? forward_ms[s] : backward_ms[s]);
+        } else {
+          double t = posted(s, a);
+          bool known = true;
+          for (const auto& [q, b] : partners[s][a]) {
+            if (b > 0 && end[q][b - 1] < 0) known = false;
+            if (known) t = std::max(t, posted(q, b));
+          }
+          if (!known) break;
+          end[s][a] = t;
+          idle[s] += t - posted(s, a);
+        }
+        ++next[s];
+        progress = true;
+      }
+  }
+  double finish = 0;
+  for (std::size_t s = 0; s < p; ++s) finish = std::max(finish, stages[s].empty() ? 0.0 : end[s].back());
+  std::vector<double> out(p, 0.0);
+  for (std::size_t s = 0; s < p; ++s) {
+    const double own = stages[s].empty() ? 0.0 : end[s].back();
+    out[s] = finish > 0 ? (idle[s] + finish - own) / finish : 0.0;
+  }
+  return out;
+}
+
+}  // namespace scalebench::gpt
