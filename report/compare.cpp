@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include "analysis/stats.hpp"
@@ -30,6 +31,14 @@ Json point_key(const Json& r, const std::vector<std::string>& ignore) {
   if (point.is_object()) {
     point.erase("iters");    // resolved from iters: auto at run time
     point.erase("blocked");  // copy: whether the spin kernel's hold was dropped for a sample
+    // A point field that repeats a parameter's value says nothing the parameters do not, and a
+    // record written before its workload put that parameter in its points lacks it (gpt's pp):
+    // the parameters alone tell such points apart. Resolved values (dp 0 run as 1) stay.
+    if (params.is_object())
+      for (auto it = point.begin(); it != point.end();) {
+        const auto p = params.find(it.key());
+        it = p != params.end() && *p == it.value() ? point.erase(it) : std::next(it);
+      }
   }
   const Json pl = r.value("placement", Json::object());
   auto count = [&](const char* k) { return pl.is_object() && pl.contains(k) && pl[k].is_number() ? pl[k] : Json(0); };

@@ -15,7 +15,8 @@ def records(path):
             r = json.loads(line[i:])
         except ValueError:
             continue
-        if r.get("workload") == "gpt" and "details" in r:
+        # One line a run: GPU 0's throughput record (every rank writes its own, with the same details).
+        if r.get("workload") == "gpt" and r.get("metric") == "throughput" and r.get("point", {}).get("gpu", 0) == 0:
             yield r
 
 
@@ -23,7 +24,7 @@ for path in sys.argv[1:]:
     for r in records(path):
         p, d = r["point"], r["details"]
         line = (f"{path.rsplit('/', 1)[-1]}: {p['model']} b{p['micro_batch']} x{p['grad_accum']} "
-                f"dp {d['dp']} pp {d.get('pp', 1)}: {d['tokens_per_s']:,.0f} tokens/s, "
+                f"dp {p['dp']} pp {p.get('pp', 1)}: {d['tokens_per_s']:,.0f} tokens/s, "
                 f"MFU {d['mfu_pct']:.1f}%, step {d['step_ms']:.2f} ms, "
                 f"loss {d['loss_first']:.5f} -> {d['loss_last']:.5f}, status {r['status']} {r.get('reason', '')}")
         if d.get("pp", 1) > 1:

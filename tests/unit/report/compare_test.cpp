@@ -81,6 +81,26 @@ TEST(CompareKey, AParameterTheBaselineLacksIsReadAsItsDefault) {
   EXPECT_NE(point_key(base).dump(), point_key(other).dump());
 }
 
+// gpt's points gained `pp` with the parameter: a baseline point written before lacks it, and
+// still matches a candidate whose point repeats its pp parameter's default, and only that one.
+TEST(CompareKey, APointFieldThatRepeatsAParameterIsNotWhatKeepsPointsApart) {
+  Json base = record("b", "busbw", 10);
+  base["params"].erase("dtype");
+  Json repeats = record("c", "busbw", 10);
+  repeats["params"]["dtype"] = "float32";
+  repeats["point"]["dtype"] = "float32";
+  EXPECT_EQ(point_key(base).dump(), point_key(repeats).dump());
+  EXPECT_EQ(only(compare_records(Json::array({base}), Json::array({repeats}), {})).verdict, Verdict::kUnchanged);
+  Json other = repeats;
+  other["params"]["dtype"] = "float16";
+  other["point"]["dtype"] = "float16";
+  EXPECT_NE(point_key(base).dump(), point_key(other).dump());
+  // A point value resolved from its parameter (0: chosen at run time) is what ran: it stays.
+  Json resolved = record("c", "busbw", 10);
+  resolved["params"]["dtype"] = "float32";
+  resolved["point"]["dtype"] = "float16";
+  EXPECT_NE(point_key(base).dump(), point_key(resolved).dump());
+}
 TEST(CompareChange, LessBandwidthIsANegativeRegression) {
   const auto rows = compare_records(Json::array({record("b", "busbw", 10, {9.8, 9.9, 10, 10.1, 10.2})}),
                                     Json::array({record("c", "busbw", 8, {7.8, 7.9, 8, 8.1, 8.2})}), {});

@@ -40,8 +40,7 @@ TEST(TrainingTableSection, ImagesScalingAndNvlinkOverPciePerNetworkAndGpuCount) 
   Json per_gpu = images("resnet152", "fp16", 512, 2, "nvlink", {3500, 3510, 3520});
   per_gpu["metric"] = "throughput";  // one GPU's share of a 2-GPU run: not the run's figure
   const Json records = Json::array({
-      per_gpu,
-      images("resnet152", "fp16", 512, 1, "nvlink", {3500, 3600, 3700}),
+      per_gpu, images("resnet152", "fp16", 512, 1, "nvlink", {3500, 3600, 3700}),
       images("resnet152", "fp16", 512, 2, "nvlink", {7000, 7020, 7040}),
       images("resnet152", "fp16", 512, 2, "pcie", {7000, 6800, 6400}),
       images("vgg16", "fp32", 256, 1, "nvlink", {2000, 2000, 2000}),
@@ -71,8 +70,8 @@ TEST(TrainingTableSection, ImagesScalingAndNvlinkOverPciePerNetworkAndGpuCount) 
 }
 
 TEST(TrainingTableSection, NoneWithOneGpuCount) {
-  const Json records = Json::array({images("resnet50", "fp16", 512, 1, "nvlink", {3000}),
-                                    images("resnet152", "fp16", 512, 1, "nvlink", {1500})});
+  const Json records = Json::array(
+      {images("resnet50", "fp16", 512, 1, "nvlink", {3000}), images("resnet152", "fp16", 512, 1, "nvlink", {1500})});
   EXPECT_EQ(table(build_report(records, ReportOptions{}), "Training table"), nullptr);
 }
 
