@@ -17,6 +17,7 @@
 #include "workloads/gpt/gpt_bench.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 #include "workloads/gpt/gpt_parallel.hpp"
+#include "workloads/gpt/parallel_plan.hpp"
 #include "workloads/gpt/pipeline_schedule.hpp"
 #include "workloads/gpt/text_training.hpp"
 #include "workloads/gpu/cublaslt_version.hpp"
@@ -257,6 +258,12 @@ int run_gpt_workload(const RunRequest& run) {
       o.details["pp_bubble_measured"] = mean;
       o.details["pp_bubble_measured_per_stage"] = per_stage;
       o.details["pp_bubble_theory"] = gpt::bubble_theory(cfg.pp, cfg.grad_accum);
+      // The blocks each stage held: the split balances the head's cost against the blocks'.
+      const double head = gpt::head_cost_in_blocks(shape, cfg.seq);
+      Json blocks = Json::array();
+      for (int s = 0; s < cfg.pp; ++s) blocks.push_back(gpt::stage_blocks(shape.layers, cfg.pp, s, head).blocks());
+      o.details["pp_stage_blocks"] = blocks;
+      o.details["pp_head_cost_blocks"] = head;
       o.details["pp_bubble_method"] =
           "per stage, in one extra step: CUDA-event time inside the send/recv groups, the tied embedding's exchange "
           "and the gradient norm's sum over the stages (waiting for a neighbour, transfers included), over the time "

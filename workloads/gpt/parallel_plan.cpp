@@ -19,6 +19,13 @@ Placement Placement::of(int rank, int dp, int tp, int pp) {
 
 std::string whole_tensor_name(const std::string& name) { return name == kTiedHeadCopy ? "wte" : name; }
 
+double head_cost_in_blocks(const ModelShape& m, int seq) {
+  const double w = m.width, qkv = static_cast<double>(m.heads + 2 * m.kv_heads) * m.head_dim();
+  const double mlp_mats = m.family == Family::kGpt2 ? 2 : 3;  // up and down; Llama's gate too
+  const double block = 2 * (w * qkv + w * w + mlp_mats * w * m.mlp) + 4.0 * seq * w;
+  return 2.0 * m.padded_vocab * w / block;
+}
+
 std::vector<Tensor> local_layout(const ModelShape& m, int seq, int tp, int tp_rank) {
   std::vector<Tensor> out = parameter_layout(m, seq);
   const std::vector<TensorShard> plan = tp_plan(m, seq, tp, tp_rank);

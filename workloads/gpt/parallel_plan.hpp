@@ -32,6 +32,12 @@ std::string whole_tensor_name(const std::string& name);
 // parameter_layout with each tensor cut to this tp rank's shard (tp_plan): rows or columns of the
 // split ones, replicated ones whole; offsets contiguous in the same order. tp = 1: the full layout.
 std::vector<Tensor> local_layout(const ModelShape& m, int seq, int tp, int tp_rank);
+// What the output head and the loss cost per token against one block, for balancing pipeline
+// stages (stage_blocks' head_blocks): 2 x padded_vocab x width multiply-adds against a block's
+// projections and MLP (2 x its weights) and attention over the sequence (4 x seq x width), the
+// forward's counts, which the backward's follow. GPT-2 124M at seq 1024: 4.47 blocks.
+double head_cost_in_blocks(const ModelShape& m, int seq);
+
 // local_layout of a pipeline stage's tensors only: the embeddings on the first stage, its blocks,
 // the final norm and the head on the last (a tied head: kTiedHeadCopy, after the final norm, unless
 // the stage holds wte itself); offsets contiguous in that order. One stage of one: local_layout.

@@ -1,23 +1,48 @@
 #include "workloads/gpt/pipeline_schedule.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "common/error.hpp"
 
 namespace scalebench::gpt {
 
-StageBlocks stage_blocks(int layers, int pp, int stage) {
+StageBlocks stage_blocks(int layers, int pp, int stage, double head_blocks) {
   if (pp < 1) throw Error("pp: must be a positive count, got " + std::to_string(pp));
   if (pp > layers)
     throw Error("pp: " + std::to_string(pp) + " stages need at least one block each; the model has " +
                 std::to_string(layers));
   if (stage < 0 || stage >= pp)
     throw Error("pp stage " + std::to_string(stage) + " is outside 0.." + std::to_string(pp - 1));
-  const int base = layers / pp, extra = layers % pp;
+  // least[s][i]: the smallest cost of the costliest stage when stages s.. hold blocks i..layers.
+  const auto cost = [&](int s, int first, int last) { return (last - first) + (s == pp - 1 ? head_blocks : 0.0); };
+  const double kNone = std::numeric_limits<double>::infinity();
+  std::vector<std::vector<double>> least(static_cast<std::size_t>(pp) + 1,
+                                         std::vector<double>(static_cast<std::size_t>(layers) + 1, kNone));
+  least[static_cast<std::size_t>(pp)][static_cast<std::size_t>(layers)] = 0;
+  for (int s = pp - 1; s >= 0; --s)
+    for (int i = layers - (pp - s); i >= s; --i)
+      for (int j = i + 1; j <= layers - (pp - 1 - s); ++j)
+        least[static_cast<std::size_t>(s)][static_cast<std::size_t>(i)] =
+            std::min(least[static_cast<std::size_t>(s)][static_cast<std::size_t>(i)],
+                     std::max(cost(s, i, j), least[static_cast<std::size_t>(s) + 1][static_cast<std::size_t>(j)]));
+  // From the front, each stage takes the most blocks that keep the optimum.
   StageBlocks b;
-  b.first = stage * base + std::min(stage, extra);
-  b.last = b.first + base + (stage < extra ? 1 : 0);
+  int first = 0;
+  for (int s = 0; s <= stage; ++s) {
+    const double goal = least[static_cast<std::size_t>(s)][static_cast<std::size_t>(first)];
+    int last = first + 1;
+    for (int j = layers - (pp - 1 - s); j > first; --j)
+      if (std::max(cost(s, first, j), least[static_cast<std::size_t>(s) + 1][static_cast<std::size_t>(j)]) <=
+          goal + 1e-9) {
+        last = j;
+        break;
+      }
+    b.first = first, b.last = last;
+    first = last;
+  }
   b.embedding = stage == 0;
   b.head = stage == pp - 1;
   return b;

@@ -10,16 +10,18 @@
 namespace scalebench::gpt {
 
 // The blocks [first, last) of stage `stage` of `pp`, and whether it holds the embeddings (the first
-// stage) and the final norm, head and loss (the last). Whole blocks, the remainder of layers / pp
-// to the first stages (the last one also runs the head). Throws Error naming pp when pp is not a
-// positive count or exceeds the layers.
+// stage) and the final norm, head and loss (the last). Whole blocks, split so that the costliest
+// stage costs least, a block costing 1 and the head `head_blocks` blocks on the last stage (a
+// pipeline runs at its slowest stage's pace); among such splits the first stages take the most
+// (with head_blocks 0: the remainder of layers / pp to the first stages). Throws Error naming pp
+// when pp is not a positive count or exceeds the layers.
 struct StageBlocks {
   int first = 0, last = 0;
   bool embedding = true, head = true;
   int blocks() const { return last - first; }
   bool operator==(const StageBlocks&) const = default;
 };
-StageBlocks stage_blocks(int layers, int pp, int stage);
+StageBlocks stage_blocks(int layers, int pp, int stage, double head_blocks = 0);
 
 // What crosses between stages: a micro-batch's activation (the residual stream after the sending
 // stage's last block) forward, or its gradient backward.

@@ -33,15 +33,15 @@ StepCore::StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, A
       BT(static_cast<long long>(b) * t),
       s(stream),
       par(p),
-      stage(stage_blocks(shape.layers, p.at.pp, p.at.pp_rank)),
+      stage(stage_blocks(shape.layers, p.at.pp, p.at.pp_rank, head_cost_in_blocks(shape, t))),
       slots(p.at.pp - p.at.pp_rank),
       heads_l(shape.heads / p.at.tp),
       kv_l(shape.kv_heads / p.at.tp),
       mlp_l(shape.mlp / p.at.tp),
       sp(p.sequence_parallel && p.at.tp > 1),
-      buckets(
-          plan_buckets(stage_layout(shape, t, p.at.tp, p.at.tp_rank, stage_blocks(shape.layers, p.at.pp, p.at.pp_rank)),
-                       static_cast<long long>(p.bucket_mb * 1e6), 2, p.zero == 1 ? zero_padded_size(1, p.at.dp) : 1)),
+      buckets(plan_buckets(stage_layout(shape, t, p.at.tp, p.at.tp_rank, stage),
+                           static_cast<long long>(p.bucket_mb * 1e6), 2,
+                           p.zero == 1 ? zero_padded_size(1, p.at.dp) : 1)),
       tensors(buckets.tensors) {
   n_params = buckets.total;
   const Range rows = sp ? sequence_rows(BT, par.at.tp, par.at.tp_rank) : Range{0, BT};

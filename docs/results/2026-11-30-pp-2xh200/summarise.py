@@ -31,4 +31,6 @@ for path in sys.argv[1:]:
             stages = ", ".join(f"{x:.4f}" for x in d["pp_bubble_measured_per_stage"])
             line += (f"\n  bubble measured {d['pp_bubble_measured']:.4f} (stages {stages}), "
                      f"theory {d['pp_bubble_theory']:.4f}")
+            if "pp_stage_blocks" in d:
+                line += f", blocks a stage {d['pp_stage_blocks']} (head {d['pp_head_cost_blocks']:.2f} blocks)"
         print(line)

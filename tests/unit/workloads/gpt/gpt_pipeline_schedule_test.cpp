@@ -49,6 +49,31 @@ TEST(GptPipelineSchedule, StagesHoldWholeBlocksInOrder) {
   EXPECT_EQ(stage_blocks(12, 1, 0), (StageBlocks{0, 12, true, true}));
 }
 
+// The head on the last stage costs blocks of its own: the split that makes the costliest stage
+// cheapest moves blocks to the other stages (GPT-2 124M at seq 1024: the head about 4.5 blocks).
+TEST(GptPipelineSchedule, TheHeadsCostMovesBlocksOffTheLastStage) {
+  EXPECT_EQ(stage_blocks(12, 2, 0, 4.47), (StageBlocks{0, 8, true, false}));
+  EXPECT_EQ(stage_blocks(12, 2, 1, 4.47), (StageBlocks{8, 12, false, true}));
+  // 4 stages: 12 + 4.47 over 4 is 4.1 a stage; the last keeps one block beside the head.
+  std::vector<int> blocks;
+  for (int s = 0; s < 4; ++s) blocks.push_back(stage_blocks(12, 4, s, 4.47).blocks());
+  EXPECT_EQ(blocks, (std::vector<int>{4, 4, 3, 1}));
+  // A head costlier than all the blocks still leaves the last stage one block.
+  EXPECT_EQ(stage_blocks(4, 2, 1, 100).blocks(), 1);
+  // Every split covers the blocks in order, a block or more a stage.
+  for (double head : {0.0, 0.5, 3.0, 20.0})
+    for (int pp = 1; pp <= 6; ++pp) {
+      int next = 0;
+      for (int s = 0; s < pp; ++s) {
+        const StageBlocks b = stage_blocks(12, pp, s, head);
+        EXPECT_EQ(b.first, next);
+        EXPECT_GE(b.blocks(), 1);
+        next = b.last;
+      }
+      EXPECT_EQ(next, 12) << "pp " << pp << " head " << head;
+    }
+}
+
 TEST(GptPipelineSchedule, StagePartitionErrorsNamePp) {
   try {
     stage_blocks(2, 3, 0);
