@@ -16,30 +16,39 @@ StageBlocks stage_blocks(int layers, int pp, int stage, double head_blocks) {
                 std::to_string(layers));
   if (stage < 0 || stage >= pp)
     throw Error("pp stage " + std::to_string(stage) + " is outside 0.." + std::to_string(pp - 1));
-  // least[s][i]: the smallest cost of the costliest stage when stages s.. hold blocks i..layers.
+  // The costliest stage's least cost M (least[s][i]: stages s.. over blocks i..), then among the
+  // splits within M the one whose stage costs' squares sum least (every stage near the mean, not
+  // only the costliest), the first stages taking the most where two are equal.
   const auto cost = [&](int s, int first, int last) { return (last - first) + (s == pp - 1 ? head_blocks : 0.0); };
+  const auto ix = [](int v) { return static_cast<std::size_t>(v); };
   const double kNone = std::numeric_limits<double>::infinity();
-  std::vector<std::vector<double>> least(static_cast<std::size_t>(pp) + 1,
-                                         std::vector<double>(static_cast<std::size_t>(layers) + 1, kNone));
-  least[static_cast<std::size_t>(pp)][static_cast<std::size_t>(layers)] = 0;
+  using Table = std::vector<std::vector<double>>;
+  Table least(ix(pp) + 1, std::vector<double>(ix(layers) + 1, kNone)), squares = least;
+  least[ix(pp)][ix(layers)] = squares[ix(pp)][ix(layers)] = 0;
   for (int s = pp - 1; s >= 0; --s)
     for (int i = layers - (pp - s); i >= s; --i)
       for (int j = i + 1; j <= layers - (pp - 1 - s); ++j)
-        least[static_cast<std::size_t>(s)][static_cast<std::size_t>(i)] =
-            std::min(least[static_cast<std::size_t>(s)][static_cast<std::size_t>(i)],
-                     std::max(cost(s, i, j), least[static_cast<std::size_t>(s) + 1][static_cast<std::size_t>(j)]));
-  // From the front, each stage takes the most blocks that keep the optimum.
+        least[ix(s)][ix(i)] = std::min(least[ix(s)][ix(i)], std::max(cost(s, i, j), least[ix(s) + 1][ix(j)]));
+  const double most = least[0][0] + 1e-9;
+  for (int s = pp - 1; s >= 0; --s)
+    for (int i = layers - (pp - s); i >= s; --i)
+      for (int j = i + 1; j <= layers - (pp - 1 - s); ++j)
+        if (cost(s, i, j) <= most) {
+          const double c = cost(s, i, j);
+          squares[ix(s)][ix(i)] = std::min(squares[ix(s)][ix(i)], c * c + squares[ix(s) + 1][ix(j)]);
+        }
   StageBlocks b;
   int first = 0;
   for (int s = 0; s <= stage; ++s) {
-    const double goal = least[static_cast<std::size_t>(s)][static_cast<std::size_t>(first)];
+    const double goal = squares[ix(s)][ix(first)] + 1e-9;
     int last = first + 1;
-    for (int j = layers - (pp - 1 - s); j > first; --j)
-      if (std::max(cost(s, first, j), least[static_cast<std::size_t>(s) + 1][static_cast<std::size_t>(j)]) <=
-          goal + 1e-9) {
+    for (int j = layers - (pp - 1 - s); j > first; --j) {
+      const double c = cost(s, first, j);
+      if (c <= most && c * c + squares[ix(s) + 1][ix(j)] <= goal) {
         last = j;
         break;
       }
+    }
     b.first = first, b.last = last;
     first = last;
   }

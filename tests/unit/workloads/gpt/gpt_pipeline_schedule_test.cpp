@@ -54,7 +54,8 @@ TEST(GptPipelineSchedule, StagesHoldWholeBlocksInOrder) {
 TEST(GptPipelineSchedule, TheHeadsCostMovesBlocksOffTheLastStage) {
   EXPECT_EQ(stage_blocks(12, 2, 0, 4.47), (StageBlocks{0, 8, true, false}));
   EXPECT_EQ(stage_blocks(12, 2, 1, 4.47), (StageBlocks{8, 12, false, true}));
-  // 4 stages: 12 + 4.47 over 4 is 4.1 a stage; the last keeps one block beside the head.
+  // 4 stages: the last keeps one block beside the head (5.47, the least the costliest can be);
+  // the others share the rest evenly rather than two taking 5 and one 1.
   std::vector<int> blocks;
   for (int s = 0; s < 4; ++s) blocks.push_back(stage_blocks(12, 4, s, 4.47).blocks());
   EXPECT_EQ(blocks, (std::vector<int>{4, 4, 3, 1}));
