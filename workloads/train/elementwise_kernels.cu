@@ -10,20 +10,11 @@
 #include "workloads/train/kernel_common.cuh"
 #include "workloads/train/train_kernels.cuh"
 
-// Residual add and ReLU, the sum of two layers' outputs, their gradients, a bias with the ReLU after it, the
+// The sum of two layers' outputs, their gradients, a bias with the ReLU after it, the
 // per-channel sums of a bias's gradient, and the channel slices of a concatenation.
 namespace scalebench::train {
 
 namespace {
-template <typename T>
-__global__ void add_relu_kernel(T* y, const T* z, bool relu, long long n) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    float v = to_float(y[i]) + (z ? to_float(z[i]) : 0.0f);
-    y[i] = from_float<T>(relu ? fmaxf(v, 0.0f) : v);
-  }
-}
-
 // V elements at once (16 bytes where n allows): the scalar 2-byte loads of 16-bit types reached
 // about half of HBM's bandwidth (VGG-16's ReLUs took 38 ms of a 153 ms step at batch 512).
 template <typename T, int V>
@@ -110,13 +101,6 @@ __global__ void add_forward_kernel(const T* a, const T* b, T* y, long long n) {
   }
 }
 
-template <typename T>
-__global__ void add_into_kernel(T* dst, const T* src, bool accumulate, long long n) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    dst[i] = accumulate ? from_float<T>(to_float(dst[i]) + to_float(src[i])) : src[i];
-}
-
 // V channels a thread (16 bytes where every row width and offset allows).
 template <typename T, int V>
 __global__ void copy_channels_kernel(const T* src, int src_c, int src_at, T* dst, int dst_c, int dst_at, int c,
@@ -151,14 +135,6 @@ __global__ void bias_grad_kernel(const T* dy, long long rows, int c, float* sums
   atomicAdd(&sums[ch], acc);
 }
 }  // namespace
-
-void add_relu(void* y, const void* z, bool relu, DType t, long long n, cudaStream_t s) {
-  with_type(t, [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    add_relu_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<T*>(y), static_cast<const T*>(z), relu, n);
-  });
-  CUDA_CHECK(cudaGetLastError());
-}
 
 namespace {
 // V = the elements of T in 16 bytes where n and every pointer allow, else 1.
@@ -240,11 +216,10 @@ void relu_backward_bias(const void* y, const void* dy, void* dx, DType t, long l
 }
 
 void add_into(void* dst, const void* src, bool accumulate, DType t, long long n, cudaStream_t s) {
-  with_type(t, [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    add_into_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<T*>(dst), static_cast<const T*>(src), accumulate, n);
-  });
-  CUDA_CHECK(cudaGetLastError());
+  if (accumulate)
+    add_forward(dst, src, dst, t, n, s);
+  else
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(n) * dtype_bytes(t), cudaMemcpyDeviceToDevice, s));
 }
 
 void copy_channels(const void* src, int src_c, int src_at, void* dst, int dst_c, int dst_at, int c, bool accumulate,

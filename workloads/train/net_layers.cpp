@@ -170,11 +170,7 @@ void Net::add_backward_layer(int i) {
   for (std::size_t j = 0; j < l.inputs.size(); ++j) {
     const int in = l.inputs[j];
     if (in <= 0) continue;
-    if (st.acc_inputs[j])
-      add_forward(dact(in), st.dy.get(), dact(in), ct_, n, stream_);
-    else
-      CUDA_CHECK(cudaMemcpyAsync(dact(in), st.dy.get(), static_cast<std::size_t>(n) * dtype_bytes(ct_),
-                                 cudaMemcpyDeviceToDevice, stream_));
+    add_into(dact(in), st.dy.get(), st.acc_inputs[j], ct_, n, stream_);
   }
 }
 

@@ -25,8 +25,6 @@ void fill_labels(int* dst, long long n, int classes, std::uint64_t seed, cudaStr
 // flat gradient buffer).
 void convert_from_float(const float* src, void* dst, DType t, long long n, cudaStream_t s);
 
-// y = relu(y + z) in place (z may be null, relu may be false).
-void add_relu(void* y, const void* z, bool relu, DType t, long long n, cudaStream_t s);
 // y = max(x, 0).
 void relu_forward(const void* x, void* y, DType t, long long n, cudaStream_t s);
 // dx = dy * (y > 0), or dx += that when accumulate.
@@ -41,7 +39,7 @@ void relu_backward_bias(const void* y, const void* dy, void* dx, DType t, long l
                         cudaStream_t s);
 // y = a + b (y may be a or b: the gradient of a sum added into what is there).
 void add_forward(const void* a, const void* b, void* y, DType t, long long n, cudaStream_t s);
-// dst = src, or dst += src when accumulate.
+// dst = src, or dst += src when accumulate (a gradient written or added into what is there).
 void add_into(void* dst, const void* src, bool accumulate, DType t, long long n, cudaStream_t s);
 
 // Global average pooling of NHWC x (n images of hw positions by c channels) to y (n x c), and its
