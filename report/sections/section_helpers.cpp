@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "analysis/stats.hpp"
 #include "catalog/registry.hpp"
@@ -113,6 +114,21 @@ std::string params_text(const Json& params, const std::vector<std::string>& keys
   for (const auto& k : keys)
     if (params.contains(k)) s += (s.empty() ? "" : " ") + k + "=" + text_of(params[k]);
   return s;
+}
+
+std::vector<std::pair<std::string, std::string>> nvlink_pcie_variants(const Json& exp_records) {
+  std::map<std::string, std::string> transport;
+  std::map<std::string, std::set<std::string>> workloads;
+  for (const auto& json : exp_records) {
+    const RecordView r(json);
+    transport[r.variant] = r.transport;
+    workloads[r.variant].insert(r.workload);
+  }
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const auto& [nv, tn] : transport)
+    for (const auto& [pc, tp] : transport)
+      if (tn == "nvlink" && tp == "pcie" && workloads[nv] == workloads[pc]) pairs.emplace_back(nv, pc);
+  return pairs;
 }
 
 Table make_table(const std::string& id, const std::string& title, const std::string& note,

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/json.hpp"
@@ -59,6 +60,10 @@ constexpr double kMinR2 = 0.9;
 std::string extrapolation_doubt(int counts, double r2, bool gpus);
 // The section's paragraph for a model drawn beyond the measurements despite `doubt`.
 std::string extrapolation_warning(const std::string& what, const std::string& doubt, bool gpus);
+
+// The variant pairs whose transports are nvlink and pcie and that ran the same workloads, as
+// (nvlink variant, pcie variant): what the NVLink-against-PCIe ratios divide.
+std::vector<std::pair<std::string, std::string>> nvlink_pcie_variants(const Json& exp_records);
 
 Table make_table(const std::string& id, const std::string& title, const std::string& note,
                  std::vector<std::pair<std::string, bool>> columns);

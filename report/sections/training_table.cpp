@@ -1,3 +1,5 @@
+#include "report/sections/sections.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -6,7 +8,6 @@
 #include "analysis/variant_ratio.hpp"
 #include "record/record_reader.hpp"
 #include "report/sections/section_helpers.hpp"
-#include "report/sections/sections.hpp"
 
 namespace scalebench::sections {
 
@@ -30,25 +31,15 @@ bool is_run_total(const RecordView& r, int gpus) {
   return gpus > 1 ? r.metric == "throughput_total" : r.metric == "throughput";
 }
 
-// nvlink / pcie per row and GPU count, from the first pair of variants with those transports.
+// nvlink / pcie per row and GPU count, of the runs' images/s over all their GPUs.
 std::map<std::pair<RowKey, int>, VariantRatio> transport_ratios(const Json& exp_records) {
-  std::map<std::string, std::string> transport;
-  for (const auto& json : exp_records) {
-    const RecordView r(json);
-    if (r.workload == "train") transport[r.variant] = r.transport;
-  }
   std::map<std::pair<RowKey, int>, VariantRatio> out;
-  for (const auto& [nv, tn] : transport) {
-    if (tn != "nvlink") continue;
-    for (const auto& [pc, tp] : transport) {
-      if (tp != "pcie") continue;
-      for (auto& v : variant_ratios(exp_records, nv, pc, "throughput_total")) {
-        const int gpus = v.key.value("gpus", 0);
-        if (gpus < 2 || v.workload != "train") continue;
-        out.emplace(std::make_pair(row_key(v.key["params"]), gpus), std::move(v));
-      }
+  for (const auto& [nv, pc] : nvlink_pcie_variants(exp_records))
+    for (auto& v : variant_ratios(exp_records, nv, pc, "throughput_total")) {
+      const int gpus = v.key.value("gpus", 0);
+      if (gpus < 2 || v.workload != "train") continue;
+      out.emplace(std::make_pair(row_key(v.key["params"]), gpus), std::move(v));
     }
-  }
   return out;
 }
 
