@@ -8,6 +8,7 @@
 
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/train/directional_check.hpp"
 #include "workloads/train/net.hpp"
 #include "workloads/train/train_bench.hpp"
 #include "workloads/train/train_step.hpp"
@@ -110,10 +111,7 @@ Json TrainBench::gradient_check(cudaStream_t s, const std::string& model_name) {
   CUDA_CHECK(cudaMemcpyAsync(w.data(), net.master(), p * 4, cudaMemcpyDeviceToHost, s));
   CUDA_CHECK(cudaStreamSynchronize(s));
   // Central differences of the fp32 loss along each parameter tensor's own gradient direction
-  // v = g / |g|: (L(w + e v) - L(w - e v)) / 2e must equal g . v = |g|. One parameter at a time
-  // drowns in the loss's roundoff (it moves in steps of 2.4e-7, where a weight's effect is ~1e-7);
-  // along v the whole tensor moves, and e is chosen so that the loss moves by about 1e-4. A wrong
-  // gradient (scale, sign, or direction off) changes the directional derivative.
+  // (directional_check.hpp): the loss moves in steps of 2.4e-7, where one weight's effect is ~1e-7.
   const double tol = 0.02, ulp = std::ldexp(1.0, std::ilogb(std::max(net.read_loss(), 1e-30)) - 23);
   long long wrong = 0, tensors = 0;
   double worst = 0;
@@ -141,12 +139,10 @@ Json TrainBench::gradient_check(cudaStream_t s, const std::string& model_name) {
       std::vector<double> v(static_cast<std::size_t>(end - begin));
       for (long long k = begin; k < end; ++k)
         v[static_cast<std::size_t>(k - begin)] = norm > 0 ? analytic[static_cast<std::size_t>(k)] / norm : 0.0;
-      const double e = std::clamp(1e-4 / std::max(norm, 1e-12), 1e-4, 1e-2);
-      const double fd = (loss_with(begin, end, v, e) - loss_with(begin, end, v, -e)) / (2 * e);
-      // Beside the relative bound, 4 roundoff steps of the loss over the difference's width.
-      const double rel = std::fabs(fd - norm) / (std::max(norm, 1e-12) + 4 * ulp / (2 * e) / tol);
+      const DirectionalCheck c = check_direction([&](double e) { return loss_with(begin, end, v, e); }, norm, ulp, tol);
+      const double rel = c.rel_error;
       per_tensor[l.name + (begin == l.param_offset ? "" : ".bias")] =
-          Json{{"grad_norm", norm}, {"finite_difference", fd}, {"rel_error", rel}};
+          Json{{"grad_norm", norm}, {"finite_difference", c.finite_difference}, {"step", c.step}, {"rel_error", rel}};
       worst = std::isfinite(rel) ? std::max(worst, rel) : INFINITY;
       ++tensors;
       if (!(rel <= tol)) ++wrong;
@@ -156,7 +152,7 @@ Json TrainBench::gradient_check(cudaStream_t s, const std::string& model_name) {
   CUDA_CHECK(cudaStreamSynchronize(s));
   return Json{{"model", model_name},
               {"precision", "fp32"},
-              {"method", "central difference along each tensor's gradient direction"},
+              {"method", "central difference along each tensor's gradient direction, the best of 3 steps"},
               {"tensors", tensors},
               {"wrong", wrong},
               {"tolerance_rel", tol},
