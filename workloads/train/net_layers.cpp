@@ -41,10 +41,14 @@ void Net::setup_fc(int i) {
   const long long in = model_.layers[static_cast<std::size_t>(l.input)].out.elements(), out = l.channels,
                   n = cfg_.batch;
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
-  st.fc_fwd.setup(lt_.get(), cfg_.precision, ct_, true, false, out, n, in, in, in, out);
+  // The weights and their gradients start at the layer's offset in buffers aligned to 256 bytes
+  // (NASNet's fc lies 2-byte aligned in fp16); activations have buffers of their own.
+  std::uint32_t align = 256;
+  while (align > 1 && (l.param_offset * static_cast<long long>(dtype_bytes(ct_))) % align != 0) align /= 2;
+  st.fc_fwd.setup(lt_.get(), cfg_.precision, ct_, true, false, out, n, in, in, in, out, align);
   if (cfg_.training) {
-    st.fc_bwd_data.setup(lt_.get(), cfg_.precision, ct_, false, false, in, n, out, in, out, in);
-    st.fc_bwd_weight.setup(lt_.get(), cfg_.precision, ct_, false, true, in, out, n, in, out, in);
+    st.fc_bwd_data.setup(lt_.get(), cfg_.precision, ct_, false, false, in, n, out, in, out, in, align);
+    st.fc_bwd_weight.setup(lt_.get(), cfg_.precision, ct_, false, true, in, out, n, in, out, in, align);
   }
   if (l.bias)
     CUDNN_CHECK(

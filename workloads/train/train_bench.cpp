@@ -226,6 +226,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   run.step(multi);
   const double loss_first = net->read_loss();
   if (dump_from) {  // more eager steps on the same batch, each loss read (the timed steps read none)
+    const std::vector<float> grads1 = dump_gradients(*net);
     std::vector<double> losses{loss_first};
     for (int k = 1; k < cfg.dump_steps; ++k) {
       run.step(false);
@@ -233,7 +234,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
     }
     // A folder per point: a list of precisions or batches writes each.
     const std::string folder = cfg.dump + "/" + compute::name(point.precision) + "-b" + std::to_string(point.batch);
-    write_dump(folder, *net, *dump_from, losses);
+    write_dump(folder, *net, *dump_from, losses, grads1);
     details["dump"] = Json{{"folder", folder}, {"losses", losses}};
   }
   StepGraphs graphs = capture_steps(run, s, cfg.graph, multi);

@@ -63,7 +63,16 @@ DumpStart dump_start(const Net& net) {
   return d;
 }
 
-void write_dump(const std::string& dir, const Net& net, const DumpStart& start, const std::vector<double>& losses) {
+std::vector<float> dump_gradients(const Net& net) {
+  if (net.compute_type() != DType::kF32) return {};
+  std::vector<float> g(static_cast<std::size_t>(net.model().param_count));
+  CUDA_CHECK(cudaMemcpyAsync(g.data(), net.grads(), g.size() * 4, cudaMemcpyDeviceToHost, net.stream()));
+  CUDA_CHECK(cudaStreamSynchronize(net.stream()));
+  return g;
+}
+
+void write_dump(const std::string& dir, const Net& net, const DumpStart& start, const std::vector<double>& losses,
+                const std::vector<float>& grads1) {
   const std::filesystem::path root(dir);
   std::error_code ec;
   std::filesystem::create_directories(root, ec);
@@ -73,31 +82,36 @@ void write_dump(const std::string& dir, const Net& net, const DumpStart& start, 
   write_file(root / "weights.f32", start.weights.data(), start.weights.size() * 4);
   write_file(root / "images.bin", start.images.data(), start.images.size());
   write_file(root / "labels.i32", start.labels.data(), start.labels.size() * sizeof(int));
-  const Json meta{
-      {"model", m.name},
-      {"classes", m.classes},
-      {"batch", c.batch},
-      {"image", {m.layers[0].out.c, m.layers[0].out.h, m.layers[0].out.w}},
-      {"precision", compute::name(c.precision)},
-      {"images", {{"file", "images.bin"}, {"dtype", dtype_name(net.compute_type())}, {"layout", "NHWC"}}},
-      {"labels", {{"file", "labels.i32"}, {"dtype", "int32"}}},
-      {"weights",
-       {{"file", "weights.f32"},
-        {"dtype", "float32"},
-        {"count", m.param_count},
-        {"layout",
-         "per layer from its offset: convolutions out x kernel_h x kernel_w x in/groups (KRSC), then the bias; "
-         "batch norms scale then shift; fully connected out x in (in in NHWC order), then the bias"}}},
-      {"optimizer",
-       {{"kind", "SGD, weight decay added to the gradient, then momentum (PyTorch's torch.optim.SGD)"},
-        {"lr", c.lr},
-        {"momentum", c.momentum},
-        {"weight_decay", c.weight_decay},
-        {"nesterov", c.nesterov}}},
-      {"batch_norm", {{"momentum", kBnMomentum}, {"statistics", "the batch's, in training"}}},
-      {"loss", "softmax cross-entropy, mean over the batch"},
-      {"losses", losses},
-      {"layers", layer_table(m)}};
+  if (!grads1.empty()) write_file(root / "grads1.f32", grads1.data(), grads1.size() * 4);
+  Json meta{{"model", m.name},
+            {"classes", m.classes},
+            {"batch", c.batch},
+            {"image", {m.layers[0].out.c, m.layers[0].out.h, m.layers[0].out.w}},
+            {"precision", compute::name(c.precision)},
+            {"images", {{"file", "images.bin"}, {"dtype", dtype_name(net.compute_type())}, {"layout", "NHWC"}}},
+            {"labels", {{"file", "labels.i32"}, {"dtype", "int32"}}},
+            {"weights",
+             {{"file", "weights.f32"},
+              {"dtype", "float32"},
+              {"count", m.param_count},
+              {"layout",
+               "per layer from its offset: convolutions out x kernel_h x kernel_w x in/groups (KRSC), then the bias; "
+               "batch norms scale then shift; fully connected out x in (in in NHWC order), then the bias"}}},
+            {"optimizer",
+             {{"kind", "SGD, weight decay added to the gradient, then momentum (PyTorch's torch.optim.SGD)"},
+              {"lr", c.lr},
+              {"momentum", c.momentum},
+              {"weight_decay", c.weight_decay},
+              {"nesterov", c.nesterov}}},
+            {"batch_norm", {{"momentum", kBnMomentum}, {"statistics", "the batch's, in training"}}},
+            {"loss", "softmax cross-entropy, mean over the batch"},
+            {"losses", losses},
+            {"layers", layer_table(m)}};
+  if (!grads1.empty())
+    meta["gradients"] = {{"file", "grads1.f32"},
+                         {"dtype", "float32"},
+                         {"step", 1},
+                         {"layout", "as the weights; the loss's gradient before weight decay and momentum"}};
   const std::string text = meta.dump(1);
   write_file(root / "model.json", text.data(), text.size());
 }
