@@ -20,7 +20,7 @@ cublasComputeType_t gemm_compute(compute::Precision p) {
 }  // namespace
 
 void FcMatmul::setup(cublasLtHandle_t lt, compute::Precision p, DType t, bool ta, bool tb, long long m, long long n,
-                     long long k, long long lda, long long ldb, long long ldc, std::uint32_t align) {
+                     long long k, long long lda, long long ldb, long long ldc) {
   desc.emplace(gemm_compute(p), CUDA_R_32F);
   const cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
   desc->set(CUBLASLT_MATMUL_DESC_TRANSA, opa);
@@ -29,7 +29,6 @@ void FcMatmul::setup(cublasLtHandle_t lt, compute::Precision p, DType t, bool ta
   b.emplace(cuda_type(t), tb ? n : k, tb ? k : n, ldb);
   c.emplace(cuda_type(t), m, n, ldc);
   gpu::MatmulPreference pref(kWorkspace);
-  pref.min_alignment(align);
   cublasLtMatmulHeuristicResult_t r{};
   int found = 0;
   CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(lt, desc->get(), a->get(), b->get(), c->get(), c->get(), pref.get(), 1,

@@ -1,7 +1,6 @@
 #pragma once
 #include <cublasLt.h>
 
-#include <cstdint>
 #include <optional>
 
 #include "workloads/compute/precision.hpp"
@@ -18,10 +17,8 @@ struct FcMatmul {
   std::optional<gpu::MatmulDesc> desc;
   std::optional<gpu::MatrixLayout> a, b, c;
   cublasLtMatmulAlgo_t algo{};
-  // `align`: the bytes every matrix's start is a multiple of (a layer's weights and gradients lie
-  // at its offset in the flat parameter buffers).
   void setup(cublasLtHandle_t lt, compute::Precision p, DType t, bool ta, bool tb, long long m, long long n,
-             long long k, long long lda, long long ldb, long long ldc, std::uint32_t align);
+             long long k, long long lda, long long ldb, long long ldc);
   void run(cublasLtHandle_t lt, const void* A, const void* B, void* C, bool accumulate, void* ws, cudaStream_t s) const;
 };
 

@@ -222,11 +222,15 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   // The first step runs eagerly: its loss is the start of the convergence check, and NCCL
   // connects before any capture.
   std::optional<DumpStart> dump_from;
-  if (!cfg.dump.empty()) dump_from = dump_start(*net);
+  std::vector<float> grads0;
+  if (!cfg.dump.empty()) {
+    dump_from = dump_start(*net);
+    grads0 = dump_gradients(*net, true);
+  }
   run.step(multi);
   const double loss_first = net->read_loss();
   if (dump_from) {  // more eager steps on the same batch, each loss read (the timed steps read none)
-    const std::vector<float> grads1 = dump_gradients(*net);
+    const std::vector<float> grads1 = dump_gradients(*net, false);
     std::vector<double> losses{loss_first};
     for (int k = 1; k < cfg.dump_steps; ++k) {
       run.step(false);
@@ -234,7 +238,7 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
     }
     // A folder per point: a list of precisions or batches writes each.
     const std::string folder = cfg.dump + "/" + compute::name(point.precision) + "-b" + std::to_string(point.batch);
-    write_dump(folder, *net, *dump_from, losses, grads1);
+    write_dump(folder, *net, *dump_from, losses, grads0, grads1);
     details["dump"] = Json{{"folder", folder}, {"losses", losses}};
   }
   StepGraphs graphs = capture_steps(run, s, cfg.graph, multi);

@@ -63,8 +63,12 @@ DumpStart dump_start(const Net& net) {
   return d;
 }
 
-std::vector<float> dump_gradients(const Net& net) {
+std::vector<float> dump_gradients(Net& net, bool pass_first) {
   if (net.compute_type() != DType::kF32) return {};
+  if (pass_first) {
+    net.forward(Pass::kTrain);
+    net.backward([](int) {});
+  }
   std::vector<float> g(static_cast<std::size_t>(net.model().param_count));
   CUDA_CHECK(cudaMemcpyAsync(g.data(), net.grads(), g.size() * 4, cudaMemcpyDeviceToHost, net.stream()));
   CUDA_CHECK(cudaStreamSynchronize(net.stream()));
@@ -72,7 +76,7 @@ std::vector<float> dump_gradients(const Net& net) {
 }
 
 void write_dump(const std::string& dir, const Net& net, const DumpStart& start, const std::vector<double>& losses,
-                const std::vector<float>& grads1) {
+                const std::vector<float>& grads0, const std::vector<float>& grads1) {
   const std::filesystem::path root(dir);
   std::error_code ec;
   std::filesystem::create_directories(root, ec);
@@ -82,6 +86,7 @@ void write_dump(const std::string& dir, const Net& net, const DumpStart& start, 
   write_file(root / "weights.f32", start.weights.data(), start.weights.size() * 4);
   write_file(root / "images.bin", start.images.data(), start.images.size());
   write_file(root / "labels.i32", start.labels.data(), start.labels.size() * sizeof(int));
+  if (!grads0.empty()) write_file(root / "grads0.f32", grads0.data(), grads0.size() * 4);
   if (!grads1.empty()) write_file(root / "grads1.f32", grads1.data(), grads1.size() * 4);
   Json meta{{"model", m.name},
             {"classes", m.classes},
@@ -107,11 +112,13 @@ void write_dump(const std::string& dir, const Net& net, const DumpStart& start, 
             {"loss", "softmax cross-entropy, mean over the batch"},
             {"losses", losses},
             {"layers", layer_table(m)}};
-  if (!grads1.empty())
-    meta["gradients"] = {{"file", "grads1.f32"},
+  if (!grads0.empty() && !grads1.empty())
+    meta["gradients"] = {{"files", {"grads0.f32", "grads1.f32"}},
                          {"dtype", "float32"},
-                         {"step", 1},
-                         {"layout", "as the weights; the loss's gradient before weight decay and momentum"}};
+                         {"layout",
+                          "as the weights: the loss's gradient (before weight decay and momentum) at the "
+                          "starting weights, from a forward and backward pass alone (grads0) and from "
+                          "the first step (grads1)"}};
   const std::string text = meta.dump(1);
   write_file(root / "model.json", text.data(), text.size());
 }

@@ -24,17 +24,19 @@ struct DumpStart {
 };
 DumpStart dump_start(const Net& net);
 
-// The gradients the net's last step left (fp32 data only: in 16 bits they are the loss-scaled
-// compute copy), so that another framework can compare them tensor by tensor; empty otherwise.
-std::vector<float> dump_gradients(const Net& net);
+// fp32 gradients for another framework to compare tensor by tensor (empty in 16 bits, where the
+// buffer holds the loss-scaled compute copy): `pass_first` runs a forward and backward pass at
+// the net's weights first (what the step's own passes compute, alone); otherwise the gradients
+// the last step left.
+std::vector<float> dump_gradients(Net& net, bool pass_first);
 
 // Writes into `dir` (made if missing): weights.f32 (param_count floats), images.bin (batch x h x
 // w x c of the compute type), labels.i32 (batch int32), and model.json: the model, precision,
 // batch, optimiser settings, `losses` (one per step from the first, weights as in weights.f32
-// before it), and the layers that hold parameters with their offsets and shapes; with `grads1`
-// (dump_gradients after the first step) also grads1.f32, laid out as the weights. Throws Error
-// naming the file that could not be written.
+// before it), and the layers that hold parameters with their offsets and shapes; with gradients
+// also grads0.f32 (a pass alone at the starting weights) and grads1.f32 (the first step's), laid
+// out as the weights. Throws Error naming the file that could not be written.
 void write_dump(const std::string& dir, const Net& net, const DumpStart& start, const std::vector<double>& losses,
-                const std::vector<float>& grads1);
+                const std::vector<float>& grads0, const std::vector<float>& grads1);
 
 }  // namespace scalebench::train

@@ -156,9 +156,9 @@ TEST(TrainGpu, DumpWritesTheStartingStateForAPeer) {
   char tmpl[] = "/tmp/scalebench-dump-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::filesystem::path dir = std::filesystem::path(tmpl) / "fp16-b4";
-  EXPECT_TRUE(train::dump_gradients(net).empty());  // 16-bit gradients are not written
-  train::write_dump(dir.string(), net, start, {2.5, 2.25}, {});
-  EXPECT_FALSE(std::filesystem::exists(dir / "grads1.f32"));
+  EXPECT_TRUE(train::dump_gradients(net, true).empty());  // 16-bit gradients are not written
+  train::write_dump(dir.string(), net, start, {2.5, 2.25}, {}, {});
+  EXPECT_FALSE(std::filesystem::exists(dir / "grads0.f32"));
   EXPECT_EQ(std::filesystem::file_size(dir / "weights.f32"), static_cast<std::uintmax_t>(m.param_count) * 4);
   EXPECT_EQ(std::filesystem::file_size(dir / "images.bin"), 4u * 3 * 16 * 16 * 2);  // fp16, NHWC
   EXPECT_EQ(std::filesystem::file_size(dir / "labels.i32"), 4u * 4);
@@ -178,18 +178,19 @@ TEST(TrainGpu, DumpWritesTheStartingStateForAPeer) {
       .read(reinterpret_cast<char*>(w.data()), static_cast<std::streamsize>(w.size() * 4));
   EXPECT_EQ(w, start.weights);
 
-  // In fp32 the first step's gradients go beside the weights, in their layout.
+  // In fp32 the gradients go beside the weights, in their layout.
   nc.precision = compute::Precision::kFp32;
   train::Net net32(m, nc, stream.get());
-  net32.forward(train::Pass::kTrain);
-  net32.backward([](int) {});
-  const std::vector<float> g = train::dump_gradients(net32);
+  const std::vector<float> g = train::dump_gradients(net32, true);
   ASSERT_EQ(g.size(), static_cast<std::size_t>(m.param_count));
   EXPECT_TRUE(std::any_of(g.begin(), g.end(), [](float x) { return x != 0; }));
+  EXPECT_EQ(train::dump_gradients(net32, false), g);  // what the pass left
   const std::filesystem::path dir32 = std::filesystem::path(tmpl) / "fp32-b4";
-  train::write_dump(dir32.string(), net32, train::dump_start(net32), {2.5}, g);
+  train::write_dump(dir32.string(), net32, train::dump_start(net32), {2.5}, g, g);
+  EXPECT_EQ(std::filesystem::file_size(dir32 / "grads0.f32"), static_cast<std::uintmax_t>(m.param_count) * 4);
   EXPECT_EQ(std::filesystem::file_size(dir32 / "grads1.f32"), static_cast<std::uintmax_t>(m.param_count) * 4);
-  EXPECT_EQ(Json::parse(std::ifstream(dir32 / "model.json")).at("gradients").at("file"), "grads1.f32");
+  EXPECT_EQ(Json::parse(std::ifstream(dir32 / "model.json")).at("gradients").at("files"),
+            (Json{"grads0.f32", "grads1.f32"}));
   std::filesystem::remove_all(tmpl);
 }
 
