@@ -76,14 +76,34 @@ std::vector<StageBlocks> rank_chunks(int layers, int pp, int virtual_stages, int
 int pipeline_slots(int pp, int stage, int micro_batches) { return std::max(1, std::min(pp - stage, micro_batches)); }
 
 std::vector<int> chunk_slots(const std::vector<PipeAction>& stage_list, int chunks) {
-  std::vector<int> in_flight(static_cast<std::size_t>(chunks), 0), most(static_cast<std::size_t>(chunks), 1);
+  std::vector<int> held(static_cast<std::size_t>(chunks), 0), most(static_cast<std::size_t>(chunks), 1);
+  const auto at = [&](int c) -> std::size_t {
+    if (c < 0 || c >= chunks)
+      throw Error("pipeline: chunk " + std::to_string(c) + " is outside 0.." + std::to_string(chunks - 1));
+    return static_cast<std::size_t>(c);
+  };
+  // A slot is taken when its input arrives (a receive, or the forward where nothing is received)
+  // and free after the backward.
+  std::vector<std::vector<bool>> received(static_cast<std::size_t>(chunks));
   for (const PipeAction& a : stage_list) {
-    if (a.op == PipeOp::kComm) continue;
-    if (a.chunk < 0 || a.chunk >= chunks)
-      throw Error("pipeline: chunk " + std::to_string(a.chunk) + " is outside 0.." + std::to_string(chunks - 1));
-    const auto c = static_cast<std::size_t>(a.chunk);
-    in_flight[c] += a.op == PipeOp::kForward ? 1 : -1;
-    most[c] = std::max(most[c], in_flight[c]);
+    if (a.op == PipeOp::kComm) {
+      for (const PipeTransfer& t : a.group)
+        if (!t.send && t.what == Carries::kActivation) {
+          const std::size_t c = at(t.chunk);
+          if (received[c].size() <= static_cast<std::size_t>(t.micro))
+            received[c].resize(static_cast<std::size_t>(t.micro) + 1);
+          received[c][static_cast<std::size_t>(t.micro)] = true;
+          most[c] = std::max(most[c], ++held[c]);
+        }
+      continue;
+    }
+    const std::size_t c = at(a.chunk);
+    if (a.op == PipeOp::kBackward) {
+      --held[c];
+    } else if (received[c].size() <= static_cast<std::size_t>(a.micro) ||
+               !received[c][static_cast<std::size_t>(a.micro)]) {
+      most[c] = std::max(most[c], ++held[c]);
+    }
   }
   return most;
 }

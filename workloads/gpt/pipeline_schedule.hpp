@@ -89,10 +89,11 @@ double bubble_theory(int pp, int micro_batches, int virtual_stages = 1);
 // The paper's figure itself: (1 / v) (pp - 1) / m, the bubble over the ideal time.
 double bubble_over_ideal(int pp, int micro_batches, int virtual_stages = 1);
 
-// The activation slots each of a stage's chunks needs under its list: the most micro-batches in
-// flight on that chunk at once (forward done, backward not), at least 1. Micro-batches go forward
-// and backward through a chunk in order, so those in flight are consecutive and micro-batch i can
-// use slot i % slots. With one chunk under 1F1B: pipeline_slots.
+// The activation slots each of a stage's chunks needs under its list: the most micro-batches
+// whose input a chunk holds at once, from its arrival (the receive; the forward on the first
+// virtual stage) to the backward; at least 1. A chunk's inputs arrive and its backwards run in
+// micro-batch order, so those held are consecutive and micro-batch i can use slot i % slots. One
+// chunk under 1F1B: pipeline_slots.
 std::vector<int> chunk_slots(const std::vector<PipeAction>& stage_list, int chunks);
 
 // One thing simulate() saw happen: a stage's forward or backward (`action` its index in the

@@ -369,6 +369,25 @@ TEST(GptPipelineSchedule, ChunkSlotsCountMicroBatchesInFlight) {
   EXPECT_THROW(chunk_slots(interleaved_1f1b(2, 2, 0, 2), 1), Error);
 }
 
+// The executor keeps one received gradient a chunk (gpt2_step.cpp's grad_in): a chunk never
+// holds two, from the receive to its backward.
+TEST(GptPipelineSchedule, InterleavedChunksHoldOneReceivedGradient) {
+  for_interleaved_shapes([](int pp, int v, int m) {
+    for (int s = 0; s < pp; ++s) {
+      std::vector<int> held(static_cast<std::size_t>(v), 0);
+      for (const PipeAction& a : interleaved_1f1b(pp, v, s, m)) {
+        if (a.op == PipeOp::kBackward && held[static_cast<std::size_t>(a.chunk)] > 0)
+          --held[static_cast<std::size_t>(a.chunk)];
+        for (const PipeTransfer& t : a.group) {
+          if (t.send || t.what != Carries::kGradient) continue;
+          EXPECT_LE(++held[static_cast<std::size_t>(t.chunk)], 1)
+              << "pp " << pp << " v " << v << " m " << m << " stage " << s << " chunk " << t.chunk;
+        }
+      }
+    }
+  });
+}
+
 TEST(GptPipelineSchedule, InterleavedErrorsNameTheFields) {
   try {
     interleaved_1f1b(4, 2, 0, 6);
