@@ -30,22 +30,31 @@ class Gpt2Step final : public StepCore {
   std::vector<float*> ln1_mean, ln1_rstd, ln2_mean, ln2_rstd, attn_stats;
   bf16* lnf = nullptr;
   float *lnf_mean = nullptr, *lnf_rstd = nullptr;
+  // The final norm's output and statistics per slot of the head's chunk (one but under the
+  // interleaved schedule with m = pp, which runs every forward first): lnf and its two above.
+  struct FinalNorm {
+    bf16* y = nullptr;
+    float *mean = nullptr, *rstd = nullptr;
+  };
+  std::vector<FinalNorm> final_norms;
   // Scratch.
   bf16 *yh = nullptr, *dres = nullptr, *dtmp = nullptr, *dfch = nullptr, *dqkv = nullptr, *dq = nullptr, *dk = nullptr,
        *dv = nullptr, *dyh = nullptr, *dprobs = nullptr;
 
   // Index of block l's tensor `j` (0 ln1.w, 1 ln1.b, 2 qkv.w, 3 qkv.b, 4 proj.w, 5 proj.b, 6 ln2.w,
   // 7 ln2.b, 8 up.w, 9 up.b, 10 down.w, 11 down.b); 0 wte, 1 wpe, then blocks, then ln_f w, b. A
-  // pipeline stage holds the embeddings only if first, its blocks, ln_f only if last, and then
-  // the head: wte itself, or its copy after ln_f (stage_layout).
-  std::size_t block_base() const { return stage.embedding ? 2 : 0; }
+  // pipeline stage holds the embeddings only if first, its blocks (of all its chunks), ln_f only
+  // if last, and then the head: wte itself, or its copy after ln_f (stage_layout).
+  std::size_t block_base() const { return holds_embedding() ? 2 : 0; }
   std::size_t blk(int l, int j) const {
-    return block_base() + static_cast<std::size_t>(l - stage.first) * 12 + static_cast<std::size_t>(j);
+    return block_base() + static_cast<std::size_t>(block_position[static_cast<std::size_t>(l)]) * 12 +
+           static_cast<std::size_t>(j);
   }
-  std::size_t lnf_w() const { return block_base() + static_cast<std::size_t>(stage.blocks()) * 12; }
-  std::size_t head_w() const { return stage.embedding ? 0 : lnf_w() + 2; }
+  std::size_t lnf_w() const { return block_base() + static_cast<std::size_t>(held_blocks) * 12; }
+  std::size_t head_w() const { return holds_embedding() ? 0 : lnf_w() + 2; }
 
-  // The activations of each slot (pipeline_slots), swapped into the vectors above by use_slot.
+  // The activations of each chunk's slots (pipeline_slots, chunk_slots), swapped into the vectors
+  // above by use_slot: a chunk's entries only (its blocks' layers, res up to its output).
   std::vector<std::vector<bf16*>*> bf_acts() {
     return {&res, &r2, &ln1, &ln2, &qkv, &q, &k, &v, &probs, &atty, &fch, &fchg};
   }
@@ -54,20 +63,37 @@ class Gpt2Step final : public StepCore {
     std::vector<std::vector<bf16*>> bf;
     std::vector<std::vector<float*>> f32;
   };
-  std::vector<Slot> slot_acts;
+  std::vector<std::vector<Slot>> slot_acts;  // [chunk][slot]
+  const Slot& slot_of(int c, int micro) const {
+    const std::vector<Slot>& x = slot_acts[static_cast<std::size_t>(c)];
+    return x[static_cast<std::size_t>(micro) % x.size()];
+  }
   void use_slot(int micro) {
-    if (slot_acts.size() < 2) return;
-    const Slot& x = slot_acts[static_cast<std::size_t>(micro) % slot_acts.size()];
+    if (slot_acts.size() == 1 && slot_acts[0].size() < 2) return;
+    const Slot& x = slot_of(chunk, micro);
     const auto b = bf_acts();
     const auto f = f32_acts();
-    for (std::size_t i = 0; i < b.size(); ++i) *b[i] = x.bf[i];
-    for (std::size_t i = 0; i < f.size(); ++i) *f[i] = x.f32[i];
+    const auto F = static_cast<std::ptrdiff_t>(stage.first), E = static_cast<std::ptrdiff_t>(stage.last);
+    for (std::size_t i = 0; i < b.size(); ++i)
+      std::copy(x.bf[i].begin() + F, x.bf[i].begin() + E + (i == 0 ? 1 : 0), b[i]->begin() + F);  // res: E too
+    for (std::size_t i = 0; i < f.size(); ++i) std::copy(x.f32[i].begin() + F, x.f32[i].begin() + E, f[i]->begin() + F);
+    if (!stage.head) return;
+    const FinalNorm& n = final_norms[static_cast<std::size_t>(micro) % final_norms.size()];
+    lnf = n.y;
+    lnf_mean = n.mean;
+    lnf_rstd = n.rstd;
   }
+  // Several chunks: the gradient each received, until its backward copies it into dres. The
+  // interleaved schedule receives the next gradient in the group that sends dres, so not into dres;
+  // a chunk holds at most one received gradient at a time (gpt_pipeline_schedule_test checks).
+  // One chunk (1F1B) receives into dres itself, in a group that sends none.
+  std::vector<bf16*> grad_in;
 
-  bf16* pipe_buffer(Carries what, bool send, int micro) override {
-    if (what == Carries::kGradient) return dres;  // received before the backward, sent after it
-    const Slot& x = slot_acts[static_cast<std::size_t>(micro) % slot_acts.size()];
-    return x.bf[0][static_cast<std::size_t>(send ? stage.last : stage.first)];  // res
+  bf16* pipe_buffer(Carries what, bool send, int c, int micro) override {
+    // Received before the backward (or queued in grad_in), sent from dres after it.
+    if (what == Carries::kGradient) return send || grad_in.empty() ? dres : grad_in[static_cast<std::size_t>(c)];
+    const StageBlocks& x = chunks[static_cast<std::size_t>(c)];
+    return slot_of(c, micro).bf[0][static_cast<std::size_t>(send ? x.last : x.first)];  // res
   }
 
  protected:
@@ -88,56 +114,67 @@ class Gpt2Step final : public StepCore {
     // pipeline stage holds its blocks' activations (the vectors stay indexed by the model's
     // layer), once per slot; with recompute only the residual stream is per slot.
     const long long R = rows_l;
-    const long long F = stage.first, E = stage.last;
-    slot_acts.assign(static_cast<std::size_t>(slots), Slot{});
-    for (int slot = 0; slot < slots; ++slot) {
-      res.assign(L + 1, nullptr);
-      for (auto* vec : {&r2, &ln1, &ln2, &qkv, &q, &k, &v, &probs, &atty, &fch, &fchg}) vec->assign(L, nullptr);
-      for (auto* vec : {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd, &attn_stats}) vec->assign(L, nullptr);
-      res[F] = bf(R * C);
-      for (long long l = F; l < E; ++l) {
-        res[l + 1] = bf(R * C);
-        if (recompute && (l > F || slot > 0)) continue;  // one block's buffers, shared by all (below)
-        ln1[l] = bf(R * C);
-        ln1_mean[l] = f32(R);
-        ln1_rstd[l] = f32(R);
-        qkv[l] = bf(BT * 3 * Cl);
-        if (naive) {
-          q[l] = bf(BT * Cl);
-          k[l] = bf(BT * Cl);
-          v[l] = bf(BT * Cl);
-          probs[l] = bf(B * NH * static_cast<long long>(T) * T);
-        } else {
-          attn_stats[l] = f32(B * NH * static_cast<long long>(T));
+    res.assign(L + 1, nullptr);
+    for (auto* vec : {&r2, &ln1, &ln2, &qkv, &q, &k, &v, &probs, &atty, &fch, &fchg}) vec->assign(L, nullptr);
+    for (auto* vec : {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd, &attn_stats}) vec->assign(L, nullptr);
+    // With recompute: the one block's buffers every block of every chunk and slot shares.
+    std::vector<bf16*> one_bf;
+    std::vector<float*> one_f32;
+    slot_acts.assign(chunks.size(), {});
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      const long long F = chunks[c].first, E = chunks[c].last;
+      for (int slot = 0; slot < slots[c]; ++slot) {
+        res[F] = bf(R * C);
+        for (long long l = F; l < E; ++l) {
+          res[l + 1] = bf(R * C);
+          if (recompute && (l > F || !one_bf.empty())) continue;  // one block's buffers, shared by all (below)
+          ln1[l] = bf(R * C);
+          ln1_mean[l] = f32(R);
+          ln1_rstd[l] = f32(R);
+          qkv[l] = bf(BT * 3 * Cl);
+          if (naive) {
+            q[l] = bf(BT * Cl);
+            k[l] = bf(BT * Cl);
+            v[l] = bf(BT * Cl);
+            probs[l] = bf(B * NH * static_cast<long long>(T) * T);
+          } else {
+            attn_stats[l] = f32(B * NH * static_cast<long long>(T));
+          }
+          atty[l] = bf(BT * Cl);
+          r2[l] = bf(R * C);
+          ln2[l] = bf(R * C);
+          ln2_mean[l] = f32(R);
+          ln2_rstd[l] = f32(R);
+          fch[l] = bf(BT * H);
+          fchg[l] = bf(BT * H);
         }
-        atty[l] = bf(BT * Cl);
-        r2[l] = bf(R * C);
-        ln2[l] = bf(R * C);
-        ln2_mean[l] = f32(R);
-        ln2_rstd[l] = f32(R);
-        fch[l] = bf(BT * H);
-        fchg[l] = bf(BT * H);
+        if (recompute) {
+          const auto b = bf_acts();
+          const auto f = f32_acts();
+          if (one_bf.empty()) {
+            for (std::size_t i = 1; i < b.size(); ++i) one_bf.push_back((*b[i])[F]);  // all but res
+            for (std::size_t i = 0; i < f.size(); ++i) one_f32.push_back((*f[i])[F]);
+          }
+          for (std::size_t i = 1; i < b.size(); ++i) std::fill(b[i]->begin() + F, b[i]->begin() + E, one_bf[i - 1]);
+          for (std::size_t i = 0; i < f.size(); ++i) std::fill(f[i]->begin() + F, f[i]->begin() + E, one_f32[i]);
+        }
+        Slot& kept = slot_acts[c].emplace_back();
+        for (auto* vec : bf_acts()) kept.bf.push_back(*vec);
+        for (auto* vec : f32_acts()) kept.f32.push_back(*vec);
       }
-      if (recompute) {
-        const auto b = bf_acts();
-        const auto f = f32_acts();
-        for (std::size_t i = 1; i < b.size(); ++i) {  // all but res
-          if (slot > 0) (*b[i])[F] = slot_acts[0].bf[i][F];
-          std::fill(b[i]->begin() + F, b[i]->begin() + E, (*b[i])[F]);
-        }
-        for (std::size_t i = 0; i < f.size(); ++i) {
-          if (slot > 0) (*f[i])[F] = slot_acts[0].f32[i][F];
-          std::fill(f[i]->begin() + F, f[i]->begin() + E, (*f[i])[F]);
-        }
-      }
-      Slot& kept = slot_acts[static_cast<std::size_t>(slot)];
-      for (auto* vec : bf_acts()) kept.bf.push_back(*vec);
-      for (auto* vec : f32_acts()) kept.f32.push_back(*vec);
     }
+    final_norms.assign(static_cast<std::size_t>(holds_head() ? slots.back() : 0), FinalNorm{});
+    for (FinalNorm& n : final_norms) n = FinalNorm{bf(R * C), f32(R), f32(R)};
+    if (!final_norms.empty()) {
+      lnf = final_norms[0].y;
+      lnf_mean = final_norms[0].mean;
+      lnf_rstd = final_norms[0].rstd;
+    }
+    use_chunk(0);
     use_slot(0);
-    lnf = bf(R * C);
-    lnf_mean = f32(R);
-    lnf_rstd = f32(R);
+    grad_in.clear();
+    if (chunks.size() > 1)
+      for (std::size_t c = 0; c < chunks.size(); ++c) grad_in.push_back(bf(R * C));
     if (naive) yh = bf(BT * Cl);
     dres = bf(R * C);
     dtmp = bf(R * C);
@@ -309,17 +346,26 @@ class Gpt2Step final : public StepCore {
     const int L = m.layers;
     use_slot(micro);
     if (stage.head) {
-      // logits now hold d loss / d logits.
+      // logits now hold d loss / d logits, unless another micro-batch's forward ran since (the
+      // head's chunk with several slots): then again from this one's final norm.
+      if (final_norms.size() > 1) {
+        head_forward(lnf, p(head_w()));
+        loss_gradient();
+        mark("bwd.recompute");
+      }
       head_backward(dtmp, g(head_w()), lnf, p(head_w()), acc);
       mark("bwd.gemm_head");
       CUDA_CHECK(cudaMemsetAsync(dres, 0, sizeof(bf16) * rows_l * C, s));
       layernorm_backward(dtmp, res[L], lnf_mean, lnf_rstd, lnf_w(), acc);
       mark("bwd.layernorm");
+    } else if (!grad_in.empty()) {  // the gradient the next virtual stage sent, into the accumulator
+      CUDA_CHECK(cudaMemcpyAsync(dres, grad_in[static_cast<std::size_t>(chunk)], sizeof(bf16) * rows_l * C,
+                                 cudaMemcpyDeviceToDevice, s));
     }  // else dres holds the gradient the next stage sent
     for (int l = stage.last - 1; l >= stage.first; --l) {
       // The last block's activations are still in the shared buffers from the forward pass, unless
       // another micro-batch's forward ran since (a pipeline stage with several slots).
-      if (recompute && (l < stage.last - 1 || slots > 1)) block_forward(l, true);
+      if (recompute && (l < stage.last - 1 || several_slots())) block_forward(l, true);
       // MLP: res[l+1] = r2 + down(gelu(up(ln2(r2)))).
       const bf16* dy = all_rows(dres);
       mark("bwd.tp_all_gather");
@@ -365,7 +411,7 @@ class Gpt2Step final : public StepCore {
     if (!stage.embedding) return;  // dres: the gradient to send to the previous stage
     // The embedding adds its gradient to wte's: on a first stage without the head, nothing wrote
     // it before.
-    if (!stage.head && !acc) CUDA_CHECK(cudaMemsetAsync(g(0), 0, sizeof(bf16) * tensors[0].numel(), s));
+    if (!holds_head() && !acc) CUDA_CHECK(cudaMemsetAsync(g(0), 0, sizeof(bf16) * tensors[0].numel(), s));
     embedding_backward(g(0), g(1), dres, tokens, rows_l, first_row, T, C, acc, s);
     mark("bwd.embedding");
     layer_done(-1, micro);

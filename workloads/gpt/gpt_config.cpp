@@ -239,8 +239,12 @@ void check_sequence_parallel(const Config& c) {
 // What the pipeline is built with: GPT-2, bf16, dp, tp (with or without sequence parallelism) and
 // recompute. Everything else is refused by name rather than run as a different model.
 void check_pipeline(const Config& c, const ModelShape& m) {
+  if (c.virtual_stages > 1 && c.pp == 1)
+    throw Error("virtual_stages: " + std::to_string(c.virtual_stages) +
+                " model chunks a rank interleave a pipeline's stages; needs pp > 1, pp is 1");
   if (c.pp == 1) return;
-  stage_blocks(m.layers, c.pp, 0);  // at least one block a stage
+  rank_chunks(m.layers, c.pp, c.virtual_stages, 0);  // at least one block a (virtual) stage
+  if (c.virtual_stages > 1) interleaved_1f1b(c.pp, c.virtual_stages, 0, c.grad_accum);  // grad_accum a multiple of pp
   const std::string pp = "pp: " + std::to_string(c.pp) + " ";
   if (m.family != Family::kGpt2)
     throw Error(pp + "pipeline stages are built for GPT-2 only; " + m.name + " runs with pp 1");
@@ -286,6 +290,7 @@ Config Config::from_params(const Json& params) {
   c.tp = counted(params, "tp", c.tp);
   if (c.tp > 0) check_tp(m, c.tp);
   c.pp = positive(params, "pp", c.pp);
+  c.virtual_stages = positive(params, "virtual_stages", c.virtual_stages);
   c.zero = params.value("zero", c.zero);
   if (c.zero != 0 && c.zero != 1) throw Error("zero: " + std::to_string(c.zero) + "; expected 0 or 1");
   const Json seq_par = params.value("sequence_parallel", Json(c.sequence_parallel));
@@ -376,6 +381,7 @@ Json Config::to_json() const {
          {"attention", attention}};
   if (cuda_graph) j["cuda_graph"] = true;                // absent when off: points stay those measured before it
   if (sequence_parallel) j["sequence_parallel"] = true;  // likewise
+  if (virtual_stages > 1) j["virtual_stages"] = virtual_stages;  // likewise
   if (fp8()) {
     j["fp8_history"] = fp8_history;
     j["fp8_margin"] = fp8_margin;

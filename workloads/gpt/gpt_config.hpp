@@ -136,6 +136,7 @@ struct Config {
   bool cuda_graph = false;         // timed steps replay one captured step (synthetic tokens only)
   int dp = 0, tp = 1, zero = 0;    // dp 0: the run's ranks / (tp x pp); tp 0: the ranks of one node
   int pp = 1;                      // pipeline stages (GPT-2, bf16): whole blocks, the 1F1B schedule
+  int virtual_stages = 1;          // pp > 1: model chunks a rank, the interleaved schedule (1: 1F1B)
   bool sequence_parallel = false;  // tp > 1: activations outside the tp regions split by token rows
   bool overlap = true;             // data-parallel buckets sent during the backward pass
   double bucket_mb = 25;           // gradient bucket size (MB)
@@ -155,10 +156,11 @@ struct Config {
   // The model's shape; with data its vocabulary is the byte-level tokenizer's 256.
   ModelShape shape() const;
   // From the params (model, layers, seq, micro_batch, grad_accum, precision, fp8_history, fp8_margin, recompute,
-  // cuda_graph, dp, tp, pp, zero, sequence_parallel, overlap, bucket_mb, steps, lr, weight_decay, clip, attention,
-  // check, seed, data, train_steps, eval_every, eval_batches, lr_warmup); throws Error naming the field. pp > 1 is
-  // built for GPT-2 in bf16 with dp, tp and recompute: with Llama, zero 1, fp8, cuda_graph or data it is an Error
-  // naming pp and the other field.
+  // cuda_graph, dp, tp, pp, virtual_stages, zero, sequence_parallel, overlap, bucket_mb, steps, lr, weight_decay, clip,
+  // attention, check, seed, data, train_steps, eval_every, eval_batches, lr_warmup); throws Error naming the field. pp
+  // > 1 is built for GPT-2 in bf16 with dp, tp and recompute: with Llama, zero 1, fp8, cuda_graph or data it is an
+  // Error naming pp and the other field. virtual_stages > 1 needs pp > 1, at least a block a virtual stage and
+  // grad_accum a multiple of pp (Errors naming virtual_stages, and grad_accum).
   static Config from_params(const Json& params);
   // dp and tp for a run of `ranks` ranks, `ranks_per_node` on each node: 0s filled in (tp 0: one
   // node's ranks; dp 0: ranks / (tp x pp)); throws Error naming `dp` when dp x tp x pp is not the

@@ -102,9 +102,19 @@ WorkloadDef gpt_declaration() {
        1,
        "pipeline stages (GPT-2, bf16): whole blocks a stage, the embedding on the first and the head on the last "
        "(the tied embedding's gradient summed between them), the 1F1B schedule over the step's grad_accum "
-       "micro-batches, activations and their gradients by NCCL send/recv; dp x tp x pp = the ranks, stages "
+       "micro-batches (interleaved with virtual_stages > 1), activations and their gradients by NCCL send/recv; dp x "
+       "tp x pp = the ranks, stages "
        "outermost, tp inside a stage; records the measured bubble and the schedule's (pp-1)/(grad_accum+pp-1); "
        "with zero 1, fp8, cuda_graph, data or Llama an error"},
+      {"virtual_stages",
+       ParamType::kInt,
+       1,
+       {},
+       1,
+       "pp > 1: model chunks per pipeline rank, the interleaved 1F1B schedule (Megatron's): chunk c of rank r is "
+       "virtual stage c x pp + r of the pp x virtual_stages split (cost-balanced as pp's), activations from rank "
+       "pp-1 wrap to rank 0's next chunk; grad_accum must be a multiple of pp; a smaller bubble, theory "
+       "(pp-1)/(virtual_stages x grad_accum+pp-1) of the step, for more transfers and activation memory; 1: 1F1B"},
       {"zero",
        ParamType::kInt,
        0,

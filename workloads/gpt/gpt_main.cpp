@@ -175,6 +175,8 @@ int run_gpt_workload(const RunRequest& run) {
     par.dp_comm = comms->dp ? comms->dp->get() : nullptr;
     par.comm_stream = comms->comm_stream ? comms->comm_stream->get() : nullptr;
     par.pipe = comms->pipe.get();
+    par.virtual_stages = cfg.virtual_stages;
+    par.micro_batches = cfg.grad_accum;
     if (!model) {
       model = std::make_unique<gpt::GptModel>(shape, cfg.micro_batch, cfg.seq, cfg.seed, stream->get(),
                                               gpt::attention_from_name(cfg.attention), par, cfg.recompute,
@@ -254,14 +256,24 @@ int run_gpt_workload(const RunRequest& run) {
             std::stod(all[r]) / (cfg.dp * cfg.tp);
       double mean = 0;
       for (double x : per_stage) mean += x / cfg.pp;
-      o.details["pp_schedule"] = "1f1b";
+      const int v = cfg.virtual_stages;
+      o.details["pp_schedule"] = v > 1 ? "interleaved-1f1b" : "1f1b";
+      o.details["pp_virtual_stages"] = v;
       o.details["pp_bubble_measured"] = mean;
       o.details["pp_bubble_measured_per_stage"] = per_stage;
-      o.details["pp_bubble_theory"] = gpt::bubble_theory(cfg.pp, cfg.grad_accum);
-      // The blocks each stage held: the split balances the head's cost against the blocks'.
+      o.details["pp_bubble_theory"] = gpt::bubble_theory(cfg.pp, cfg.grad_accum, v);
+      o.details["pp_bubble_theory_formula"] =
+          v > 1 ? "(pp-1)/(virtual_stages x grad_accum+pp-1) of the step: Narayanan et al. 2021's (1/v)(pp-1)/m of "
+                  "the ideal time, as a share of the step"
+                : "(pp-1)/(grad_accum+pp-1) of the step";
+      // The paper's own figure, the bubble over the bubble-free time: (1/v)(pp-1)/m.
+      o.details["pp_bubble_theory_over_ideal"] = gpt::bubble_over_ideal(cfg.pp, cfg.grad_accum, v);
+      // The blocks each (virtual) stage held, in virtual-stage order (chunk c of rank r is
+      // c x pp + r): the split balances the head's cost against the blocks'.
       const double head = gpt::head_cost_in_blocks(shape, cfg.seq);
       Json blocks = Json::array();
-      for (int s = 0; s < cfg.pp; ++s) blocks.push_back(gpt::stage_blocks(shape.layers, cfg.pp, s, head).blocks());
+      for (int s = 0; s < cfg.pp * v; ++s)
+        blocks.push_back(gpt::stage_blocks(shape.layers, cfg.pp * v, s, head).blocks());
       o.details["pp_stage_blocks"] = blocks;
       o.details["pp_head_cost_blocks"] = head;
       o.details["pp_bubble_method"] =

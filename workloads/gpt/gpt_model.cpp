@@ -122,7 +122,7 @@ void GptModel::replay_step() {
   CUDA_CHECK(cudaGraphLaunch(impl_->step_graph.get(), impl_->s));
 }
 
-bool GptModel::holds_loss() const { return impl_->stage.head; }
+bool GptModel::holds_loss() const { return impl_->holds_head(); }
 
 float GptModel::loss() const {
   if (!holds_loss())

@@ -82,6 +82,11 @@ struct Parallel {
   ncclComm_t dp_comm = nullptr;        // dp > 1
   cudaStream_t comm_stream = nullptr;  // dp > 1: where the buckets travel
   PipeLink* pipe = nullptr;            // pp > 1
+  // pp > 1: model chunks a rank holds (the interleaved schedule, interleaved_1f1b; 1: 1F1B), and
+  // with more than one the micro-batches a step runs, which size the chunks' activation slots
+  // (chunk_slots): a step of another count is an Error naming grad_accum.
+  int virtual_stages = 1;
+  int micro_batches = 0;
 };
 
 // Copies this rank's shard of a tensor (rows or columns by tp_plan) from its full values `full`

@@ -36,7 +36,7 @@ class LlamaStep final : public StepCore {
   }
 
   // Pipeline stages are built for GPT-2 (StepCore refuses pp > 1 for Llama before this is reached).
-  bf16* pipe_buffer(Carries, bool, int) override { throw Error("pp: pipeline stages are built for GPT-2 only"); }
+  bf16* pipe_buffer(Carries, bool, int, int) override { throw Error("pp: pipeline stages are built for GPT-2 only"); }
 
   void forward(int micro, int count) override {
     micro_count = count;

@@ -42,14 +42,27 @@ std::vector<Tensor> local_layout(const ModelShape& m, int seq, int tp, int tp_ra
 }
 
 std::vector<Tensor> stage_layout(const ModelShape& m, int seq, int tp, int tp_rank, const StageBlocks& stage) {
+  return stage_layout(m, seq, tp, tp_rank, std::vector<StageBlocks>{stage});
+}
+
+std::vector<Tensor> stage_layout(const ModelShape& m, int seq, int tp, int tp_rank,
+                                 const std::vector<StageBlocks>& chunks) {
+  bool embedding = false, head = false;
+  for (const StageBlocks& c : chunks) {
+    embedding = embedding || c.embedding;
+    head = head || c.head;
+  }
+  const auto held = [&](int layer) {
+    return std::any_of(chunks.begin(), chunks.end(),
+                       [&](const StageBlocks& c) { return layer >= c.first && layer < c.last; });
+  };
   std::vector<Tensor> out;
   for (const Tensor& t : local_layout(m, seq, tp, tp_rank)) {
     const bool before_blocks = t.layer < 0 && (t.kind == TensorKind::kEmbedding || t.kind == TensorKind::kPosition);
-    const bool mine =
-        t.layer >= 0 ? t.layer >= stage.first && t.layer < stage.last : (before_blocks ? stage.embedding : stage.head);
+    const bool mine = t.layer >= 0 ? held(t.layer) : (before_blocks ? embedding : head);
     if (mine) out.push_back(t);
   }
-  if (m.tied() && stage.head && !stage.embedding) {
+  if (m.tied() && head && !embedding) {
     Tensor copy = local_layout(m, seq, tp, tp_rank).front();  // wte
     copy.name = kTiedHeadCopy;
     out.push_back(copy);

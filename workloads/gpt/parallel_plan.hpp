@@ -42,6 +42,10 @@ double head_cost_in_blocks(const ModelShape& m, int seq);
 // the final norm and the head on the last (a tied head: kTiedHeadCopy, after the final norm, unless
 // the stage holds wte itself); offsets contiguous in that order. One stage of one: local_layout.
 std::vector<Tensor> stage_layout(const ModelShape& m, int seq, int tp, int tp_rank, const StageBlocks& stage);
+// The same for a rank's chunks (rank_chunks, virtual stages): the blocks of all of them, in the
+// model's order, the embeddings if one holds them, the final norm and the head if one holds them.
+std::vector<Tensor> stage_layout(const ModelShape& m, int seq, int tp, int tp_rank,
+                                 const std::vector<StageBlocks>& chunks);
 
 // A group of consecutive tensors of the flat buffer whose gradients travel in one collective. The
 // backward pass runs from the last block to the first, so the buckets run from the end of the

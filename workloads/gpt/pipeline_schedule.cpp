@@ -57,10 +57,63 @@ StageBlocks stage_blocks(int layers, int pp, int stage, double head_blocks) {
   return b;
 }
 
+std::vector<StageBlocks> rank_chunks(int layers, int pp, int virtual_stages, int rank, double head_blocks) {
+  if (virtual_stages < 1)
+    throw Error("virtual_stages: must be a positive count, got " + std::to_string(virtual_stages));
+  if (virtual_stages == 1) return {stage_blocks(layers, pp, rank, head_blocks)};
+  if (pp < 1) throw Error("pp: must be a positive count, got " + std::to_string(pp));
+  if (pp * virtual_stages > layers)
+    throw Error("pp x virtual_stages: " + std::to_string(pp) + " x " + std::to_string(virtual_stages) +
+                " virtual stages need at least one block each; the model has " + std::to_string(layers));
+  if (rank < 0 || rank >= pp)
+    throw Error("pp stage " + std::to_string(rank) + " is outside 0.." + std::to_string(pp - 1));
+  std::vector<StageBlocks> out;
+  for (int c = 0; c < virtual_stages; ++c)
+    out.push_back(stage_blocks(layers, pp * virtual_stages, c * pp + rank, head_blocks));
+  return out;
+}
+
 int pipeline_slots(int pp, int stage, int micro_batches) { return std::max(1, std::min(pp - stage, micro_batches)); }
 
-double bubble_theory(int pp, int micro_batches) {
-  return static_cast<double>(pp - 1) / static_cast<double>(micro_batches + pp - 1);
+std::vector<int> chunk_slots(const std::vector<PipeAction>& stage_list, int chunks) {
+  std::vector<int> held(static_cast<std::size_t>(chunks), 0), most(static_cast<std::size_t>(chunks), 1);
+  const auto at = [&](int c) -> std::size_t {
+    if (c < 0 || c >= chunks)
+      throw Error("pipeline: chunk " + std::to_string(c) + " is outside 0.." + std::to_string(chunks - 1));
+    return static_cast<std::size_t>(c);
+  };
+  // A slot is taken when its input arrives (a receive, or the forward where nothing is received)
+  // and free after the backward.
+  std::vector<std::vector<bool>> received(static_cast<std::size_t>(chunks));
+  for (const PipeAction& a : stage_list) {
+    if (a.op == PipeOp::kComm) {
+      for (const PipeTransfer& t : a.group)
+        if (!t.send && t.what == Carries::kActivation) {
+          const std::size_t c = at(t.chunk);
+          if (received[c].size() <= static_cast<std::size_t>(t.micro))
+            received[c].resize(static_cast<std::size_t>(t.micro) + 1);
+          received[c][static_cast<std::size_t>(t.micro)] = true;
+          most[c] = std::max(most[c], ++held[c]);
+        }
+      continue;
+    }
+    const std::size_t c = at(a.chunk);
+    if (a.op == PipeOp::kBackward) {
+      --held[c];
+    } else if (received[c].size() <= static_cast<std::size_t>(a.micro) ||
+               !received[c][static_cast<std::size_t>(a.micro)]) {
+      most[c] = std::max(most[c], ++held[c]);
+    }
+  }
+  return most;
+}
+
+double bubble_theory(int pp, int micro_batches, int virtual_stages) {
+  return static_cast<double>(pp - 1) / (static_cast<double>(virtual_stages) * micro_batches + pp - 1);
+}
+
+double bubble_over_ideal(int pp, int micro_batches, int virtual_stages) {
+  return static_cast<double>(pp - 1) / micro_batches / virtual_stages;
 }
 
 std::vector<PipeAction> one_f_one_b(int pp, int stage, int m) {
@@ -108,12 +161,116 @@ std::vector<PipeAction> one_f_one_b(int pp, int stage, int m) {
   return out;
 }
 
+std::vector<PipeAction> interleaved_1f1b(int pp, int v, int stage, int m) {
+  if (v < 1) throw Error("virtual_stages: must be a positive count, got " + std::to_string(v));
+  if (v == 1) return one_f_one_b(pp, stage, m);
+  if (pp < 2)
+    throw Error("virtual_stages: " + std::to_string(v) + " chunks a rank interleave a pipeline; pp is " +
+                std::to_string(pp) + ", so virtual_stages must be 1");
+  if (stage < 0 || stage >= pp)
+    throw Error("pp stage " + std::to_string(stage) + " is outside 0.." + std::to_string(pp - 1));
+  if (m < 1 || m % pp != 0)
+    throw Error("grad_accum: " + std::to_string(m) + " micro-batches; with virtual_stages " + std::to_string(v) +
+                " the interleaved schedule runs them in groups of pp, so grad_accum must be a multiple of pp (" +
+                std::to_string(pp) + ")");
+  const int total = m * v, vstages = pp * v;
+  // Megatron's order: the k-th forward (backward) of the stage runs this chunk on this micro-batch.
+  // (k may be negative below: Megatron's Python modulo, into 0..vstages-1.)
+  const auto chunk_of = [&](int k, bool forward) {
+    const int c = (k % vstages + vstages) % vstages / pp;
+    return forward ? c : v - 1 - c;
+  };
+  const auto micro_of = [&](int k) { return k / vstages * pp + k % pp; };
+  // Megatron's warm-up: the forwards a rank runs before its first backward; all of them when
+  // m = pp (no steady phase).
+  const bool all_warm = m == pp;
+  const int warm = all_warm ? total : std::min((pp - stage - 1) * 2 + (v - 1) * pp, total);
+  const bool first_rank = stage == 0, last_rank = stage == pp - 1;
+  const int next_rank = (stage + 1) % pp, prev_rank = (stage + pp - 1) % pp;
+  const auto first_vs = [&](int c) { return first_rank && c == 0; };
+  const auto last_vs = [&](int c) { return last_rank && c == v - 1; };
+  // A chunk's inputs arrive in micro-batch order (forward and backward each go through a chunk in
+  // order), so a receive's micro-batch is the chunk's next one.
+  std::vector<int> next_input(static_cast<std::size_t>(v), 0), next_grad(static_cast<std::size_t>(v), 0);
+  std::vector<PipeAction> out;
+  std::vector<PipeTransfer> g;
+  const auto recv_act = [&](int c) {
+    g.push_back(PipeTransfer{false, prev_rank, Carries::kActivation, next_input[static_cast<std::size_t>(c)]++, c});
+  };
+  const auto recv_grad = [&](int c) {
+    g.push_back(PipeTransfer{false, next_rank, Carries::kGradient, next_grad[static_cast<std::size_t>(c)]++, c});
+  };
+  const auto forward = [&](int k) {
+    const int c = chunk_of(k, true), i = micro_of(k);
+    out.push_back(PipeAction{PipeOp::kForward, i, {}, c});
+    if (!last_vs(c)) g.push_back(PipeTransfer{true, next_rank, Carries::kActivation, i, c});
+  };
+  const auto backward = [&](int k) {
+    const int c = chunk_of(k, false), i = micro_of(k);
+    out.push_back(PipeAction{PipeOp::kBackward, i, {}, c});
+    if (!first_vs(c)) g.push_back(PipeTransfer{true, prev_rank, Carries::kGradient, i, c});
+  };
+  // One NCCL group of what was gathered, activations before gradients on every rank: with pp 2
+  // both kinds travel between the same two ranks in one direction, and NCCL pairs a pair's sends
+  // and receives in posting order (simulate checks that they agree).
+  const auto comm = [&] {
+    std::stable_partition(g.begin(), g.end(), [](const PipeTransfer& t) { return t.what == Carries::kActivation; });
+    if (!g.empty()) out.push_back(PipeAction{PipeOp::kComm, 0, g, 0});
+    g.clear();
+  };
+  if (!first_rank) recv_act(0);
+  comm();
+  // Warm-up: each forward's output sent with the next forward's input received; the last one also
+  // receives the first backward's gradient.
+  for (int k = 0; k < warm; ++k) {
+    forward(k);
+    const int next_c = chunk_of(k + 1, true);
+    if (k + 1 < total && !(first_rank && next_c == 0)) recv_act(next_c);
+    if (k == warm - 1 && !all_warm && !last_rank) recv_grad(v - 1);
+    comm();
+  }
+  // Steady: a forward and a backward, then their outputs sent and the next inputs received in one
+  // group. The first rank receives from the last one, which is pp - 1 actions ahead of it (and
+  // the last from the first): Megatron's chunk arithmetic.
+  for (int k = 0; k < total - warm; ++k) {
+    const int fk = k + warm;
+    forward(fk);
+    backward(k);
+    if (k + 1 < total - warm) {
+      if (!first_rank) {
+        recv_act(chunk_of(fk + 1, true));
+      } else if (const int c = chunk_of(fk - (pp - 1), true); c != v - 1) {
+        recv_act(c + 1);
+      }
+    }
+    if (!last_rank) {
+      recv_grad(chunk_of(k + 1, false));
+    } else if (const int c = chunk_of(k - (pp - 1), false); c != 0) {
+      recv_grad(c - 1);
+    }
+    comm();
+  }
+  // Cool-down: each backward's gradient sent with the next backward's received.
+  if (all_warm && !last_rank) {
+    recv_grad(v - 1);
+    comm();
+  }
+  for (int k = total - warm; k < total; ++k) {
+    backward(k);
+    const int next_c = chunk_of(k + 1, false);
+    if (k + 1 < total && !(last_rank && next_c == v - 1)) recv_grad(next_c);
+    comm();
+  }
+  return out;
+}
+
 namespace {
 const char* carries_name(Carries c) { return c == Carries::kActivation ? "activation" : "gradient"; }
 
 std::string describe(const PipeTransfer& t) {
   return std::string(t.send ? "send " : "receive ") + carries_name(t.what) + " of micro-batch " +
-         std::to_string(t.micro) + (t.send ? " to stage " : " from stage ") + std::to_string(t.peer);
+         std::to_string(t.micro) + (t.chunk > 0 ? " (chunk " + std::to_string(t.chunk) + ")" : "") +
+         (t.send ? " to stage " : " from stage ") + std::to_string(t.peer);
 }
 }  // namespace
 
@@ -169,7 +326,9 @@ std::vector<PipeEvent> simulate(const std::vector<std::vector<PipeAction>>& stag
           const int j = first_open(t.peer, s, false);
           if (j < 0) continue;
           const PipeTransfer& r = current(t.peer)->group[static_cast<std::size_t>(j)];
-          if (r.what != t.what || r.micro != t.micro)
+          // The receiver's virtual stage must be the sender's next (an activation) or previous one.
+          const int step = t.what == Carries::kActivation ? 1 : -1;
+          if (r.what != t.what || r.micro != t.micro || r.chunk * p + t.peer != t.chunk * p + s + step)
             throw Error("pipeline: stage " + std::to_string(s) + " would " + describe(t) + " while stage " +
                         std::to_string(t.peer) + " waits to " + describe(r) + ": NCCL would pair them wrongly");
           done[ss][i] = true;

@@ -33,17 +33,25 @@ StepCore::StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, A
       BT(static_cast<long long>(b) * t),
       s(stream),
       par(p),
-      stage(stage_blocks(shape.layers, p.at.pp, p.at.pp_rank, head_cost_in_blocks(shape, t))),
-      slots(p.at.pp - p.at.pp_rank),
+      chunks(rank_chunks(shape.layers, p.at.pp, p.at.pp > 1 ? p.virtual_stages : 1, p.at.pp_rank,
+                         head_cost_in_blocks(shape, t))),
+      stage(chunks.front()),
+      slots(p.at.pp > 1 && p.virtual_stages > 1
+                ? chunk_slots(interleaved_1f1b(p.at.pp, p.virtual_stages, p.at.pp_rank, p.micro_batches),
+                              p.virtual_stages)
+                : std::vector<int>{p.at.pp - p.at.pp_rank}),
       heads_l(shape.heads / p.at.tp),
       kv_l(shape.kv_heads / p.at.tp),
       mlp_l(shape.mlp / p.at.tp),
       sp(p.sequence_parallel && p.at.tp > 1),
-      buckets(plan_buckets(stage_layout(shape, t, p.at.tp, p.at.tp_rank, stage),
+      buckets(plan_buckets(stage_layout(shape, t, p.at.tp, p.at.tp_rank, chunks),
                            static_cast<long long>(p.bucket_mb * 1e6), 2,
                            p.zero == 1 ? zero_padded_size(1, p.at.dp) : 1)),
       tensors(buckets.tensors) {
   n_params = buckets.total;
+  block_position.assign(static_cast<std::size_t>(m.layers), -1);
+  for (const StageBlocks& c : chunks)
+    for (int l = c.first; l < c.last; ++l) block_position[static_cast<std::size_t>(l)] = held_blocks++;
   const Range rows = sp ? sequence_rows(BT, par.at.tp, par.at.tp_rank) : Range{0, BT};
   first_row = rows.begin;
   rows_l = rows.end - rows.begin;
@@ -70,8 +78,8 @@ std::size_t StepCore::plan(std::byte* at) {
   tokens = reinterpret_cast<int*>(a.f32(BT));
   targets = reinterpret_cast<int*>(a.f32(BT));
   // The head's: on the last pipeline stage only.
-  logits = stage.head ? a.bf(rows_l * Vp) : nullptr;
-  losses = stage.head ? a.f32(rows_l) : nullptr;
+  logits = holds_head() ? a.bf(rows_l * Vp) : nullptr;
+  losses = holds_head() ? a.f32(rows_l) : nullptr;
   loss_sum = a.f32(1);
   norm_sq = a.f32(1);
   adam_step = reinterpret_cast<int*>(a.f32(1));
@@ -264,11 +272,14 @@ void StepCore::head_backward(bf16* dx, bf16* dw, const bf16* x, const bf16* w, b
   run(input_grad_gemm(dx, logits, w, m.width, m.padded_vocab, rows_l));
 }
 
+void StepCore::loss_gradient() {
+  cross_entropy_fused(logits, losses, targets + first_row, static_cast<int>(rows_l), m.vocab, m.padded_vocab,
+                      1.f / (static_cast<float>(BT) * micro_count), s);
+}
+
 void StepCore::loss_forward(int micro, int count) {
-  const int rows = static_cast<int>(rows_l);
-  cross_entropy_fused(logits, losses, targets + first_row, rows, m.vocab, m.padded_vocab,
-                      1.f / (static_cast<float>(BT) * count), s);
-  mean_into(loss_sum, losses, rows, BT, micro > 0, s);
+  loss_gradient();
+  mean_into(loss_sum, losses, static_cast<int>(rows_l), BT, micro > 0, s);
   // Each rank holds its rows' share of the micro-batches' means.
   if (sp && micro == count - 1) par.tp_reduce->sum(loss_sum, 1, s);
 }
@@ -314,7 +325,7 @@ void StepCore::optimizer_step(const Hyper& h) {
   // gradient, so that both take the unsplit model's gradient and the same AdamW update.
   if (tied_index >= 0) {
     const Tensor& t = tensors[static_cast<std::size_t>(tied_index)];
-    const int peer = stage.embedding ? par.at.pp - 1 : 0;
+    const int peer = holds_embedding() ? par.at.pp - 1 : 0;
     bf16* mine = grads + t.offset;
     pipe_wait([&] { par.pipe->exchange({{true, peer, mine, t.numel()}, {false, peer, tied_scratch, t.numel()}}, s); });
     add_inplace(mine, tied_scratch, t.numel(), s);
@@ -350,24 +361,33 @@ void StepCore::optimizer_step(const Hyper& h) {
 }
 
 void StepCore::run_pipeline(int count) {
+  const int v = static_cast<int>(chunks.size());
+  if (v > 1 && count != par.micro_batches)
+    throw Error("grad_accum: the chunks' activation slots were planned for " + std::to_string(par.micro_batches) +
+                " micro-batches a step (virtual_stages " + std::to_string(v) + "), the step runs " +
+                std::to_string(count));
   if (timing_pipe) {
     pipe_waits_used = 0;
     CUDA_CHECK(cudaEventRecord(pipe_start.get(), s));
   }
   std::vector<PipeBuffer> group;
-  for (const PipeAction& a : one_f_one_b(par.at.pp, par.at.pp_rank, count)) {
+  for (const PipeAction& a : interleaved_1f1b(par.at.pp, v, par.at.pp_rank, count)) {
     switch (a.op) {
       case PipeOp::kForward:
+        use_chunk(a.chunk);
         forward(a.micro, count);
         break;
       case PipeOp::kBackward:
+        use_chunk(a.chunk);
         backward(a.micro);
-        backward_done(a.micro);
+        // Chunk 0's backward of the last micro-batch is the stage's last (the chunks' last
+        // backwards run from the last chunk down): then the buckets are complete.
+        if (a.chunk == 0) backward_done(a.micro);
         break;
       case PipeOp::kComm:
         group.clear();
         for (const PipeTransfer& t : a.group)
-          group.push_back(PipeBuffer{t.send, t.peer, pipe_buffer(t.what, t.send, t.micro), pipe_elements()});
+          group.push_back(PipeBuffer{t.send, t.peer, pipe_buffer(t.what, t.send, t.chunk, t.micro), pipe_elements()});
         pipe_wait([&] { par.pipe->exchange(group, s); });
         mark("pipe.send_recv");
         break;

@@ -78,21 +78,30 @@ class StepCore {
 
   // Lays out every buffer (with `at` set, records the pointers); returns the bytes.
   std::size_t plan(std::byte* at);
-  // Forward and backward of one micro-batch (see GptModel). On a pipeline stage: its blocks only,
-  // on micro-batch `micro`'s activation slot; the first stage starts from the embedding, the
-  // others from the input received into pipe_buffer; the last ends with the head and the loss,
-  // the others' backward starts from the gradient received into pipe_buffer.
+  // Forward and backward of one micro-batch (see GptModel). On a pipeline stage: the blocks of
+  // its chunk `stage` (use_chunk) only, on micro-batch `micro`'s activation slot of that chunk;
+  // the first virtual stage starts from the embedding, the others from the input received into
+  // pipe_buffer; the last ends with the head and the loss, the others' backward starts from the
+  // gradient received into pipe_buffer.
   virtual void forward(int micro, int count) = 0;
   virtual void backward(int micro) = 0;
-  // Pipeline parallelism: where micro-batch `micro`'s activation (the residual stream after this
-  // stage's blocks; received: before them) or its gradient is sent from or received into;
+  // Pipeline parallelism: where micro-batch `micro`'s activation (the residual stream after chunk
+  // `chunk`'s blocks; received: before them) or its gradient is sent from or received into;
   // pipe_elements() of them.
-  virtual bf16* pipe_buffer(Carries what, bool send, int micro) = 0;
+  virtual bf16* pipe_buffer(Carries what, bool send, int chunk, int micro) = 0;
   long long pipe_elements() const { return rows_l * m.width; }
   // All micro-batches' forward and backward passes of this stage: the 1F1B schedule
-  // (one_f_one_b), its transfers through par.pipe; with timing_pipe the time spent in them is
-  // measured (pipe_idle_ms).
+  // (one_f_one_b), or with virtual stages the interleaved one (interleaved_1f1b), its transfers
+  // through par.pipe; with timing_pipe the time spent in them is measured (pipe_idle_ms).
   void run_pipeline(int count);
+  // The chunk forward() and backward() run next: `stage` becomes its blocks.
+  void use_chunk(int c) {
+    chunk = c;
+    stage = chunks[static_cast<std::size_t>(c)];
+  }
+  // Whether this rank holds the embeddings (in its first chunk) and the head (in its last).
+  bool holds_embedding() const { return chunks.front().embedding; }
+  bool holds_head() const { return chunks.back().head; }
   // Of the last step run with timing_pipe (synchronises): the stage's time waiting for the other
   // stages (inside the send/recv groups, the tied embedding's exchange and the gradient norm's sum
   // over the stages, transfers included) and the step's time from its first action to that sum.
@@ -139,10 +148,21 @@ class StepCore {
   long long BT;
   cudaStream_t s;
   Parallel par;
-  // This rank's pipeline stage (the whole model with pp 1) and its activation slots: at most
-  // pp - stage micro-batches are in flight under 1F1B, micro-batch i uses slot i % slots.
+  // This rank's pipeline chunks (rank_chunks: the whole model with pp 1, one stage under 1F1B),
+  // the one forward() and backward() run (`stage`), and each chunk's activation slots: at most
+  // pp - stage micro-batches are in flight under 1F1B, chunk_slots under the interleaved
+  // schedule; micro-batch i uses slot i % slots.
+  std::vector<StageBlocks> chunks;
+  int chunk = 0;
   StageBlocks stage;
-  int slots = 1;
+  std::vector<int> slots;
+  // Block l's place among this rank's blocks, in the model's order (-1: not held), and their count:
+  // where its tensors sit in the layout (stage_layout).
+  std::vector<int> block_position;
+  int held_blocks = 0;
+  // Whether a block's activations can have been overwritten between its forward and its backward
+  // (several slots or chunks).
+  bool several_slots() const { return chunks.size() > 1 || slots.front() > 1; }
   // This tp rank's query heads, KV heads and MLP width (the whole model's with tp 1).
   int heads_l, kv_l, mlp_l;
   // Sequence parallelism (tp > 1): the embeddings, norms, residual stream, head and loss hold only
@@ -248,6 +268,9 @@ class StepCore {
   // The logits' softmax cross-entropy (logits become their gradient) and the micro-batch's mean;
   // with sequence parallelism each rank's rows' share, summed over tp after the last micro-batch.
   void loss_forward(int micro, int count);
+  // The logits' gradient alone (what loss_forward leaves in them, without adding to the loss), for
+  // a backward pass whose logits another micro-batch's forward has overwritten since.
+  void loss_gradient();
 
  protected:
   // The family's activations, after the shared buffers.

@@ -350,6 +350,27 @@ TEST(GptConfig, PipelineStagesAndWhatTheyAreBuiltWith) {
       0u);
 }
 
+// virtual_stages: the interleaved schedule's chunks, on a pipeline only, a block each at least,
+// over a grad_accum that is a multiple of pp; in the params only when above 1.
+TEST(GptConfig, VirtualStages) {
+  const Config c = Config::from_params(Json{{"pp", 2}, {"virtual_stages", 2}, {"grad_accum", 8}}).resolved(2, 2);
+  EXPECT_EQ(c.virtual_stages, 2);
+  EXPECT_EQ(c.to_json().at("virtual_stages"), 2);
+  EXPECT_FALSE(Config::from_params(Json{{"pp", 2}}).to_json().contains("virtual_stages"));
+  EXPECT_EQ(Config::from_params(Json::object()).virtual_stages, 1);
+  auto err = [](const Json& p) { return error_of([&] { Config::from_params(p); }); };
+  EXPECT_EQ(err(Json{{"virtual_stages", 0}}).rfind("virtual_stages: must be a positive integer", 0), 0u);
+  EXPECT_EQ(err(Json{{"virtual_stages", 2}}).rfind("virtual_stages: 2 model chunks a rank interleave", 0), 0u);
+  const std::string odd = err(Json{{"pp", 4}, {"virtual_stages", 2}, {"grad_accum", 6}});
+  EXPECT_EQ(odd.rfind("grad_accum: 6 micro-batches; with virtual_stages 2", 0), 0u) << odd;
+  EXPECT_NE(odd.find("multiple of pp (4)"), std::string::npos) << odd;
+  // gpt2-tiny's 2 blocks: pp 2 x 2 chunks would leave virtual stages without one.
+  EXPECT_EQ(err(Json{{"pp", 2}, {"virtual_stages", 2}, {"grad_accum", 2}, {"model", "gpt2-tiny"}})
+                .rfind("pp x virtual_stages: 2 x 2 virtual stages need at least one block each", 0),
+            0u);
+  EXPECT_NO_THROW(Config::from_params(Json{{"pp", 4}, {"virtual_stages", 3}, {"grad_accum", 4}}));
+}
+
 // The registry's declaration: its defaults are the configuration's, and its checks are
 // gpt::Config's, naming the field.
 TEST(GptConfig, RegistryDeclaration) {

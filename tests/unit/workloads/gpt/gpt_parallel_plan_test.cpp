@@ -97,6 +97,41 @@ TEST(GptParallelPlan, StageLayoutsSplitTheModel) {
   EXPECT_EQ(last.back().name, "head.weight");
 }
 
+// With virtual stages a rank's layout holds its chunks' blocks (not adjacent ones), the
+// embeddings on rank 0 and the head's copy on the last rank; over the ranks every tensor once.
+TEST(GptParallelPlan, ChunkLayoutsSplitTheModel) {
+  const ModelShape m = model_shape("gpt2-124m");
+  const double head = head_cost_in_blocks(m, 1024);
+  for (const auto& [pp, v] : {std::pair{2, 2}, {2, 3}, {3, 2}, {4, 3}}) {
+    std::map<std::string, int> seen;
+    for (int r = 0; r < pp; ++r) {
+      const std::vector<StageBlocks> chunks = rank_chunks(m.layers, pp, v, r, head);
+      const std::vector<Tensor> l = stage_layout(m, 1024, 1, 0, chunks);
+      std::vector<int> layers;
+      for (std::size_t i = 0; i < l.size(); ++i) {
+        ++seen[l[i].name];
+        if (i > 0) {
+          EXPECT_EQ(l[i].offset, l[i - 1].offset + l[i - 1].numel());
+        }
+        if (l[i].layer >= 0 && (layers.empty() || layers.back() != l[i].layer)) layers.push_back(l[i].layer);
+      }
+      std::vector<int> want;
+      for (const StageBlocks& c : chunks)
+        for (int b = c.first; b < c.last; ++b) want.push_back(b);
+      EXPECT_EQ(layers, want) << "pp " << pp << " v " << v << " rank " << r;
+      EXPECT_EQ(l.front().name == "wte", r == 0);
+      EXPECT_EQ(l.back().name == kTiedHeadCopy, r == pp - 1);
+    }
+    for (const Tensor& t : parameter_layout(m, 1024)) EXPECT_EQ(seen[t.name], 1) << t.name;
+    EXPECT_EQ(seen[kTiedHeadCopy], 1);
+  }
+  // One chunk: the stage's layout.
+  const std::vector<Tensor> a = stage_layout(m, 1024, 1, 0, stage_blocks(12, 2, 1, head));
+  const std::vector<Tensor> b = stage_layout(m, 1024, 1, 0, rank_chunks(12, 2, 1, 1, head));
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].name, b[i].name);
+}
+
 TEST(GptParallelPlan, LocalLayoutHoldsTheRanksShards) {
   const ModelShape m = model_shape("gpt2-124m");
   const std::vector<Tensor> whole = local_layout(m, 1024, 1, 0);

@@ -224,3 +224,225 @@ TEST(GptPipelineSchedule, MeasuredBubbleOfEqualStagesIsTheTheory) {
   EXPECT_LT(bubble[1], bubble[0]);
   EXPECT_THROW(modelled_bubble(all_stages(2, 8), {1.0}, {1.0, 1.0}), Error);
 }
+
+// The interleaved schedule (virtual stages): its lists for every pp 2-8, virtual_stages 1-4 and
+// micro-batch count a multiple of pp up to 4 pp.
+namespace {
+std::vector<std::vector<PipeAction>> interleaved(int pp, int v, int m) {
+  std::vector<std::vector<PipeAction>> out;
+  for (int s = 0; s < pp; ++s) out.push_back(interleaved_1f1b(pp, v, s, m));
+  return out;
+}
+template <class F>
+void for_interleaved_shapes(F&& f) {
+  for (int pp = 2; pp <= 8; ++pp)
+    for (int v = 1; v <= 4; ++v)
+      for (int m = pp; m <= 4 * pp; m += pp) f(pp, v, m);
+}
+}  // namespace
+
+TEST(GptPipelineSchedule, OneVirtualStageIsOneFOneB) {
+  for (int pp = 2; pp <= 4; ++pp)
+    for (int m = 1; m <= 9; ++m)
+      for (int s = 0; s < pp; ++s) {
+        const std::vector<PipeAction> a = interleaved_1f1b(pp, 1, s, m), b = one_f_one_b(pp, s, m);
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          EXPECT_EQ(a[i].op, b[i].op);
+          EXPECT_EQ(a[i].micro, b[i].micro);
+          EXPECT_EQ(a[i].group, b[i].group);
+        }
+      }
+}
+
+// Each chunk of each rank runs every micro-batch's forward once, then its backward once, both in
+// micro-batch order (so those in flight are consecutive, chunk_slots' premise); each transfer goes
+// to the rank holding the next (activation) or previous (gradient) virtual stage.
+TEST(GptPipelineSchedule, InterleavedRunsEachChunkForwardBeforeBackward) {
+  for_interleaved_shapes([](int pp, int v, int m) {
+    for (int s = 0; s < pp; ++s) {
+      const std::string at = "pp " + std::to_string(pp) + " v " + std::to_string(v) + " m " + std::to_string(m) +
+                             " stage " + std::to_string(s);
+      std::vector<int> next_f(static_cast<std::size_t>(v), 0), next_b(static_cast<std::size_t>(v), 0);
+      for (const PipeAction& a : interleaved_1f1b(pp, v, s, m)) {
+        if (a.op == PipeOp::kComm) {
+          EXPECT_FALSE(a.group.empty()) << at;
+          for (const PipeTransfer& t : a.group) {
+            const bool forward_peer = t.send == (t.what == Carries::kActivation);
+            EXPECT_EQ(t.peer, forward_peer ? (s + 1) % pp : (s + pp - 1) % pp) << at;
+          }
+          continue;
+        }
+        ASSERT_GE(a.chunk, 0) << at;
+        ASSERT_LT(a.chunk, v) << at;
+        const auto c = static_cast<std::size_t>(a.chunk);
+        if (a.op == PipeOp::kForward) {
+          EXPECT_EQ(a.micro, next_f[c]++) << at << " chunk " << a.chunk;
+        } else {
+          EXPECT_EQ(a.micro, next_b[c]++) << at << " chunk " << a.chunk;
+          EXPECT_LT(a.micro, next_f[c]) << "backward before its forward: " << at << " chunk " << a.chunk;
+        }
+      }
+      for (int c = 0; c < v; ++c) {
+        EXPECT_EQ(next_f[static_cast<std::size_t>(c)], m) << at << " chunk " << c;
+        EXPECT_EQ(next_b[static_cast<std::size_t>(c)], m) << at << " chunk " << c;
+      }
+    }
+  });
+}
+
+// Simulated as NCCL pairs the transfers: no deadlock, every send received as the tensor the
+// receiver expects (the simulator checks the micro-batch and the virtual stage), and the order
+// found keeps the data dependencies: a chunk's forward after its input arrived (but on virtual
+// stage 0), its backward after its output's gradient arrived (but on the last virtual stage).
+TEST(GptPipelineSchedule, InterleavedCannotDeadlockAndKeepsDependencies) {
+  for_interleaved_shapes([](int pp, int v, int m) {
+    const std::string at = "pp " + std::to_string(pp) + " v " + std::to_string(v) + " m " + std::to_string(m);
+    const auto stages = interleaved(pp, v, m);
+    std::vector<PipeEvent> events;
+    ASSERT_NO_THROW(events = simulate(stages)) << at;
+    std::map<std::tuple<int, int, int>, int> arrived;  // (virtual stage, carries, micro): how often
+    std::size_t computes = 0;
+    for (const PipeEvent& e : events) {
+      if (e.op == PipeOp::kComm) {
+        const int from = e.transfer.chunk * pp + e.stage;
+        const int to = from + (e.transfer.what == Carries::kActivation ? 1 : -1);
+        EXPECT_EQ(to % pp, e.transfer.peer) << at;
+        ++arrived[{to, static_cast<int>(e.transfer.what), e.transfer.micro}];
+        continue;
+      }
+      ++computes;
+      const PipeAction& a = stages[static_cast<std::size_t>(e.stage)][e.action];
+      const int vs = a.chunk * pp + e.stage;
+      if (e.op == PipeOp::kForward && vs > 0) {
+        EXPECT_EQ((arrived[{vs, static_cast<int>(Carries::kActivation), a.micro}]), 1)
+            << at << " virtual stage " << vs << " forward " << a.micro;
+      }
+      if (e.op == PipeOp::kBackward && vs < pp * v - 1) {
+        EXPECT_EQ((arrived[{vs, static_cast<int>(Carries::kGradient), a.micro}]), 1)
+            << at << " virtual stage " << vs << " backward " << a.micro;
+      }
+    }
+    EXPECT_EQ(computes, static_cast<std::size_t>(2 * pp * v * m)) << at;
+    EXPECT_EQ(arrived.size(), static_cast<std::size_t>(2 * (pp * v - 1) * m)) << at;
+  });
+}
+
+// The modelled bubble of equal chunks is the interleaved theory, (pp - 1) / (v m + pp - 1), on
+// every rank: Narayanan et al.'s (1 / v) (pp - 1) / m of the ideal time.
+TEST(GptPipelineSchedule, InterleavedBubbleOfEqualStagesIsTheTheory) {
+  for_interleaved_shapes([](int pp, int v, int m) {
+    for (double backward : {1.0, 2.0}) {
+      const std::vector<double> f(static_cast<std::size_t>(pp), 1.0), b(static_cast<std::size_t>(pp), backward);
+      const std::vector<double> bubble = modelled_bubble(interleaved(pp, v, m), f, b);
+      for (int s = 0; s < pp; ++s)
+        EXPECT_NEAR(bubble[static_cast<std::size_t>(s)], bubble_theory(pp, m, v), 1e-12)
+            << "pp " << pp << " v " << v << " m " << m << " backward " << backward << " stage " << s;
+    }
+  });
+  EXPECT_DOUBLE_EQ(bubble_theory(2, 8, 2), 1.0 / 17.0);
+  EXPECT_DOUBLE_EQ(bubble_theory(4, 8, 1), bubble_theory(4, 8));
+  // As a share of the step, the paper's figure b over the ideal time is b / (1 + b).
+  const double b = bubble_over_ideal(4, 8, 2);
+  EXPECT_DOUBLE_EQ(b, 3.0 / 16.0);
+  EXPECT_DOUBLE_EQ(b / (1 + b), bubble_theory(4, 8, 2));
+}
+
+// A chunk's activation slots: the most micro-batches in flight on it; under 1F1B pipeline_slots.
+TEST(GptPipelineSchedule, ChunkSlotsCountMicroBatchesInFlight) {
+  for (int pp = 2; pp <= 4; ++pp)
+    for (int m = 1; m <= 8; ++m)
+      for (int s = 0; s < pp; ++s)
+        EXPECT_EQ(chunk_slots(one_f_one_b(pp, s, m), 1), std::vector<int>{pipeline_slots(pp, s, m)});
+  // pp 2, v 2, m 4, rank 0: 4 warm-up forwards (micro-batches 0, 1 on chunk 0, then on chunk 1),
+  // then chunk 0's forwards of 2 and 3 before its first backward: 4 in flight on chunk 0, 2 on
+  // chunk 1. m = pp runs every forward first: all m on each chunk.
+  EXPECT_EQ(chunk_slots(interleaved_1f1b(2, 2, 0, 4), 2), (std::vector<int>{4, 2}));
+  EXPECT_EQ(chunk_slots(interleaved_1f1b(2, 2, 0, 2), 2), (std::vector<int>{2, 2}));
+  for_interleaved_shapes([](int pp, int v, int m) {
+    for (int s = 0; s < pp; ++s)
+      for (int slots : chunk_slots(interleaved_1f1b(pp, v, s, m), v)) {
+        EXPECT_GE(slots, 1);
+        EXPECT_LE(slots, m);
+      }
+  });
+  EXPECT_THROW(chunk_slots(interleaved_1f1b(2, 2, 0, 2), 1), Error);
+}
+
+// The executor keeps one received gradient a chunk (gpt2_step.cpp's grad_in): a chunk never
+// holds two, from the receive to its backward.
+TEST(GptPipelineSchedule, InterleavedChunksHoldOneReceivedGradient) {
+  for_interleaved_shapes([](int pp, int v, int m) {
+    for (int s = 0; s < pp; ++s) {
+      std::vector<int> held(static_cast<std::size_t>(v), 0);
+      for (const PipeAction& a : interleaved_1f1b(pp, v, s, m)) {
+        if (a.op == PipeOp::kBackward && held[static_cast<std::size_t>(a.chunk)] > 0)
+          --held[static_cast<std::size_t>(a.chunk)];
+        for (const PipeTransfer& t : a.group) {
+          if (t.send || t.what != Carries::kGradient) continue;
+          EXPECT_LE(++held[static_cast<std::size_t>(t.chunk)], 1)
+              << "pp " << pp << " v " << v << " m " << m << " stage " << s << " chunk " << t.chunk;
+        }
+      }
+    }
+  });
+}
+
+TEST(GptPipelineSchedule, InterleavedErrorsNameTheFields) {
+  try {
+    interleaved_1f1b(4, 2, 0, 6);
+    FAIL() << "6 micro-batches over pp 4";
+  } catch (const Error& e) {
+    EXPECT_NE(what_of(e).find("grad_accum"), std::string::npos) << e.what();
+    EXPECT_NE(what_of(e).find("virtual_stages"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(interleaved_1f1b(2, 2, 0, 3), Error);
+  EXPECT_THROW(interleaved_1f1b(1, 2, 0, 4), Error);
+  EXPECT_THROW(interleaved_1f1b(2, 0, 0, 4), Error);
+  EXPECT_THROW(interleaved_1f1b(2, 2, 2, 4), Error);
+  EXPECT_NO_THROW(interleaved_1f1b(4, 1, 0, 6));  // 1F1B takes any m
+}
+
+// A rank's chunks: virtual stage c x pp + r of the split over pp x v stages, the embedding on
+// virtual stage 0 and the head on the last.
+TEST(GptPipelineSchedule, RankChunksAreVirtualStages) {
+  // 12 blocks over pp 2 x v 2 with GPT-2 124M's head (4.47 blocks): the head's virtual stage
+  // keeps one block beside it.
+  const std::vector<StageBlocks> r0 = rank_chunks(12, 2, 2, 0, 4.47), r1 = rank_chunks(12, 2, 2, 1, 4.47);
+  ASSERT_EQ(r0.size(), 2u);
+  ASSERT_EQ(r1.size(), 2u);
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_EQ(r0[static_cast<std::size_t>(c)], stage_blocks(12, 4, 2 * c, 4.47));
+    EXPECT_EQ(r1[static_cast<std::size_t>(c)], stage_blocks(12, 4, 2 * c + 1, 4.47));
+  }
+  EXPECT_TRUE(r0[0].embedding);
+  EXPECT_FALSE(r0[1].embedding || r0[1].head || r1[0].head || r1[0].embedding);
+  EXPECT_TRUE(r1[1].head);
+  EXPECT_EQ(r1[1].blocks(), 1);
+  EXPECT_EQ(rank_chunks(12, 2, 1, 1, 4.47), std::vector<StageBlocks>{stage_blocks(12, 2, 1, 4.47)});
+  try {
+    rank_chunks(6, 4, 2, 0);
+    FAIL() << "8 virtual stages of 6 blocks";
+  } catch (const Error& e) {
+    EXPECT_NE(what_of(e).find("virtual_stages"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(rank_chunks(12, 2, 0, 0), Error);
+}
+
+// A send the receiver takes for another chunk's tensor is a mispairing (pp 2: rank 0 sends its
+// chunk 0's output, which is rank 1's chunk 0's input, not chunk 1's).
+TEST(GptPipelineSchedule, SimulationChecksTheVirtualStage) {
+  using A = PipeAction;
+  const std::vector<std::vector<PipeAction>> right = {
+      {A{PipeOp::kComm, 0, {{true, 1, Carries::kActivation, 0, 0}}, 0}},
+      {A{PipeOp::kComm, 0, {{false, 0, Carries::kActivation, 0, 0}}, 0}}};
+  EXPECT_EQ(simulate(right).size(), 1u);
+  const std::vector<std::vector<PipeAction>> wrong = {
+      {A{PipeOp::kComm, 0, {{true, 1, Carries::kActivation, 0, 0}}, 0}},
+      {A{PipeOp::kComm, 0, {{false, 0, Carries::kActivation, 0, 1}}, 0}}};
+  EXPECT_THROW(simulate(wrong), Error);
+  // The wrap: rank 1's chunk 0 feeds rank 0's chunk 1.
+  const std::vector<std::vector<PipeAction>> wrap = {{A{PipeOp::kComm, 0, {{false, 1, Carries::kActivation, 0, 1}}, 0}},
+                                                     {A{PipeOp::kComm, 0, {{true, 0, Carries::kActivation, 0, 0}}, 0}}};
+  EXPECT_EQ(simulate(wrap).size(), 1u);
+}

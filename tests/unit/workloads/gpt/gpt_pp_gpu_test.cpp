@@ -1,6 +1,7 @@
 // Pipeline parallelism proven on one GPU: the k stages of the GPT-2 step run on one GPU (a thread
 // and a stream each), each through the step the multi-GPU run takes (GptModel::step: the stage's
-// 1F1B schedule, the tied embedding's exchange, the norm's sum over the stages), with the
+// 1F1B schedule, or with virtual stages its chunks under the interleaved one, the tied
+// embedding's exchange, the norm's sum over the stages), with the
 // activations and gradients handed over by device copies where NCCL's send/recv would carry
 // them. The loss, every gradient, the gradient norm and the weights after the optimizer must match
 // the unsplit model's, within the tolerance of the tp check (gpt_tp_gpu_test.cpp). Skipped where no
@@ -142,11 +143,11 @@ double relative_error(const std::vector<float>& got, long long at, const std::ve
 }
 
 // The unsplit model and its k stages (each of `tp` tensor-parallel ranks, with or without sequence
-// parallelism) each take one step of m micro-batches from the same seed; the gradients after the
-// step (the tied embedding's summed; with tp each rank's shard of them), the norm and, with tp 1,
-// the new weights agree.
+// parallelism; each of v chunks, the interleaved schedule, with v > 1) each take one step of m
+// micro-batches from the same seed; the gradients after the step (the tied embedding's summed;
+// with tp each rank's shard of them), the norm and, with tp 1, the new weights agree.
 void expect_pp_matches(int layers, int k, int m, Attention attention, bool recompute = false, int tp = 1,
-                       bool sequence_parallel = false) {
+                       bool sequence_parallel = false, int v = 1) {
   const ModelShape shape = model_shape("gpt2-tiny", layers);
   const int B = 2, T = 64;
   const unsigned long long seed = 29;
@@ -181,6 +182,8 @@ void expect_pp_matches(int layers, int k, int m, Attention attention, bool recom
         if (tp > 1) par.tp_reduce = &reduce;
         par.sequence_parallel = sequence_parallel;
         par.pipe = &link;
+        par.virtual_stages = v;
+        par.micro_batches = m;
         GptModel stage(shape, B, T, seed, rs.get(), attention, par, recompute);
         stage.step(m, h);
         StageResult& x = out[static_cast<std::size_t>(r)];
@@ -198,9 +201,9 @@ void expect_pp_matches(int layers, int k, int m, Attention attention, bool recom
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
 
-  const std::string what = "gpt2-tiny " + std::to_string(layers) + " layers pp " + std::to_string(k) + " m " +
-                           std::to_string(m) + " tp " + std::to_string(tp) + (sequence_parallel ? " sp" : "") +
-                           (recompute ? " recompute" : "");
+  const std::string what = "gpt2-tiny " + std::to_string(layers) + " layers pp " + std::to_string(k) + " v " +
+                           std::to_string(v) + " m " + std::to_string(m) + " tp " + std::to_string(tp) +
+                           (sequence_parallel ? " sp" : "") + (recompute ? " recompute" : "");
   std::map<std::string, int> seen;
   double weight_diff = 0, weight_norm = 0;
   for (int r = 0; r < ranks; ++r) {
@@ -274,6 +277,26 @@ TEST(GptGpuPp, RecomputeStagesMatchTheUnsplitModel) {
   expect_pp_matches(4, 3, 5, Attention::kCudnn, true);
 }
 
+// Interleaved: pp 2 x 2 virtual stages, each rank two chunks (rank 0 blocks 0 and 2 with the
+// embedding, rank 1 blocks 1 and 3 with the head; activations wrap from rank 1's chunk 0 to rank
+// 0's chunk 1). m = pp runs every forward first; 4 and 6 micro-batches have a steady phase, whose
+// groups send a gradient and receive the next; 6 blocks split 2/2/1/1 (the head beside the last).
+TEST(GptGpuPp, InterleavedChunksMatchTheUnsplitModel) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  expect_pp_matches(4, 2, 2, Attention::kCudnn, false, 1, false, 2);
+  expect_pp_matches(4, 2, 4, Attention::kCudnn, false, 1, false, 2);
+  expect_pp_matches(4, 2, 6, Attention::kNaive, false, 1, false, 2);
+  expect_pp_matches(6, 2, 4, Attention::kCudnn, false, 1, false, 2);
+  // With recompute (other chunks' forwards run between a block's forward and its backward), and
+  // with tp 2 inside each stage, with and without sequence parallelism.
+  expect_pp_matches(4, 2, 4, Attention::kCudnn, true, 1, false, 2);
+  expect_pp_matches(4, 2, 4, Attention::kCudnn, false, 2, false, 2);
+  expect_pp_matches(4, 2, 4, Attention::kCudnn, false, 2, true, 2);
+  // pp 3 x 2 virtual stages and pp 2 x 3.
+  expect_pp_matches(6, 3, 6, Attention::kCudnn, false, 1, false, 2);
+  expect_pp_matches(6, 2, 4, Attention::kCudnn, false, 1, false, 3);
+}
+
 // A stage holds its blocks only (and pp - stage activation slots): less than the whole model.
 TEST(GptGpuPp, StagesTakeLessMemoryThanTheModel) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
@@ -302,5 +325,18 @@ TEST(GptGpuPp, StageRefusesTheWholeModelsCalls) {
   EXPECT_THROW(first.loss(), Error);
   EXPECT_FALSE(first.holds_loss());
   EXPECT_EQ(first.pipeline_stages(), 2);
+  // Virtual stages size the chunks' activation slots for the step's micro-batches: another count
+  // is refused before anything is sent.
+  par.virtual_stages = 2;
+  par.micro_batches = 4;
+  GptModel chunked(model_shape("gpt2-tiny", 4), 2, 64, 1, s.get(), Attention::kCudnn, par);
+  try {
+    chunked.step(2, Hyper{1e-3f});
+    FAIL() << "a step of 2 micro-batches on slots for 4";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("grad_accum"), std::string::npos) << e.what();
+  }
+  par.micro_batches = 3;  // not a multiple of pp
+  EXPECT_THROW(GptModel(model_shape("gpt2-tiny", 4), 2, 64, 1, s.get(), Attention::kCudnn, par), Error);
 }
 #endif
