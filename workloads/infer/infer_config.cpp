@@ -51,7 +51,9 @@ LoopSettings InferConfig::loop(double expected_samples_per_s, double qps) const 
   LoopSettings s;
   s.scenario = scenario;
   s.samples_per_query = scenario == Scenario::offline ? 1 : rule.samples_per_query;
-  s.max_batch = max_batch;
+  // The largest batch the engine prepares: max_batch, or less where the scenario's queries are
+  // smaller (single_stream 1, multi_stream 8).
+  s.max_batch = batch_sizes().back();
   s.batch_timeout_s = batch_timeout_ms / 1e3;
   s.streams = streams;
   s.target_qps = qps;

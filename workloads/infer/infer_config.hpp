@@ -40,7 +40,8 @@ struct InferConfig {
   // bound given, if one was.
   ScenarioRules rules() const;
   // The run loop's settings: the run's own minimums (shorter than the rules' if asked), Offline's
-  // sample count from the throughput expected (samples/s), rounded up to whole batches.
+  // sample count from the throughput expected (samples/s), rounded up to whole batches, batches
+  // up to the largest of batch_sizes().
   LoopSettings loop(double expected_samples_per_s, double qps) const;
   // The batch sizes the engine prepares (batch_buckets).
   std::vector<int> batch_sizes() const;

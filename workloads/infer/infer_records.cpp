@@ -56,7 +56,9 @@ Json infer_record(const Json& context, const InferConfig& cfg, const InferOutcom
   r.better = f.better;
   if (!no_valid_rate) r.samples = {o.result.figure};
   r.stop = o.search ? "search" : "scenario";
-  r.correctness = cfg.check ? Correctness::counted(check_wrong, check_rows) : Correctness::unchecked();
+  // A check that found nothing to compare (one batch size of one sample) is no check.
+  r.correctness =
+      cfg.check && check_rows > 0 ? Correctness::counted(check_wrong, check_rows) : Correctness::unchecked();
   if (no_valid_rate) {
     r.status = "failed";
     r.reason = "no arrival rate tried was valid";

@@ -33,6 +33,10 @@ within() {
 summary() {
   python3 - "$OUT/raw/$1.jsonl" <<'PY'
 import json, sys
+
+def check(c):
+    return "not checked" if not c["checked"] else "passed" if c["passed"] else "FAILED (%s wrong)" % c["wrong"]
+
 for line in open(sys.argv[1]):
     line = line.strip()
     if not line.startswith("{"):
@@ -46,7 +50,7 @@ for line in open(sys.argv[1]):
     print("  %s %s %s: %s %s %s | p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f ms | %.1f queries/s %.1f samples/s | %d queries in %.1f s, mean batch %.1f | check %s"
           % (p["model"], p["precision"], p["scenario"], d["verdict"], r["value"], r["unit"], l["p50"], l["p90"], l["p99"],
              l["p99_9"], d["queries_per_second"], d["samples_per_second"], d["queries"], d["duration_s"], d["mean_batch"],
-             "passed" if r["correctness"]["passed"] else r["correctness"]))
+             check(r["correctness"])))
     for why in d["reasons"]:
         print("    INVALID: " + why)
     for t in (d.get("search") or {}).get("trials", []):
@@ -67,7 +71,8 @@ run() {  # NAME SECONDS PARAMS...
 }
 
 echo "== GPU tests"; start=$SECONDS
-within 90 $B scalebench-unit-tests --gtest_filter='InferGpu.*' > "$OUT/raw/gpu-tests.txt" 2>&1
+tests=scalebench-unit-tests; [[ -x "$(dirname "$B")/bin/$tests" ]] || tests=train-unit-tests  # as earlier bundles
+within 90 $B $tests --gtest_filter='InferGpu.*' > "$OUT/raw/gpu-tests.txt" 2>&1
 echo "rc=$? in $((SECONDS - start)) s"
 grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|^resnet50|^tiny|Failure|max error" "$OUT/raw/gpu-tests.txt" | head -20
 

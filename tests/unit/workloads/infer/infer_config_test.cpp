@@ -44,6 +44,9 @@ TEST(InferConfig, OfflineQuerySizedByTheExpectedRateInWholeBatches) {
   EXPECT_DOUBLE_EQ(server.batch_timeout_s, 0.003);
   EXPECT_EQ(server.samples_per_query, 1);
   EXPECT_EQ(config({{"scenario", "multi_stream"}}).loop(0, 0).samples_per_query, 8);
+  EXPECT_EQ(config({{"scenario", "multi_stream"}}).loop(0, 0).max_batch, 8) << "the engine's largest batch";
+  EXPECT_EQ(config({{"scenario", "single_stream"}}).loop(0, 0).max_batch, 1);
+  EXPECT_EQ(config({{"scenario", "server"}, {"max_batch", 100}}).loop(0, 10).max_batch, 100);
 }
 
 TEST(InferConfig, VerdictJudgesByTheRulesAndABoundOfItsOwnIsInvalid) {
@@ -124,6 +127,8 @@ TEST(InferRecords, RecordHoldsTheVerdictPercentilesRulesAndSearch) {
   EXPECT_EQ(none["status"], "failed");
   EXPECT_TRUE(none["value"].is_null());
   EXPECT_EQ(validate_record(none), "") << none.dump();
+  const Json unchecked = infer_record(context, c, o, 0, Json::object(), "nothing to compare", 0, 0);
+  EXPECT_EQ(unchecked["correctness"]["checked"], false) << "no samples compared is no check";
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ TEST(InferGpu, EveryScenarioRunsToItsEndOnTheEngine) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   infer::EngineRequest c;
   c.model = "tiny";
-  c.precision = "fp16";
+  c.precision = "fp32";
   c.batch_sizes = {1, 2, 4, 8, 16};
   c.streams = 2;
   c.pool_samples = 128;
@@ -111,7 +111,7 @@ TEST(InferGpu, EveryScenarioRunsToItsEndOnTheEngine) {
   EXPECT_GE(server.tally.duration_s, 0.5);
   const infer::ScenarioResult judged =
       infer::judge(infer::Scenario::server, infer::rules_for(infer::Scenario::server, "tiny"), server.tally);
-  std::printf("tiny fp16 server at 2000 queries/s: p99 %.3f ms, mean batch %.2f\n", judged.reported_latency_ms,
+  std::printf("tiny fp32 server at 2000 queries/s: p99 %.3f ms, mean batch %.2f\n", judged.reported_latency_ms,
               static_cast<double>(server.batched_samples) / static_cast<double>(server.batches));
 }
 
