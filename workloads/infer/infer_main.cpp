@@ -1,13 +1,18 @@
-// The infer workload's entry point: builds the engine (make_train_engine: the model's forward pass as
-// CUDA graphs, one per batch size per stream) on this rank's GPU, checks it, warms it up, runs the scenario (or the
-// server's search) under the harness and reports one record per rank, rank 0 for all. Built only
-// with SCALEBENCH_HAVE_CUDA.
+// The infer workload's entry point: builds the engine (make_train_engine: the model's forward pass
+// as CUDA graphs, one per batch size per stream) on this rank's GPU, checks it, warms it up, runs
+// the scenario (or the server's search) under the harness and reports one record per rank, rank 0
+// for all. Each rank runs on its own GPU, unsynchronised: no rank waits on another before the
+// records are gathered, so one that fails early cannot hold the others. Built only with
+// SCALEBENCH_HAVE_CUDA.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <memory>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -150,7 +155,6 @@ int run_infer_workload(const RunRequest& request) {
       const int warm = std::max(cfg.warmup, 1);
       infer::measure_throughput(engine, warm);
       const double expected = infer::measure_throughput(engine, std::max(warm, 2 * cfg.streams));
-      mpi.barrier();
       const infer::InferOutcome o = cfg.scenario == infer::Scenario::server && cfg.target_qps == 0
                                         ? search_server(engine, cfg, expected)
                                         : run_once(engine, cfg, expected, cfg.target_qps);
