@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.hpp"
 #include "common/json.hpp"
 
 namespace scalebench::infer {
@@ -45,6 +46,13 @@ class Engine {
   virtual Json describe() const = 0;
 };
 
+// The engine does not fit on the device (its batch sizes and streams): the run is skipped with
+// this reason, not failed, as a point the GPU cannot run is in every workload.
+class EngineDoesNotFit : public Error {
+ public:
+  using Error::Error;
+};
+
 // What an engine is built for: the model, its precision and the batch sizes it prepares
 // (ascending; batch_buckets.hpp), on the current device.
 struct EngineRequest {
@@ -59,8 +67,8 @@ struct EngineRequest {
   std::string conv_api = "best";
 };
 
-// The train workload's CNNs, forward pass only (workloads/train/train_engine.cpp). Built only with
-// SCALEBENCH_HAVE_CUDA.
+// The train workload's CNNs, forward pass only (workloads/train/train_engine.cpp); throws
+// EngineDoesNotFit when out of device memory. Built only with SCALEBENCH_HAVE_CUDA.
 std::unique_ptr<Engine> make_train_engine(const EngineRequest& request);
 
 }  // namespace scalebench::infer

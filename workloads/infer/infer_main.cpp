@@ -160,6 +160,8 @@ int run_infer_workload(const RunRequest& request) {
                                         : run_once(engine, cfg, expected, cfg.target_qps);
       record = infer::infer_record(context, cfg, o, mpi.rank(), engine.describe(), check.details, check.wrong,
                                    cfg.check ? check.rows : 0);
+    } catch (const infer::EngineDoesNotFit& e) {
+      record = status_record(context, "skipped", e.what());
     } catch (const std::exception& e) {
       record = status_record(context, "failed", e.what());
     }

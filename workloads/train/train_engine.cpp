@@ -162,7 +162,11 @@ Json TrainEngine::describe() const {
 namespace scalebench::infer {
 
 std::unique_ptr<Engine> make_train_engine(const EngineRequest& request) {
-  return std::make_unique<train::TrainEngine>(request);
+  try {
+    return std::make_unique<train::TrainEngine>(request);
+  } catch (const train::OutOfMemory& e) {
+    throw EngineDoesNotFit(e.what());
+  }
 }
 
 }  // namespace scalebench::infer
