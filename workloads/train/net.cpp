@@ -244,6 +244,27 @@ void* Net::grad(int layer) const {
   return grads_ + model_.layers[static_cast<std::size_t>(layer)].param_offset * dtype_bytes(ct_);
 }
 
+void Net::copy_parameters_from(const Net& from) {
+  if (from.model_.name != model_.name || from.model_.param_count != model_.param_count || from.ct_ != ct_)
+    throw Error("copying the parameters of " + from.model_.name + " (" + std::to_string(from.model_.param_count) +
+                " parameters) into " + model_.name + " (" + std::to_string(model_.param_count) +
+                " parameters): not the same model and precision");
+  CUDA_CHECK(cudaStreamSynchronize(from.stream_));
+  CUDA_CHECK(cudaMemcpyAsync(master(), from.master(), static_cast<std::size_t>(model_.param_count) * 4,
+                             cudaMemcpyDeviceToDevice, stream_));
+  sync_weights();
+  for (std::size_t i = 0; i < model_.layers.size(); ++i)
+    if (model_.layers[i].op == Op::kBatchNorm) {
+      const LayerState& src = *from.layers_[i];
+      LayerState& dst = *layers_[i];
+      CUDA_CHECK(cudaMemcpyAsync(dst.running_mean.get(), src.running_mean.get(), dst.running_mean.bytes(),
+                                 cudaMemcpyDeviceToDevice, stream_));
+      CUDA_CHECK(cudaMemcpyAsync(dst.running_var.get(), src.running_var.get(), dst.running_var.bytes(),
+                                 cudaMemcpyDeviceToDevice, stream_));
+    }
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
 double Net::read_loss() const {
   double v = 0;
   CUDA_CHECK(cudaMemcpyAsync(&v, loss_.get(), sizeof v, cudaMemcpyDeviceToHost, stream_));

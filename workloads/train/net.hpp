@@ -99,6 +99,10 @@ class Net {
   double read_loss() const;
   // Rewrites the compute copy of the weights from the master (after editing the master).
   void sync_weights();
+  // The weights and batch norm running statistics of `from`, a net of the same model and precision
+  // (at any batch), enqueued on this net's stream after `from`'s stream is synchronised: nets of
+  // several batch sizes then answer alike for the same image.
+  void copy_parameters_from(const Net& from);
   // Whether the layer's backward runs as cuDNN's persistent fused batch norm, a kernel that needs
   // every SM at once (and so waits for any an all-reduce holds).
   bool needs_every_sm(int layer) const;

@@ -1,0 +1,224 @@
+// The harness's run loop, pure over time: every scenario driven to its end with simulated device
+// time (each batch takes a known time on its stream, a stream's batches one after another), so
+// that issue times, batching, stream choice, completions and latencies are exact.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "common/error.hpp"
+#include "workloads/infer/batch_buckets.hpp"
+#include "workloads/infer/loadgen_loop.hpp"
+
+namespace scalebench::infer {
+namespace {
+
+struct Sent {
+  double at = 0;
+  int stream = 0;
+  std::vector<std::uint64_t> samples;
+};
+
+// Runs `loop` to its end: a batch of n samples takes service(n) seconds once its stream is free.
+std::vector<Sent> simulate(LoadGenLoop& loop, int streams, const std::function<double(int)>& service) {
+  std::vector<Sent> sent;
+  std::vector<std::deque<double>> ends(static_cast<std::size_t>(streams));
+  std::vector<double> busy_until(static_cast<std::size_t>(streams), 0);
+  double t = 0;
+  for (int guard = 0; guard < 1000000; ++guard) {
+    const LoopStep step = loop.advance(t);
+    for (const Dispatch& d : step.dispatch) {
+      auto& busy = busy_until[static_cast<std::size_t>(d.stream)];
+      busy = std::max(t, busy) + service(static_cast<int>(d.samples.size()));
+      ends[static_cast<std::size_t>(d.stream)].push_back(busy);
+      sent.push_back({t, d.stream, d.samples});
+    }
+    if (step.done) return sent;
+    if (!step.dispatch.empty()) continue;
+    int first = -1;
+    for (int k = 0; k < streams; ++k)
+      if (!ends[static_cast<std::size_t>(k)].empty() &&
+          (first < 0 || ends[static_cast<std::size_t>(k)].front() < ends[static_cast<std::size_t>(first)].front()))
+        first = k;
+    const double done_at =
+        first < 0 ? std::numeric_limits<double>::infinity() : ends[static_cast<std::size_t>(first)].front();
+    if (step.wake_s && *step.wake_s < done_at) {
+      t = std::max(t, *step.wake_s);
+    } else {
+      if (first < 0) {
+        ADD_FAILURE() << "the loop waits for a completion with nothing in flight";
+        return sent;
+      }
+      t = done_at;
+      ends[static_cast<std::size_t>(first)].pop_front();
+      loop.complete(first, t);
+    }
+  }
+  ADD_FAILURE() << "the loop did not end";
+  return sent;
+}
+
+TEST(InferLoop, OfflineIssuesOneQueryInFullBatchesOverTheStreams) {
+  LoopSettings s;
+  s.scenario = Scenario::offline;
+  s.max_batch = 4;
+  s.streams = 2;
+  s.offline_samples = 16;
+  s.pool_samples = 10;
+  LoadGenLoop loop(s);
+  const auto sent = simulate(loop, 2, [](int) { return 0.010; });
+  ASSERT_EQ(sent.size(), 4u);
+  // Two batches in flight per stream, each to the stream with the fewest: 0, 1, 0, 1, all at once.
+  EXPECT_EQ(sent[0].stream, 0);
+  EXPECT_EQ(sent[1].stream, 1);
+  EXPECT_EQ(sent[2].stream, 0);
+  EXPECT_EQ(sent[3].stream, 1);
+  for (const auto& b : sent) EXPECT_EQ(b.at, 0);
+  EXPECT_EQ(sent[2].samples, (std::vector<std::uint64_t>{8, 9, 0, 1})) << "sample indices wrap around the pool";
+  const RunTally t = loop.tally();
+  EXPECT_EQ(t.queries, 1u);
+  EXPECT_EQ(t.samples, 16u);
+  EXPECT_DOUBLE_EQ(t.duration_s, 0.020);
+  ASSERT_EQ(t.latencies_ms.size(), 1u);
+  EXPECT_NEAR(t.latencies_ms[0], 20, 1e-9) << "the query completes with its last batch";
+}
+
+TEST(InferLoop, SingleStreamIssuesTheNextQueryWhenThePreviousCompletesUntilBothMinimums) {
+  LoopSettings s;
+  s.scenario = Scenario::single_stream;
+  s.max_batch = 64;
+  s.batch_timeout_s = 0.5;  // not waited: nothing else can join a single stream's query
+  s.streams = 2;
+  s.min_queries = 5;
+  s.min_duration_s = 0.1;
+  LoadGenLoop loop(s);
+  const auto sent = simulate(loop, 2, [](int n) { return 0.001 * n; });
+  // 5 queries are done at 5 ms, but the duration rule wants 100 ms: 100 queries of 1 ms.
+  ASSERT_EQ(sent.size(), 100u);
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    EXPECT_EQ(sent[i].samples.size(), 1u);
+    EXPECT_NEAR(sent[i].at, 0.001 * static_cast<double>(i), 1e-9) << "issued at the previous one's completion";
+  }
+  const RunTally t = loop.tally();
+  EXPECT_EQ(t.queries, 100u);
+  EXPECT_NEAR(t.duration_s, 0.1, 1e-9);
+  for (double ms : t.latencies_ms) EXPECT_NEAR(ms, 1, 1e-6);
+}
+
+TEST(InferLoop, MultiStreamQueryLargerThanABatchCompletesWithItsLastPiece) {
+  LoopSettings s;
+  s.scenario = Scenario::multi_stream;
+  s.samples_per_query = 8;
+  s.max_batch = 4;
+  s.streams = 2;
+  s.min_queries = 3;
+  s.pool_samples = 100;
+  LoadGenLoop loop(s);
+  // Stream 1 is slower: a query's latency is its slower piece's.
+  std::vector<Sent> sent;
+  int calls = 0;
+  sent = simulate(loop, 2, [&](int) { return (calls++ % 2 == 0) ? 0.002 : 0.003; });
+  ASSERT_EQ(sent.size(), 6u);
+  EXPECT_EQ(sent[0].samples, (std::vector<std::uint64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(sent[1].samples, (std::vector<std::uint64_t>{4, 5, 6, 7}));
+  EXPECT_NE(sent[0].stream, sent[1].stream);
+  EXPECT_EQ(sent[2].samples.front(), 8u) << "the next query's samples follow";
+  const RunTally t = loop.tally();
+  EXPECT_EQ(t.queries, 3u);
+  EXPECT_EQ(t.samples, 24u);
+  for (double ms : t.latencies_ms) EXPECT_NEAR(ms, 3, 1e-6);
+}
+
+TEST(InferLoop, ServerBatchesArrivalsByTimeoutAndJudgesFromTheScheduledIssueTime) {
+  LoopSettings s;
+  s.scenario = Scenario::server;
+  s.max_batch = 8;
+  s.batch_timeout_s = 0.002;
+  s.streams = 1;
+  s.target_qps = 5;
+  s.min_queries = 5;
+  s.min_duration_s = 1;
+  s.seed = 7;
+  const std::vector<double> at = server_schedule(5, 1, 5, 7);
+  for (std::size_t i = 1; i < at.size(); ++i)
+    ASSERT_GT(at[i] - at[i - 1], 0.003) << "the test's premise, for this seed";
+  LoadGenLoop loop(s);
+  EXPECT_EQ(loop.scheduled_queries(), at.size());
+  const auto sent = simulate(loop, 1, [](int) { return 0.001; });
+  // At 5 queries/s (this seed's gaps are all over 3 ms) each query waits out the timeout alone and
+  // runs 1 ms.
+  const RunTally t = loop.tally();
+  EXPECT_EQ(t.queries, at.size());
+  EXPECT_EQ(t.scheduled_qps, 5);
+  std::size_t q = 0;
+  for (const Sent& b : sent) {
+    EXPECT_NEAR(b.at, at[q] + 0.002, 1e-9) << "a batch goes when its oldest query's timeout ends";
+    q += b.samples.size();
+  }
+  EXPECT_EQ(q, at.size());
+  EXPECT_GE(t.duration_s, 1.0) << "the schedule reaches the minimum duration";
+  for (double ms : t.latencies_ms) EXPECT_NEAR(ms, 3, 1e-6);
+}
+
+TEST(InferLoop, ServerFillsBatchesWithoutWaitingAndQueuesWhenEveryStreamIsBusy) {
+  LoopSettings s;
+  s.scenario = Scenario::server;
+  s.max_batch = 4;
+  s.batch_timeout_s = 1.0;  // only full batches go before a second has passed
+  s.streams = 1;
+  s.depth = 1;
+  s.target_qps = 10000;
+  s.min_queries = 400;
+  s.min_duration_s = 0;
+  LoadGenLoop loop(s);
+  const auto sent = simulate(loop, 1, [](int) { return 0.0005; });
+  for (std::size_t i = 0; i + 1 < sent.size(); ++i) {
+    EXPECT_EQ(sent[i].samples.size(), 4u) << "batch " << i << " of a busy server is full";
+    if (i > 0) {
+      EXPECT_GE(sent[i].at - sent[i - 1].at, 0.0005 - 1e-12) << "depth 1: one batch in flight";
+    }
+  }
+  EXPECT_EQ(loop.tally().queries, loop.scheduled_queries());
+}
+
+TEST(InferLoop, ServerScheduleMeetsBothMinimumsAndNoMore) {
+  const std::vector<double> a = server_schedule(100, 2, 10, 3);
+  EXPECT_GE(a.size(), 10u);
+  EXPECT_GE(a.back(), 2.0);
+  EXPECT_LT(a[a.size() - 2], 2.0) << "one arrival at or past the duration ends it";
+  const std::vector<double> b = server_schedule(100, 0.01, 500, 3);
+  EXPECT_EQ(b.size(), 500u) << "the count rule holds where it is the longer";
+  EXPECT_EQ(std::vector<double>(a.begin(), a.begin() + 10), std::vector<double>(b.begin(), b.begin() + 10))
+      << "one seed, one schedule";
+}
+
+TEST(InferLoop, RefusesACompletionWithNothingInFlight) {
+  LoopSettings s;
+  s.scenario = Scenario::single_stream;
+  LoadGenLoop loop(s);
+  EXPECT_THROW(loop.complete(0, 0), Error);
+  s.streams = 0;
+  EXPECT_THROW(LoadGenLoop{s}, Error);
+}
+
+TEST(InferBatchBuckets, ExactWhereTheScenarioFixesThemPowersOfTwoForServer) {
+  EXPECT_EQ(batch_buckets(Scenario::offline, 1, 128), (std::vector<int>{128}));
+  EXPECT_EQ(batch_buckets(Scenario::single_stream, 1, 128), (std::vector<int>{1}));
+  EXPECT_EQ(batch_buckets(Scenario::multi_stream, 8, 128), (std::vector<int>{8}));
+  EXPECT_EQ(batch_buckets(Scenario::multi_stream, 8, 3), (std::vector<int>{2, 3})) << "pieces of 3, 3 and 2";
+  EXPECT_EQ(batch_buckets(Scenario::multi_stream, 8, 4), (std::vector<int>{4}));
+  EXPECT_EQ(batch_buckets(Scenario::server, 1, 100), (std::vector<int>{1, 2, 4, 8, 16, 32, 64, 100}));
+  EXPECT_EQ(batch_buckets(Scenario::server, 1, 1), (std::vector<int>{1}));
+  const std::vector<int> b = batch_buckets(Scenario::server, 1, 64);
+  EXPECT_EQ(bucket_for(1, b), 1);
+  EXPECT_EQ(bucket_for(33, b), 64) << "padded to the next bucket";
+  EXPECT_EQ(bucket_for(32, b), 32);
+  EXPECT_THROW(bucket_for(65, b), Error);
+  EXPECT_THROW(batch_buckets(Scenario::server, 1, 0), Error);
+}
+
+}  // namespace
+}  // namespace scalebench::infer

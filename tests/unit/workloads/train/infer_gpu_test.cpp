@@ -1,0 +1,120 @@
+// GPU checks of the infer workload's engine (the train nets' forward pass as CUDA graphs per batch
+// size and stream) and of the harness running on it: samples alone answer as they do in a batch,
+// padded or not, on any stream; every scenario runs to its end on a real clock. Skipped where no
+// GPU is visible.
+#include <gtest/gtest.h>
+
+#ifdef SCALEBENCH_HAVE_CUDA
+#include <cstdio>
+#include <numeric>
+#include <span>
+#include <vector>
+
+#include "tests/unit/gpu_available.hpp"
+#include "workloads/infer/infer_config.hpp"
+#include "workloads/infer/scenario_runner.hpp"
+#include "workloads/train/train_engine.hpp"
+
+namespace scalebench::train {
+namespace {
+using test_support::have_gpu;
+
+// `rows` samples in one batch of `batch` on stream 0 against each alone on the last stream.
+infer::BatchingCheck compare(TrainEngine& e, int batch, int rows, double tol, int shift = 0) {
+  std::vector<std::uint64_t> samples(static_cast<std::size_t>(batch));
+  std::iota(samples.begin(), samples.end(), 0);
+  const std::vector<float> all = e.outputs(0, samples);
+  std::vector<float> batched(all.begin(), all.begin() + rows * e.output_size()), single;
+  for (int i = 0; i < rows; ++i) {
+    const std::uint64_t one = static_cast<std::uint64_t>((i + shift) % rows);
+    const std::vector<float> got = e.outputs(e.streams() - 1, std::span<const std::uint64_t>(&one, 1));
+    single.insert(single.end(), got.begin(), got.end());
+  }
+  return infer::batching_check(batched, single, rows, e.output_size(), tol);
+}
+
+TEST(InferGpu, TinyNetAloneAnswersAsInAPaddedBatchOnAnyStream) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  infer::EngineRequest c;
+  c.model = "tiny";
+  c.precision = "fp32";
+  c.batch_sizes = {1, 4, 8};
+  c.streams = 2;
+  c.pool_samples = 64;
+  TrainEngine e(c);
+  const double tol = infer::batching_tolerance(c.precision);
+  const infer::BatchingCheck ok = compare(e, 7, 7, tol);  // 7 samples padded to the batch of 8
+  EXPECT_EQ(ok.wrong, 0) << "max error " << ok.max_error << " x spread " << ok.spread;
+  EXPECT_EQ(ok.top1_agree, 7);
+  const infer::BatchingCheck shifted = compare(e, 7, 7, tol, 1);  // each sample compared with its neighbour's
+  EXPECT_EQ(shifted.wrong, 7) << "the check could not tell samples apart: max error " << shifted.max_error;
+}
+
+TEST(InferGpu, ResNet50Fp16BatchedAgainstOneByOne) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  infer::EngineRequest c;
+  c.model = "resnet50";
+  c.precision = "fp16";
+  c.batch_sizes = {1, 2, 4, 8, 16, 32};
+  c.streams = 2;
+  c.pool_samples = 64;
+  c.search = false;  // heuristic algorithms: builds in seconds
+  TrainEngine e(c);
+  const infer::BatchingCheck r = compare(e, 31, 16, infer::batching_tolerance(c.precision));
+  EXPECT_EQ(r.wrong, 0) << "max error " << r.max_error << " x spread " << r.spread;
+  std::printf("resnet50 fp16: 16 samples alone against a batch of 31: max error %.4f x spread %.4g, top-1 agree %d\n",
+              r.max_error, r.spread, r.top1_agree);
+}
+
+TEST(InferGpu, EveryScenarioRunsToItsEndOnTheEngine) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  infer::EngineRequest c;
+  c.model = "tiny";
+  c.precision = "fp32";
+  c.batch_sizes = {1, 2, 4, 8, 16};
+  c.streams = 2;
+  c.pool_samples = 128;
+  c.search = false;
+  TrainEngine e(c);
+  EXPECT_GT(infer::measure_throughput(e, 8), 0);
+
+  infer::LoopSettings s;
+  s.max_batch = 16;
+  s.streams = 2;
+  s.scenario = infer::Scenario::offline;
+  s.offline_samples = 16 * 40;
+  infer::ScenarioRun off = infer::run_scenario(e, s);
+  EXPECT_EQ(off.tally.queries, 1u);
+  EXPECT_EQ(off.tally.samples, 640u);
+  EXPECT_EQ(off.batches, 40u);
+
+  s.scenario = infer::Scenario::single_stream;
+  s.min_queries = 200;
+  s.min_duration_s = 0.05;
+  infer::ScenarioRun single = infer::run_scenario(e, s);
+  EXPECT_GE(single.tally.queries, 200u);
+  EXPECT_GE(single.tally.duration_s, 0.05);
+  for (double ms : single.tally.latencies_ms) EXPECT_GT(ms, 0);
+
+  s.scenario = infer::Scenario::multi_stream;
+  s.samples_per_query = 8;
+  infer::ScenarioRun multi = infer::run_scenario(e, s);
+  EXPECT_EQ(multi.tally.samples, multi.tally.queries * 8);
+
+  s.scenario = infer::Scenario::server;
+  s.samples_per_query = 1;
+  s.target_qps = 2000;
+  s.batch_timeout_s = 0.001;
+  s.min_duration_s = 0.5;
+  infer::ScenarioRun server = infer::run_scenario(e, s);
+  EXPECT_EQ(server.tally.queries, server.scheduled_queries) << "every scheduled query answered";
+  EXPECT_GE(server.tally.duration_s, 0.5);
+  const infer::ScenarioResult judged =
+      infer::judge(infer::Scenario::server, infer::rules_for(infer::Scenario::server, "tiny"), server.tally);
+  std::printf("tiny fp32 server at 2000 queries/s: p99 %.3f ms, mean batch %.2f\n", judged.reported_latency_ms,
+              static_cast<double>(server.batched_samples) / static_cast<double>(server.batches));
+}
+
+}  // namespace
+}  // namespace scalebench::train
+#endif

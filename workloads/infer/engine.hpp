@@ -1,0 +1,74 @@
+#pragma once
+// What the harness drives: an inference engine that runs a batch of samples on one of its streams
+// and says when that batch is done. The harness (scenario_runner.hpp) decides which samples go
+// together and on which stream; the engine owns the device, the model and the samples' data (the
+// sample pool, loaded before the run as LoadGen's performance samples are).
+//
+// The engines are the workloads' own: each is defined in its workload's folder, beside the model
+// it runs, and declared here by its maker, which the infer workload (infer_main.cpp) links and
+// calls by model. A workload folder does not include another's, so this folder, below them all,
+// names the makers: the first is the train workload's forward pass (workloads/train/train_engine.hpp).
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "common/json.hpp"
+
+namespace scalebench::infer {
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  // How many batches may run at once (one per stream) and the most samples in one.
+  virtual int streams() const = 0;
+  virtual int max_batch() const = 0;
+  // Samples in the pool; a sample index below is taken modulo this.
+  virtual std::uint64_t pool_samples() const = 0;
+
+  // Starts a batch of `samples` (1 to max_batch() indices into the pool) on `stream` and returns
+  // without waiting for it. Called from one thread (the issuing one).
+  virtual void enqueue(int stream, std::span<const std::uint64_t> samples) = 0;
+  // Waits until the oldest batch enqueued on `stream` and not yet waited for is done: a stream's
+  // batches finish in the order they were enqueued. Called from one thread per stream (that
+  // stream's completion thread), concurrently with enqueue.
+  virtual void wait_oldest(int stream) = 0;
+
+  // Runs `samples` as one batch on `stream`, waits, and returns each sample's output
+  // (output_size() floats a sample): what the check compares. Not while a run uses the engine.
+  virtual std::vector<float> outputs(int stream, std::span<const std::uint64_t> samples) = 0;
+  virtual int output_size() const = 0;
+
+  // What the engine is, for the records: its model, precision, batch sizes and graphs.
+  virtual Json describe() const = 0;
+};
+
+// The engine does not fit on the device (its batch sizes and streams): the run is skipped with
+// this reason, not failed, as a point the GPU cannot run is in every workload.
+class EngineDoesNotFit : public Error {
+ public:
+  using Error::Error;
+};
+
+// What an engine is built for: the model, its precision and the batch sizes it prepares
+// (ascending; batch_buckets.hpp), on the current device.
+struct EngineRequest {
+  std::string model;
+  int image = 0;  // 0: the model's own
+  std::string precision = "fp16";
+  std::vector<int> batch_sizes = {1};
+  int streams = 1;
+  std::uint64_t pool_samples = 1024;
+  std::uint64_t seed = 1;  // weights and the sample pool
+  bool search = true;      // time the candidate kernels (cuDNN's algorithm search) rather than take the first
+  std::string conv_api = "best";
+};
+
+// The train workload's CNNs, forward pass only (workloads/train/train_engine.cpp); throws
+// EngineDoesNotFit when out of device memory. Built only with SCALEBENCH_HAVE_CUDA.
+std::unique_ptr<Engine> make_train_engine(const EngineRequest& request);
+
+}  // namespace scalebench::infer

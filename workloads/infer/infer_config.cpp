@@ -1,0 +1,136 @@
+#include "workloads/infer/infer_config.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.hpp"
+#include "record/table_printer.hpp"
+#include "workloads/infer/batch_buckets.hpp"
+
+namespace scalebench::infer {
+
+InferConfig InferConfig::from_params(const Json& p) {
+  InferConfig c;
+  c.model = p.at("model").get<std::string>();
+  c.image = p.at("image").get<int>();
+  const std::string precision = p.at("precision").get<std::string>();
+  if (precision != "fp16" && precision != "bf16" && precision != "fp32")
+    throw Error("precision: '" + precision + "'; expected one of fp16, bf16, fp32");
+  c.precision = precision;
+  c.scenario = parse_scenario(p.at("scenario").get<std::string>());
+  c.max_batch = p.at("max_batch").get<int>();
+  c.batch_timeout_ms = p.at("batch_timeout_ms").get<double>();
+  c.streams = p.at("streams").get<int>();
+  c.target_qps = p.at("target_qps").get<double>();
+  c.latency_bound_ms = p.at("latency_bound_ms").get<double>();
+  c.min_duration_s = p.at("min_duration_s").get<double>();
+  const ScenarioRules rule = rules_for(c.scenario, c.model);
+  const Json& mq = p.at("min_queries");
+  c.min_queries = mq.is_string() && mq.get<std::string>() == "auto" ? rule.min_queries : mq.get<std::uint64_t>();
+  c.seed = p.at("seed").get<std::uint64_t>();
+  c.search_trials = p.at("search_trials").get<int>();
+  c.search_tolerance = p.at("search_tolerance").get<double>();
+  c.search = p.at("algo").get<std::string>() == "search";
+  c.conv_api = p.at("conv_api").get<std::string>();
+  c.warmup = p.at("warmup").get<int>();
+  c.check = p.at("check").get<bool>();
+  if (c.max_batch < 1) throw Error("max_batch: at least 1");
+  if (c.streams < 1) throw Error("streams: at least 1");
+  if (!(c.search_tolerance > 0)) throw Error("search_tolerance: above 0");
+  return c;
+}
+
+ScenarioRules InferConfig::rules() const {
+  ScenarioRules r = rules_for(scenario, model);
+  if (latency_bound_ms > 0) r.latency_bound_ms = latency_bound_ms;
+  return r;
+}
+
+LoopSettings InferConfig::loop(double expected_samples_per_s, double qps) const {
+  const ScenarioRules rule = rules_for(scenario, model);
+  LoopSettings s;
+  s.scenario = scenario;
+  s.samples_per_query = scenario == Scenario::offline ? 1 : rule.samples_per_query;
+  // The largest batch the engine prepares: max_batch, or less where the scenario's queries are
+  // smaller (single_stream 1, multi_stream 8).
+  s.max_batch = batch_sizes().back();
+  s.batch_timeout_s = batch_timeout_ms / 1e3;
+  s.streams = streams;
+  s.target_qps = qps;
+  s.min_duration_s = min_duration_s;
+  s.min_queries = min_queries;
+  s.seed = seed;
+  if (scenario == Scenario::offline) {
+    // As LoadGen: enough samples for the minimum duration at the expected rate (10% over), and at
+    // least the rule's sample count; here rounded up to whole batches, so every batch is full.
+    const double wanted =
+        std::max(std::ceil(expected_samples_per_s * min_duration_s * 1.1), static_cast<double>(rule.samples_per_query));
+    const double batches = std::ceil(wanted / max_batch);
+    s.offline_samples = static_cast<std::uint64_t>(std::max(batches, 1.0)) * static_cast<std::uint64_t>(max_batch);
+  }
+  return s;
+}
+
+std::vector<int> InferConfig::batch_sizes() const {
+  const ScenarioRules rule = rules_for(scenario, model);
+  return batch_buckets(scenario, rule.samples_per_query, max_batch);
+}
+
+ScenarioResult InferConfig::judge(const RunTally& tally) const {
+  const ScenarioRules rule = rules_for(scenario, model);
+  ScenarioResult r = infer::judge(scenario, rules(), tally);  // the free function, not this one
+  if (latency_bound_ms > 0 && latency_bound_ms != rule.latency_bound_ms) {
+    r.reasons.push_back("latency bound " + fixed_number(latency_bound_ms, 2) + " ms, not the rule's " +
+                        (rule.latency_bound_ms > 0 ? fixed_number(rule.latency_bound_ms, 0) + " ms" : "(none)"));
+    r.valid = false;
+  }
+  return r;
+}
+
+double batching_tolerance(const std::string& precision) {
+  if (precision == "fp32") return 0.01;
+  if (precision == "bf16") return 0.6;
+  if (precision == "fp16") return 0.3;
+  throw Error("batching check: no tolerance for precision '" + precision + "'");
+}
+
+BatchingCheck batching_check(const std::vector<float>& batched, const std::vector<float>& single, int rows, int classes,
+                             double tolerance) {
+  const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(classes);
+  if (rows < 2 || classes < 1 || batched.size() != n || single.size() != n)
+    throw Error("batching check: " + std::to_string(rows) + " rows of " + std::to_string(classes) + " classes (" +
+                std::to_string(batched.size()) + " and " + std::to_string(single.size()) +
+                " logits); it needs 2 rows or more of both");
+  auto at = [classes](int row, int k) {
+    return static_cast<std::size_t>(row) * static_cast<std::size_t>(classes) + static_cast<std::size_t>(k);
+  };
+  BatchingCheck c;
+  c.rows = rows;
+  double sum_sq = 0;
+  for (int k = 0; k < classes; ++k) {
+    double mean = 0;
+    for (int i = 0; i < rows; ++i) mean += batched[at(i, k)];
+    mean /= rows;
+    for (int i = 0; i < rows; ++i) sum_sq += (batched[at(i, k)] - mean) * (batched[at(i, k)] - mean);
+  }
+  c.spread = std::sqrt(sum_sq / static_cast<double>(n));
+  const double scale = std::max(c.spread, 1e-30);
+  for (int i = 0; i < rows; ++i) {
+    double err_sq = 0;
+    int top_b = 0, top_s = 0;
+    for (int k = 0; k < classes; ++k) {
+      const double d = static_cast<double>(single[at(i, k)]) - batched[at(i, k)];
+      err_sq += d * d;
+      if (batched[at(i, k)] > batched[at(i, top_b)]) top_b = k;
+      if (single[at(i, k)] > single[at(i, top_s)]) top_s = k;
+    }
+    const double err = std::sqrt(err_sq / classes) / scale;
+    c.max_error = std::isfinite(err) ? std::max(c.max_error, err) : INFINITY;
+    if (!(err <= tolerance)) ++c.wrong;
+    c.top1_agree += top_b == top_s;
+  }
+  c.checked = rows;
+  return c;
+}
+
+}  // namespace scalebench::infer

@@ -1,0 +1,186 @@
+// The infer workload's entry point: builds the engine (make_train_engine: the model's forward pass
+// as CUDA graphs, one per batch size per stream) on this rank's GPU, checks it, warms it up, runs
+// the scenario (or the server's search) under the harness and reports one record per rank, rank 0
+// for all. Each rank runs on its own GPU, unsynchronised: no rank waits on another before the
+// records are gathered, so one that fails early cannot hold the others. Built only with
+// SCALEBENCH_HAVE_CUDA.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "catalog/registry.hpp"
+#include "common/error.hpp"
+#include "record/record.hpp"
+#include "workloads/gpu/cuda_check.hpp"
+#include "workloads/infer/engine.hpp"
+#include "workloads/infer/infer_config.hpp"
+#include "workloads/infer/infer_records.hpp"
+#include "workloads/infer/qps_search.hpp"
+#include "workloads/infer/scenario_runner.hpp"
+#include "workloads/runtime/device_description.hpp"
+#include "workloads/runtime/environment.hpp"
+#include "workloads/runtime/mpi_session.hpp"
+#include "workloads/runtime/run_request.hpp"
+
+namespace scalebench {
+
+namespace {
+using infer::InferConfig;
+
+// The check: a batch of the largest size (less one, so that it is padded, where that leaves two
+// samples) on the first stream against its first samples run alone in the smallest size on the
+// last stream, so that batch sizes, padding, graphs and the streams' copies of the weights are all
+// compared.
+struct CheckOutcome {
+  Json details;
+  long long wrong = 0, rows = 0;
+};
+
+CheckOutcome check_engine(infer::Engine& engine, const InferConfig& cfg) {
+  CheckOutcome out;
+  const int largest = engine.max_batch();
+  const int batch = largest > 2 ? largest - 1 : largest;
+  const int rows = std::min(batch, 16);
+  if (rows < 2) {
+    out.details = "not checked: max_batch " + std::to_string(largest) + " leaves no batch of two samples to compare";
+    return out;
+  }
+  std::vector<std::uint64_t> samples(static_cast<std::size_t>(batch));
+  std::iota(samples.begin(), samples.end(), 0);
+  const std::vector<float> all = engine.outputs(0, samples);
+  const auto classes = static_cast<std::size_t>(engine.output_size());
+  std::vector<float> batched(all.begin(), all.begin() + static_cast<long>(rows * classes)), single;
+  for (int i = 0; i < rows; ++i) {
+    const std::uint64_t one = samples[static_cast<std::size_t>(i)];
+    const std::vector<float> got = engine.outputs(engine.streams() - 1, std::span<const std::uint64_t>(&one, 1));
+    single.insert(single.end(), got.begin(), got.end());
+  }
+  const double tol = infer::batching_tolerance(cfg.precision);
+  const infer::BatchingCheck c = infer::batching_check(batched, single, rows, engine.output_size(), tol);
+  out.wrong = c.wrong;
+  out.rows = c.checked;
+  out.details = Json{{"compared", "samples alone (smallest batch size, last stream) against a batch of " +
+                                      std::to_string(batch) + " (first stream)"},
+                     {"samples", rows},
+                     {"tolerance_x_spread", tol},
+                     {"max_error_x_spread", std::isfinite(c.max_error) ? Json(c.max_error) : Json("inf")},
+                     {"spread", c.spread},
+                     {"top1_agree", c.top1_agree}};
+  return out;
+}
+
+infer::InferOutcome run_once(infer::Engine& engine, const InferConfig& cfg, double expected, double qps) {
+  infer::InferOutcome o;
+  o.expected_samples_per_s = expected;
+  o.target_qps = qps;
+  o.run = infer::run_scenario(engine, cfg.loop(expected, qps));
+  o.result = cfg.judge(o.run.tally);
+  return o;
+}
+
+// Server with target_qps 0: the highest valid rate, from half the warm-up's throughput.
+infer::InferOutcome search_server(infer::Engine& engine, const InferConfig& cfg, double expected) {
+  std::vector<infer::InferOutcome> trials;
+  infer::QpsSearch search = infer::search_max_qps(
+      [&](double qps) {
+        trials.push_back(run_once(engine, cfg, expected, qps));
+        return trials.back().result.valid;
+      },
+      std::max(expected / 2, 1.0), cfg.search_tolerance, cfg.search_trials);
+  // The record's run: the best valid rate's, else the lowest rate tried (why even that failed).
+  std::size_t pick = 0;
+  for (std::size_t i = 0; i < trials.size(); ++i)
+    if (search.best_valid_qps > 0 ? trials[i].target_qps == search.best_valid_qps && trials[i].result.valid
+                                  : trials[i].target_qps < trials[pick].target_qps)
+      pick = i;
+  infer::InferOutcome o = trials[pick];
+  for (const auto& t : trials) o.trial_results.push_back(t.result);
+  o.search = search;
+  return o;
+}
+}  // namespace
+
+int run_infer_workload(const RunRequest& request) {
+  RunRequest run = request;
+  run.spec["params"] = with_defaults("infer", request.spec.at("params"));
+  const Json& params = run.spec.at("params");
+  const InferConfig cfg = InferConfig::from_params(params);
+  const MpiSession& mpi = *run.mpi;
+
+  int count = 0;
+  std::string problem;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
+    problem = "no GPU visible to rank " + std::to_string(mpi.rank());
+  std::vector<DeviceId> devices;
+  Json versions = Json::object();
+  if (problem.empty()) {
+    CUDA_CHECK(cudaSetDevice(mpi.local_rank() % count));  // one rank per GPU, by local rank
+    devices.push_back(describe_device(mpi.local_rank() % count));
+    versions = gpu_versions();
+  }
+  const RunEnvironment env = capture_environment(mpi, "cuda", devices, versions);
+  Json context = record_context(run.run_id, run.spec, env.placement);
+  context["params"] = params;
+  context["environment"] = env.environment;
+
+  Json record;
+  if (!problem.empty()) {
+    record = status_record(context, "failed", problem);
+  } else {
+    try {
+      infer::EngineRequest ec;
+      ec.model = cfg.model;
+      ec.image = cfg.image;
+      ec.precision = cfg.precision;
+      ec.batch_sizes = cfg.batch_sizes();
+      ec.streams = cfg.streams;
+      ec.pool_samples = std::max<std::uint64_t>(1024, 4 * static_cast<std::uint64_t>(cfg.max_batch));
+      ec.seed = cfg.seed;
+      ec.search = cfg.search;
+      ec.conv_api = cfg.conv_api;
+      const std::unique_ptr<infer::Engine> made = infer::make_train_engine(ec);
+      infer::Engine& engine = *made;
+      CheckOutcome check;
+      check.details = "not checked (check: false)";
+      if (cfg.check) check = check_engine(engine, cfg);
+      // Warm-up, then the throughput Offline sizes its query by (and the server search starts from).
+      const int warm = std::max(cfg.warmup, 1);
+      infer::measure_throughput(engine, warm);
+      const double expected = infer::measure_throughput(engine, std::max(warm, 2 * cfg.streams));
+      const infer::InferOutcome o = cfg.scenario == infer::Scenario::server && cfg.target_qps == 0
+                                        ? search_server(engine, cfg, expected)
+                                        : run_once(engine, cfg, expected, cfg.target_qps);
+      record = infer::infer_record(context, cfg, o, mpi.rank(), engine.describe(), check.details, check.wrong,
+                                   cfg.check ? check.rows : 0);
+    } catch (const infer::EngineDoesNotFit& e) {
+      record = status_record(context, "skipped", e.what());
+    } catch (const std::exception& e) {
+      record = status_record(context, "failed", e.what());
+    }
+  }
+  const std::vector<std::string> all = mpi.all_gather(record.dump());
+  bool ok = true;
+  for (const std::string& text : all) {
+    const Json r = Json::parse(text);
+    ok = ok && r.at("status") != "failed";
+    if (mpi.rank() != 0) continue;
+    if (run.records)
+      run.emit(r);
+    else if (r.contains("details"))
+      std::printf("%s", infer::infer_summary(r).c_str());
+    else
+      std::printf("infer: %s: %s\n", r.at("status").get<std::string>().c_str(),
+                  r.at("reason").get<std::string>().c_str());
+  }
+  return ok ? 0 : 3;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,172 @@
+#include "workloads/train/train_engine.hpp"
+
+#include <chrono>
+#include <string>
+
+#include "common/error.hpp"
+#include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/graph_capture.hpp"
+#include "workloads/gpu/half_bits.hpp"
+#include "workloads/infer/batch_buckets.hpp"
+#include "workloads/train/net.hpp"
+#include "workloads/train/train_kernels.cuh"
+
+namespace scalebench::train {
+
+namespace {
+// The batch whose statistics every net normalises with: batch norm's running statistics are taken
+// once, from this many synthetic images, and copied into every net (a batch of 1 has too few).
+constexpr int kCalibrationBatch = 64;
+}  // namespace
+
+TrainEngine::TrainEngine(const infer::EngineRequest& cfg)
+    : req_(cfg), precision_(compute::parse_precision(cfg.precision)), model_(build_model(cfg.model, cfg.image)) {
+  if (cfg.batch_sizes.empty() || cfg.batch_sizes.front() < 1) throw Error("the engine needs batch sizes of 1 or more");
+  for (std::size_t i = 1; i < cfg.batch_sizes.size(); ++i)
+    if (cfg.batch_sizes[i] <= cfg.batch_sizes[i - 1]) throw Error("the engine's batch sizes must be ascending");
+  if (cfg.streams < 1) throw Error("streams must be at least 1");
+  if (cfg.pool_samples < 1) throw Error("the sample pool needs at least one sample");
+  const auto t0 = std::chrono::steady_clock::now();
+  CUDA_CHECK(cudaGetDevice(&device_));
+  const DType ct = compute_dtype(precision_);
+  const long long image_elements = model_.layers[0].out.elements();
+  image_bytes_ = static_cast<std::size_t>(image_elements) * static_cast<std::size_t>(dtype_bytes(ct));
+  for (int k = 0; k < cfg.streams; ++k) lanes_.push_back(std::make_unique<Lane>());
+  cudaStream_t s0 = lanes_[0]->stream.get();
+  pool_ = gpu::DeviceBuffer(image_bytes_ * cfg.pool_samples);
+  fill_normal(pool_.get(), ct, image_elements * static_cast<long long>(cfg.pool_samples), 0.0f, 1.0f,
+              cfg.seed * 7919 + 5, s0);
+
+  NetConfig nc;
+  nc.precision = precision_;
+  nc.training = false;
+  nc.search = cfg.search;
+  nc.conv_api = cfg.conv_api;
+  nc.seed = cfg.seed;
+  nc.data_seed = cfg.seed + 1000;
+  NetConfig calibration = nc;
+  calibration.batch = kCalibrationBatch;
+  calibration.search = false;  // its one pass is not timed
+  auto reference = std::make_unique<Net>(model_, calibration, s0);
+  reference->forward(Pass::kCalibrate);
+  CUDA_CHECK(cudaStreamSynchronize(s0));
+
+  for (auto& lane : lanes_) {
+    cudaStream_t s = lane->stream.get();
+    for (int batch : cfg.batch_sizes) {
+      Bucket b;
+      b.batch = batch;
+      nc.batch = batch;
+      b.net = std::make_unique<Net>(model_, nc, s);
+      b.net->copy_parameters_from(*reference);
+      b.net->forward(Pass::kInfer);  // the first pass uncaptured (cuDNN and cuBLASLt set up on it)
+      Net* net = b.net.get();
+      b.graph = gpu::capture_graph(s, [net] { net->forward(Pass::kInfer); });
+      CUDA_CHECK(cudaGraphLaunch(b.graph.get(), s));  // its first launch uploads it: not in a query's time
+      lane->buckets.push_back(std::move(b));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+  net_description_ = lanes_[0]->buckets.back().net->describe();
+  build_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+TrainEngine::~TrainEngine() {
+  for (auto& lane : lanes_) (void)cudaStreamSynchronize(lane->stream.get());
+}
+
+void TrainEngine::enqueue(int stream, std::span<const std::uint64_t> samples) {
+  if (stream < 0 || stream >= streams()) throw Error("the engine has no stream " + std::to_string(stream));
+  const int n = static_cast<int>(samples.size());
+  if (n < 1 || n > max_batch())
+    throw Error("a batch of " + std::to_string(n) + " samples; the engine takes 1 to " + std::to_string(max_batch()));
+  Lane& lane = *lanes_[static_cast<std::size_t>(stream)];
+  cudaStream_t s = lane.stream.get();
+  const int batch = infer::bucket_for(n, req_.batch_sizes);
+  const Bucket* b = nullptr;
+  for (const Bucket& c : lane.buckets)
+    if (c.batch == batch) b = &c;
+  // The samples into the net's input, a copy per run of consecutive pool indices; rows past n keep
+  // what they held (padding: each row's logits depend on its own image only).
+  auto* in = static_cast<std::byte*>(b->net->images());
+  const auto* pool = static_cast<const std::byte*>(pool_.get());
+  for (int i = 0; i < n;) {
+    const std::uint64_t first = samples[static_cast<std::size_t>(i)] % req_.pool_samples;
+    int run = 1;
+    while (i + run < n &&
+           samples[static_cast<std::size_t>(i + run)] % req_.pool_samples == first + static_cast<std::uint64_t>(run))
+      ++run;
+    CUDA_CHECK(cudaMemcpyAsync(in + static_cast<std::size_t>(i) * image_bytes_, pool + first * image_bytes_,
+                               static_cast<std::size_t>(run) * image_bytes_, cudaMemcpyDeviceToDevice, s));
+    i += run;
+  }
+  CUDA_CHECK(cudaGraphLaunch(b->graph.get(), s));
+  std::lock_guard<std::mutex> l(lane.m);
+  if (lane.spare.empty()) lane.spare.emplace_back();
+  gpu::Event e = std::move(lane.spare.back());
+  lane.spare.pop_back();
+  CUDA_CHECK(cudaEventRecord(e.get(), s));
+  lane.flying.push_back(std::move(e));
+  lane.last = b;
+}
+
+void TrainEngine::wait_oldest(int stream) {
+  if (stream < 0 || stream >= streams()) throw Error("the engine has no stream " + std::to_string(stream));
+  Lane& lane = *lanes_[static_cast<std::size_t>(stream)];
+  cudaEvent_t e = nullptr;
+  {
+    std::lock_guard<std::mutex> l(lane.m);
+    if (lane.flying.empty()) throw Error("waiting on stream " + std::to_string(stream) + " with no batch in flight");
+    e = lane.flying.front().get();  // stays at the front until this thread moves it: enqueue only appends
+  }
+  CUDA_CHECK(cudaSetDevice(device_));  // this thread may not have made it current yet
+  CUDA_CHECK(cudaEventSynchronize(e));
+  std::lock_guard<std::mutex> l(lane.m);
+  lane.spare.push_back(std::move(lane.flying.front()));
+  lane.flying.pop_front();
+}
+
+std::vector<float> TrainEngine::outputs(int stream, std::span<const std::uint64_t> samples) {
+  enqueue(stream, samples);
+  wait_oldest(stream);
+  const Lane& lane = *lanes_[static_cast<std::size_t>(stream)];
+  const Net& net = *lane.last->net;
+  const std::size_t n = samples.size() * static_cast<std::size_t>(model_.classes);
+  std::vector<float> out(n);
+  if (net.compute_type() == DType::kF32) {
+    CUDA_CHECK(cudaMemcpy(out.data(), net.logits(), n * 4, cudaMemcpyDeviceToHost));
+  } else {
+    std::vector<std::uint16_t> raw(n);
+    CUDA_CHECK(cudaMemcpy(raw.data(), net.logits(), n * 2, cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = net.compute_type() == DType::kBf16 ? gpu::bf16_to_float(raw[i]) : gpu::half_to_float(raw[i]);
+  }
+  return out;
+}
+
+Json TrainEngine::describe() const {
+  return Json{{"model", model_.name},
+              {"image", model_.layers[0].out.h},
+              {"precision", req_.precision},
+              {"batch_sizes", req_.batch_sizes},
+              {"streams", streams()},
+              {"graphs", "one per batch size per stream"},
+              {"pool_samples", req_.pool_samples},
+              {"calibration_batch", kCalibrationBatch},
+              {"build_s", build_s_},
+              {"largest_net", net_description_}};
+}
+
+}  // namespace scalebench::train
+
+namespace scalebench::infer {
+
+std::unique_ptr<Engine> make_train_engine(const EngineRequest& request) {
+  try {
+    return std::make_unique<train::TrainEngine>(request);
+  } catch (const train::OutOfMemory& e) {
+    throw EngineDoesNotFit(e.what());
+  }
+}
+
+}  // namespace scalebench::infer
