@@ -3,7 +3,7 @@
 # MLPerf scenario with short runs (so every verdict is INVALID for the duration; the figures are
 # what a short run measures). Run from the repository root with B = the bundle's env.sh (its bin/
 # holding scalebench-unit-tests and scalebench-run) and $OUT the call's output folder:
-#   B=<bundle>/env.sh bash docs/results/INFER-DRAFT/run.sh > $OUT/console.txt 2>&1
+#   B=<bundle>/env.sh bash docs/results/2026-11-30-infer-h200/run.sh > $OUT/console.txt 2>&1
 # In order, each under its own timeout and within what is left of the call (deadline, default 400 s):
 # 1. InferGpu.*: batched against one-by-one logits (tiny fp32 with a mixed-up control, resnet50
 #    fp16), and every scenario run to its end on the engine;
