@@ -95,7 +95,7 @@ Json infer_record(const Json& context, const InferConfig& cfg, const InferOutcom
   if (o.search) {
     Json trials = Json::array();
     for (std::size_t i = 0; i < o.search->trials.size(); ++i) {
-      Json t{{"qps", o.search->trials[i].qps}, {"valid", o.search->trials[i].valid}};
+      Json t{{"qps", o.search->trials[i].qps}, {"within_bound", o.search->trials[i].valid}};
       if (i < o.trial_results.size()) {
         t["p99_ms"] = o.trial_results[i].reported_latency_ms;
         t["reasons"] = o.trial_results[i].reasons;
@@ -133,7 +133,7 @@ std::string infer_summary(const Json& record) {
   if (d.contains("search"))
     for (const Json& t : d.at("search").at("trials"))
       line += "  search: " + fixed_number(t.at("qps").get<double>(), 1) + " queries/s " +
-              (t.at("valid").get<bool>() ? "valid" : "invalid") +
+              (t.at("within_bound").get<bool>() ? "within the bound" : "over the bound") +
               (t.contains("p99_ms") ? ", p99 " + fixed_number(t.at("p99_ms").get<double>(), 3) + " ms" : "") + "\n";
   const Json& c = record.at("correctness");
   if (c.at("checked").get<bool>())

@@ -39,11 +39,14 @@ ScenarioResult judge(Scenario scenario, const ScenarioRules& rules, const RunTal
     out.queries_per_second = static_cast<double>(run.queries) / run.duration_s;
   }
   check_minimums(scenario, rules, run, out);
-  if (rules.latency_bound_ms > 0 && out.reported_latency_ms > rules.latency_bound_ms)
+  const bool late = rules.latency_bound_ms > 0 && out.reported_latency_ms > rules.latency_bound_ms;
+  const bool none = run.latencies_ms.empty() && scenario != Scenario::offline;
+  out.within_bound = !late && !none;
+  if (late)
     out.reasons.push_back("p" + fixed_number(rules.latency_percentile, 0) + " latency " +
                           fixed_number(out.reported_latency_ms, 2) + " ms, over the " +
                           fixed_number(rules.latency_bound_ms, 0) + " ms bound");
-  if (run.latencies_ms.empty() && scenario != Scenario::offline) out.reasons.push_back("no query completed");
+  if (none) out.reasons.push_back("no query completed");
   switch (scenario) {
     case Scenario::offline:
       out.figure = out.samples_per_second, out.figure_unit = "samples/s";

@@ -23,6 +23,9 @@ struct RunTally {
 struct ScenarioResult {
   bool valid = false;
   std::vector<std::string> reasons;  // why not valid, one line each; empty when valid
+  // Queries completed within the latency bound, whatever the duration and count: what the
+  // Server search asks of a trial, whose duration it sets below the rules' minimum.
+  bool within_bound = false;
   LatencySummary latency;
   double reported_latency_ms = 0;  // the scenario's percentile
   double samples_per_second = 0, queries_per_second = 0;

@@ -54,7 +54,7 @@ for line in open(sys.argv[1]):
     for why in d["reasons"]:
         print("    INVALID: " + why)
     for t in (d.get("search") or {}).get("trials", []):
-        print("    search: %.1f queries/s %s, p99 %.3f ms" % (t["qps"], "valid" if t["valid"] else "invalid", t.get("p99_ms", 0)))
+        print("    search: %.1f queries/s %s, p99 %.3f ms" % (t["qps"], "within the bound" if t.get("within_bound", t.get("valid")) else "over the bound", t.get("p99_ms", 0)))
     print("    engine built in %.1f s, batch sizes %s" % (d["engine"]["build_s"], d["engine"]["batch_sizes"]))
 PY
 }

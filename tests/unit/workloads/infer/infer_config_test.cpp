@@ -119,7 +119,7 @@ TEST(InferRecords, RecordHoldsTheVerdictPercentilesRulesAndSearch) {
   const std::string text = infer_summary(r);
   EXPECT_NE(text.find("infer resnet50 fp16 server gpu 0: INVALID 400.00 queries/s"), std::string::npos) << text;
   EXPECT_NE(text.find("  INVALID: ran 1.1 s, under the 600 s minimum"), std::string::npos) << text;
-  EXPECT_NE(text.find("  search: 450.0 queries/s invalid"), std::string::npos) << text;
+  EXPECT_NE(text.find("  search: 450.0 queries/s over the bound"), std::string::npos) << text;
   EXPECT_NE(text.find("check: batched against one by one passed"), std::string::npos) << text;
 
   o.search = QpsSearch{0, {{450, false}}, false};

@@ -81,6 +81,20 @@ TEST(InferVerdict, ServerIsValidOnlyWithinItsLatencyBound) {
   EXPECT_FALSE(late.valid);
   ASSERT_EQ(late.reasons.size(), 1u);
   EXPECT_EQ(late.reasons[0], "p99 latency 16.00 ms, over the 15 ms bound");
+  EXPECT_TRUE(ok.within_bound);
+  EXPECT_FALSE(late.within_bound);
+}
+
+// The Server search runs trials shorter than the rules' minimum: a short trial within the bound
+// must count as within it, or no rate is ever found (every trial of the first GPU run was so).
+TEST(InferVerdict, AShortServerTrialWithinTheBoundIsWithinItThoughInvalid) {
+  RunTally r = server_run(13.6);
+  r.duration_s = 4.0;
+  r.queries = r.samples = 58'000;
+  const ScenarioResult s = judge(Scenario::server, rules_for(Scenario::server, "resnet50"), r);
+  EXPECT_FALSE(s.valid);
+  EXPECT_TRUE(s.within_bound);
+  EXPECT_FALSE(judge(Scenario::server, rules_for(Scenario::server, "resnet50"), RunTally{}).within_bound);
 }
 
 TEST(InferVerdict, ShortRunsAndTooFewQueriesOrSamplesAreInvalidWithEachReason) {
