@@ -330,6 +330,10 @@ void Net::record_algos(int layer, const std::string& key) {
         Json{{"fwd", st.fwd.search}, {"bwd_data", st.bwd_data.search}, {"bwd_filter", st.bwd_filter.search}};
 }
 
+namespace {
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+}  // namespace
+
 // cuDNN fuses the add and the ReLU into its NHWC batch norm (fp16); where it cannot, or another
 // layer wrote the residual's gradient first, our kernels do them. Returns the workspace the fused
 // batch norm needs (0 when not fused).
@@ -351,6 +355,11 @@ std::size_t Net::choose_bn_fusion(int layer) {
     st.unfused_reason = "cuDNN fuses batch norm with add and ReLU for fp16 NHWC data only";
   else if (l.out.c % 4 != 0)
     st.unfused_reason = "channels not a multiple of 4";
+  else if (!aligned16(master() + l.param_offset) || (cfg_.training && !aligned16(st.bn_grad32)))
+    // Its persistent kernel reads scale and shift as vectors: where a layer's parameters lie
+    // unaligned in the flat buffers (NASNet's odd channel counts), it fails with a misaligned
+    // address, and every call after it fails too.
+    st.unfused_reason = "scale and shift not 16-byte aligned in the parameter buffers";
   else {
     cudnnStatus_t s1 = cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
         cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, xd, l.residual >= 0 ? st.y_desc.get() : nullptr,
