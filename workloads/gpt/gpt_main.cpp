@@ -269,11 +269,11 @@ int run_gpt_workload(const RunRequest& run) {
       // The paper's own figure, the bubble over the bubble-free time: (1/v)(pp-1)/m.
       o.details["pp_bubble_theory_over_ideal"] = gpt::bubble_over_ideal(cfg.pp, cfg.grad_accum, v);
       // The blocks each (virtual) stage held, in virtual-stage order (chunk c of rank r is
-      // c x pp + r): the split balances the head's cost against the blocks'.
+      // c x pp + r): the split balances the ranks' sums, the head's cost counted.
       const double head = gpt::head_cost_in_blocks(shape, cfg.seq);
       Json blocks = Json::array();
-      for (int s = 0; s < cfg.pp * v; ++s)
-        blocks.push_back(gpt::stage_blocks(shape.layers, cfg.pp * v, s, head).blocks());
+      for (const gpt::StageBlocks& b : gpt::virtual_stage_blocks(shape.layers, cfg.pp, v, head))
+        blocks.push_back(b.blocks());
       o.details["pp_stage_blocks"] = blocks;
       o.details["pp_head_cost_blocks"] = head;
       o.details["pp_bubble_method"] =

@@ -57,19 +57,46 @@ StageBlocks stage_blocks(int layers, int pp, int stage, double head_blocks) {
   return b;
 }
 
-std::vector<StageBlocks> rank_chunks(int layers, int pp, int virtual_stages, int rank, double head_blocks) {
+std::vector<StageBlocks> virtual_stage_blocks(int layers, int pp, int virtual_stages, double head_blocks) {
   if (virtual_stages < 1)
     throw Error("virtual_stages: must be a positive count, got " + std::to_string(virtual_stages));
-  if (virtual_stages == 1) return {stage_blocks(layers, pp, rank, head_blocks)};
   if (pp < 1) throw Error("pp: must be a positive count, got " + std::to_string(pp));
-  if (pp * virtual_stages > layers)
+  const int stages = pp * virtual_stages;
+  if (stages > layers)
     throw Error("pp x virtual_stages: " + std::to_string(pp) + " x " + std::to_string(virtual_stages) +
                 " virtual stages need at least one block each; the model has " + std::to_string(layers));
+  // Each rank's share of the blocks, as 1F1B's stages would take them.
+  std::vector<int> share(static_cast<std::size_t>(pp));
+  for (int r = 0; r < pp; ++r) share[static_cast<std::size_t>(r)] = stage_blocks(layers, pp, r, head_blocks).blocks();
+  const bool fits = std::all_of(share.begin(), share.end(), [&](int n) { return n >= virtual_stages; });
+  std::vector<int> sizes(static_cast<std::size_t>(stages));
+  for (int k = 0; k < stages; ++k) {
+    const int r = k % pp, c = k / pp;
+    sizes[static_cast<std::size_t>(k)] =
+        fits ? stage_blocks(share[static_cast<std::size_t>(r)], virtual_stages, c, r == pp - 1 ? head_blocks : 0)
+                   .blocks()
+             : stage_blocks(layers, stages, k, head_blocks).blocks();
+  }
+  std::vector<StageBlocks> out;
+  int first = 0;
+  for (int k = 0; k < stages; ++k) {
+    StageBlocks b;
+    b.first = first;
+    b.last = first += sizes[static_cast<std::size_t>(k)];
+    b.embedding = k == 0;
+    b.head = k == stages - 1;
+    out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<StageBlocks> rank_chunks(int layers, int pp, int virtual_stages, int rank, double head_blocks) {
+  if (virtual_stages == 1) return {stage_blocks(layers, pp, rank, head_blocks)};
+  const std::vector<StageBlocks> all = virtual_stage_blocks(layers, pp, virtual_stages, head_blocks);
   if (rank < 0 || rank >= pp)
     throw Error("pp stage " + std::to_string(rank) + " is outside 0.." + std::to_string(pp - 1));
   std::vector<StageBlocks> out;
-  for (int c = 0; c < virtual_stages; ++c)
-    out.push_back(stage_blocks(layers, pp * virtual_stages, c * pp + rank, head_blocks));
+  for (int c = 0; c < virtual_stages; ++c) out.push_back(all[static_cast<std::size_t>(c * pp + rank)]);
   return out;
 }
 

@@ -23,11 +23,17 @@ struct StageBlocks {
 };
 StageBlocks stage_blocks(int layers, int pp, int stage, double head_blocks = 0);
 
-// The interleaved schedule's chunks (Megatron's virtual stages): rank r of pp holds `virtual_stages`
-// model chunks, chunk c being virtual stage c x pp + r of pp x virtual_stages, split as
-// stage_blocks splits that many stages (the embeddings on virtual stage 0, the head on the last).
-// One chunk per rank: stage_blocks. Throws Error naming pp and virtual_stages when there are more
-// virtual stages than blocks, virtual_stages when it is not a positive count.
+// The interleaved schedule's virtual stages (Megatron's): pp x virtual_stages of them in model
+// order, the embeddings on the first and the head on the last; virtual stage c x pp + r is chunk c
+// of rank r. A rank runs at the pace of its chunks' sum, so the ranks' sums are balanced first, as
+// stage_blocks balances pp stages (the head's cost on the last rank), then each rank's blocks are
+// split evenly over its chunks (the head's chunk, the last, taking fewer). Where a rank's share is
+// fewer blocks than its chunks, the virtual stages are balanced one by one instead. Throws Error
+// naming pp and virtual_stages when there are more virtual stages than blocks, virtual_stages
+// when it is not a positive count.
+std::vector<StageBlocks> virtual_stage_blocks(int layers, int pp, int virtual_stages, double head_blocks = 0);
+
+// Rank `rank`'s chunks of virtual_stage_blocks, chunk c first. One chunk per rank: stage_blocks.
 std::vector<StageBlocks> rank_chunks(int layers, int pp, int virtual_stages, int rank, double head_blocks = 0);
 
 // What crosses between stages: a micro-batch's activation (the residual stream after the sending

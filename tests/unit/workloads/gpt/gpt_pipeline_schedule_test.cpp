@@ -403,22 +403,19 @@ TEST(GptPipelineSchedule, InterleavedErrorsNameTheFields) {
   EXPECT_NO_THROW(interleaved_1f1b(4, 1, 0, 6));  // 1F1B takes any m
 }
 
-// A rank's chunks: virtual stage c x pp + r of the split over pp x v stages, the embedding on
-// virtual stage 0 and the head on the last.
+// A rank's chunks: virtual stage c x pp + r, the embedding on virtual stage 0 and the head on the
+// last; the ranks' sums balanced (a rank runs at the pace of its chunks together).
 TEST(GptPipelineSchedule, RankChunksAreVirtualStages) {
-  // 12 blocks over pp 2 x v 2 with GPT-2 124M's head (4.47 blocks): the head's virtual stage
-  // keeps one block beside it.
+  // 12 blocks over pp 2 x v 2 with GPT-2 124M's head (4.47 blocks): the ranks take 1F1B's 8 and
+  // 4 blocks, rank 1's head chunk keeps one beside the head: virtual stages of 4, 3, 4, 1 blocks
+  // (the first GPU run's split by virtual stage, 4, 4, 3, 1, left rank 0 7 against 9.47).
   const std::vector<StageBlocks> r0 = rank_chunks(12, 2, 2, 0, 4.47), r1 = rank_chunks(12, 2, 2, 1, 4.47);
   ASSERT_EQ(r0.size(), 2u);
   ASSERT_EQ(r1.size(), 2u);
-  for (int c = 0; c < 2; ++c) {
-    EXPECT_EQ(r0[static_cast<std::size_t>(c)], stage_blocks(12, 4, 2 * c, 4.47));
-    EXPECT_EQ(r1[static_cast<std::size_t>(c)], stage_blocks(12, 4, 2 * c + 1, 4.47));
-  }
-  EXPECT_TRUE(r0[0].embedding);
-  EXPECT_FALSE(r0[1].embedding || r0[1].head || r1[0].head || r1[0].embedding);
-  EXPECT_TRUE(r1[1].head);
-  EXPECT_EQ(r1[1].blocks(), 1);
+  EXPECT_EQ(r0[0], (StageBlocks{0, 4, true, false}));
+  EXPECT_EQ(r1[0], (StageBlocks{4, 7, false, false}));
+  EXPECT_EQ(r0[1], (StageBlocks{7, 11, false, false}));
+  EXPECT_EQ(r1[1], (StageBlocks{11, 12, false, true}));
   EXPECT_EQ(rank_chunks(12, 2, 1, 1, 4.47), std::vector<StageBlocks>{stage_blocks(12, 2, 1, 4.47)});
   try {
     rank_chunks(6, 4, 2, 0);
@@ -427,6 +424,42 @@ TEST(GptPipelineSchedule, RankChunksAreVirtualStages) {
     EXPECT_NE(what_of(e).find("virtual_stages"), std::string::npos) << e.what();
   }
   EXPECT_THROW(rank_chunks(12, 2, 0, 0), Error);
+}
+
+// Over shapes and heads: the virtual stages cover the blocks in order, one block at least each,
+// and the costliest rank costs no more than 1F1B's costliest stage where every rank's share has a
+// block for each of its chunks (else the virtual stages are balanced one by one).
+TEST(GptPipelineSchedule, VirtualStagesBalanceTheRanksSums) {
+  for (int layers : {6, 12, 24, 48})
+    for (int pp : {2, 3, 4})
+      for (int v : {2, 3, 4})
+        for (double head : {0.0, 1.5, 4.47}) {
+          if (pp * v > layers) continue;
+          const std::vector<StageBlocks> all = virtual_stage_blocks(layers, pp, v, head);
+          ASSERT_EQ(all.size(), static_cast<std::size_t>(pp * v));
+          int next = 0;
+          std::vector<double> rank(static_cast<std::size_t>(pp), 0.0);
+          for (std::size_t k = 0; k < all.size(); ++k) {
+            EXPECT_EQ(all[k].first, next);
+            EXPECT_GE(all[k].blocks(), 1);
+            EXPECT_EQ(all[k].embedding, k == 0);
+            EXPECT_EQ(all[k].head, k + 1 == all.size());
+            next = all[k].last;
+            rank[k % static_cast<std::size_t>(pp)] += all[k].blocks() + (all[k].head ? head : 0.0);
+          }
+          EXPECT_EQ(next, layers);
+          double one_f_one_b = 0;
+          bool fits = true;
+          for (int r = 0; r < pp; ++r) {
+            const StageBlocks s = stage_blocks(layers, pp, r, head);
+            one_f_one_b = std::max(one_f_one_b, s.blocks() + (s.head ? head : 0.0));
+            fits = fits && s.blocks() >= v;
+          }
+          if (fits) {
+            EXPECT_LE(*std::max_element(rank.begin(), rank.end()), one_f_one_b + 1e-9)
+                << layers << " blocks, pp " << pp << " v " << v << " head " << head;
+          }
+        }
 }
 
 // A send the receiver takes for another chunk's tensor is a mispairing (pp 2: rank 0 sends its
