@@ -47,6 +47,13 @@ class MatmulPreference : public LtObject<cublasLtMatmulPreference_t, cublasLtMat
     CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
                                                       sizeof workspace_bytes));
   }
+  // The heuristic assumes 256-byte aligned matrices unless told otherwise, and its pick then fails
+  // at launch ("not supported") on a matrix that starts inside a larger buffer.
+  void min_alignment(std::uint32_t bytes) {
+    for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+      CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(get(), attr, &bytes, sizeof bytes));
+  }
 };
 
 }  // namespace scalebench::gpu

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 
+#include "workloads/gpu/alignment.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/train/net_layer_state.hpp"
 
@@ -222,7 +223,7 @@ void Net::fuse_bias_relu() {
     const Layer& next = model_.layers[i + 1];
     bias_in_relu_[i] = l.bias && (l.op == Op::kConv || l.op == Op::kFc) && next.op == Op::kRelu &&
                        next.input == static_cast<int>(i) && readers[i] == 1 && bias_relu_fusable(ct_, l.channels) &&
-                       reinterpret_cast<std::uintptr_t>(bias(static_cast<int>(i))) % 16 == 0;
+                       gpu::alignment_of({bias(static_cast<int>(i))}, 16) == 16;
   }
 }
 

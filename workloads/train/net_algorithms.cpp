@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "workloads/gpu/alignment.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/cudnn_conv_graph.hpp"
 #include "workloads/train/conv_choice.hpp"
@@ -15,13 +16,6 @@ namespace scalebench::train {
 
 namespace {
 using compute::Precision;
-
-// The largest power of two up to 16 that divides every address: what the graph API may assume.
-std::int64_t alignment_of(std::initializer_list<const void*> ptrs) {
-  std::uintptr_t bits = 16;
-  for (const void* p : ptrs) bits |= reinterpret_cast<std::uintptr_t>(p);
-  return static_cast<std::int64_t>(bits & (~bits + 1));
-}
 
 // GPU milliseconds of one run of `run`: the median of 3 after one untimed run (which also
 // compiles a runtime-compiled engine). Negative if it fails to run.
@@ -279,8 +273,10 @@ void Net::find_graph_plans(int layer, AlgoSearch& search) {
   sh.strict_fp32 = cfg_.precision == Precision::kFp32;
   void* w = weight(layer);
   void* g = cfg_.training ? grad(layer) : nullptr;
-  sh.alignment = alignment_of({ist.y.get(), w, st.y.get(), st.dy.get(), g, scratch_.get(),
-                               l.input > 0 && cfg_.training ? dact(l.input) : nullptr});
+  sh.alignment =
+      static_cast<std::int64_t>(gpu::alignment_of({ist.y.get(), w, st.y.get(), st.dy.get(), g, scratch_.get(),
+                                                   l.input > 0 && cfg_.training ? dact(l.input) : nullptr},
+                                                  16));
   const std::int64_t max_ws = static_cast<std::int64_t>(cfg_.search ? search.bytes : search.free_b / 4);
   auto consider = [&](ConvAlgo& current, gpu::ConvDirection dir, float beta, void* a, void* b, void* c) {
     std::vector<std::shared_ptr<gpu::ConvPlan>> plans;
@@ -330,10 +326,6 @@ void Net::record_algos(int layer, const std::string& key) {
         Json{{"fwd", st.fwd.search}, {"bwd_data", st.bwd_data.search}, {"bwd_filter", st.bwd_filter.search}};
 }
 
-namespace {
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-}  // namespace
-
 // cuDNN fuses the add and the ReLU into its NHWC batch norm (fp16); where it cannot, or another
 // layer wrote the residual's gradient first, our kernels do them. Returns the workspace the fused
 // batch norm needs (0 when not fused).
@@ -355,7 +347,7 @@ std::size_t Net::choose_bn_fusion(int layer) {
     st.unfused_reason = "cuDNN fuses batch norm with add and ReLU for fp16 NHWC data only";
   else if (l.out.c % 4 != 0)
     st.unfused_reason = "channels not a multiple of 4";
-  else if (!aligned16(master() + l.param_offset) || (cfg_.training && !aligned16(st.bn_grad32)))
+  else if (gpu::alignment_of({master() + l.param_offset, st.bn_grad32}, 16) < 16)
     // Its persistent kernel reads scale and shift as vectors: where a layer's parameters lie
     // unaligned in the flat buffers (NASNet's odd channel counts), it fails with a misaligned
     // address, and every call after it fails too.

@@ -62,10 +62,6 @@ struct Net::LayerState {
   gpu::DeviceBuffer argmax;  // training: each output's maximum in its window
   // fc
   FcMatmul fc_fwd, fc_bwd_data, fc_bwd_weight;
-  // The fc weights and their gradient, staged in a buffer of their own where their place in the
-  // flat parameter buffers is not 16-byte aligned (NASNet's, in 16 bits): cuBLASLt's 16-bit
-  // matmuls refuse such matrices at launch. Empty where the flat buffers serve.
-  gpu::DeviceBuffer fc_staged_w, fc_staged_dw;
 };
 
 // What the algorithm search of the constructor shares between layers: the workspace cuDNN's

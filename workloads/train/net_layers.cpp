@@ -2,6 +2,7 @@
 #include <functional>
 #include <string>
 
+#include "workloads/gpu/alignment.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/train/net.hpp"
 #include "workloads/train/net_layer_state.hpp"
@@ -41,16 +42,14 @@ void Net::setup_fc(int i) {
   const long long in = model_.layers[static_cast<std::size_t>(l.input)].out.elements(), out = l.channels,
                   n = cfg_.batch;
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
-  st.fc_fwd.setup(lt_.get(), cfg_.precision, ct_, true, false, out, n, in, in, in, out);
+  // The weights and their gradients lie at the layer's offset in the flat buffers (NASNet's fc,
+  // at an odd offset, 4-byte aligned in fp16: cuBLASLt's pick for 256 bytes then refused to
+  // launch); activations have buffers of their own.
+  const auto align = static_cast<std::uint32_t>(gpu::alignment_of({weight(i), cfg_.training ? grad(i) : nullptr}, 256));
+  st.fc_fwd.setup(lt_.get(), cfg_.precision, ct_, true, false, out, n, in, in, in, out, align);
   if (cfg_.training) {
-    st.fc_bwd_data.setup(lt_.get(), cfg_.precision, ct_, false, false, in, n, out, in, out, in);
-    st.fc_bwd_weight.setup(lt_.get(), cfg_.precision, ct_, false, true, in, out, n, in, out, in);
-  }
-  // The flat buffers are 256-byte aligned; the layer's weights start at its offset in them.
-  if ((l.param_offset * static_cast<long long>(dtype_bytes(ct_))) % 16 != 0) {
-    const auto bytes = static_cast<std::size_t>(l.weight_params()) * static_cast<std::size_t>(dtype_bytes(ct_));
-    alloc(st.fc_staged_w, bytes);
-    if (cfg_.training) alloc(st.fc_staged_dw, bytes);
+    st.fc_bwd_data.setup(lt_.get(), cfg_.precision, ct_, false, false, in, n, out, in, out, in, align);
+    st.fc_bwd_weight.setup(lt_.get(), cfg_.precision, ct_, false, true, in, out, n, in, out, in, align);
   }
   if (l.bias)
     CUDNN_CHECK(
@@ -123,31 +122,18 @@ void Net::bias_backward(int i) {
 void Net::fc_forward(int i) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
-  const void* w = weight(i);
-  if (st.fc_staged_w.bytes() != 0) {  // the weights change only between steps: staged once a step, here
-    CUDA_CHECK(cudaMemcpyAsync(st.fc_staged_w.get(), w, st.fc_staged_w.bytes(), cudaMemcpyDeviceToDevice, stream_));
-    w = st.fc_staged_w.get();
-  }
-  st.fc_fwd.run(lt_.get(), w, act(l.input), st.y.get(), false, lt_workspace_.get(), stream_);
+  st.fc_fwd.run(lt_.get(), weight(i), act(l.input), st.y.get(), false, lt_workspace_.get(), stream_);
   if (l.bias) bias_forward(i);
 }
 
 void Net::fc_backward(int i, const std::function<void(int)>& done) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
-  if (st.fc_staged_dw.bytes() != 0) {
-    st.fc_bwd_weight.run(lt_.get(), act(l.input), st.dy.get(), st.fc_staged_dw.get(), false, lt_workspace_.get(),
-                         stream_);
-    CUDA_CHECK(
-        cudaMemcpyAsync(grad(i), st.fc_staged_dw.get(), st.fc_staged_dw.bytes(), cudaMemcpyDeviceToDevice, stream_));
-  } else {
-    st.fc_bwd_weight.run(lt_.get(), act(l.input), st.dy.get(), grad(i), false, lt_workspace_.get(), stream_);
-  }
+  st.fc_bwd_weight.run(lt_.get(), act(l.input), st.dy.get(), grad(i), false, lt_workspace_.get(), stream_);
   if (l.bias) bias_backward(i);
   done(i);
   if (l.input > 0)
-    st.fc_bwd_data.run(lt_.get(), st.fc_staged_w.bytes() != 0 ? st.fc_staged_w.get() : weight(i), st.dy.get(),
-                       dact(l.input), st.acc_input, lt_workspace_.get(), stream_);
+    st.fc_bwd_data.run(lt_.get(), weight(i), st.dy.get(), dact(l.input), st.acc_input, lt_workspace_.get(), stream_);
 }
 
 // Each input into its slice of the output's channels.
