@@ -244,7 +244,11 @@ void check_pipeline(const Config& c, const ModelShape& m) {
                 " model chunks a rank interleave a pipeline's stages; needs pp > 1, pp is 1");
   if (c.pp == 1) return;
   rank_chunks(m.layers, c.pp, c.virtual_stages, 0);  // at least one block a (virtual) stage
-  if (c.virtual_stages > 1) interleaved_1f1b(c.pp, c.virtual_stages, 0, c.grad_accum);  // grad_accum a multiple of pp
+  // Every stage's schedule (grad_accum a multiple of pp with virtual stages), run against the
+  // others as NCCL pairs transfers: a deadlock or a mispairing is an Error before a GPU sees it.
+  std::vector<std::vector<PipeAction>> stages;
+  for (int r = 0; r < c.pp; ++r) stages.push_back(interleaved_1f1b(c.pp, c.virtual_stages, r, c.grad_accum));
+  simulate(stages);
   const std::string pp = "pp: " + std::to_string(c.pp) + " ";
   if (m.family != Family::kGpt2)
     throw Error(pp + "pipeline stages are built for GPT-2 only; " + m.name + " runs with pp 1");

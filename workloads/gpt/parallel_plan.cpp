@@ -56,14 +56,15 @@ std::vector<Tensor> stage_layout(const ModelShape& m, int seq, int tp, int tp_ra
     return std::any_of(chunks.begin(), chunks.end(),
                        [&](const StageBlocks& c) { return layer >= c.first && layer < c.last; });
   };
+  const std::vector<Tensor> all = local_layout(m, seq, tp, tp_rank);
   std::vector<Tensor> out;
-  for (const Tensor& t : local_layout(m, seq, tp, tp_rank)) {
+  for (const Tensor& t : all) {
     const bool before_blocks = t.layer < 0 && (t.kind == TensorKind::kEmbedding || t.kind == TensorKind::kPosition);
     const bool mine = t.layer >= 0 ? held(t.layer) : (before_blocks ? embedding : head);
     if (mine) out.push_back(t);
   }
   if (m.tied() && head && !embedding) {
-    Tensor copy = local_layout(m, seq, tp, tp_rank).front();  // wte
+    Tensor copy = all.front();  // wte
     copy.name = kTiedHeadCopy;
     out.push_back(copy);
   }

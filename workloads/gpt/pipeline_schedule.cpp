@@ -9,13 +9,11 @@
 
 namespace scalebench::gpt {
 
-StageBlocks stage_blocks(int layers, int pp, int stage, double head_blocks) {
+std::vector<StageBlocks> stage_split(int layers, int pp, double head_blocks) {
   if (pp < 1) throw Error("pp: must be a positive count, got " + std::to_string(pp));
   if (pp > layers)
     throw Error("pp: " + std::to_string(pp) + " stages need at least one block each; the model has " +
                 std::to_string(layers));
-  if (stage < 0 || stage >= pp)
-    throw Error("pp stage " + std::to_string(stage) + " is outside 0.." + std::to_string(pp - 1));
   // The costliest stage's least cost M (least[s][i]: stages s.. over blocks i..), then among the
   // splits within M the one whose stage costs' squares sum least (every stage near the mean, not
   // only the costliest), the first stages taking the most where two are equal.
@@ -37,9 +35,9 @@ StageBlocks stage_blocks(int layers, int pp, int stage, double head_blocks) {
           const double c = cost(s, i, j);
           squares[ix(s)][ix(i)] = std::min(squares[ix(s)][ix(i)], c * c + squares[ix(s) + 1][ix(j)]);
         }
-  StageBlocks b;
+  std::vector<StageBlocks> out;
   int first = 0;
-  for (int s = 0; s <= stage; ++s) {
+  for (int s = 0; s < pp; ++s) {
     const double goal = squares[ix(s)][ix(first)] + 1e-9;
     int last = first + 1;
     for (int j = layers - (pp - 1 - s); j > first; --j) {
@@ -49,12 +47,17 @@ StageBlocks stage_blocks(int layers, int pp, int stage, double head_blocks) {
         break;
       }
     }
-    b.first = first, b.last = last;
+    out.push_back(StageBlocks{first, last, s == 0, s == pp - 1});
     first = last;
   }
-  b.embedding = stage == 0;
-  b.head = stage == pp - 1;
-  return b;
+  return out;
+}
+
+StageBlocks stage_blocks(int layers, int pp, int stage, double head_blocks) {
+  const std::vector<StageBlocks> split = stage_split(layers, pp, head_blocks);
+  if (stage < 0 || stage >= pp)
+    throw Error("pp stage " + std::to_string(stage) + " is outside 0.." + std::to_string(pp - 1));
+  return split[static_cast<std::size_t>(stage)];
 }
 
 std::vector<StageBlocks> virtual_stage_blocks(int layers, int pp, int virtual_stages, double head_blocks) {
@@ -65,27 +68,20 @@ std::vector<StageBlocks> virtual_stage_blocks(int layers, int pp, int virtual_st
   if (stages > layers)
     throw Error("pp x virtual_stages: " + std::to_string(pp) + " x " + std::to_string(virtual_stages) +
                 " virtual stages need at least one block each; the model has " + std::to_string(layers));
-  // Each rank's share of the blocks, as 1F1B's stages would take them.
-  std::vector<int> share(static_cast<std::size_t>(pp));
-  for (int r = 0; r < pp; ++r) share[static_cast<std::size_t>(r)] = stage_blocks(layers, pp, r, head_blocks).blocks();
-  const bool fits = std::all_of(share.begin(), share.end(), [&](int n) { return n >= virtual_stages; });
-  std::vector<int> sizes(static_cast<std::size_t>(stages));
-  for (int k = 0; k < stages; ++k) {
-    const int r = k % pp, c = k / pp;
-    sizes[static_cast<std::size_t>(k)] =
-        fits ? stage_blocks(share[static_cast<std::size_t>(r)], virtual_stages, c, r == pp - 1 ? head_blocks : 0)
-                   .blocks()
-             : stage_blocks(layers, stages, k, head_blocks).blocks();
-  }
+  // Each rank's share of the blocks, as 1F1B's stages would take them, then split over its chunks.
+  const std::vector<StageBlocks> share = stage_split(layers, pp, head_blocks);
+  if (std::any_of(share.begin(), share.end(), [&](const StageBlocks& b) { return b.blocks() < virtual_stages; }))
+    return stage_split(layers, stages, head_blocks);  // a share too small: the virtual stages one by one
+  std::vector<std::vector<StageBlocks>> chunks;
+  for (int r = 0; r < pp; ++r)
+    chunks.push_back(
+        stage_split(share[static_cast<std::size_t>(r)].blocks(), virtual_stages, r == pp - 1 ? head_blocks : 0));
   std::vector<StageBlocks> out;
   int first = 0;
   for (int k = 0; k < stages; ++k) {
-    StageBlocks b;
-    b.first = first;
-    b.last = first += sizes[static_cast<std::size_t>(k)];
-    b.embedding = k == 0;
-    b.head = k == stages - 1;
-    out.push_back(b);
+    const int size = chunks[static_cast<std::size_t>(k % pp)][static_cast<std::size_t>(k / pp)].blocks();
+    out.push_back(StageBlocks{first, first + size, k == 0, k == stages - 1});
+    first += size;
   }
   return out;
 }

@@ -21,6 +21,7 @@ struct StageBlocks {
   int blocks() const { return last - first; }
   bool operator==(const StageBlocks&) const = default;
 };
+std::vector<StageBlocks> stage_split(int layers, int pp, double head_blocks = 0);  // every stage, in order
 StageBlocks stage_blocks(int layers, int pp, int stage, double head_blocks = 0);
 
 // The interleaved schedule's virtual stages (Megatron's): pp x virtual_stages of them in model
