@@ -44,6 +44,11 @@ the same steps from them and compares the losses, step by step:
     scalebench-run train -p model=nasnet -p precision=fp32 -p batch=32 -p dump=/tmp/nas ...
     python3 examples/pytorch/nasnet_mobile.py --check /tmp/nas/fp32-b32
 
+The check runs contiguous (NCHW), not channels_last: PyTorch's eager CUDA avg_pool2d backward is
+wrong for channels_last inputs with padding (pytorch/pytorch#188344), which NASNet's pools have.
+Its first gradients are compared tensor by tensor too (`--every-tensor` lists them all), and
+scripts/reference-gradients.py recomputes scalebench's in float64 with no PyTorch at all.
+
 Tolerance (relative difference of each step's loss): 1e-3 in fp32 (the two differ in their
 convolution algorithms' summation order only), 1e-2 in tf32, 3e-2 in fp16 and bf16 (scalebench
 keeps every activation in 16 bits; autocast keeps some in fp32). Exit status 1 beyond it.
@@ -254,11 +259,13 @@ def load_scalebench(model, meta, flat):
         sys.exit(f"--check: parameters scalebench did not write: {', '.join(missing[:5])} ...")
 
 
-def compare_gradients(model, meta, folder, show=6):
+def compare_gradients(model, meta, folder, show=6, every=False):
     """The first step's gradients, tensor by tensor, against scalebench's (grads0.f32: a forward and
     backward pass alone at the starting weights; grads1.f32: its first step's), each laid out as
     its weights: the relative error |g_scalebench - g_pytorch| / |g_pytorch|, the worst first.
-    Where the losses drift apart after a few steps, this says which layer starts it."""
+    Where the losses drift apart after a few steps, this says which layer starts it. `every`: also
+    each tensor in the network's order, so that the last one in error (the backward pass meets it
+    first) names the layer where the error enters."""
     import numpy as np
     builders = {"nasnet": nasnet_mobile, "tiny-nasnet": tiny_nasnet}
     mine = {name: p.grad.detach().float().cpu().contiguous() for name, p in model.named_parameters()}
@@ -269,6 +276,10 @@ def compare_gradients(model, meta, folder, show=6):
         for name, w in theirs.named_parameters():
             ref = mine[name].norm().item()
             rows.append(((w.detach().float() - mine[name]).norm().item() / max(ref, 1e-30), name, ref))
+        if every:
+            print(f"{file}, every tensor in the network's order (relative error, |g| PyTorch's):")
+            for rel, name, ref in rows:
+                print(f"  {name}: {rel:.2e} ({ref:.3e})")
         rows.sort(reverse=True)
         print(f"{file} against PyTorch's first gradients, {len(rows)} tensors: median relative error "
               f"{sorted(r[0] for r in rows)[len(rows) // 2]:.2e}; worst:")
@@ -276,7 +287,7 @@ def compare_gradients(model, meta, folder, show=6):
             print(f"  {name}: {rel:.2e} (|g| {ref:.3e})")
 
 
-def check(folder):
+def check(folder, every=False):
     """Trains the dumped point's steps from its weights on its batch; compares the losses."""
     import numpy as np
     with open(os.path.join(folder, "model.json")) as f:
@@ -294,11 +305,16 @@ def check(folder):
     for m in model.modules():
         if isinstance(m, nn.BatchNorm2d):
             m.momentum = meta["batch_norm"]["momentum"]
-    model = model.cuda().to(memory_format=torch.channels_last).train()
+    # Contiguous (NCHW), not channels_last: PyTorch's CUDA avg_pool2d backward returns wrong input
+    # gradients for channels_last inputs with padding (pytorch/pytorch#188344, fixed by #188345),
+    # and NASNet's 3x3 average pools are padded. Its forward is right, so only the gradients of
+    # the layers before a pool showed it (median relative error 0.12 in tiny-nasnet, 0.51 in
+    # nasnet; scripts/reference-gradients.py in float64 agreed with scalebench to 3e-7).
+    model = model.cuda().train()
     n, (c, h, w) = meta["batch"], meta["image"]
     raw = open(os.path.join(folder, meta["images"]["file"]), "rb").read()
     images = torch.frombuffer(bytearray(raw), dtype=getattr(torch, meta["images"]["dtype"]))
-    x = images.view(n, h, w, c).permute(0, 3, 1, 2).float().cuda().contiguous(memory_format=torch.channels_last)
+    x = images.view(n, h, w, c).permute(0, 3, 1, 2).float().cuda().contiguous()
     y = torch.from_numpy(np.fromfile(os.path.join(folder, "labels.i32"), dtype=np.int32)).long().cuda()
     o = meta["optimizer"]
     opt = torch.optim.SGD(model.parameters(), lr=o["lr"], momentum=o["momentum"], weight_decay=o["weight_decay"],
@@ -316,7 +332,7 @@ def check(folder):
         got = loss.item()
         scaler.scale(loss).backward()
         if step == 0 and "gradients" in meta:
-            compare_gradients(model, meta, folder)
+            compare_gradients(model, meta, folder, every=every)
         scaler.step(opt)
         scaler.update()
         rel = abs(got - want) / max(abs(want), 1e-12)
@@ -333,10 +349,12 @@ def main():
     ap.add_argument("--check", metavar="FOLDER",
                     help="a folder scalebench-run's train wrote with dump=: train its steps from its weights here "
                          "and compare the losses")
+    ap.add_argument("--every-tensor", action="store_true",
+                    help="with --check: print every tensor's gradient error in the network's order")
     ap.add_argument("--count", action="store_true", help="print the parameter count (5,289,978) and exit")
     args = ap.parse_args()
     if args.check:
-        sys.exit(check(args.check))
+        sys.exit(check(args.check, args.every_tensor))
     if args.count:
         print(sum(p.numel() for p in nasnet_mobile().parameters()))
         return

@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/train/model_graph.hpp"
 #include "workloads/train/net.hpp"
 #include "workloads/train/net_layer_state.hpp"
 
@@ -110,8 +111,10 @@ void write_dump(const std::string& dir, const Net& net, const DumpStart& start, 
               {"nesterov", c.nesterov}}},
             {"batch_norm", {{"momentum", kBnMomentum}, {"statistics", "the batch's, in training"}}},
             {"loss", "softmax cross-entropy, mean over the batch"},
+            {"label_smoothing", c.label_smoothing},
             {"losses", losses},
-            {"layers", layer_table(m)}};
+            {"layers", layer_table(m)},
+            {"graph", model_graph(m)}};
   if (!grads0.empty() && !grads1.empty())
     meta["gradients"] = {{"files", {"grads0.f32", "grads1.f32"}},
                          {"dtype", "float32"},
