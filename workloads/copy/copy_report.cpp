@@ -23,7 +23,6 @@ bool measured(const CaseResult& r) {
 
 Json point_json(const Config& c, const CaseResult& r) {
   Json p{{"size", r.bytes}, {"iters", r.iters}, {"bidirectional", r.directions.size() > 1}, {"blocked", r.blocked}};
-  if (!r.host_cpus.empty()) p["host_cpus"] = r.host_cpus;
   p["nvbandwidth"] = nvbandwidth_testcase(c);
   return p;
 }
@@ -47,7 +46,11 @@ Json record(const Json& context, const Transfer& t, Json point, const char* metr
   Json transfer = context;
   transfer["params"]["src"] = endpoint_json(t.src);
   transfer["params"]["dst"] = endpoint_json(t.dst);
-  return p.to_json(transfer);
+  Json rec = p.to_json(transfer);
+  // The CPUs the machine gave the host thread are a fact of the machine, not part of what was
+  // measured: in the point, the same copy on a machine with more cores would never compare.
+  if (!r.host_cpus.empty()) rec["details"]["host_cpus"] = r.host_cpus;
+  return rec;
 }
 
 // "ce (cudaMemcpyPeerAsync), write: the source GPU issues" and the like, for table headers.
