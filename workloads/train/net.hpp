@@ -145,6 +145,7 @@ class Net {
   std::size_t choose_conv(int layer, AlgoSearch& search);
   void find_legacy_algos(int layer, const std::string& key, AlgoSearch& search);
   void find_graph_plans(int layer, AlgoSearch& search);
+  std::size_t conv_alignment(int layer) const;
   void record_algos(int layer, const std::string& key);
   std::size_t choose_bn_fusion(int layer);
   void* act(int layer) const;

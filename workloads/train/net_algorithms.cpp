@@ -138,6 +138,17 @@ void Net::choose_algorithms() {
   alloc(workspace_, ws_need);
 }
 
+// The alignment (bytes, at most 16) of every buffer a convolution's graph plans touch: a plan
+// assumes it, so a plan made for one layer may serve another only at the same alignment.
+std::size_t Net::conv_alignment(int layer) const {
+  const Layer& l = model_.layers[static_cast<std::size_t>(layer)];
+  const LayerState& st = *layers_[static_cast<std::size_t>(layer)];
+  const LayerState& ist = *layers_[static_cast<std::size_t>(l.input)];
+  return gpu::alignment_of({ist.y.get(), weight(layer), st.y.get(), st.dy.get(), cfg_.training ? grad(layer) : nullptr,
+                            scratch_.get(), l.input > 0 && cfg_.training ? dact(l.input) : nullptr},
+                           16);
+}
+
 // A convolution's algorithms for its three directions (the cache's if a layer of its shape has
 // them); returns the workspace they need.
 std::size_t Net::choose_conv(int layer, AlgoSearch& search) {
@@ -151,12 +162,14 @@ std::size_t Net::choose_conv(int layer, AlgoSearch& search) {
   // and in fp16 its search had not finished after two minutes.
   const bool use_graph =
       cfg_.conv_api == "graph" || (cfg_.conv_api == "best" && cfg_.search && cfg_.precision == Precision::kFp32);
-  // A graph plan has beta baked in: shapes that accumulate their input gradient need their own.
+  // A graph plan has beta and the pointers' alignment baked in: shapes that accumulate their input
+  // gradient, or whose buffers lie less aligned (NASNet's odd channel counts), need their own.
   const std::string key = std::to_string(in.out.c) + "x" + std::to_string(in.out.h) + "x" + std::to_string(in.out.w) +
                           ">" + std::to_string(l.channels) + "k" + std::to_string(l.kernel_h) + "x" +
                           std::to_string(l.kernel_w) + "s" + std::to_string(l.stride) + "p" + std::to_string(l.pad_h) +
                           "x" + std::to_string(l.pad_w) + (l.groups > 1 ? "g" + std::to_string(l.groups) : "") +
-                          (use_graph && st.acc_input ? "+acc" : "");
+                          (use_graph && st.acc_input ? "+acc" : "") +
+                          (use_graph ? "a" + std::to_string(conv_alignment(layer)) : "");
   if (auto hit = search.cache.find(key); hit != search.cache.end()) {
     std::tie(st.fwd, st.bwd_data, st.bwd_filter) = hit->second;
   } else {
@@ -273,10 +286,7 @@ void Net::find_graph_plans(int layer, AlgoSearch& search) {
   sh.strict_fp32 = cfg_.precision == Precision::kFp32;
   void* w = weight(layer);
   void* g = cfg_.training ? grad(layer) : nullptr;
-  sh.alignment =
-      static_cast<std::int64_t>(gpu::alignment_of({ist.y.get(), w, st.y.get(), st.dy.get(), g, scratch_.get(),
-                                                   l.input > 0 && cfg_.training ? dact(l.input) : nullptr},
-                                                  16));
+  sh.alignment = static_cast<std::int64_t>(conv_alignment(layer));
   const std::int64_t max_ws = static_cast<std::int64_t>(cfg_.search ? search.bytes : search.free_b / 4);
   auto consider = [&](ConvAlgo& current, gpu::ConvDirection dir, float beta, void* a, void* b, void* c) {
     std::vector<std::shared_ptr<gpu::ConvPlan>> plans;
