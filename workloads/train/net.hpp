@@ -188,7 +188,7 @@ class Net {
   Json algos_ = Json::object();
   double search_seconds_ = 0;
   int graph_plans_tried_ = 0;
-  int legacy_only_ = 0;          // convolutions the graph API's shape cannot describe (padded 1xn, nx1; grouped)
+  int legacy_only_ = 0;  // convolutions the graph API's shape cannot describe (padded 1xn, nx1; grouped), or unaligned
   std::string graph_api_error_;  // why "best" fell back to the legacy API, if it did
 };
 

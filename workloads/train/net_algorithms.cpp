@@ -163,7 +163,7 @@ std::size_t Net::choose_conv(int layer, AlgoSearch& search) {
   const bool use_graph =
       cfg_.conv_api == "graph" || (cfg_.conv_api == "best" && cfg_.search && cfg_.precision == Precision::kFp32);
   // A graph plan has beta and the pointers' alignment baked in: shapes that accumulate their input
-  // gradient, or whose buffers lie less aligned (NASNet's odd channel counts), need their own.
+  // gradient, or whose buffers lie less aligned (and so keep the legacy algorithms), need their own.
   const std::string key = std::to_string(in.out.c) + "x" + std::to_string(in.out.h) + "x" + std::to_string(in.out.w) +
                           ">" + std::to_string(l.channels) + "k" + std::to_string(l.kernel_h) + "x" +
                           std::to_string(l.kernel_w) + "s" + std::to_string(l.stride) + "p" + std::to_string(l.pad_h) +
@@ -272,7 +272,9 @@ void Net::find_graph_plans(int layer, AlgoSearch& search) {
   // The graph API's shape has one padding for both sides and no group count: 1x7 and 7x1
   // convolutions, and grouped (depthwise) ones, keep the legacy algorithms, which take the group
   // count from cudnnSetConvolutionGroupCount. ("best" asks for graph plans in fp32 only.)
-  if (l.pad_h != l.pad_w || l.groups > 1) {
+  // Nor do buffers less than 16-byte aligned (parameters at odd offsets in the flat buffer): plans
+  // made for them ran into misaligned-address faults (tiny-inception and NASNet in fp32).
+  if (l.pad_h != l.pad_w || l.groups > 1 || conv_alignment(layer) < 16) {
     ++legacy_only_;
     return;
   }
