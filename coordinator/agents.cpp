@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/log.hpp"
@@ -21,19 +22,40 @@ Store::Agent* Coordinator::find_agent(const std::string& id) {
 }
 
 void Coordinator::save_last_seen() {
-  std::lock_guard lock(mutex_);
-  merge_heard();
-  save_last_seen_locked();
+  std::vector<std::pair<std::string, double>> seen;
+  {
+    std::lock_guard lock(mutex_);
+    merge_heard();
+    seen = take_unsaved_seen_locked();
+  }
+  write_last_seen(seen);
 }
 
-void Coordinator::save_last_seen_locked() {
+std::vector<std::pair<std::string, double>> Coordinator::take_unsaved_seen_locked() {
   saved_at_ = now();
-  if (unsaved_seen_.empty()) return;
-  Store::Transaction tx(store_);
+  std::vector<std::pair<std::string, double>> seen;
+  seen.reserve(unsaved_seen_.size());
   for (const auto& id : unsaved_seen_)
-    if (const Store::Agent* a = find_agent(id)) store_.touch_agent(a->id, a->state, a->last_seen);
-  tx.commit();
+    if (const Store::Agent* a = find_agent(id)) seen.emplace_back(a->id, a->last_seen);
   unsaved_seen_.clear();
+  return seen;
+}
+
+// The soak found heartbeat p99 creeping up (1.4 to 2.6 ms over 30 minutes at 2,000 agents) while
+// this transaction of 2,000 updates ran under mutex_ every 5 s, waiting for the records
+// connection's inserts, which slow as the store grows.
+void Coordinator::write_last_seen(const std::vector<std::pair<std::string, double>>& seen) {
+  if (seen.empty()) return;
+  try {
+    std::lock_guard records_lock(records_mutex_);
+    Store::Transaction tx(records_store_);
+    for (const auto& [id, t] : seen) records_store_.save_last_seen(id, t);
+    tx.commit();
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    for (const auto& [id, t] : seen) unsaved_seen_.insert(id);
+    throw;
+  }
 }
 
 ApiResult Coordinator::register_agent(const Json& info) {
@@ -255,13 +277,14 @@ void Coordinator::check_liveness() {
     }
   }
   // The usual case writes nothing here, so that a locked store does not stall the API; the
-  // heartbeat times go to the store every few seconds.
-  if (t - saved_at_ >= options_.last_seen_save_interval_s) {
-    try {
-      save_last_seen_locked();
-    } catch (const std::exception& e) {
-      log::warn(std::string("could not save the agents' last heartbeat times (retried): ") + e.what());
-    }
+  // heartbeat times go to the store every few seconds, written once the lock is released.
+  if (t - saved_at_ < options_.last_seen_save_interval_s) return;
+  const auto seen = take_unsaved_seen_locked();
+  lock.unlock();
+  try {
+    write_last_seen(seen);
+  } catch (const std::exception& e) {
+    log::warn(std::string("could not save the agents' last heartbeat times (retried): ") + e.what());
   }
 }
 

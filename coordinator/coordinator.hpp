@@ -88,8 +88,10 @@ class Coordinator {
   // Agents silent for longer than the heartbeat timeout are lost, and so are their runs.
   void check_liveness();
   // Writes the last_seen of every agent heard from since the last save to the store. check_liveness
-  // calls it every last_seen_save_interval_s; call it at shutdown. A store that cannot be written
-  // just now is retried at the next save.
+  // does so every last_seen_save_interval_s; call it at shutdown. The times are taken under the
+  // lock and written after it is released, on the records' connection, so that no heartbeat
+  // waits for SQLite's write lock on their account. A store that cannot be written just now is
+  // retried at the next save (throws here; check_liveness logs it).
   void save_last_seen();
   std::string metrics_text();
   // Acceptance verdicts per node, GPU and check (POST /api/v1/node-health), on /metrics too.
@@ -124,7 +126,10 @@ class Coordinator {
   // The run ended ok: its busbw records score the predictions of its series at its node count
   // that were made before it started. A failure is logged, never the run's.
   void score_predictions(const Store::Run& run);
-  void save_last_seen_locked();
+  // The unsaved agents' times, taken (unsaved_seen_ emptied, saved_at_ moved) under mutex_.
+  std::vector<std::pair<std::string, double>> take_unsaved_seen_locked();
+  // Writes them without mutex_ (under records_mutex_); on failure they are unsaved again.
+  void write_last_seen(const std::vector<std::pair<std::string, double>>& seen);
   // A run handed out that its leader never confirmed (its answer was lost, or the agent went
   // before it read it): back to the queue, or cancelled if it was being cancelled, with its
   // attempt given back. No status record: nothing ran.

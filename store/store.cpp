@@ -362,6 +362,11 @@ void Store::touch_agent(const std::string& id, const std::string& state, double 
   q.bind(1, state).bind(2, last_seen).bind(3, id).step();
 }
 
+void Store::save_last_seen(const std::string& id, double last_seen) {
+  Statement q(*statements_, path_, "UPDATE agents SET last_seen=? WHERE id=? AND last_seen<?");
+  q.bind(1, last_seen).bind(2, id).bind(3, last_seen).step();
+}
+
 std::map<std::string, int> Store::agent_counts() {
   Statement q(*statements_, path_, "SELECT state, COUNT(*) FROM agents GROUP BY state");
   std::map<std::string, int> out;

@@ -159,6 +159,9 @@ class Store {
   std::vector<Agent> agents();
   // A heartbeat's change: state and time only, so that the agent's info is not rewritten.
   void touch_agent(const std::string& id, const std::string& state, double last_seen);
+  // The agent's last heartbeat time, never moved back and its state left alone: the coordinator
+  // writes these outside its lock, where a state change written meanwhile must stand.
+  void save_last_seen(const std::string& id, double last_seen);
   std::map<std::string, int> agent_counts();  // by state
   // Alive agents last seen before `seen_before`: id and last_seen.
   std::vector<std::pair<std::string, double>> silent_agents(double seen_before);

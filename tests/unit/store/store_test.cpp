@@ -249,6 +249,21 @@ TEST_F(StoreTest, AgentsUpsert) {
   EXPECT_FALSE(s.agent("node-c"));
 }
 
+// The coordinator writes heartbeat times outside its lock: a state written meanwhile (lost) stands,
+// and a time older than the stored one does not move it back.
+TEST_F(StoreTest, SavedLastSeenMovesOnlyTheTimeAndOnlyForward) {
+  Store s(path_);
+  s.upsert_agent(agent("node-a", "alive", 10));
+  s.touch_agent("node-a", "lost", 30);
+  s.save_last_seen("node-a", 20);
+  EXPECT_DOUBLE_EQ(s.agent("node-a")->last_seen, 30);
+  s.save_last_seen("node-a", 40);
+  EXPECT_DOUBLE_EQ(s.agent("node-a")->last_seen, 40);
+  EXPECT_EQ(s.agent("node-a")->state, "lost");
+  s.save_last_seen("nobody", 50);  // an agent removed meanwhile: nothing to do
+  EXPECT_FALSE(s.agent("nobody"));
+}
+
 TEST_F(StoreTest, EverythingSurvivesReopeningTheFile) {
   long long id = 0, run_id = 0;
   {
