@@ -9,40 +9,19 @@
 
 namespace scalebench::gpt {
 
-StepTiming time_steps(GptModel& model, cudaStream_t s, int grad_accum, const Hyper& h, int warmup, int samples,
-                      int steps, bool graph) {
-  StepTiming out;
+namespace {
+// One more step with the pipeline's timing on: its bubble and exposed communication.
+void time_pipeline_step(GptModel& model, int grad_accum, const Hyper& h, StepTiming& out) {
+  model.time_pipeline(true);
   model.step(grad_accum, h);
-  auto loss = [&] { return model.holds_loss() ? static_cast<double>(model.loss()) : 0.0; };
-  out.loss_first = loss();
-  if (graph) model.capture_step(grad_accum, h);
-  auto one_step = [&] { graph ? model.replay_step() : model.step(grad_accum, h); };
-  // A graph's first launch uploads it: at least one replay before the timing.
-  const int more = graph ? std::max(warmup - 1, 1) : warmup - 1;
-  for (int i = 0; i < more; ++i) one_step();
-  gpu::Event start, stop, fwd, bwd;
-  for (int r = 0; r < samples; ++r) {
-    CUDA_CHECK(cudaEventRecord(start.get(), s));
-    for (int i = 0; i < steps; ++i) one_step();
-    CUDA_CHECK(cudaEventRecord(stop.get(), s));
-    CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    out.step_seconds.push_back(ms * 1e-3 / steps);
-  }
-  if (model.pipeline_stages() > 1) {
-    model.time_pipeline(true);
-    model.step(grad_accum, h);
-    model.time_pipeline(false);
-    out.bubble = model.pipeline_bubble();
-    out.exposed_communication_ms = model.exposed_communication_ms();
-    out.loss_last = loss();
-    std::size_t free_b = 0, total_b = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    out.peak_bytes = total_b - free_b;
-    return out;
-  }
-  // One split step: forward and backward of every micro-batch, then the optimizer.
+  model.time_pipeline(false);
+  out.bubble = model.pipeline_bubble();
+  out.exposed_communication_ms = model.exposed_communication_ms();
+}
+
+// One split step: forward and backward of every micro-batch, then the optimizer, each timed.
+void time_split_step(GptModel& model, cudaStream_t s, int grad_accum, const Hyper& h, StepTiming& out) {
+  gpu::Event start, fwd, bwd, stop;
   float f = 0, b = 0, o = 0;
   CUDA_CHECK(cudaEventRecord(start.get(), s));
   for (int i = 0; i < grad_accum; ++i) {
@@ -67,6 +46,35 @@ StepTiming time_steps(GptModel& model, cudaStream_t s, int grad_accum, const Hyp
   out.backward_ms = b;
   out.exposed_communication_ms = model.exposed_communication_ms();
   out.optimizer_ms = std::max(0.0, o - out.exposed_communication_ms);
+}
+}  // namespace
+
+StepTiming time_steps(GptModel& model, cudaStream_t s, int grad_accum, const Hyper& h, int warmup, int samples,
+                      int steps, bool graph) {
+  StepTiming out;
+  model.step(grad_accum, h);
+  auto loss = [&] { return model.holds_loss() ? static_cast<double>(model.loss()) : 0.0; };
+  out.loss_first = loss();
+  if (graph) model.capture_step(grad_accum, h);
+  auto one_step = [&] { graph ? model.replay_step() : model.step(grad_accum, h); };
+  // A graph's first launch uploads it: at least one replay before the timing.
+  const int more = graph ? std::max(warmup - 1, 1) : warmup - 1;
+  for (int i = 0; i < more; ++i) one_step();
+  gpu::Event start, stop;
+  for (int r = 0; r < samples; ++r) {
+    CUDA_CHECK(cudaEventRecord(start.get(), s));
+    for (int i = 0; i < steps; ++i) one_step();
+    CUDA_CHECK(cudaEventRecord(stop.get(), s));
+    CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    out.step_seconds.push_back(ms * 1e-3 / steps);
+  }
+  // A pipeline's step cannot be split into passes (its stages interleave them): its bubble instead.
+  if (model.pipeline_stages() > 1)
+    time_pipeline_step(model, grad_accum, h, out);
+  else
+    time_split_step(model, s, grad_accum, h, out);
   out.loss_last = loss();
   std::size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));

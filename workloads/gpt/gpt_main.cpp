@@ -211,9 +211,9 @@ int run_gpt_workload(const RunRequest& run) {
       peak = compute::peak_ops_per_second(compute::Precision::kBf16, gpu.cc_major, gpu.cc_minor, gpu.sm_count,
                                           gpu.max_clock_mhz);
     const double fpt = gpt::flops_per_token(shape, cfg.seq);
-    // The loss of the whole batch: the mean over the ranks that hold it (a tp group's ranks agree;
-    // of a pipeline, the last stage's).
-    const double holders = static_cast<double>(mpi.allreduce_sum(model->holds_loss() ? 1LL : 0LL));
+    // The loss of the whole batch: the mean over the ranks that hold it, the last pipeline stage's
+    // dp x tp ranks (a tp group's ranks agree; the other stages hold none).
+    const double holders = static_cast<double>(cfg.dp) * cfg.tp;
     const double loss_first = trained ? trained->curve.front().train_loss : mpi.allreduce_sum(t.loss_first) / holders;
     const double loss_last = trained ? trained->train_loss : mpi.allreduce_sum(t.loss_last) / holders;
     o.details = Json{{"tokens_per_s", tokens_per_step / median},

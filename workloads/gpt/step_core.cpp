@@ -39,7 +39,7 @@ StepCore::StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, A
       slots(p.at.pp > 1 && p.virtual_stages > 1
                 ? chunk_slots(interleaved_1f1b(p.at.pp, p.virtual_stages, p.at.pp_rank, p.micro_batches),
                               p.virtual_stages)
-                : std::vector<int>{p.at.pp - p.at.pp_rank}),
+                : std::vector<int>{pipeline_slots(p.at.pp, p.at.pp_rank, p.micro_batches)}),
       heads_l(shape.heads / p.at.tp),
       kv_l(shape.kv_heads / p.at.tp),
       mlp_l(shape.mlp / p.at.tp),
