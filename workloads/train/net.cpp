@@ -37,6 +37,8 @@ std::byte* Net::alloc(gpu::DeviceBuffer& b, std::size_t bytes) {
 
 Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
     : model_(m), cfg_(cfg), ct_(compute_dtype(cfg.precision)), stream_(stream) {
+  if (cfg_.depthwise != "ours" && cfg_.depthwise != "cudnn")
+    throw Error("depthwise: '" + cfg_.depthwise + "' is not one of ours, cudnn");
   CUDNN_CHECK(cudnnSetStream(cudnn_.get(), stream_));
   CUDNN_CHECK(cudnnSetActivationDescriptor(relu_.get(), CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
   alloc_parameters();
@@ -288,6 +290,8 @@ Json Net::describe() const {
               {"conv_api", cfg_.conv_api},
               {"graph_plans_tried", graph_plans_tried_},
               {"graph_api_skipped_convs", legacy_only_},
+              {"depthwise", cfg_.depthwise},
+              {"depthwise_kernels", depthwise_kernels_},
               {"graph_api_error", graph_api_error_},
               {"algo_search_s", search_seconds_},
               {"workspace_bytes", workspace_.bytes()},

@@ -20,11 +20,11 @@
 // A model of model.hpp on the current GPU: NHWC activations in the compute precision, convolutions
 // through cuDNN with the fastest algorithm measured once per shape, batch norm through cuDNN
 // (fused with the residual add and ReLU where the precision has it), the fully connected layers
-// through cuBLASLt, concatenation as a copy of each input into its channels, grouped (depthwise)
-// convolutions through cuDNN's group count on the legacy API, and the SGD step as one kernel over
-// a flat parameter buffer. Every call
-// enqueues on the net's stream (graph-capturable after the first, uncaptured, pass). Built only
-// with SCALEBENCH_HAVE_CUDA.
+// through cuBLASLt, concatenation as a copy of each input into its channels, depthwise
+// convolutions in our kernels (or, as other grouped ones, through cuDNN's group count on the legacy
+// API), and the SGD step as one kernel over a flat parameter buffer. Every call enqueues on the
+// net's stream (graph-capturable after the first, uncaptured, pass). Built only with
+// SCALEBENCH_HAVE_CUDA.
 namespace scalebench::train {
 
 // The GPU ran out of memory building the net: the batch does not fit.
@@ -48,6 +48,10 @@ struct NetConfig {
   // Convolution algorithms from "legacy" (cudnnFind*), "graph" (the graph API's plans) or "best"
   // (in fp32 with search: both, the faster per convolution and direction; otherwise legacy).
   std::string conv_api = "best";
+  // Depthwise convolutions (groups = input = output channels, k x k with k 3, 5 or 7) in "ours"
+  // (depthwise_kernels.cu, no algorithm search) or "cudnn" (its grouped convolution, searched as
+  // the others): cuDNN's took 655 ms of NASNet-A Mobile's 816 ms fp16 step at batch 512.
+  std::string depthwise = "ours";
   float lr = 0.1f, momentum = 0.9f, weight_decay = 1e-4f;
   int loss_scale_interval = 2000;  // fp16: double the loss scale after this many good steps
   std::uint64_t seed = 1;          // weights: the same on every rank
@@ -189,6 +193,7 @@ class Net {
   double search_seconds_ = 0;
   int graph_plans_tried_ = 0;
   int legacy_only_ = 0;  // convolutions the graph API's shape cannot describe (padded 1xn, nx1; grouped), or unaligned
+  int depthwise_kernels_ = 0;    // convolutions in our depthwise kernels
   std::string graph_api_error_;  // why "best" fell back to the legacy API, if it did
 };
 

@@ -157,6 +157,15 @@ std::size_t Net::choose_conv(int layer, AlgoSearch& search) {
   LayerState& st = *layers_[i];
   setup_conv(layer);
   const Layer& in = model_.layers[static_cast<std::size_t>(l.input)];
+  // A depthwise convolution in our kernels skips cuDNN's search; its workspace is the filter
+  // gradient's partial sums.
+  if (cfg_.depthwise == "ours" && l.groups == in.out.c && l.channels == in.out.c && l.kernel_h == l.kernel_w &&
+      l.pad_h == l.pad_w && depthwise_supported(l.kernel_h)) {
+    st.depthwise = true;
+    st.pool = PoolShape{cfg_.batch, in.out.h, in.out.w, in.out.c, l.out.h, l.out.w, l.kernel_h, l.stride, l.pad_h};
+    ++depthwise_kernels_;
+    return cfg_.training ? depthwise_filter_work_bytes(st.pool) : 0;
+  }
   // "best" asks the graph API in fp32 only: there it has FMA kernels the legacy API lacks
   // (163 -> 127 ms per ResNet-50 step at batch 128 on an H200), in tf32 it gained nothing,
   // and in fp16 its search had not finished after two minutes.

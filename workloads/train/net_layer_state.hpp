@@ -50,6 +50,7 @@ struct Net::LayerState {
   gpu::ConvolutionDescriptor fwd_desc, bwd_data_desc, bwd_filter_desc;
   gpu::TensorDescriptor bias_desc;
   ConvAlgo fwd, bwd_data, bwd_filter;
+  bool depthwise = false;  // in our depthwise kernels (shape in `pool`), not cuDNN's
   // batch norm
   gpu::TensorDescriptor bn_desc;
   gpu::DeviceBuffer saved_mean, saved_inv_var, running_mean, running_var, reserve;
@@ -57,7 +58,7 @@ struct Net::LayerState {
   bool fused = false;
   std::string unfused_reason;
   float* bn_grad32 = nullptr;  // fp32 gradients of scale and shift (the flat buffer itself in fp32)
-  // maxpool, windowed avgpool
+  // maxpool, windowed avgpool, our depthwise convolution
   PoolShape pool;
   gpu::DeviceBuffer argmax;  // training: each output's maximum in its window
   // fc

@@ -61,7 +61,9 @@ void Net::conv_forward(int i) {
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
   const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
   const float one = 1.0f, zero = 0.0f;
-  if (st.fwd.plan)
+  if (st.depthwise)
+    depthwise_forward(in.y.get(), weight(i), st.y.get(), ct_, st.pool, stream_);
+  else if (st.fwd.plan)
     st.fwd.plan->execute(cudnn_.get(), in.y.get(), weight(i), st.y.get(), workspace_.get());
   else
     CUDNN_CHECK(cudnnConvolutionForward(cudnn_.get(), &one, in.y_desc.get(), in.y.get(), st.w_desc.get(), weight(i),
@@ -75,7 +77,9 @@ void Net::conv_backward(int i, const std::function<void(int)>& done) {
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
   const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
   const float one = 1.0f, zero = 0.0f;
-  if (st.bwd_filter.plan)
+  if (st.depthwise)
+    depthwise_backward_filter(in.y.get(), st.dy.get(), grad(i), ct_, st.pool, workspace_.get(), stream_);
+  else if (st.bwd_filter.plan)
     st.bwd_filter.plan->execute(cudnn_.get(), in.y.get(), grad(i), st.dy.get(), workspace_.get());
   else
     CUDNN_CHECK(cudnnConvolutionBackwardFilter(cudnn_.get(), &one, in.y_desc.get(), in.y.get(), st.y_desc.get(),
@@ -86,7 +90,9 @@ void Net::conv_backward(int i, const std::function<void(int)>& done) {
   done(i);
   if (l.input > 0) {
     const float beta = st.acc_input ? 1.0f : 0.0f;
-    if (st.bwd_data.plan)
+    if (st.depthwise)
+      depthwise_backward_data(st.dy.get(), weight(i), dact(l.input), st.acc_input, ct_, st.pool, stream_);
+    else if (st.bwd_data.plan)
       st.bwd_data.plan->execute(cudnn_.get(), dact(l.input), weight(i), st.dy.get(), workspace_.get());
     else
       CUDNN_CHECK(cudnnConvolutionBackwardData(

@@ -57,7 +57,10 @@ Json Net::time_by_op() {
   std::vector<std::pair<double, std::string>> layers;
   for (std::size_t k = 1; k < n; ++k) {
     const double f = fwd[k], b = bwd[k];
-    const std::string op = name(model_.layers[k].op);
+    // Depthwise convolutions apart from the others: what the `depthwise` parameter changes.
+    const Layer& l = model_.layers[k];
+    const bool depthwise = l.op == Op::kConv && l.groups > 1 && l.groups == l.channels;
+    const std::string op = depthwise ? "depthwise conv" : name(l.op);
     ms[op + " fwd"] += f;
     ms[op + " bwd"] += b;
     layers.push_back({f + b, model_.layers[k].name});

@@ -129,6 +129,7 @@ NetConfig net_config(const TrainPoint& point, const Config& cfg, int rank) {
   nc.search = cfg.search;
   nc.fuse = cfg.fuse;
   nc.conv_api = cfg.conv_api;
+  nc.depthwise = cfg.depthwise;
   nc.lr = cfg.lr, nc.momentum = cfg.momentum, nc.weight_decay = cfg.weight_decay;
   nc.data_seed = 1000 + static_cast<std::uint64_t>(rank);
   return nc;
@@ -292,6 +293,7 @@ compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cf
   nc.training = false;
   nc.search = cfg.search;
   nc.conv_api = cfg.conv_api;
+  nc.depthwise = cfg.depthwise;
   nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
   std::unique_ptr<Net> net;
   compute::RankOutcome out = build_net(model, nc, s, net);

@@ -29,8 +29,9 @@ class TrainBench {
   // A tiny net's gradients against central finite differences of its loss, in fp32 on the
   // current GPU: {"model", "tensors", "wrong", "max_rel_error", "tolerance_rel", "by_tensor"}.
   // `model`: "tiny" (the ResNet and VGG ops), "tiny-inception" (Inception's) or "tiny-nasnet"
-  // (NASNet's).
-  static Json gradient_check(cudaStream_t stream, const std::string& model = "tiny");
+  // (NASNet's); `depthwise`: whose depthwise convolutions (NetConfig::depthwise), also in the result.
+  static Json gradient_check(cudaStream_t stream, const std::string& model = "tiny",
+                             const std::string& depthwise = "ours");
   // The tiny net whose ops those of `m` are: tiny-nasnet for a net with grouped convolutions,
   // adds or subsampling, tiny-inception for one with branches, else tiny.
   static std::string gradient_check_model(const Model& m);

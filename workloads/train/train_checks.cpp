@@ -79,7 +79,9 @@ void TrainBench::record_checks(compute::RankOutcome& out, Json& details, const N
     if (!*ranks_agree) ++wrong;
   }
   const std::string tiny = gradient_check_model(net.model());
-  if (!grad_check_ || grad_check_->at("model") != tiny) grad_check_ = gradient_check(s, tiny);
+  const std::string& depthwise = net.config().depthwise;
+  if (!grad_check_ || grad_check_->at("model") != tiny || grad_check_->at("depthwise") != depthwise)
+    grad_check_ = gradient_check(s, tiny, depthwise);
   details["gradient_check"] = *grad_check_;
   checked += grad_check_->at("tensors").get<long long>();
   wrong += grad_check_->at("wrong").get<long long>();
@@ -95,13 +97,14 @@ std::string TrainBench::gradient_check_model(const Model& m) {
   return "tiny";
 }
 
-Json TrainBench::gradient_check(cudaStream_t s, const std::string& model_name) {
+Json TrainBench::gradient_check(cudaStream_t s, const std::string& model_name, const std::string& depthwise) {
   const Model model = build_model(model_name);
   NetConfig nc;
   nc.precision = Precision::kFp32;
   nc.batch = 8;
   nc.search = false;
   nc.fuse = false;
+  nc.depthwise = depthwise;
   Net net(model, nc, s);
   net.forward(Pass::kTrain);
   net.backward([](int) {});
@@ -152,6 +155,7 @@ Json TrainBench::gradient_check(cudaStream_t s, const std::string& model_name) {
   CUDA_CHECK(cudaStreamSynchronize(s));
   return Json{{"model", model_name},
               {"precision", "fp32"},
+              {"depthwise", depthwise},
               {"method", "central difference along each tensor's gradient direction, the best of 3 steps"},
               {"tensors", tensors},
               {"wrong", wrong},

@@ -90,6 +90,9 @@ Config Config::from_params(const Json& params) {
   c.conv_api = params.value("conv_api", c.conv_api);
   if (c.conv_api != "best" && c.conv_api != "legacy" && c.conv_api != "graph")
     throw Error("conv_api: '" + c.conv_api + "' is not one of best, legacy, graph");
+  c.depthwise = params.value("depthwise", c.depthwise);
+  if (c.depthwise != "ours" && c.depthwise != "cudnn")
+    throw Error("depthwise: '" + c.depthwise + "' is not one of ours, cudnn");
   c.check = params.value("check", c.check);
   c.timeline = params.value("timeline", c.timeline);
   c.lr = static_cast<float>(params.value("lr", 0.02));

@@ -72,9 +72,9 @@ WorkloadDef train_declaration() {
        {},
        "the network (torchvision's layouts; inception3: torchvision's inception_v3 with its auxiliary head, "
        "trained on main + 0.4 x auxiliary loss; inception4: Inception-v4 as timm defines it; nasnet: NASNet-A "
-       "Mobile as tf_cnn_benchmarks and Keras define it, separable convolutions as cuDNN grouped ones; tiny, "
-       "tiny-inception, tiny-nasnet: a few layers for checks; fmnist-resnet: a small residual net for 28x28 grey "
-       "images, what the time-to-accuracy mode trains)"},
+       "Mobile as tf_cnn_benchmarks and Keras define it, separable convolutions as depthwise then pointwise ones; "
+       "tiny, tiny-inception, tiny-nasnet: a few layers for checks; fmnist-resnet: a small residual net for 28x28 "
+       "grey images, what the time-to-accuracy mode trains)"},
       {"mode",
        ParamType::kEnum,
        "train",
@@ -174,6 +174,15 @@ WorkloadDef train_declaration() {
        {},
        "convolution algorithms from cuDNN's legacy API (Find), its graph API's plans, or best: in fp32 the "
        "faster of both per convolution, elsewhere legacy"},
+      {"depthwise",
+       ParamType::kEnum,
+       "ours",
+       {"ours", "cudnn"},
+       {},
+       "depthwise convolutions (NASNet's separable ones: a 3x3, 5x5 or 7x7 filter per channel) in our NHWC "
+       "kernels, or cudnn: its grouped convolution on the legacy API, searched as the other convolutions are; "
+       "cuDNN's took 655 ms of NASNet's 816 ms fp16 step at batch 512 on an H200, so the two can be measured side "
+       "by side (details.profile.by_op_ms: depthwise conv)"},
       {"algo",
        ParamType::kEnum,
        "search",

@@ -1,15 +1,17 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "workloads/gpu/dtype.hpp"
 
 // The train workload's own kernels: what cuDNN and cuBLASLt do not do (synthetic data, residual add
 // and ReLU where cuDNN cannot fuse them, global average pooling, softmax cross-entropy, the fused
-// SGD step over the flat parameter buffer, loss scaling, checksums). Activations and gradients are
-// in the compute type; master weights, momentum and BN parameters in fp32. Defined per kernel
-// family: fill_, elementwise_, pooling_, softmax_loss_, batchnorm_, optimizer_ and allreduce_kernels.cu.
+// SGD step over the flat parameter buffer, loss scaling, checksums), and what cuDNN does too slowly
+// (depthwise convolution). Activations and gradients are in the compute type; master weights,
+// momentum and BN parameters in fp32. Defined per kernel family: fill_, elementwise_, pooling_,
+// softmax_loss_, batchnorm_, optimizer_, allreduce_ and depthwise_kernels.cu.
 namespace scalebench::train {
 
 // The compute type: gpu::DType's kF32, kF16 or kBf16 (its size: gpu::dtype_bytes).
@@ -76,6 +78,27 @@ void avgpool2d_backward(const void* dy, void* dx, bool accumulate, DType t, cons
 void subsample_forward(const void* x, void* y, DType t, const PoolShape& p, int offset, cudaStream_t s);
 void subsample_backward(const void* dy, void* dx, bool accumulate, DType t, const PoolShape& p, int offset,
                         cudaStream_t s);
+
+// Depthwise convolution over the same windows as pooling's (p: n images of h x w by c channels, a
+// k x k window moved by `stride` over x padded by `pad` with zeros, to oh x ow): one filter per
+// channel, w as the net keeps a grouped convolution's weights (KRSC with one input channel a
+// group: c x k x k), sums in fp32, no bias. Ours rather than cuDNN's grouped convolution, whose
+// legacy NHWC kernels took 655 ms of NASNet-A Mobile's 816 ms fp16 step at batch 512 (H200). k is
+// 3, 5 or 7. w and dw may lie at any element offset (the flat parameter buffers); activations
+// are read as 16-byte vectors where their alignment and the channel count allow.
+bool depthwise_supported(int k);
+// y[n, oy, ox, c] = sum over r, s of x[n, oy * stride - pad + r, ox * stride - pad + s, c] * w[c, r, s].
+void depthwise_forward(const void* x, const void* w, void* y, DType t, const PoolShape& p, cudaStream_t s);
+// dx = the sum of dy * the tap that joined them over the outputs whose window holds each x, or
+// dx += that when accumulate.
+void depthwise_backward_data(const void* dy, const void* w, void* dx, bool accumulate, DType t, const PoolShape& p,
+                             cudaStream_t s);
+// dw[c, r, s] = the sum over images and outputs of dy * the x under tap (r, s), written in t (the
+// same bits every run: no atomics). `work`: depthwise_filter_work_bytes(p) bytes (fp32 partial
+// sums), on the current device.
+std::size_t depthwise_filter_work_bytes(const PoolShape& p);
+void depthwise_backward_filter(const void* x, const void* dy, void* dw, DType t, const PoolShape& p, void* work,
+                               cudaStream_t s);
 
 // One input of a concatenation along channels: over `rows` positions, dst[r][dst_at + k] =
 // src[r][src_at + k] for k < c, src rows `src_c` wide and dst rows `dst_c` (or += when

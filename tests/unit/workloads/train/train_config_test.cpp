@@ -135,6 +135,15 @@ TEST(TrainConfig, PlanAndBadParameters) {
   knobs["allreduce"] = "nvls";
   EXPECT_THROW(Config::from_params(knobs), Error);
   knobs.erase("allreduce");
+  // Depthwise convolutions in our kernels unless cuDNN's are asked for.
+  EXPECT_EQ(Config::from_params(params).depthwise, "ours");
+  knobs["depthwise"] = "cudnn";
+  EXPECT_EQ(check_param_set(*def, knobs), "");
+  EXPECT_EQ(Config::from_params(knobs).depthwise, "cudnn");
+  EXPECT_NE(parse_param(*def->find("depthwise"), "fast").error, "");
+  knobs["depthwise"] = "fast";
+  EXPECT_THROW(Config::from_params(knobs), Error);
+  knobs.erase("depthwise");
   knobs["conv_api"] = "fastest";
   EXPECT_NE(parse_param(*def->find("conv_api"), "fastest").error, "");
   EXPECT_THROW(Config::from_params(knobs), Error);

@@ -64,21 +64,64 @@ TEST(TrainGpu, TinyInceptionGradientsMatchFiniteDifferences) {
 // convolutions of 3x3 to 7x7 at strides 1 and 2, pointwise ones, adds (one of a pool to itself),
 // batch norms that add the other branch without a ReLU, a ReLU read by several branches, the
 // factorized reduction's shifted subsampling from an odd 7x7, max and average pools of stride 2.
+// With the depthwise convolutions in our kernels (the default) and in cuDNN's.
 TEST(TrainGpu, TinyNasnetGradientsMatchFiniteDifferences) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   gpu::Stream stream;
-  const Json r = train::TrainBench::gradient_check(stream.get(), "tiny-nasnet");
-  EXPECT_EQ(r.at("model").get<std::string>(), "tiny-nasnet");
-  // stem conv + bn 3, reduction cell 1x1 + bn 3 and 5 separable blocks of 8, normal cell
-  // factorized reduction 4, 1x1 + bn 3, 5 separable blocks of 8, fc 2.
-  EXPECT_EQ(r.at("tensors").get<long long>(), 3 + 43 + 47 + 2);
-  EXPECT_EQ(r.at("wrong").get<long long>(), 0) << r.dump(1);
+  for (const std::string depthwise : {"ours", "cudnn"}) {
+    SCOPED_TRACE("depthwise " + depthwise);
+    const Json r = train::TrainBench::gradient_check(stream.get(), "tiny-nasnet", depthwise);
+    EXPECT_EQ(r.at("model").get<std::string>(), "tiny-nasnet");
+    EXPECT_EQ(r.at("depthwise").get<std::string>(), depthwise);
+    // stem conv + bn 3, reduction cell 1x1 + bn 3 and 5 separable blocks of 8, normal cell
+    // factorized reduction 4, 1x1 + bn 3, 5 separable blocks of 8, fc 2.
+    EXPECT_EQ(r.at("tensors").get<long long>(), 3 + 43 + 47 + 2);
+    EXPECT_EQ(r.at("wrong").get<long long>(), 0) << r.dump(1);
+  }
   EXPECT_EQ(train::TrainBench::gradient_check_model(train::build_model("nasnet")), "tiny-nasnet");
 }
 
-// Grouped convolutions through cuDNN (the filter holds c / groups input channels per output
-// channel) against a host reference in double, forward, in fp32 and fp16: depthwise (a group
-// per channel, 5x5, stride 2) and two groups of three channels (3x3, stride 1).
+// Our depthwise kernels and cuDNN's grouped convolution give tiny-nasnet (its 20 depthwise
+// convolutions: 3x3 to 7x7, strides 1 and 2, inputs whose gradient several branches add) the same
+// loss and gradients in fp32, and describe() counts the convolutions that ran in ours.
+TEST(TrainGpu, TinyNasnetDepthwiseKernelsMatchCudnn) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const train::Model m = train::build_model("tiny-nasnet");
+  std::vector<std::vector<float>> grads;
+  std::vector<double> losses;
+  for (const std::string depthwise : {"ours", "cudnn"}) {
+    train::NetConfig nc;
+    nc.batch = 8;
+    nc.search = false;
+    nc.depthwise = depthwise;
+    train::Net net(m, nc, stream.get());
+    EXPECT_EQ(net.describe().at("depthwise_kernels").get<int>(), depthwise == "ours" ? 20 : 0);
+    net.forward(train::Pass::kTrain);
+    net.backward([](int) {});
+    losses.push_back(net.read_loss());  // waits for the stream
+    grads.emplace_back(static_cast<std::size_t>(m.param_count));
+    CUDA_CHECK(cudaMemcpy(grads.back().data(), net.grads(), grads.back().size() * 4, cudaMemcpyDeviceToHost));
+  }
+  EXPECT_NEAR(losses[0], losses[1], 1e-6 * std::fabs(losses[1]));
+  for (const train::Layer& l : m.layers) {
+    if (l.params == 0) continue;
+    double largest = 0, diff = 0;
+    for (long long k = l.param_offset; k < l.param_offset + l.params; ++k) {
+      const std::size_t i = static_cast<std::size_t>(k);
+      largest = std::max(largest, std::fabs(static_cast<double>(grads[1][i])));
+      diff = std::max(diff, std::fabs(static_cast<double>(grads[0][i]) - grads[1][i]));
+    }
+    if (l.groups > 1) {
+      EXPECT_GT(largest, 0.0) << l.name;  // else the comparison says nothing
+    }
+    EXPECT_LE(diff, 1e-4 * largest) << l.name;
+  }
+}
+
+// Grouped convolutions (the filter holds c / groups input channels per output channel) against a
+// host reference in double, forward, in fp32 and fp16: depthwise (a group per channel, 5x5, stride
+// 2; in our kernels and in cuDNN's) and two groups of three channels (3x3, stride 1; cuDNN's).
 TEST(TrainGpu, GroupedConvolutionMatchesAHostReference) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   gpu::Stream stream;
@@ -93,51 +136,55 @@ TEST(TrainGpu, GroupedConvolutionMatchesAHostReference) {
     const train::Dims out = b.dims(conv);
     train::Model m = b.finish(conv);  // the loss reads the convolution's output as logits: inference stops there
     m.classes = static_cast<int>(out.elements());
-    for (const compute::Precision prec : {compute::Precision::kFp32, compute::Precision::kFp16}) {
-      SCOPED_TRACE("groups " + std::to_string(cs.groups) + (prec == compute::Precision::kFp16 ? ", fp16" : ", fp32"));
-      train::NetConfig nc;
-      nc.precision = prec;
-      nc.batch = 2;
-      nc.training = false;
-      nc.search = false;
-      train::Net net(m, nc, s);
-      net.forward(train::Pass::kInfer);
-      const train::DType t = net.compute_type();
-      auto fetch = [&](const void* p, std::size_t n, train::DType type) {
-        gpu::DeviceBuffer tmp(n * static_cast<std::size_t>(gpu::dtype_bytes(type)));
-        CUDA_CHECK(cudaMemcpyAsync(tmp.get(), p, tmp.bytes(), cudaMemcpyDeviceToDevice, s));
-        return download_as(tmp, type, n, s);
-      };
-      const std::size_t nx = 2u * static_cast<std::size_t>(cs.c) * 81,
-                        ny = 2u * static_cast<std::size_t>(out.elements());
-      const std::size_t nw = static_cast<std::size_t>(m.param_count);
-      const std::vector<float> x = fetch(net.images(), nx, t), y = fetch(net.logits(), ny, t);
-      std::vector<float> w = fetch(net.master(), nw, train::DType::kF32);
-      if (t != train::DType::kF32) w = download_as(upload_as(w, t, s), t, nw, s);  // the compute copy's rounding
-      const int cg = cs.c / cs.groups, kg = cs.k / cs.groups, pad = cs.kernel / 2;
-      for (int img = 0; img < 2; ++img)
-        for (int oy = 0; oy < out.h; ++oy)
-          for (int ox = 0; ox < out.w; ++ox)
-            for (int k = 0; k < cs.k; ++k) {
-              double want = 0, scale = 0;
-              const int g = k / kg;
-              for (int ky = 0; ky < cs.kernel; ++ky)
-                for (int kx = 0; kx < cs.kernel; ++kx) {
-                  const int iy = oy * cs.stride - pad + ky, ix = ox * cs.stride - pad + kx;
-                  if (iy < 0 || iy >= 9 || ix < 0 || ix >= 9) continue;
-                  for (int j = 0; j < cg; ++j) {
-                    // NHWC activations, KRSC filters (the filter's channels: its group's).
-                    const double xv = x[((static_cast<std::size_t>(img) * 9 + iy) * 9 + ix) * cs.c + g * cg + j];
-                    const double wv = w[((static_cast<std::size_t>(k) * cs.kernel + ky) * cs.kernel + kx) * cg + j];
-                    want += xv * wv;
-                    scale += std::fabs(xv * wv);
+    for (const compute::Precision prec : {compute::Precision::kFp32, compute::Precision::kFp16})
+      for (const std::string depthwise : {"ours", "cudnn"}) {
+        SCOPED_TRACE("groups " + std::to_string(cs.groups) + (prec == compute::Precision::kFp16 ? ", fp16" : ", fp32") +
+                     ", depthwise " + depthwise);
+        train::NetConfig nc;
+        nc.precision = prec;
+        nc.batch = 2;
+        nc.training = false;
+        nc.search = false;
+        nc.depthwise = depthwise;
+        train::Net net(m, nc, s);
+        EXPECT_EQ(net.describe().at("depthwise_kernels").get<int>(), cs.groups == cs.c && depthwise == "ours" ? 1 : 0);
+        net.forward(train::Pass::kInfer);
+        const train::DType t = net.compute_type();
+        auto fetch = [&](const void* p, std::size_t n, train::DType type) {
+          gpu::DeviceBuffer tmp(n * static_cast<std::size_t>(gpu::dtype_bytes(type)));
+          CUDA_CHECK(cudaMemcpyAsync(tmp.get(), p, tmp.bytes(), cudaMemcpyDeviceToDevice, s));
+          return download_as(tmp, type, n, s);
+        };
+        const std::size_t nx = 2u * static_cast<std::size_t>(cs.c) * 81,
+                          ny = 2u * static_cast<std::size_t>(out.elements());
+        const std::size_t nw = static_cast<std::size_t>(m.param_count);
+        const std::vector<float> x = fetch(net.images(), nx, t), y = fetch(net.logits(), ny, t);
+        std::vector<float> w = fetch(net.master(), nw, train::DType::kF32);
+        if (t != train::DType::kF32) w = download_as(upload_as(w, t, s), t, nw, s);  // the compute copy's rounding
+        const int cg = cs.c / cs.groups, kg = cs.k / cs.groups, pad = cs.kernel / 2;
+        for (int img = 0; img < 2; ++img)
+          for (int oy = 0; oy < out.h; ++oy)
+            for (int ox = 0; ox < out.w; ++ox)
+              for (int k = 0; k < cs.k; ++k) {
+                double want = 0, scale = 0;
+                const int g = k / kg;
+                for (int ky = 0; ky < cs.kernel; ++ky)
+                  for (int kx = 0; kx < cs.kernel; ++kx) {
+                    const int iy = oy * cs.stride - pad + ky, ix = ox * cs.stride - pad + kx;
+                    if (iy < 0 || iy >= 9 || ix < 0 || ix >= 9) continue;
+                    for (int j = 0; j < cg; ++j) {
+                      // NHWC activations, KRSC filters (the filter's channels: its group's).
+                      const double xv = x[((static_cast<std::size_t>(img) * 9 + iy) * 9 + ix) * cs.c + g * cg + j];
+                      const double wv = w[((static_cast<std::size_t>(k) * cs.kernel + ky) * cs.kernel + kx) * cg + j];
+                      want += xv * wv;
+                      scale += std::fabs(xv * wv);
+                    }
                   }
-                }
-              const std::size_t o = ((static_cast<std::size_t>(img) * out.h + oy) * out.w + ox) * cs.k + k;
-              const double tol = (prec == compute::Precision::kFp16 ? 2e-3 : 1e-5) * std::max(scale, 1e-3);
-              ASSERT_NEAR(y[o], want, tol) << "image " << img << " at " << oy << "," << ox << " channel " << k;
-            }
-    }
+                const std::size_t o = ((static_cast<std::size_t>(img) * out.h + oy) * out.w + ox) * cs.k + k;
+                const double tol = (prec == compute::Precision::kFp16 ? 2e-3 : 1e-5) * std::max(scale, 1e-3);
+                ASSERT_NEAR(y[o], want, tol) << "image " << img << " at " << oy << "," << ox << " channel " << k;
+              }
+      }
   }
 }
 
