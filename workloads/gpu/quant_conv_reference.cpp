@@ -1,5 +1,11 @@
 #include "workloads/gpu/quant_conv_reference.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "workloads/gpu/half_bits.hpp"
+
 namespace scalebench::gpu {
 
 std::string QuantConvShape::invalid(QuantFormat f) const {
@@ -38,6 +44,59 @@ double reference_acc(const QuantConvShape& sh, QuantFormat f, const std::uint8_t
     }
   }
   return acc;
+}
+
+const char* name(QuantOutput o) {
+  switch (o) {
+    case QuantOutput::kInt8:
+      return "int8";
+    case QuantOutput::kE4M3:
+      return "fp8e4m3";
+    case QuantOutput::kFp16:
+      return "fp16";
+    case QuantOutput::kFp32:
+      break;
+  }
+  return "fp32";
+}
+
+int output_bytes(QuantOutput o) { return o == QuantOutput::kFp32 ? 4 : o == QuantOutput::kFp16 ? 2 : 1; }
+
+double decode_output(QuantOutput o, const void* data, std::int64_t index) {
+  const auto* bytes = static_cast<const std::uint8_t*>(data) + index * output_bytes(o);
+  switch (o) {
+    case QuantOutput::kInt8:
+      return decode(QuantFormat::kInt8, bytes[0]);
+    case QuantOutput::kE4M3:
+      return decode(QuantFormat::kE4M3, bytes[0]);
+    case QuantOutput::kFp16: {
+      std::uint16_t h = 0;
+      std::memcpy(&h, bytes, sizeof h);
+      return half_to_float(h);
+    }
+    case QuantOutput::kFp32:
+      break;
+  }
+  float f = 0;
+  std::memcpy(&f, bytes, sizeof f);
+  return f;
+}
+
+bool output_matches(QuantOutput o, QuantFormat input, double got, double expected, double magnitude) {
+  if (!std::isfinite(got)) return false;
+  const double sums = input == QuantFormat::kE4M3 ? 2e-3 * magnitude : 0.0;
+  const double scale = std::max(std::fabs(expected), magnitude);
+  switch (o) {
+    case QuantOutput::kInt8:
+      return std::fabs(got - quantize_int8(expected)) <= 1.0 + sums;
+    case QuantOutput::kE4M3:
+      return std::fabs(got - std::clamp(expected, -448.0, 448.0)) <= e4m3_step(expected) + sums;
+    case QuantOutput::kFp16:
+      return std::fabs(got - expected) <= 2e-3 * scale + sums;
+    case QuantOutput::kFp32:
+      break;
+  }
+  return std::fabs(got - expected) <= 5e-4 * scale + sums;
 }
 
 }  // namespace scalebench::gpu

@@ -28,4 +28,20 @@ struct QuantConvShape {
 double reference_acc(const QuantConvShape& shape, QuantFormat f, const std::uint8_t* x, const std::uint8_t* w,
                      std::int64_t n, std::int64_t k, std::int64_t p, std::int64_t q);
 
+// What the convolution writes: requantized to int8 or E4M3, or fp16, fp32.
+enum class QuantOutput { kInt8, kE4M3, kFp16, kFp32 };
+const char* name(QuantOutput o);  // "int8", "fp8e4m3", "fp16", "fp32"
+int output_bytes(QuantOutput o);
+// Element `index` of an output tensor on the host, as the number it stands for.
+double decode_output(QuantOutput o, const void* data, std::int64_t index);
+
+// Whether an output element the GPU wrote, `got`, is the reference: `expected` is the epilogue in
+// the output's units computed in double from the same inputs, `magnitude` the output's typical
+// size. int8: the reference requantized (quantize_int8), +-1 for the fp32 epilogue's rounding at a
+// tie; E4M3: within one E4M3 step of the reference saturated at +-448; fp16 and fp32: within 2e-3
+// and 5e-4 of max(|expected|, magnitude) (fp16's rounding 2^-11, and FP8 Tensor Cores' sums, which
+// keep fewer bits than fp32). Every format also allows 2e-3 x magnitude for those sums with E4M3
+// inputs; int8 inputs sum exactly.
+bool output_matches(QuantOutput o, QuantFormat input, double got, double expected, double magnitude);
+
 }  // namespace scalebench::gpu

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 namespace scalebench::gpu {
@@ -42,6 +43,34 @@ TEST(QuantConvReference, SumsTheProductsInsideThePaddedInput) {
   EXPECT_EQ(reference_acc(s, QuantFormat::kInt8, x.data(), w.data(), 0, 0, 1, 1), 15.0);
   const std::vector<std::uint8_t> ones(9, 0x38), wf{0x38, 0xb8, 0x40, 0x00};  // w = [1 -1; 2 0]
   EXPECT_EQ(reference_acc(s, QuantFormat::kE4M3, ones.data(), wf.data(), 0, 0, 1, 1), 2.0);
+}
+
+// The comparison allows what each output format's rounding allows, and no more.
+TEST(QuantConvReference, OutputsMatchWithinTheirFormatsRounding) {
+  const QuantFormat i8 = QuantFormat::kInt8, e4 = QuantFormat::kE4M3;
+  EXPECT_TRUE(output_matches(QuantOutput::kInt8, i8, 12, 12.4, 30));
+  EXPECT_TRUE(output_matches(QuantOutput::kInt8, i8, 13, 12.5, 30));  // a tie the fp32 epilogue may round up
+  EXPECT_FALSE(output_matches(QuantOutput::kInt8, i8, 14, 12.4, 30));
+  EXPECT_TRUE(output_matches(QuantOutput::kInt8, i8, 127, 300, 30));  // saturated
+  EXPECT_FALSE(output_matches(QuantOutput::kInt8, i8, -128, 300, 30));
+  EXPECT_TRUE(output_matches(QuantOutput::kE4M3, i8, 104, 100, 30));  // steps of 8 above 64
+  EXPECT_FALSE(output_matches(QuantOutput::kE4M3, i8, 112, 100, 30));
+  EXPECT_TRUE(output_matches(QuantOutput::kE4M3, i8, 448, 1000, 30));
+  EXPECT_TRUE(output_matches(QuantOutput::kFp16, i8, 100.1, 100, 30));
+  EXPECT_FALSE(output_matches(QuantOutput::kFp16, i8, 101, 100, 30));
+  EXPECT_FALSE(output_matches(QuantOutput::kFp32, i8, 100.1, 100, 30));
+  EXPECT_TRUE(output_matches(QuantOutput::kFp32, e4, 100.05, 100, 30));  // FP8's shorter sums
+  EXPECT_FALSE(output_matches(QuantOutput::kFp32, i8, NAN, 100, 30));
+}
+
+TEST(QuantConvReference, DecodesEveryOutputFormat) {
+  const std::uint8_t i8[] = {0xfe}, e4[] = {0x00, 0x40};
+  const std::uint16_t h[] = {0x3c00, 0xc100};
+  const float f[] = {0.5f, -7.25f};
+  EXPECT_EQ(decode_output(QuantOutput::kInt8, i8, 0), -2.0);
+  EXPECT_EQ(decode_output(QuantOutput::kE4M3, e4, 1), 2.0);
+  EXPECT_EQ(decode_output(QuantOutput::kFp16, h, 1), -2.5);
+  EXPECT_EQ(decode_output(QuantOutput::kFp32, f, 1), -7.25);
 }
 
 }  // namespace
