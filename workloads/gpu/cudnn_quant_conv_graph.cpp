@@ -84,13 +84,16 @@ Built build(const QuantConvSpec& spec, int nodes, cudnnDataType_t out) {
   };
   std::vector<cudnnBackendDescriptor_t> ops;
   std::int64_t next_virtual = kUidVirtual;
-  // Node i's output: y (non-virtual, the cast to `out`) when it is the last, else virtual fp32.
+  const cudnnDataType_t in = cudnn_type(spec.input), acc = accumulation(spec.input);
+  // Node i's output: y (non-virtual, the cast to `out`) when it is the last, else virtual: the
+  // convolution's in its sums' type (int32 for int8, as cuDNN's int8 fusions take it), the
+  // epilogue's in fp32.
   auto output_of = [&](std::size_t i) {
     if (static_cast<int>(i) + 1 == nodes) return keep(tensor(kUidY, ydims, out, false, "y"));
-    return keep(tensor(next_virtual++, ydims, CUDNN_DATA_FLOAT, true, "after node " + std::to_string(i + 1)));
+    return keep(
+        tensor(next_virtual++, ydims, i == 0 ? acc : CUDNN_DATA_FLOAT, true, "after node " + std::to_string(i + 1)));
   };
 
-  const cudnnDataType_t in = cudnn_type(spec.input), acc = accumulation(spec.input);
   cudnnBackendDescriptor_t x = keep(tensor(kUidX, {sh.n, sh.c, sh.h, sh.w}, in, false, "x"));
   cudnnBackendDescriptor_t w = keep(tensor(kUidW, {sh.k, sh.c, sh.r, sh.s}, in, false, "w"));
   const std::string conv_name = "CONVOLUTION_FORWARD (x and w " + type_name(in) + ", " + type_name(acc) + " sums)";

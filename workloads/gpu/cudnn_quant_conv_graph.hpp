@@ -53,8 +53,9 @@ struct QuantPlanTrial {
 class QuantConvGraph {
  public:
   // Builds the operation graph (CONVOLUTION_FORWARD, then POINTWISE MUL by the per-channel scale,
-  // ADD bias, ADD residual and MUL by the residual's scale, RELU_FWD; virtual fp32 tensors between
-  // them, the output tensor's type doing the cast) and finalises every plan the heuristics offer
+  // ADD bias, ADD residual and MUL by the residual's scale, RELU_FWD; virtual tensors between them,
+  // the sums' type after the convolution and fp32 after each pointwise node; the output tensor's
+  // type doing the cast) and finalises every plan the heuristics offer
   // (at most `max_plans`, workspace at most `max_workspace`); until tune() the first is used.
   // Throws Error when the spec is invalid, or when no engine takes the graph: then the message
   // names the node or the data type cuDNN refused, found by trying the graph's leading nodes.
