@@ -278,8 +278,9 @@ QuantConvGraph::QuantConvGraph(cudnnHandle_t handle, const QuantConvSpec& spec, 
   Plans found = make_plans(built.graph(), device, max_plans, max_workspace);
   if (found.plans.empty())
     throw Error("quantized convolution graph " + spec.shape.text() + " " + name(spec.input) + " " +
-                spec.epilogue_text() + ": no engine of cuDNN " + std::to_string(CUDNN_VERSION) + " takes it (" +
-                found.heuristics + "); " + diagnose(spec, device, built.nodes));
+                spec.epilogue_text() + ": no engine of cuDNN " + std::to_string(CUDNN_MAJOR) + "." +
+                std::to_string(CUDNN_MINOR) + " (headers) takes it (" + found.heuristics + "); " +
+                diagnose(spec, device, built.nodes));
   descriptors_ = std::move(built.parts);
   plans_ = std::move(found.plans);
   names_ = std::move(found.names);
