@@ -162,6 +162,8 @@ Config Config::from_params(const Json& params) {
   c.check = params.value("check", true);
   c.graph = params.value("graph", true);
   c.epilogue = parse_epilogue(params.value("epilogue", std::string("bias-relu")));
+  c.plans = params.value("plans", 4);
+  if (c.plans < 1) throw Error("plans: must be at least 1, got " + std::to_string(c.plans));
   for (compute::Precision p : c.precisions)
     if (quantized(p) && (std::find(c.passes.begin(), c.passes.end(), ConvPass::kForward) == c.passes.end() ||
                          std::find(c.layouts.begin(), c.layouts.end(), Layout::kNhwc) == c.layouts.end()))

@@ -58,8 +58,9 @@ struct Config {
   bool check = true;
   bool graph = true;                        // time CUDA graphs of back-to-back convolutions; false: one host call each
   Epilogue epilogue = Epilogue::kBiasRelu;  // of the quantized precisions' points
+  int plans = 4;  // quantized precisions: the heuristics' first plans, each timed, the fastest kept
   // From the params (precision, layout, pass: one value or a comma-separated list; shapes,
-  // batch, algo, check, epilogue). Throws Error naming the parameter, and when a quantized
+  // batch, algo, check, epilogue, plans). Throws Error naming the parameter, and when a quantized
   // precision is asked for without the forward pass in NHWC (all it runs).
   static Config from_params(const Json& params);
 };

@@ -105,6 +105,13 @@ WorkloadDef conv_declaration() {
        "int8 and fp8e4m3 only: what cuDNN fuses after the convolution, y = conv(x, w) * scale[k] + bias[k] "
        "(+ a residual with its own scale) (then ReLU), requantized to the input's format: a ResNet-50 layer's "
        "inference"},
+      {"plans",
+       ParamType::kInt,
+       4,
+       {},
+       1,
+       "int8 and fp8e4m3 only: how many of cuDNN's plans for the graph (its heuristics' order) are timed on the "
+       "point's tensors, the fastest kept; each may compile a kernel at run time"},
       timing::check("compare sampled outputs with an fp64 reference"),
       {"graph",
        ParamType::kBool,

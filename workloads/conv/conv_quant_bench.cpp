@@ -136,7 +136,7 @@ compute::RankOutcome measure_quantized(cudnnHandle_t handle, cudaStream_t stream
 
   std::optional<gpu::QuantConvGraph> graph;
   try {
-    graph.emplace(handle, spec);
+    graph.emplace(handle, spec, std::int64_t{1} << 30, cfg.plans);
   } catch (const Error& e) {
     out.status = "skipped";
     out.reason = e.what();

@@ -11,7 +11,7 @@
 // with SCALEBENCH_HAVE_CUDA.
 namespace scalebench::conv {
 
-// Builds the graph, times each of its plans and keeps the fastest, times that one (CUDA graphs of
+// Builds the graph, times each of its first cfg.plans plans and keeps the fastest, times that one (CUDA graphs of
 // 20 back-to-back convolutions when cfg.graph), and compares sampled outputs with the host's double
 // reference when cfg.check. A shape cuDNN cannot take (channels not in its vectors, no engine) is
 // skipped with cuDNN's reason. Details: algo (the plan), plans (each plan's time), epilogue,

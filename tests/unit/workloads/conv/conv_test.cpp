@@ -203,6 +203,9 @@ TEST(ConvConfig, QuantizedPrecisionsPlanForwardNhwcPointsWithTheirEpilogue) {
   EXPECT_EQ(throughput(back).unit, "TOP/s");
   EXPECT_EQ(throughput(pts[7]).unit, "TFLOP/s");
   EXPECT_EQ(Config::from_params(Json{{"precision", "int8"}}).epilogue, Epilogue::kBiasRelu);
+  EXPECT_EQ(Config::from_params(Json{{"precision", "int8"}}).plans, 4);
+  EXPECT_EQ(Config::from_params(Json{{"precision", "int8"}, {"plans", 9}}).plans, 9);
+  EXPECT_THROW(Config::from_params(Json{{"plans", 0}}), Error);
   EXPECT_EQ(plan(Config::from_params(Json{{"precision", "int8"}})).size(), 23u);  // ResNet-50's, forward
   Json bad = j;
   bad["epilogue"] = "scale,relu->int8";
