@@ -93,8 +93,9 @@ TEST_P(QuantConvGraphGpu, MatchesTheDoubleReference) {
           acc[static_cast<std::size_t>(((n * P + p) * Q + q) * sh.k + k)] =
               reference_acc(sh, tc.input, x.data(), w.data(), n, k, p, q);
 
-  // Scales as calibration gives them: x's per tensor, w's per output channel (amax over each
-  // filter), y's from the largest magnitude the epilogue produces in real units.
+  // Scales as a calibrated network has them: x's one per tensor, w's one per output channel (a
+  // different one for each of 7 channels in turn), y's from the largest magnitude the epilogue
+  // produces in real units (scale_from_amax), so the requantization meets its range's end.
   const double x_scale = 0.05;
   std::vector<double> w_scale(static_cast<std::size_t>(sh.k));
   for (std::size_t k = 0; k < w_scale.size(); ++k) w_scale[k] = 0.01 * (1.0 + static_cast<double>(k % 7) / 7.0);
