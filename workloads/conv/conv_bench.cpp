@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "workloads/compute/peak.hpp"
 #include "workloads/conv/conv_kernels.cuh"
+#include "workloads/conv/conv_quant_bench.hpp"
 #include "workloads/conv/conv_reference.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/dtype_cuda.hpp"
@@ -415,6 +416,7 @@ compute::RankOutcome ConvBench::measure(const ConvPoint& pt, const Config& cfg, 
   }
   const double peak =
       compute::peak_ops_per_second(pt.precision, gpu.cc_major, gpu.cc_minor, gpu.sm_count, gpu.max_clock_mhz);
+  if (quantized(pt.precision)) return measure_quantized(handle_.get(), stream_.get(), pt, cfg, timing, peak);
   Convolution conv{handle_.get(), stream_.get(), pt.pass};
   describe(conv, pt);
   fill_inputs(conv, pt);

@@ -7,7 +7,8 @@
 #include "workloads/gpu/cudnn_handles.hpp"
 
 // Measures one conv point on the current GPU through cuDNN's convolution API
-// (cudnnConvolutionForward / BackwardData / BackwardFilter). Built only with SCALEBENCH_HAVE_CUDA.
+// (cudnnConvolutionForward / BackwardData / BackwardFilter); int8 and fp8e4m3 points through the
+// quantized graph (conv_quant_bench.hpp). Built only with SCALEBENCH_HAVE_CUDA.
 namespace scalebench::conv {
 
 class ConvBench {

@@ -30,7 +30,7 @@ std::string check_conv(const Json& params) {
     }
     return n == 0 ? std::string(key) + ": empty; expected one or more of: " + all : "";
   };
-  for (std::string e : {list_error("precision", {"fp32", "tf32", "fp16", "bf16"}),
+  for (std::string e : {list_error("precision", {"fp32", "tf32", "fp16", "bf16", "int8", "fp8e4m3"}),
                         list_error("layout", {"nchw", "nhwc"}), list_error("pass", {"fwd", "bwd_data", "bwd_filter"})})
     if (!e.empty()) return e;
   const Json shapes = params.at("shapes");
@@ -60,14 +60,16 @@ WorkloadDef conv_declaration() {
   d.name = "conv";
   d.help =
       "cuDNN convolution (forward, backward-data, backward-filter) on ResNet-50's and DeepBench's layers, every GPU "
-      "at once (docs/conv.md)";
+      "at once; int8 and fp8e4m3 forward with a fused epilogue (docs/conv.md)";
   d.params = {
       {"precision",
        ParamType::kText,
        "fp32,tf32,fp16,bf16",
        {},
        {},
-       "fp32 (CUDA cores), tf32, fp16, bf16 (Tensor Cores; fp32 sums), one or a comma-separated list"},
+       "fp32 (CUDA cores), tf32, fp16, bf16 (Tensor Cores; fp32 sums), one or a comma-separated list; int8 "
+       "(int32 sums) and fp8e4m3 (fp32 sums, Hopper) run the forward pass in NHWC only, as inference does, with "
+       "the epilogue fused (see epilogue)"},
       {"layout", ParamType::kText, "nhwc", {}, {}, "nchw or nhwc (channels last), or both: nchw,nhwc"},
       {"pass",
        ParamType::kText,
@@ -95,6 +97,21 @@ WorkloadDef conv_declaration() {
        {},
        "heuristic: cuDNN's first pick (cudnnGet*Algorithm_v7); search: the fastest cuDNN measures "
        "(cudnnFind*AlgorithmEx)"},
+      {"epilogue",
+       ParamType::kEnum,
+       "bias-relu",
+       {"bias", "bias-relu", "bias-residual-relu"},
+       {},
+       "int8 and fp8e4m3 only: what cuDNN fuses after the convolution, y = conv(x, w) * scale[k] + bias[k] "
+       "(+ a residual with its own scale) (then ReLU), requantized to the input's format: a ResNet-50 layer's "
+       "inference"},
+      {"plans",
+       ParamType::kInt,
+       4,
+       {},
+       1,
+       "int8 and fp8e4m3 only: how many of cuDNN's plans for the graph (its heuristics' order) are timed on the "
+       "point's tensors, the fastest kept; each may compile a kernel at run time"},
       timing::check("compare sampled outputs with an fp64 reference"),
       {"graph",
        ParamType::kBool,

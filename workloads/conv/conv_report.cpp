@@ -14,9 +14,9 @@ std::string point_key(const Json& point) {
   return p.dump();
 }
 
-Json peak_json(double tflops) {
+Json peak_json(double tflops, const std::string& unit) {
   return Json{{"value", tflops},
-              {"unit", "TFLOP/s"},
+              {"unit", unit},
               {"basis", "dense: SMs x maximum SM clock x per-SM rate of the precision's path"}};
 }
 }  // namespace
@@ -38,7 +38,7 @@ void PeakAnnotator::annotate(Json& r) {
     peak = peak_sum_;
   }
   if (peak <= 0) return;
-  r["peak"] = peak_json(peak);
+  r["peak"] = peak_json(peak, r.value("unit", std::string("TFLOP/s")));  // int8's are TOP/s
   r["pct_of_peak"] = 100.0 * r["value"].get<double>() / peak;
 }
 
@@ -80,6 +80,8 @@ std::string table_line(const Json& r) {
     std::snprintf(buf, sizeof buf, "%s %4s %9.2f %7.1f %10.1f  %-22s %-9s %9.1f  %s", label().c_str(),
                   point["gpu"].dump().c_str(), tflops, r.value("pct_of_peak", 0.0), us, d.value("algo", "").c_str(),
                   d.value("math_type", "").c_str(), d.value("workspace_bytes", 0.0) / (1024.0 * 1024.0), check.c_str());
+    // Quantized points: their epilogue (fused into the time), and TOP/s for int8 in the TFLOP/s column.
+    if (point.contains("epilogue")) return std::string(buf) + "  epilogue " + point["epilogue"].get<std::string>();
     return buf;
   }
   if (metric == "throughput_total") {

@@ -175,10 +175,49 @@ TEST(ConvConfig, DefaultsListsAndPlanOrder) {
   EXPECT_EQ(back.layout, Layout::kNhwc);
   EXPECT_DOUBLE_EQ(throughput(back).work, conv_flops(back.shape));
   EXPECT_EQ(throughput(back).unit, "TFLOP/s");
-  EXPECT_THROW(Config::from_params(Json{{"precision", "fp8e4m3"}}), Error);
+  EXPECT_THROW(Config::from_params(Json{{"precision", "fp8e5m2"}}), Error);
   EXPECT_THROW(Config::from_params(Json{{"pass", "bwd"}}), Error);
   EXPECT_THROW(Config::from_params(Json{{"layout", "nc"}}), Error);
   EXPECT_THROW(Config::from_params(Json{{"precision", 16}}), Error);
+}
+
+// int8 and fp8e4m3 are inference: their points are the forward ones in NHWC, each naming its
+// epilogue, beside the other precisions' full sets.
+TEST(ConvConfig, QuantizedPrecisionsPlanForwardNhwcPointsWithTheirEpilogue) {
+  const Config c = Config::from_params(Json{{"precision", "fp16,int8,fp8e4m3"},
+                                            {"layout", "nchw,nhwc"},
+                                            {"shapes", "256x64x1x1@56x56"},
+                                            {"epilogue", "bias-residual-relu"}});
+  const auto pts = plan(c);
+  ASSERT_EQ(pts.size(), 2u * 3 + 1 + 1);
+  EXPECT_EQ(pts[6].precision, compute::Precision::kInt8);
+  EXPECT_EQ(pts[6].pass, ConvPass::kForward);
+  EXPECT_EQ(pts[6].layout, Layout::kNhwc);
+  const Json j = pts[6].to_json();
+  EXPECT_EQ(j.at("epilogue"), "scale,bias,residual(int8),relu->int8");
+  EXPECT_EQ(pts[7].to_json().at("epilogue"), "scale,bias,residual(fp16),relu->fp8e4m3");
+  EXPECT_FALSE(pts[0].to_json().contains("epilogue"));  // fp16's records stay as they were
+  const ConvPoint back = ConvPoint::from_json(j);
+  EXPECT_EQ(back.epilogue, Epilogue::kBiasResidualRelu);
+  EXPECT_EQ(back.precision, compute::Precision::kInt8);
+  EXPECT_EQ(throughput(back).unit, "TOP/s");
+  EXPECT_EQ(throughput(pts[7]).unit, "TFLOP/s");
+  EXPECT_EQ(Config::from_params(Json{{"precision", "int8"}}).epilogue, Epilogue::kBiasRelu);
+  EXPECT_EQ(Config::from_params(Json{{"precision", "int8"}}).plans, 4);
+  EXPECT_EQ(Config::from_params(Json{{"precision", "int8"}, {"plans", 9}}).plans, 9);
+  EXPECT_THROW(Config::from_params(Json{{"plans", 0}}), Error);
+  EXPECT_EQ(plan(Config::from_params(Json{{"precision", "int8"}})).size(), 23u);  // ResNet-50's, forward
+  Json bad = j;
+  bad["epilogue"] = "scale,relu->int8";
+  EXPECT_THROW(ConvPoint::from_json(bad), Error);
+  EXPECT_THROW(Config::from_params(Json{{"precision", "int8"}, {"epilogue", "relu"}}), Error);
+  try {
+    Config::from_params(Json{{"precision", "int8"}, {"pass", "bwd_data"}});
+    FAIL() << "int8 without a forward pass was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("forward pass in NHWC only"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Config::from_params(Json{{"precision", "fp8e4m3"}, {"layout", "nchw"}}), Error);
 }
 
 TEST(ConvConfig, SchemaChecksListsAndShapesBeforeARun) {
@@ -190,6 +229,10 @@ TEST(ConvConfig, SchemaChecksListsAndShapesBeforeARun) {
   Json bad = params;
   bad["precision"] = "fp16,fp4";
   EXPECT_NE(check_param_set(*def, bad).find("'fp4'"), std::string::npos);
+  Json quant = params;
+  quant["precision"] = "int8,fp8e4m3";
+  quant["epilogue"] = "bias-residual-relu";
+  EXPECT_EQ(check_param_set(*def, quant), "");
   bad = params;
   bad["shapes"] = "64x64x3x3@56x56:p1,resnet";
   EXPECT_NE(check_param_set(*def, bad).find("'resnet'"), std::string::npos);
@@ -347,4 +390,17 @@ TEST(ConvReport, PeakAndTableLines) {
   Json skipped{{"metric", "run"}, {"point", pt.to_json()}, {"status", "skipped"}, {"reason", "no algorithm"}};
   EXPECT_NE(table_line(skipped).find("skipped: no algorithm"), std::string::npos);
   EXPECT_EQ(table_line(Json{{"metric", "run"}, {"status", "failed"}, {"reason", "no GPU"}}), "# failed: no GPU");
+
+  // An int8 point: its line names the epilogue timed with it, its peak is in TOP/s.
+  ConvPoint q8 = pt;
+  q8.precision = compute::Precision::kInt8;
+  Json p8 = q8.to_json();
+  p8["gpu"] = 0;
+  Json r8{{"metric", "throughput"}, {"point", p8},    {"value", 800.0},
+          {"unit", "TOP/s"},        {"status", "ok"}, {"details", Json{{"peak_tflops", 1600.0}, {"algo", "engine 7"}}}};
+  PeakAnnotator c;
+  c.annotate(r8);
+  EXPECT_EQ(r8["peak"]["unit"], "TOP/s");
+  EXPECT_DOUBLE_EQ(r8["pct_of_peak"].get<double>(), 50);
+  EXPECT_NE(table_line(r8).find("epilogue scale,bias,relu->int8"), std::string::npos) << table_line(r8);
 }

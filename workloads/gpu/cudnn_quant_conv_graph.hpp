@@ -1,0 +1,97 @@
+#pragma once
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/gpu/cudnn_backend.hpp"
+#include "workloads/gpu/quant_conv_reference.hpp"
+#include "workloads/gpu/quant_scale.hpp"
+
+// A quantized forward convolution with its epilogue fused, through cuDNN's graph (backend) API:
+//   y = act(conv(x, w) * scale[k] + bias[k] (+ residual * residual_scale))
+// with x and w int8 (int32 sums) or E4M3 (fp32 sums, Hopper), the epilogue in fp32 and the output
+// written as int8 or E4M3 (requantized: rounded, saturated), fp16 or fp32. What one layer of an
+// int8 or FP8 ResNet-50 runs; the conv workload measures it (precisions int8 and fp8e4m3). Built
+// only with SCALEBENCH_HAVE_CUDA.
+namespace scalebench::gpu {
+
+// One convolution and its epilogue. NHWC activations, KRSC filters.
+struct QuantConvSpec {
+  QuantConvShape shape;
+  QuantFormat input = QuantFormat::kInt8;           // x and w
+  cudnnDataType_t output = CUDNN_DATA_INT8;         // INT8, FP8_E4M3, HALF or FLOAT
+  bool residual = false;                            // add a residual tensor of y's shape
+  cudnnDataType_t residual_type = CUDNN_DATA_INT8;  // INT8 or HALF
+  bool relu = true;
+
+  // Empty when the spec is one the graph can describe (shape, channel multiples, data types),
+  // else what is wrong.
+  std::string invalid() const;
+  // "scale,bias,residual(int8),relu->int8": the epilogue, as records name it.
+  std::string epilogue_text() const;
+};
+
+// The tensors of one call; residual only with spec.residual. All device memory, 16-byte aligned.
+struct QuantConvTensors {
+  const void* x = nullptr;
+  const void* w = nullptr;
+  void* y = nullptr;
+  const void* residual = nullptr;
+};
+
+// One plan's trial by tune(): its name, and its median time or why it did not run.
+struct QuantPlanTrial {
+  std::string name;
+  double seconds = -1;  // -1: did not run
+  std::string problem;
+};
+
+class QuantConvGraph {
+ public:
+  // Builds the operation graph (CONVOLUTION_FORWARD, then POINTWISE MUL by the per-channel scale,
+  // ADD bias, ADD residual and MUL by the residual's scale, RELU_FWD; virtual tensors between them,
+  // the sums' type after the convolution and fp32 after each pointwise node; the output tensor's
+  // type doing the cast) and finalises every plan the heuristics offer
+  // (at most `max_plans`, workspace at most `max_workspace`); until tune() the first is used.
+  // Throws Error when the spec is invalid, or when no engine takes the graph: then the message
+  // names the node or the data type cuDNN refused, found by trying the graph's leading nodes.
+  QuantConvGraph(cudnnHandle_t handle, const QuantConvSpec& spec, std::int64_t max_workspace = std::int64_t{1} << 30,
+                 int max_plans = 16);
+
+  // The epilogue's values, uploaded on `stream` (synchronised): one scale and one bias per output
+  // channel in the output's units (channel_scale), and the residual's scale over the output's.
+  void set_epilogue(const std::vector<float>& scale, const std::vector<float>& bias, float residual_scale,
+                    cudaStream_t stream);
+
+  // Runs every plan on these tensors (one untimed run, then `reps` timed by CUDA events on the
+  // handle's stream) and keeps the fastest; returns each plan's trial. Throws Error when none runs.
+  std::vector<QuantPlanTrial> tune(const QuantConvTensors& t, int reps = 5);
+
+  // Enqueues the convolution on the handle's stream with the kept plan.
+  void execute(const QuantConvTensors& t) const;
+
+  const QuantConvSpec& spec() const { return spec_; }
+  const std::string& plan_name() const { return names_[chosen_]; }  // "engine <global index>"
+  std::int64_t workspace_bytes() const { return workspaces_[chosen_]; }
+  std::size_t plan_count() const { return plans_.size(); }
+
+ private:
+  cudnnStatus_t run(std::size_t plan, const QuantConvTensors& t) const;
+
+  cudnnHandle_t handle_;
+  QuantConvSpec spec_;
+  std::vector<BackendDescriptor> descriptors_;  // the graph's tensors and operations, kept alive
+  std::vector<BackendDescriptor> plans_;
+  std::vector<std::string> names_;
+  std::vector<std::int64_t> workspaces_;
+  std::size_t chosen_ = 0;
+  bool epilogue_set_ = false;
+  DeviceBuffer workspace_;
+  DeviceBuffer scale_, bias_, residual_scale_;  // the epilogue's fp32 values (scale and bias folded)
+};
+
+}  // namespace scalebench::gpu
