@@ -37,6 +37,21 @@ EngineInfo engine_info(cudnnBackendDescriptor_t config, bool strict_fp32) {
   return info;
 }
 
+BackendDescriptor convolution_descriptor(std::int64_t pad, std::int64_t stride, cudnnDataType_t compute) {
+  BackendDescriptor conv(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+  const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+  const std::int64_t dims = 2;
+  const std::array<std::int64_t, 2> pads{pad, pad}, strides{stride, stride}, dilation{1, 1};
+  conv.set(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
+  conv.set(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
+  conv.set(CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &dims);
+  conv.set(CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, dilation.data());
+  conv.set(CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, strides.data());
+  conv.set(CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, pads.data());
+  conv.set(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, pads.data());
+  return conv;
+}
+
 BackendDescriptor device_properties(cudnnHandle_t handle) {
   BackendDescriptor device(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR);
   device.set(CUDNN_ATTR_DEVICEPROP_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);

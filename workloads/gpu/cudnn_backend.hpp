@@ -36,6 +36,10 @@ struct EngineInfo {
 };
 EngineInfo engine_info(cudnnBackendDescriptor_t config, bool strict_fp32);
 
+// A 2-D cross-correlation's descriptor (the same padding on every side, no dilation), its sums in
+// `compute`: set, not finalised, so that each graph finalises it with its own error text.
+BackendDescriptor convolution_descriptor(std::int64_t pad, std::int64_t stride, cudnnDataType_t compute);
+
 // The device properties of the handle's GPU, finalised (what heuristics and plans are built for).
 BackendDescriptor device_properties(cudnnHandle_t handle);
 

@@ -84,18 +84,7 @@ std::vector<std::shared_ptr<ConvPlan>> conv_plans(cudnnHandle_t handle, const Co
   BackendDescriptor w = tensor(kUidB, {sh.k, sh.c, sh.r, sh.s}, sh.data, align);
   BackendDescriptor y = tensor(kUidC, {sh.n, sh.k, sh.p, sh.q}, sh.data, align);
 
-  BackendDescriptor conv(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
-  const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
-  const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
-  const std::int64_t dims = 2;
-  const std::array<std::int64_t, 2> pad{sh.pad, sh.pad}, stride{sh.stride, sh.stride}, dilation{1, 1};
-  conv.set(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
-  conv.set(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
-  conv.set(CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &dims);
-  conv.set(CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, dilation.data());
-  conv.set(CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, stride.data());
-  conv.set(CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, pad.data());
-  conv.set(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, pad.data());
+  BackendDescriptor conv = convolution_descriptor(sh.pad, sh.stride, CUDNN_DATA_FLOAT);
   conv.finalize();
 
   const float alpha = 1.0f;

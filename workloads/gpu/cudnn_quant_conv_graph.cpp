@@ -97,17 +97,7 @@ Built build(const QuantConvSpec& spec, int nodes, cudnnDataType_t out) {
   cudnnBackendDescriptor_t x = keep(tensor(kUidX, {sh.n, sh.c, sh.h, sh.w}, in, false, "x"));
   cudnnBackendDescriptor_t w = keep(tensor(kUidW, {sh.k, sh.c, sh.r, sh.s}, in, false, "w"));
   const std::string conv_name = "CONVOLUTION_FORWARD (x and w " + type_name(in) + ", " + type_name(acc) + " sums)";
-  BackendDescriptor conv(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
-  const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
-  const std::int64_t dims = 2;
-  const std::array<std::int64_t, 2> pad{sh.pad, sh.pad}, stride{sh.stride, sh.stride}, dilation{1, 1};
-  conv.set(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &acc);
-  conv.set(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
-  conv.set(CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &dims);
-  conv.set(CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, dilation.data());
-  conv.set(CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, stride.data());
-  conv.set(CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, pad.data());
-  conv.set(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, pad.data());
+  BackendDescriptor conv = convolution_descriptor(sh.pad, sh.stride, acc);
   finalize(conv, "the convolution descriptor of node 1, " + conv_name);
   cudnnBackendDescriptor_t cd = keep(std::move(conv));
 
