@@ -37,6 +37,21 @@ EngineInfo engine_info(cudnnBackendDescriptor_t config, bool strict_fp32) {
   return info;
 }
 
+BackendDescriptor nhwc_tensor_descriptor(std::int64_t uid, const std::array<std::int64_t, 4>& nchw,
+                                         cudnnDataType_t type, std::int64_t alignment, bool is_virtual) {
+  const auto [n, c, h, w] = nchw;
+  (void)n;
+  const std::array<std::int64_t, 4> strides{c * h * w, 1, w * c, c};
+  BackendDescriptor t(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  t.set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
+  t.set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, nchw.data());
+  t.set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides.data());
+  t.set(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
+  t.set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
+  if (is_virtual) t.set(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &is_virtual);
+  return t;
+}
+
 BackendDescriptor convolution_descriptor(std::int64_t pad, std::int64_t stride, cudnnDataType_t compute) {
   BackendDescriptor conv(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
   const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;

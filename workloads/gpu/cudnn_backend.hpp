@@ -1,6 +1,7 @@
 #pragma once
 #include <cudnn.h>
 
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -35,6 +36,11 @@ struct EngineInfo {
   bool allowed = true;
 };
 EngineInfo engine_info(cudnnBackendDescriptor_t config, bool strict_fp32);
+
+// A tensor stored NHWC, described in cuDNN's logical NCHW order (`nchw`), with the byte alignment
+// of its first element: set, not finalised, as convolution_descriptor.
+BackendDescriptor nhwc_tensor_descriptor(std::int64_t uid, const std::array<std::int64_t, 4>& nchw,
+                                         cudnnDataType_t type, std::int64_t alignment, bool is_virtual = false);
 
 // A 2-D cross-correlation's descriptor (the same padding on every side, no dilation), its sums in
 // `compute`: set, not finalised, so that each graph finalises it with its own error text.

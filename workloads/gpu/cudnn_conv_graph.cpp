@@ -13,16 +13,7 @@ constexpr std::int64_t kUidA = 1, kUidB = 2, kUidC = 3;
 
 BackendDescriptor tensor(std::int64_t uid, std::array<std::int64_t, 4> nchw, cudnnDataType_t type,
                          std::int64_t alignment) {
-  // NHWC in memory, described in cuDNN's logical NCHW order.
-  const auto [n, c, h, w] = nchw;
-  const std::array<std::int64_t, 4> strides{c * h * w, 1, w * c, c};
-  (void)n;
-  BackendDescriptor t(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-  t.set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
-  t.set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, nchw.data());
-  t.set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides.data());
-  t.set(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
-  t.set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
+  BackendDescriptor t = nhwc_tensor_descriptor(uid, nchw, type, alignment);
   t.finalize();
   return t;
 }

@@ -45,20 +45,10 @@ void finalize(BackendDescriptor& d, const std::string& what) {
     throw Error("quantized convolution graph: cuDNN refused " + what + ": " + cudnn_status_text(st));
 }
 
-// NHWC in memory, described in cuDNN's logical NCHW order (per-channel and scalar tensors too).
+// The graph's tensors, per-channel and scalar ones too; every one 16-byte aligned.
 BackendDescriptor tensor(std::int64_t uid, std::array<std::int64_t, 4> nchw, cudnnDataType_t type, bool is_virtual,
                          const std::string& what) {
-  const auto [n, c, h, w] = nchw;
-  (void)n;
-  const std::array<std::int64_t, 4> strides{c * h * w, 1, w * c, c};
-  const std::int64_t alignment = 16;
-  BackendDescriptor t(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-  t.set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
-  t.set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, nchw.data());
-  t.set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides.data());
-  t.set(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
-  t.set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
-  t.set(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &is_virtual);
+  BackendDescriptor t = nhwc_tensor_descriptor(uid, nchw, type, 16, is_virtual);
   finalize(t, "tensor " + what + " (" + type_name(type) + ")");
   return t;
 }

@@ -9,52 +9,10 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "coordinator/scheduler.hpp"
+#include "tests/unit/store/store_fixture.hpp"
 
 namespace scalebench {
 namespace {
-
-namespace fs = std::filesystem;
-
-// A fresh directory per test for the SQLite file and its WAL companions.
-class StoreTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("scalebench-store-test-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    path_ = (dir_ / "scalebench.db").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  static RunSpec run_spec(int index, const std::string& op) {
-    RunSpec r;
-    r.index = index;
-    r.experiment = "quick";
-    r.workload = "collective";
-    r.params = Json{{"op", op}, {"min_bytes", 1024}};
-    r.variant = "default";
-    r.env = {{"NCCL_P2P_DISABLE", "1"}};
-    r.ranks_per_node = 2;
-    return r;
-  }
-
-  // Three runs: queued, skipped, failed.
-  static std::vector<RunSpec> three_runs() {
-    std::vector<RunSpec> runs{run_spec(0, "all_reduce"), run_spec(1, "all_gather"), run_spec(2, "alltoall")};
-    runs[1].skip_reason = "backend nccl needs GPUs";
-    runs[2].fail_reason = "needs 8 GPUs per node";
-    return runs;
-  }
-
-  static Store::Agent agent(const std::string& id, const std::string& state, double seen) {
-    return Store::Agent{id, id + ".example", Json{{"gpus", Json::array()}, {"slots", 4}}, state, 100.0, seen};
-  }
-
-  fs::path dir_;
-  std::string path_;
-};
 
 TEST_F(StoreTest, AddExperimentStoresEveryRunWithItsInitialState) {
   Store s(path_);
@@ -226,44 +184,6 @@ TEST_F(StoreTest, RecordKeepsItsJsonExactly) {
   EXPECT_EQ(back.begin().key(), "z_first") << "field order is kept";
 }
 
-TEST_F(StoreTest, AgentsUpsert) {
-  Store s(path_);
-  s.upsert_agent(agent("node-b", "alive", 10));
-  s.upsert_agent(agent("node-a", "alive", 11));
-  Store::Agent changed = agent("node-b", "lost", 20);
-  changed.hostname = "renamed";
-  changed.info["slots"] = 16;
-  s.upsert_agent(changed);
-
-  auto all = s.agents();
-  ASSERT_EQ(all.size(), 2u) << "an upsert of a known id replaces it";
-  EXPECT_EQ(all[0].id, "node-a");
-  EXPECT_EQ(all[1].id, "node-b");
-  auto b = s.agent("node-b");
-  ASSERT_TRUE(b);
-  EXPECT_EQ(b->state, "lost");
-  EXPECT_EQ(b->hostname, "renamed");
-  EXPECT_EQ(b->info["slots"], 16);
-  EXPECT_DOUBLE_EQ(b->last_seen, 20);
-  EXPECT_DOUBLE_EQ(b->registered_at, 100);
-  EXPECT_FALSE(s.agent("node-c"));
-}
-
-// The coordinator writes heartbeat times outside its lock: a state written meanwhile (lost) stands,
-// and a time older than the stored one does not move it back.
-TEST_F(StoreTest, SavedLastSeenMovesOnlyTheTimeAndOnlyForward) {
-  Store s(path_);
-  s.upsert_agent(agent("node-a", "alive", 10));
-  s.touch_agent("node-a", "lost", 30);
-  s.save_last_seen("node-a", 20);
-  EXPECT_DOUBLE_EQ(s.agent("node-a")->last_seen, 30);
-  s.save_last_seen("node-a", 40);
-  EXPECT_DOUBLE_EQ(s.agent("node-a")->last_seen, 40);
-  EXPECT_EQ(s.agent("node-a")->state, "lost");
-  s.save_last_seen("nobody", 50);  // an agent removed meanwhile: nothing to do
-  EXPECT_FALSE(s.agent("nobody"));
-}
-
 TEST_F(StoreTest, EverythingSurvivesReopeningTheFile) {
   long long id = 0, run_id = 0;
   {
@@ -307,56 +227,6 @@ TEST_F(StoreTest, ReadOnlyOpenSeesTheData) {
   Store ro(path_, true);
   EXPECT_EQ(ro.runs(id).size(), 3u);
   EXPECT_THROW(ro.upsert_agent(agent("x", "alive", 1)), Error);
-}
-
-TEST_F(StoreTest, PredictionsAreFoundByNodeCountAndSeriesAndKeepAScorePerExperiment) {
-  Store s(path_);
-  const long long exp = s.add_experiment("quick", "q.yaml", "y", three_runs(), 1);
-  const long long run = s.runs(exp).at(0).id;
-  s.add_record(run, 1, 0, Json{{"metric", "time"}, {"value", 3}});
-  const long long record = s.records(exp, 0, 10).at(0)["record_id"].get<long long>();
-  EXPECT_EQ(s.run_records(run).size(), 1u);
-  EXPECT_EQ(s.record_outside({record}, {exp}), std::nullopt);
-  EXPECT_EQ(s.record_outside({record, record + 1}, {exp}), record + 1) << "no such record";
-  EXPECT_EQ(s.record_outside({record}, {exp + 1}), record) << "a record of another experiment";
-
-  const long long p = s.add_prediction(Json{{"op", "all_reduce"}, {"nodes", 4}}, 4, "series-a", 10);
-  s.add_prediction(Json{{"op", "all_reduce"}, {"nodes", 8}}, 8, "series-a", 11);
-  const auto found = s.predictions_for(4, "series-a");
-  ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].id, p);
-  EXPECT_DOUBLE_EQ(found[0].created_at, 10);
-  EXPECT_EQ(found[0].body["nodes"], 4);
-  EXPECT_TRUE(s.predictions_for(4, "series-b").empty());
-
-  EXPECT_TRUE(s.prediction_score(p, exp).is_null());
-  s.save_prediction_score(p, exp, 12, Json{{"runs", {1}}});
-  s.save_prediction_score(p, exp, 13, Json{{"runs", {1, 2}}});  // the same experiment's later run
-  EXPECT_EQ(s.prediction_score(p, exp)["runs"].size(), 2u);
-  const Json one = s.predictions(p);
-  EXPECT_EQ(one["id"], p);
-  EXPECT_DOUBLE_EQ(one["created_at"].get<double>(), 10);
-  EXPECT_EQ(one["op"], "all_reduce");
-  EXPECT_EQ(one["scores"], Json::parse(R"([{"runs": [1, 2]}])"));
-  EXPECT_EQ(s.predictions().size(), 2u);
-  EXPECT_TRUE(s.predictions(p + 5).is_null());
-}
-
-TEST_F(StoreTest, AStoreFromBeforePredictionsGetsTheirTables) {
-  {
-    Store s(path_);
-    s.add_experiment("quick", "q.yaml", "y", three_runs(), 1);
-  }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "DROP TABLE prediction_scores; DROP TABLE predictions", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
-  EXPECT_EQ(Store(path_, true).predictions(), Json::array()) << "read-only: none, and no error";
-  Store s(path_);
-  s.add_prediction(Json::object(), 4, "series", 1);
-  EXPECT_EQ(s.predictions().size(), 1u);
-  EXPECT_EQ(s.experiment_names().size(), 1u);
 }
 
 TEST_F(StoreTest, TransactionRollsBackUnlessCommitted) {
