@@ -24,8 +24,9 @@ import sys
 try:
     import numpy as np
 except ImportError:
-    print("reference-gradients.py needs numpy (Debian: python3-numpy; scripts/install-deps.sh installs it)",
-          file=sys.stderr)
+    # Debian's python3-numpy serves /usr/bin/python3 only, not a pyenv or venv python3 on PATH.
+    print(f"reference-gradients.py needs numpy, which {sys.executable} lacks (Debian: python3-numpy, "
+          "installed by scripts/install-deps.sh, for /usr/bin/python3)", file=sys.stderr)
     sys.exit(2)
 
 
