@@ -24,7 +24,7 @@ Store::Agent* Coordinator::find_agent(const std::string& id) {
 void Coordinator::save_last_seen() {
   std::vector<std::pair<std::string, double>> seen;
   {
-    std::lock_guard lock(mutex_);
+    auto lock = state_.lock(StateUse::save_last_seen);
     merge_heard();
     seen = take_unsaved_seen_locked();
   }
@@ -42,7 +42,7 @@ std::vector<std::pair<std::string, double>> Coordinator::take_unsaved_seen_locke
 }
 
 // The soak found heartbeat p99 creeping up (1.4 to 2.6 ms over 30 minutes at 2,000 agents) while
-// this transaction of 2,000 updates ran under mutex_ every 5 s, waiting for the records
+// this transaction of 2,000 updates ran under the state lock every 5 s, waiting for the records
 // connection's inserts, which slow as the store grows.
 void Coordinator::write_last_seen(const std::vector<std::pair<std::string, double>>& seen) {
   if (seen.empty()) return;
@@ -52,14 +52,14 @@ void Coordinator::write_last_seen(const std::vector<std::pair<std::string, doubl
     for (const auto& [id, t] : seen) records_store_.save_last_seen(id, t);
     tx.commit();
   } catch (...) {
-    std::lock_guard lock(mutex_);
+    auto lock = state_.lock(StateUse::save_last_seen);
     for (const auto& [id, t] : seen) unsaved_seen_.insert(id);
     throw;
   }
 }
 
 ApiResult Coordinator::register_agent(const Json& info) {
-  std::lock_guard lock(mutex_);
+  auto lock = state_.lock(StateUse::register_agent);
   if (!info.is_object() || !info.contains("name") || !info["name"].is_string() ||
       info["name"].get<std::string>().empty())
     return ApiResult::error(400, "register: body needs a non-empty string 'name'");
@@ -194,7 +194,7 @@ std::vector<long long> Coordinator::lose_attempts_on(const std::map<std::string,
 }
 
 ApiResult Coordinator::list_agents() {
-  std::lock_guard lock(mutex_);
+  auto lock = state_.lock(StateUse::list_agents);
   Json out = Json::array();
   double t = now();
   // What each agent's node is busy with: runs it leads or is a node of, and their GPUs there
@@ -240,8 +240,8 @@ void Coordinator::merge_heard() {
 void Coordinator::check_liveness() {
   // Runs on the thread that accepts connections: it waits for no one. While another call holds
   // the state this pass is skipped; agents heard meanwhile are merged at the next one.
-  std::unique_lock lock(mutex_, std::try_to_lock);
-  if (!lock.owns_lock()) return;
+  auto lock = state_.try_lock(StateUse::liveness);
+  if (!lock) return;
   merge_heard();
   const double t = now();
   const double cutoff = t - options_.heartbeat_timeout_s;
@@ -280,7 +280,7 @@ void Coordinator::check_liveness() {
   // heartbeat times go to the store every few seconds, written once the lock is released.
   if (t - saved_at_ < options_.last_seen_save_interval_s) return;
   const auto seen = take_unsaved_seen_locked();
-  lock.unlock();
+  lock->unlock();
   try {
     write_last_seen(seen);
   } catch (const std::exception& e) {

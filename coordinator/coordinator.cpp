@@ -230,7 +230,7 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
   };
   std::vector<Reference> references;
   {
-    std::lock_guard lock(mutex_);
+    auto lock = state_.lock(StateUse::records);
     const Store::Run* run = current();
     if (auto r = refused(run)) return *r;
     unconfirmed_.erase(run_id);  // records of this attempt: it was delivered
@@ -256,7 +256,7 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
   {
     std::lock_guard records_lock(records_mutex_);
     {
-      std::lock_guard lock(mutex_);
+      auto lock = state_.lock(StateUse::records);
       if (auto r = refused(current())) return *r;  // it may have ended meanwhile
     }
     Store::Transaction tx(records_store_);
@@ -278,7 +278,7 @@ ApiResult Coordinator::add_records(long long run_id, const RecordBatch& batch) {
 }
 
 ApiResult Coordinator::finish_run(long long run_id, const Json& body) {
-  std::lock_guard lock(mutex_);
+  auto lock = state_.lock(StateUse::finish);
   auto run = store_.run(run_id);
   if (!run) return error(404, "no run " + std::to_string(run_id));
   const int attempt = body.value("attempt", 0);
@@ -387,7 +387,7 @@ ApiResult Coordinator::add_prediction(const Json& body) {
   }
   Json stored = body;
   stored["experiments"] = sources;
-  std::lock_guard lock(mutex_);
+  auto lock = state_.lock(StateUse::prediction);
   const double t = now();
   const long long id = store_.add_prediction(stored, body["nodes"].get<int>(), prediction_series(body).dump(), t);
   note_store_ok();
@@ -405,7 +405,7 @@ ApiResult Coordinator::predictions(std::optional<long long> id) {
 
 std::string Coordinator::metrics_text() {
   try {
-    std::lock_guard lock(mutex_);
+    auto lock = state_.lock(StateUse::metrics);
     refresh_progress();  // elapsed time moves between scrapes
   } catch (const std::exception& e) {
     // The scrape still answers, with the progress of the last one that read the store, and says

@@ -16,6 +16,7 @@
 #include "coordinator/node_health.hpp"
 #include "coordinator/record_batch.hpp"
 #include "coordinator/scheduler.hpp"
+#include "coordinator/state_lock.hpp"
 #include "coordinator/submission_memory.hpp"
 #include "experiment/spec.hpp"
 #include "store/store.hpp"
@@ -126,9 +127,9 @@ class Coordinator {
   // The run ended ok: its busbw records score the predictions of its series at its node count
   // that were made before it started. A failure is logged, never the run's.
   void score_predictions(const Store::Run& run);
-  // The unsaved agents' times, taken (unsaved_seen_ emptied, saved_at_ moved) under mutex_.
+  // The unsaved agents' times, taken (unsaved_seen_ emptied, saved_at_ moved) under the state lock.
   std::vector<std::pair<std::string, double>> take_unsaved_seen_locked();
-  // Writes them without mutex_ (under records_mutex_); on failure they are unsaved again.
+  // Writes them without the state lock (under records_mutex_); on failure they are unsaved again.
   void write_last_seen(const std::vector<std::pair<std::string, double>>& seen);
   // A run handed out that its leader never confirmed (its answer was lost, or the agent went
   // before it read it): back to the queue, or cancelled if it was being cancelled, with its
@@ -170,7 +171,6 @@ class Coordinator {
   Json start_runs_led_by(Store::Agent& agent, bool sweep, bool& changed);
 
   Options options_;
-  std::timed_mutex mutex_;
   Store store_;
   // Reads for the API's GETs (experiments, results), under read_mutex_ only: a large answer is
   // read and serialised while heartbeats and changes go on.
@@ -184,7 +184,7 @@ class Coordinator {
   std::string store_problem_;
   std::string store_damage_;  // the last error that said the file is damaged: never cleared
   // A connection of its own for record batches (after store_, which makes the schema): a batch
-  // is checked against its run under mutex_ and inserted under records_mutex_ only, so that
+  // is checked against its run under the state lock and inserted under records_mutex_ only, so that
   // heartbeats and other calls do not wait for its inserts. records_mutex_ keeps one batch's
   // transaction at a time on it; SQLite orders its commits with store_'s.
   Store records_store_;
@@ -192,6 +192,8 @@ class Coordinator {
   // After store_: stopped before the store closes.
   std::unique_ptr<WalCheckpointer> checkpointer_;
   Metrics metrics_;
+  // The state: every change, and every read of what changes, holds it (timed on /metrics).
+  StateLock state_{metrics_.registry()};
   std::unique_ptr<NodeHealth> node_health_;  // a connection of its own, after store_ (the schema)
   SubmissionMemory submission_memory_;       // what the submissions being made will take
   std::map<long long, Experiment> spec_cache_;

@@ -27,7 +27,7 @@ ApiResult Coordinator::submit(const std::string& yaml, const std::string& source
   }
   ClusterShape shape;
   {
-    std::lock_guard lock(mutex_);
+    auto lock = state_.lock(StateUse::cluster_shape);
     shape = cluster_shape(agents_);
   }
   if (!shape.gpu && shape.ranks_per_node == 0)
@@ -50,7 +50,7 @@ ApiResult Coordinator::submit(const std::string& yaml, const std::string& source
   // The cluster may have changed shape meanwhile: the runs were expanded for the one it had a
   // moment ago, as they would have been had the submission come then. Runs that no longer fit
   // are failed below, as always.
-  std::lock_guard lock(mutex_);
+  auto lock = state_.lock(StateUse::submit);
   double t = now();
   std::vector<long long> run_ids;
   long long id = store_.add_prepared_experiment(ex.name, source, yaml, prepared, t, &run_ids);
@@ -145,7 +145,7 @@ ApiResult Coordinator::cancel(const std::string& id_or_name) {
   std::optional<long long> id;
   std::vector<long long> open;
   {
-    std::lock_guard lock(mutex_);
+    auto lock = state_.lock(StateUse::cancel);
     id = store_.find_experiment(id_or_name);
     if (!id) return ApiResult::error(404, "no experiment '" + id_or_name + "'");
     open = store_.open_run_ids(*id);
@@ -155,7 +155,7 @@ ApiResult Coordinator::cancel(const std::string& id_or_name) {
   // still in `open`, and becomes cancelling when its slice comes.
   int queued = 0, running = 0;
   for (std::size_t first = 0; first < open.size(); first += kCancelSlice) {
-    std::lock_guard lock(mutex_);
+    auto lock = state_.lock(StateUse::cancel);
     Store::Transaction tx(store_);
     for (std::size_t i = first; i < std::min(open.size(), first + kCancelSlice); ++i) {
       const Store::Run* current = store_.open_run(open[i]);

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -171,10 +172,9 @@ ApiResult Coordinator::heartbeat(const std::string& agent_id, const Json& body) 
   if (!mark_heard(agent_id)) return ApiResult::error(404, "unknown agent '" + agent_id + "'; register again");
   // An agent that says it is stopping (SIGTERM) sends that once: it is not answered busy.
   const bool stopping = body.value("stopping", false);
-  std::unique_lock lock(mutex_, std::defer_lock);
-  if (stopping)
-    lock.lock();
-  else if (!lock.try_lock_for(kHeartbeatWait))
+  const auto lock = stopping ? std::optional(state_.lock(StateUse::heartbeat))
+                             : state_.try_lock_for(StateUse::heartbeat, kHeartbeatWait);
+  if (!lock)
     // Nothing is assigned or cancelled in this answer; the next heartbeat that finds the state
     // free reconciles the agent's runs as usual.
     return heartbeat_answer(Json::array(), Json::array(), options_.heartbeat_interval_s, "busy");

@@ -61,6 +61,8 @@ class Metrics {
   void record_ingested(std::string_view experiment, std::optional<double> ok_value, std::string_view series_text,
                        const std::function<Json()>& whole);
   std::string text() const;
+  // Where other parts of the coordinator add series of their own (the state lock's times).
+  prometheus::Registry& registry() { return *registry_; }
 
   // Start-up on a stored history, without reading it all before listening: the count of stored
   // records goes into scalebench_records_total at once; the result gauges of the newest
