@@ -6,6 +6,7 @@
 
 #include "common/error.hpp"
 #include "common/log.hpp"
+#include "common/thread_priority.hpp"
 #include "http/http_session.hpp"
 
 namespace scalebench {
@@ -75,8 +76,9 @@ void MemoryBudget::freed(std::size_t n) {
   if (used.load() == 0 && since >= (1u << 20) && released_since_trim_.exchange(0) > 0) malloc_trim(0);
 }
 
-void HttpServer::set_lanes(std::function<int(const HttpRequest&)> lane, const std::vector<int>& threads) {
-  heavy_ = std::make_shared<HeavyRequests>(std::move(lane), threads);
+void HttpServer::set_lanes(std::function<int(const HttpRequest&)> lane, const std::vector<int>& threads,
+                           const std::vector<int>& nice) {
+  heavy_ = std::make_shared<HeavyRequests>(std::move(lane), threads, nice);
 }
 void HttpServer::set_header_check(HeaderCheck check) {
   header_check_ = std::make_shared<HeaderCheck>(std::move(check));
@@ -314,7 +316,13 @@ template <class Stream>
 void HttpSession<Stream>::on_lane(std::function<void()> work) {
   // A heavy request is handled on a pool thread; its answer is written back on this connection's
   // executor (dispatch: at once when already there).
-  if (lane_ >= 0) return net::post(*heavy_->pools[static_cast<std::size_t>(lane_)], std::move(work));
+  if (lane_ >= 0) {
+    const auto pool = static_cast<std::size_t>(lane_);
+    return net::post(*heavy_->pools[pool], [nice = heavy_->nice[pool], work = std::move(work)] {
+      lower_this_thread_priority(nice);  // the pool's threads run nothing else: once each
+      work();
+    });
+  }
   work();
 }
 

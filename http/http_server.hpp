@@ -19,13 +19,19 @@ using HttpResponseMsg = boost::beast::http::response<boost::beast::http::string_
 using HttpHandler = std::function<HttpResponseMsg(const HttpRequest&)>;
 
 // Which requests are handled off the connection threads, and the threads that handle them: `lane`
-// says -1 (on the connection's thread) or the index of the pool that takes the request.
+// says -1 (on the connection's thread) or the index of the pool that takes the request. A pool's
+// `nice` (0 by default) lowers its threads' CPU priority by that much, for bulk work that should
+// give way to the connection threads' short requests on a busy core.
 struct HeavyRequests {
-  HeavyRequests(std::function<int(const HttpRequest&)> l, const std::vector<int>& threads) : lane(std::move(l)) {
+  HeavyRequests(std::function<int(const HttpRequest&)> l, const std::vector<int>& threads,
+                std::vector<int> nice_by_pool = {})
+      : lane(std::move(l)), nice(std::move(nice_by_pool)) {
     for (int n : threads) pools.push_back(std::make_unique<boost::asio::thread_pool>(n));
+    nice.resize(pools.size(), 0);
   }
   std::function<int(const HttpRequest&)> lane;
   std::vector<std::unique_ptr<boost::asio::thread_pool>> pools;
+  std::vector<int> nice;
 };
 
 // Memory that one kind of buffer (request bodies, answers) may take, all connections together.
@@ -91,10 +97,11 @@ class HttpServer : public std::enable_shared_from_this<HttpServer> {
              std::shared_ptr<boost::asio::ssl::context> tls = nullptr,
              std::vector<boost::asio::io_context*> workers = {}, std::function<bool(const HttpRequest&)> heavy = {},
              int heavy_threads = 2);
-  // Before start(): the pools that take requests off the connection threads (replacing `heavy`),
-  // the check of each request's headers, the requests answered in parts, and the limits on
-  // connections, buffered bodies and answers held at once.
-  void set_lanes(std::function<int(const HttpRequest&)> lane, const std::vector<int>& threads);
+  // Before start(): the pools that take requests off the connection threads (replacing `heavy`;
+  // `nice`: see HeavyRequests), the check of each request's headers, the requests answered in
+  // parts, and the limits on connections, buffered bodies and answers held at once.
+  void set_lanes(std::function<int(const HttpRequest&)> lane, const std::vector<int>& threads,
+                 const std::vector<int>& nice = {});
   void set_header_check(HeaderCheck check);
   void set_streams(StreamHandler streams);
   void set_limits(std::size_t max_connections, std::size_t body_bytes, std::size_t answer_bytes);
