@@ -31,6 +31,7 @@
 #include "common/error.hpp"
 #include "common/interrupt.hpp"
 #include "common/json.hpp"
+#include "common/thread_priority.hpp"
 #include "http/http_client.hpp"
 
 namespace {
@@ -129,6 +130,9 @@ done:
 // coordinator answers (each agent's seq numbers go up as its outbox's do).
 void records_thread(const Options& o, const RecordTexts& texts, std::vector<SimAgent>& agents, int t,
                     Clock::time_point t_end, LoadState* s) {
+  // Below the heartbeat threads on this core, as the coordinator's record threads are on its own:
+  // a heartbeat's answer is timed when it arrives, not after a batch being built here.
+  lower_this_thread_priority(5);
   std::vector<double> mine;
   std::string payload;
   const int n = static_cast<int>(agents.size());
@@ -294,6 +298,7 @@ Scale run_scale(const Options& o, int agents, const TempFolder& folder) {
     c.heartbeat_interval_s = o.heartbeat_interval_s;
     c.threads = o.threads;
     c.cpus = o.coordinator_cpus;
+    c.args = o.coordinator_args;
     target = std::make_unique<CoordinatorProcess>(c);
   } else {
     target = std::make_unique<CoordinatorProcess>(o.url, o.pid);

@@ -61,6 +61,7 @@ void CoordinatorProcess::start(int port) {
     argv.push_back("--threads");
     argv.push_back(std::to_string(config_.threads));
   }
+  argv.insert(argv.end(), config_.args.begin(), config_.args.end());
   if (!config_.cpus.empty()) argv.insert(argv.begin(), {"taskset", "-c", config_.cpus});
   process_ = ChildProcess::spawn(argv, copts);
   pid_ = process_->pid();

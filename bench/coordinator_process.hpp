@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/process.hpp"
 
@@ -18,8 +19,9 @@ struct CoordinatorConfig {
   // Generous by default: on a loaded machine a heartbeat may come late, and a lost agent would
   // fail its run and end the stream.
   double heartbeat_timeout_s = 60;
-  int threads = 0;   // its --threads (0: its own default)
-  std::string cpus;  // taskset's CPU list ("" : anywhere)
+  int threads = 0;                // its --threads (0: its own default)
+  std::string cpus;               // taskset's CPU list ("" : anywhere)
+  std::vector<std::string> args;  // more of its options, as given (--coordinator-arg)
 };
 
 class CoordinatorProcess {

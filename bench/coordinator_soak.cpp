@@ -28,6 +28,7 @@
 #include "bench/elapsed.hpp"
 #include "bench/process_probe.hpp"
 #include "bench/soak.hpp"
+#include "bench/state_times.hpp"
 #include "bench/temp_folder.hpp"
 #include "common/error.hpp"
 #include "common/interrupt.hpp"
@@ -53,20 +54,23 @@ std::string minutes(double s) {
   return out;
 }
 
-void print_window(const Soak& s, std::size_t w, std::size_t windows, std::size_t agents_on) {
+void print_window(const Soak& s, std::size_t w, std::size_t windows, std::size_t agents_on, const std::string& state) {
   const Window f = s.windows.at(w);
   const double left_s = std::max(0.0, std::chrono::duration<double>(s.t_end - Clock::now()).count());
   std::printf(
       "[%zu/%zu] %s-%s: agents %zu (left %d, joined %d), RSS %.1f MiB, heartbeat p99 %.2f ms (%zu), records/s %.0f, "
-      "POST p99 %.2f ms, unreachable %lld, errors %lld, load average %.2f; %s left, ends at %s\n",
+      "POST p99 %.2f ms, coordinator CPU %.0f%%, unreachable %lld, errors %lld, load average %.2f; %s left, ends at "
+      "%s\n"
+      "        %s\n",
       w + 1, windows, minutes(static_cast<double>(w) * s.o.window_s).c_str(),
       minutes(static_cast<double>(w + 1) * s.o.window_s).c_str(), agents_on, f.left, f.joined,
       static_cast<double>(f.rss_kib) / 1024.0, percentile(f.heartbeat_ms, 0.99), f.heartbeat_ms.size(),
-      static_cast<double>(f.records) / s.o.window_s, percentile(f.post_ms, 0.99), f.unreachable, f.errors,
-      load_average(), minutes(left_s).c_str(),
+      static_cast<double>(f.records) / s.o.window_s, percentile(f.post_ms, 0.99), 100 * f.cpu_s / s.o.window_s,
+      f.unreachable, f.errors, load_average(), minutes(left_s).c_str(),
       clock_time(std::chrono::system_clock::now() +
                  std::chrono::duration_cast<std::chrono::system_clock::duration>(s.t_end - Clock::now()))
-          .c_str());
+          .c_str(),
+      state.empty() ? "state lock: no reading" : ("state lock: " + state).c_str());
 }
 
 // Some agents with a main run stop (no more heartbeats or records: declared lost after the
@@ -101,14 +105,16 @@ void cancel_study(Soak& s, long long id) {
                     "cancel of study " + std::to_string(id) + ": HTTP " + std::to_string(r.status) + " " + r.body);
 }
 
-// GET /metrics, as Prometheus does.
-void scrape_metrics(Soak& s, const HttpClient& scraper) {
+// GET /metrics, as Prometheus does: its text, or "" when it did not answer.
+std::string scrape_metrics(Soak& s, const HttpClient& scraper) {
   try {
-    if (HttpResponse r = scraper.request("GET", "/metrics"); r.status != 200)
-      s.windows.error(s.now_s(), "/metrics: HTTP " + std::to_string(r.status));
+    HttpResponse r = scraper.request("GET", "/metrics");
+    if (r.status == 200) return r.body;
+    s.windows.error(s.now_s(), "/metrics: HTTP " + std::to_string(r.status));
   } catch (const UnreachableError&) {
     s.windows.unreachable(s.now_s());
   }
+  return "";
 }
 
 struct Director {
@@ -116,7 +122,32 @@ struct Director {
   long long open_study = 0;
   bool restarted = false;
   double restart_down_s = 0;
+  // The coordinator's CPU time at the last second's sample, of the process then running.
+  pid_t cpu_pid = 0;
+  double cpu_s = 0;
+  StateTimes state;  // the state-lock times at the last window's end
 };
+
+// The CPU seconds the coordinator used since the last sample, into this second's window; a new
+// process (the restart) counts from its start.
+void sample_cpu(Soak& s, Director* d) {
+  const pid_t pid = s.coordinator.pid();
+  const double used = cpu_seconds(pid);
+  if (used < 0) return;
+  s.windows.cpu(s.now_s(), pid == d->cpu_pid ? used - d->cpu_s : used);
+  d->cpu_pid = pid;
+  d->cpu_s = used;
+}
+
+// The state lock's times over the window that ends now.
+std::string window_state(Soak& s, const HttpClient& scraper, Director* d) {
+  const std::string text = scrape_metrics(s, scraper);
+  if (text.empty()) return "";
+  StateTimes now = parse_state_times(text);
+  const StateTimes window = state_times_since(now, d->state);
+  d->state = std::move(now);
+  return describe_state_times(window, s.o.window_s);
+}
 
 // The main thread while the agents play: each second the coordinator's memory; each window its
 // churn and its figures; in each window a study submitted (at a quarter) and cancelled (at three
@@ -140,6 +171,7 @@ void direct(Soak& s, std::size_t windows, Director* d) {
       if (interrupted()) break;
     }
     s.windows.rss(s.now_s(), rss_kib(s.coordinator.pid()));
+    sample_cpu(s, d);
     if (k % 15 == 0) scrape_metrics(s, scraper);
     const double in_window = std::fmod(now, s.o.window_s);
     try {
@@ -160,7 +192,7 @@ void direct(Soak& s, std::size_t windows, Director* d) {
     if (w >= 1 && static_cast<std::size_t>((now - 1) / s.o.window_s) < w && w < windows) {
       std::size_t on = 0;
       for (std::size_t i = 0; i < s.count.load(); ++i) on += !s.agents[i]->leaving;
-      print_window(s, w - 1, windows, on);
+      print_window(s, w - 1, windows, on, window_state(s, scraper, d));
       churn(s, &d->next_leaver, &d->left, &d->joined);
     }
   }
@@ -176,6 +208,7 @@ int soak(const SoakOptions& o, const TempFolder& folder) {
   c.heartbeat_interval_s = o.heartbeat_interval_s;
   c.heartbeat_timeout_s = o.heartbeat_timeout_s;
   c.cpus = o.coordinator_cpus;
+  c.args = o.coordinator_args;
   CoordinatorProcess coordinator(c);
   throw_if_interrupted();
   Soak s(o, coordinator, windows, static_cast<std::size_t>(o.agents) + windows * static_cast<std::size_t>(o.churn));
@@ -228,7 +261,7 @@ int soak(const SoakOptions& o, const TempFolder& folder) {
   throw_if_interrupted();
   std::size_t on = 0;
   for (std::size_t i = 0; i < s.count.load(); ++i) on += !s.agents[i]->leaving;
-  print_window(s, windows - 1, windows, on);
+  print_window(s, windows - 1, windows, on, window_state(s, HttpClient(coordinator.url()), &d));
 
   const SpanFigures first = s.windows.span(0, compare), last = s.windows.span(windows - compare, compare);
   const Comparison figures[] = {{"RSS (MiB)", first.rss_mib, last.rss_mib, true},

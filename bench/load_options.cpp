@@ -56,6 +56,11 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
                  "the started coordinator runs on these CPUs only (taskset's list), so that its budget is stated "
                  "while the played agents use the other cores")
       ->type_name("LIST");
+  app.add_option("--coordinator-arg", o->coordinator_args,
+                 "one more option for the started coordinator, as its command line takes it (repeat it for more: "
+                 "--coordinator-arg=--record-nice --coordinator-arg=0), for a change measured against its control")
+      ->allow_extra_args(false)
+      ->type_name("ARG");
   app.add_flag("--keep", o->keep, "keep the temporary folder (store, coordinator log)");
   try {
     app.parse(argc, argv);

@@ -15,6 +15,7 @@ struct Options {
   std::string url, db;
   int threads = 0;
   std::string coordinator_cpus;
+  std::vector<std::string> coordinator_args;
   pid_t pid = -1;
   bool keep = false;
 };

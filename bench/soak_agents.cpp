@@ -5,6 +5,7 @@
 
 #include "bench/elapsed.hpp"
 #include "common/json.hpp"
+#include "common/thread_priority.hpp"
 #include "http/http_client.hpp"
 
 namespace scalebench::load {
@@ -159,6 +160,9 @@ bool has_work(SoakAgent& a) {
 // agent's calls go one at a time and in order, as through its outbox: a batch whose answer did
 // not come is sent again, the same seqs, before anything after it.
 void records_thread(Soak& s, std::size_t t, std::size_t threads) {
+  // Below the heartbeat threads on this core: a heartbeat's answer is timed when it arrives, not
+  // after a batch being built here.
+  lower_this_thread_priority(5);
   const auto per_batch = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(static_cast<double>(s.o.batch) * static_cast<double>(threads) / s.o.record_rate));
   auto due = s.t0;

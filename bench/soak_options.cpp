@@ -74,6 +74,11 @@ std::optional<int> parse_soak_options(int argc, char** argv, SoakOptions* o) {
       ->check(CLI::IsMember({"KILL", "TERM", "NONE"}));
   app.add_option("--coordinator-cpus", o->coordinator_cpus, "the coordinator runs on these CPUs only (taskset's list)")
       ->type_name("LIST");
+  app.add_option("--coordinator-arg", o->coordinator_args,
+                 "one more option for the started coordinator, as its command line takes it (repeat it for more: "
+                 "--coordinator-arg=--record-nice --coordinator-arg=0), for a change measured against its control")
+      ->allow_extra_args(false)
+      ->type_name("ARG");
   app.add_flag("--keep", o->keep, "keep the temporary folder (store, coordinator log)");
   try {
     app.parse(argc, argv);

@@ -2,6 +2,7 @@
 // scalebench-coordinator-soak's command line.
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace scalebench::load {
 
@@ -16,6 +17,7 @@ struct SoakOptions {
   double heartbeat_interval_s = 1, heartbeat_timeout_s = 10;
   std::string restart_signal = "KILL";
   std::string coordinator_cpus;
+  std::vector<std::string> coordinator_args;
   bool keep = false;
 };
 

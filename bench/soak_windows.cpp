@@ -33,6 +33,11 @@ void Windows::rss(double at_s, long kib) {
   if (auto* w = window(at_s)) w->rss_kib = std::max(w->rss_kib, kib);
 }
 
+void Windows::cpu(double at_s, double seconds) {
+  std::lock_guard lock(mutex_);
+  if (auto* w = window(at_s)) w->cpu_s += seconds;
+}
+
 void Windows::unreachable(double at_s) {
   std::lock_guard lock(mutex_);
   if (auto* w = window(at_s)) ++w->unreachable;

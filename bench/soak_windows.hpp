@@ -11,6 +11,7 @@ struct Window {
   std::vector<double> heartbeat_ms, post_ms;
   long long records = 0;      // acknowledged in this window
   long rss_kib = 0;           // the coordinator's largest resident memory sampled in it
+  double cpu_s = 0;           // CPU seconds the coordinator used in it
   long long unreachable = 0;  // calls that found no coordinator (its restart)
   long long errors = 0;       // anything else that went wrong (refusals, bad answers)
   int left = 0, joined = 0;   // agents
@@ -39,6 +40,7 @@ class Windows {
   void heartbeat(double at_s, double ms);
   void post(double at_s, double ms, long long records);
   void rss(double at_s, long kib);
+  void cpu(double at_s, double seconds);
   void unreachable(double at_s);
   void error(double at_s, const std::string& what);
   void churn(double at_s, int left, int joined);
