@@ -231,8 +231,8 @@ std::optional<bool> RecordView::passed() const {
 }
 
 bool RecordView::reference_failed() const {
-  for (const Json& o : references())
-    if (o.is_object() && o.value("outcome", "") == "fail") return true;
+  for (const RecordReference& o : reference_checks())
+    if (o.outcome == "fail") return true;
   return false;
 }
 

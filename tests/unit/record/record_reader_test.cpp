@@ -203,6 +203,8 @@ TEST(RecordView, ReferencesTyped) {
   json["references"][1] = "fail";
   EXPECT_EQ(read_error(json, [](const RecordView& r) { r.reference_checks(); }),
             "record 12: 'references[1]' must be an object");
+  EXPECT_EQ(read_error(json, [](const RecordView& r) { r.reference_failed(); }),
+            "record 12: 'references[1]' must be an object");
   json["references"] = Json::array({{{"outcome", false}}});
   EXPECT_EQ(read_error(json, [](const RecordView& r) { r.reference_checks(); }),
             "record 12: 'references[0].outcome' must be a string");
