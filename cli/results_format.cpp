@@ -65,7 +65,7 @@ void write_table(std::ostream& out, const Json& records) {
   std::map<std::string, std::size_t> index;
   for (const auto& json : records) {
     const RecordView r(json);
-    std::string key = text(r.run_id) + "/" + (json.contains("point") ? json["point"].dump() : "-");
+    std::string key = text(r.run_id) + "/" + (r.has("point") ? r.point().dump() : "-");
     auto it = index.find(key);
     if (it == index.end()) {
       Row row{text(r.run_id),
@@ -89,8 +89,8 @@ void write_table(std::ostream& out, const Json& records) {
       if (r.value) row.metrics[col] = fmt(*r.value);
       if (row.cv.empty() && r.cv()) row.cv = fmt(*r.cv() * 100);  // none: one sample, spread unknown (peers)
       if (const auto passed = r.passed()) row.check = *passed ? "pass" : "FAIL";
-      for (const auto& o : r.references())
-        if (o.value("outcome", "") == "fail") row.check += (row.check.empty() ? "" : ",") + std::string("ref-FAIL");
+      for (const RecordReference& o : r.reference_checks())
+        if (o.outcome == "fail") row.check += (row.check.empty() ? "" : ",") + std::string("ref-FAIL");
     }
     if (!r.ok()) {
       row.status = r.status;
@@ -125,7 +125,7 @@ void write_csv(std::ostream& out, const Json& records) {
     const Json& p = r.params();
     const Json& st = r.stats();
     std::string ref;
-    for (const auto& o : r.references()) ref += (ref.empty() ? "" : ";") + o.value("outcome", std::string());
+    for (const RecordReference& o : r.reference_checks()) ref += (ref.empty() ? "" : ";") + o.outcome;
     std::string check;
     if (const auto passed = r.passed()) check = *passed ? "pass" : "fail";
     // Value and stats as stored (2.0 stays "2.0"), so that CSV keeps the record's text.
@@ -169,12 +169,11 @@ std::vector<std::string> reference_failures(const Json& records) {
   std::vector<std::string> out;
   for (const auto& json : records) {
     const RecordView r(json);
-    for (const auto& o : r.references())
-      if (o.value("outcome", "") == "fail") {
+    for (const RecordReference& o : r.reference_checks())
+      if (o.outcome == "fail") {
         std::string bounds;
-        if (o.contains("lower_bound")) bounds += ">= " + fmt(o["lower_bound"].get<double>());
-        if (o.contains("upper_bound"))
-          bounds += (bounds.empty() ? "" : " and ") + std::string("<= ") + fmt(o["upper_bound"].get<double>());
+        if (o.lower_bound) bounds += ">= " + fmt(*o.lower_bound);
+        if (o.upper_bound) bounds += (bounds.empty() ? "" : " and ") + std::string("<= ") + fmt(*o.upper_bound);
         out.push_back(r.experiment + " run " + text(r.run_id) + " " + r.variant + " " + size_of(r) + " " + r.metric +
                       " = " + fmt(r.value.value_or(0)) + " " + r.unit + ", reference wants " + bounds);
       }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/units.hpp"
+#include "record/record_reader.hpp"
 
 namespace scalebench {
 
@@ -136,17 +137,16 @@ void Metrics::begin_replay(double stored_records, const std::vector<std::string>
 }
 
 void Metrics::replay_record(const Json& r) {
+  const RecordView stored(r);
   std::lock_guard lock(mutex_);
   if (!replaying_) return;
-  auto status = r.find("status");
-  auto value = r.find("value");
-  if (status == r.end() || *status != "ok" || value == r.end() || !value->is_number()) return;
-  const std::string experiment = r.value("experiment", "");
+  if (!stored.ok() || !stored.value) return;
+  const std::string& experiment = stored.experiment;
   // Only the names kept (begin_replay's), so that a replay evicts nothing.
   if (not_replayed_.count(experiment) ||
       std::find(experiment_order_.begin(), experiment_order_.end(), experiment) == experiment_order_.end())
     return;
-  add_series(experiment, value->get<double>(), {}, r, true);
+  add_series(experiment, *stored.value, {}, r, true);
 }
 
 void Metrics::end_replay() {

@@ -63,6 +63,21 @@ class FieldReader {
         p.hosts.push_back(h.get<std::string>());
       }
     }
+    if (const Json* devices = at(*pl, "devices")) {
+      if (!devices->is_array()) fail("placement.devices", "an array of objects");
+      for (std::size_t i = 0; i < devices->size(); ++i) {
+        const Json& d = (*devices)[i];
+        const std::string field = "placement.devices[" + std::to_string(i) + "]";
+        if (!d.is_object()) fail(field, "an object");
+        RecordDevice dev;
+        dev.rank = integer(d, field + ".rank", "rank");
+        if (const Json* host = at(d, "host")) {
+          if (!host->is_string()) fail(field + ".host", "a string");
+          dev.host = host->get<std::string>();
+        }
+        p.devices.push_back(std::move(dev));
+      }
+    }
     return p;
   }
 
@@ -98,7 +113,7 @@ RecordView::RecordView(const Json& record) : json_(&record) {
   reason = f.text("reason");
   time = f.text("time");
   placement = f.placement();
-  for (const char* key : {"params", "point", "stats", "correctness", "environment"}) f.object(key);
+  for (const char* key : {"params", "point", "stats", "correctness", "environment", "details"}) f.object(key);
   f.array("references");
 }
 
@@ -111,6 +126,90 @@ const Json& RecordView::references() const {
   static const Json kNone = Json::array();
   const auto it = json_->find("references");
   return it == json_->end() || !it->is_array() ? kNone : *it;
+}
+
+std::vector<RecordReference> RecordView::reference_checks() const {
+  std::vector<RecordReference> out;
+  const Json& refs = references();
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    const std::string field = "references[" + std::to_string(i) + "]";
+    const Json& o = refs[i];
+    if (!o.is_object()) fail(field, "an object");
+    RecordReference ref;
+    auto number = [&](const char* key, std::optional<double>& to) {
+      const auto it = o.find(key);
+      if (it == o.end() || it->is_null()) return;
+      if (!it->is_number()) fail(field + "." + key, "a number");
+      to = it->get<double>();
+    };
+    auto text = [&](const char* key, std::string& to) {
+      const auto it = o.find(key);
+      if (it == o.end() || it->is_null()) return;
+      if (!it->is_string()) fail(field + "." + key, "a string");
+      to = it->get<std::string>();
+    };
+    number("target", ref.target);
+    number("lower_bound", ref.lower_bound);
+    number("upper_bound", ref.upper_bound);
+    text("unit", ref.unit);
+    text("outcome", ref.outcome);
+    out.push_back(std::move(ref));
+  }
+  return out;
+}
+
+const Json* RecordView::find(const std::string& path) const {
+  const Json* at = json_;
+  for (std::size_t start = 0; start <= path.size();) {
+    std::size_t end = path.find('.', start);
+    if (end == std::string::npos) end = path.size();
+    if (!at->is_object()) fail(path.substr(0, start - 1), "an object");
+    const auto it = at->find(path.substr(start, end - start));
+    if (it == at->end() || it->is_null()) return nullptr;
+    at = &*it;
+    start = end + 1;
+  }
+  return at;
+}
+
+void RecordView::fail(const std::string& field, const char* want) const {
+  const std::string where = record_id ? "record " + std::to_string(*record_id) + ": " : "";
+  throw Error(where + "'" + field + "' must be " + want);
+}
+
+std::optional<double> RecordView::number_at(const std::string& path) const {
+  const Json* v = find(path);
+  if (!v) return std::nullopt;
+  if (!v->is_number()) fail(path, "a number");
+  return v->get<double>();
+}
+
+std::optional<long long> RecordView::integer_at(const std::string& path) const {
+  const Json* v = find(path);
+  if (!v) return std::nullopt;
+  if (!v->is_number_integer()) fail(path, "an integer");
+  return v->get<long long>();
+}
+
+std::optional<std::string> RecordView::text_at(const std::string& path) const {
+  const Json* v = find(path);
+  if (!v) return std::nullopt;
+  if (!v->is_string()) fail(path, "a string");
+  return v->get<std::string>();
+}
+
+std::optional<std::vector<double>> RecordView::samples() const {
+  const Json* v = find("stats.samples");
+  if (!v) return std::nullopt;
+  if (!v->is_array()) fail("stats.samples", "an array of numbers");
+  std::vector<double> out;
+  out.reserve(v->size());
+  for (const Json& x : *v) {
+    if (x.is_null()) continue;
+    if (!x.is_number()) fail("stats.samples", "an array of numbers");
+    out.push_back(x.get<double>());
+  }
+  return out;
 }
 
 std::optional<std::uint64_t> RecordView::size() const {
@@ -132,8 +231,8 @@ std::optional<bool> RecordView::passed() const {
 }
 
 bool RecordView::reference_failed() const {
-  for (const Json& o : references())
-    if (o.is_object() && o.value("outcome", "") == "fail") return true;
+  for (const RecordReference& o : reference_checks())
+    if (o.outcome == "fail") return true;
   return false;
 }
 

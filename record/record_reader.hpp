@@ -10,10 +10,23 @@
 // typed once here, so that a malformed record fails with the field's name wherever it is read.
 namespace scalebench {
 
+// One GPU of the run (one rank on host memory): placement.devices' rank and host.
+struct RecordDevice {
+  std::optional<long long> rank;
+  std::string host;
+};
+
 // Where the run ran; a count the record lacks is absent.
 struct RecordPlacement {
   std::optional<long long> nodes, ranks, ranks_per_node, gpus;
   std::vector<std::string> hosts;
+  std::vector<RecordDevice> devices;  // only in records from scalebench-run
+};
+
+// One entry of references: the bounds that are set and the outcome (pass or fail).
+struct RecordReference {
+  std::optional<double> target, lower_bound, upper_bound;
+  std::string unit, outcome;
 };
 
 // One record, typed. It refers to the Json it was read from, which must outlive it. Fields a
@@ -42,7 +55,22 @@ class RecordView {
   const Json& stats() const { return block("stats"); }
   const Json& correctness() const { return block("correctness"); }
   const Json& environment() const { return block("environment"); }
+  const Json& details() const { return block("details"); }
   const Json& references() const;
+  // references, typed: Error naming the entry's field ("references[1].target") of another type.
+  std::vector<RecordReference> reference_checks() const;
+
+  // A field by its dotted path ("details.step_ms", "link.path", "pct_of_peak"), typed: absent when
+  // the record lacks it or it is null; Error naming the record and the field when it, or an object
+  // on its path, has another type.
+  std::optional<double> number_at(const std::string& path) const;
+  std::optional<long long> integer_at(const std::string& path) const;
+  std::optional<std::string> text_at(const std::string& path) const;
+  // Whether the record has the field at `path` (null reads as absent).
+  bool has(const std::string& path) const { return find(path) != nullptr; }
+  // stats.samples: absent when the record has none, else each timed sample; a null sample (NaN, as
+  // JSON writes it) is left out, anything else but a number is an Error.
+  std::optional<std::vector<double>> samples() const;
 
   bool ok() const { return status == "ok"; }
   // A measured figure, not a run's outcome alone (metric "run").
@@ -64,6 +92,9 @@ class RecordView {
 
  private:
   const Json& block(const char* key) const;
+  // The field at `path`, or null when absent or null; Error when an object on the path is not one.
+  const Json* find(const std::string& path) const;
+  [[noreturn]] void fail(const std::string& field, const char* want) const;
   const Json* json_;
 };
 

@@ -8,6 +8,7 @@
 #include "analysis/stats.hpp"
 #include "catalog/registry.hpp"
 #include "common/error.hpp"
+#include "record/record_reader.hpp"
 
 namespace scalebench {
 
@@ -16,72 +17,58 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
 Json point_key(const Json& r, const std::vector<std::string>& ignore) {
-  Json params = r.value("params", Json::object());
+  const RecordView v(r);
+  Json params = v.params();
   // A record written before its workload gained a parameter lacks it; it ran as that parameter's
   // default does (a new parameter defaults to the old behaviour), so it is read as the default and
   // a baseline stays comparable across such additions. Former names become current ones too.
-  if (const WorkloadDef* def = find_workload(r.value("workload", "")); def && params.is_object())
-    params = with_defaults(*def, params);
-  if (params.is_object()) {
-    params.erase("round");
-    for (const auto& p : default_ignored_params()) params.erase(p);
-    for (const auto& p : ignore) params.erase(p);
+  if (const WorkloadDef* def = find_workload(v.workload)) params = with_defaults(*def, params);
+  params.erase("round");
+  for (const auto& p : default_ignored_params()) params.erase(p);
+  for (const auto& p : ignore) params.erase(p);
+  Json point = v.point();
+  point.erase("iters");    // resolved from iters: auto at run time
+  point.erase("blocked");  // copy: whether the spin kernel's hold was dropped for a sample
+  // A point field that repeats a parameter's value says nothing the parameters do not, and a
+  // record written before its workload put that parameter in its points lacks it (gpt's pp):
+  // the parameters alone tell such points apart. Resolved values (dp 0 run as 1) stay.
+  for (auto it = point.begin(); it != point.end();) {
+    const auto p = params.find(it.key());
+    it = p != params.end() && *p == it.value() ? point.erase(it) : std::next(it);
   }
-  Json point = r.value("point", Json::object());
-  if (point.is_object()) {
-    point.erase("iters");    // resolved from iters: auto at run time
-    point.erase("blocked");  // copy: whether the spin kernel's hold was dropped for a sample
-    // A point field that repeats a parameter's value says nothing the parameters do not, and a
-    // record written before its workload put that parameter in its points lacks it (gpt's pp):
-    // the parameters alone tell such points apart. Resolved values (dp 0 run as 1) stay.
-    if (params.is_object())
-      for (auto it = point.begin(); it != point.end();) {
-        const auto p = params.find(it.key());
-        it = p != params.end() && *p == it.value() ? point.erase(it) : std::next(it);
-      }
-  }
-  const Json pl = r.value("placement", Json::object());
-  auto count = [&](const char* k) { return pl.is_object() && pl.contains(k) && pl[k].is_number() ? pl[k] : Json(0); };
-  return Json{{"workload", r.value("workload", "")},
-              {"variant", r.value("variant", "")},
-              {"metric", r.value("metric", "")},
-              {"unit", r.value("unit", "")},
+  return Json{{"workload", v.workload},
+              {"variant", v.variant},
+              {"metric", v.metric},
+              {"unit", v.unit},
               {"params", sorted_keys(params)},
-              {"nodes", count("nodes")},
-              {"ranks", count("ranks")},
-              {"gpus", count("gpus")},
+              {"nodes", v.placement.nodes.value_or(0)},
+              {"ranks", v.placement.ranks.value_or(0)},
+              {"gpus", v.placement.gpus.value_or(0)},
               {"point", sorted_keys(point)}};
 }
 
 namespace {
 
-bool is_point(const Json& r) {
-  return r.is_object() && r.value("metric", "") != "run" && r.contains("metric") && r["metric"].is_string();
+// A measured figure (not a run's outcome) that names its metric.
+bool is_point(const RecordView& r) { return r.is_figure() && !r.metric.empty(); }
+
+bool comparable(const RecordView& r) {
+  return is_point(r) && r.ok() && r.value && (r.better == "higher" || r.better == "lower");
 }
 
-bool comparable(const Json& r) {
-  if (!is_point(r) || r.value("status", "") != "ok") return false;
-  if (!r.contains("value") || !r["value"].is_number()) return false;
-  const std::string better = r.value("better", "");
-  return better == "higher" || better == "lower";
-}
-
-std::vector<double> values_of(const std::vector<const Json*>& recs) {
+std::vector<double> values_of(const std::vector<RecordView>& recs) {
   std::vector<double> v;
-  for (const Json* r : recs) v.push_back((*r)["value"].get<double>());
+  for (const RecordView& r : recs) v.push_back(*r.value);
   return v;
 }
 
-std::vector<double> samples_of(const std::vector<const Json*>& recs) {
+std::vector<double> samples_of(const std::vector<RecordView>& recs) {
   std::vector<double> v;
-  for (const Json* r : recs) {
-    const Json* st = r->contains("stats") ? &(*r)["stats"] : nullptr;
-    if (st && st->is_object() && st->contains("samples") && (*st)["samples"].is_array()) {
-      for (const auto& x : (*st)["samples"])
-        if (x.is_number()) v.push_back(x.get<double>());
-    } else {
-      v.push_back((*r)["value"].get<double>());  // a record without samples counts as one
-    }
+  for (const RecordView& r : recs) {
+    if (const auto samples = r.samples())
+      v.insert(v.end(), samples->begin(), samples->end());
+    else
+      v.push_back(*r.value);  // a record without samples counts as one
   }
   return v;
 }
@@ -95,27 +82,27 @@ std::vector<double> thinned(std::vector<double> v, std::size_t most) {
   return out;
 }
 
-std::optional<double> strictest_reference(const std::vector<const Json*>& recs) {
+std::optional<double> strictest_reference(const std::vector<RecordView>& recs) {
   std::optional<double> tol;
-  for (const Json* r : recs)
-    if (auto t = reference_tolerance_pct(*r)) tol = tol ? std::min(*tol, *t) : *t;
+  for (const RecordView& r : recs)
+    if (auto t = reference_tolerance_pct(r.json())) tol = tol ? std::min(*tol, *t) : *t;
   return tol;
 }
 
 struct Group {
-  std::vector<const Json*> base, cand;
+  std::vector<RecordView> base, cand;
   std::string failed_reason;  // a candidate record of this point that was not ok
 };
 
-void describe(CompareRow& row, const Json& key, const Json& r) {
+void describe(CompareRow& row, const Json& key, const RecordView& r) {
   row.key = key;
   row.workload = key["workload"];
   row.variant = key["variant"];
   row.metric = key["metric"];
   row.unit = key["unit"];
-  row.better = r.value("better", "");
-  row.params = r.value("params", Json::object());
-  row.point = r.value("point", Json::object());
+  row.better = r.better;
+  row.params = r.params();
+  row.point = r.point();
   row.nodes = key["nodes"].get<int>();
   row.ranks = key["ranks"].get<int>();
   row.gpus = key["gpus"].get<int>();
@@ -145,6 +132,12 @@ void check_record(const Json& r, const std::string& where) {
   if (r.contains("unit") && !r["unit"].is_string()) throw Error(where + ": field 'unit': not a string");
   if (r.contains("point") && r["point"].contains("size") && !r["point"]["size"].is_number())
     throw Error(where + ": field 'point.size': not a number (bytes)");
+  // Every other field the readers type (placement's counts and hosts, references ...).
+  try {
+    RecordView{r};
+  } catch (const Error& e) {
+    throw Error(where + ": " + e.what());
+  }
 }
 }  // namespace
 
@@ -167,18 +160,14 @@ std::string to_string(Verdict v) {
 }
 
 std::optional<double> reference_tolerance_pct(const Json& record) {
-  if (!record.is_object() || !record.contains("references") || !record["references"].is_array()) return std::nullopt;
-  const std::string better = record.value("better", "");
-  const char* bound = better == "higher" ? "lower_bound" : better == "lower" ? "upper_bound" : nullptr;
-  if (!bound) return std::nullopt;
+  const RecordView r(record);
+  const bool higher = r.better == "higher";
+  if (!higher && r.better != "lower") return std::nullopt;
   std::optional<double> tol;
-  for (const auto& ref : record["references"]) {
-    if (!ref.is_object() || !ref.contains("target") || !ref["target"].is_number() || !ref.contains(bound) ||
-        !ref[bound].is_number())
-      continue;
-    const double target = ref["target"].get<double>(), b = ref[bound].get<double>();
-    if (target == 0) continue;
-    const double t = std::fabs(b - target) / std::fabs(target) * 100;
+  for (const RecordReference& ref : r.reference_checks()) {
+    const std::optional<double> b = higher ? ref.lower_bound : ref.upper_bound;
+    if (!ref.target || !b || *ref.target == 0) continue;
+    const double t = std::fabs(*b - *ref.target) / std::fabs(*ref.target) * 100;
     tol = tol ? std::min(*tol, t) : t;
   }
   return tol;
@@ -189,19 +178,20 @@ std::vector<CompareRow> compare_records(const Json& baseline, const Json& candid
   std::vector<std::string> order;  // first-seen order: baseline's, then what only the candidate has
   auto add = [&](const Json& records, bool is_base) {
     if (!records.is_array()) return;
-    for (const auto& r : records) {
+    for (const auto& json : records) {
+      const RecordView r(json);
       if (!is_point(r)) continue;
-      if (!options.metric.empty() && r.value("metric", "") != options.metric) continue;
-      const std::string key = point_key(r, options.ignore_params).dump();
+      if (!options.metric.empty() && r.metric != options.metric) continue;
+      const std::string key = point_key(json, options.ignore_params).dump();
       if (!comparable(r)) {
-        if (!is_base && r.value("status", "") != "ok") {
+        if (!is_base && !r.ok()) {
           auto& g = groups[key];
-          if (g.failed_reason.empty()) g.failed_reason = r.value("status", "") + ": " + r.value("reason", "");
+          if (g.failed_reason.empty()) g.failed_reason = r.status + ": " + r.reason;
         }
         continue;
       }
       if (!groups.count(key) || (groups[key].base.empty() && groups[key].cand.empty())) order.push_back(key);
-      (is_base ? groups[key].base : groups[key].cand).push_back(&r);
+      (is_base ? groups[key].base : groups[key].cand).push_back(r);
     }
   };
   add(baseline, true);
@@ -212,7 +202,7 @@ std::vector<CompareRow> compare_records(const Json& baseline, const Json& candid
     const Group& g = groups[k];
     const Json key = Json::parse(k);
     CompareRow row;
-    describe(row, key, g.cand.empty() ? *g.base.front() : *g.cand.front());
+    describe(row, key, g.cand.empty() ? g.base.front() : g.cand.front());
     row.baseline_records = static_cast<int>(g.base.size());
     row.candidate_records = static_cast<int>(g.cand.size());
     row.change_pct = row.band_low_pct = row.band_high_pct = kNaN;

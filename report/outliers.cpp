@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/stats.hpp"
+#include "record/record_reader.hpp"
 #include "report/compare.hpp"
 
 namespace scalebench {
@@ -18,13 +19,11 @@ std::string only_entry(const Json& list) {
 }  // namespace
 
 std::string single_host(const Json& r) {
-  const Json pl = r.value("placement", Json::object());
-  if (pl.is_object()) {
-    if (pl.contains("nodes") && pl["nodes"].is_number() && pl["nodes"].get<double>() > 1) return "";
-    if (pl.contains("hosts")) return only_entry(pl["hosts"]);
-  }
-  const Json env = r.value("environment", Json::object());
-  if (env.is_object() && env.contains("hostnames")) return only_entry(env["hostnames"]);
+  const RecordView v(r);
+  if (v.placement.nodes.value_or(0) > 1) return "";
+  if (v.has("placement.hosts")) return v.placement.hosts.size() == 1 ? v.placement.hosts.front() : "";
+  const Json& env = v.environment();
+  if (env.contains("hostnames")) return only_entry(env["hostnames"]);
   return "";
 }
 
@@ -36,22 +35,21 @@ std::vector<NodeOutlier> find_node_outliers(const Json& records, double threshol
   std::map<std::string, Group> groups;
   std::vector<std::string> order;
   if (records.is_array())
-    for (const auto& r : records) {
-      if (!r.is_object() || r.value("status", "") != "ok" || r.value("metric", "run") == "run") continue;
-      if (!r.contains("value") || !r["value"].is_number()) continue;
-      const std::string better = r.value("better", "");
-      if (better != "higher" && better != "lower") continue;
-      const std::string host = single_host(r);
+    for (const auto& json : records) {
+      const RecordView r(json);
+      if (!r.ok() || r.metric.empty() || !r.is_figure() || !r.value) continue;
+      if (r.better != "higher" && r.better != "lower") continue;
+      const std::string host = single_host(json);
       if (host.empty()) continue;
-      const std::string key = point_key(r).dump();
+      const std::string key = point_key(json).dump();
       auto [it, fresh] = groups.try_emplace(key);
       if (fresh) {
         order.push_back(key);
-        it->second.metric = r.value("metric", "");
-        it->second.unit = r.value("unit", "");
-        it->second.better = better;
+        it->second.metric = r.metric;
+        it->second.unit = r.unit;
+        it->second.better = r.better;
       }
-      it->second.by_host[host].push_back(r["value"].get<double>());
+      it->second.by_host[host].push_back(*r.value);
     }
 
   std::vector<NodeOutlier> out;

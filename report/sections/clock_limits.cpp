@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
+#include "record/record_reader.hpp"
 #include "report/sections/section_helpers.hpp"
 
 namespace scalebench::sections {
@@ -19,23 +21,18 @@ void add_clock_limits(Section& sec, const std::vector<const Json*>& recs) {
   // (run id as a number, so that run 10 follows run 9; its text; GPU) -> sums
   std::map<std::tuple<long long, std::string, long long>, Sum> by_gpu;
   for (const Json* r : recs) {
-    if (r->value("metric", "") != "time") continue;
-    const Json* d = r->contains("details") ? &(*r)["details"] : nullptr;
-    if (!d || !d->is_object() || !d->contains("clock_limits") || !(*d)["clock_limits"].is_object()) continue;
-    const Json& c = (*d)["clock_limits"];
-    if (!c.contains("window_ms") || !c["window_ms"].is_number()) continue;
-    const Json pt = r->value("point", Json::object());
-    const long long gpu =
-        pt.is_object() && pt.contains("gpu") && pt["gpu"].is_number_integer() ? pt["gpu"].get<long long>() : 0;
-    const Json id = r->value("run_id", Json());
-    Sum& s =
-        by_gpu[{id.is_number_integer() ? id.get<long long>() : std::numeric_limits<long long>::max(), id.dump(), gpu}];
+    const RecordView v(*r);
+    if (v.metric != "time") continue;
+    const std::optional<double> window = v.number_at("details.clock_limits.window_ms");
+    if (!window) continue;
+    const long long gpu = std::max(v.gpu(), 0);  // point.gpu "all", or none: the run as a whole
+    Sum& s = by_gpu[{v.run_id.value_or(std::numeric_limits<long long>::max()),
+                     v.run_id ? std::to_string(*v.run_id) : "", gpu}];
     if (!s.first) s.first = r;
-    s.window += c["window_ms"].get<double>();
-    if (c.contains("power_capped_ms") && c["power_capped_ms"].is_number())
-      s.power += c["power_capped_ms"].get<double>(), s.has_power = true;
-    if (c.contains("thermal_capped_ms") && c["thermal_capped_ms"].is_number())
-      s.thermal += c["thermal_capped_ms"].get<double>(), s.has_thermal = true;
+    s.window += *window;
+    if (const auto power = v.number_at("details.clock_limits.power_capped_ms")) s.power += *power, s.has_power = true;
+    if (const auto thermal = v.number_at("details.clock_limits.thermal_capped_ms"))
+      s.thermal += *thermal, s.has_thermal = true;
   }
   Table t = make_table(
       sec.id + "-clock-limits", "GPUs held down by their power or thermal limit",
@@ -56,14 +53,12 @@ void add_clock_limits(Section& sec, const std::vector<const Json*>& recs) {
     if (s.window <= 0) continue;
     const double power = 100 * s.power / s.window, thermal = 100 * s.thermal / s.window;
     if (power < 1 && thermal < 1) continue;
-    const Json& r = *s.first;
+    const RecordView r(*s.first);
     std::string host;
-    const Json pl = r.value("placement", Json::object());
-    if (pl.contains("devices") && pl["devices"].is_array())
-      for (const Json& dev : pl["devices"])
-        if (dev.is_object() && dev.value("rank", -1LL) == gpu) host = dev.value("host", "");
-    t.rows.push_back({id, r.value("workload", ""), r.value("variant", ""), std::to_string(workers_of(r)),
-                      std::to_string(gpu), host, format_number(s.window / 1e3), s.has_power ? format_number(power) : "",
+    for (const RecordDevice& dev : r.placement.devices)
+      if (dev.rank.value_or(-1) == gpu) host = dev.host;
+    t.rows.push_back({id, r.workload, r.variant, std::to_string(workers_of(*s.first)), std::to_string(gpu), host,
+                      format_number(s.window / 1e3), s.has_power ? format_number(power) : "",
                       s.has_thermal ? format_number(thermal) : ""});
   }
   if (!t.rows.empty()) sec.tables.push_back(t);

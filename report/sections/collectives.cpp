@@ -51,8 +51,7 @@ struct CollectivePoints {
 bool is_sized(const Json& r) {
   const RecordView v(r);
   const std::string& m = v.metric;
-  return (m == "busbw" || m == "algbw" || m == "time") && v.params().contains("op") && v.point().contains("size") &&
-         v.point()["size"].is_number();
+  return (m == "busbw" || m == "algbw" || m == "time") && v.params().contains("op") && v.number_at("point.size");
 }
 
 // One curve's points of one metric as a chart series; none (nullopt) when it has no point to show.
@@ -183,13 +182,14 @@ CollectiveGroups collective_groups(const std::vector<const Json*>& recs, bool gp
   const CollectivePoints cp{varying_params(sized, group_keys), gpus};
   CollectiveGroups groups;
   for (const Json* r : sized) {
-    const Json& p = (*r)["params"];
+    const RecordView v(*r);
+    const Json& p = v.params();
     const std::string title = cp.group_title(p);
     auto& g = groups[title];
     g.title = title, g.op = text_of(p["op"]), g.id = bounded_id(id_safe(title));
     auto& c = g.curves[cp.name_of(*r)];
-    c.variant = r->value("variant", ""), c.extra = params_text(p, cp.extra_keys), c.workers = workers_of(*r);
-    c.at[(*r)["metric"].get<std::string>()][(*r)["point"]["size"].get<double>()].push_back(r);
+    c.variant = v.variant, c.extra = params_text(p, cp.extra_keys), c.workers = workers_of(*r);
+    c.at[v.metric][*v.number_at("point.size")].push_back(r);
   }
   return groups;
 }

@@ -69,15 +69,14 @@ Pooled pool(const std::vector<const Json*>& recs) {
   Pooled p;
   for (const Json* r : recs) {
     const RecordView v(*r);
-    const Json& st = v.stats();
-    if (st.contains("samples") && st["samples"].is_array() && !st["samples"].empty()) {
-      for (const auto& s : st["samples"])
-        if (s.is_number()) samples.push_back(s.get<double>());
+    const auto recorded = v.samples();
+    if (recorded && !recorded->empty()) {
+      samples.insert(samples.end(), recorded->begin(), recorded->end());
     } else if (v.value) {
       samples.push_back(*v.value);
     }
-    if (r->contains("pct_of_peak") && (*r)["pct_of_peak"].is_number()) pct.push_back((*r)["pct_of_peak"].get<double>());
-    if (r->contains("link") && (*r)["link"].is_object()) p.link = (*r)["link"].value("path", "");
+    if (const auto pop = v.number_at("pct_of_peak")) pct.push_back(*pop);
+    if (const auto path = v.text_at("link.path")) p.link = *path;
   }
   if (samples.empty()) return p;
   const Summary s = summarize(samples);

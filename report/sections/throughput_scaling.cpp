@@ -6,6 +6,7 @@
 #include <map>
 
 #include "analysis/scaling_model.hpp"
+#include "record/record_reader.hpp"
 #include "report/sections/section_helpers.hpp"
 
 namespace scalebench::sections {
@@ -18,9 +19,10 @@ constexpr std::size_t kMaxScalingCharts = 24;
 std::string scaling_kind(const std::map<int, std::vector<const Json*>>& by_workers) {
   for (const char* key : {"batch_size", "batch", "global_batch"}) {
     std::map<int, double> batch;
-    for (auto& [w, rs] : by_workers)
-      if ((*rs.front())["params"].contains(key) && (*rs.front())["params"][key].is_number())
-        batch[w] = (*rs.front())["params"][key].get<double>();
+    for (auto& [w, rs] : by_workers) {
+      const Json& params = RecordView(*rs.front()).params();
+      if (params.contains(key) && params[key].is_number()) batch[w] = params[key].get<double>();
+    }
     if (batch.size() != by_workers.size() || batch.size() < 2) continue;
     bool same = true, per_total = true;
     const auto& [w0, b0] = *batch.begin();
@@ -36,8 +38,8 @@ std::string scaling_kind(const std::map<int, std::vector<const Json*>>& by_worke
 }
 
 // A figure per GPU (images/s/gpu) rather than a total: its speedup is value x count.
-bool per_worker(const Json& r) {
-  std::string m = r.value("metric", "") + " " + r.value("unit", "");
+bool per_worker(const RecordView& r) {
+  std::string m = r.metric + " " + r.unit;
   std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return std::tolower(c); });
   for (const char* k : {"per_gpu", "per-gpu", "per_rank", "per_worker", "/gpu"})
     if (m.find(k) != std::string::npos) return true;
@@ -50,8 +52,7 @@ std::vector<const Json*> run_throughputs(const std::vector<const Json*>& recs) {
   std::vector<const Json*> tp;
   for (const Json* r : recs) {
     if (!is_throughput(*r)) continue;
-    const Json point = r->value("point", Json::object());
-    if (point.contains("gpu") && point["gpu"].is_number() && workers_of(*r) > 1) continue;
+    if (RecordView(*r).gpu() >= 0 && workers_of(*r) > 1) continue;  // one GPU's figure (point.gpu "all": the total)
     tp.push_back(r);
   }
   return tp;
@@ -69,12 +70,12 @@ ThroughputGroups group_throughputs(const std::vector<const Json*>& tp) {
   const auto extra_keys = varying_params(tp, {"batch_size", "batch", "global_batch"});
   ThroughputGroups g;
   for (const Json* r : tp) {
-    std::string metric = (*r)["metric"].get<std::string>();
-    if (metric == "throughput_total") metric = "throughput";
-    const std::string key = (*r)["workload"].get<std::string>() + " " + metric + series_suffix(*r, extra_keys);
-    g.groups[key][r->value("variant", "default")][workers_of(*r)].push_back(r);
-    g.unit_of[key] = r->value("unit", "");
-    g.per_gpu[key] = per_worker(*r);
+    const RecordView v(*r);
+    const std::string metric = v.metric == "throughput_total" ? "throughput" : v.metric;
+    const std::string key = v.workload + " " + metric + series_suffix(*r, extra_keys);
+    g.groups[key][v.variant][workers_of(*r)].push_back(r);
+    g.unit_of[key] = v.unit;
+    g.per_gpu[key] = per_worker(v);
   }
   return g;
 }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/stats.hpp"
+#include "record/record_reader.hpp"
 #include "report/sections/section_helpers.hpp"
 
 namespace scalebench::sections {
@@ -23,8 +24,9 @@ struct RunSplit {
   long long slowest = -1;               // the rank (point.gpu) with alone_max
 };
 
-double detail_number(const Json& d, const char* k) {
-  return d.is_object() && d.contains(k) && d[k].is_number() ? d[k].get<double>() : -1.0;
+// details.step_ms and details.step_ms_without_allreduce, -1 when the record lacks it.
+double step_ms(const RecordView& r, bool without_allreduce = false) {
+  return r.number_at(without_allreduce ? "details.step_ms_without_allreduce" : "details.step_ms").value_or(-1.0);
 }
 
 // The time records that carry a step; nothing when none of them has the split.
@@ -32,10 +34,10 @@ std::vector<const Json*> records_with_steps(const std::vector<const Json*>& recs
   std::vector<const Json*> timed;
   bool any_split = false;
   for (const Json* r : recs) {
-    if (r->value("metric", "") != "time" || !r->contains("details")) continue;
-    if (detail_number((*r)["details"], "step_ms") <= 0) continue;
+    const RecordView v(*r);
+    if (v.metric != "time" || step_ms(v) <= 0) continue;
     timed.push_back(r);
-    any_split |= detail_number((*r)["details"], "step_ms_without_allreduce") > 0;
+    any_split |= step_ms(v, true) > 0;
   }
   if (!any_split) return {};
   return timed;
@@ -49,16 +51,14 @@ SplitGroups group_splits(const std::vector<const Json*>& timed) {
   const auto extra_keys = varying_params(timed, {"batch_size", "batch", "global_batch"});
   SplitGroups groups;
   for (const Json* r : timed) {
-    const std::string key = (*r)["workload"].get<std::string>() + series_suffix(*r, extra_keys);
-    const Json point = r->value("point", Json::object());
-    const long long rank =
-        point.contains("gpu") && point["gpu"].is_number_integer() ? point["gpu"].get<long long>() : 0;
+    const RecordView v(*r);
+    const std::string key = v.workload + series_suffix(*r, extra_keys);
+    const long long rank = std::max(v.gpu(), 0);  // point.gpu "all", or none: the run as a whole
     const int w = workers_of(*r);
-    const Json& d = (*r)["details"];
-    const double alone = detail_number(d, "step_ms_without_allreduce");
+    const double alone = step_ms(v, true);
     if (w > 1 && alone <= 0) continue;  // a multi-GPU record without the split says nothing here
-    RunSplit& s = groups[key][r->value("variant", "default")][w][r->value("run_id", Json()).dump()];
-    s.step = std::max(s.step, detail_number(d, "step_ms"));
+    RunSplit& s = groups[key][v.variant][w][v.run_id ? std::to_string(*v.run_id) : "null"];
+    s.step = std::max(s.step, step_ms(v));
     if (w > 1) {
       if (s.slowest < 0 || alone > s.alone_max) s.alone_max = alone, s.slowest = rank;
       s.alone_min = s.alone_min > 0 ? std::min(s.alone_min, alone) : alone;

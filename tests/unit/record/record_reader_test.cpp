@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "common/error.hpp"
 #include "record/record.hpp"
@@ -119,6 +120,111 @@ TEST(RecordView, HostGpuAndModelOfEachKindOfRecord) {
   const Json burn{{"point", Json{{"host", "b"}, {"gpu", 0}, {"model", "H100"}}}};
   EXPECT_EQ(RecordView(burn).host(), "b");
   EXPECT_EQ(RecordView(burn).model(), "H100");
+}
+
+// What reading one field of a record throws, "" when it reads.
+template <typename Read>
+std::string read_error(const Json& record, Read read) {
+  try {
+    read(RecordView(record));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RecordView, TypedFieldsByTheirPath) {
+  Json json = stored_busbw();
+  json["details"] = {{"step_ms", 12.5}, {"clock_limits", {{"window_ms", 800}}}, {"algo", "ring"}};
+  json["link"] = {{"path", "NVLINK"}, {"peak_GBps", 450}};
+  json["pct_of_peak"] = nullptr;
+  const RecordView r(json);
+  EXPECT_EQ(r.details().value("algo", ""), "ring");
+  EXPECT_EQ(r.number_at("details.step_ms"), 12.5);
+  EXPECT_EQ(r.number_at("details.clock_limits.window_ms"), 800.0);
+  EXPECT_EQ(r.integer_at("details.clock_limits.window_ms"), 800);
+  EXPECT_EQ(r.integer_at("point.size"), 1048576);
+  EXPECT_EQ(r.text_at("link.path"), "NVLINK");
+  EXPECT_FALSE(r.number_at("details.step_ms_without_allreduce")) << "absent";
+  EXPECT_FALSE(r.number_at("pct_of_peak")) << "null reads as absent";
+  EXPECT_FALSE(r.text_at("details.clock_limits.reason.text")) << "absent on the way";
+  EXPECT_TRUE(r.has("link"));
+  EXPECT_FALSE(r.has("pct_of_peak"));
+  EXPECT_FALSE(r.has("details.checksum"));
+}
+
+TEST(RecordView, ATypedFieldOfTheWrongTypeIsNamed) {
+  Json json = stored_busbw();
+  json["details"] = {{"step_ms", "slow"}, {"clock_limits", 3}};
+  json["link"] = {{"path", 1}};
+  EXPECT_EQ(read_error(json, [](const RecordView& r) { r.number_at("details.step_ms"); }),
+            "record 12: 'details.step_ms' must be a number");
+  EXPECT_EQ(read_error(json, [](const RecordView& r) { r.integer_at("value"); }),
+            "record 12: 'value' must be an integer");
+  EXPECT_EQ(read_error(json, [](const RecordView& r) { r.text_at("link.path"); }),
+            "record 12: 'link.path' must be a string");
+  EXPECT_EQ(read_error(json, [](const RecordView& r) { r.number_at("details.clock_limits.window_ms"); }),
+            "record 12: 'details.clock_limits' must be an object");
+  json["details"] = "none";
+  EXPECT_EQ(error_of(json), "record 12: 'details' must be an object");
+}
+
+TEST(RecordView, SamplesAsStored) {
+  Json json = stored_busbw();
+  EXPECT_FALSE(RecordView(json).samples()) << "no stats.samples";
+  json["stats"]["samples"] = {21.0, nullptr, 22.0};
+  EXPECT_EQ(*RecordView(json).samples(), (std::vector<double>{21.0, 22.0})) << "a NaN sample (null) is left out";
+  json["stats"]["samples"] = Json::array();
+  EXPECT_TRUE(RecordView(json).samples()->empty());
+  json["stats"]["samples"] = {21.0, "22"};
+  EXPECT_EQ(read_error(json, [](const RecordView& r) { r.samples(); }),
+            "record 12: 'stats.samples' must be an array of numbers");
+  json["stats"]["samples"] = 21.0;
+  EXPECT_EQ(read_error(json, [](const RecordView& r) { r.samples(); }),
+            "record 12: 'stats.samples' must be an array of numbers");
+}
+
+TEST(RecordView, ReferencesTyped) {
+  Json json = stored_busbw();
+  json["references"] = Json::array({{{"target", 20}, {"unit", "GB/s"}, {"lower_bound", 18.0}, {"outcome", "pass"}},
+                                    {{"target", 25}, {"upper_bound", 30.0}, {"outcome", "fail"}}});
+  const auto refs = RecordView(json).reference_checks();
+  ASSERT_EQ(refs.size(), 2u);
+  EXPECT_EQ(refs[0].target, 20.0);
+  EXPECT_EQ(refs[0].lower_bound, 18.0);
+  EXPECT_FALSE(refs[0].upper_bound);
+  EXPECT_EQ(refs[0].unit, "GB/s");
+  EXPECT_EQ(refs[0].outcome, "pass");
+  EXPECT_EQ(refs[1].upper_bound, 30.0);
+  EXPECT_EQ(refs[1].outcome, "fail");
+  json["references"][1]["target"] = "25";
+  EXPECT_EQ(read_error(json, [](const RecordView& r) { r.reference_checks(); }),
+            "record 12: 'references[1].target' must be a number");
+  json["references"][1] = "fail";
+  EXPECT_EQ(read_error(json, [](const RecordView& r) { r.reference_checks(); }),
+            "record 12: 'references[1]' must be an object");
+  EXPECT_EQ(read_error(json, [](const RecordView& r) { r.reference_failed(); }),
+            "record 12: 'references[1]' must be an object");
+  json["references"] = Json::array({{{"outcome", false}}});
+  EXPECT_EQ(read_error(json, [](const RecordView& r) { r.reference_checks(); }),
+            "record 12: 'references[0].outcome' must be a string");
+}
+
+TEST(RecordView, PlacementDevices) {
+  Json json = stored_busbw();
+  json["placement"]["devices"] = {{{"rank", 0}, {"host", "a"}, {"gpu", "NVIDIA H200"}}, {{"rank", 1}, {"host", "b"}}};
+  const RecordView r(json);
+  ASSERT_EQ(r.placement.devices.size(), 2u);
+  EXPECT_EQ(r.placement.devices[1].rank, 1);
+  EXPECT_EQ(r.placement.devices[1].host, "b");
+  json["placement"]["devices"][1]["rank"] = "1";
+  EXPECT_EQ(error_of(json), "record 12: 'placement.devices[1].rank' must be an integer");
+  json["placement"]["devices"][1] = {{"rank", 1}, {"host", 2}};
+  EXPECT_EQ(error_of(json), "record 12: 'placement.devices[1].host' must be a string");
+  json["placement"]["devices"] = {"a"};
+  EXPECT_EQ(error_of(json), "record 12: 'placement.devices[0]' must be an object");
+  json["placement"]["devices"] = "a";
+  EXPECT_EQ(error_of(json), "record 12: 'placement.devices' must be an array of objects");
 }
 
 TEST(FieldAt, FollowsADottedPath) {

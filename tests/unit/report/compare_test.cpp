@@ -317,6 +317,10 @@ TEST(CompareFile, ErrorsNameFileLineAndField) {
   sized["point"]["size"] = 1048576;
   sized["unit"] = 7;
   EXPECT_EQ(message(sized.dump()), "base.jsonl:1: field 'unit': not a string");
+  // Every other field the readers type, as the reader names it.
+  Json placed = record("b", "busbw", 10);
+  placed["placement"] = Json{{"gpus", "2"}};
+  EXPECT_EQ(message(placed.dump()), "base.jsonl:1: 'placement.gpus' must be an integer");
   EXPECT_EQ(message("[1]"), "base.jsonl: record 1 of the array: expected a JSON object (one result record)");
   EXPECT_EQ(message("[\n" + line + ",\n]").rfind("base.jsonl:3:", 0), 0u) << message("[\n" + line + ",\n]");
   EXPECT_EQ(message(" \n"), "base.jsonl: no records (empty file)");
