@@ -83,7 +83,7 @@ Coordinator::Coordinator(Options options)
 
 void Coordinator::replay_results(long long last_record) {
   const auto start = std::chrono::steady_clock::now();
-  long long after = 0, replayed = 0;
+  long long after = 0, replayed = 0, refused = 0;
   try {
     Store store(options_.db_path, true);
     while (after < last_record && !stopping_.load()) {
@@ -91,8 +91,14 @@ void Coordinator::replay_results(long long last_record) {
       if (page.empty()) break;
       for (const auto& r : page) {
         if (r["record_id"].get<long long>() > last_record) break;  // posted since the start: counted live
-        metrics_.replay_record(r);
-        ++replayed;
+        // A stored record of a malformed field (written before ingest checked it) makes no gauge;
+        // the records after it still do.
+        try {
+          metrics_.replay_record(r);
+          ++replayed;
+        } catch (const std::exception& e) {
+          if (refused++ == 0) log::warn(std::string("result gauges: a stored record skipped: ") + e.what());
+        }
       }
       after = page.back()["record_id"].get<long long>();
     }
@@ -100,6 +106,7 @@ void Coordinator::replay_results(long long last_record) {
     log::warn(std::string("result gauges not rebuilt from the store: ") + e.what());
   }
   metrics_.end_replay();
+  if (refused > 1) log::warn("result gauges: " + std::to_string(refused) + " stored records skipped in all");
   if (replayed > 0)
     log::info("result gauges rebuilt from " + std::to_string(replayed) + " stored records in " +
               std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) + " s");

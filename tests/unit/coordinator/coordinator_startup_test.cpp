@@ -80,6 +80,32 @@ TEST_F(CoordinatorStartup, CountsAtOnceAndRebuildsTheGaugesBesideTheApi) {
   EXPECT_EQ(value_of(text, "scalebench_records_ingested_total "), kRecords + 1) << "replays are not counted again";
 }
 
+// A stored record with a malformed field (stored before ingest checked it) makes no gauge, and the
+// records stored after it still rebuild theirs.
+TEST_F(CoordinatorStartup, AMalformedStoredRecordDoesNotStopTheRebuild) {
+  {
+    Store s(db());
+    const long long e = s.add_experiment("old", "o.yaml", "name: old\n", {RunSpec{}}, 1.0);
+    const long long run = s.runs(e).at(0).id;
+    Json bad = busbw("old", run, 5);
+    bad["placement"]["hosts"] = "not-a-list";
+    Store::Transaction tx(s);
+    s.add_record(run, 1, 0, bad);
+    s.add_record(run, 1, 1, busbw("old", run, 42));
+    tx.commit();
+  }
+  Coordinator::Options o;
+  o.db_path = db();
+  Coordinator c(o);
+  const std::string series = "scalebench_collective_busbw_bytes_per_second{";
+  std::string text;
+  for (int i = 0; i < 100 && value_of(text, series) != 42e9; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    text = c.metrics_text();
+  }
+  EXPECT_EQ(value_of(text, series), 42e9) << text;
+}
+
 // A record posted while the history is replayed is newer than every replayed one: it keeps its
 // gauge; a name submitted again meanwhile is not replayed; end_replay ends that protection.
 TEST(MetricsReplay, APostedRecordWinsOverTheReplayedHistory) {
