@@ -70,8 +70,8 @@ fs::path write_dump(const Model& m, int batch, const fs::path& dir) {
 
 // Runs the reference script on `dir` with `args`; returns its exit status and output.
 std::pair<int, std::string> reference(const fs::path& dir, const std::string& args) {
-  const std::string cmd = std::string(SCALEBENCH_NUMPY_PYTHON) + " " + std::string(SCALEBENCH_SOURCE_DIR) + "/scripts/reference-gradients.py " +
-                          dir.string() + " " + args + " 2>&1";
+  const std::string cmd = std::string(SCALEBENCH_NUMPY_PYTHON) + " " + std::string(SCALEBENCH_SOURCE_DIR) +
+                          "/scripts/reference-gradients.py " + dir.string() + " " + args + " 2>&1";
   std::string out;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return {-1, "popen failed"};
