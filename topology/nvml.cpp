@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/call_failed.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "topology/nvml_abi.hpp"
@@ -89,6 +90,10 @@ NvmlLibrary NvmlLibrary::open(const std::string& path) {
   n.initialized = true;
   lib.impl_ = std::move(impl);
   return lib;
+}
+
+void NvmlLibrary::Impl::throw_error(nvmlReturn_t rc, const char* call, const char* file, int line) const {
+  throw_call_failed(file, line, call, error_string(rc));
 }
 
 NvmlLibrary::NvmlLibrary(NvmlLibrary&&) noexcept = default;
