@@ -93,6 +93,8 @@ void Outbox::loop() {
     std::string path;
     Json body;
     std::size_t taken = 1;  // queue entries this request carries
+    // The front entries are copied under the lock and sent without it: post() goes on meanwhile,
+    // and they leave the queue only once the coordinator has them.
     {
       std::unique_lock lock(mutex_);
       cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
@@ -135,6 +137,8 @@ void Outbox::loop() {
       if (!warned) log::warn(std::string("cannot deliver to the coordinator, will retry: ") + e.what());
       warned = true;
     }
+    // The callbacks run without the queue's lock, so that one taking a lock of its own (the
+    // agent's) cannot deadlock with a post() made under that lock.
     if (done) {
       std::vector<std::pair<std::string, Json>> delivered;
       {
@@ -148,7 +152,7 @@ void Outbox::loop() {
       queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(taken));
       if (journal_) {
         try {
-          if (queue_.empty())
+          if (queue_.empty())  // nothing left to replay: the file starts again empty
             journal_->clear();
           else
             journal_->delivered(taken);
@@ -161,7 +165,7 @@ void Outbox::loop() {
       warned = false;
       cv_.notify_all();
     } else {
-      if (stop_) return;
+      if (stop_) return;  // what was not delivered waits in the journal (when on) for the next start
       cv_.wait_for(lock, backoff, [&] { return stop_; });
       backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
     }

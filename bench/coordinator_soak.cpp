@@ -198,10 +198,20 @@ void direct(Soak& s, std::size_t windows, Director* d) {
   }
 }
 
-int soak(const SoakOptions& o, const TempFolder& folder) {
-  const std::size_t windows = std::max<std::size_t>(1, static_cast<std::size_t>(o.duration_s / o.window_s + 1e-9));
-  const std::size_t compare = std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(o.compare_s / o.window_s)));
-  if (2 * compare > windows) throw Error("--compare is over half of --duration");
+// How long the soak runs in whole windows, and how many windows at each end are compared.
+struct WindowCounts {
+  std::size_t windows = 1, compare = 1;
+};
+
+WindowCounts window_counts(const SoakOptions& o) {
+  WindowCounts w;
+  w.windows = std::max<std::size_t>(1, static_cast<std::size_t>(o.duration_s / o.window_s + 1e-9));
+  w.compare = std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(o.compare_s / o.window_s)));
+  if (2 * w.compare > w.windows) throw Error("--compare is over half of --duration");
+  return w;
+}
+
+CoordinatorConfig coordinator_config(const SoakOptions& o, const TempFolder& folder) {
   CoordinatorConfig c;
   c.folder = folder.path();
   c.db = (folder.path() / "soak.db").string();
@@ -209,28 +219,33 @@ int soak(const SoakOptions& o, const TempFolder& folder) {
   c.heartbeat_timeout_s = o.heartbeat_timeout_s;
   c.cpus = o.coordinator_cpus;
   c.args = o.coordinator_args;
-  CoordinatorProcess coordinator(c);
-  throw_if_interrupted();
-  Soak s(o, coordinator, windows, static_cast<std::size_t>(o.agents) + windows * static_cast<std::size_t>(o.churn));
-  s.duration_s = static_cast<double>(windows) * o.window_s;
+  return c;
+}
+
+void print_plan(const Soak& s, const WindowCounts& w) {
+  const SoakOptions& o = s.o;
   std::printf(
       "== soak: %d agents x %d GPUs for %s (%zu windows of %s), %.0f records/s in batches of %d, %d agents leaving "
       "and %d joining per window, a study of %d runs submitted and cancelled per window, %s; first %zu vs last %zu "
       "windows; coordinator %s, pid %d%s; load average %.2f\n",
-      o.agents, o.gpus, minutes(s.duration_s).c_str(), windows, minutes(o.window_s).c_str(), o.record_rate, o.batch,
+      o.agents, o.gpus, minutes(s.duration_s).c_str(), w.windows, minutes(o.window_s).c_str(), o.record_rate, o.batch,
       o.churn, o.churn, std::max(2, 2 * o.churn),
       o.restart_signal == "NONE"
           ? "no restart"
           : ("the coordinator ended with SIG" + o.restart_signal + " at " + minutes(s.duration_s / 2)).c_str(),
-      compare, compare, coordinator.url().c_str(), coordinator.pid(),
+      w.compare, w.compare, s.coordinator.url().c_str(), s.coordinator.pid(),
       o.coordinator_cpus.empty() ? "" : (" on CPUs " + o.coordinator_cpus).c_str(), load_average());
+}
+
+// The cluster's set-up (a run handed to each agent by its first heartbeat) before the clock
+// starts: the first minutes compared are of a cluster at work, as the last are.
+void set_up_cluster(Soak& s) {
+  const SoakOptions& o = s.o;
   for (int i = 0; i < o.agents; ++i) {
     throw_if_interrupted();
     s.add(join(s, sim_agent_name("soak", i), true));
   }
-  // The cluster's set-up (a run handed to each agent by its first heartbeat) before the clock
-  // starts: the first minutes compared are of a cluster at work, as the last are.
-  submit_runs(coordinator.url(), "soak", o.agents, o.gpus);
+  submit_runs(s.coordinator.url(), "soak", o.agents, o.gpus);
   std::vector<double> first_heartbeat_ms;
   int busy = 0;
   for (std::size_t i = 0; i < s.count.load(); ++i) {
@@ -241,6 +256,11 @@ int soak(const SoakOptions& o, const TempFolder& folder) {
   }
   std::printf("set-up: %d agents registered, each took its run in its first heartbeat (p99 %.2f ms, %d busy answers)\n",
               o.agents, percentile(first_heartbeat_ms, 0.99), busy);
+}
+
+// The timed part: the agents' threads play while the main thread directs, then each agent's last
+// batch is sent again, so that the store check counts every record that was sent.
+Director play(Soak& s, std::size_t windows) {
   s.t0 = Clock::now();
   s.t_end = s.t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.duration_s));
   std::vector<std::thread> threads;
@@ -261,21 +281,35 @@ int soak(const SoakOptions& o, const TempFolder& folder) {
   throw_if_interrupted();
   std::size_t on = 0;
   for (std::size_t i = 0; i < s.count.load(); ++i) on += !s.agents[i]->leaving;
-  print_window(s, windows - 1, windows, on, window_state(s, HttpClient(coordinator.url()), &d));
+  print_window(s, windows - 1, windows, on, window_state(s, HttpClient(s.coordinator.url()), &d));
+  return d;
+}
 
-  const SpanFigures first = s.windows.span(0, compare), last = s.windows.span(windows - compare, compare);
-  const Comparison figures[] = {{"RSS (MiB)", first.rss_mib, last.rss_mib, true},
-                                {"heartbeat p99 (ms)", first.heartbeat_p99_ms, last.heartbeat_p99_ms, true},
-                                {"records/s", first.records_per_s, last.records_per_s, false}};
-  std::printf("first %s vs last %s:\n", minutes(static_cast<double>(compare) * o.window_s).c_str(),
-              minutes(static_cast<double>(compare) * o.window_s).c_str());
-  bool ok = true;
-  for (const auto& f : figures) {
+// The first windows' figures against the last ones'. figures[]: RSS, heartbeat p99, records/s.
+struct Drift {
+  Comparison figures[3];
+  bool holds = true;  // none 10% worse
+};
+
+Drift compare_ends(const Soak& s, const WindowCounts& w) {
+  const SpanFigures first = s.windows.span(0, w.compare), last = s.windows.span(w.windows - w.compare, w.compare);
+  Drift drift{{{"RSS (MiB)", first.rss_mib, last.rss_mib, true},
+               {"heartbeat p99 (ms)", first.heartbeat_p99_ms, last.heartbeat_p99_ms, true},
+               {"records/s", first.records_per_s, last.records_per_s, false}},
+              true};
+  std::printf("first %s vs last %s:\n", minutes(static_cast<double>(w.compare) * s.o.window_s).c_str(),
+              minutes(static_cast<double>(w.compare) * s.o.window_s).c_str());
+  for (const auto& f : drift.figures) {
     std::printf("  %-20s %10.2f %10.2f %+7.1f%%  %s\n", f.name, f.first, f.last, 100 * f.change(),
                 f.holds() ? "not 10% worse" : "10% WORSE");
-    ok = ok && f.holds();
+    drift.holds = drift.holds && f.holds();
   }
-  const long long errors = s.windows.errors();
+  return drift;
+}
+
+// What the soak did (churn, studies, the restart), the calls that failed, and the store's count of
+// what was sent: each record acknowledged is stored once.
+StoreCheck account(const Soak& s, const Director& d, std::size_t windows, long long errors) {
   long long unreachable = 0;
   for (std::size_t w = 0; w < windows; ++w) unreachable += s.windows.at(w).unreachable;
   std::printf(
@@ -283,18 +317,37 @@ int soak(const SoakOptions& o, const TempFolder& folder) {
       d.left, d.joined, d.studies, d.cancelled, d.restart_down_s);
   std::printf("calls: %lld found no coordinator (its restart), %lld other errors%s%s\n", unreachable, errors,
               errors ? "; first: " : "", s.windows.first_error().c_str());
-  const StoreCheck sc = s.ledger.check(coordinator.db());
+  const StoreCheck sc = s.ledger.check(s.coordinator.db());
   std::printf(
       "store: %lld records acknowledged over %lld run attempts, %lld point records stored: %lld lost, %lld duplicated "
       "(%lld sent without an answer, %lld of them stored); store file %.1f MiB\n",
       sc.acknowledged, sc.attempts, sc.stored, sc.lost, sc.duplicated, sc.in_doubt, sc.in_doubt_stored,
-      static_cast<double>(std::filesystem::file_size(coordinator.db())) / (1024.0 * 1024.0));
-  ok = ok && sc.lost == 0 && sc.duplicated == 0 && errors == 0;
+      static_cast<double>(std::filesystem::file_size(s.coordinator.db())) / (1024.0 * 1024.0));
+  return sc;
+}
+
+// In phases, in the order a cluster lives them: the coordinator started, the cluster set up and
+// at work, then played for the whole duration; the figures are judged only after the store has
+// everything that was sent. Returns the exit code.
+int soak(const SoakOptions& o, const TempFolder& folder) {
+  const WindowCounts w = window_counts(o);
+  CoordinatorProcess coordinator(coordinator_config(o, folder));
+  throw_if_interrupted();
+  Soak s(o, coordinator, w.windows, static_cast<std::size_t>(o.agents) + w.windows * static_cast<std::size_t>(o.churn));
+  s.duration_s = static_cast<double>(w.windows) * o.window_s;
+  print_plan(s, w);
+  set_up_cluster(s);
+  const Director d = play(s, w.windows);
+  const Drift drift = compare_ends(s, w);
+  const long long errors = s.windows.errors();
+  const StoreCheck sc = account(s, d, w.windows, errors);
+  const bool ok = drift.holds && sc.lost == 0 && sc.duplicated == 0 && errors == 0;
   std::printf(
       "verdict: %s: RSS %+.1f%%, heartbeat p99 %+.1f%%, records/s %+.1f%% (first vs last %s), %lld lost, %lld "
       "duplicated, %lld errors; load average %.2f\n",
-      ok ? "PASS" : "FAIL", 100 * figures[0].change(), 100 * figures[1].change(), 100 * figures[2].change(),
-      minutes(static_cast<double>(compare) * o.window_s).c_str(), sc.lost, sc.duplicated, errors, load_average());
+      ok ? "PASS" : "FAIL", 100 * drift.figures[0].change(), 100 * drift.figures[1].change(),
+      100 * drift.figures[2].change(), minutes(static_cast<double>(w.compare) * o.window_s).c_str(), sc.lost,
+      sc.duplicated, errors, load_average());
   return ok ? 0 : 1;
 }
 

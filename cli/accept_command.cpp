@@ -171,65 +171,88 @@ Json verdicts_json(const std::string& level, const std::vector<accept::Verdict>&
   return j;
 }
 
-// The battery, verdicts and outputs against a coordinator. Returns the exit code.
-int accept_on(HttpClient& client, const Options& o, const std::function<void()>& check_alive) {
-  const std::vector<accept::Node> nodes = alive_nodes(client);
-  if (nodes.empty()) throw Error("no alive agent at " + client.base_url() + ": nothing to accept");
-  const std::string tag = "accept-" + std::to_string(std::time(nullptr));
+// The battery as planned on the nodes alive now; `tag` names its experiments.
+struct Battery {
+  std::vector<accept::Node> nodes;
+  std::string tag;
+  std::vector<accept::Item> items;
+};
+
+// The battery's items for every alive agent, announced with what this build leaves out.
+Battery plan_battery(HttpClient& client, const Options& o) {
+  Battery b;
+  b.nodes = alive_nodes(client);
+  if (b.nodes.empty()) throw Error("no alive agent at " + client.base_url() + ": nothing to accept");
+  b.tag = "accept-" + std::to_string(std::time(nullptr));
   std::vector<std::string> left_out;
-  const std::vector<accept::Item> items = accept::battery(o.level, nodes, tag, &left_out);
+  b.items = accept::battery(o.level, b.nodes, b.tag, &left_out);
   std::cout << "scalebench accept, level " << o.level.name << " (<= " << o.level.bound_s / 60
-            << " min per node): " << nodes.size() << " node" << (nodes.size() == 1 ? "" : "s") << ", " << items.size()
-            << " items, " << o.rules.rules.size() << " rules\n";
+            << " min per node): " << b.nodes.size() << " node" << (b.nodes.size() == 1 ? "" : "s") << ", "
+            << b.items.size() << " items, " << o.rules.rules.size() << " rules\n";
   if (!left_out.empty()) {
     std::string list;
     for (const auto& w : left_out) list += (list.empty() ? "" : ", ") + w;
     std::cout << "not in this build, left out: " << list << "\n";
   }
-  BatteryRunner runner(client, check_alive);
+  return b;
+}
+
+// Every item run, its records labelled with its node. An item whose agent stopped answering says
+// so, rather than only that its run did not end.
+std::vector<ItemOutcome> run_battery(HttpClient& client, BatteryRunner& runner, const Options& o,
+                                     const std::vector<accept::Item>& items) {
   // Items of one node run one after another; give the whole battery the level's bound plus the
   // cross-node item's, and a minute of slack for scheduling.
   std::vector<ItemOutcome> outcomes = runner.run(items, std::chrono::seconds(o.level.bound_s + 60), "battery:");
   for (ItemOutcome& out : outcomes) label_with_node(out);
-  // A node whose agent stopped answering: say so, rather than only that its run did not end.
   std::set<std::string> alive_after;
   for (const accept::Node& n : alive_nodes(client)) alive_after.insert(n.agent);
   for (ItemOutcome& out : outcomes)
     if (out.state != "ok")
       for (const std::string& a : out.item.agents)
         if (!alive_after.count(a)) out.reason = "agent " + a + " is lost (no heartbeat); " + out.reason;
+  return outcomes;
+}
 
+// The rules' verdicts on the records, then a failed verdict for each item that ended without them.
+std::vector<accept::Verdict> judge(const Options& o, const std::vector<ItemOutcome>& outcomes) {
   std::vector<accept::Verdict> verdicts = accept::evaluate(o.rules, judged_records(outcomes), o.baseline);
   for (const ItemOutcome& out : outcomes) item_failures(out, verdicts);
+  return verdicts;
+}
 
-  std::optional<accept::BisectOutcome> bisection;
+// When the all-reduce between 2 nodes or more is below its band, groups of nodes are measured
+// until one is named: a failed verdict each. Nothing when it passed.
+std::optional<accept::BisectOutcome> bisect_slow_collective(BatteryRunner& runner, const Options& o, const Battery& b,
+                                                            std::vector<accept::Verdict>& verdicts) {
   std::string why;
+  if (b.nodes.size() < 2 || !collective_failed(verdicts, &why)) return std::nullopt;
   bool all_gpus = true;
   std::vector<std::string> names;
-  for (const auto& n : nodes) {
+  for (const auto& n : b.nodes) {
     names.push_back(n.agent);
     all_gpus = all_gpus && n.gpus > 0;
   }
-  if (nodes.size() >= 2 && collective_failed(verdicts, &why)) {
-    std::cout << "\nthe all-reduce between the nodes is below its band (" << why << "): bisecting\n";
-    int counter = 0;
-    bisection = accept::bisect(names, measure_with(runner, o, all_gpus, tag, &counter));
-    std::cout << "bisection: " << bisection->conclusion << "\n";
-    for (const std::string& n : bisection->named) {
-      accept::Verdict v;
-      v.host = n;
-      v.check = "collective.busbw between nodes";
-      v.rule = "bisection";
-      v.rule_where = "scalebench accept";
-      v.outcome = "fail";
-      v.reason = bisection->conclusion;
-      verdicts.push_back(std::move(v));
-    }
+  std::cout << "\nthe all-reduce between the nodes is below its band (" << why << "): bisecting\n";
+  int counter = 0;
+  std::optional<accept::BisectOutcome> bisection =
+      accept::bisect(names, measure_with(runner, o, all_gpus, b.tag, &counter));
+  std::cout << "bisection: " << bisection->conclusion << "\n";
+  for (const std::string& n : bisection->named) {
+    accept::Verdict v;
+    v.host = n;
+    v.check = "collective.busbw between nodes";
+    v.rule = "bisection";
+    v.rule_where = "scalebench accept";
+    v.outcome = "fail";
+    v.reason = bisection->conclusion;
+    verdicts.push_back(std::move(v));
   }
+  return bisection;
+}
 
-  const std::vector<accept::Rollup> per_node = accept::node_rollup(verdicts);
-  const std::vector<accept::Rollup> per_gpu = accept::gpu_rollup(verdicts);
-  print_verdicts(verdicts, per_node);
+// The coordinator's copy of the verdicts (scalebench_node_health on its /metrics).
+void store_verdicts(HttpClient& client, const Options& o, const std::vector<accept::Verdict>& verdicts) {
   try {
     const int stored = post_node_health(client, o.level.name, verdicts);
     std::cout << "\n" << stored << " checks stored as scalebench_node_health on " << client.base_url() << "/metrics\n";
@@ -237,15 +260,51 @@ int accept_on(HttpClient& client, const Options& o, const std::function<void()>&
     // The verdicts stand (exit code, JSON, drain lines) without the coordinator's copy.
     std::cerr << "warning: the coordinator did not store the verdicts: " << e.what() << "\n";
   }
+}
+
+// Why a failed node is drained: its first reason, quoted for scontrol.
+std::string drain_reason(const accept::Rollup& n) { return quoted(n.reasons.empty() ? "failed" : n.reasons.front()); }
+
+// The scontrol line that drains each failed node. A failure between nodes names no one node to
+// drain, unless the bisection named it (then it is that node's failure too).
+std::vector<std::string> drain_lines(const std::vector<accept::Rollup>& per_node) {
   std::vector<std::string> drains;
-  bool any_fail = false;
+  for (const accept::Rollup& n : per_node)
+    if (n.outcome == "fail" && !n.host.empty())
+      drains.push_back("scontrol update nodename=" + n.host +
+                       " state=drain reason=\"scalebench accept: " + drain_reason(n) + "\"");
+  return drains;
+}
+
+// --drain: runs scontrol for each failed node, saying whether it worked.
+void drain_failed_nodes(const std::vector<accept::Rollup>& per_node) {
   for (const accept::Rollup& n : per_node) {
-    if (n.outcome != "fail") continue;
-    any_fail = true;
-    if (n.host.empty()) continue;  // between nodes: no one node to drain unless the bisection named it
-    drains.push_back("scontrol update nodename=" + n.host + " state=drain reason=\"scalebench accept: " +
-                     quoted(n.reasons.empty() ? "failed" : n.reasons.front()) + "\"");
+    if (n.outcome != "fail" || n.host.empty()) continue;
+    ChildProcess p = ChildProcess::spawn(
+        {"scontrol", "update", "nodename=" + n.host, "state=drain", "reason=scalebench accept: " + drain_reason(n)},
+        {});
+    const int rc = p.wait();
+    std::cout << "drained " << n.host << (rc == 0 ? "" : " FAILED (scontrol exited " + std::to_string(rc) + ")")
+              << "\n";
   }
+}
+
+// The battery, verdicts and outputs against a coordinator. Returns the exit code. In phases, each
+// taking what the one before gave: the plan, the runs, the verdicts (the bisection last, since it
+// starts from the verdicts and adds its own), then the outputs, which all say the same verdicts:
+// --drain last, as the one that acts on the cluster, once everything has been printed.
+int accept_on(HttpClient& client, const Options& o, const std::function<void()>& check_alive) {
+  const Battery battery = plan_battery(client, o);
+  BatteryRunner runner(client, check_alive);
+  const std::vector<ItemOutcome> outcomes = run_battery(client, runner, o, battery.items);
+  std::vector<accept::Verdict> verdicts = judge(o, outcomes);
+  const std::optional<accept::BisectOutcome> bisection = bisect_slow_collective(runner, o, battery, verdicts);
+
+  const std::vector<accept::Rollup> per_node = accept::node_rollup(verdicts);
+  const std::vector<accept::Rollup> per_gpu = accept::gpu_rollup(verdicts);
+  print_verdicts(verdicts, per_node);
+  store_verdicts(client, o, verdicts);
+  const std::vector<std::string> drains = drain_lines(per_node);
   if (!drains.empty()) std::cout << "\nto drain the failed nodes:\n";
   for (const std::string& d : drains) std::cout << "  " << d << "\n";
   if (!o.json_file.empty()) {
@@ -253,17 +312,9 @@ int accept_on(HttpClient& client, const Options& o, const std::function<void()>&
                                << "\n";
     std::cout << "verdicts in " << o.json_file << "\n";
   }
-  if (o.drain)
-    for (const accept::Rollup& n : per_node) {
-      if (n.outcome != "fail" || n.host.empty()) continue;
-      ChildProcess p =
-          ChildProcess::spawn({"scontrol", "update", "nodename=" + n.host, "state=drain",
-                               "reason=scalebench accept: " + quoted(n.reasons.empty() ? "failed" : n.reasons.front())},
-                              {});
-      const int rc = p.wait();
-      std::cout << "drained " << n.host << (rc == 0 ? "" : " FAILED (scontrol exited " + std::to_string(rc) + ")")
-                << "\n";
-    }
+  if (o.drain) drain_failed_nodes(per_node);
+  const bool any_fail =
+      std::any_of(per_node.begin(), per_node.end(), [](const accept::Rollup& n) { return n.outcome == "fail"; });
   return any_fail ? 1 : 0;
 }
 

@@ -271,6 +271,8 @@ Schedule schedule(std::vector<const Store::Run*> queued, const std::vector<Store
       // for room here: the runs behind it may start on this leader.
       if (!leader.empty() && !allowed(r.spec, leader)) continue;
       blocked = true;  // it waits for GPUs (or for another leader): so do the runs behind it
+      // Past here the runs behind are only checked for never fitting, so that one the cluster
+      // cannot hold fails now rather than when it reaches the front of the queue.
       if (!pass.check_fits) break;
       continue;
     }

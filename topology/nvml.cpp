@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/call_failed.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "topology/nvml_abi.hpp"
@@ -91,24 +92,31 @@ NvmlLibrary NvmlLibrary::open(const std::string& path) {
   return lib;
 }
 
+void NvmlLibrary::Impl::throw_error(nvmlReturn_t rc, const char* call, const char* file, int line) const {
+  throw_call_failed(file, line, call, error_string(rc));
+}
+
 NvmlLibrary::NvmlLibrary(NvmlLibrary&&) noexcept = default;
 NvmlLibrary& NvmlLibrary::operator=(NvmlLibrary&&) noexcept = default;
 NvmlLibrary::~NvmlLibrary() = default;
 
-Topology NvmlLibrary::read_topology() const {
-  if (!impl_) throw Error("NVML is not available: " + reason_);
-  const Impl& n = *impl_;
+namespace {
+// A GPU as read_topology sees it.
+struct Device {
+  nvmlDevice_t handle = nullptr;
+  GpuInfo info;
+  std::string bus;  // canonical_pci_bus_id
+  int nvlink_version = 0;
+  int switch_links = 0;                   // active links to an NVSwitch (or a remote NVML cannot name)
+  std::vector<std::string> remote_buses;  // canonical bus id of each active link's far end, "" unknown
+};
+
+// Every GPU this process may use, with its PCIe link. The template functions here take
+// NvmlLibrary's private Impl without naming it.
+template <class Nvml>
+std::vector<Device> read_devices(const Nvml& n) {
   unsigned int count = 0;
   NVML_CHECK(n, nvmlDeviceGetCount_v2(&count));
-
-  struct Device {
-    nvmlDevice_t handle = nullptr;
-    GpuInfo info;
-    std::string bus;  // canonical_pci_bus_id
-    int nvlink_version = 0;
-    int switch_links = 0;                   // active links to an NVSwitch (or a remote NVML cannot name)
-    std::vector<std::string> remote_buses;  // canonical bus id of each active link's far end, "" unknown
-  };
   std::vector<Device> devices;
   for (unsigned int i = 0; i < count; ++i) {
     Device d;
@@ -139,9 +147,13 @@ Topology NvmlLibrary::read_topology() const {
     d.bus = canonical_pci_bus_id(d.info.pci_bus_id);
     devices.push_back(std::move(d));
   }
+  return devices;
+}
 
-  // NVLinks: every active link's far end. A GPU without NVLink answers NOT_SUPPORTED; links past
-  // the GPU's last answer INVALID_ARGUMENT.
+// NVLinks: every active link's far end, another of `devices` or a switch. A GPU without NVLink
+// answers NOT_SUPPORTED; links past the GPU's last answer INVALID_ARGUMENT.
+template <class Nvml>
+void read_links(const Nvml& n, std::vector<Device>& devices) {
   for (Device& d : devices) {
     for (unsigned int link = 0; link < abi::kMaxNvLinks; ++link) {
       nvmlEnableState_t active = 0;
@@ -171,43 +183,59 @@ Topology NvmlLibrary::read_topology() const {
       if (type != abi::kNvLinkDeviceIbmNpu && type != abi::kNvLinkDeviceGpu) ++d.switch_links;
     }
   }
+}
 
+// The link between two GPUs: NVLink when either reaches the other (straight or through
+// NVSwitches), else the PCIe path NVML names.
+template <class Nvml>
+Link gpu_link(const Nvml& n, const Device& a, const Device& b) {
+  Link l;
+  auto direct = [](const Device& from, const Device& to) {
+    return static_cast<int>(std::count(from.remote_buses.begin(), from.remote_buses.end(), to.bus));
+  };
+  // Links straight to the other GPU, plus, when both reach NVSwitches, as many as the one with
+  // fewer switch links has (how nvidia-smi topo -m counts NV# on NVSwitch systems).
+  const int links = std::max(direct(a, b), direct(b, a)) + std::min(a.switch_links, b.switch_links);
+  if (links > 0) {
+    l.kind = "NVLINK";
+    l.nvlinks = links;
+    const int va = a.nvlink_version, vb = b.nvlink_version;
+    l.nvlink_version = va > 0 && vb > 0 ? std::min(va, vb) : std::max(va, vb);
+    l.nvlink_GBps_per_link = nvlink_GBps_per_link(l.nvlink_version);
+    return l;
+  }
+  nvmlGpuTopologyLevel_t level = abi::kTopologySystem;
+  nvmlReturn_t rc = n.nvmlDeviceGetTopologyCommonAncestor(a.handle, b.handle, &level);
+  if (rc != abi::kSuccess) {
+    log::debug("NVML: nvmlDeviceGetTopologyCommonAncestor(GPU" + std::to_string(a.info.index) + ", GPU" +
+               std::to_string(b.info.index) + "): " + n.error_string(rc) + "; taking SYS");
+    level = abi::kTopologySystem;
+  }
+  l.kind = pcie_path_kind(level);
+  return l;
+}
+}  // namespace
+
+// In phases: the GPUs first, since a link's far end is told apart as one of them or a switch by
+// its bus id; then each GPU's links; then the matrix of every pair.
+Topology NvmlLibrary::read_topology() const {
+  if (!impl_) throw Error("NVML is not available: " + reason_);
+  const Impl& n = *impl_;
+  std::vector<Device> devices = read_devices(n);
+  read_links(n, devices);
   Topology t;
   t.source = "nvml";
   for (const Device& d : devices) t.gpus.push_back(d.info);
   for (std::size_t i = 0; i < devices.size(); ++i) {
     std::vector<Link> row;
     for (std::size_t k = 0; k < devices.size(); ++k) {
-      Link l;
       if (i == k) {
-        l.kind = "SELF";
-        row.push_back(l);
-        continue;
-      }
-      const Device &a = devices[i], &b = devices[k];
-      auto direct = [](const Device& from, const Device& to) {
-        return static_cast<int>(std::count(from.remote_buses.begin(), from.remote_buses.end(), to.bus));
-      };
-      // Links straight to the other GPU, plus, when both reach NVSwitches, as many as the one with
-      // fewer switch links has (how nvidia-smi topo -m counts NV# on NVSwitch systems).
-      const int links = std::max(direct(a, b), direct(b, a)) + std::min(a.switch_links, b.switch_links);
-      if (links > 0) {
-        l.kind = "NVLINK";
-        l.nvlinks = links;
-        const int va = a.nvlink_version, vb = b.nvlink_version;
-        l.nvlink_version = va > 0 && vb > 0 ? std::min(va, vb) : std::max(va, vb);
-        l.nvlink_GBps_per_link = nvlink_GBps_per_link(l.nvlink_version);
+        Link self;
+        self.kind = "SELF";
+        row.push_back(self);
       } else {
-        nvmlGpuTopologyLevel_t level = abi::kTopologySystem;
-        nvmlReturn_t rc = n.nvmlDeviceGetTopologyCommonAncestor(a.handle, b.handle, &level);
-        if (rc != abi::kSuccess) {
-          log::debug("NVML: nvmlDeviceGetTopologyCommonAncestor(GPU" + std::to_string(a.info.index) + ", GPU" +
-                     std::to_string(b.info.index) + "): " + n.error_string(rc) + "; taking SYS");
-          level = abi::kTopologySystem;
-        }
-        l.kind = pcie_path_kind(level);
+        row.push_back(gpu_link(n, devices[i], devices[k]));
       }
-      row.push_back(l);
     }
     t.links.push_back(std::move(row));
   }

@@ -75,13 +75,17 @@ struct NvmlLibrary::Impl {
     return std::string(s ? s : "unknown NVML error") + " (" + std::to_string(rc) + ")";
   }
 
+  // A compare at the call site; the message is built out of line, in throw_error.
   void check(nvmlReturn_t rc, const char* call, const char* file, int line) const {
-    if (rc != nvml_abi::kSuccess)
-      throw Error(std::string(file) + ":" + std::to_string(line) + ": " + call + ": " + error_string(rc));
+    if (rc != nvml_abi::kSuccess) throw_error(rc, call, file, line);
   }
+  // Throws Error with file:line, the call's text and error_string (nvml.cpp). A member, since
+  // NVML's own error string is read through the loaded library's entry point.
+  [[noreturn]] void throw_error(nvmlReturn_t rc, const char* call, const char* file, int line) const;
 };
 
-// Every NVML call that must work: throws with file:line, the call as written and NVML's message.
+// NVML's CHECK macro, for every NVML call that must work: throws with file:line, the call as
+// written and NVML's message.
 #define NVML_CHECK(nvml, call) (nvml).check((nvml).call, #call, __FILE__, __LINE__)
 
 }  // namespace scalebench

@@ -14,6 +14,7 @@
 //   degraded4            nvswitch4 with faults: GPU1's NVLink error counters grow 10 a second,
 //                        GPU2 runs at Gen4 x8 and has a row remap pending with persistence mode
 //                        off, GPU3 has 2 of its 18 links down and its power limit at 500 of 700 W
+//   lost2                2 x "NVIDIA H200" of which GPU1's UUID call answers NVML_ERROR_GPU_IS_LOST
 //   none                 no GPU
 //   no_driver            nvmlInit_v2 fails with NVML_ERROR_DRIVER_NOT_LOADED
 // Telemetry is made up, plausible and changing with the time since nvmlInit_v2 (so that a
@@ -50,6 +51,7 @@ struct FakeGpu {
   unsigned int nvlink_version = 0;  // nvmlNvlinkVersion_t
   std::vector<FakeLink> links;      // empty: NVLink not supported
   bool hidden = false;
+  bool lost = false;  // its UUID call fails (NVML_ERROR_GPU_IS_LOST)
   bool persistence = true, remap_pending = false;
   unsigned int power_limit_mw = 700000;
   double nvlink_errors_per_s[4] = {};  // per nvmlNvLinkErrorCounter_t, on each link up to error_links
@@ -127,6 +129,10 @@ void build(const std::string& scenario) {
     for (int i = 0; i < 3; ++i) g_gpus.push_back(gpu("NVIDIA H200", i, h200_buses[i], 5, 5, 16));
     g_gpus[1].hidden = true;
     g_levels = {{0, 10, 10}, {10, 0, 10}, {10, 10, 0}};
+  } else if (scenario == "lost2") {
+    for (int i = 0; i < 2; ++i) g_gpus.push_back(gpu("NVIDIA H200", i, h200_buses[i], 5, 5, 16));
+    g_gpus[1].lost = true;
+    g_levels = {{0, 50}, {50, 0}};
   } else if (scenario == "ibmnpu2") {
     const char* buses[] = {"00000004:04:00.0", "00000004:05:00.0"};
     for (int i = 0; i < 2; ++i) {
@@ -187,6 +193,8 @@ const char* nvmlErrorString(nvmlReturn_t result) {
       return "Insufficient Permissions";
     case 9:
       return "Driver Not Loaded";
+    case 15:
+      return "GPU is lost";
     default:
       return "Unknown Error";
   }
@@ -209,6 +217,7 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char* name, unsigned int length) 
 }
 
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char* uuid, unsigned int length) {
+  if (of(d)->lost) return 15;  // NVML_ERROR_GPU_IS_LOST
   return copy(of(d)->uuid, uuid, length);
 }
 

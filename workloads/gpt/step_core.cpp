@@ -67,6 +67,8 @@ StepCore::StepCore(const ModelShape& shape, int b, int t, cudaStream_t stream, A
   }
 }
 
+// Called twice with the same state: with `at` null it only counts the bytes (the allocation's
+// size), then with the allocation it places every buffer at the same offsets.
 std::size_t StepCore::plan(std::byte* at) {
   Planner a{at};
   const long long C = m.width, Vp = m.padded_vocab;
@@ -75,6 +77,7 @@ std::size_t StepCore::plan(std::byte* at) {
   master = a.f32(n_state);
   adam_m = a.f32(n_state);
   adam_v = a.f32(n_state);
+  // int32 in 4-byte slots: the planner hands out bf16 and fp32 elements only.
   tokens = reinterpret_cast<int*>(a.f32(BT));
   targets = reinterpret_cast<int*>(a.f32(BT));
   // The head's: on the last pipeline stage only.
@@ -112,6 +115,8 @@ void StepCore::mark(const char* name) {
 }
 
 void StepCore::run(const Gemm& x) {
+  // C is D unless given (the residual add in place, or accumulating into a gradient); a GEMM
+  // with a C and no beta adds it whole.
   const bool with_c = x.c != nullptr || x.beta != 0.f;
   const bf16* c = x.c ? x.c : x.d;
   MatmulDesc desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
@@ -134,6 +139,7 @@ void StepCore::run(const Gemm& x) {
                                                     sizeof stride));
     }
   }
+  // Everything the heuristic is given, C in place or apart included: one query per GEMM shape.
   const auto key = std::make_tuple(static_cast<int>(x.ta), static_cast<int>(x.tb), x.m, x.n, x.k, x.lda, x.ldb, x.ldd,
                                    x.batch, static_cast<int>(x.epilogue), with_c ? 1 : 0, x.c && x.c != x.d ? 1 : 0);
   auto it = algos_.find(key);
@@ -153,6 +159,9 @@ void StepCore::run(const Gemm& x) {
                               ld.get(), &it->second, workspace, kWorkspaceBytes, s));
 }
 
+// The three GEMMs of a linear layer with PyTorch's [out, in] weights and row-major [rows, in]
+// activations, written in cuBLAS's column-major terms: a row-major matrix is its transpose there.
+// Forward: y^T = W x^T.
 Gemm StepCore::linear_gemm(bf16* y, const bf16* x, const bf16* w, int in, int out, long long rows) {
   Gemm gm;
   gm.ta = CUBLAS_OP_T;
@@ -168,6 +177,8 @@ Gemm StepCore::linear_gemm(bf16* y, const bf16* x, const bf16* w, int in, int ou
   return gm;
 }
 
+// dW (as [out, in], column-major [in, out]) = x^T dy, summed over the rows; `accumulate` adds
+// to what dW holds (the micro-batches after the first of a step).
 Gemm StepCore::weight_grad_gemm(bf16* dw, const bf16* dy, const bf16* x, int in, int out, long long rows,
                                 bool accumulate) {
   Gemm gm;
@@ -185,6 +196,7 @@ Gemm StepCore::weight_grad_gemm(bf16* dw, const bf16* dy, const bf16* x, int in,
   return gm;
 }
 
+// dx^T = W^T dy^T.
 Gemm StepCore::input_grad_gemm(bf16* dx, const bf16* dy, const bf16* w, int in, int out, long long rows) {
   Gemm gm;
   gm.m = in;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <regex>
 #include <string>
 
 #include "tests/unit/topology/fake_nvml.hpp"
@@ -75,6 +76,16 @@ TEST_F(TopologyNvml, InaccessibleGpuIsLeftOut) {
   EXPECT_EQ(t.gpus[0].index, 0);
   EXPECT_EQ(t.gpus[1].index, 2);
   EXPECT_EQ(t.links[0][1].kind, "PIX");
+}
+
+// NVML_CHECK's message: file:line, the call as written and NVML's own error string with its code.
+TEST_F(TopologyNvml, FailedCallNamesFileLineCallAndNvmlError) {
+  NvmlLibrary nvml = open_scenario("lost2");
+  const std::string e = error_of([&] { nvml.read_topology(); });
+  EXPECT_TRUE(std::regex_match(
+      e, std::regex(".*topology/nvml\\.cpp:[0-9]+: nvmlDeviceGetUUID\\(d\\.handle, uuid, abi::kUuidBufferSize\\): "
+                    "GPU is lost \\(15\\)")))
+      << e;
 }
 
 TEST_F(TopologyNvml, LinksToTheCpuAreNotGpuLinks) {
