@@ -60,7 +60,9 @@ int run_burn_workload(const RunRequest& run) {
     run.emit(derived_record(record, "decay", "ratio", record["details"]["decay"].get<double>()));
     for (const Json& r : clock_records(record)) run.emit(r);
   };
-  return compute::run_compute_workload(*run.mpi, run.run_id, run.spec, run.records, finish, w);
+  RunRequest finished = run;  // its records through `finish` on their way to run.emit
+  finished.emit = finish;
+  return compute::run_compute_workload(finished, w);
 }
 
 }  // namespace scalebench

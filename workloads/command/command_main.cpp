@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -28,6 +27,7 @@
 #include "workloads/runtime/environment.hpp"
 #include "workloads/runtime/link_peak.hpp"
 #include "workloads/runtime/nccl_transport.hpp"
+#include "workloads/runtime/workload_run.hpp"
 
 namespace scalebench {
 
@@ -223,9 +223,9 @@ MpirunOptions mpirun_for(const RunRequest& run) {
   return mpirun;
 }
 
-// The context of the run's records: this node's environment, and over several nodes (the run
-// file set by mpirun_for) the run's hosts as its placement.
-Json command_context(long long run_id, const Json& spec, const CommandSpec& command, int ranks, const Topology& gpus) {
+// The environment of the run's records: this node's, and over several nodes (the run file set by
+// mpirun_for) the run's hosts as its placement.
+RunEnvironment command_environment(const Json& spec, const CommandSpec& command, int ranks, const Topology& gpus) {
   RunEnvironment env = capture_local_environment(ranks, gpus, "command");
   if (const char* run_file = std::getenv("SCALEBENCH_RUN_FILE")) {
     const Json hosts = Json::parse(run_file).value("hosts", Json::array());
@@ -239,9 +239,7 @@ Json command_context(long long run_id, const Json& spec, const CommandSpec& comm
     }
   }
   env.environment["command"] = Json{{"program", command.program}, {"launch", command.launch}};
-  Json context = record_context(run_id, spec, env.placement);
-  context["environment"] = env.environment;
-  return context;
+  return env;
 }
 
 // A folder of the run's own for files the program writes ({output_dir}); gone afterwards.
@@ -404,22 +402,23 @@ std::optional<Json> bad_end_record(const std::vector<Running>& procs, const std:
 }
 
 // Emits the records read from the output, then a failed record for what could not be read; the
-// run's exit code: 3 when anything is wrong or nothing was read.
-int emit_results(const Readout& readout, const std::string& transport_problem, const Running& lead, const Json& context,
-                 const std::function<void(const Json&)>& emit) {
-  for (const auto& r : readout.records) emit(r);
-  if (!transport_problem.empty()) return 3;
-  if (!readout.problems.empty()) {
+// run fails when anything is wrong or nothing was read.
+void emit_results(WorkloadRun& shell, const Readout& readout, const std::string& transport_problem,
+                  const Running& lead) {
+  for (const auto& r : readout.records) shell.emit(r);
+  if (!transport_problem.empty()) {
+    shell.note_failed();
+  } else if (!readout.problems.empty()) {
     std::string why;
     for (const auto& p : readout.problems) why += (why.empty() ? "" : "; ") + p;
-    emit(status_record(context, "failed", why + "; last output: " + tail_lines(lead.output, 12)));
-    return 3;
+    shell.fail(why + "; last output: " + tail_lines(lead.output, 12));
+  } else if (readout.records.empty()) {
+    shell.note_failed();
   }
-  return readout.records.empty() ? 3 : 0;
 }
 }  // namespace
 
-// A command workload's run in phases: its context and output folder, the processes planned (a
+// A command workload's run in phases: its shell and output folder, the processes planned (a
 // skipped record when the program is missing), run to their end or the run's own deadline (a
 // timeout or failed record), then the records read from their output.
 int run_command_workload(const RunRequest& run) {
@@ -429,7 +428,9 @@ int run_command_workload(const RunRequest& run) {
   const int ranks = spec.value("nodes", 1) * spec.value("ranks_per_node", 1);
 
   const Topology gpus = visible_gpus();
-  Json context = command_context(run.run_id, spec, command, ranks, gpus);
+  RunRequest reported = run;  // records in either format: the program's own output is its table
+  reported.records = true;
+  WorkloadRun shell(reported, spec.value("params", Json::object()), command_environment(spec, command, ranks, gpus));
   const OutputDir output_dir;
 
   const auto vars = command_vars(spec, run.run_id, output_dir.path(), "127.0.0.1", free_port());
@@ -441,12 +442,10 @@ int run_command_workload(const RunRequest& run) {
 
   const std::string program = substitute(command.program, vars);
   if (!executable_found(program)) {
-    run.emit(status_record(
-        context, "skipped",
-        "program '" + program + "' not found" + (program.find('/') == std::string::npos ? " on PATH" : "")));
-    return 0;
+    shell.skip("program '" + program + "' not found" + (program.find('/') == std::string::npos ? " on PATH" : ""));
+    return shell.exit_code();
   }
-  announce(plans, context);
+  announce(plans, shell.context());
 
   const double own_s = own_time_limit(spec);
   const auto deadline =
@@ -456,15 +455,17 @@ int run_command_workload(const RunRequest& run) {
   bool timed_out = pump_output(procs, deadline);
   const std::vector<int> codes = wait_for_exit(procs, deadline, timed_out);
   g_group_count = 0;
-  if (std::optional<Json> bad = bad_end_record(procs, codes, timed_out, own_s, program, context)) {
-    run.emit(*bad);
-    return 3;
+  if (std::optional<Json> bad = bad_end_record(procs, codes, timed_out, own_s, program, shell.context())) {
+    shell.emit(*bad);
+    shell.note_failed();
+    return shell.exit_code();
   }
 
-  Readout readout = read_results(command, vars, procs.front(), context, spec, program);
+  Readout readout = read_results(command, vars, procs.front(), shell.context(), spec, program);
   const std::string transport_problem =
       read_nccl_log ? note_nccl_transports(readout.records, output_dir.path(), spec, gpus) : std::string();
-  return emit_results(readout, transport_problem, procs.front(), context, run.emit);
+  emit_results(shell, readout, transport_problem, procs.front());
+  return shell.exit_code();
 }
 
 }  // namespace scalebench

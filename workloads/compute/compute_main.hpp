@@ -44,10 +44,10 @@ std::vector<Json> points_json(const Points& points) {
   return out;
 }
 
-// Returns the exit code: 0, or 3 when a point failed (wrong output or an error).
-int run_compute_workload(const MpiSession& mpi, long long run_id, const Json& spec, bool records,
-                         const std::function<void(const Json&)>& emit, const ComputeWorkload& workload);
-// The same for the run scalebench-run hands over: its records to run.emit, or a table on stdout.
+// The run scalebench-run hands over, on WorkloadRun's shell: every record to run.emit (which a
+// workload may wrap: peaks, records derived from a throughput's, a table of its own made from
+// the records when it sets run.records), or with run.records false a table on stdout. Returns
+// the exit code: 0, or 3 when a point failed (wrong output or an error).
 int run_compute_workload(const RunRequest& run, const ComputeWorkload& workload);
 
 }  // namespace scalebench::compute

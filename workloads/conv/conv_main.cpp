@@ -47,7 +47,10 @@ int run_conv_workload(const RunRequest& run) {
     if (!line.empty()) std::printf("%s\n", line.c_str());
     std::fflush(stdout);
   };
-  return compute::run_compute_workload(*run.mpi, run.run_id, run.spec, true, out, w);
+  RunRequest to_table = run;  // records in either format: the table's lines are made from them
+  to_table.records = true;
+  to_table.emit = out;
+  return compute::run_compute_workload(to_table, w);
 }
 
 }  // namespace scalebench

@@ -1,37 +1,19 @@
 #include "workloads/copy/copy_main.hpp"
 
-#include <mpi.h>
-
-#include <chrono>
 #include <cstdio>
-#include <thread>
 
-#include "record/record.hpp"
 #include "topology/discover.hpp"
 #include "workloads/copy/copy.hpp"
 #include "workloads/copy/copy_bench.hpp"
 #include "workloads/copy/copy_report.hpp"
-#include "workloads/gpu/mpi_check.hpp"
 #include "workloads/runtime/device_description.hpp"
 #include "workloads/runtime/environment.hpp"
 #include "workloads/runtime/link_peak.hpp"
+#include "workloads/runtime/workload_run.hpp"
 
 namespace scalebench {
 
 namespace {
-// The end of the run on every rank. A nonblocking barrier, polled with sleeps, so that ranks
-// waiting for rank 0 do not spin on a CPU while it measures.
-void finish_together() {
-  MPI_Request req;
-  MPI_CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &req));
-  int done = 0;
-  while (true) {
-    MPI_CHECK(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
-    if (done) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
-
 // The links between the GPUs this process sees, in CUDA's order (the PCI bus ids of `devices`).
 Topology visible_topology(const std::vector<DeviceId>& devices) {
   std::vector<std::string> ids;
@@ -47,14 +29,31 @@ void add_peak(const Topology& t, bool peer_access, Json& rec) {
   const Json link = copy_path_peak(t, end(rec["params"]["src"]), end(rec["params"]["dst"]), peer_access, sum ? 2 : 1);
   add_link_peak(rec, link, rec.value("metric", ""));
 }
+
+// Every case of the plan on the lead's GPUs: its records as each completes, or the table at the end.
+void measure_cases(WorkloadRun& shell, const copy::Config& cfg, int gpus, const Topology& topology, bool peer_access) {
+  copy::CopyBench bench(cfg, gpus);
+  std::vector<copy::CaseResult> results;
+  for (const copy::Case& cs : copy::plan_cases(cfg, gpus)) {
+    copy::CaseResult r = bench.run(cs);
+    if (copy::case_failed(r)) shell.note_failed();
+    if (shell.records())
+      for (Json rec : copy::case_records(shell.context(), cfg, r)) {
+        add_peak(topology, peer_access, rec);
+        shell.emit(rec);
+      }
+    results.push_back(std::move(r));
+  }
+  if (!shell.records()) copy::print_table(stdout, cfg, gpus, results);
+}
 }  // namespace
 
 int run_copy_workload(const RunRequest& run) {
-  const MpiSession& mpi = *run.mpi;
   const Json params = copy::resolved_params(run.spec.at("params"));
   const copy::Config cfg = copy::Config::from_params(params, run.spec.value("repetitions", 20));
-  const bool lead = mpi.rank() == 0;
+  const bool lead = run.mpi->rank() == 0;
 
+  // One process drives every GPU: the lead's.
   int gpus = 0;
   std::string no_gpu;
   std::vector<DeviceId> devices;
@@ -68,44 +67,22 @@ int run_copy_workload(const RunRequest& run) {
     for (int d = 0; d < gpus; ++d) devices.push_back(describe_device(d));
     if (gpus > 0) versions = gpu_versions();
   }
-  const RunEnvironment env = capture_environment(mpi, "cuda", devices, versions);
-  if (!lead) {
-    finish_together();
-    return 0;
-  }
-  Json context = record_context(run.run_id, run.spec, env.placement);
-  context["params"] = params;
-  context["environment"] = env.environment;
-  const Topology topology = gpus > 0 ? visible_topology(devices) : Topology{};
-  context["environment"]["topology"] = to_json(topology);
-
-  int exit_code = 0;
-  std::string why_not = copy::unsupported(cfg, gpus);
-  if (!why_not.empty()) {
-    if (!no_gpu.empty()) why_not += " (" + no_gpu + ")";
-    const bool failed = gpus == 0;  // no GPU where the placement promised some
-    if (run.records)
-      run.emit(status_record(context, failed ? "failed" : "skipped", why_not));
-    else
-      std::fprintf(stdout, "# %s: %s\n", failed ? "failed" : "skipped", why_not.c_str());
-    exit_code = failed ? 3 : 0;
-  } else {
-    copy::CopyBench bench(cfg, gpus);
-    std::vector<copy::CaseResult> results;
-    for (const copy::Case& cs : copy::plan_cases(cfg, gpus)) {
-      copy::CaseResult r = bench.run(cs);
-      if (copy::case_failed(r)) exit_code = 3;
-      if (run.records)
-        for (Json rec : copy::case_records(context, cfg, r)) {
-          add_peak(topology, params.value("peer_access", true), rec);
-          run.emit(rec);
-        }
-      results.push_back(std::move(r));
+  WorkloadRun shell(run, params, "cuda", devices, versions);
+  if (lead) {
+    const Topology topology = gpus > 0 ? visible_topology(devices) : Topology{};
+    shell.context()["environment"]["topology"] = to_json(topology);
+    if (std::string why_not = copy::unsupported(cfg, gpus); !why_not.empty()) {
+      if (!no_gpu.empty()) why_not += " (" + no_gpu + ")";
+      if (gpus == 0)  // no GPU where the placement promised some
+        shell.fail(why_not);
+      else
+        shell.skip(why_not);
+    } else {
+      measure_cases(shell, cfg, gpus, topology, params.value("peer_access", true));
     }
-    if (!run.records) copy::print_table(stdout, cfg, gpus, results);
   }
-  finish_together();
-  return exit_code;
+  shell.finish_together();
+  return shell.exit_code();
 }
 
 }  // namespace scalebench

@@ -48,7 +48,10 @@ int run_gemm_workload(const RunRequest& run) {
     if (!line.empty()) std::printf("%s\n", line.c_str());
     std::fflush(stdout);
   };
-  return compute::run_compute_workload(*run.mpi, run.run_id, run.spec, true, finish, w);
+  RunRequest to_table = run;  // records in either format: the table's rows are made from them
+  to_table.records = true;
+  to_table.emit = finish;
+  return compute::run_compute_workload(to_table, w);
 }
 
 }  // namespace scalebench

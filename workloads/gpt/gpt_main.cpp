@@ -129,80 +129,126 @@ void add_text_details(Json& d, const gpt::TextTraining& r, const gpt::TextBatche
   d["loss_curve"] = r.curve_json();
 }
 
-}  // namespace
+// A gpt run on one rank: what it builds on the first measurement, once the rank's GPU is current
+// (the corpus, the stream, the communicators, the model), and the measurement in phases.
+class GptRun {
+ public:
+  GptRun(const RunRequest& run, const gpt::Config& cfg, const compute::TimingConfig& timing)
+      : run_(run),
+        mpi_(*run.mpi),
+        cfg_(cfg),
+        at_(gpt::Placement::of(mpi_.rank(), cfg.dp, cfg.tp, cfg.pp)),
+        timing_(timing),
+        shape_(cfg.shape()),
+        tokens_per_step_(static_cast<double>(cfg.micro_batch) * cfg.seq * cfg.grad_accum * cfg.dp),
+        tokens_per_gpu_(tokens_per_step_ / mpi_.size()) {}
 
-int run_gpt_workload(const RunRequest& run) {
-  const MpiSession& mpi = *run.mpi;
-  const Json& spec = run.spec;
-  const Json params = with_defaults("gpt", spec.at("params"));  // the registry's defaults
-  const gpt::Config cfg = gpt::Config::from_params(params).resolved(mpi.size(), mpi.local_size());
-  check_tp_inside_nodes(mpi, cfg.tp);
-  const gpt::Placement at = gpt::Placement::of(mpi.rank(), cfg.dp, cfg.tp, cfg.pp);
-  compute::TimingConfig timing = compute::TimingConfig::from_params(params, spec.value("repetitions", 5));
-  timing.iters = cfg.steps;
-  const gpt::ModelShape shape = cfg.shape();
   // Tokens of one step on all ranks, and the share each GPU is credited with (a tp group and a
   // pipeline's stages work on the same tokens), so that the GPUs' figures add up to the total.
-  const double tokens_per_step = static_cast<double>(cfg.micro_batch) * cfg.seq * cfg.grad_accum * cfg.dp;
-  const double tokens_per_gpu = tokens_per_step / mpi.size();
+  double tokens_per_gpu() const { return tokens_per_gpu_; }
 
-  std::unique_ptr<gpu::Stream> stream;
-  std::unique_ptr<Comms> comms;
-  std::unique_ptr<gpt::GptModel> model;
-  std::unique_ptr<gpt::TextBatches> text;
-  compute::ComputeWorkload w;
-  w.plan = [&](const Json&) { return std::vector<Json>{cfg.to_json()}; };
-  w.throughput = [&](const Json&, const Json&) { return compute::Throughput{tokens_per_gpu, 1, "tokens/s"}; };
-  w.measure = [&](const Json&, const Json&, const compute::DeviceInfo& gpu) {
-    compute::RankOutcome o;
-    if (cfg.text() && !text) text = load_text(mpi, cfg, at);
-    if (!stream) stream = std::make_unique<gpu::Stream>();
-    if (!comms) comms = std::make_unique<Comms>(mpi, at);
+  // Set up (once), the transports NCCL connected with, the steps (trained on text or timed on
+  // the synthetic batch), the figures, the check.
+  compute::RankOutcome measure(const compute::DeviceInfo& gpu) {
+    set_up_communication();
     std::map<std::string, int> transports;
     std::string transport_problem;
-    if (comms->log) {
-      transports = comms->log->transports();
+    if (comms_->log) {
+      transports = comms_->log->transports();
       transport_problem =
-          transport_mismatch(transports, spec.value("env", Json::object()), spec.value("transport", ""));
+          transport_mismatch(transports, run_.spec.value("env", Json::object()), run_.spec.value("transport", ""));
     }
-    gpt::Parallel par;
-    par.at = at;
-    par.zero = cfg.zero;
-    par.sequence_parallel = cfg.sequence_parallel;
-    par.overlap = cfg.overlap;
-    par.bucket_mb = cfg.bucket_mb;
-    par.tp_reduce = comms->tp_reduce.get();
-    par.dp_comm = comms->dp ? comms->dp->get() : nullptr;
-    par.comm_stream = comms->comm_stream ? comms->comm_stream->get() : nullptr;
-    par.pipe = comms->pipe.get();
-    par.virtual_stages = cfg.virtual_stages;
-    par.micro_batches = cfg.grad_accum;
-    if (!model) {
-      model = std::make_unique<gpt::GptModel>(shape, cfg.micro_batch, cfg.seq, cfg.seed, stream->get(),
-                                              gpt::attention_from_name(cfg.attention), par, cfg.recompute,
-                                              gpt::Precision{cfg.fp8(), {cfg.fp8_history, cfg.fp8_margin}});
-      // Rank r of dp takes rows r x B .. of one token stream: dp = k gives the batch of dp = 1
-      // with k x micro_batch.
-      model->synthetic_tokens(cfg.seed ^ 0x5eedull, static_cast<long long>(at.dp_rank) * cfg.micro_batch);
-    }
-    const gpt::Hyper h{cfg.lr, cfg.beta1, cfg.beta2, cfg.eps, cfg.weight_decay, cfg.clip};
-    gpt::StepTiming t;
+    set_up_model();
     std::optional<gpt::TextTraining> trained;
-    if (text) {
-      const gpt::RankMean mean = [&](double v) { return mpi.allreduce_sum(v) / mpi.size(); };
-      gpt::OnEvaluation progress;
-      if (!run.records && mpi.rank() == 0) progress = print_evaluation;
-      const gpt::TextSchedule plan{cfg.grad_accum, cfg.train_steps, cfg.eval_every, cfg.lr_warmup, h};
-      trained = gpt::train_on_text(*model, stream->get(), *text, plan, mean, progress);
-      t.step_seconds = trained->step_seconds;
-      std::size_t free_b = 0, total_b = 0;
-      CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-      t.peak_bytes = total_b - free_b;
-    } else {
-      t = gpt::time_steps(*model, stream->get(), cfg.grad_accum, h, std::max(timing.warmup, 1),
-                          std::max(timing.repetitions, 1), cfg.steps, cfg.cuda_graph);
-    }
+    const gpt::StepTiming t = run_steps(trained);
+    // The loss of the whole batch: the mean over the ranks that hold it, the last pipeline stage's
+    // dp x tp ranks (a tp group's ranks agree; the other stages hold none).
+    const double holders = static_cast<double>(cfg_.dp) * cfg_.tp;
+    const double loss_first = trained ? trained->curve.front().train_loss : mpi_.allreduce_sum(t.loss_first) / holders;
+    const double loss_last = trained ? trained->train_loss : mpi_.allreduce_sum(t.loss_last) / holders;
+
+    compute::RankOutcome o;
     o.seconds = t.step_seconds;
+    o.details = step_details(t, gpu, loss_first, loss_last);
+    if (comms_->log) o.details["nccl_transports"] = describe_transports(transports);
+    o.details["pp"] = cfg_.pp;
+    if (cfg_.pp > 1) add_pipeline_details(o.details, t);
+    o.checked = 1;
+    if (trained) {
+      add_text_details(o.details, *trained, *text_, cfg_);
+      // From the initial weights on real text: the held-out loss must have fallen and stay finite.
+      o.wrong =
+          cfg_.check && !(std::isfinite(trained->eval_loss) && trained->eval_loss < trained->eval_loss_initial) ? 1 : 0;
+    } else {
+      // Training on one fixed synthetic batch: the loss must have fallen and stay finite.
+      o.wrong = cfg_.check && !(std::isfinite(loss_last) && loss_last < loss_first) ? 1 : 0;
+    }
+    if (!cfg_.check) o.wrong = -1;
+    if (!transport_problem.empty()) {
+      o.status = "failed";
+      o.reason = transport_problem;
+    }
+    return o;
+  }
+
+ private:
+  // The corpus (with `data`), the stream and the communicators, before the model.
+  void set_up_communication() {
+    if (cfg_.text() && !text_) text_ = load_text(mpi_, cfg_, at_);
+    if (!stream_) stream_ = std::make_unique<gpu::Stream>();
+    if (!comms_) comms_ = std::make_unique<Comms>(mpi_, at_);
+  }
+
+  gpt::Parallel parallel() const {
+    gpt::Parallel par;
+    par.at = at_;
+    par.zero = cfg_.zero;
+    par.sequence_parallel = cfg_.sequence_parallel;
+    par.overlap = cfg_.overlap;
+    par.bucket_mb = cfg_.bucket_mb;
+    par.tp_reduce = comms_->tp_reduce.get();
+    par.dp_comm = comms_->dp ? comms_->dp->get() : nullptr;
+    par.comm_stream = comms_->comm_stream ? comms_->comm_stream->get() : nullptr;
+    par.pipe = comms_->pipe.get();
+    par.virtual_stages = cfg_.virtual_stages;
+    par.micro_batches = cfg_.grad_accum;
+    return par;
+  }
+
+  void set_up_model() {
+    if (model_) return;
+    model_ = std::make_unique<gpt::GptModel>(shape_, cfg_.micro_batch, cfg_.seq, cfg_.seed, stream_->get(),
+                                             gpt::attention_from_name(cfg_.attention), parallel(), cfg_.recompute,
+                                             gpt::Precision{cfg_.fp8(), {cfg_.fp8_history, cfg_.fp8_margin}});
+    // Rank r of dp takes rows r x B .. of one token stream: dp = k gives the batch of dp = 1
+    // with k x micro_batch.
+    model_->synthetic_tokens(cfg_.seed ^ 0x5eedull, static_cast<long long>(at_.dp_rank) * cfg_.micro_batch);
+  }
+
+  // With `data`, trained on text to the end of its schedule (`trained`: the curve); else timed
+  // on the synthetic batch.
+  gpt::StepTiming run_steps(std::optional<gpt::TextTraining>& trained) {
+    const gpt::Hyper h{cfg_.lr, cfg_.beta1, cfg_.beta2, cfg_.eps, cfg_.weight_decay, cfg_.clip};
+    if (!text_)
+      return gpt::time_steps(*model_, stream_->get(), cfg_.grad_accum, h, std::max(timing_.warmup, 1),
+                             std::max(timing_.repetitions, 1), cfg_.steps, cfg_.cuda_graph);
+    const gpt::RankMean mean = [&](double v) { return mpi_.allreduce_sum(v) / mpi_.size(); };
+    gpt::OnEvaluation progress;
+    if (!run_.records && mpi_.rank() == 0) progress = print_evaluation;
+    const gpt::TextSchedule plan{cfg_.grad_accum, cfg_.train_steps, cfg_.eval_every, cfg_.lr_warmup, h};
+    trained = gpt::train_on_text(*model_, stream_->get(), *text_, plan, mean, progress);
+    gpt::StepTiming t;
+    t.step_seconds = trained->step_seconds;
+    std::size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    t.peak_bytes = total_b - free_b;
+    return t;
+  }
+
+  // The step's figures at its median time: tokens/s, MFU against the GPU's dense bf16 peak, the
+  // split of the step, memory, the loss, the run's shape.
+  Json step_details(const gpt::StepTiming& t, const compute::DeviceInfo& gpu, double loss_first,
+                    double loss_last) const {
     std::vector<double> sorted = t.step_seconds;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted[sorted.size() / 2];
@@ -210,97 +256,104 @@ int run_gpt_workload(const RunRequest& run) {
     if (peak == 0)
       peak = compute::peak_ops_per_second(compute::Precision::kBf16, gpu.cc_major, gpu.cc_minor, gpu.sm_count,
                                           gpu.max_clock_mhz);
-    const double fpt = gpt::flops_per_token(shape, cfg.seq);
-    // The loss of the whole batch: the mean over the ranks that hold it, the last pipeline stage's
-    // dp x tp ranks (a tp group's ranks agree; the other stages hold none).
-    const double holders = static_cast<double>(cfg.dp) * cfg.tp;
-    const double loss_first = trained ? trained->curve.front().train_loss : mpi.allreduce_sum(t.loss_first) / holders;
-    const double loss_last = trained ? trained->train_loss : mpi.allreduce_sum(t.loss_last) / holders;
-    o.details = Json{{"tokens_per_s", tokens_per_step / median},
-                     {"tokens_per_s_per_gpu", tokens_per_gpu / median},
-                     {"mfu_pct", gpt::mfu_percent(tokens_per_gpu / median, fpt, peak)},
-                     {"flops_per_token", fpt},
-                     {"flop_formula",
-                      "6 x parameters a token multiplies with (no position embedding; no input embedding when the "
-                      "head is untied) + 12 x layers x width x seq"},
-                     {"peak_tflops", peak / 1e12},
-                     {"parameters", gpt::parameter_count(shape, cfg.seq)},
-                     {"dp", cfg.dp},
-                     {"tp", cfg.tp},
-                     {"sequence_parallel", cfg.sequence_parallel},
-                     {"zero", cfg.zero},
-                     {"overlap", cfg.overlap},
-                     {"cuda_graph", cfg.cuda_graph},
-                     {"step_ms", median * 1e3},
-                     {"forward_ms", t.forward_ms},
-                     {"backward_ms", t.backward_ms},
-                     {"optimizer_ms", t.optimizer_ms},
-                     {"exposed_communication_ms", t.exposed_communication_ms},
-                     {"model_bytes", model->device_bytes()},
-                     {"optimizer_state_bytes", model->optimizer_state_bytes()},
-                     {"device_memory_used_bytes", t.peak_bytes},
-                     {"loss_first", loss_first},
-                     {"loss_last", loss_last},
-                     {"attention", cfg.attention},
-                     {"data", cfg.text() ? text->corpus().path : "synthetic"}};
-    if (comms->log) o.details["nccl_transports"] = describe_transports(transports);
-    o.details["pp"] = cfg.pp;
-    if (cfg.pp > 1) {
-      // Every rank's stage waits for its neighbours (pipe_wait in step_core.cpp): the step's
-      // bubble is their mean, set beside the schedule's theory for equal stages.
-      const double mine = t.bubble.fraction();
-      std::vector<double> per_stage(static_cast<std::size_t>(cfg.pp), 0.0);
-      const std::vector<std::string> all = mpi.all_gather(std::to_string(mine));
-      for (std::size_t r = 0; r < all.size(); ++r)
-        per_stage[static_cast<std::size_t>(gpt::Placement::of(static_cast<int>(r), cfg.dp, cfg.tp, cfg.pp).pp_rank)] +=
-            std::stod(all[r]) / (cfg.dp * cfg.tp);
-      double mean = 0;
-      for (double x : per_stage) mean += x / cfg.pp;
-      const int v = cfg.virtual_stages;
-      o.details["pp_schedule"] = v > 1 ? "interleaved-1f1b" : "1f1b";
-      o.details["pp_virtual_stages"] = v;
-      o.details["pp_bubble_measured"] = mean;
-      o.details["pp_bubble_measured_per_stage"] = per_stage;
-      o.details["pp_bubble_theory"] = gpt::bubble_theory(cfg.pp, cfg.grad_accum, v);
-      o.details["pp_bubble_theory_formula"] =
-          v > 1 ? "(pp-1)/(virtual_stages x grad_accum+pp-1) of the step: Narayanan et al. 2021's (1/v)(pp-1)/m of "
-                  "the ideal time, as a share of the step"
-                : "(pp-1)/(grad_accum+pp-1) of the step";
-      // The paper's own figure, the bubble over the bubble-free time: (1/v)(pp-1)/m.
-      o.details["pp_bubble_theory_over_ideal"] = gpt::bubble_over_ideal(cfg.pp, cfg.grad_accum, v);
-      // The blocks each (virtual) stage held, in virtual-stage order (chunk c of rank r is
-      // c x pp + r): the split balances the ranks' sums, the head's cost counted.
-      const double head = gpt::head_cost_in_blocks(shape, cfg.seq);
-      Json blocks = Json::array();
-      for (const gpt::StageBlocks& b : gpt::virtual_stage_blocks(shape.layers, cfg.pp, v, head))
-        blocks.push_back(b.blocks());
-      o.details["pp_stage_blocks"] = blocks;
-      o.details["pp_head_cost_blocks"] = head;
-      o.details["pp_bubble_method"] =
-          "per stage, in one extra step: CUDA-event time inside the send/recv groups, the tied embedding's exchange "
-          "and the gradient norm's sum over the stages (waiting for a neighbour, transfers included), over the time "
-          "from the stage's first action to the end of that sum; mean over the stages";
-      for (const char* split : {"forward_ms", "backward_ms", "optimizer_ms"}) o.details.erase(split);
-    }
-    o.checked = 1;
-    if (trained) {
-      add_text_details(o.details, *trained, *text, cfg);
-      // From the initial weights on real text: the held-out loss must have fallen and stay finite.
-      o.wrong =
-          cfg.check && !(std::isfinite(trained->eval_loss) && trained->eval_loss < trained->eval_loss_initial) ? 1 : 0;
-    } else {
-      // Training on one fixed synthetic batch: the loss must have fallen and stay finite.
-      o.wrong = cfg.check && !(std::isfinite(loss_last) && loss_last < loss_first) ? 1 : 0;
-    }
-    if (!cfg.check) o.wrong = -1;
-    if (!transport_problem.empty()) {
-      o.status = "failed";
-      o.reason = transport_problem;
-    }
-    return o;
-  };
+    const double fpt = gpt::flops_per_token(shape_, cfg_.seq);
+    return Json{{"tokens_per_s", tokens_per_step_ / median},
+                {"tokens_per_s_per_gpu", tokens_per_gpu_ / median},
+                {"mfu_pct", gpt::mfu_percent(tokens_per_gpu_ / median, fpt, peak)},
+                {"flops_per_token", fpt},
+                {"flop_formula",
+                 "6 x parameters a token multiplies with (no position embedding; no input embedding when the "
+                 "head is untied) + 12 x layers x width x seq"},
+                {"peak_tflops", peak / 1e12},
+                {"parameters", gpt::parameter_count(shape_, cfg_.seq)},
+                {"dp", cfg_.dp},
+                {"tp", cfg_.tp},
+                {"sequence_parallel", cfg_.sequence_parallel},
+                {"zero", cfg_.zero},
+                {"overlap", cfg_.overlap},
+                {"cuda_graph", cfg_.cuda_graph},
+                {"step_ms", median * 1e3},
+                {"forward_ms", t.forward_ms},
+                {"backward_ms", t.backward_ms},
+                {"optimizer_ms", t.optimizer_ms},
+                {"exposed_communication_ms", t.exposed_communication_ms},
+                {"model_bytes", model_->device_bytes()},
+                {"optimizer_state_bytes", model_->optimizer_state_bytes()},
+                {"device_memory_used_bytes", t.peak_bytes},
+                {"loss_first", loss_first},
+                {"loss_last", loss_last},
+                {"attention", cfg_.attention},
+                {"data", cfg_.text() ? text_->corpus().path : "synthetic"}};
+  }
+
+  // A pipeline's bubble, measured and in theory, and how its blocks were split.
+  void add_pipeline_details(Json& d, const gpt::StepTiming& t) const {
+    // Every rank's stage waits for its neighbours (pipe_wait in step_core.cpp): the step's
+    // bubble is their mean, set beside the schedule's theory for equal stages.
+    const double mine = t.bubble.fraction();
+    std::vector<double> per_stage(static_cast<std::size_t>(cfg_.pp), 0.0);
+    const std::vector<std::string> all = mpi_.all_gather(std::to_string(mine));
+    for (std::size_t r = 0; r < all.size(); ++r)
+      per_stage[static_cast<std::size_t>(gpt::Placement::of(static_cast<int>(r), cfg_.dp, cfg_.tp, cfg_.pp).pp_rank)] +=
+          std::stod(all[r]) / (cfg_.dp * cfg_.tp);
+    double mean = 0;
+    for (double x : per_stage) mean += x / cfg_.pp;
+    const int v = cfg_.virtual_stages;
+    d["pp_schedule"] = v > 1 ? "interleaved-1f1b" : "1f1b";
+    d["pp_virtual_stages"] = v;
+    d["pp_bubble_measured"] = mean;
+    d["pp_bubble_measured_per_stage"] = per_stage;
+    d["pp_bubble_theory"] = gpt::bubble_theory(cfg_.pp, cfg_.grad_accum, v);
+    d["pp_bubble_theory_formula"] =
+        v > 1 ? "(pp-1)/(virtual_stages x grad_accum+pp-1) of the step: Narayanan et al. 2021's (1/v)(pp-1)/m of "
+                "the ideal time, as a share of the step"
+              : "(pp-1)/(grad_accum+pp-1) of the step";
+    // The paper's own figure, the bubble over the bubble-free time: (1/v)(pp-1)/m.
+    d["pp_bubble_theory_over_ideal"] = gpt::bubble_over_ideal(cfg_.pp, cfg_.grad_accum, v);
+    // The blocks each (virtual) stage held, in virtual-stage order (chunk c of rank r is
+    // c x pp + r): the split balances the ranks' sums, the head's cost counted.
+    const double head = gpt::head_cost_in_blocks(shape_, cfg_.seq);
+    Json blocks = Json::array();
+    for (const gpt::StageBlocks& b : gpt::virtual_stage_blocks(shape_.layers, cfg_.pp, v, head))
+      blocks.push_back(b.blocks());
+    d["pp_stage_blocks"] = blocks;
+    d["pp_head_cost_blocks"] = head;
+    d["pp_bubble_method"] =
+        "per stage, in one extra step: CUDA-event time inside the send/recv groups, the tied embedding's exchange "
+        "and the gradient norm's sum over the stages (waiting for a neighbour, transfers included), over the time "
+        "from the stage's first action to the end of that sum; mean over the stages";
+    for (const char* split : {"forward_ms", "backward_ms", "optimizer_ms"}) d.erase(split);
+  }
+
+  const RunRequest& run_;
+  const MpiSession& mpi_;
+  const gpt::Config& cfg_;
+  const gpt::Placement at_;
+  const compute::TimingConfig timing_;
+  const gpt::ModelShape shape_;
+  const double tokens_per_step_, tokens_per_gpu_;
+  std::unique_ptr<gpt::TextBatches> text_;
+  std::unique_ptr<gpu::Stream> stream_;
+  std::unique_ptr<Comms> comms_;
+  std::unique_ptr<gpt::GptModel> model_;
+};
+
+}  // namespace
+
+int run_gpt_workload(const RunRequest& run) {
+  const Json params = with_defaults("gpt", run.spec.at("params"));  // the registry's defaults
+  const gpt::Config cfg = gpt::Config::from_params(params).resolved(run.mpi->size(), run.mpi->local_size());
+  check_tp_inside_nodes(*run.mpi, cfg.tp);
+  compute::TimingConfig timing = compute::TimingConfig::from_params(params, run.spec.value("repetitions", 5));
+  timing.iters = cfg.steps;
+
+  GptRun gpt_run(run, cfg, timing);
+  compute::ComputeWorkload w;
+  w.plan = [&](const Json&) { return std::vector<Json>{cfg.to_json()}; };
+  w.throughput = [&](const Json&, const Json&) { return compute::Throughput{gpt_run.tokens_per_gpu(), 1, "tokens/s"}; };
+  w.measure = [&](const Json&, const Json&, const compute::DeviceInfo& gpu) { return gpt_run.measure(gpu); };
   w.versions = Json{{"cublaslt", gpu::cublaslt_version()}};
-  return compute::run_compute_workload(mpi, run.run_id, spec, run.records, run.emit, w);
+  return compute::run_compute_workload(run, w);
 }
 
 }  // namespace scalebench

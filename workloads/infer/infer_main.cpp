@@ -1,9 +1,9 @@
 // The infer workload's entry point: builds the engine (make_train_engine: the model's forward pass
 // as CUDA graphs, one per batch size per stream) on this rank's GPU, checks it, warms it up, runs
-// the scenario (or the server's search) under the harness and reports one record per rank, rank 0
-// for all. Each rank runs on its own GPU, unsynchronised: no rank waits on another before the
-// records are gathered, so one that fails early cannot hold the others. Built only with
-// SCALEBENCH_HAVE_CUDA.
+// the scenario (or the server's search) under the harness and reports one record per rank, the
+// lead (rank 0) for all. Each rank runs on its own GPU, unsynchronised: no rank waits on another
+// before the records are gathered, so one that fails early cannot hold the others. Built only
+// with SCALEBENCH_HAVE_CUDA.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -26,9 +26,9 @@
 #include "workloads/infer/qps_search.hpp"
 #include "workloads/infer/scenario_runner.hpp"
 #include "workloads/runtime/device_description.hpp"
-#include "workloads/runtime/environment.hpp"
 #include "workloads/runtime/mpi_session.hpp"
 #include "workloads/runtime/run_request.hpp"
+#include "workloads/runtime/workload_run.hpp"
 
 namespace scalebench {
 
@@ -109,6 +109,51 @@ infer::InferOutcome search_server(infer::Engine& engine, const InferConfig& cfg,
   o.search = search;
   return o;
 }
+
+// This rank's record: the engine built on its GPU, checked, warmed up and run through the
+// scenario (or the server's search); skipped when the engine does not fit the GPU, failed on an
+// error.
+Json measure_rank(const Json& context, const InferConfig& cfg, int rank) {
+  try {
+    infer::EngineRequest ec;
+    ec.model = cfg.model;
+    ec.image = cfg.image;
+    ec.precision = cfg.precision;
+    ec.batch_sizes = cfg.batch_sizes();
+    ec.streams = cfg.streams;
+    ec.pool_samples = std::max<std::uint64_t>(1024, 4 * static_cast<std::uint64_t>(cfg.max_batch));
+    ec.seed = cfg.seed;
+    ec.search = cfg.search;
+    ec.conv_api = cfg.conv_api;
+    const std::unique_ptr<infer::Engine> made = infer::make_train_engine(ec);
+    infer::Engine& engine = *made;
+    CheckOutcome check;
+    check.details = "not checked (check: false)";
+    if (cfg.check) check = check_engine(engine, cfg);
+    // Warm-up, then the throughput Offline sizes its query by (and the server search starts from).
+    const int warm = std::max(cfg.warmup, 1);
+    infer::measure_throughput(engine, warm);
+    const double expected = infer::measure_throughput(engine, std::max(warm, 2 * cfg.streams));
+    const infer::InferOutcome o = cfg.scenario == infer::Scenario::server && cfg.target_qps == 0
+                                      ? search_server(engine, cfg, expected)
+                                      : run_once(engine, cfg, expected, cfg.target_qps);
+    return infer::infer_record(context, cfg, o, rank, engine.describe(), check.details, check.wrong,
+                               cfg.check ? check.rows : 0);
+  } catch (const infer::EngineDoesNotFit& e) {
+    return status_record(context, "skipped", e.what());
+  } catch (const std::exception& e) {
+    return status_record(context, "failed", e.what());
+  }
+}
+
+// A rank's record as the table format shows it.
+void print_summary(const Json& r) {
+  if (r.contains("details"))
+    std::printf("%s", infer::infer_summary(r).c_str());
+  else
+    std::printf("infer: %s: %s\n", r.at("status").get<std::string>().c_str(),
+                r.at("reason").get<std::string>().c_str());
+}
 }  // namespace
 
 int run_infer_workload(const RunRequest& request) {
@@ -129,61 +174,18 @@ int run_infer_workload(const RunRequest& request) {
     devices.push_back(describe_device(mpi.local_rank() % count));
     versions = gpu_versions();
   }
-  const RunEnvironment env = capture_environment(mpi, "cuda", devices, versions);
-  Json context = record_context(run.run_id, run.spec, env.placement);
-  context["params"] = params;
-  context["environment"] = env.environment;
-
-  Json record;
-  if (!problem.empty()) {
-    record = status_record(context, "failed", problem);
-  } else {
-    try {
-      infer::EngineRequest ec;
-      ec.model = cfg.model;
-      ec.image = cfg.image;
-      ec.precision = cfg.precision;
-      ec.batch_sizes = cfg.batch_sizes();
-      ec.streams = cfg.streams;
-      ec.pool_samples = std::max<std::uint64_t>(1024, 4 * static_cast<std::uint64_t>(cfg.max_batch));
-      ec.seed = cfg.seed;
-      ec.search = cfg.search;
-      ec.conv_api = cfg.conv_api;
-      const std::unique_ptr<infer::Engine> made = infer::make_train_engine(ec);
-      infer::Engine& engine = *made;
-      CheckOutcome check;
-      check.details = "not checked (check: false)";
-      if (cfg.check) check = check_engine(engine, cfg);
-      // Warm-up, then the throughput Offline sizes its query by (and the server search starts from).
-      const int warm = std::max(cfg.warmup, 1);
-      infer::measure_throughput(engine, warm);
-      const double expected = infer::measure_throughput(engine, std::max(warm, 2 * cfg.streams));
-      const infer::InferOutcome o = cfg.scenario == infer::Scenario::server && cfg.target_qps == 0
-                                        ? search_server(engine, cfg, expected)
-                                        : run_once(engine, cfg, expected, cfg.target_qps);
-      record = infer::infer_record(context, cfg, o, mpi.rank(), engine.describe(), check.details, check.wrong,
-                                   cfg.check ? check.rows : 0);
-    } catch (const infer::EngineDoesNotFit& e) {
-      record = status_record(context, "skipped", e.what());
-    } catch (const std::exception& e) {
-      record = status_record(context, "failed", e.what());
-    }
+  WorkloadRun shell(run, params, "cuda", devices, versions);
+  const Json record = problem.empty() ? measure_rank(shell.context(), cfg, mpi.rank())
+                                      : status_record(shell.context(), "failed", problem);
+  // Every rank's record, on every rank: a failed one fails the run on all.
+  for (const Json& r : shell.gather(record)) {
+    if (r.at("status") == "failed") shell.note_failed();
+    if (shell.records())
+      shell.emit(r);
+    else if (shell.lead())
+      print_summary(r);
   }
-  const std::vector<std::string> all = mpi.all_gather(record.dump());
-  bool ok = true;
-  for (const std::string& text : all) {
-    const Json r = Json::parse(text);
-    ok = ok && r.at("status") != "failed";
-    if (mpi.rank() != 0) continue;
-    if (run.records)
-      run.emit(r);
-    else if (r.contains("details"))
-      std::printf("%s", infer::infer_summary(r).c_str());
-    else
-      std::printf("infer: %s: %s\n", r.at("status").get<std::string>().c_str(),
-                  r.at("reason").get<std::string>().c_str());
-  }
-  return ok ? 0 : 3;
+  return shell.exit_code();
 }
 
 }  // namespace scalebench

@@ -6,13 +6,12 @@
 #include <thread>
 
 #include "catalog/registry.hpp"
-#include "record/record.hpp"
 #include "topology/discover.hpp"
 #include "topology/nvml.hpp"
 #include "workloads/nodecheck/library_versions.hpp"
 #include "workloads/nodecheck/node_checks.hpp"
-#include "workloads/runtime/environment.hpp"
 #include "workloads/runtime/mpi_session.hpp"
+#include "workloads/runtime/workload_run.hpp"
 
 namespace scalebench {
 
@@ -23,8 +22,8 @@ std::string nvml_path() {
   return p && *p ? p : "libnvidia-ml.so.1";
 }
 
-// This node's records, as JSON lines in one string (to be gathered by rank 0).
-std::string read_node(const Json& context, const Json& params, const std::string& host) {
+// This node's records (to be gathered by the lead).
+std::vector<Json> read_node(const Json& context, const Json& params, const std::string& host) {
   NvmlLibrary nvml = NvmlLibrary::open(nvml_path());
   std::vector<Json> records;
   if (!nvml.available()) {
@@ -43,9 +42,7 @@ std::string read_node(const Json& context, const Json& params, const std::string
     f.after = nvml.read_health();
     records = nodecheck::check_records(context, f);
   }
-  std::string lines;
-  for (const Json& r : records) lines += r.dump() + "\n";
-  return lines;
+  return records;
 }
 
 void print_table(const std::vector<Json>& records) {
@@ -65,26 +62,17 @@ void print_table(const std::vector<Json>& records) {
 int run_nodecheck_workload(const RunRequest& run) {
   const MpiSession& mpi = *run.mpi;
   const Json params = with_defaults("nodecheck", run.spec.at("params"));
-  const RunEnvironment env = capture_environment(mpi, "nvml", {}, Json::object());
-  Json context = record_context(run.run_id, run.spec, env.placement);
-  context["params"] = params;
-  context["environment"] = env.environment;
+  const WorkloadRun shell(run, params, "nvml");
   // Only one process per node reads it: the first local rank.
-  const std::string mine = mpi.local_rank() == 0 ? read_node(context, params, mpi.hostname()) : "";
-  const std::vector<std::string> all = mpi.all_gather(mine);
-  if (mpi.rank() != 0) return 0;
+  const std::vector<Json> mine =
+      mpi.local_rank() == 0 ? read_node(shell.context(), params, mpi.hostname()) : std::vector<Json>{};
   std::vector<Json> records;
-  for (const std::string& lines : all)
-    for (std::size_t start = 0; start < lines.size();) {
-      const std::size_t end = lines.find('\n', start);
-      records.push_back(Json::parse(lines.substr(start, end - start)));
-      start = end + 1;
-    }
-  if (run.records)
-    for (const Json& r : records) run.emit(r);
-  else
+  for (const Json& node : shell.gather(mine)) records.insert(records.end(), node.begin(), node.end());
+  if (shell.records())
+    for (const Json& r : records) shell.emit(r);
+  else if (shell.lead())
     print_table(records);
-  return 0;
+  return shell.exit_code();
 }
 
 }  // namespace scalebench

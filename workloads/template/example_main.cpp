@@ -1,6 +1,8 @@
 // The example workload's entry point: scalebench-run calls it on every rank. Every rank measures;
-// rank 0 alone reports, every rank's record through run.emit when the agent reads them, else a
-// line of text each (ranks that print at once would interleave their lines).
+// the lead rank (0) alone reports, every rank's record to the agent when it reads records, else a
+// line of text each (ranks that print at once would interleave their lines). WorkloadRun
+// (workloads/runtime/workload_run.hpp) is the shell around the measurement that every workload
+// shares: keep to it.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -9,10 +11,9 @@
 
 #include "catalog/registry.hpp"
 #include "record/point_record.hpp"
-#include "record/record.hpp"
-#include "workloads/runtime/environment.hpp"
 #include "workloads/runtime/mpi_session.hpp"
 #include "workloads/runtime/run_request.hpp"
+#include "workloads/runtime/workload_run.hpp"
 
 namespace scalebench {
 
@@ -50,20 +51,18 @@ int run_example_workload(const RunRequest& run) {
     r.reason = "the copied bytes differ from the source";
   }
 
-  const RunEnvironment env = capture_environment(*run.mpi, "host", {}, Json::object());
-  Json context = record_context(run.run_id, run.spec, env.placement);
-  context["environment"] = env.environment;
-  const std::vector<std::string> all = run.mpi->all_gather(r.to_json(context).dump());
-  if (run.mpi->rank() == 0)
-    for (const std::string& text : all) {
-      const Json record = Json::parse(text);
-      if (run.records)
-        run.emit(record);
-      else
-        std::printf("rank %d: %zu bytes, %s GB/s\n", record["point"]["rank"].get<int>(), bytes,
-                    record["value"].dump().c_str());
-    }
-  return seconds.empty() ? 3 : 0;
+  // The run's shell: its environment (on host memory, no GPUs), its records' context, the lead
+  // rank that reports and the exit code.
+  WorkloadRun shell(run, run.spec.at("params"), "host");
+  if (seconds.empty()) shell.note_failed();
+  for (const Json& record : shell.gather(r.to_json(shell.context()))) {
+    if (shell.records())
+      shell.emit(record);  // the lead's alone
+    else if (shell.lead())
+      std::printf("rank %d: %zu bytes, %s GB/s\n", record["point"]["rank"].get<int>(), bytes,
+                  record["value"].dump().c_str());
+  }
+  return shell.exit_code();
 }
 
 }  // namespace scalebench

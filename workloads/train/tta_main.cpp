@@ -6,11 +6,10 @@
 #include <optional>
 
 #include "common/error.hpp"
-#include "record/record.hpp"
 #include "workloads/compute/precision.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/runtime/device_description.hpp"
-#include "workloads/runtime/environment.hpp"
+#include "workloads/runtime/workload_run.hpp"
 #include "workloads/train/train_config.hpp"
 #include "workloads/train/train_main.hpp"
 #include "workloads/train/tta_bench.hpp"
@@ -31,13 +30,6 @@ std::optional<dataset::Splits> load(const MpiSession& mpi, const train::TtaConfi
   problem = mpi.first_problem(mine);
   return data;
 }
-
-void report(const RunRequest& run, const Json& context, const std::string& status, const std::string& why) {
-  if (run.records)
-    run.emit(status_record(context, status, why));
-  else
-    std::fprintf(stdout, "# %s: %s\n", status.c_str(), why.c_str());
-}
 }  // namespace
 
 int run_tta_workload(const RunRequest& run) {
@@ -51,7 +43,6 @@ int run_tta_workload(const RunRequest& run) {
   recipe.momentum = tc.momentum;
   recipe.weight_decay = tc.weight_decay;
   recipe.search = tc.search;
-  const bool lead = mpi.rank() == 0;
 
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -70,46 +61,42 @@ int run_tta_workload(const RunRequest& run) {
     CUDA_CHECK(cudaGetDeviceProperties(&p, d));
     mine = compute::unsupported_on(recipe.precision, p.major, p.minor);
   }
-  const RunEnvironment env = capture_environment(mpi, "cuda", devices, versions);
-  Json context = record_context(run.run_id, run.spec, env.placement);
-  context["params"] = params;
-  context["environment"] = env.environment;
+  WorkloadRun shell(run, params, "cuda", devices, versions);
   // The data first: a missing or corrupt file is named even where no GPU is.
   std::string problem;
   std::optional<dataset::Splits> data = load(mpi, cfg, problem);
   if (problem.empty()) problem = mpi.first_problem(mine);
   if (!problem.empty()) {
-    if (lead) report(run, context, "failed", problem);
-    return 3;
+    shell.fail(problem);
+    return shell.exit_code();
   }
   train::TtaBench bench(mpi, cfg, recipe, *data);
   data.reset();  // on the GPU now
   const train::TtaShape shape{
       mpi.size(), bench.global_batch(), bench.peak_lr(), compute::name(recipe.precision), "fmnist-resnet", cfg.data};
-  if (lead && !run.records)
+  if (shell.lead() && !shell.records())
     std::fprintf(stdout, "# train time to accuracy: %s on %d GPU%s, global batch %d, peak lr %.4g, target %.4f\n",
                  cfg.data.c_str(), mpi.size(), mpi.size() == 1 ? "" : "s", shape.global_batch, shape.peak_lr,
                  cfg.target_accuracy);
   std::vector<train::SeedResult> results;
   for (std::uint64_t seed : cfg.seeds) {
     results.push_back(bench.run_seed(seed));
-    if (lead && !run.records) {
+    if (shell.lead() && !shell.records()) {
       for (const std::string& l : results.back().mllog) std::fprintf(stdout, "%s\n", l.c_str());
       std::fprintf(stdout, "%s\n", train::tta_seed_line(results.back()).c_str());
       std::fflush(stdout);
     }
   }
-  if (!lead) return 0;
-  int code = 0;
-  if (run.records) {
-    for (const Json& r : train::tta_records(context, cfg, shape, results)) {
-      if (r.value("status", "") == "failed" && r["point"]["seed"] == "all") code = 3;
-      run.emit(r);
+  if (!shell.lead()) return shell.exit_code();
+  if (shell.records()) {
+    for (const Json& r : train::tta_records(shell.context(), cfg, shape, results)) {
+      if (r.value("status", "") == "failed" && r["point"]["seed"] == "all") shell.note_failed();
+      shell.emit(r);
     }
   } else {
     std::fprintf(stdout, "%s\n", train::tta_summary_line(results, cfg, mpi.size()).c_str());
   }
-  return code;
+  return shell.exit_code();
 }
 
 }  // namespace scalebench
