@@ -23,6 +23,9 @@ CREATE TABLE IF NOT EXISTS runs(
   hosts_json TEXT DEFAULT '[]', delivered INTEGER DEFAULT 1);
 CREATE INDEX IF NOT EXISTS runs_by_state ON runs(state);
 CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs(experiment_id);
+-- An experiment's runs counted by state (every /metrics scrape, under the coordinator's lock) from
+-- the index alone, without reading each run's row.
+CREATE INDEX IF NOT EXISTS runs_by_experiment_state ON runs(experiment_id, state);
 CREATE INDEX IF NOT EXISTS runs_by_agent ON runs(agent_id, state);
 CREATE INDEX IF NOT EXISTS experiments_by_name ON experiments(name);
 CREATE TABLE IF NOT EXISTS records(

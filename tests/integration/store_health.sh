@@ -44,7 +44,7 @@ curl -sf --max-time 5 -XPOST --data '{"name":"n1","gpus":[],"slots":1}' "$URL/ap
 printf 'name: health\nworkload: collective\nrounds: 40\n' >"$WORK/health.yaml"
 "$BIN/scalebench" submit "$WORK/health.yaml" --coordinator "$URL" >/dev/null || fail "submit"
 curl -sf --max-time 5 "$URL/metrics" | grep -qx "scalebench_store_healthy 1" || fail "a whole store is not healthy"
-damage "$WORK/live.db" runs runs_by_state runs_by_experiment runs_by_agent >"$WORK/damage.log" ||
+damage "$WORK/live.db" runs runs_by_state runs_by_experiment runs_by_experiment_state runs_by_agent >"$WORK/damage.log" ||
   fail "could not damage the store: $(cat "$WORK/damage.log")"
 code=$(curl -s --max-time 10 -o "$WORK/metrics.txt" -w '%{http_code}' "$URL/metrics")
 [[ $code == 200 ]] || fail "/metrics answered $code on a damaged store: $(head -c 300 "$WORK/metrics.txt")"

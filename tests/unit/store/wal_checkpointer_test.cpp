@@ -66,7 +66,9 @@ TEST_F(WalCheckpointerTest, WithoutItTheWalGrows) {  // what the test above woul
   Store s(path_);
   s.set_wal_autocheckpoint(0);
   auto [first, last] = write_rounds(s);
-  EXPECT_GT(last, 5 * first);
+  // Ten rounds: about ten times the first round's records, less the schema the first WAL also holds
+  // (4.95x with the store's indexes of now); the checkpointed WAL above stays under 3x.
+  EXPECT_GT(last, 4 * first);
 }
 
 }  // namespace
