@@ -106,7 +106,8 @@ std::string describe_state_times(const StateTimes& w, double window_s) {
   for (std::size_t i = 0; i < held.size() && i < 3 && n > 0 && static_cast<std::size_t>(n) < sizeof out; ++i)
     n += std::snprintf(out + n, sizeof out - static_cast<std::size_t>(n), "%s%s %.2f%% (%.0f, mean %.2f ms)",
                        i ? ", " : ": ", held[i].second.c_str(), 100 * held[i].first / window_s,
-                       w.hold.at(held[i].second).count, 1e3 * held[i].first / std::max(1.0, w.hold.at(held[i].second).count));
+                       w.hold.at(held[i].second).count,
+                       1e3 * held[i].first / std::max(1.0, w.hold.at(held[i].second).count));
   return out;
 }
 

@@ -17,19 +17,32 @@ prometheus::Histogram::BucketBoundaries lock_buckets() {
 
 const char* state_use_name(StateUse use) {
   switch (use) {
-    case StateUse::heartbeat: return "heartbeat";
-    case StateUse::register_agent: return "register";
-    case StateUse::records: return "records";
-    case StateUse::finish: return "finish";
-    case StateUse::submit: return "submit";
-    case StateUse::cancel: return "cancel";
-    case StateUse::liveness: return "liveness";
-    case StateUse::save_last_seen: return "save_last_seen";
-    case StateUse::list_agents: return "list_agents";
-    case StateUse::prediction: return "prediction";
-    case StateUse::metrics: return "metrics";
-    case StateUse::cluster_shape: return "cluster_shape";
-    case StateUse::count_: break;
+    case StateUse::heartbeat:
+      return "heartbeat";
+    case StateUse::register_agent:
+      return "register";
+    case StateUse::records:
+      return "records";
+    case StateUse::finish:
+      return "finish";
+    case StateUse::submit:
+      return "submit";
+    case StateUse::cancel:
+      return "cancel";
+    case StateUse::liveness:
+      return "liveness";
+    case StateUse::save_last_seen:
+      return "save_last_seen";
+    case StateUse::list_agents:
+      return "list_agents";
+    case StateUse::prediction:
+      return "prediction";
+    case StateUse::metrics:
+      return "metrics";
+    case StateUse::cluster_shape:
+      return "cluster_shape";
+    case StateUse::count_:
+      break;
   }
   return "unknown";
 }

@@ -66,9 +66,10 @@ TEST(StateLock, TheCoordinatorsCallsShowOnItsMetrics) {
     Coordinator::Options o;
     o.db_path = (dir / "c.db").string();
     Coordinator c(o);
-    ASSERT_EQ(c.register_agent(Json{{"name", "node-1"}, {"gpus", Json::array()}, {"slots", 2}, {"capabilities", {"mpi"}}})
-                  .status,
-              200);
+    ASSERT_EQ(
+        c.register_agent(Json{{"name", "node-1"}, {"gpus", Json::array()}, {"slots", 2}, {"capabilities", {"mpi"}}})
+            .status,
+        200);
     for (int i = 0; i < 3; ++i) ASSERT_EQ(c.heartbeat("node-1", Json{{"active", Json::array()}}).status, 200);
     const std::string text = c.metrics_text();
     EXPECT_NE(text.find("scalebench_coordinator_state_hold_seconds_count{call=\"heartbeat\"} 3\n"), std::string::npos)
