@@ -57,7 +57,7 @@ std::vector<std::string> store_damage_at_start(const std::string& path) {
 struct CommandLine {
   std::string listen = "127.0.0.1", port_file, token_file, tls_cert, tls_key;
   bool protect_metrics = false;
-  int port = 8470, threads = 4, record_threads = 2, record_nice = 5;
+  int port = 8470, threads = 4, record_threads = 2, record_nice = 0;
   long long max_connections = 16384, body_budget_mib = 256, answer_budget_mib = 128;
   scalebench::Coordinator::Options options;  // the store and the heartbeats' timing
   CommandLine() { options.db_path = "scalebench.db"; }
@@ -85,8 +85,8 @@ void add_options(CLI::App& app, CommandLine& c) {
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
   app.add_option("--record-nice", c.record_nice,
-                 "how much lower the record threads' CPU priority is (a nice increment): on a busy core, heartbeats "
-                 "then run first; 0 for the same")
+                 "how much lower the record threads' CPU priority is (a nice increment): heartbeats then run first "
+                 "on a core shared with other work, at some cost in records stored per CPU-second; 0 for the same")
       ->capture_default_str()
       ->check(CLI::Range(0, 19));
   app.add_option("--max-connections", c.max_connections,
@@ -168,9 +168,9 @@ std::shared_ptr<scalebench::HttpServer> start_server(boost::asio::io_context& io
       [co = &coordinator, t = &tokens](const HttpRequest& r) { return handle_api(*co, r, *t); }, std::move(tls),
       workers);
   // Record batches on record_threads, every call that may wait on two more (api_lane): a
-  // connection thread only ever runs heartbeats, which wait 20 ms at most. The record threads
-  // run at a lower priority: on a core they share, a heartbeat that arrives while a batch is
-  // stored is answered first instead of after the scheduler's time slice.
+  // connection thread only ever runs heartbeats, which wait 20 ms at most. --record-nice lowers
+  // the record threads' priority; off by default: on a quiet core it halved the records stored
+  // per CPU-second in some runs (docs/results/2026-11-30-coordinator-record-nice).
   server->set_lanes(api_lane, {c.record_threads, 2}, {c.record_nice, 0});
   server->set_header_check([t = &tokens](const HttpRequest& r) { return check_access(r, *t); });
   server->set_streams([co = &coordinator, t = &tokens](const HttpRequest& r) { return stream_api(*co, r, *t); });
