@@ -6,6 +6,7 @@
 #include <prometheus/text_serializer.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -44,7 +45,12 @@ TEST(StateLock, ACallThatCannotHaveTheStateIsNotCountedAndOneThatWaitsIs) {
   other.join();
   EXPECT_FALSE(got);
   EXPECT_FALSE(state.try_lock(StateUse::liveness).has_value());
-  std::thread waiter([&] { auto mine = state.lock(StateUse::records); });
+  std::atomic<bool> asking{false};
+  std::thread waiter([&] {
+    asking = true;
+    auto mine = state.lock(StateUse::records);
+  });
+  while (!asking) std::this_thread::yield();  // a late start of the thread is not a wait
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   held.unlock();
   waiter.join();
