@@ -35,7 +35,7 @@ api /api/v1/experiments/retry >"$WORK/e1.json"
 run_id=$(py 'd["run_list"][0]["run_id"]' <"$WORK/e1.json")
 leader=$(py 'd["run_list"][0]["agent"]' <"$WORK/e1.json")
 follower=$(py 'd["run_list"][0]["hosts"][1]["agent"]' <"$WORK/e1.json")
-spare=$(for a in node-2 node-3 node-4; do [[ $a != "$leader" && $a != "$follower" ]] && echo "$a"; done)
+spare=$(for a in node-2 node-3 node-4; do if [[ $a != "$leader" && $a != "$follower" ]]; then echo "$a"; fi; done)
 [[ $(run_pids "$run_id" 1 | wc -l) -ge 5 ]] || fail "mpirun and 4 ranks expected: $(run_pids "$run_id" 1)"
 kill -KILL "${AGENT[$leader]}"
 wait_until 20 'grep -q "agent lost: no heartbeat from $leader" "$WORK/coordinator.log"'
