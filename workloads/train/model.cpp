@@ -191,6 +191,9 @@ std::vector<Bucket> make_buckets(const Model& m, double target_bytes, int bytes_
   std::vector<Bucket> out;
   Bucket cur;
   bool open = false;
+  // A bucket ends where the one after it begins, gaps between layers included: together they
+  // cover the whole flat buffer.
+  long long end = m.param_slots;
   for (int i = static_cast<int>(m.layers.size()) - 1; i >= 0; --i) {
     const Layer& l = m.layers[static_cast<std::size_t>(i)];
     if (l.params == 0) continue;
@@ -199,7 +202,7 @@ std::vector<Bucket> make_buckets(const Model& m, double target_bytes, int bytes_
       target = std::max(std::min(target_bytes, kMinTaperedBytes),
                         target_bytes * flops_before[static_cast<std::size_t>(i)] / total);
     if (!open) {
-      cur = Bucket{l.param_offset, l.param_offset + l.params, i, i};
+      cur = Bucket{l.param_offset, end, i, i};
       open = true;
     } else {
       cur.begin = l.param_offset;
@@ -207,6 +210,7 @@ std::vector<Bucket> make_buckets(const Model& m, double target_bytes, int bytes_
     }
     if (static_cast<double>(cur.end - cur.begin) * bytes_per_element >= target) {
       out.push_back(cur);
+      end = cur.begin;
       open = false;
     }
   }

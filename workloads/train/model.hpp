@@ -70,8 +70,16 @@ struct Model {
   std::string name;
   int classes = 0;
   std::vector<Layer> layers;  // layers[0] is the input, the last the (main) loss
-  long long param_count = 0;  // elements of the flat parameter buffer
+  long long param_count = 0;  // parameters, as the reference definitions count them
+  long long param_slots = 0;  // elements of the flat parameter buffers: the parameters and the gaps
+                              // that start each layer's at a multiple of kParamAlign
 };
+
+// Each layer's parameters start at a multiple of this many elements in the flat buffers (256 bytes
+// in 16-bit types, as cuBLASLt's fastest kernels want their operands). Packed, odd channel counts
+// (NASNet's 11, 22, 44) left weights 2-byte aligned, which only cuDNN's slowest kernels take.
+inline constexpr long long kParamAlign = 128;
+inline long long align_params(long long n) { return (n + kParamAlign - 1) / kParamAlign * kParamAlign; }
 
 // resnet50, resnet101, resnet152 (torchvision's v1.5: the stride in the bottleneck's 3x3 conv),
 // vgg16 (torchvision's, without dropout), inception3 (torchvision's inception_v3 with its

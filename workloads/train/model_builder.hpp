@@ -153,7 +153,8 @@ class Builder {
       if (m_.layers[static_cast<std::size_t>(r)].aux && !l.aux)
         throw Error("model " + m_.name + ": " + l.name + " reads the auxiliary head's " +
                     m_.layers[static_cast<std::size_t>(r)].name);
-    l.param_offset = m_.param_count;
+    l.param_offset = l.params > 0 ? align_params(m_.param_slots) : m_.param_slots;
+    m_.param_slots = l.param_offset + l.params;
     m_.param_count += l.params;
     m_.layers.push_back(std::move(l));
     return last();

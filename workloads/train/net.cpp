@@ -53,12 +53,15 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
 
 // Master weights, their compute copy, momentum, gradients and the loss scaler's state.
 void Net::alloc_parameters() {
-  const long long params = model_.param_count;
+  const long long params = model_.param_slots;
   const std::size_t eb = static_cast<std::size_t>(dtype_bytes(ct_));
   const bool mixed = ct_ != DType::kF32;
 
   alloc(master_, static_cast<std::size_t>(params) * 4);
   if (mixed) alloc(compute_copy_, static_cast<std::size_t>(params) * eb);
+  // The gaps between layers' parameters stay zero: checksums and all-reduces read them too.
+  CUDA_CHECK(cudaMemsetAsync(master_.get(), 0, master_.bytes(), stream_));
+  if (mixed) CUDA_CHECK(cudaMemsetAsync(compute_copy_.get(), 0, compute_copy_.bytes(), stream_));
   if (cfg_.training) {
     alloc(velocity_, static_cast<std::size_t>(params) * 4);
     grads_ = cfg_.grad_buffer ? static_cast<std::byte*>(cfg_.grad_buffer)
@@ -100,7 +103,7 @@ void Net::alloc_activations() {
       if (cfg_.training && i > 0) alloc(st->dy, bytes);
       largest = std::max(largest, bytes);
     }
-    if (l.op == Op::kBatchNorm) bn_params += static_cast<std::size_t>(l.params);
+    if (l.op == Op::kBatchNorm) bn_params += static_cast<std::size_t>(align_params(l.params));
     layers_.push_back(std::move(st));
   }
   alloc(labels_, static_cast<std::size_t>(n) * sizeof(int));
@@ -151,7 +154,7 @@ void Net::init_weights() {
       if (cfg_.training)
         st.bn_grad32 = mixed ? reinterpret_cast<float*>(bn_grad32_.get()) + bn_at
                              : reinterpret_cast<float*>(grad(static_cast<int>(i)));
-      bn_at += static_cast<std::size_t>(l.params);
+      bn_at += static_cast<std::size_t>(align_params(l.params));
     }
     if (l.op == Op::kMaxPool || l.op == Op::kAvgPool) {
       if (l.kernel_h != l.kernel_w || l.pad_h != l.pad_w) throw Error(l.name + ": pooling takes square windows only");
@@ -248,12 +251,12 @@ void* Net::grad(int layer) const {
 }
 
 void Net::copy_parameters_from(const Net& from) {
-  if (from.model_.name != model_.name || from.model_.param_count != model_.param_count || from.ct_ != ct_)
+  if (from.model_.name != model_.name || from.model_.param_slots != model_.param_slots || from.ct_ != ct_)
     throw Error("copying the parameters of " + from.model_.name + " (" + std::to_string(from.model_.param_count) +
                 " parameters) into " + model_.name + " (" + std::to_string(model_.param_count) +
                 " parameters): not the same model and precision");
   CUDA_CHECK(cudaStreamSynchronize(from.stream_));
-  CUDA_CHECK(cudaMemcpyAsync(master(), from.master(), static_cast<std::size_t>(model_.param_count) * 4,
+  CUDA_CHECK(cudaMemcpyAsync(master(), from.master(), static_cast<std::size_t>(model_.param_slots) * 4,
                              cudaMemcpyDeviceToDevice, stream_));
   sync_weights();
   for (std::size_t i = 0; i < model_.layers.size(); ++i)

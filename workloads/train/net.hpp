@@ -56,7 +56,7 @@ struct NetConfig {
   int loss_scale_interval = 2000;  // fp16: double the loss scale after this many good steps
   std::uint64_t seed = 1;          // weights: the same on every rank
   std::uint64_t data_seed = 2;     // images and labels: one per rank
-  // The flat gradient buffer (param_count elements of the compute type) if the caller provides it,
+  // The flat gradient buffer (param_slots elements of the compute type) if the caller provides it,
   // e.g. NCCL memory registered for symmetric collectives; null: the net allocates its own.
   void* grad_buffer = nullptr;
   // The time-to-accuracy recipe: the learning rate read from this device float at every step (a
@@ -90,7 +90,7 @@ class Net {
   const Model& model() const { return model_; }
   const NetConfig& config() const { return cfg_; }
   DType compute_type() const { return ct_; }
-  void* grads() const { return grads_; }  // flat, compute type, param_count elements
+  void* grads() const { return grads_; }  // flat, compute type, param_slots elements
   float* master() const { return reinterpret_cast<float*>(master_.get()); }
   void* logits() const;
   // The batch the next pass reads: images (NHWC, compute type) and labels; real data writes them.

@@ -154,7 +154,7 @@ void describe_setup(Json& details, const Config& cfg, const CommConfig& comm_con
   details["buckets"] = buckets.size();
   details["bucket_mb"] = cfg.bucket_bytes / (1024.0 * 1024.0);
   details["bucket_policy"] = name(cfg.bucket_policy);
-  details["gradient_bytes"] = static_cast<double>(model.param_count) * static_cast<double>(eb);
+  details["gradient_bytes"] = static_cast<double>(model.param_slots) * static_cast<double>(eb);
   details["graph"] = cfg.graph;
   details["overlap"] = cfg.overlap;
   details["bucket_launch"] = name(cfg.launch);
@@ -196,13 +196,13 @@ compute::RankOutcome TrainBench::train(const TrainPoint& point, const Config& cf
   const std::size_t eb = static_cast<std::size_t>(dtype_bytes(compute_dtype(nc.precision)));  // the net's compute type
   const std::vector<Bucket> buckets = make_buckets(model, cfg.bucket_bytes, static_cast<int>(eb), cfg.bucket_policy);
   // Declared before the net, which uses the buffer of one of them.
-  CopyEngineAllReduce copy_engine(mpi_, cfg.copy_engine && multi ? comm() : nullptr, model.param_count,
+  CopyEngineAllReduce copy_engine(mpi_, cfg.copy_engine && multi ? comm() : nullptr, model.param_slots,
                                   static_cast<int>(eb), buckets,
                                   !cfg.copy_engine ? "allreduce: nccl"
                                   : !multi         ? "one rank"
                                                    : "");
   const SymmetricGradients symmetric(mpi_, cfg.symmetric && multi && !copy_engine.on() ? comm() : nullptr,
-                                     static_cast<std::size_t>(model.param_count) * eb,
+                                     static_cast<std::size_t>(model.param_slots) * eb,
                                      !cfg.symmetric     ? "symmetric: false"
                                      : !multi           ? "one rank"
                                      : copy_engine.on() ? "allreduce: copy_engine"

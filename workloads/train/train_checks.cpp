@@ -25,25 +25,25 @@ Json check_allreduce(const MpiSession& mpi, Net& net, const Model& model, StepRu
   CUDA_CHECK(cudaMemsetAsync(wrong.get(), 0, wrong.bytes(), s));
   constexpr int kRounds = 3;
   for (int round = 1; round <= kRounds; ++round) {
-    fill_allreduce_pattern(net.grads(), net.compute_type(), model.param_count, mpi.rank(), round, s);
+    fill_allreduce_pattern(net.grads(), net.compute_type(), model.param_slots, mpi.rank(), round, s);
     if (graphs.reduce)
       CUDA_CHECK(cudaGraphLaunch(graphs.reduce->get(), s));
     else
       run.allreduce_only();
-    count_allreduce_errors(net.grads(), net.compute_type(), model.param_count, mpi.size(), round,
+    count_allreduce_errors(net.grads(), net.compute_type(), model.param_slots, mpi.size(), round,
                            reinterpret_cast<unsigned long long*>(wrong.get()), s);
   }
   unsigned long long bad = 0;
   CUDA_CHECK(cudaMemcpyAsync(&bad, wrong.get(), sizeof bad, cudaMemcpyDeviceToHost, s));
   CUDA_CHECK(cudaStreamSynchronize(s));
-  return Json{{"rounds", kRounds}, {"elements", model.param_count}, {"wrong_elements", bad}};
+  return Json{{"rounds", kRounds}, {"elements", model.param_slots}, {"wrong_elements", bad}};
 }
 
 // Every rank's weights must be bit for bit the same after the all-reduced steps.
 bool weights_agree(const MpiSession& mpi, const Net& net, const Model& model, cudaStream_t s) {
   gpu::DeviceBuffer sums(sizeof(unsigned long long) + sizeof(double));
   CUDA_CHECK(cudaMemsetAsync(sums.get(), 0, sums.bytes(), s));
-  checksum(net.master(), model.param_count, reinterpret_cast<unsigned long long*>(sums.get()),
+  checksum(net.master(), model.param_slots, reinterpret_cast<unsigned long long*>(sums.get()),
            reinterpret_cast<double*>(sums.get() + sizeof(unsigned long long)), s);
   unsigned long long bits = 0;
   CUDA_CHECK(cudaMemcpyAsync(&bits, sums.get(), sizeof bits, cudaMemcpyDeviceToHost, s));
@@ -108,7 +108,7 @@ Json TrainBench::gradient_check(cudaStream_t s, const std::string& model_name, c
   Net net(model, nc, s);
   net.forward(Pass::kTrain);
   net.backward([](int) {});
-  const std::size_t p = static_cast<std::size_t>(model.param_count);
+  const std::size_t p = static_cast<std::size_t>(model.param_slots);
   std::vector<float> analytic(p), w(p);
   CUDA_CHECK(cudaMemcpyAsync(analytic.data(), net.grads(), p * 4, cudaMemcpyDeviceToHost, s));
   CUDA_CHECK(cudaMemcpyAsync(w.data(), net.master(), p * 4, cudaMemcpyDeviceToHost, s));

@@ -52,7 +52,7 @@ DumpStart dump_start(const Net& net) {
   const Model& m = net.model();
   const int n = net.config().batch;
   DumpStart d;
-  d.weights.resize(static_cast<std::size_t>(m.param_count));
+  d.weights.resize(static_cast<std::size_t>(m.param_slots));
   d.images.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(m.layers[0].out.elements()) *
                   static_cast<std::size_t>(dtype_bytes(net.compute_type())));
   d.labels.resize(static_cast<std::size_t>(n));
@@ -70,7 +70,7 @@ std::vector<float> dump_gradients(Net& net, bool pass_first) {
     net.forward(Pass::kTrain);
     net.backward([](int) {});
   }
-  std::vector<float> g(static_cast<std::size_t>(net.model().param_count));
+  std::vector<float> g(static_cast<std::size_t>(net.model().param_slots));
   CUDA_CHECK(cudaMemcpyAsync(g.data(), net.grads(), g.size() * 4, cudaMemcpyDeviceToHost, net.stream()));
   CUDA_CHECK(cudaStreamSynchronize(net.stream()));
   return g;
@@ -99,7 +99,8 @@ void write_dump(const std::string& dir, const Net& net, const DumpStart& start, 
             {"weights",
              {{"file", "weights.f32"},
               {"dtype", "float32"},
-              {"count", m.param_count},
+              {"count", m.param_slots},
+              {"parameters", m.param_count},
               {"layout",
                "per layer from its offset: convolutions out x kernel_h x kernel_w x in/groups (KRSC), then the bias; "
                "batch norms scale then shift; fully connected out x in (in in NHWC order), then the bias"}}},

@@ -30,7 +30,7 @@ DumpStart dump_start(const Net& net);
 // the last step left.
 std::vector<float> dump_gradients(Net& net, bool pass_first);
 
-// Writes into `dir` (made if missing): weights.f32 (param_count floats), images.bin (batch x h x
+// Writes into `dir` (made if missing): weights.f32 (param_slots floats), images.bin (batch x h x
 // w x c of the compute type), labels.i32 (batch int32), and model.json: the model, precision,
 // batch, optimiser settings, `losses` (one per step from the first, weights as in weights.f32
 // before it), and the layers that hold parameters with their offsets and shapes; with gradients

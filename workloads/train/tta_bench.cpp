@@ -143,7 +143,7 @@ SeedResult TtaBench::run_seed(std::uint64_t seed) {
   };
   auto allreduce = [&] {
     if (comm_)
-      NCCL_CHECK(ncclAllReduce(net.grads(), net.grads(), static_cast<std::size_t>(net.model().param_count),
+      NCCL_CHECK(ncclAllReduce(net.grads(), net.grads(), static_cast<std::size_t>(net.model().param_slots),
                                gpu::nccl_type(net.compute_type()), ncclSum, comm_->get(), s));
   };
   // cuDNN's and NCCL's first calls cannot be captured: one eager forward, backward and all-reduce

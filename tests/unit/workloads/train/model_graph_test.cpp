@@ -45,7 +45,7 @@ fs::path write_dump(const Model& m, int batch, const fs::path& dir) {
   fs::create_directories(dir);
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 0.3f);
-  std::vector<float> weights(static_cast<std::size_t>(m.param_count));
+  std::vector<float> weights(static_cast<std::size_t>(m.param_slots));
   for (float& w : weights) w = normal(rng);
   const Dims& in = m.layers[0].out;
   std::vector<float> images(static_cast<std::size_t>(batch * in.elements()));
@@ -144,7 +144,7 @@ TEST_F(ModelGraphReference, NamesTheTensorInError) {
   const Model m = build_model("tiny-nasnet");
   const fs::path dir = write_dump(m, 2, root_ / "named");
   ASSERT_EQ(reference(dir, "--file grads.f32").first, 2);  // no such file yet
-  std::vector<float> zeros(static_cast<std::size_t>(m.param_count), 0.0f);
+  std::vector<float> zeros(static_cast<std::size_t>(m.param_slots), 0.0f);
   write_values(dir / "grads.f32", zeros);
   const auto [rc, out] = reference(dir, "--file grads.f32");
   EXPECT_EQ(rc, 1) << out;

@@ -100,7 +100,7 @@ TEST(TrainGpu, TinyNasnetDepthwiseKernelsMatchCudnn) {
     net.forward(train::Pass::kTrain);
     net.backward([](int) {});
     losses.push_back(net.read_loss());  // waits for the stream
-    grads.emplace_back(static_cast<std::size_t>(m.param_count));
+    grads.emplace_back(static_cast<std::size_t>(m.param_slots));
     CUDA_CHECK(cudaMemcpy(grads.back().data(), net.grads(), grads.back().size() * 4, cudaMemcpyDeviceToHost));
   }
   EXPECT_NEAR(losses[0], losses[1], 1e-6 * std::fabs(losses[1]));
@@ -157,7 +157,7 @@ TEST(TrainGpu, GroupedConvolutionMatchesAHostReference) {
         };
         const std::size_t nx = 2u * static_cast<std::size_t>(cs.c) * 81,
                           ny = 2u * static_cast<std::size_t>(out.elements());
-        const std::size_t nw = static_cast<std::size_t>(m.param_count);
+        const std::size_t nw = static_cast<std::size_t>(m.param_slots);
         const std::vector<float> x = fetch(net.images(), nx, t), y = fetch(net.logits(), ny, t);
         std::vector<float> w = fetch(net.master(), nw, train::DType::kF32);
         if (t != train::DType::kF32) w = download_as(upload_as(w, t, s), t, nw, s);  // the compute copy's rounding
@@ -206,7 +206,7 @@ TEST(TrainGpu, DumpWritesTheStartingStateForAPeer) {
   EXPECT_TRUE(train::dump_gradients(net, true).empty());  // 16-bit gradients are not written
   train::write_dump(dir.string(), net, start, {2.5, 2.25}, {}, {});
   EXPECT_FALSE(std::filesystem::exists(dir / "grads0.f32"));
-  EXPECT_EQ(std::filesystem::file_size(dir / "weights.f32"), static_cast<std::uintmax_t>(m.param_count) * 4);
+  EXPECT_EQ(std::filesystem::file_size(dir / "weights.f32"), static_cast<std::uintmax_t>(m.param_slots) * 4);
   EXPECT_EQ(std::filesystem::file_size(dir / "images.bin"), 4u * 3 * 16 * 16 * 2);  // fp16, NHWC
   EXPECT_EQ(std::filesystem::file_size(dir / "labels.i32"), 4u * 4);
   std::ifstream in(dir / "model.json");
@@ -214,28 +214,39 @@ TEST(TrainGpu, DumpWritesTheStartingStateForAPeer) {
   EXPECT_EQ(meta.at("model"), "tiny-nasnet");
   EXPECT_EQ(meta.at("images").at("dtype"), "float16");
   EXPECT_EQ(meta.at("losses"), (Json{2.5, 2.25}));
-  long long covered = 0;
+  // Each layer's parameters from its aligned offset, the gaps between them zero.
+  long long covered = 0, end = 0;
+  std::vector<bool> owned(static_cast<std::size_t>(m.param_slots), false);
   for (const Json& l : meta.at("layers")) {
-    EXPECT_EQ(l.at("offset").get<long long>(), covered) << l.dump();
-    covered += l.at("params").get<long long>();
+    const long long at = l.at("offset").get<long long>(), n = l.at("params").get<long long>();
+    EXPECT_EQ(at % train::kParamAlign, 0) << l.dump();
+    EXPECT_GE(at, end) << l.dump();
+    std::fill(owned.begin() + at, owned.begin() + at + n, true);
+    covered += n, end = at + n;
   }
   EXPECT_EQ(covered, m.param_count);
-  std::vector<float> w(static_cast<std::size_t>(m.param_count));
+  EXPECT_EQ(meta.at("weights").at("count").get<long long>(), m.param_slots);
+  EXPECT_EQ(meta.at("weights").at("parameters").get<long long>(), m.param_count);
+  std::vector<float> w(static_cast<std::size_t>(m.param_slots));
   std::ifstream(dir / "weights.f32", std::ios::binary)
       .read(reinterpret_cast<char*>(w.data()), static_cast<std::streamsize>(w.size() * 4));
   EXPECT_EQ(w, start.weights);
+  for (std::size_t k = 0; k < w.size(); ++k)
+    if (!owned[k]) {
+      EXPECT_EQ(w[k], 0.0f) << "gap at " << k;
+    }
 
   // In fp32 the gradients go beside the weights, in their layout.
   nc.precision = compute::Precision::kFp32;
   train::Net net32(m, nc, stream.get());
   const std::vector<float> g = train::dump_gradients(net32, true);
-  ASSERT_EQ(g.size(), static_cast<std::size_t>(m.param_count));
+  ASSERT_EQ(g.size(), static_cast<std::size_t>(m.param_slots));
   EXPECT_TRUE(std::any_of(g.begin(), g.end(), [](float x) { return x != 0; }));
   EXPECT_EQ(train::dump_gradients(net32, false), g);  // what the pass left
   const std::filesystem::path dir32 = std::filesystem::path(tmpl) / "fp32-b4";
   train::write_dump(dir32.string(), net32, train::dump_start(net32), {2.5}, g, g);
-  EXPECT_EQ(std::filesystem::file_size(dir32 / "grads0.f32"), static_cast<std::uintmax_t>(m.param_count) * 4);
-  EXPECT_EQ(std::filesystem::file_size(dir32 / "grads1.f32"), static_cast<std::uintmax_t>(m.param_count) * 4);
+  EXPECT_EQ(std::filesystem::file_size(dir32 / "grads0.f32"), static_cast<std::uintmax_t>(m.param_slots) * 4);
+  EXPECT_EQ(std::filesystem::file_size(dir32 / "grads1.f32"), static_cast<std::uintmax_t>(m.param_slots) * 4);
   EXPECT_EQ(Json::parse(std::ifstream(dir32 / "model.json")).at("gradients").at("files"),
             (Json{"grads0.f32", "grads1.f32"}));
   std::filesystem::remove_all(tmpl);
