@@ -40,40 +40,78 @@ Chunking chunking(int groups, int most) {
 // thread reads its V channels' tap as one vector. w is c x k x k, read a scalar at a time: the
 // net's weights lie at any element offset in its flat buffer.
 template <typename T>
-__device__ void load_taps(const T* w, float* sw, int c0, int cb, int kk) {
+__device__ void load_taps(const T* w, float* sw, int c0, int cb, int kk, bool flip = false) {
   for (int i = threadIdx.x; i < cb * kk; i += blockDim.x) {
     const int c = i / kk, rs = i % kk;
-    sw[rs * cb + c] = to_float(w[static_cast<long long>(c0 + c) * kk + rs]);
+    sw[rs * cb + c] = to_float(w[static_cast<long long>(c0 + c) * kk + (flip ? kk - 1 - rs : rs)]);
   }
   __syncthreads();
 }
 
+// How many neighbouring outputs of one row a thread of the forward and filter kernels takes: the
+// inputs their windows share are loaded once (per window row, (kRun - 1) x stride + k loads for
+// kRun outputs instead of kRun x k) and each tap read applies to all of them.
+constexpr int kRun = 4;
+
+// The input a correlation reads and the output it writes, per image. The forward pass is one
+// (x into y); so is the data gradient at stride 1 (dy into dx with the taps flipped and the
+// padding k - 1 - pad), which takes the same kernel.
+struct Correlation {
+  int n = 0, ih = 0, iw = 0, c = 0, oh = 0, ow = 0, pad = 0;
+};
+
 // Grid rows are images (strided past 65535) and grid z the channel chunks; a thread takes V
-// channels of one output, as the pooling kernels do, and reads its window's inputs as vectors.
-template <typename T, int V>
-__global__ void __launch_bounds__(kThreads)
-    depthwise_forward_kernel(const T* x, const T* w, T* y, PoolShape p, int chunk_groups) {
+// channels of kRun neighbouring outputs of a row. Per window row it holds the inputs the kRun
+// windows span as vectors of T (at most 13 x 16 bytes) and applies each tap, read once from
+// shared memory, to all of them. `flip` reads the taps mirrored (the data gradient's); with
+// `accumulate` the result is added to what `out` holds.
+template <typename T, int V, int K, int S>
+__global__ void __launch_bounds__(kThreads) depthwise_rows_kernel(const T* in, const T* w, T* out, bool flip,
+                                                                  bool accumulate, Correlation g, int chunk_groups) {
   extern __shared__ __align__(16) float sw[];
-  const int g0 = blockIdx.z * chunk_groups, cg = min(chunk_groups, p.c / V - g0), cb = cg * V, c0 = g0 * V;
-  load_taps(w, sw, c0, cb, p.k * p.k);
-  const int per_image = p.oh * p.ow * cg;
-  for (long long img = blockIdx.y; img < p.n; img += gridDim.y)
+  constexpr int kSpan = (kRun - 1) * S + K;  // inputs a row of kRun windows reads
+  const int g0 = blockIdx.z * chunk_groups, cg = min(chunk_groups, g.c / V - g0), cb = cg * V, c0 = g0 * V;
+  load_taps(w, sw, c0, cb, K * K, flip);
+  const int runs = (g.ow + kRun - 1) / kRun, per_image = g.oh * runs * cg;
+  for (long long img = blockIdx.y; img < g.n; img += gridDim.y)
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < per_image; i += gridDim.x * blockDim.x) {
-      const int g = i % cg, pos = i / cg, ox = pos % p.ow, oy = pos / p.ow;
-      const int y0 = oy * p.stride - p.pad, x0 = ox * p.stride - p.pad;
-      float sum[V] = {};
-      for (int r = max(0, -y0); r < min(p.k, p.h - y0); ++r)
-        for (int s = max(0, -x0); s < min(p.k, p.w - x0); ++s) {
-          const Channels<T, V> in =
-              *reinterpret_cast<const Channels<T, V>*>(x + ((img * p.h + y0 + r) * p.w + x0 + s) * p.c + c0 + g * V);
-          const Channels<float, V> tap = *reinterpret_cast<const Channels<float, V>*>(sw + (r * p.k + s) * cb + g * V);
+      const int gi = i % cg, rest = i / cg, ox0 = (rest % runs) * kRun, oy = rest / runs;
+      const int y0 = oy * S - g.pad, x0 = ox0 * S - g.pad, c = c0 + gi * V;
+      float sum[kRun][V] = {};
 #pragma unroll
-          for (int v = 0; v < V; ++v) sum[v] += to_float(in.v[v]) * tap.v[v];
+      for (int r = 0; r < K; ++r) {
+        const int iy = y0 + r;
+        if (iy < 0 || iy >= g.ih) continue;
+        const T* row = in + ((img * g.ih + iy) * g.iw) * g.c + c;
+        Channels<T, V> span[kSpan];
+#pragma unroll
+        for (int m = 0; m < kSpan; ++m) {
+          const int ix = x0 + m;
+          if (ix >= 0 && ix < g.iw)
+            span[m] = *reinterpret_cast<const Channels<T, V>*>(row + static_cast<long long>(ix) * g.c);
+          else
+#pragma unroll
+            for (int v = 0; v < V; ++v) span[m].v[v] = from_float<T>(0.0f);
         }
-      Channels<T, V> out;
 #pragma unroll
-      for (int v = 0; v < V; ++v) out.v[v] = from_float<T>(sum[v]);
-      *reinterpret_cast<Channels<T, V>*>(y + ((img * p.oh + oy) * p.ow + ox) * p.c + c0 + g * V) = out;
+        for (int s = 0; s < K; ++s) {
+          const Channels<float, V> tap = *reinterpret_cast<const Channels<float, V>*>(sw + (r * K + s) * cb + gi * V);
+#pragma unroll
+          for (int j = 0; j < kRun; ++j)
+#pragma unroll
+            for (int v = 0; v < V; ++v) sum[j][v] += to_float(span[j * S + s].v[v]) * tap.v[v];
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kRun; ++j) {
+        if (ox0 + j >= g.ow) break;
+        Channels<T, V>* o = reinterpret_cast<Channels<T, V>*>(out + ((img * g.oh + oy) * g.ow + ox0 + j) * g.c + c);
+        Channels<T, V> res;
+        if (accumulate) res = *o;
+#pragma unroll
+        for (int v = 0; v < V; ++v) res.v[v] = from_float<T>(accumulate ? to_float(res.v[v]) + sum[j][v] : sum[j][v]);
+        *o = res;
+      }
     }
 }
 
@@ -115,16 +153,19 @@ __global__ void __launch_bounds__(kThreads)
 // The filter's gradient is c x k x k sums over all n x oh x ow outputs (1.6 million for NASNet's
 // stem cell at batch 512, for 32 x 49 values), so the outputs are what is split: grid x slices
 // them, grid y chunks the channels. In a block, threads come in lanes of (channel vector, tap row
-// r), channel vectors fastest so that a warp's loads of one position are contiguous; lane l takes
-// every lanes-th output of its slice, so the block's lanes work on neighbouring outputs, whose
-// windows overlap in L1. A thread keeps its row's K x V sums in registers (hence K as a template
-// argument): per output one dy vector and K x vectors give K x V FMAs. No atomics: the lanes' sums
-// are added in shared memory in lane order, each block writes its slice's partial sums, and
-// depthwise_filter_sum_kernel adds the slices in order, so the gradient has the same bits every run.
-template <typename T, int V, int K>
+// r), channel vectors fastest so that a warp's loads of one position are contiguous; a lane takes
+// runs of kRun neighbouring outputs of a row, every lanes-th run of its slice, so the block's lanes
+// work on neighbouring runs, whose windows overlap in L1. A thread keeps its row's K x V sums in
+// registers (hence K as a template argument): per run it loads kRun dy vectors and the
+// (kRun - 1) x S + K inputs their windows span, each once, for kRun x K x V FMAs. No atomics: the
+// lanes' sums are added in shared memory in lane order, each block writes its slice's partial
+// sums, and depthwise_filter_sum_kernel adds the slices in order, so the gradient has the same bits
+// every run.
+template <typename T, int V, int K, int S>
 __global__ void __launch_bounds__(kThreads)
     depthwise_filter_kernel(const T* x, const T* dy, float* partial, PoolShape p, int chunk_groups) {
   extern __shared__ __align__(16) float sums[];  // per thread of a lane: its K x V sums
+  constexpr int kSpan = (kRun - 1) * S + K;
   const int g0 = blockIdx.y * chunk_groups, cg = min(chunk_groups, p.c / V - g0), c0 = g0 * V;
   const int per_lane = chunk_groups * K, lanes = blockDim.x / per_lane;
   const int lane = threadIdx.x / per_lane, within = threadIdx.x % per_lane;
@@ -133,30 +174,41 @@ __global__ void __launch_bounds__(kThreads)
   const int c = c0 + gi * V;
   float acc[K][V] = {};
   if (active) {
-    // Output q = row * ow + ox, row = img * oh + oy, stepped without dividing q each time.
-    const int step = gridDim.x * lanes, step_ox = step % p.ow, step_row = step / p.ow, rows = p.n * p.oh;
-    const int q0 = blockIdx.x * lanes + lane;
-    for (int ox = q0 % p.ow, row = q0 / p.ow; row < rows;) {
-      const int img = row / p.oh, iy = (row - img * p.oh) * p.stride - p.pad + r;
-      if (iy >= 0 && iy < p.h) {
-        const Channels<T, V> d =
-            *reinterpret_cast<const Channels<T, V>*>(dy + (static_cast<long long>(row) * p.ow + ox) * p.c + c);
-        float g[V];
+    const int runs = (p.ow + kRun - 1) / kRun, all = p.n * p.oh * runs;
+    for (int u = blockIdx.x * lanes + lane; u < all; u += gridDim.x * lanes) {
+      const int row = u / runs, ox0 = (u - row * runs) * kRun;
+      const int img = row / p.oh, iy = (row - img * p.oh) * S - p.pad + r;
+      if (iy < 0 || iy >= p.h) continue;
+      // The run's dy, zero past the row's end so that those outputs add nothing.
+      float d[kRun][V];
 #pragma unroll
-        for (int v = 0; v < V; ++v) g[v] = to_float(d.v[v]);
-        const int x0 = ox * p.stride - p.pad;
-        const T* in_row = x + (static_cast<long long>(img) * p.h + iy) * p.w * p.c + c;
+      for (int j = 0; j < kRun; ++j) {
+        if (ox0 + j < p.ow) {
+          const Channels<T, V> dv =
+              *reinterpret_cast<const Channels<T, V>*>(dy + (static_cast<long long>(row) * p.ow + ox0 + j) * p.c + c);
 #pragma unroll
-        for (int s = 0; s < K; ++s) {
-          const int ix = x0 + s;
-          if (ix < 0 || ix >= p.w) continue;
-          const Channels<T, V> in = *reinterpret_cast<const Channels<T, V>*>(in_row + static_cast<long long>(ix) * p.c);
+          for (int v = 0; v < V; ++v) d[j][v] = to_float(dv.v[v]);
+        } else {
 #pragma unroll
-          for (int v = 0; v < V; ++v) acc[s][v] += g[v] * to_float(in.v[v]);
+          for (int v = 0; v < V; ++v) d[j][v] = 0.0f;
         }
       }
-      ox += step_ox, row += step_row;
-      if (ox >= p.ow) ox -= p.ow, ++row;
+      const int x0 = ox0 * S - p.pad;
+      const T* in_row = x + (static_cast<long long>(img) * p.h + iy) * p.w * p.c + c;
+      // Input m of the span meets output j under tap s = m - j x S.
+#pragma unroll
+      for (int m = 0; m < kSpan; ++m) {
+        const int ix = x0 + m;
+        if (ix < 0 || ix >= p.w) continue;
+        const Channels<T, V> in = *reinterpret_cast<const Channels<T, V>*>(in_row + static_cast<long long>(ix) * p.c);
+#pragma unroll
+        for (int j = 0; j < kRun; ++j) {
+          const int s = m - j * S;
+          if (s < 0 || s >= K) continue;
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[s][v] += d[j][v] * to_float(in.v[v]);
+        }
+      }
     }
   }
   for (int l = 0; l < lanes; ++l) {
@@ -241,10 +293,20 @@ void with_kernel_size(int k, F&& f) {
   }
 }
 
+template <typename F>
+void with_stride(int stride, F&& f) {
+  if (stride == 1)
+    f(std::integral_constant<int, 1>{});
+  else if (stride == 2)
+    f(std::integral_constant<int, 2>{});
+  else
+    throw Error("depthwise convolution: stride " + std::to_string(stride) + "; ours take 1 or 2");
+}
+
 void check_shape(const PoolShape& p, const char* what) {
-  if (!depthwise_supported(p.k))
-    throw Error(std::string(what) + ": a " + std::to_string(p.k) + "x" + std::to_string(p.k) +
-                " kernel; ours take 3x3, 5x5 or 7x7");
+  if (!depthwise_supported(p.k, p.stride))
+    throw Error(std::string(what) + ": a " + std::to_string(p.k) + "x" + std::to_string(p.k) + " kernel at stride " +
+                std::to_string(p.stride) + "; ours take 3x3, 5x5 or 7x7 at stride 1 or 2");
   if (p.n < 1 || p.c < 1 || p.h < 1 || p.w < 1 || p.oh < 1 || p.ow < 1 || p.stride < 1 || p.pad < 0)
     throw Error(std::string(what) + ": an empty or negative shape");
   // 32-bit positions in the kernels, as cuDNN's tensor descriptors count elements.
@@ -274,20 +336,35 @@ int filter_slices(const PoolShape& p) {
 }
 }  // namespace
 
-bool depthwise_supported(int k) { return k == 3 || k == 5 || k == 7; }
+bool depthwise_supported(int k, int stride) { return (k == 3 || k == 5 || k == 7) && (stride == 1 || stride == 2); }
+
+namespace {
+// The row kernel over g, taps as they are or flipped, its V from the channels and `ptrs`' alignment.
+template <typename T>
+void correlate(const void* in, const void* w, void* out, bool flip, bool accumulate, const Correlation& g, int k,
+               int stride, cudaStream_t s) {
+  with_vector<T>(g.c, {in, out}, [&](auto v) {
+    constexpr int V = decltype(v)::value;
+    with_kernel_size(k, [&](auto kk) {
+      constexpr int K = decltype(kk)::value;
+      with_stride(stride, [&](auto ss) {
+        constexpr int S = decltype(ss)::value;
+        const Chunking ch = chunking(g.c / V, kChunkChannels / V);
+        const std::size_t shared = static_cast<std::size_t>(ch.groups) * V * K * K * sizeof(float);
+        const long long per_image = static_cast<long long>(g.oh) * ((g.ow + kRun - 1) / kRun) * ch.groups;
+        depthwise_rows_kernel<T, V, K, S><<<image_grid(g.n, per_image, ch.chunks), kThreads, shared, s>>>(
+            static_cast<const T*>(in), static_cast<const T*>(w), static_cast<T*>(out), flip, accumulate, g, ch.groups);
+      });
+    });
+  });
+}
+}  // namespace
 
 void depthwise_forward(const void* x, const void* w, void* y, DType t, const PoolShape& p, cudaStream_t s) {
   check_shape(p, "depthwise_forward");
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    with_vector<T>(p.c, {x, y}, [&](auto v) {
-      constexpr int V = decltype(v)::value;
-      const Chunking ch = chunking(p.c / V, kChunkChannels / V);
-      const std::size_t shared = static_cast<std::size_t>(ch.groups) * V * p.k * p.k * sizeof(float);
-      depthwise_forward_kernel<T, V>
-          <<<image_grid(p.n, static_cast<long long>(p.oh) * p.ow * ch.groups, ch.chunks), kThreads, shared, s>>>(
-              static_cast<const T*>(x), static_cast<const T*>(w), static_cast<T*>(y), p, ch.groups);
-    });
+    correlate<T>(x, w, y, false, false, Correlation{p.n, p.h, p.w, p.c, p.oh, p.ow, p.pad}, p.k, p.stride, s);
   });
   CUDA_CHECK(cudaGetLastError());
 }
@@ -297,6 +374,12 @@ void depthwise_backward_data(const void* dy, const void* w, void* dx, bool accum
   check_shape(p, "depthwise_backward_data");
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
+    // At stride 1 the data gradient is a forward pass over dy with the taps mirrored.
+    if (p.stride == 1) {
+      correlate<T>(dy, w, dx, true, accumulate, Correlation{p.n, p.oh, p.ow, p.c, p.h, p.w, p.k - 1 - p.pad}, p.k, 1,
+                   s);
+      return;
+    }
     with_vector<T>(p.c, {dy, dx}, [&](auto v) {
       constexpr int V = decltype(v)::value;
       const Chunking ch = chunking(p.c / V, kChunkChannels / V);
@@ -327,9 +410,12 @@ void depthwise_backward_filter(const void* x, const void* dy, void* dw, DType t,
         const Chunking ch = chunking(p.c / V, std::min(kChunkChannels / V, kThreads / K));
         const int slices = std::max(1, std::min(filter_slices(p), 4 * sm_count() / ch.chunks));
         const std::size_t shared = static_cast<std::size_t>(ch.groups) * K * K * V * sizeof(float);
-        depthwise_filter_kernel<T, V, K>
-            <<<dim3(static_cast<unsigned>(slices), static_cast<unsigned>(ch.chunks)), kThreads, shared, s>>>(
-                static_cast<const T*>(x), static_cast<const T*>(dy), partial, p, ch.groups);
+        with_stride(p.stride, [&](auto ss) {
+          constexpr int S = decltype(ss)::value;
+          depthwise_filter_kernel<T, V, K, S>
+              <<<dim3(static_cast<unsigned>(slices), static_cast<unsigned>(ch.chunks)), kThreads, shared, s>>>(
+                  static_cast<const T*>(x), static_cast<const T*>(dy), partial, p, ch.groups);
+        });
         CUDA_CHECK(cudaGetLastError());
         const int count = p.c * K * K;
         depthwise_filter_sum_kernel<T>

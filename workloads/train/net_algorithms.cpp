@@ -160,7 +160,7 @@ std::size_t Net::choose_conv(int layer, AlgoSearch& search) {
   // A depthwise convolution in our kernels skips cuDNN's search; its workspace is the filter
   // gradient's partial sums.
   if (cfg_.depthwise == "ours" && l.groups == in.out.c && l.channels == in.out.c && l.kernel_h == l.kernel_w &&
-      l.pad_h == l.pad_w && depthwise_supported(l.kernel_h)) {
+      l.pad_h == l.pad_w && depthwise_supported(l.kernel_h, l.stride)) {
     st.depthwise = true;
     st.pool = PoolShape{cfg_.batch, in.out.h, in.out.w, in.out.c, l.out.h, l.out.w, l.kernel_h, l.stride, l.pad_h};
     ++depthwise_kernels_;

@@ -84,9 +84,9 @@ void subsample_backward(const void* dy, void* dx, bool accumulate, DType t, cons
 // channel, w as the net keeps a grouped convolution's weights (KRSC with one input channel a
 // group: c x k x k), sums in fp32, no bias. Ours rather than cuDNN's grouped convolution, whose
 // legacy NHWC kernels took 655 ms of NASNet-A Mobile's 816 ms fp16 step at batch 512 (H200). k is
-// 3, 5 or 7. w and dw may lie at any element offset (the flat parameter buffers); activations
-// are read as 16-byte vectors where their alignment and the channel count allow.
-bool depthwise_supported(int k);
+// 3, 5 or 7, the stride 1 or 2. w and dw may lie at any element offset; activations are read as
+// 16-byte vectors where their alignment and the channel count allow.
+bool depthwise_supported(int k, int stride);
 // y[n, oy, ox, c] = sum over r, s of x[n, oy * stride - pad + r, ox * stride - pad + s, c] * w[c, r, s].
 void depthwise_forward(const void* x, const void* w, void* y, DType t, const PoolShape& p, cudaStream_t s);
 // dx = the sum of dy * the tap that joined them over the outputs whose window holds each x, or

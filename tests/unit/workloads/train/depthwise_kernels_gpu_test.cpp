@@ -234,19 +234,22 @@ TEST(DepthwiseGpu, BackwardFilterMatchesADoubleReference) {
     }
 }
 
-// Only the kernel sizes NASNet has; a shape whose output is not its windows' is refused before
+// Only the kernel sizes and strides NASNet has; a shape whose output is not its windows' is refused before
 // anything is launched (so this runs without a GPU too).
 TEST(DepthwiseGpu, RefusesShapesItDoesNotTake) {
-  EXPECT_TRUE(train::depthwise_supported(3));
-  EXPECT_TRUE(train::depthwise_supported(7));
-  EXPECT_FALSE(train::depthwise_supported(1));
-  EXPECT_FALSE(train::depthwise_supported(9));
+  EXPECT_TRUE(train::depthwise_supported(3, 1));
+  EXPECT_TRUE(train::depthwise_supported(7, 2));
+  EXPECT_FALSE(train::depthwise_supported(1, 1));
+  EXPECT_FALSE(train::depthwise_supported(9, 1));
+  EXPECT_FALSE(train::depthwise_supported(3, 3));
   const train::DType t = train::DType::kF32;
-  const train::PoolShape nine{1, 4, 4, 8, 4, 4, 9, 1, 4}, wrong_output{1, 4, 4, 8, 3, 4, 3, 1, 1};
+  const train::PoolShape nine{1, 4, 4, 8, 4, 4, 9, 1, 4}, wrong_output{1, 4, 4, 8, 3, 4, 3, 1, 1},
+      stride3{1, 7, 7, 8, 3, 3, 3, 3, 1};
   EXPECT_THROW(train::depthwise_forward(nullptr, nullptr, nullptr, t, nine, nullptr), Error);
   EXPECT_THROW(train::depthwise_backward_data(nullptr, nullptr, nullptr, false, t, nine, nullptr), Error);
   EXPECT_THROW(train::depthwise_backward_filter(nullptr, nullptr, nullptr, t, nine, nullptr, nullptr), Error);
   EXPECT_THROW(train::depthwise_forward(nullptr, nullptr, nullptr, t, wrong_output, nullptr), Error);
+  EXPECT_THROW(train::depthwise_forward(nullptr, nullptr, nullptr, t, stride3, nullptr), Error);
 }
 
 #endif  // SCALEBENCH_HAVE_CUDA
