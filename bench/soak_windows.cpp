@@ -38,6 +38,11 @@ void Windows::cpu(double at_s, double seconds) {
   if (auto* w = window(at_s)) w->cpu_s += seconds;
 }
 
+void Windows::own_cpu(double at_s, double seconds) {
+  std::lock_guard lock(mutex_);
+  if (auto* w = window(at_s)) w->own_cpu_s += seconds;
+}
+
 void Windows::unreachable(double at_s) {
   std::lock_guard lock(mutex_);
   if (auto* w = window(at_s)) ++w->unreachable;

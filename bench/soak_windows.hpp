@@ -12,6 +12,7 @@ struct Window {
   long long records = 0;      // acknowledged in this window
   long rss_kib = 0;           // the coordinator's largest resident memory sampled in it
   double cpu_s = 0;           // CPU seconds the coordinator used in it
+  double own_cpu_s = 0;       // CPU seconds the soak itself (the played cluster) used in it
   long long unreachable = 0;  // calls that found no coordinator (its restart)
   long long errors = 0;       // anything else that went wrong (refusals, bad answers)
   int left = 0, joined = 0;   // agents
@@ -41,6 +42,7 @@ class Windows {
   void post(double at_s, double ms, long long records);
   void rss(double at_s, long kib);
   void cpu(double at_s, double seconds);
+  void own_cpu(double at_s, double seconds);
   void unreachable(double at_s);
   void error(double at_s, const std::string& what);
   void churn(double at_s, int left, int joined);
