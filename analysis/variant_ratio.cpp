@@ -93,7 +93,14 @@ std::vector<VariantRatio> variant_ratios(const Json& records, const std::string&
       auto samples = [&](const Json& r) {
         std::vector<double> s;
         if (r.contains("stats") && r["stats"].contains("samples"))
-          for (const auto& x : r["stats"]["samples"]) s.push_back(x.get<double>());
+          for (const auto& x : r["stats"]["samples"]) {
+            // A NaN sample is stored as null: the record, not this ratio, is what is wrong.
+            if (!x.is_number())
+              throw Error("variant ratio: experiment " + r.value("experiment", std::string("?")) + ", variant " +
+                          r.value("variant", std::string("?")) + ", metric " + r.value("metric", std::string("?")) +
+                          ": stats.samples[" + std::to_string(s.size()) + "] is " + x.dump() + ", not a number");
+            s.push_back(x.get<double>());
+          }
         return s;
       };
       std::vector<double> sa = samples(ra), sb = samples(rb);

@@ -59,15 +59,15 @@ void print_window(const Soak& s, std::size_t w, std::size_t windows, std::size_t
   const double left_s = std::max(0.0, std::chrono::duration<double>(s.t_end - Clock::now()).count());
   std::printf(
       "[%zu/%zu] %s-%s: agents %zu (left %d, joined %d), RSS %.1f MiB, heartbeat p99 %.2f ms (median %.2f, %zu), "
-      "records/s %.0f, POST p99 %.2f ms, coordinator CPU %.0f%%, soak CPU %.0f%%, unreachable %lld, errors %lld, load "
-      "average %.2f; %s left, ends at %s\n"
+      "records/s %.0f, POST p99 %.2f ms, coordinator CPU %.0f%%, soak CPU %.0f%%, waited for a CPU: coordinator %.0f "
+      "ms, soak %.0f ms, unreachable %lld, errors %lld, load average %.2f; %s left, ends at %s\n"
       "        %s\n",
       w + 1, windows, minutes(static_cast<double>(w) * s.o.window_s).c_str(),
       minutes(static_cast<double>(w + 1) * s.o.window_s).c_str(), agents_on, f.left, f.joined,
       static_cast<double>(f.rss_kib) / 1024.0, percentile(f.heartbeat_ms, 0.99), percentile(f.heartbeat_ms, 0.5),
       f.heartbeat_ms.size(), static_cast<double>(f.records) / s.o.window_s, percentile(f.post_ms, 0.99),
-      100 * f.cpu_s / s.o.window_s, 100 * f.own_cpu_s / s.o.window_s, f.unreachable, f.errors, load_average(),
-      minutes(left_s).c_str(),
+      100 * f.cpu_s / s.o.window_s, 100 * f.own_cpu_s / s.o.window_s, 1000 * f.wait_s, 1000 * f.own_wait_s,
+      f.unreachable, f.errors, load_average(), minutes(left_s).c_str(),
       clock_time(std::chrono::system_clock::now() +
                  std::chrono::duration_cast<std::chrono::system_clock::duration>(s.t_end - Clock::now()))
           .c_str(),
@@ -126,19 +126,28 @@ struct Director {
   // The coordinator's CPU time at the last second's sample, of the process then running.
   pid_t cpu_pid = 0;
   double cpu_s = 0;
-  double own_cpu_s = -1;  // the soak's own CPU time at the last sample
-  StateTimes state;       // the state-lock times at the last window's end
+  double own_cpu_s = -1;                // the soak's own CPU time at the last sample
+  double wait_s = -1, own_wait_s = -1;  // the two processes' run-queue waits at the last sample
+  StateTimes state;                     // the state-lock times at the last window's end
 };
 
-// The CPU seconds the coordinator and the soak itself used since the last sample, into this
-// second's window; a new coordinator (the restart) counts from its start. The soak's own CPU tells
-// whether a slower answer was the client's: it plays the cluster on a core of its own.
+// The CPU seconds the coordinator and the soak itself used since the last sample, and the seconds
+// their threads waited for a CPU, into this second's window; a new coordinator (the restart)
+// counts from its start. The soak's own figures tell whether a slower answer was the client's: it
+// plays the cluster on a core of its own.
 void sample_cpu(Soak& s, Director* d) {
   const double own = cpu_seconds(getpid());
   if (own >= 0 && d->own_cpu_s >= 0) s.windows.own_cpu(s.now_s(), own - d->own_cpu_s);
   if (own >= 0) d->own_cpu_s = own;
   const pid_t pid = s.coordinator.pid();
   const double used = cpu_seconds(pid);
+  const double wait = run_wait_seconds(pid), own_wait = run_wait_seconds(getpid());
+  if (wait >= 0 && own_wait >= 0) {
+    if (d->own_wait_s >= 0)
+      s.windows.run_wait(s.now_s(), pid == d->cpu_pid && d->wait_s >= 0 ? wait - d->wait_s : wait,
+                         own_wait - d->own_wait_s);
+    d->wait_s = wait, d->own_wait_s = own_wait;
+  }
   if (used < 0) return;
   s.windows.cpu(s.now_s(), pid == d->cpu_pid ? used - d->cpu_s : used);
   d->cpu_pid = pid;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -27,6 +28,20 @@ double cpu_seconds(pid_t pid) {
   for (int i = 3; i <= 15 && fields >> f; ++i)
     if (i == 14 || i == 15) ticks += std::stod(f);  // utime, stime
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double run_wait_seconds(pid_t pid) {
+  std::error_code ec;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  double ns = 0;
+  bool any = false;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    // A thread that ends meanwhile is skipped: its file is gone.
+    std::ifstream in(task.path() / "schedstat");
+    double on_cpu = 0, waiting = 0;
+    if (in >> on_cpu >> waiting) ns += waiting, any = true;
+  }
+  return any ? ns / 1e9 : -1;
 }
 
 long rss_kib(pid_t pid) {

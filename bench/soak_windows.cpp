@@ -43,6 +43,11 @@ void Windows::own_cpu(double at_s, double seconds) {
   if (auto* w = window(at_s)) w->own_cpu_s += seconds;
 }
 
+void Windows::run_wait(double at_s, double coordinator_s, double own_s) {
+  std::lock_guard lock(mutex_);
+  if (auto* w = window(at_s)) w->wait_s += coordinator_s, w->own_wait_s += own_s;
+}
+
 void Windows::unreachable(double at_s) {
   std::lock_guard lock(mutex_);
   if (auto* w = window(at_s)) ++w->unreachable;

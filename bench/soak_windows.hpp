@@ -13,6 +13,8 @@ struct Window {
   long rss_kib = 0;           // the coordinator's largest resident memory sampled in it
   double cpu_s = 0;           // CPU seconds the coordinator used in it
   double own_cpu_s = 0;       // CPU seconds the soak itself (the played cluster) used in it
+  double wait_s = 0;          // seconds the coordinator's threads waited for a CPU in it
+  double own_wait_s = 0;      // the same for the soak's threads
   long long unreachable = 0;  // calls that found no coordinator (its restart)
   long long errors = 0;       // anything else that went wrong (refusals, bad answers)
   int left = 0, joined = 0;   // agents
@@ -43,6 +45,7 @@ class Windows {
   void rss(double at_s, long kib);
   void cpu(double at_s, double seconds);
   void own_cpu(double at_s, double seconds);
+  void run_wait(double at_s, double coordinator_s, double own_s);
   void unreachable(double at_s);
   void error(double at_s, const std::string& what);
   void churn(double at_s, int left, int joined);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/error.hpp"
+#include "tests/unit/error_text.hpp"
 
 namespace scalebench {
 namespace {
@@ -93,6 +94,18 @@ TEST(VariantRatios, OneRoundPairsTheSamplesInOrder) {
   EXPECT_EQ(r[0].paired_by, "samples");
   EXPECT_EQ(r[0].pairs, 3);
   EXPECT_NEAR(r[0].ratio, 10.0, 1e-9);
+}
+
+// A sample stored as null (NaN when it was written) stops the ratio with the record and the field
+// named, not with the JSON library's type error.
+TEST(VariantRatios, ANullSampleIsNamed) {
+  Json a = record("nvlink", 1, 300, 1024, {300, 310, 290}), b = record("pcie", 1, 30, 1024, {30, 31, 29});
+  b["stats"]["samples"][1] = nullptr;
+  const std::string what = test_support::error_of([&] {
+    variant_ratios(Json::array({a, b}), "nvlink", "pcie", "busbw");
+  });
+  EXPECT_NE(what.find("variant pcie"), std::string::npos) << what;
+  EXPECT_NE(what.find("stats.samples[1] is null"), std::string::npos) << what;
 }
 
 TEST(VariantRatios, IgnoredParamsLetVariantsThatSetParametersPair) {

@@ -4,28 +4,26 @@
 
 #include <gtest/gtest.h>
 #include <prometheus/registry.h>
-#include <prometheus/text_serializer.h>
 
 #include <limits>
 
 #include "coordinator/state_lock.hpp"
+#include "tests/unit/metrics_text.hpp"
 
 namespace scalebench::load {
 namespace {
 
-std::string text_of(prometheus::Registry& registry) {
-  return prometheus::TextSerializer().Serialize(registry.Collect());
-}
+using test_support::metrics_text;
 
 TEST(StateTimes, AWindowIsTheDifferenceOfTwoReadings) {
   prometheus::Registry registry;
   StateLock state(registry);
   for (int i = 0; i < 4; ++i) state.lock(StateUse::heartbeat);
-  const StateTimes before = parse_state_times(text_of(registry));
+  const StateTimes before = parse_state_times(metrics_text(registry));
   EXPECT_EQ(before.hold.at("heartbeat").count, 4);
   for (int i = 0; i < 6; ++i) state.lock(StateUse::heartbeat);
   state.lock(StateUse::finish);
-  const StateTimes window = state_times_since(parse_state_times(text_of(registry)), before);
+  const StateTimes window = state_times_since(parse_state_times(metrics_text(registry)), before);
   EXPECT_EQ(window.hold.at("heartbeat").count, 6);
   EXPECT_EQ(window.hold.at("finish").count, 1);
   EXPECT_EQ(window.wait.at("cancel").count, 0);
@@ -40,7 +38,7 @@ TEST(StateTimes, ARestartCountsFromZero) {
   for (int i = 0; i < 5; ++i) old_state.lock(StateUse::records);
   new_state.lock(StateUse::records);
   const StateTimes window =
-      state_times_since(parse_state_times(text_of(new_registry)), parse_state_times(text_of(old_registry)));
+      state_times_since(parse_state_times(metrics_text(new_registry)), parse_state_times(metrics_text(old_registry)));
   EXPECT_EQ(window.hold.at("records").count, 1);
 }
 

@@ -3,7 +3,6 @@
 #include "coordinator/state_lock.hpp"
 
 #include <gtest/gtest.h>
-#include <prometheus/text_serializer.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,13 +11,12 @@
 #include <thread>
 
 #include "coordinator/coordinator.hpp"
+#include "tests/unit/metrics_text.hpp"
 
 namespace scalebench {
 namespace {
 
-std::string text_of(prometheus::Registry& registry) {
-  return prometheus::TextSerializer().Serialize(registry.Collect());
-}
+using test_support::metrics_text;
 
 TEST(StateLock, EachCallsWaitAndHoldAreCountedUnderItsName) {
   prometheus::Registry registry;
@@ -28,7 +26,7 @@ TEST(StateLock, EachCallsWaitAndHoldAreCountedUnderItsName) {
     auto held = state.lock(StateUse::heartbeat);
     held.unlock();  // released early: counted once, not again at its end
   }
-  const std::string text = text_of(registry);
+  const std::string text = metrics_text(registry);
   EXPECT_NE(text.find("scalebench_coordinator_state_hold_seconds_count{call=\"finish\"} 1\n"), std::string::npos);
   EXPECT_NE(text.find("scalebench_coordinator_state_hold_seconds_count{call=\"heartbeat\"} 1\n"), std::string::npos);
   EXPECT_NE(text.find("scalebench_coordinator_state_wait_seconds_count{call=\"heartbeat\"} 1\n"), std::string::npos);
@@ -54,7 +52,7 @@ TEST(StateLock, ACallThatCannotHaveTheStateIsNotCountedAndOneThatWaitsIs) {
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   held.unlock();
   waiter.join();
-  const std::string text = text_of(registry);
+  const std::string text = metrics_text(registry);
   EXPECT_NE(text.find("scalebench_coordinator_state_wait_seconds_count{call=\"heartbeat\"} 0\n"), std::string::npos);
   EXPECT_NE(text.find("scalebench_coordinator_state_wait_seconds_count{call=\"liveness\"} 0\n"), std::string::npos);
   // The records call waited the 30 ms the submission held the state: past the 25 ms bucket.

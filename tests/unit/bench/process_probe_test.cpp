@@ -1,0 +1,53 @@
+// What the load bench and the soak read of a process from /proc: the run-queue wait tells a reply
+// that waited for its thread to be scheduled from one the coordinator was slow to make.
+#include "bench/process_probe.hpp"
+
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+namespace scalebench::load {
+namespace {
+
+// Two busy threads on one CPU for 300 ms: each waits about half the time for it, so the
+// process's run-queue wait grows by well over 50 ms; CPU time alone would not show it. (Only live
+// threads count: the soak's threads live as long as it does.)
+TEST(ProcessProbe, ThreadsSharingACpuShowTheirWait) {
+  const double before = run_wait_seconds(getpid());
+  if (before < 0) GTEST_SKIP() << "this kernel keeps no /proc/PID/task/*/schedstat (CONFIG_SCHED_INFO)";
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  ASSERT_EQ(sched_getaffinity(0, sizeof one, &one), 0);
+  int first = 0;
+  while (first < CPU_SETSIZE && !CPU_ISSET(first, &one)) ++first;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> busy;
+  for (int i = 0; i < 2; ++i)
+    busy.emplace_back([&] {
+      pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const double after = run_wait_seconds(getpid());  // while they run: an ended thread's file is gone
+  stop = true;
+  for (auto& t : busy) t.join();
+  EXPECT_GT(after - before, 0.05);
+}
+
+TEST(ProcessProbe, AnEndedProcessIsUnknown) {
+  EXPECT_LT(run_wait_seconds(0x3fffffff), 0.0);
+  EXPECT_LT(cpu_seconds(0x3fffffff), 0.0);
+  EXPECT_LT(rss_kib(0x3fffffff), 0);
+}
+
+}  // namespace
+}  // namespace scalebench::load
