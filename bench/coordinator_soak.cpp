@@ -127,6 +127,7 @@ struct Director {
   pid_t cpu_pid = 0;
   double cpu_s = 0;
   double own_cpu_s = -1;                // the soak's own CPU time at the last sample
+  pid_t wait_pid = 0;                   // the coordinator process wait_s was read from
   double wait_s = -1, own_wait_s = -1;  // the two processes' run-queue waits at the last sample
   StateTimes state;                     // the state-lock times at the last window's end
 };
@@ -144,9 +145,8 @@ void sample_cpu(Soak& s, Director* d) {
   const double wait = run_wait_seconds(pid), own_wait = run_wait_seconds(getpid());
   if (wait >= 0 && own_wait >= 0) {
     if (d->own_wait_s >= 0)
-      s.windows.run_wait(s.now_s(), pid == d->cpu_pid && d->wait_s >= 0 ? wait - d->wait_s : wait,
-                         own_wait - d->own_wait_s);
-    d->wait_s = wait, d->own_wait_s = own_wait;
+      s.windows.run_wait(s.now_s(), pid == d->wait_pid ? wait - d->wait_s : wait, own_wait - d->own_wait_s);
+    d->wait_pid = pid, d->wait_s = wait, d->own_wait_s = own_wait;
   }
   if (used < 0) return;
   s.windows.cpu(s.now_s(), pid == d->cpu_pid ? used - d->cpu_s : used);
