@@ -123,35 +123,19 @@ struct Director {
   long long open_study = 0;
   bool restarted = false;
   double restart_down_s = 0;
-  // The coordinator's CPU time at the last second's sample, of the process then running.
-  pid_t cpu_pid = 0;
-  double cpu_s = 0;
-  double own_cpu_s = -1;                // the soak's own CPU time at the last sample
-  pid_t wait_pid = 0;                   // the coordinator process wait_s was read from
-  double wait_s = -1, own_wait_s = -1;  // the two processes' run-queue waits at the last sample
-  StateTimes state;                     // the state-lock times at the last window's end
+  Usage coordinator;                 // the coordinator's usage at the last second's sample, of the process then running
+  Usage own = read_usage(getpid());  // the soak's own, from the timed part's start
+  StateTimes state;                  // the state-lock times at the last window's end
 };
 
 // The CPU seconds the coordinator and the soak itself used since the last sample, and the seconds
 // their threads waited for a CPU, into this second's window; a new coordinator (the restart)
 // counts from its start. The soak's own figures tell whether a slower answer was the client's: it
 // plays the cluster on a core of its own.
-void sample_cpu(Soak& s, Director* d) {
-  const double own = cpu_seconds(getpid());
-  if (own >= 0 && d->own_cpu_s >= 0) s.windows.own_cpu(s.now_s(), own - d->own_cpu_s);
-  if (own >= 0) d->own_cpu_s = own;
-  const pid_t pid = s.coordinator.pid();
-  const double used = cpu_seconds(pid);
-  const double wait = run_wait_seconds(pid), own_wait = run_wait_seconds(getpid());
-  if (wait >= 0 && own_wait >= 0) {
-    if (d->own_wait_s >= 0)
-      s.windows.run_wait(s.now_s(), pid == d->wait_pid ? wait - d->wait_s : wait, own_wait - d->own_wait_s);
-    d->wait_pid = pid, d->wait_s = wait, d->own_wait_s = own_wait;
-  }
-  if (used < 0) return;
-  s.windows.cpu(s.now_s(), pid == d->cpu_pid ? used - d->cpu_s : used);
-  d->cpu_pid = pid;
-  d->cpu_s = used;
+void sample_usage(Soak& s, Director* d) {
+  const Usage coordinator = usage_since(&d->coordinator, s.coordinator.pid());
+  const Usage own = usage_since(&d->own, getpid());
+  s.windows.usage(s.now_s(), coordinator.cpu_s, coordinator.wait_s, own.cpu_s, own.wait_s);
 }
 
 // The state lock's times over the window that ends now.
@@ -186,7 +170,7 @@ void direct(Soak& s, std::size_t windows, Director* d) {
       if (interrupted()) break;
     }
     s.windows.rss(s.now_s(), rss_kib(s.coordinator.pid()));
-    sample_cpu(s, d);
+    sample_usage(s, d);
     if (k % 15 == 0) scrape_metrics(s, scraper);
     const double in_window = std::fmod(now, s.o.window_s);
     try {

@@ -44,6 +44,17 @@ double run_wait_seconds(pid_t pid) {
   return any ? ns / 1e9 : -1;
 }
 
+Usage read_usage(pid_t pid) { return {pid, cpu_seconds(pid), run_wait_seconds(pid)}; }
+
+Usage usage_since(Usage* last, pid_t pid) {
+  const Usage now = read_usage(pid);
+  const bool same = last->pid == pid;
+  auto grown = [&](double at, double before) { return at < 0 ? 0.0 : same && before >= 0 ? at - before : at; };
+  const Usage d{pid, grown(now.cpu_s, last->cpu_s), grown(now.wait_s, last->wait_s)};
+  *last = now;
+  return d;
+}
+
 long rss_kib(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   for (std::string line; std::getline(in, line);)

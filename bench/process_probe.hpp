@@ -14,6 +14,16 @@ double cpu_seconds(pid_t pid);
 // (/proc/PID/task/*/schedstat), -1 when unknown: a reply that waited for its thread to be
 // scheduled shows here, not in CPU time. A thread that has ended no longer counts.
 double run_wait_seconds(pid_t pid);
+// A process's CPU seconds and its threads' run-queue wait at one reading (-1 where unknown).
+struct Usage {
+  pid_t pid = 0;
+  double cpu_s = -1, wait_s = -1;
+};
+Usage read_usage(pid_t pid);
+// What `pid` used since `*last` (all of it when `*last` is of another process, or unknown: a
+// restarted process counts from its start; 0 for a figure /proc did not give now); `*last`
+// becomes this reading.
+Usage usage_since(Usage* last, pid_t pid);
 // Resident memory in KiB (-1 when unknown).
 long rss_kib(pid_t pid);
 // The 1-minute load average: other work on the same cores moves every figure.

@@ -33,19 +33,12 @@ void Windows::rss(double at_s, long kib) {
   if (auto* w = window(at_s)) w->rss_kib = std::max(w->rss_kib, kib);
 }
 
-void Windows::cpu(double at_s, double seconds) {
+void Windows::usage(double at_s, double cpu_s, double wait_s, double own_cpu_s, double own_wait_s) {
   std::lock_guard lock(mutex_);
-  if (auto* w = window(at_s)) w->cpu_s += seconds;
-}
-
-void Windows::own_cpu(double at_s, double seconds) {
-  std::lock_guard lock(mutex_);
-  if (auto* w = window(at_s)) w->own_cpu_s += seconds;
-}
-
-void Windows::run_wait(double at_s, double coordinator_s, double own_s) {
-  std::lock_guard lock(mutex_);
-  if (auto* w = window(at_s)) w->wait_s += coordinator_s, w->own_wait_s += own_s;
+  if (auto* w = window(at_s)) {
+    w->cpu_s += cpu_s, w->wait_s += wait_s;
+    w->own_cpu_s += own_cpu_s, w->own_wait_s += own_wait_s;
+  }
 }
 
 void Windows::unreachable(double at_s) {

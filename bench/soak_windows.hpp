@@ -43,9 +43,8 @@ class Windows {
   void heartbeat(double at_s, double ms);
   void post(double at_s, double ms, long long records);
   void rss(double at_s, long kib);
-  void cpu(double at_s, double seconds);
-  void own_cpu(double at_s, double seconds);
-  void run_wait(double at_s, double coordinator_s, double own_s);
+  // CPU seconds used and seconds waited for a CPU, by the coordinator and by the soak itself.
+  void usage(double at_s, double cpu_s, double wait_s, double own_cpu_s, double own_wait_s);
   void unreachable(double at_s);
   void error(double at_s, const std::string& what);
   void churn(double at_s, int left, int joined);

@@ -43,6 +43,26 @@ TEST(ProcessProbe, ThreadsSharingACpuShowTheirWait) {
   EXPECT_GT(after - before, 0.05);
 }
 
+// Usage since the last reading: of the same process, what it grew by; of another (a restarted
+// coordinator), all of it; of one /proc no longer has, nothing.
+TEST(ProcessProbe, UsageCountsFromTheLastReadingOfTheSameProcess) {
+  Usage last;
+  const Usage all = usage_since(&last, getpid());
+  ASSERT_GT(all.cpu_s, 0.0);
+  EXPECT_EQ(last.pid, getpid());
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  const Usage grown = usage_since(&last, getpid());
+  EXPECT_GT(grown.cpu_s, 0.05);
+  Usage other{getpid() + 1, 1e9, 1e9};
+  // Another process's reading: counted from the start, so at least what the last 100 ms added.
+  EXPECT_GE(usage_since(&other, getpid()).cpu_s, grown.cpu_s);
+  const Usage gone = usage_since(&last, 0x3fffffff);
+  EXPECT_EQ(gone.cpu_s, 0.0);
+  EXPECT_EQ(gone.wait_s, 0.0);
+}
+
 TEST(ProcessProbe, AnEndedProcessIsUnknown) {
   EXPECT_LT(run_wait_seconds(0x3fffffff), 0.0);
   EXPECT_LT(cpu_seconds(0x3fffffff), 0.0);
