@@ -75,24 +75,30 @@ void print_window(const Soak& s, std::size_t w, std::size_t windows, std::size_t
 }
 
 // Some agents with a main run stop (no more heartbeats or records: declared lost after the
-// coordinator's timeout), and as many new ones register (they take the studies' runs).
+// coordinator's timeout), and as many new ones register in their heartbeat slots (they take the
+// studies' runs): the cluster keeps its size. A slot a failed registration left free is taken at
+// the next churn.
 void churn(Soak& s, int* next_leaver, int* left_total, int* joined_total) {
   int left = 0;
   for (; left < s.o.churn && *next_leaver < s.o.agents; ++*next_leaver) {
     SoakAgent& a = *s.agents[static_cast<std::size_t>(*next_leaver)];
     if (!a.leaving && a.main_run) {
       a.leaving = true;
+      s.free_slots.push_back(a.slot);
       ++left;
     }
   }
   int joined = 0;
-  for (; joined < s.o.churn && !interrupted(); ++joined) {
+  while (!s.free_slots.empty() && !interrupted()) {
     try {
-      s.add(join(s, sim_agent_name("soak-joined", ++*joined_total), false));
+      s.add(join(s, sim_agent_name("soak-joined", *joined_total + 1), false), s.free_slots.back());
     } catch (const UnreachableError&) {
       s.windows.unreachable(s.now_s());
       break;
     }
+    s.free_slots.pop_back();
+    ++*joined_total;
+    ++joined;
   }
   *left_total += left;
   s.windows.churn(s.now_s(), left, joined);
@@ -242,7 +248,7 @@ void set_up_cluster(Soak& s) {
   const SoakOptions& o = s.o;
   for (int i = 0; i < o.agents; ++i) {
     throw_if_interrupted();
-    s.add(join(s, sim_agent_name("soak", i), true));
+    s.add(join(s, sim_agent_name("soak", i), true), static_cast<std::size_t>(i));
   }
   submit_runs(s.coordinator.url(), "soak", o.agents, o.gpus);
   std::vector<double> first_heartbeat_ms;

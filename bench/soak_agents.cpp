@@ -31,21 +31,24 @@ void on_heartbeat_answer(SoakAgent& a, const Json& answer) {
 }
 }  // namespace
 
-// Heartbeats: every agent once per interval, spread over it, from several threads so that one
-// slow answer does not delay the others' schedule. An agent that left sends none.
+// Heartbeats: every slot's agent once per interval, the slots spread evenly over it, from several
+// threads so that one slow answer does not delay the others' schedule. Each thread goes through
+// its slots in the order they fall due: an agent is never late behind another's (agents that
+// joined were once sent at the end of each interval, all at once, and their burst grew with the
+// churn). An agent that left sends none.
 void heartbeat_thread(Soak& s, std::size_t t, std::size_t threads) {
-  const std::size_t base = static_cast<std::size_t>(s.o.agents);
-  const double step = s.o.heartbeat_interval_s / static_cast<double>(base);
+  const std::size_t slots = s.slots.size();
+  const double step = s.o.heartbeat_interval_s / static_cast<double>(slots);
   for (long long tick = 0;; ++tick) {
-    const std::size_t n = s.count.load(std::memory_order_acquire);
-    for (std::size_t i = t; i < n; i += threads) {
+    for (std::size_t j = t; j < slots; j += threads) {
       const auto due =
           s.t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                     static_cast<double>(tick) * s.o.heartbeat_interval_s + static_cast<double>(i % base) * step));
+                     static_cast<double>(tick) * s.o.heartbeat_interval_s + static_cast<double>(j) * step));
       if (due >= s.t_end || !s.on()) return;
       std::this_thread::sleep_until(due);
-      SoakAgent& a = *s.agents[i];
-      if (a.leaving) continue;
+      SoakAgent* seated = s.slots[j].load(std::memory_order_acquire);
+      if (!seated || seated->leaving) continue;
+      SoakAgent& a = *seated;
       std::string body;
       {
         std::lock_guard lock(a.mutex);
