@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -30,28 +31,53 @@ double cpu_seconds(pid_t pid) {
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-double run_wait_seconds(pid_t pid) {
+std::map<pid_t, double> thread_wait_seconds(pid_t pid) {
   std::error_code ec;
   const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
-  double ns = 0;
-  bool any = false;
+  std::map<pid_t, double> waits;
   for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
     // A thread that ends meanwhile is skipped: its file is gone.
     std::ifstream in(task.path() / "schedstat");
     double on_cpu = 0, waiting = 0;
-    if (in >> on_cpu >> waiting) ns += waiting, any = true;
+    if (in >> on_cpu >> waiting) waits[static_cast<pid_t>(std::stol(task.path().filename().string()))] = waiting / 1e9;
   }
-  return any ? ns / 1e9 : -1;
+  return waits;
 }
 
-Usage read_usage(pid_t pid) { return {pid, cpu_seconds(pid), run_wait_seconds(pid)}; }
+namespace {
+double sum(const std::map<pid_t, double>& waits) {
+  double total = 0;
+  for (const auto& [tid, s] : waits) total += s;
+  return total;
+}
+}  // namespace
+
+double run_wait_seconds(pid_t pid) {
+  const auto waits = thread_wait_seconds(pid);
+  return waits.empty() ? -1 : sum(waits);
+}
+
+Usage read_usage(pid_t pid) {
+  Usage u;
+  u.pid = pid;
+  u.cpu_s = cpu_seconds(pid);
+  u.thread_wait_s = thread_wait_seconds(pid);
+  u.wait_s = u.thread_wait_s.empty() ? -1 : sum(u.thread_wait_s);
+  return u;
+}
 
 Usage usage_since(Usage* last, pid_t pid) {
-  const Usage now = read_usage(pid);
+  Usage now = read_usage(pid);
   const bool same = last->pid == pid;
-  auto grown = [&](double at, double before) { return at < 0 ? 0.0 : same && before >= 0 ? at - before : at; };
-  const Usage d{pid, grown(now.cpu_s, last->cpu_s), grown(now.wait_s, last->wait_s)};
-  *last = now;
+  Usage d;
+  d.pid = pid;
+  d.cpu_s = now.cpu_s < 0 ? 0.0 : same && last->cpu_s >= 0 ? now.cpu_s - last->cpu_s : now.cpu_s;
+  d.wait_s = 0;
+  for (const auto& [tid, s] : now.thread_wait_s) {
+    const auto before = same ? last->thread_wait_s.find(tid) : last->thread_wait_s.end();
+    d.wait_s += before == last->thread_wait_s.end() ? s : s - before->second;
+  }
+  *last = std::move(now);
   return d;
 }
 

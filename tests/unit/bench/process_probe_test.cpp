@@ -55,12 +55,41 @@ TEST(ProcessProbe, UsageCountsFromTheLastReadingOfTheSameProcess) {
   }
   const Usage grown = usage_since(&last, getpid());
   EXPECT_GT(grown.cpu_s, 0.05);
-  Usage other{getpid() + 1, 1e9, 1e9};
+  Usage other;
+  other.pid = getpid() + 1;
+  other.cpu_s = other.wait_s = 1e9;
   // Another process's reading: counted from the start, so at least what the last 100 ms added.
   EXPECT_GE(usage_since(&other, getpid()).cpu_s, grown.cpu_s);
   const Usage gone = usage_since(&last, 0x3fffffff);
   EXPECT_EQ(gone.cpu_s, 0.0);
   EXPECT_EQ(gone.wait_s, 0.0);
+}
+
+// Threads that waited for their CPU and then ended between two readings take nothing off the
+// wait: the soak read a coordinator's wait over a window as negative after its start-up threads
+// ended, when the wait was the live threads' sum at each end.
+TEST(ProcessProbe, AThreadThatEndsTakesNothingOffTheWait) {
+  if (run_wait_seconds(getpid()) < 0) GTEST_SKIP() << "this kernel keeps no /proc/PID/task/*/schedstat";
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  ASSERT_EQ(sched_getaffinity(0, sizeof one, &one), 0);
+  int first = 0;
+  while (first < CPU_SETSIZE && !CPU_ISSET(first, &one)) ++first;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> busy;
+  for (int i = 0; i < 2; ++i)
+    busy.emplace_back([&] {
+      pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Usage last = read_usage(getpid());  // the two threads' waits (well over 50 ms) among them
+  stop = true;
+  for (auto& t : busy) t.join();
+  EXPECT_GE(usage_since(&last, getpid()).wait_s, 0.0);
 }
 
 TEST(ProcessProbe, AnEndedProcessIsUnknown) {
