@@ -4,8 +4,8 @@
 #include "workloads/gpt/gpt_kernels.cuh"
 
 // The kernels of the FP8 GEMMs (precision fp8, fp8_linear.*): casts with their amax (and the bias
-// gradient's column sums), the delayed scales' update, and what the FP8 GEMMs cannot fuse (GELU
-// and its derivative). Each launcher enqueues on `s` and checks the launch.
+// gradient's column sums), the delayed scales' update, and the epilogues' work for a GEMM whose
+// epilogue cuBLASLt refuses (the bias, GELU and its derivative). Each launcher enqueues on `s` and checks the launch.
 namespace scalebench::gpt {
 
 enum class Fp8Format { kE4M3, kE5M2 };

@@ -30,10 +30,9 @@ Fp8Linear::Fp8Linear(std::vector<Fp8Shape> sites, long long rows, DelayedScaling
 }
 
 void Fp8Linear::plan(Planner& a) {
-  long long act = 0, weight = 0, dy = 0, sums = 0;
+  long long act = 0, dy = 0, sums = 0;
   for (const Fp8Shape& x : sites_) {
     act = std::max(act, rows_ * x.in);
-    weight = std::max(weight, static_cast<long long>(x.in) * x.out);
     dy = std::max(dy, rows_ * x.out);
     sums = std::max(sums, cast_column_sums_size(rows_, x.out));
   }
@@ -48,9 +47,18 @@ void Fp8Linear::plan(Planner& a) {
     return a.at ? reinterpret_cast<unsigned char*>(a.at + o) : nullptr;
   };
   act_ = bytes(act);
-  weight_ = bytes(weight);
   dy_ = bytes(dy);
   dy_t_ = bytes(dy);
+  act_t_.clear();
+  weight_.clear();
+  weight_t_.clear();
+  for (const Fp8Shape& x : sites_) {
+    act_t_.push_back(bytes(rows_ * x.in));
+    weight_.push_back(bytes(static_cast<long long>(x.in) * x.out));
+    weight_t_.push_back(bytes(static_cast<long long>(x.in) * x.out));
+  }
+  act_t_from_.assign(sites_.size(), nullptr);
+  weight_cast_.assign(sites_.size(), 0);
   column_sums_ = a.f32(sums);
 }
 
@@ -66,6 +74,8 @@ void Fp8Linear::init(cudaStream_t s) {
   CUDA_CHECK(cudaMemcpyAsync(fp8_max_, maxima.data(), sizeof(float) * n, cudaMemcpyHostToDevice, s));
   CUDA_CHECK(cudaStreamSynchronize(s));  // the host vectors go now
   dy_cast_ = {nullptr, -1};
+  act_t_from_.assign(sites_.size(), nullptr);
+  weights_changed();
 }
 
 void Fp8Linear::cast(int slot, const bf16* x, long long rows, int cols, void* out, void* out_t, float* column_sums) {
@@ -73,15 +83,26 @@ void Fp8Linear::cast(int slot, const bf16* x, long long rows, int cols, void* ou
            amax_ + slot, column_sums, stream);
 }
 
-void Fp8Linear::forward(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, const bf16* residual) {
-  const Fp8Shape sh = sites_[static_cast<std::size_t>(site)];
-  cast(slot(site, kX), x, rows_, sh.in, act_, nullptr);
-  cast(slot(site, kW), w, sh.out, sh.in, weight_, nullptr);
+void Fp8Linear::cast_weight(int site, const bf16* w) {
+  const auto i = static_cast<std::size_t>(site);
+  if (weight_cast_[i]) return;
+  const Fp8Shape sh = sites_[i];
+  cast(slot(site, kW), w, sh.out, sh.in, weight_[i], weight_t_[i]);
+  weight_cast_[i] = 1;
+}
+
+void Fp8Linear::forward(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, const bf16* residual,
+                        bf16* gelu_out) {
+  const auto i = static_cast<std::size_t>(site);
+  const Fp8Shape sh = sites_[i];
+  cast(slot(site, kX), x, rows_, sh.in, act_, act_t_[i]);
+  act_t_from_[i] = x;
+  cast_weight(site, w);
   Gemm g;
   g.m = sh.out;
   g.n = static_cast<int>(rows_);
   g.k = sh.in;
-  g.a = weight_;
+  g.a = weight_[i];
   g.scale_a = scale_inv(slot(site, kW));
   g.b = act_;
   g.scale_b = scale_inv(slot(site, kX));
@@ -89,23 +110,33 @@ void Fp8Linear::forward(int site, bf16* y, const bf16* x, const bf16* w, const b
   g.c = residual;
   g.beta = residual ? 1.f : 0.f;
   g.bias = bias;
+  g.epilogue = bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+  if (gelu_out) {
+    if (residual) throw Error("Fp8Linear::forward: GELU after a residual is not a layer of these models");
+    g.d = gelu_out;
+    g.aux = y;
+    g.epilogue = bias ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_GELU_AUX;
+  }
   g.fast_accumulate = true;  // as Transformer Engine: the forward pass's GEMMs, not the gradients'
   run(g);
 }
 
 void Fp8Linear::weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, bool accumulate) {
-  const Fp8Shape sh = sites_[static_cast<std::size_t>(site)];
+  const auto i = static_cast<std::size_t>(site);
+  const Fp8Shape sh = sites_[i];
   // The bias gradient is summed from the bf16 dy in the same pass (cuBLASLt's bias-gradient
   // epilogue would sum the FP8 values).
   cast(slot(site, kDy), dy, rows_, sh.out, dy_, dy_t_, dbias ? column_sums_ : nullptr);
   dy_cast_ = {dy, site};
-  // The same scale as in the forward pass (scales change only between steps): the same bytes.
-  cast(slot(site, kX), x, rows_, sh.in, nullptr, act_);
+  if (act_t_from_[i] != x) {  // not the forward pass's x (a check calling this alone)
+    cast(slot(site, kX), x, rows_, sh.in, nullptr, act_t_[i]);
+    act_t_from_[i] = x;
+  }
   Gemm g;
   g.m = sh.in;
   g.n = sh.out;
   g.k = static_cast<int>(rows_);
-  g.a = act_;
+  g.a = act_t_[i];
   g.scale_a = scale_inv(slot(site, kX));
   g.b = dy_t_;
   g.fb = Fp8Format::kE5M2;
@@ -116,23 +147,28 @@ void Fp8Linear::weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, con
   if (dbias) add_column_sums(dbias, column_sums_, rows_, sh.out, accumulate, stream);
 }
 
-void Fp8Linear::input_grad(int site, bf16* dx, const bf16* dy, const bf16* w) {
-  const Fp8Shape sh = sites_[static_cast<std::size_t>(site)];
+void Fp8Linear::input_grad(int site, bf16* dx, const bf16* dy, const bf16* w, const bf16* gelu_input) {
+  const auto i = static_cast<std::size_t>(site);
+  const Fp8Shape sh = sites_[i];
   if (dy_cast_ != std::pair{dy, site}) {
     cast(slot(site, kDy), dy, rows_, sh.out, dy_, nullptr);
     dy_cast_ = {dy, site};
   }
-  cast(slot(site, kW), w, sh.out, sh.in, nullptr, weight_);
+  cast_weight(site, w);
   Gemm g;
   g.m = sh.in;
   g.n = static_cast<int>(rows_);
   g.k = sh.out;
-  g.a = weight_;
+  g.a = weight_t_[i];
   g.scale_a = scale_inv(slot(site, kW));
   g.b = dy_;
   g.fb = Fp8Format::kE5M2;
   g.scale_b = scale_inv(slot(site, kDy));
   g.d = dx;
+  if (gelu_input) {
+    g.epilogue = CUBLASLT_EPILOGUE_DGELU;
+    g.aux = const_cast<bf16*>(gelu_input);  // read only: DGELU's input
+  }
   run(g);
   dy_cast_ = {nullptr, -1};  // the next GEMM may write where this dy was
 }
@@ -140,6 +176,7 @@ void Fp8Linear::input_grad(int site, bf16* dx, const bf16* dy, const bf16* w) {
 void Fp8Linear::update_scales(cudaStream_t s) {
   update_fp8_scales(history_, amax_, scale_, scale_inv_, kScaleStride, fp8_max_, slots(), scaling_.history,
                     scaling_.margin, s);
+  weights_changed();  // the optimizer's update follows, and W's scale has just changed
 }
 
 std::vector<float> Fp8Linear::scales(int site, cudaStream_t s) const {
@@ -149,38 +186,65 @@ std::vector<float> Fp8Linear::scales(int site, cudaStream_t s) const {
   return out;
 }
 
-void Fp8Linear::run_bias_apart(const Gemm& g) {
+Fp8Linear::Key Fp8Linear::key_of(const Gemm& g) {
+  return std::make_tuple(g.m, g.n, g.k, static_cast<int>(g.fa), static_cast<int>(g.fb), static_cast<int>(g.epilogue),
+                         g.beta != 0.f ? 1 : 0, g.fast_accumulate ? 1 : 0);
+}
+
+void Fp8Linear::run_epilogue_apart(const Gemm& g) {
   Gemm plain = g;
-  plain.bias = nullptr;
-  run(plain);
-  add_bias(g.d, g.bias, g.n, g.m, stream);
+  plain.aux = nullptr;
+  switch (g.epilogue) {
+    case CUBLASLT_EPILOGUE_BIAS:
+      plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+      plain.bias = nullptr;
+      run(plain);
+      add_bias(g.d, g.bias, g.n, g.m, stream);
+      return;
+    case CUBLASLT_EPILOGUE_GELU_AUX:
+    case CUBLASLT_EPILOGUE_GELU_AUX_BIAS:
+      plain.epilogue = g.bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+      plain.d = g.aux;  // GELU's input, kept for the backward pass
+      run(plain);
+      gelu_forward(g.d, g.aux, static_cast<long long>(g.m) * g.n, stream);
+      return;
+    case CUBLASLT_EPILOGUE_DGELU:
+      plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+      run(plain);
+      gelu_backward(g.d, g.aux, static_cast<long long>(g.m) * g.n, stream);
+      return;
+    default:
+      throw Error("Fp8Linear: no kernel does epilogue " + std::to_string(static_cast<int>(g.epilogue)) + " apart");
+  }
 }
 
 void Fp8Linear::run(const Gemm& g) {
+  const Key key = key_of(g);
+  if (apart_.count(key)) return run_epilogue_apart(g);
   MatmulDesc desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
   desc.set(CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
   desc.set(CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
   desc.set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(g.scale_a));
   desc.set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(g.scale_b));
   desc.set(CUBLASLT_MATMUL_DESC_FAST_ACCUM, static_cast<std::int8_t>(g.fast_accumulate ? 1 : 0));
-  const cublasLtEpilogue_t epilogue = g.bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
-  desc.set(CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue);
+  desc.set(CUBLASLT_MATMUL_DESC_EPILOGUE, g.epilogue);
   if (g.bias) {
     desc.set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, static_cast<const void*>(g.bias));
     desc.set(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, CUDA_R_16BF);
   }
+  if (g.aux) {
+    desc.set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, static_cast<void*>(g.aux));
+    desc.set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, static_cast<std::int64_t>(g.m));
+    desc.set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, CUDA_R_16BF);
+  }
   MatrixLayout la(fp8_cuda_type(g.fa), g.k, g.m, g.k), lb(fp8_cuda_type(g.fb), g.k, g.n, g.k),
       lc(CUDA_R_16BF, g.m, g.n, g.m), ld(CUDA_R_16BF, g.m, g.n, g.m);
-  const bool with_c = g.beta != 0.f;
   const float alpha = 1.f;
   const bf16* c = g.c ? g.c : g.d;
   auto launch = [&](const cublasLtMatmulAlgo_t& algo) {
     return cublasLtMatmul(lt, desc.get(), &alpha, g.a, la.get(), g.b, lb.get(), &g.beta, c, lc.get(), g.d, ld.get(),
                           &algo, workspace, workspace_bytes, stream);
   };
-  const auto key = std::make_tuple(g.m, g.n, g.k, static_cast<int>(g.fa), static_cast<int>(g.fb),
-                                   static_cast<int>(epilogue), with_c ? 1 : 0, g.fast_accumulate ? 1 : 0);
-  if (g.bias && bias_apart_.count(key)) return run_bias_apart(g);
   if (auto it = algos_.find(key); it != algos_.end()) {
     CUBLAS_CHECK(launch(it->second));
     return;
@@ -201,13 +265,13 @@ void Fp8Linear::run(const Gemm& g) {
     algos_.emplace(key, found[static_cast<std::size_t>(i)].algo);
     return;
   }
-  // None with the bias in the epilogue: the GEMM without it, then the bias added apart.
-  if (g.bias) {
-    bias_apart_.insert(key);
-    return run_bias_apart(g);
+  // None with the epilogue: the GEMM without it, then the epilogue's work apart.
+  if (g.epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
+    apart_.insert(key);
+    return run_epilogue_apart(g);
   }
   throw Error("cuBLASLt has no FP8 algorithm it runs for the GEMM m=" + std::to_string(g.m) +
-              " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) + (with_c ? " with C" : "") + " (" +
+              " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) + (g.beta != 0.f ? " with C" : "") + " (" +
               std::to_string(returned) + " offered, all refused)");
 }
 

@@ -2,6 +2,7 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
@@ -23,7 +24,11 @@
 // Each operand is cast by one kernel that writes the layouts it is needed in and records its amax
 // (fp8_kernels.cuh). A GEMM "site" (a layer's QKV, projection, MLP up, MLP down) has three scales:
 // its input x, its weight W (both E4M3) and its output gradient dy (E5M2). Master weights, the
-// bf16 weights and the optimizer are unchanged: the FP8 copies are scratch, made per GEMM.
+// bf16 weights and the optimizer are unchanged. Each cast is made once where it can be kept: a
+// site's weight once per optimizer step, in both layouts; its x by the forward pass, in both
+// layouts, the transpose kept for the same micro-batch's weight gradient (each a pass over bf16
+// that the backward pass no longer makes). GELU and its derivative run in the GEMMs' epilogues
+// where cuBLASLt's FP8 kernels take them, as in bf16.
 namespace scalebench::gpt {
 
 struct Planner;
@@ -45,14 +50,23 @@ class Fp8Linear {
   // Scales 1, windows and amax 0 (after plan with memory).
   void init(cudaStream_t s);
 
-  // y = x W^T (+ bias) (+ residual as the GEMM's C input).
-  void forward(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, const bf16* residual);
+  // y = x W^T (+ bias) (+ residual as the GEMM's C input); with `gelu_out`, also
+  // gelu_out = gelu(y) (y kept as GELU's input for the backward pass; no residual then). W is cast
+  // the first time a step uses it; x^T is kept for weight_grad.
+  void forward(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, const bf16* residual,
+               bf16* gelu_out = nullptr);
   // dW (+)= dy^T x and, with `dbias`, db (+)= the sum of dy's rows; leaves dy cast for input_grad.
+  // x^T is the one forward(site) cast from the same `x` (the same micro-batch's values: x is the
+  // forward pass's buffer, or recomputed into it); any other x is cast here.
   void weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, bool accumulate);
-  // dx = dy W (dy cast again unless weight_grad just cast this dy for this site).
-  void input_grad(int site, bf16* dx, const bf16* dy, const bf16* w);
-  // The end of a step: every tensor's amax into its window, its scale from the window.
+  // dx = dy W (dy cast again unless weight_grad just cast this dy for this site); with
+  // `gelu_input` (forward's y), dx *= gelu'(gelu_input).
+  void input_grad(int site, bf16* dx, const bf16* dy, const bf16* w, const bf16* gelu_input = nullptr);
+  // The end of a step: every tensor's amax into its window, its scale from the window. The weights'
+  // casts are made again from the next forward pass on (the optimizer changes them next).
   void update_scales(cudaStream_t s);
+  // The bf16 weights were written outside a step (initialised, loaded): cast them again.
+  void weights_changed() { std::fill(weight_cast_.begin(), weight_cast_.end(), 0); }
 
   // For checks: the current scales of a site's x, W and dy (synchronises).
   std::vector<float> scales(int site, cudaStream_t s) const;
@@ -70,7 +84,8 @@ class Fp8Linear {
   // The scales' inverses, each 16 bytes apart: what cuBLASLt's scale pointers point at.
   static constexpr int kScaleStride = 4;
   const float* scale_inv(int slot) const { return scale_inv_ + kScaleStride * slot; }
-  // D[m, n] = (scale_a A)^T (scale_b B) (+ bias) (+ beta C), column-major, A [k, m], B [k, n].
+  // D[m, n] = epilogue((scale_a A)^T (scale_b B) (+ bias) (+ beta C)), column-major, A [k, m],
+  // B [k, n]; GELU_AUX(_BIAS) writes its input to `aux`, DGELU reads it from there.
   struct Gemm {
     int m = 0, n = 0, k = 0;
     const void* a = nullptr;
@@ -81,27 +96,38 @@ class Fp8Linear {
     const bf16* c = nullptr;
     float beta = 0.f;
     const bf16* bias = nullptr;
+    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+    bf16* aux = nullptr;
     bool fast_accumulate = false;
   };
+  using Key = std::tuple<int, int, int, int, int, int, int, int>;
+  static Key key_of(const Gemm& g);
   // Runs g; the first time a shape runs, cuBLASLt's candidates are tried in order and the first
-  // that runs is kept; where none runs with the bias in the epilogue, the bias is added apart.
+  // that runs is kept; where none runs with the epilogue, the GEMM runs without it and a kernel of
+  // its own does the epilogue's work (the bias, GELU or its derivative).
   void run(const Gemm& g);
-  void run_bias_apart(const Gemm& g);
+  void run_epilogue_apart(const Gemm& g);
   void cast(int slot, const bf16* x, long long rows, int cols, void* out, void* out_t, float* column_sums = nullptr);
+  // The site's weight in both FP8 layouts, cast once a step.
+  void cast_weight(int site, const bf16* w);
 
   std::vector<Fp8Shape> sites_;
   long long rows_;
   DelayedScaling scaling_;
   // Per slot: the window, the amax so far this step, the scale and its inverse, the format's max.
   float *history_ = nullptr, *amax_ = nullptr, *scale_ = nullptr, *scale_inv_ = nullptr, *fp8_max_ = nullptr;
-  // FP8 scratch: an activation (x or its transpose), a weight (or its transpose), dy and dy^T.
-  unsigned char *act_ = nullptr, *weight_ = nullptr, *dy_ = nullptr, *dy_t_ = nullptr;
+  // FP8 scratch: the forward pass's x, dy and dy^T.
+  unsigned char *act_ = nullptr, *dy_ = nullptr, *dy_t_ = nullptr;
+  // Kept, per site: x^T from the forward pass and the bf16 x it was cast from; W and W^T, and
+  // whether they were cast since the weights last changed.
+  std::vector<unsigned char*> act_t_, weight_, weight_t_;
+  std::vector<const bf16*> act_t_from_;
+  std::vector<char> weight_cast_;
   float* column_sums_ = nullptr;  // the bias gradient's per-tile sums (cast_fp8)
   // The dy that dy_ holds (pointer and site), so that input_grad after weight_grad reuses it.
   std::pair<const bf16*, int> dy_cast_{nullptr, -1};
-  using Key = std::tuple<int, int, int, int, int, int, int, int>;
   std::map<Key, cublasLtMatmulAlgo_t> algos_;
-  std::set<Key> bias_apart_;  // shapes whose bias epilogue cuBLASLt refused
+  std::set<Key> apart_;  // shapes whose epilogue cuBLASLt refused
 };
 
 }  // namespace scalebench::gpt

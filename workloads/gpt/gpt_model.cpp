@@ -169,6 +169,7 @@ void GptModel::load_master(const std::vector<float>& values) {
   CUDA_CHECK(
       cudaMemcpyAsync(impl_->master, values.data(), sizeof(float) * values.size(), cudaMemcpyHostToDevice, impl_->s));
   to_bf16(impl_->params, impl_->master, impl_->n_params, impl_->s);
+  if (impl_->fp8) impl_->fp8->weights_changed();
   CUDA_CHECK(cudaStreamSynchronize(impl_->s));
 }
 

@@ -253,9 +253,7 @@ void StepCore::block_linear(int site, bf16* y, const bf16* x, const bf16* w, con
       linear(y, x, w, bias, in, out, residual);
     return;
   }
-  // cuBLASLt's FP8 kernels add a bias, not GELU: GELU runs after the GEMM.
-  fp8->forward(site, y, x, w, bias, residual);
-  if (gelu_out) gelu_forward(gelu_out, y, BT * out, s);
+  fp8->forward(site, y, x, w, bias, residual, gelu_out);
 }
 
 void StepCore::block_weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, int in, int out,
@@ -271,8 +269,7 @@ void StepCore::block_input_grad(int site, bf16* dx, const bf16* dy, const bf16* 
     linear_input_grad(dx, dy, w, in, out, gelu_input);
     return;
   }
-  fp8->input_grad(site, dx, dy, w);
-  if (gelu_input) gelu_backward(dx, gelu_input, BT * in, s);
+  fp8->input_grad(site, dx, dy, w, gelu_input);
 }
 
 void StepCore::head_forward(const bf16* x, const bf16* w) {

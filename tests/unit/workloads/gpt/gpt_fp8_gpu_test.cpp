@@ -73,6 +73,35 @@ float max_abs(const std::vector<float>& v) {
   return m;
 }
 
+// An Fp8Linear of the given sites over `rows`, with its arena, cuBLASLt handle and workspace.
+struct Fp8Rig {
+  Fp8Rig(std::vector<Fp8Shape> sites, int rows, cudaStream_t s) : fp8(std::move(sites), rows, DelayedScaling{4, 0}) {
+    Planner count;
+    fp8.plan(count);
+    arena = gpu::DeviceBuffer(count.size);
+    Planner place{arena.get()};
+    fp8.plan(place);
+    fp8.lt = lt.get();
+    fp8.stream = s;
+    fp8.workspace = workspace.get();
+    fp8.workspace_bytes = kWorkspaceBytes;
+    fp8.init(s);
+  }
+  Fp8Linear fp8;
+  gpu::DeviceBuffer arena, workspace{kWorkspaceBytes};
+  gemm::LtHandle lt;
+};
+
+// GELU's tanh form and its derivative, as the step's kernels and cuBLASLt's epilogues have it.
+double gelu(double x) {
+  const double k = std::sqrt(2.0 / M_PI);
+  return 0.5 * x * (1 + std::tanh(k * (x + 0.044715 * x * x * x)));
+}
+double gelu_grad(double x) {
+  const double k = std::sqrt(2.0 / M_PI), t = std::tanh(k * (x + 0.044715 * x * x * x));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x);
+}
+
 }  // namespace
 
 // One linear layer y = x W^T + b over 256 rows, 512 in, 384 out: its forward GEMM (E4M3 x E4M3),
@@ -115,18 +144,8 @@ TEST(GptFp8Gpu, ScaledGemmsMatchTheBf16ProductWithinFp8Error) {
 
   Device dx_d(x.size()), dw_d(w.size()), y_d(y_ref.size()), db_d(out);
   const Device x_d = upload(x, s), w_d = upload(w, s), b_d = upload(bias, s), dy_d = upload(dy, s);
-  Fp8Linear fp8({{in, out}}, rows, DelayedScaling{4, 0});
-  Planner count;
-  fp8.plan(count);
-  gpu::DeviceBuffer arena(count.size), workspace(kWorkspaceBytes);
-  Planner place{arena.get()};
-  fp8.plan(place);
-  gemm::LtHandle lt;
-  fp8.lt = lt.get();
-  fp8.stream = s;
-  fp8.workspace = workspace.get();
-  fp8.workspace_bytes = kWorkspaceBytes;
-  fp8.init(s);
+  Fp8Rig rig({{in, out}}, rows, s);
+  Fp8Linear& fp8 = rig.fp8;
 
   auto run_all = [&] {
     fp8.forward(0, y_d.get(), x_d.get(), w_d.get(), b_d.get(), nullptr);
@@ -167,6 +186,53 @@ TEST(GptFp8Gpu, ScaledGemmsMatchTheBf16ProductWithinFp8Error) {
   for (double& v : db_twice) v *= 2;
   EXPECT_LT(relative_error(download(dw_d.get(), w.size(), s), twice), 0.09);
   EXPECT_LT(relative_error(download(db_d.get(), out, s), db_twice), 0.01);
+}
+
+// GELU in the FP8 GEMMs' epilogues, as the MLP has it: the up projection (site 0) writes gelu(y)
+// and keeps y; the down projection's input gradient (site 1) multiplies dy W by gelu'(y). Against
+// fp64 from the same bf16 values, within FP8's error as above (cuBLASLt's fused epilogue, or the
+// kernels that do its work where cuBLASLt refuses it: the same figures either way).
+TEST(GptFp8Gpu, GeluEpiloguesMatchTheFp64ReferenceWithinFp8Error) {
+  if (!test_support::have_gpu()) GTEST_SKIP() << "no GPU";
+  const int rows = 256, in = 512, hidden = 384, out = 256;
+  gpu::Stream stream;
+  cudaStream_t s = stream.get();
+  const std::vector<float> x = bf16_normal(static_cast<std::size_t>(rows) * in, 1.f, 11),
+                           w0 = bf16_normal(static_cast<std::size_t>(hidden) * in, 0.05f, 12),
+                           b0 = bf16_normal(hidden, 0.1f, 13),
+                           w1 = bf16_normal(static_cast<std::size_t>(out) * hidden, 0.05f, 14),
+                           dy = bf16_normal(static_cast<std::size_t>(rows) * out, 1e-3f, 15);
+  std::vector<double> y_ref(static_cast<std::size_t>(rows) * hidden), gelu_ref(y_ref.size()), dx_ref(y_ref.size());
+  for (int r = 0; r < rows; ++r)
+    for (int h = 0; h < hidden; ++h) {
+      double acc = b0[h], back = 0;
+      for (int i = 0; i < in; ++i) acc += static_cast<double>(x[r * in + i]) * w0[h * in + i];
+      for (int o = 0; o < out; ++o) back += static_cast<double>(dy[r * out + o]) * w1[o * hidden + h];
+      const std::size_t at = static_cast<std::size_t>(r) * hidden + h;
+      y_ref[at] = acc;
+      gelu_ref[at] = gelu(acc);
+      dx_ref[at] = back * gelu_grad(acc);
+    }
+
+  const Device x_d = upload(x, s), w0_d = upload(w0, s), b0_d = upload(b0, s), w1_d = upload(w1, s),
+               dy_d = upload(dy, s);
+  Device y_d(y_ref.size()), gelu_d(y_ref.size()), dx_d(y_ref.size());
+  Fp8Rig rig({{in, hidden}, {hidden, out}}, rows, s);
+  auto run_both = [&] {
+    rig.fp8.forward(0, y_d.get(), x_d.get(), w0_d.get(), b0_d.get(), nullptr, gelu_d.get());
+    rig.fp8.input_grad(1, dx_d.get(), dy_d.get(), w1_d.get(), y_d.get());
+  };
+  run_both();  // scale 1, then the scales from this step's amax
+  rig.fp8.update_scales(s);
+  run_both();
+  const double e_y = relative_error(download(y_d.get(), y_ref.size(), s), y_ref);
+  const double e_gelu = relative_error(download(gelu_d.get(), y_ref.size(), s), gelu_ref);
+  const double e_dx = relative_error(download(dx_d.get(), y_ref.size(), s), dx_ref);
+  std::printf("relative errors: GELU's input %.4f, GELU %.4f, input grad through GELU' %.4f\n", e_y, e_gelu, e_dx);
+  EXPECT_LT(e_y, 0.06);
+  EXPECT_LT(e_gelu, 0.06);
+  EXPECT_LT(e_dx, 0.09);
+  EXPECT_GT(e_y, 0.005);  // FP8 in the loop
 }
 
 // The GPT-2 step with its blocks' GEMMs in FP8 trains the tiny model on its fixed batch as the bf16
