@@ -165,11 +165,10 @@ void Fp8Linear::input_grad(int site, bf16* dx, const bf16* dy, const bf16* w, co
   g.fb = Fp8Format::kE5M2;
   g.scale_b = scale_inv(slot(site, kDy));
   g.d = dx;
-  if (gelu_input) {
-    g.epilogue = CUBLASLT_EPILOGUE_DGELU;
-    g.aux = const_cast<bf16*>(gelu_input);  // read only: DGELU's input
-  }
   run(g);
+  // GELU' apart: cuBLASLt's FP8 GEMM with the DGELU epilogue made GPT-2 1.5B's backward pass
+  // slower than the GEMM and this kernel (docs/results/2026-11-30-gpt-fp8-fused-2xh200).
+  if (gelu_input) gelu_backward(dx, gelu_input, rows_ * sh.in, stream);
   dy_cast_ = {nullptr, -1};  // the next GEMM may write where this dy was
 }
 
@@ -207,11 +206,6 @@ void Fp8Linear::run_epilogue_apart(const Gemm& g) {
       plain.d = g.aux;  // GELU's input, kept for the backward pass
       run(plain);
       gelu_forward(g.d, g.aux, static_cast<long long>(g.m) * g.n, stream);
-      return;
-    case CUBLASLT_EPILOGUE_DGELU:
-      plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-      run(plain);
-      gelu_backward(g.d, g.aux, static_cast<long long>(g.m) * g.n, stream);
       return;
     default:
       throw Error("Fp8Linear: no kernel does epilogue " + std::to_string(static_cast<int>(g.epilogue)) + " apart");

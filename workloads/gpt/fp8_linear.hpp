@@ -27,8 +27,8 @@
 // bf16 weights and the optimizer are unchanged. Each cast is made once where it can be kept: a
 // site's weight once per optimizer step, in both layouts; its x by the forward pass, in both
 // layouts, the transpose kept for the same micro-batch's weight gradient (each a pass over bf16
-// that the backward pass no longer makes). GELU and its derivative run in the GEMMs' epilogues
-// where cuBLASLt's FP8 kernels take them, as in bf16.
+// that the backward pass no longer makes). GELU runs in the up projection's epilogue where
+// cuBLASLt's FP8 kernels take it, as in bf16; its derivative after the GEMM (faster than DGELU).
 namespace scalebench::gpt {
 
 struct Planner;
@@ -85,7 +85,7 @@ class Fp8Linear {
   static constexpr int kScaleStride = 4;
   const float* scale_inv(int slot) const { return scale_inv_ + kScaleStride * slot; }
   // D[m, n] = epilogue((scale_a A)^T (scale_b B) (+ bias) (+ beta C)), column-major, A [k, m],
-  // B [k, n]; GELU_AUX(_BIAS) writes its input to `aux`, DGELU reads it from there.
+  // B [k, n]; GELU_AUX(_BIAS) writes its input to `aux`.
   struct Gemm {
     int m = 0, n = 0, k = 0;
     const void* a = nullptr;
@@ -104,7 +104,7 @@ class Fp8Linear {
   static Key key_of(const Gemm& g);
   // Runs g; the first time a shape runs, cuBLASLt's candidates are tried in order and the first
   // that runs is kept; where none runs with the epilogue, the GEMM runs without it and a kernel of
-  // its own does the epilogue's work (the bias, GELU or its derivative).
+  // its own does the epilogue's work (the bias, or GELU).
   void run(const Gemm& g);
   void run_epilogue_apart(const Gemm& g);
   void cast(int slot, const bf16* x, long long rows, int cols, void* out, void* out_t, float* column_sums = nullptr);

@@ -190,8 +190,8 @@ TEST(GptFp8Gpu, ScaledGemmsMatchTheBf16ProductWithinFp8Error) {
 
 // GELU in the FP8 GEMMs' epilogues, as the MLP has it: the up projection (site 0) writes gelu(y)
 // and keeps y; the down projection's input gradient (site 1) multiplies dy W by gelu'(y). Against
-// fp64 from the same bf16 values, within FP8's error as above (cuBLASLt's fused epilogue, or the
-// kernels that do its work where cuBLASLt refuses it: the same figures either way).
+// fp64 from the same bf16 values, within FP8's error as above (GELU in cuBLASLt's epilogue, or
+// in a kernel where cuBLASLt refuses it; GELU' in a kernel after the GEMM).
 TEST(GptFp8Gpu, GeluEpiloguesMatchTheFp64ReferenceWithinFp8Error) {
   if (!test_support::have_gpu()) GTEST_SKIP() << "no GPU";
   const int rows = 256, in = 512, hidden = 384, out = 256;
