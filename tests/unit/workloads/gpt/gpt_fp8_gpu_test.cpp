@@ -267,24 +267,35 @@ TEST(GptFp8Gpu, TinyModelTrainsAsBf16Does) {
 
 // The Llama step in FP8: one 8B-shaped block (width 4096, 32 query and 8 KV heads, SwiGLU 14336)
 // with a 512-token vocabulary, as GptGpu.Llama8bShapedBlockTrains: 8 steps on one batch from the
-// same weights, the loss falls as bf16's does (within 5%).
+// same weights, the loss falls as bf16's does: its mean over the 8 steps within 5% of bf16's. Not
+// the last loss alone: memorising one batch at lr 1e-3, the last step's loss differs run to run
+// in bf16 itself (0.78-0.83 in three runs on H200s) and in fp8 more (0.63-0.92), while the curve
+// as a whole, which a broken FP8 path (gradients flushed to zero, a scale applied twice) would
+// leave near its start, agrees.
 TEST(GptFp8Gpu, Llama8bShapedBlockTrainsAsBf16Does) {
   if (!test_support::have_gpu()) GTEST_SKIP() << "no GPU";
   ModelShape m = model_shape("llama3-8b", 1);
   m.vocab = m.padded_vocab = 512;
   gpu::Stream s;
-  float last_bf = 0, last_f8 = 0, first_bf = 0;
+  std::vector<float> losses[2];
   for (bool fp8 : {false, true}) {
     GptModel model(m, 1, 512, 13, s.get(), Attention::kCudnn, {}, false, Precision{fp8, {16, 0}});
     for (int i = 0; i < 8; ++i) {
       model.step(1, Hyper{1e-3f});
-      if (i == 0 && !fp8) first_bf = model.loss();
+      losses[fp8].push_back(model.loss());
     }
-    (fp8 ? last_f8 : last_bf) = model.loss();
   }
-  std::printf("llama 8B-shaped block: bf16 %.4f -> %.4f, fp8 -> %.4f\n", first_bf, last_bf, last_f8);
-  EXPECT_LT(last_bf, first_bf);
-  EXPECT_NEAR(last_f8, last_bf, 0.05 * last_bf);
+  auto mean = [](const std::vector<float>& v) {
+    double sum = 0;
+    for (float x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  const double mean_bf = mean(losses[0]), mean_f8 = mean(losses[1]);
+  std::printf("llama 8B-shaped block: bf16 %.4f -> %.4f (mean %.4f), fp8 %.4f -> %.4f (mean %.4f)\n", losses[0][0],
+              losses[0].back(), mean_bf, losses[1][0], losses[1].back(), mean_f8);
+  EXPECT_LT(losses[0].back(), 0.5f * losses[0][0]);
+  EXPECT_LT(losses[1].back(), 0.5f * losses[1][0]);
+  EXPECT_NEAR(mean_f8, mean_bf, 0.05 * mean_bf);
 }
 
 // cuBLASLt's FP8 GEMMs want every dimension a multiple of 16: llama-tiny's MLP of 172 is refused,
