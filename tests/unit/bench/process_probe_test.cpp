@@ -15,31 +15,47 @@
 namespace scalebench::load {
 namespace {
 
+// Two threads spinning on the first CPU this process may use, so that each waits for it about
+// half the time, until stop().
+class BusyOnOneCpu {
+ public:
+  BusyOnOneCpu() {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    sched_getaffinity(0, sizeof one, &one);
+    int first = 0;
+    while (first < CPU_SETSIZE && !CPU_ISSET(first, &one)) ++first;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    for (int i = 0; i < 2; ++i)
+      threads_.emplace_back([this, one] {
+        pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+        while (!stop_.load(std::memory_order_relaxed)) {
+        }
+      });
+  }
+  ~BusyOnOneCpu() { stop(); }
+  void stop() {
+    stop_ = true;
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
+
 // Two busy threads on one CPU for 300 ms: each waits about half the time for it, so the
 // process's run-queue wait grows by well over 50 ms; CPU time alone would not show it. (Only live
 // threads count: the soak's threads live as long as it does.)
 TEST(ProcessProbe, ThreadsSharingACpuShowTheirWait) {
   const double before = run_wait_seconds(getpid());
   if (before < 0) GTEST_SKIP() << "this kernel keeps no /proc/PID/task/*/schedstat (CONFIG_SCHED_INFO)";
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  ASSERT_EQ(sched_getaffinity(0, sizeof one, &one), 0);
-  int first = 0;
-  while (first < CPU_SETSIZE && !CPU_ISSET(first, &one)) ++first;
-  CPU_ZERO(&one);
-  CPU_SET(first, &one);
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> busy;
-  for (int i = 0; i < 2; ++i)
-    busy.emplace_back([&] {
-      pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-      while (!stop.load(std::memory_order_relaxed)) {
-      }
-    });
+  BusyOnOneCpu busy;
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const double after = run_wait_seconds(getpid());  // while they run: an ended thread's file is gone
-  stop = true;
-  for (auto& t : busy) t.join();
+  busy.stop();
   EXPECT_GT(after - before, 0.05);
 }
 
@@ -70,25 +86,10 @@ TEST(ProcessProbe, UsageCountsFromTheLastReadingOfTheSameProcess) {
 // ended, when the wait was the live threads' sum at each end.
 TEST(ProcessProbe, AThreadThatEndsTakesNothingOffTheWait) {
   if (run_wait_seconds(getpid()) < 0) GTEST_SKIP() << "this kernel keeps no /proc/PID/task/*/schedstat";
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  ASSERT_EQ(sched_getaffinity(0, sizeof one, &one), 0);
-  int first = 0;
-  while (first < CPU_SETSIZE && !CPU_ISSET(first, &one)) ++first;
-  CPU_ZERO(&one);
-  CPU_SET(first, &one);
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> busy;
-  for (int i = 0; i < 2; ++i)
-    busy.emplace_back([&] {
-      pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-      while (!stop.load(std::memory_order_relaxed)) {
-      }
-    });
+  BusyOnOneCpu busy;
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   Usage last = read_usage(getpid());  // the two threads' waits (well over 50 ms) among them
-  stop = true;
-  for (auto& t : busy) t.join();
+  busy.stop();
   EXPECT_GE(usage_since(&last, getpid()).wait_s, 0.0);
 }
 
