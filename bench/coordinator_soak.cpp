@@ -74,33 +74,45 @@ void print_window(const Soak& s, std::size_t w, std::size_t windows, std::size_t
       state.empty() ? "state lock: no reading" : ("state lock: " + state).c_str());
 }
 
+// The main thread's state while the agents play.
+struct Director {
+  int next_leaver = 0, left = 0, joined = 0, studies = 0, cancelled = 0;
+  std::vector<std::size_t> free_slots;  // heartbeat slots of agents that left, for those that join
+  long long open_study = 0;
+  bool restarted = false;
+  double restart_down_s = 0;
+  UsageReading coordinator;                 // the coordinator at the last second's sample, of the process then running
+  UsageReading own = read_usage(getpid());  // the soak itself, from the timed part's start
+  StateTimes state;                         // the state-lock times at the last window's end
+};
+
 // Some agents with a main run stop (no more heartbeats or records: declared lost after the
 // coordinator's timeout), and as many new ones register in their heartbeat slots (they take the
 // studies' runs): the cluster keeps its size. A slot a failed registration left free is taken at
 // the next churn.
-void churn(Soak& s, int* next_leaver, int* left_total, int* joined_total) {
+void churn(Soak& s, Director* d) {
   int left = 0;
-  for (; left < s.o.churn && *next_leaver < s.o.agents; ++*next_leaver) {
-    SoakAgent& a = *s.agents[static_cast<std::size_t>(*next_leaver)];
+  for (; left < s.o.churn && d->next_leaver < s.o.agents; ++d->next_leaver) {
+    SoakAgent& a = *s.agents[static_cast<std::size_t>(d->next_leaver)];
     if (!a.leaving && a.main_run) {
       a.leaving = true;
-      s.free_slots.push_back(a.slot);
+      d->free_slots.push_back(a.slot);
       ++left;
     }
   }
   int joined = 0;
-  while (!s.free_slots.empty() && !interrupted()) {
+  while (!d->free_slots.empty() && !interrupted()) {
     try {
-      s.add(join(s, sim_agent_name("soak-joined", *joined_total + 1), false), s.free_slots.back());
+      s.add(join(s, sim_agent_name("soak-joined", d->joined + 1), false), d->free_slots.back());
     } catch (const UnreachableError&) {
       s.windows.unreachable(s.now_s());
       break;
     }
-    s.free_slots.pop_back();
-    ++*joined_total;
+    d->free_slots.pop_back();
+    ++d->joined;
     ++joined;
   }
-  *left_total += left;
+  d->left += left;
   s.windows.churn(s.now_s(), left, joined);
 }
 
@@ -123,16 +135,6 @@ std::string scrape_metrics(Soak& s, const HttpClient& scraper) {
   }
   return "";
 }
-
-struct Director {
-  int next_leaver = 0, left = 0, joined = 0, studies = 0, cancelled = 0;
-  long long open_study = 0;
-  bool restarted = false;
-  double restart_down_s = 0;
-  Usage coordinator;                 // the coordinator's usage at the last second's sample, of the process then running
-  Usage own = read_usage(getpid());  // the soak's own, from the timed part's start
-  StateTimes state;                  // the state-lock times at the last window's end
-};
 
 // The CPU seconds the coordinator and the soak itself used since the last sample, and the seconds
 // their threads waited for a CPU, into this second's window; a new coordinator (the restart)
@@ -198,7 +200,7 @@ void direct(Soak& s, std::size_t windows, Director* d) {
       std::size_t on = 0;
       for (std::size_t i = 0; i < s.count.load(); ++i) on += !s.agents[i]->leaving;
       print_window(s, w - 1, windows, on, window_state(s, scraper, d));
-      churn(s, &d->next_leaver, &d->left, &d->joined);
+      churn(s, d);
     }
   }
 }

@@ -57,22 +57,13 @@ double run_wait_seconds(pid_t pid) {
   return waits.empty() ? -1 : sum(waits);
 }
 
-Usage read_usage(pid_t pid) {
-  Usage u;
-  u.pid = pid;
-  u.cpu_s = cpu_seconds(pid);
-  u.thread_wait_s = thread_wait_seconds(pid);
-  u.wait_s = u.thread_wait_s.empty() ? -1 : sum(u.thread_wait_s);
-  return u;
-}
+UsageReading read_usage(pid_t pid) { return {pid, cpu_seconds(pid), thread_wait_seconds(pid)}; }
 
-Usage usage_since(Usage* last, pid_t pid) {
-  Usage now = read_usage(pid);
+Usage usage_since(UsageReading* last, pid_t pid) {
+  UsageReading now = read_usage(pid);
   const bool same = last->pid == pid;
   Usage d;
-  d.pid = pid;
-  d.cpu_s = now.cpu_s < 0 ? 0.0 : same && last->cpu_s >= 0 ? now.cpu_s - last->cpu_s : now.cpu_s;
-  d.wait_s = 0;
+  if (now.cpu_s >= 0) d.cpu_s = same && last->cpu_s >= 0 ? now.cpu_s - last->cpu_s : now.cpu_s;
   for (const auto& [tid, s] : now.thread_wait_s) {
     const auto before = same ? last->thread_wait_s.find(tid) : last->thread_wait_s.end();
     d.wait_s += before == last->thread_wait_s.end() ? s : s - before->second;

@@ -17,20 +17,24 @@ double cpu_seconds(pid_t pid);
 double run_wait_seconds(pid_t pid);
 // Each live thread's run-queue wait so far, in seconds, by thread id (empty when unknown).
 std::map<pid_t, double> thread_wait_seconds(pid_t pid);
-// A process's CPU seconds and its threads' run-queue wait at one reading (-1 where unknown), and
-// each thread's wait (so that a thread ending between two readings takes nothing off).
-struct Usage {
+// A process at one reading: its CPU seconds (-1 when unknown) and each live thread's run-queue
+// wait, so that a thread ending between two readings takes nothing off.
+struct UsageReading {
   pid_t pid = 0;
-  double cpu_s = -1, wait_s = -1;
+  double cpu_s = -1;
   std::map<pid_t, double> thread_wait_s;
 };
-Usage read_usage(pid_t pid);
+UsageReading read_usage(pid_t pid);
+// What a process used between two readings: CPU seconds and its threads' run-queue wait.
+struct Usage {
+  double cpu_s = 0, wait_s = 0;
+};
 // What `pid` used since `*last` (all of it when `*last` is of another process, or unknown: a
 // restarted process counts from its start; 0 for a figure /proc did not give now); `*last`
 // becomes this reading. The wait is summed thread by thread: a thread seen last time adds what it
 // grew by, a new one all of its wait, one that has ended nothing (what it waited after the last
 // reading is lost, not taken off the others).
-Usage usage_since(Usage* last, pid_t pid);
+Usage usage_since(UsageReading* last, pid_t pid);
 // Resident memory in KiB (-1 when unknown).
 long rss_kib(pid_t pid);
 // The 1-minute load average: other work on the same cores moves every figure.

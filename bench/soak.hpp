@@ -47,10 +47,9 @@ struct Soak {
   // in each (null: none yet). An agent that joins takes the slot of one that left, so that the
   // heartbeats stay spread as a real cluster's are, whatever the churn.
   std::vector<std::atomic<SoakAgent*>> slots;
-  std::vector<std::size_t> free_slots;  // of agents that left; the main thread's alone
-  Clock::time_point t0, t_end;          // set before the threads start
-  double duration_s = 0;                // t_end - t0: whole windows
-  std::atomic<bool> stop{false};        // the soak ends early (an error in the main thread)
+  Clock::time_point t0, t_end;    // set before the threads start
+  double duration_s = 0;          // t_end - t0: whole windows
+  std::atomic<bool> stop{false};  // the soak ends early (an error in the main thread)
 
   Soak(const SoakOptions& options, CoordinatorProcess& c, std::size_t windows_count, std::size_t capacity)
       : o(options),

@@ -62,7 +62,7 @@ TEST(ProcessProbe, ThreadsSharingACpuShowTheirWait) {
 // Usage since the last reading: of the same process, what it grew by; of another (a restarted
 // coordinator), all of it; of one /proc no longer has, nothing.
 TEST(ProcessProbe, UsageCountsFromTheLastReadingOfTheSameProcess) {
-  Usage last;
+  UsageReading last;
   const Usage all = usage_since(&last, getpid());
   ASSERT_GT(all.cpu_s, 0.0);
   EXPECT_EQ(last.pid, getpid());
@@ -71,9 +71,7 @@ TEST(ProcessProbe, UsageCountsFromTheLastReadingOfTheSameProcess) {
   }
   const Usage grown = usage_since(&last, getpid());
   EXPECT_GT(grown.cpu_s, 0.05);
-  Usage other;
-  other.pid = getpid() + 1;
-  other.cpu_s = other.wait_s = 1e9;
+  UsageReading other{getpid() + 1, 1e9, {}};
   // Another process's reading: counted from the start, so at least what the last 100 ms added.
   EXPECT_GE(usage_since(&other, getpid()).cpu_s, grown.cpu_s);
   const Usage gone = usage_since(&last, 0x3fffffff);
@@ -88,7 +86,7 @@ TEST(ProcessProbe, AThreadThatEndsTakesNothingOffTheWait) {
   if (run_wait_seconds(getpid()) < 0) GTEST_SKIP() << "this kernel keeps no /proc/PID/task/*/schedstat";
   BusyOnOneCpu busy;
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  Usage last = read_usage(getpid());  // the two threads' waits (well over 50 ms) among them
+  UsageReading last = read_usage(getpid());  // the two threads' waits (well over 50 ms) among them
   busy.stop();
   EXPECT_GE(usage_since(&last, getpid()).wait_s, 0.0);
 }
