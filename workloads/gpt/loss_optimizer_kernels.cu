@@ -98,19 +98,24 @@ __device__ __forceinline__ void adamw_update(const AdamwStep& a, float grad, flo
   p -= a.lr * (m / a.bc1) / (sqrtf(v / a.bc2) + a.eps);
 }
 
+// Parameter i, read and written one element at a time.
+__device__ __forceinline__ void adamw_one(const AdamwStep& a, long long i, float* master, bf16* param, const bf16* grad,
+                                          float* m, float* v) {
+  float p = master[i], mi = m[i], vi = v[i];
+  adamw_update(a, __bfloat162float(grad[i]), p, mi, vi);
+  m[i] = mi;
+  v[i] = vi;
+  master[i] = p;
+  param[i] = __float2bfloat16(p);
+}
+
 __global__ void adamw_kernel(float* master, bf16* param, const bf16* grad, float* m, float* v, long long n, float lr,
                              float beta1, float beta2, float eps, float wd, const float* bias_correction,
                              const float* norm_sq, float clip) {
   const AdamwStep a = adamw_step(lr, beta1, beta2, eps, wd, bias_correction, norm_sq, clip);
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    float p = master[i], mi = m[i], vi = v[i];
-    adamw_update(a, __bfloat162float(grad[i]), p, mi, vi);
-    m[i] = mi;
-    v[i] = vi;
-    master[i] = p;
-    param[i] = __float2bfloat16(p);
-  }
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    adamw_one(a, i, master, param, grad, m, v);
 }
 
 struct alignas(8) Bf16x4 {
@@ -140,14 +145,7 @@ __global__ void adamw4_kernel(float* master, bf16* param, const bf16* grad, floa
     reinterpret_cast<Bf16x4*>(param)[i] = {__floats2bfloat162_rn(p.x, p.y), __floats2bfloat162_rn(p.z, p.w)};
   }
   const long long j = 4 * n4 + threadIdx.x;
-  if (blockIdx.x == 0 && j < n) {
-    float p = master[j], mi = m[j], vi = v[j];
-    adamw_update(a, __bfloat162float(grad[j]), p, mi, vi);
-    m[j] = mi;
-    v[j] = vi;
-    master[j] = p;
-    param[j] = __float2bfloat16(p);
-  }
+  if (blockIdx.x == 0 && j < n) adamw_one(a, j, master, param, grad, m, v);
 }
 
 bool aligned(const void* p, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
