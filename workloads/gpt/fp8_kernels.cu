@@ -16,14 +16,28 @@ __device__ __forceinline__ unsigned char to_fp8(float v, Fp8Format f) {
   return __nv_cvt_float_to_fp8(v, __NV_SATFINITE, f == Fp8Format::kE4M3 ? __NV_E4M3 : __NV_E5M2);
 }
 
+__device__ __forceinline__ float gelu_inner(float x) {
+  constexpr float k = 0.7978845608028654f;  // sqrt(2 / pi)
+  return k * (x + 0.044715f * x * x * x);
+}
+
+// d gelu(x) / dx, of the tanh form.
+__device__ __forceinline__ float gelu_grad(float x) {
+  constexpr float k = 0.7978845608028654f;
+  const float t = tanhf(gelu_inner(x));
+  return 0.5f * (1.f + t) + 0.5f * x * (1.f - t * t) * k * (1.f + 3.f * 0.044715f * x * x);
+}
+
 // One 64 x 64 tile, 256 threads: each thread reads 8 consecutive bf16 (16 bytes) of a row and
 // writes their 8 FP8 bytes as they lie; the tile's bytes go through shared memory to be written
 // transposed, 8 consecutive bytes of an output row a thread. The block's amax joins *amax with
-// one atomic. cols and rows must be multiples of 8 (the launcher's caller asks 16).
+// one atomic. With `gelu_input`, x is first multiplied by gelu'(gelu_input), rounded to bf16 as
+// the kernel apart would store it. cols and rows must be multiples of 8 (the launcher's caller
+// asks 16).
 constexpr int kCastTile = 64, kCastThreads = 256, kVec = 8;
 __global__ void __launch_bounds__(kCastThreads)
     cast_fp8_kernel(const bf16* x, long long rows, int cols, Fp8Format f, const float* scale, unsigned char* out,
-                    unsigned char* out_t, float* amax, float* column_sums) {
+                    unsigned char* out_t, float* amax, float* column_sums, const bf16* gelu_input) {
   constexpr int kRowLanes = kCastThreads / (kCastTile / kVec);  // 32 threads share a column group
   __shared__ unsigned char tile[kCastTile][kCastTile + kVec];
   __shared__ float warp_amax[kCastThreads / kWarp];
@@ -38,8 +52,15 @@ __global__ void __launch_bounds__(kCastThreads)
     const long long r = r0 + i;
     const int c = c0 + lane_col;
     if (r >= rows || c >= cols) continue;
-    const uint4 raw = *reinterpret_cast<const uint4*>(x + r * cols + c);
-    const bf16* v = reinterpret_cast<const bf16*>(&raw);
+    uint4 raw = *reinterpret_cast<const uint4*>(x + r * cols + c);
+    bf16* v = reinterpret_cast<bf16*>(&raw);
+    if (gelu_input) {
+      const uint4 in_raw = *reinterpret_cast<const uint4*>(gelu_input + r * cols + c);
+      const bf16* in = reinterpret_cast<const bf16*>(&in_raw);
+#pragma unroll
+      for (int k = 0; k < kVec; ++k)
+        v[k] = __float2bfloat16(__bfloat162float(v[k]) * gelu_grad(__bfloat162float(in[k])));
+    }
     unsigned char q[kVec];
 #pragma unroll
     for (int k = 0; k < kVec; ++k) {
@@ -84,6 +105,37 @@ __global__ void __launch_bounds__(kCastThreads)
   if (mx > 0.f) atomicMax(reinterpret_cast<unsigned int*>(amax), __float_as_uint(mx));
 }
 
+// in [rows, cols] of FP8 bytes into out [cols, rows], through 64 x 64 tiles of shared memory as
+// cast_fp8_kernel writes its second layout; *amax joins the larger of itself and *amax_in.
+__global__ void __launch_bounds__(kCastThreads)
+    transpose_fp8_kernel(const unsigned char* in, long long rows, int cols, unsigned char* out, const float* amax_in,
+                         float* amax) {
+  constexpr int kRowLanes = kCastThreads / (kCastTile / kVec);
+  __shared__ unsigned char tile[kCastTile][kCastTile + kVec];
+  const long long r0 = static_cast<long long>(blockIdx.y) * kCastTile;
+  const int c0 = blockIdx.x * kCastTile;
+  const int lane_col = (threadIdx.x % (kCastTile / kVec)) * kVec;
+  const int first_row = threadIdx.x / (kCastTile / kVec);
+  for (int i = first_row; i < kCastTile; i += kRowLanes) {
+    const long long r = r0 + i;
+    const int c = c0 + lane_col;
+    if (r >= rows || c >= cols) continue;
+    *reinterpret_cast<uint2*>(&tile[i][lane_col]) = *reinterpret_cast<const uint2*>(in + r * cols + c);
+  }
+  __syncthreads();
+  for (int i = first_row; i < kCastTile; i += kRowLanes) {
+    const int c = c0 + i;
+    const long long r = r0 + lane_col;
+    if (c >= cols || r >= rows) continue;
+    unsigned char q[kVec];
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) q[k] = tile[lane_col + k][i];
+    *reinterpret_cast<uint2*>(out + static_cast<long long>(c) * rows + r) = *reinterpret_cast<const uint2*>(q);
+  }
+  if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && *amax_in > 0.f)
+    atomicMax(reinterpret_cast<unsigned int*>(amax), __float_as_uint(*amax_in));
+}
+
 __global__ void update_fp8_scales_kernel(float* history, float* amax, float* scale, float* scale_inv, int stride,
                                          const float* fp8_max, int slots, int len, int margin) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -95,11 +147,6 @@ __global__ void update_fp8_scales_kernel(float* history, float* amax, float* sca
   amax[i] = 0.f;
 }
 
-__device__ __forceinline__ float gelu_inner(float x) {
-  constexpr float k = 0.7978845608028654f;  // sqrt(2 / pi)
-  return k * (x + 0.044715f * x * x * x);
-}
-
 __global__ void gelu_forward_kernel(bf16* out, const bf16* in, long long n) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -109,14 +156,9 @@ __global__ void gelu_forward_kernel(bf16* out, const bf16* in, long long n) {
 }
 
 __global__ void gelu_backward_kernel(bf16* d, const bf16* in, long long n) {
-  constexpr float k = 0.7978845608028654f;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const float x = __bfloat162float(in[i]);
-    const float t = tanhf(gelu_inner(x));
-    const float dgelu = 0.5f * (1.f + t) + 0.5f * x * (1.f - t * t) * k * (1.f + 3.f * 0.044715f * x * x);
-    d[i] = __float2bfloat16(__bfloat162float(d[i]) * dgelu);
-  }
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    d[i] = __float2bfloat16(__bfloat162float(d[i]) * gelu_grad(__bfloat162float(in[i])));
 }
 
 __global__ void add_bias_kernel(bf16* y, const bf16* bias, long long n, int cols) {
@@ -136,15 +178,39 @@ __global__ void add_column_sums_kernel(bf16* db, const float* column_sums, int t
 
 }  // namespace
 
-void cast_fp8(const bf16* x, long long rows, int cols, Fp8Format format, const float* scale, void* out, void* out_t,
-              float* amax, float* column_sums, cudaStream_t s) {
+namespace {
+void launch_cast(const bf16* x, const bf16* gelu_input, long long rows, int cols, Fp8Format format, const float* scale,
+                 void* out, void* out_t, float* amax, float* column_sums, cudaStream_t s) {
   if (cols % kVec != 0 || rows % kVec != 0)
     throw Error("cast_fp8: rows and columns must be multiples of 8, got " + std::to_string(rows) + " x " +
                 std::to_string(cols));
   const dim3 grid(static_cast<unsigned>((cols + kCastTile - 1) / kCastTile),
                   static_cast<unsigned>((rows + kCastTile - 1) / kCastTile));
   cast_fp8_kernel<<<grid, kCastThreads, 0, s>>>(x, rows, cols, format, scale, static_cast<unsigned char*>(out),
-                                                static_cast<unsigned char*>(out_t), amax, column_sums);
+                                                static_cast<unsigned char*>(out_t), amax, column_sums, gelu_input);
+  CUDA_CHECK(cudaGetLastError());
+}
+}  // namespace
+
+void cast_fp8(const bf16* x, long long rows, int cols, Fp8Format format, const float* scale, void* out, void* out_t,
+              float* amax, float* column_sums, cudaStream_t s) {
+  launch_cast(x, nullptr, rows, cols, format, scale, out, out_t, amax, column_sums, s);
+}
+
+void cast_fp8_gelu_grad(const bf16* d, const bf16* gelu_input, long long rows, int cols, Fp8Format format,
+                        const float* scale, void* out, void* out_t, float* amax, float* column_sums, cudaStream_t s) {
+  launch_cast(d, gelu_input, rows, cols, format, scale, out, out_t, amax, column_sums, s);
+}
+
+void transpose_fp8(const void* in, long long rows, int cols, void* out, const float* amax_in, float* amax,
+                   cudaStream_t s) {
+  if (cols % kVec != 0 || rows % kVec != 0)
+    throw Error("transpose_fp8: rows and columns must be multiples of 8, got " + std::to_string(rows) + " x " +
+                std::to_string(cols));
+  const dim3 grid(static_cast<unsigned>((cols + kCastTile - 1) / kCastTile),
+                  static_cast<unsigned>((rows + kCastTile - 1) / kCastTile));
+  transpose_fp8_kernel<<<grid, kCastThreads, 0, s>>>(static_cast<const unsigned char*>(in), rows, cols,
+                                                     static_cast<unsigned char*>(out), amax_in, amax);
   CUDA_CHECK(cudaGetLastError());
 }
 

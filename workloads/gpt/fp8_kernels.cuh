@@ -18,6 +18,15 @@ enum class Fp8Format { kE4M3, kE5M2 };
 // in a fixed order (the bias gradient, from the bf16 values). rows and cols: multiples of 8.
 void cast_fp8(const bf16* x, long long rows, int cols, Fp8Format format, const float* scale, void* out, void* out_t,
               float* amax, float* column_sums, cudaStream_t s);
+// cast_fp8 of d * gelu'(gelu_input) (d [rows, cols] as the GEMM before GELU' wrote it, gelu_input
+// the forward pass's input of GELU): the GELU derivative and the cast in one pass, the product
+// never stored in bf16.
+void cast_fp8_gelu_grad(const bf16* d, const bf16* gelu_input, long long rows, int cols, Fp8Format format,
+                        const float* scale, void* out, void* out_t, float* amax, float* column_sums, cudaStream_t s);
+// in [rows, cols] (FP8 bytes, as a GEMM wrote them) into out [cols, rows]; *amax becomes the larger
+// of itself and *amax_in (the amax the GEMM reported). rows and cols: multiples of 8.
+void transpose_fp8(const void* in, long long rows, int cols, void* out, const float* amax_in, float* amax,
+                   cudaStream_t s);
 long long cast_column_sums_size(long long rows, int cols);
 // db[c] (+)= the sum over the rows of x[r, c] from cast_fp8's column sums (fp32, the same bits every run).
 void add_column_sums(bf16* db, const float* column_sums, long long rows, int cols, bool accumulate, cudaStream_t s);

@@ -37,6 +37,7 @@ void Fp8Linear::plan(Planner& a) {
     sums = std::max(sums, cast_column_sums_size(rows_, x.out));
   }
   const long long n = slots();
+  gemm_amax_ = a.f32(1);
   history_ = a.f32(n * scaling_.history);
   amax_ = a.f32(n);
   scale_ = a.f32(n);
@@ -47,6 +48,7 @@ void Fp8Linear::plan(Planner& a) {
     return a.at ? reinterpret_cast<unsigned char*>(a.at + o) : nullptr;
   };
   act_ = bytes(act);
+  gelu_fp8_ = bytes(act);
   dy_ = bytes(dy);
   dy_t_ = bytes(dy);
   act_t_.clear();
@@ -73,7 +75,8 @@ void Fp8Linear::init(cudaStream_t s) {
   CUDA_CHECK(cudaMemcpyAsync(scale_inv_, inverse.data(), sizeof(float) * inverse.size(), cudaMemcpyHostToDevice, s));
   CUDA_CHECK(cudaMemcpyAsync(fp8_max_, maxima.data(), sizeof(float) * n, cudaMemcpyHostToDevice, s));
   CUDA_CHECK(cudaStreamSynchronize(s));  // the host vectors go now
-  dy_cast_ = {nullptr, -1};
+  dy_cast_ = {};
+  gelu_cast_ = {nullptr, -1};
   act_t_from_.assign(sites_.size(), nullptr);
   weights_changed();
 }
@@ -92,10 +95,12 @@ void Fp8Linear::cast_weight(int site, const bf16* w) {
 }
 
 void Fp8Linear::forward(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, const bf16* residual,
-                        bf16* gelu_out) {
+                        bf16* gelu_out, int gelu_site) {
   const auto i = static_cast<std::size_t>(site);
   const Fp8Shape sh = sites_[i];
-  cast(slot(site, kX), x, rows_, sh.in, act_, act_t_[i]);
+  const bool cast_by_gemm = gelu_cast_ == std::pair{x, site};  // the GELU before it wrote x in FP8
+  gelu_cast_ = {nullptr, -1};
+  if (!cast_by_gemm) cast(slot(site, kX), x, rows_, sh.in, act_, act_t_[i]);
   act_t_from_[i] = x;
   cast_weight(site, w);
   Gemm g;
@@ -104,7 +109,7 @@ void Fp8Linear::forward(int site, bf16* y, const bf16* x, const bf16* w, const b
   g.k = sh.in;
   g.a = weight_[i];
   g.scale_a = scale_inv(slot(site, kW));
-  g.b = act_;
+  g.b = cast_by_gemm ? gelu_fp8_ : act_;
   g.scale_b = scale_inv(slot(site, kX));
   g.d = y;
   g.c = residual;
@@ -118,6 +123,22 @@ void Fp8Linear::forward(int site, bf16* y, const bf16* x, const bf16* w, const b
     g.epilogue = bias ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_GELU_AUX;
   }
   g.fast_accumulate = true;  // as Transformer Engine: the forward pass's GEMMs, not the gradients'
+  if (gelu_out && gelu_site >= 0) {
+    const auto next = static_cast<std::size_t>(gelu_site);
+    if (sites_.at(next).in != sh.out)
+      throw Error("Fp8Linear::forward: GELU's site " + std::to_string(gelu_site) + " has not " +
+                  std::to_string(sh.out) + " inputs");
+    Gemm q = g;
+    q.d8 = gelu_fp8_;
+    q.scale_d = scale_ + slot(gelu_site, kX);
+    q.amax_d = gemm_amax_;
+    if (try_run(q)) {
+      transpose_fp8(gelu_fp8_, rows_, sh.out, act_t_[next], gemm_amax_, amax_ + slot(gelu_site, kX), stream);
+      gelu_cast_ = {gelu_out, gelu_site};
+      act_t_from_[next] = gelu_out;  // a recomputation's, too, whose forward(gelu_site) does not follow
+      return;
+    }
+  }
   run(g);
 }
 
@@ -126,8 +147,10 @@ void Fp8Linear::weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, con
   const Fp8Shape sh = sites_[i];
   // The bias gradient is summed from the bf16 dy in the same pass (cuBLASLt's bias-gradient
   // epilogue would sum the FP8 values).
-  cast(slot(site, kDy), dy, rows_, sh.out, dy_, dy_t_, dbias ? column_sums_ : nullptr);
-  dy_cast_ = {dy, site};
+  if (!dy_cast_.holds(dy, site) || !dy_cast_.transposed || (dbias && !dy_cast_.column_sums)) {
+    cast(slot(site, kDy), dy, rows_, sh.out, dy_, dy_t_, dbias ? column_sums_ : nullptr);
+    dy_cast_ = {dy, site, true, dbias != nullptr};
+  }
   if (act_t_from_[i] != x) {  // not the forward pass's x (a check calling this alone)
     cast(slot(site, kX), x, rows_, sh.in, nullptr, act_t_[i]);
     act_t_from_[i] = x;
@@ -147,12 +170,12 @@ void Fp8Linear::weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, con
   if (dbias) add_column_sums(dbias, column_sums_, rows_, sh.out, accumulate, stream);
 }
 
-void Fp8Linear::input_grad(int site, bf16* dx, const bf16* dy, const bf16* w, const bf16* gelu_input) {
+void Fp8Linear::input_grad(int site, bf16* dx, const bf16* dy, const bf16* w, const bf16* gelu_input, int gelu_site) {
   const auto i = static_cast<std::size_t>(site);
   const Fp8Shape sh = sites_[i];
-  if (dy_cast_ != std::pair{dy, site}) {
+  if (!dy_cast_.holds(dy, site)) {
     cast(slot(site, kDy), dy, rows_, sh.out, dy_, nullptr);
-    dy_cast_ = {dy, site};
+    dy_cast_ = {dy, site, false, false};
   }
   cast_weight(site, w);
   Gemm g;
@@ -166,10 +189,23 @@ void Fp8Linear::input_grad(int site, bf16* dx, const bf16* dy, const bf16* w, co
   g.scale_b = scale_inv(slot(site, kDy));
   g.d = dx;
   run(g);
-  // GELU' apart: cuBLASLt's FP8 GEMM with the DGELU epilogue made GPT-2 1.5B's backward pass
-  // slower than the GEMM and this kernel (docs/results/2026-11-30-gpt-fp8-fused-2xh200).
-  if (gelu_input) gelu_backward(dx, gelu_input, rows_ * sh.in, stream);
-  dy_cast_ = {nullptr, -1};  // the next GEMM may write where this dy was
+  dy_cast_ = {};  // the next GEMM may write where this dy was
+  // GELU' after the GEMM: cuBLASLt's FP8 GEMM with the DGELU epilogue made GPT-2 1.5B's backward
+  // pass slower than the GEMM and a kernel (docs/results/2026-11-30-gpt-fp8-fused-2xh200).
+  if (!gelu_input) return;
+  if (gelu_site < 0) {
+    gelu_backward(dx, gelu_input, rows_ * sh.in, stream);
+    return;
+  }
+  // dx is the gradient of gelu_site's output: cast in both layouts, with the bias gradient's sums.
+  // dy_ was this GEMM's operand; the stream's order lets the cast overwrite it.
+  if (sites_.at(static_cast<std::size_t>(gelu_site)).out != sh.in)
+    throw Error("Fp8Linear::input_grad: GELU's site " + std::to_string(gelu_site) + " has not " +
+                std::to_string(sh.in) + " outputs");
+  const int s = slot(gelu_site, kDy);
+  cast_fp8_gelu_grad(dx, gelu_input, rows_, sh.in, Fp8Format::kE5M2, scale_ + s, dy_, dy_t_, amax_ + s, column_sums_,
+                     stream);
+  dy_cast_ = {dx, gelu_site, true, true};
 }
 
 void Fp8Linear::update_scales(cudaStream_t s) {
@@ -187,7 +223,7 @@ std::vector<float> Fp8Linear::scales(int site, cudaStream_t s) const {
 
 Fp8Linear::Key Fp8Linear::key_of(const Gemm& g) {
   return std::make_tuple(g.m, g.n, g.k, static_cast<int>(g.fa), static_cast<int>(g.fb), static_cast<int>(g.epilogue),
-                         g.beta != 0.f ? 1 : 0, g.fast_accumulate ? 1 : 0);
+                         g.beta != 0.f ? 1 : 0, g.fast_accumulate ? 1 : 0, g.d8 ? 1 : 0);
 }
 
 void Fp8Linear::run_epilogue_apart(const Gemm& g) {
@@ -213,8 +249,20 @@ void Fp8Linear::run_epilogue_apart(const Gemm& g) {
 }
 
 void Fp8Linear::run(const Gemm& g) {
+  if (apart_.count(key_of(g))) return run_epilogue_apart(g);
+  if (try_run(g)) return;
+  // None with the epilogue: the GEMM without it, then the epilogue's work apart.
+  if (g.epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
+    apart_.insert(key_of(g));
+    return run_epilogue_apart(g);
+  }
+  throw Error("cuBLASLt has no FP8 algorithm it runs for the GEMM m=" + std::to_string(g.m) +
+              " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) + (g.beta != 0.f ? " with C" : ""));
+}
+
+bool Fp8Linear::try_run(const Gemm& g) {
   const Key key = key_of(g);
-  if (apart_.count(key)) return run_epilogue_apart(g);
+  if (refused_.count(key)) return false;
   MatmulDesc desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
   desc.set(CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
   desc.set(CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
@@ -226,22 +274,27 @@ void Fp8Linear::run(const Gemm& g) {
     desc.set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, static_cast<const void*>(g.bias));
     desc.set(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, CUDA_R_16BF);
   }
+  if (g.d8) {
+    desc.set(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, static_cast<const void*>(g.scale_d));
+    desc.set(CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, static_cast<void*>(g.amax_d));
+  }
   if (g.aux) {
     desc.set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, static_cast<void*>(g.aux));
     desc.set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, static_cast<std::int64_t>(g.m));
     desc.set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, CUDA_R_16BF);
   }
   MatrixLayout la(fp8_cuda_type(g.fa), g.k, g.m, g.k), lb(fp8_cuda_type(g.fb), g.k, g.n, g.k),
-      lc(CUDA_R_16BF, g.m, g.n, g.m), ld(CUDA_R_16BF, g.m, g.n, g.m);
+      lc(CUDA_R_16BF, g.m, g.n, g.m), ld(g.d8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF, g.m, g.n, g.m);
   const float alpha = 1.f;
   const bf16* c = g.c ? g.c : g.d;
+  void* d = g.d8 ? g.d8 : static_cast<void*>(g.d);
   auto launch = [&](const cublasLtMatmulAlgo_t& algo) {
-    return cublasLtMatmul(lt, desc.get(), &alpha, g.a, la.get(), g.b, lb.get(), &g.beta, c, lc.get(), g.d, ld.get(),
+    return cublasLtMatmul(lt, desc.get(), &alpha, g.a, la.get(), g.b, lb.get(), &g.beta, c, lc.get(), d, ld.get(),
                           &algo, workspace, workspace_bytes, stream);
   };
   if (auto it = algos_.find(key); it != algos_.end()) {
     CUBLAS_CHECK(launch(it->second));
-    return;
+    return true;
   }
   // The first time a shape runs: cuBLASLt's candidates in its order, the first it does not refuse
   // at launch (it can offer algorithms it then refuses) runs and is kept.
@@ -251,22 +304,16 @@ void Fp8Linear::run(const Gemm& g) {
   const cublasStatus_t hs =
       cublasLtMatmulAlgoGetHeuristic(lt, desc.get(), la.get(), lb.get(), lc.get(), ld.get(), pref.get(),
                                      static_cast<int>(found.size()), found.data(), &returned);
-  if (hs != CUBLAS_STATUS_NOT_SUPPORTED) CUBLAS_CHECK(hs);
+  if (hs != CUBLAS_STATUS_NOT_SUPPORTED && hs != CUBLAS_STATUS_INVALID_VALUE) CUBLAS_CHECK(hs);
   for (int i = 0; hs == CUBLAS_STATUS_SUCCESS && i < returned; ++i) {
     const cublasStatus_t rc = launch(found[static_cast<std::size_t>(i)].algo);
-    if (rc == CUBLAS_STATUS_NOT_SUPPORTED) continue;
+    if (rc == CUBLAS_STATUS_NOT_SUPPORTED || (g.d8 && rc == CUBLAS_STATUS_INVALID_VALUE)) continue;
     CUBLAS_CHECK(rc);
     algos_.emplace(key, found[static_cast<std::size_t>(i)].algo);
-    return;
+    return true;
   }
-  // None with the epilogue: the GEMM without it, then the epilogue's work apart.
-  if (g.epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
-    apart_.insert(key);
-    return run_epilogue_apart(g);
-  }
-  throw Error("cuBLASLt has no FP8 algorithm it runs for the GEMM m=" + std::to_string(g.m) +
-              " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) + (g.beta != 0.f ? " with C" : "") + " (" +
-              std::to_string(returned) + " offered, all refused)");
+  refused_.insert(key);
+  return false;
 }
 
 }  // namespace scalebench::gpt

@@ -318,7 +318,10 @@ class Gpt2Step final : public StepCore {
     mark_fwd("fwd.layernorm");
     const bf16* x2 = all_rows(ln2[l]);
     mark_fwd("fwd.tp_all_gather");
-    block_linear(fp8_site(l, 2), fch[l], x2, p(blk(l, 8)), p(blk(l, 9)), C, H, nullptr, fchg[l]);
+    // In FP8 GELU's output goes to MLP down in FP8 from the GEMM, unless several micro-batches are
+    // in flight (the transpose kept for its weight gradient holds one).
+    block_linear(fp8_site(l, 2), fch[l], x2, p(blk(l, 8)), p(blk(l, 9)), C, H, nullptr, fchg[l],
+                 several_slots() ? -1 : fp8_site(l, 3));
     if (again) {
       mark("bwd.recompute");
       return;
@@ -370,7 +373,8 @@ class Gpt2Step final : public StepCore {
       const bf16* dy = all_rows(dres);
       mark("bwd.tp_all_gather");
       block_weight_grad(fp8_site(l, 3), g(blk(l, 10)), g(blk(l, 11)), dy, fchg[l], H, C, acc);
-      block_input_grad(fp8_site(l, 3), dfch, dy, p(blk(l, 10)), H, C, fch[l]);
+      // dfch: d(up's output); in FP8 it is cast for the up projection as it is made.
+      block_input_grad(fp8_site(l, 3), dfch, dy, p(blk(l, 10)), H, C, fch[l], fp8_site(l, 2));
       mark("bwd.gemm_mlp");
       const bf16* x2 = all_rows(ln2[l]);
       mark("bwd.tp_all_gather");

@@ -245,7 +245,7 @@ void StepCore::linear_input_grad(bf16* dx, const bf16* dy, const bf16* w, int in
 }
 
 void StepCore::block_linear(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, int in, int out,
-                            const bf16* residual, bf16* gelu_out) {
+                            const bf16* residual, bf16* gelu_out, int gelu_site) {
   if (!fp8) {
     if (gelu_out)
       linear(gelu_out, x, w, bias, in, out, residual, CUBLASLT_EPILOGUE_GELU_AUX_BIAS, y);
@@ -253,7 +253,7 @@ void StepCore::block_linear(int site, bf16* y, const bf16* x, const bf16* w, con
       linear(y, x, w, bias, in, out, residual);
     return;
   }
-  fp8->forward(site, y, x, w, bias, residual, gelu_out);
+  fp8->forward(site, y, x, w, bias, residual, gelu_out, gelu_site);
 }
 
 void StepCore::block_weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, int in, int out,
@@ -264,12 +264,13 @@ void StepCore::block_weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy
     linear_weight_grad(dw, dbias, dy, x, in, out, accumulate);
 }
 
-void StepCore::block_input_grad(int site, bf16* dx, const bf16* dy, const bf16* w, int in, int out, bf16* gelu_input) {
+void StepCore::block_input_grad(int site, bf16* dx, const bf16* dy, const bf16* w, int in, int out, bf16* gelu_input,
+                                int gelu_site) {
   if (!fp8) {
     linear_input_grad(dx, dy, w, in, out, gelu_input);
     return;
   }
-  fp8->input_grad(site, dx, dy, w, gelu_input);
+  fp8->input_grad(site, dx, dy, w, gelu_input, gelu_site);
 }
 
 void StepCore::head_forward(const bf16* x, const bf16* w) {

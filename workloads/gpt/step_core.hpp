@@ -256,11 +256,16 @@ class StepCore {
   // input kept for the backward pass and gelu_out its output; `gelu_input`: the input gradient
   // through GELU's derivative at it (MLP down).
   static int fp8_site(int layer, int gemm) { return 4 * layer + gemm; }
+  // `gelu_site`: in FP8, the site that takes gelu_out as its x gets it in FP8 from the GEMM, and
+  // gelu_out is not written (Fp8Linear::forward).
   void block_linear(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, int in, int out,
-                    const bf16* residual = nullptr, bf16* gelu_out = nullptr);
+                    const bf16* residual = nullptr, bf16* gelu_out = nullptr, int gelu_site = -1);
   void block_weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, int in, int out,
                          bool accumulate);
-  void block_input_grad(int site, bf16* dx, const bf16* dy, const bf16* w, int in, int out, bf16* gelu_input = nullptr);
+  // With `gelu_input`, dx *= gelu'(gelu_input); in FP8, `gelu_site` (the up projection) takes the
+  // product cast as it is made, and dx keeps the GEMM's output (Fp8Linear::input_grad).
+  void block_input_grad(int site, bf16* dx, const bf16* dy, const bf16* w, int in, int out, bf16* gelu_input = nullptr,
+                        int gelu_site = -1);
   // The output head on this rank's rows: logits [rows_l, Vp] = x W^T, and its gradients (dW
   // written or added, dx written).
   void head_forward(const bf16* x, const bf16* w);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/unit/gpu_available.hpp"
+#include "workloads/gpt/fp8_kernels.cuh"
 #include "workloads/gpt/fp8_linear.hpp"
 #include "workloads/gpt/gpt_model.hpp"
 #include "workloads/gpt/step_core.hpp"
@@ -238,6 +239,82 @@ TEST(GptFp8Gpu, GeluEpiloguesMatchTheFp64ReferenceWithinFp8Error) {
 // The GPT-2 step with its blocks' GEMMs in FP8 trains the tiny model on its fixed batch as the bf16
 // step does: 40 steps from the same weights, the loss falls as far (within 5% of bf16's), and the
 // scales have left their initial 1.
+// The up projection's output gradient through GELU' cast in the pass that applies GELU': the same
+// bytes in both layouts, the same amax and the same bias-gradient sums as GELU' stored in bf16 and
+// then cast. 192 x 320: tiles cut at both edges.
+TEST(GptFp8Gpu, GeluGradientCastInOnePassIsTheTwoPasses) {
+  if (!test_support::have_gpu()) GTEST_SKIP() << "no GPU";
+  const int rows = 192, cols = 320;
+  const std::size_t n = static_cast<std::size_t>(rows) * cols;
+  gpu::Stream stream;
+  cudaStream_t s = stream.get();
+  const Device d = upload(bf16_normal(n, 1e-2f, 21), s), apart = upload(bf16_normal(n, 1e-2f, 21), s),
+               in = upload(bf16_normal(n, 1.5f, 22), s);
+  const std::size_t sums = static_cast<std::size_t>(cast_column_sums_size(rows, cols));
+  gpu::DeviceBuffer scale(sizeof(float)), amax(2 * sizeof(float)), column_sums(2 * sums * sizeof(float)), bytes(4 * n);
+  const float sc = 300.f;
+  CUDA_CHECK(cudaMemcpyAsync(scale.get(), &sc, sizeof(float), cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaMemsetAsync(amax.get(), 0, 2 * sizeof(float), s));
+  auto* f = reinterpret_cast<float*>(amax.get());
+  auto* cs = reinterpret_cast<float*>(column_sums.get());
+  const auto* scale_d = reinterpret_cast<const float*>(scale.get());
+  gelu_backward(apart.get(), in.get(), static_cast<long long>(n), s);
+  cast_fp8(apart.get(), rows, cols, Fp8Format::kE5M2, scale_d, bytes.get(), bytes.get() + n, f, cs, s);
+  cast_fp8_gelu_grad(d.get(), in.get(), rows, cols, Fp8Format::kE5M2, scale_d, bytes.get() + 2 * n, bytes.get() + 3 * n,
+                     f + 1, cs + sums, s);
+  std::vector<unsigned char> got(4 * n);
+  std::vector<float> amaxes(2), sums_got(2 * sums);
+  CUDA_CHECK(cudaMemcpyAsync(got.data(), bytes.get(), got.size(), cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaMemcpyAsync(amaxes.data(), f, 2 * sizeof(float), cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaMemcpyAsync(sums_got.data(), cs, sums_got.size() * sizeof(float), cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  EXPECT_TRUE(std::equal(got.begin(), got.begin() + 2 * n, got.begin() + 2 * n)) << "FP8 bytes differ";
+  EXPECT_EQ(amaxes[0], amaxes[1]);
+  EXPECT_GT(amaxes[0], 1e-3f);
+  EXPECT_TRUE(std::equal(sums_got.begin(), sums_got.begin() + sums, sums_got.begin() + sums)) << "column sums differ";
+  EXPECT_GT(std::count_if(got.begin(), got.begin() + n, [](unsigned char b) { return (b & 0x7f) != 0; }), n / 2);
+}
+
+// GELU's output written in FP8 by the up projection's GEMM for the down projection (gelu_site):
+// the down projection's output, its weight gradient (from the transpose of those bytes) and the
+// scale its x gets from the GEMM's amax agree with GELU's output written in bf16 and cast. They
+// differ only where a value rounds differently through bf16 first.
+TEST(GptFp8Gpu, GeluOutputInFp8FromTheGemmIsTheCastOfItsBf16Output) {
+  if (!test_support::have_gpu()) GTEST_SKIP() << "no GPU";
+  const int rows = 256, in = 512, hidden = 384, out = 256;
+  gpu::Stream stream;
+  cudaStream_t s = stream.get();
+  const Device x = upload(bf16_normal(static_cast<std::size_t>(rows) * in, 1.f, 31), s),
+               w0 = upload(bf16_normal(static_cast<std::size_t>(hidden) * in, 0.05f, 32), s),
+               b0 = upload(bf16_normal(hidden, 0.1f, 33), s),
+               w1 = upload(bf16_normal(static_cast<std::size_t>(out) * hidden, 0.05f, 34), s),
+               dy = upload(bf16_normal(static_cast<std::size_t>(rows) * out, 1e-3f, 35), s);
+  const std::size_t nh = static_cast<std::size_t>(rows) * hidden, no = static_cast<std::size_t>(rows) * out,
+                    nw = static_cast<std::size_t>(out) * hidden;
+  std::vector<float> results[2], scales[2];
+  for (int fused = 0; fused < 2; ++fused) {
+    Fp8Rig rig({{in, hidden}, {hidden, out}}, rows, s);
+    Device y(nh), gelu_out(nh), z(no), dw(nw);
+    for (int step = 0; step < 2; ++step) {  // scale 1, then the scales of the first step's amax
+      rig.fp8.forward(0, y.get(), x.get(), w0.get(), b0.get(), nullptr, gelu_out.get(), fused ? 1 : -1);
+      rig.fp8.forward(1, z.get(), gelu_out.get(), w1.get(), nullptr, nullptr);
+      rig.fp8.weight_grad(1, dw.get(), nullptr, dy.get(), gelu_out.get(), false);
+      rig.fp8.update_scales(s);
+    }
+    results[fused] = download(z.get(), no, s);
+    const std::vector<float> g = download(dw.get(), nw, s);
+    results[fused].insert(results[fused].end(), g.begin(), g.end());
+    scales[fused] = rig.fp8.scales(1, s);
+  }
+  std::vector<double> want(results[0].begin(), results[0].end());
+  const double e = relative_error(results[1], want);
+  std::printf("GELU's output from the GEMM in FP8 against bf16 then cast: relative difference %.5f; x scale %g vs %g\n",
+              e, scales[1][0], scales[0][0]);
+  EXPECT_LT(e, 0.02);
+  EXPECT_NEAR(scales[1][0], scales[0][0], 0.01 * scales[0][0]);
+  EXPECT_GT(scales[0][0], 4.f);  // the amax was taken: scale 1 would leave these values far below FP8's range
+}
+
 TEST(GptFp8Gpu, TinyModelTrainsAsBf16Does) {
   if (!test_support::have_gpu()) GTEST_SKIP() << "no GPU";
   const ModelShape m = model_shape("gpt2-tiny");
