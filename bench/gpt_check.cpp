@@ -1,9 +1,10 @@
 // The gpt workload's check and timing program, for development on a GPU machine:
 //   scalebench-gpt-check gradcheck [ATTENTION] [MODEL]   fp64 gradient check of a tiny model
 //                                                        (gpt2-tiny, the default, or llama-tiny)
-//   scalebench-gpt-check time MODEL BATCH SEQ [ACCUM] [SAMPLES] [STEPS] [ATTENTION] [LAYERS]
+//   scalebench-gpt-check time MODEL BATCH SEQ [ACCUM] [SAMPLES] [STEPS] [ATTENTION] [LAYERS] [PRECISION]
 //                                                        tokens/s, MFU, step split, peak memory
-//                                                        (LAYERS: that many of the model's blocks)
+//                                                        (LAYERS: that many of the model's blocks;
+//                                                        PRECISION: bf16, the default, or fp8)
 // ATTENTION is cudnn (the default, as in the workload) or naive (GPT-2 only).
 //   scalebench-gpt-check dump DIR [MODEL] [BATCH] [SEQ]  initial weights, tokens and our first 10
 //                                                        losses for tests/gpt/compare_torch.py
@@ -33,10 +34,13 @@ namespace {
 int arg_int(int argc, char** argv, int i, int fallback) { return i < argc ? std::stoi(argv[i]) : fallback; }
 
 int time_model(const std::string& name, int B, int T, int accum, int samples, int steps, Attention attention,
-               int layers) {
+               int layers, const std::string& precision) {
+  if (precision != "bf16" && precision != "fp8") throw Error("PRECISION: bf16 or fp8, not " + precision);
   const ModelShape m = model_shape(name, layers);
   gpu::Stream stream;
-  GptModel model(m, B, T, 1234, stream.get(), attention);
+  Precision p;
+  p.fp8 = precision == "fp8";
+  GptModel model(m, B, T, 1234, stream.get(), attention, Parallel{}, false, p);
   const StepTiming t = time_steps(model, stream.get(), accum, Hyper{}, 3, samples, steps);
   std::vector<double> s = t.step_seconds;
   std::sort(s.begin(), s.end());
@@ -54,6 +58,7 @@ int time_model(const std::string& name, int B, int T, int accum, int samples, in
            {"seq", T},
            {"grad_accum", accum},
            {"attention", attention == Attention::kCudnn ? "cudnn" : "naive"},
+           {"precision", precision},
            {"gpu", prop.name},
            {"tokens_per_s", tokens / median},
            {"tokens_per_s_best", tokens / s.front()},
@@ -155,11 +160,12 @@ int main(int argc, char** argv) {
     if (mode == "time" && argc >= 5)
       return time_model(argv[2], std::stoi(argv[3]), std::stoi(argv[4]), arg_int(argc, argv, 5, 1),
                         arg_int(argc, argv, 6, 5), arg_int(argc, argv, 7, 10),
-                        attention_from_name(argc > 8 ? argv[8] : "cudnn"), arg_int(argc, argv, 9, 0));
+                        attention_from_name(argc > 8 ? argv[8] : "cudnn"), arg_int(argc, argv, 9, 0),
+                        argc > 10 ? argv[10] : "bf16");
     if (mode == "dump" && argc >= 3)
       return dump(argv[2], argc > 3 ? argv[3] : "gpt2-tiny", arg_int(argc, argv, 4, 4), arg_int(argc, argv, 5, 64));
     std::cerr << "usage: scalebench-gpt-check gradcheck [cudnn|naive] [gpt2-tiny|llama-tiny] | time MODEL BATCH SEQ "
-                 "[ACCUM] [SAMPLES] [STEPS] [cudnn|naive] [LAYERS] | dump DIR [MODEL] [BATCH] [SEQ]\n";
+                 "[ACCUM] [SAMPLES] [STEPS] [cudnn|naive] [LAYERS] [bf16|fp8] | dump DIR [MODEL] [BATCH] [SEQ]\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
