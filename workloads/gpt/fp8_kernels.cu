@@ -35,11 +35,29 @@ __device__ __forceinline__ float gelu_grad(float x) {
 // the kernel apart would store it. cols and rows must be multiples of 8 (the launcher's caller
 // asks 16).
 constexpr int kCastTile = 64, kCastThreads = 256, kVec = 8;
+// The tile of input rows r0.., columns c0.. into out [cols, rows]: output row c0 + i takes its
+// bytes r0 + j .. r0 + j + 7 from tile rows j .., 8 consecutive bytes a thread.
+using CastTile = unsigned char[kCastTile][kCastTile + kVec];
+__device__ __forceinline__ void write_tile_transposed(const CastTile& tile, long long r0, int c0, long long rows,
+                                                      int cols, unsigned char* out) {
+  constexpr int kRowLanes = kCastThreads / (kCastTile / kVec);
+  const int lane_col = (threadIdx.x % (kCastTile / kVec)) * kVec;
+  for (int i = threadIdx.x / (kCastTile / kVec); i < kCastTile; i += kRowLanes) {
+    const int c = c0 + i;
+    const long long r = r0 + lane_col;
+    if (c >= cols || r >= rows) continue;
+    unsigned char q[kVec];
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) q[k] = tile[lane_col + k][i];
+    *reinterpret_cast<uint2*>(out + static_cast<long long>(c) * rows + r) = *reinterpret_cast<const uint2*>(q);
+  }
+}
+
 __global__ void __launch_bounds__(kCastThreads)
     cast_fp8_kernel(const bf16* x, long long rows, int cols, Fp8Format f, const float* scale, unsigned char* out,
                     unsigned char* out_t, float* amax, float* column_sums, const bf16* gelu_input) {
   constexpr int kRowLanes = kCastThreads / (kCastTile / kVec);  // 32 threads share a column group
-  __shared__ unsigned char tile[kCastTile][kCastTile + kVec];
+  __shared__ CastTile tile;
   __shared__ float warp_amax[kCastThreads / kWarp];
   __shared__ float lane_sums[kRowLanes][kCastTile];
   const float sc = *scale;
@@ -85,16 +103,7 @@ __global__ void __launch_bounds__(kCastThreads)
   }
   if (out_t) {
     __syncthreads();
-    // Output row = input column c0 + j; its bytes r0 + rr .. r0 + rr + 7 from tile rows rr ...
-    for (int i = first_row; i < kCastTile; i += kRowLanes) {
-      const int c = c0 + i;
-      const long long r = r0 + lane_col;
-      if (c >= cols || r >= rows) continue;
-      unsigned char q[kVec];
-#pragma unroll
-      for (int k = 0; k < kVec; ++k) q[k] = tile[lane_col + k][i];
-      *reinterpret_cast<uint2*>(out_t + static_cast<long long>(c) * rows + r) = *reinterpret_cast<const uint2*>(q);
-    }
+    write_tile_transposed(tile, r0, c0, rows, cols, out_t);
   }
   mx = warp_max(mx);
   if (threadIdx.x % kWarp == 0) warp_amax[threadIdx.x / kWarp] = mx;
@@ -111,27 +120,18 @@ __global__ void __launch_bounds__(kCastThreads)
     transpose_fp8_kernel(const unsigned char* in, long long rows, int cols, unsigned char* out, const float* amax_in,
                          float* amax) {
   constexpr int kRowLanes = kCastThreads / (kCastTile / kVec);
-  __shared__ unsigned char tile[kCastTile][kCastTile + kVec];
+  __shared__ CastTile tile;
   const long long r0 = static_cast<long long>(blockIdx.y) * kCastTile;
   const int c0 = blockIdx.x * kCastTile;
   const int lane_col = (threadIdx.x % (kCastTile / kVec)) * kVec;
-  const int first_row = threadIdx.x / (kCastTile / kVec);
-  for (int i = first_row; i < kCastTile; i += kRowLanes) {
+  for (int i = threadIdx.x / (kCastTile / kVec); i < kCastTile; i += kRowLanes) {
     const long long r = r0 + i;
     const int c = c0 + lane_col;
     if (r >= rows || c >= cols) continue;
     *reinterpret_cast<uint2*>(&tile[i][lane_col]) = *reinterpret_cast<const uint2*>(in + r * cols + c);
   }
   __syncthreads();
-  for (int i = first_row; i < kCastTile; i += kRowLanes) {
-    const int c = c0 + i;
-    const long long r = r0 + lane_col;
-    if (c >= cols || r >= rows) continue;
-    unsigned char q[kVec];
-#pragma unroll
-    for (int k = 0; k < kVec; ++k) q[k] = tile[lane_col + k][i];
-    *reinterpret_cast<uint2*>(out + static_cast<long long>(c) * rows + r) = *reinterpret_cast<const uint2*>(q);
-  }
+  write_tile_transposed(tile, r0, c0, rows, cols, out);
   if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && *amax_in > 0.f)
     atomicMax(reinterpret_cast<unsigned int*>(amax), __float_as_uint(*amax_in));
 }
@@ -179,15 +179,20 @@ __global__ void add_column_sums_kernel(bf16* db, const float* column_sums, int t
 }  // namespace
 
 namespace {
+// The grid of 64 x 64 tiles over [rows, cols]; Error naming `what` unless both are multiples of 8.
+dim3 tile_grid(const char* what, long long rows, int cols) {
+  if (cols % kVec != 0 || rows % kVec != 0)
+    throw Error(std::string(what) + ": rows and columns must be multiples of 8, got " + std::to_string(rows) + " x " +
+                std::to_string(cols));
+  return dim3(static_cast<unsigned>((cols + kCastTile - 1) / kCastTile),
+              static_cast<unsigned>((rows + kCastTile - 1) / kCastTile));
+}
+
 void launch_cast(const bf16* x, const bf16* gelu_input, long long rows, int cols, Fp8Format format, const float* scale,
                  void* out, void* out_t, float* amax, float* column_sums, cudaStream_t s) {
-  if (cols % kVec != 0 || rows % kVec != 0)
-    throw Error("cast_fp8: rows and columns must be multiples of 8, got " + std::to_string(rows) + " x " +
-                std::to_string(cols));
-  const dim3 grid(static_cast<unsigned>((cols + kCastTile - 1) / kCastTile),
-                  static_cast<unsigned>((rows + kCastTile - 1) / kCastTile));
-  cast_fp8_kernel<<<grid, kCastThreads, 0, s>>>(x, rows, cols, format, scale, static_cast<unsigned char*>(out),
-                                                static_cast<unsigned char*>(out_t), amax, column_sums, gelu_input);
+  cast_fp8_kernel<<<tile_grid("cast_fp8", rows, cols), kCastThreads, 0, s>>>(
+      x, rows, cols, format, scale, static_cast<unsigned char*>(out), static_cast<unsigned char*>(out_t), amax,
+      column_sums, gelu_input);
   CUDA_CHECK(cudaGetLastError());
 }
 }  // namespace
@@ -204,13 +209,8 @@ void cast_fp8_gelu_grad(const bf16* d, const bf16* gelu_input, long long rows, i
 
 void transpose_fp8(const void* in, long long rows, int cols, void* out, const float* amax_in, float* amax,
                    cudaStream_t s) {
-  if (cols % kVec != 0 || rows % kVec != 0)
-    throw Error("transpose_fp8: rows and columns must be multiples of 8, got " + std::to_string(rows) + " x " +
-                std::to_string(cols));
-  const dim3 grid(static_cast<unsigned>((cols + kCastTile - 1) / kCastTile),
-                  static_cast<unsigned>((rows + kCastTile - 1) / kCastTile));
-  transpose_fp8_kernel<<<grid, kCastThreads, 0, s>>>(static_cast<const unsigned char*>(in), rows, cols,
-                                                     static_cast<unsigned char*>(out), amax_in, amax);
+  transpose_fp8_kernel<<<tile_grid("transpose_fp8", rows, cols), kCastThreads, 0, s>>>(
+      static_cast<const unsigned char*>(in), rows, cols, static_cast<unsigned char*>(out), amax_in, amax);
   CUDA_CHECK(cudaGetLastError());
 }
 
