@@ -115,11 +115,10 @@ __global__ void __launch_bounds__(kCastThreads)
 }
 
 // in [rows, cols] of FP8 bytes into out [cols, rows], through 64 x 64 tiles of shared memory as
-// cast_fp8_kernel writes its second layout; *amax joins the largest of amax_in[0, amax_count) (one
-// value, or one a row): each row of tiles' first block folds its rows' values, one atomic a block.
+// cast_fp8_kernel writes its second layout; *amax joins the larger of itself and *amax_in.
 __global__ void __launch_bounds__(kCastThreads)
     transpose_fp8_kernel(const unsigned char* in, long long rows, int cols, unsigned char* out, const float* amax_in,
-                         long long amax_count, float* amax) {
+                         float* amax) {
   constexpr int kRowLanes = kCastThreads / (kCastTile / kVec);
   __shared__ CastTile tile;
   const long long r0 = static_cast<long long>(blockIdx.y) * kCastTile;
@@ -133,15 +132,8 @@ __global__ void __launch_bounds__(kCastThreads)
   }
   __syncthreads();
   write_tile_transposed(tile, r0, c0, rows, cols, out);
-  if (blockIdx.x != 0 || threadIdx.x >= kWarp) return;
-  float m = 0.f;
-  if (amax_count == 1) {
-    if (blockIdx.y == 0 && threadIdx.x == 0) m = *amax_in;
-  } else {
-    for (long long i = r0 + threadIdx.x; i < r0 + kCastTile && i < amax_count; i += kWarp) m = fmaxf(m, amax_in[i]);
-  }
-  m = warp_max(m);
-  if (threadIdx.x == 0 && m > 0.f) atomicMax(reinterpret_cast<unsigned int*>(amax), __float_as_uint(m));
+  if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && *amax_in > 0.f)
+    atomicMax(reinterpret_cast<unsigned int*>(amax), __float_as_uint(*amax_in));
 }
 
 __global__ void update_fp8_scales_kernel(float* history, float* amax, float* scale, float* scale_inv, int stride,
@@ -215,10 +207,10 @@ void cast_fp8_gelu_grad(const bf16* d, const bf16* gelu_input, long long rows, i
   launch_cast(d, gelu_input, rows, cols, format, scale, out, out_t, amax, column_sums, s);
 }
 
-void transpose_fp8(const void* in, long long rows, int cols, void* out, const float* amax_in, long long amax_count,
-                   float* amax, cudaStream_t s) {
+void transpose_fp8(const void* in, long long rows, int cols, void* out, const float* amax_in, float* amax,
+                   cudaStream_t s) {
   transpose_fp8_kernel<<<tile_grid("transpose_fp8", rows, cols), kCastThreads, 0, s>>>(
-      static_cast<const unsigned char*>(in), rows, cols, static_cast<unsigned char*>(out), amax_in, amax_count, amax);
+      static_cast<const unsigned char*>(in), rows, cols, static_cast<unsigned char*>(out), amax_in, amax);
   CUDA_CHECK(cudaGetLastError());
 }
 

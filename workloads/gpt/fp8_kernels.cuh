@@ -23,11 +23,10 @@ void cast_fp8(const bf16* x, long long rows, int cols, Fp8Format format, const f
 // never stored in bf16.
 void cast_fp8_gelu_grad(const bf16* d, const bf16* gelu_input, long long rows, int cols, Fp8Format format,
                         const float* scale, void* out, void* out_t, float* amax, float* column_sums, cudaStream_t s);
-// in [rows, cols] (FP8 bytes, as a GEMM or a norm wrote them) into out [cols, rows]; *amax becomes
-// the largest of itself and amax_in[0, amax_count): the one amax a GEMM reported, or a norm's
-// one a row. rows and cols: multiples of 8.
-void transpose_fp8(const void* in, long long rows, int cols, void* out, const float* amax_in, long long amax_count,
-                   float* amax, cudaStream_t s);
+// in [rows, cols] (FP8 bytes, as a GEMM wrote them) into out [cols, rows]; *amax becomes the larger
+// of itself and *amax_in (the amax the GEMM reported). rows and cols: multiples of 8.
+void transpose_fp8(const void* in, long long rows, int cols, void* out, const float* amax_in, float* amax,
+                   cudaStream_t s);
 long long cast_column_sums_size(long long rows, int cols);
 // db[c] (+)= the sum over the rows of x[r, c] from cast_fp8's column sums (fp32, the same bits every run).
 void add_column_sums(bf16* db, const float* column_sums, long long rows, int cols, bool accumulate, cudaStream_t s);

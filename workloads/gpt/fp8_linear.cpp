@@ -38,7 +38,6 @@ void Fp8Linear::plan(Planner& a) {
   }
   const long long n = slots();
   gemm_amax_ = a.f32(1);
-  row_amax_ = a.f32(rows_);
   history_ = a.f32(n * scaling_.history);
   amax_ = a.f32(n);
   scale_ = a.f32(n);
@@ -77,7 +76,7 @@ void Fp8Linear::init(cudaStream_t s) {
   CUDA_CHECK(cudaMemcpyAsync(fp8_max_, maxima.data(), sizeof(float) * n, cudaMemcpyHostToDevice, s));
   CUDA_CHECK(cudaStreamSynchronize(s));  // the host vectors go now
   dy_cast_ = {};
-  x_cast_ = {};
+  gelu_cast_ = {nullptr, -1};
   act_t_from_.assign(sites_.size(), nullptr);
   weights_changed();
 }
@@ -99,13 +98,9 @@ void Fp8Linear::forward(int site, bf16* y, const bf16* x, const bf16* w, const b
                         bf16* gelu_out, int gelu_site) {
   const auto i = static_cast<std::size_t>(site);
   const Fp8Shape sh = sites_[i];
-  const XCast made = x_cast_;  // x made in FP8 by its producer?
-  const bool produced = made.x == x && made.site == site;
-  x_cast_ = {};
-  if (!produced)
-    cast(slot(site, kX), x, rows_, sh.in, act_, act_t_[i]);
-  else if (!made.transposed)
-    transpose_fp8(made.bytes, rows_, sh.in, act_t_[i], row_amax_, rows_, amax_ + slot(site, kX), stream);
+  const bool cast_by_gemm = gelu_cast_ == std::pair{x, site};  // the GELU before it wrote x in FP8
+  gelu_cast_ = {nullptr, -1};
+  if (!cast_by_gemm) cast(slot(site, kX), x, rows_, sh.in, act_, act_t_[i]);
   act_t_from_[i] = x;
   cast_weight(site, w);
   Gemm g;
@@ -114,7 +109,7 @@ void Fp8Linear::forward(int site, bf16* y, const bf16* x, const bf16* w, const b
   g.k = sh.in;
   g.a = weight_[i];
   g.scale_a = scale_inv(slot(site, kW));
-  g.b = produced ? made.bytes : act_;
+  g.b = cast_by_gemm ? gelu_fp8_ : act_;
   g.scale_b = scale_inv(slot(site, kX));
   g.d = y;
   g.c = residual;
@@ -138,18 +133,13 @@ void Fp8Linear::forward(int site, bf16* y, const bf16* x, const bf16* w, const b
     q.scale_d = scale_ + slot(gelu_site, kX);
     q.amax_d = gemm_amax_;
     if (try_run(q)) {
-      transpose_fp8(gelu_fp8_, rows_, sh.out, act_t_[next], gemm_amax_, 1, amax_ + slot(gelu_site, kX), stream);
-      x_cast_ = {gelu_out, gelu_site, gelu_fp8_, true};
+      transpose_fp8(gelu_fp8_, rows_, sh.out, act_t_[next], gemm_amax_, amax_ + slot(gelu_site, kX), stream);
+      gelu_cast_ = {gelu_out, gelu_site};
       act_t_from_[next] = gelu_out;  // a recomputation's, too, whose forward(gelu_site) does not follow
       return;
     }
   }
   run(g);
-}
-
-Fp8Linear::ProducedInput Fp8Linear::input_for(int site, const bf16* x) {
-  x_cast_ = {x, site, act_, false};
-  return {act_, scale_ + slot(site, kX), row_amax_};
 }
 
 void Fp8Linear::weight_grad(int site, bf16* dw, bf16* dbias, const bf16* dy, const bf16* x, bool accumulate) {

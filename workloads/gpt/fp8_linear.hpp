@@ -62,16 +62,6 @@ class Fp8Linear {
   // weight_grad must come before another forward pass of `site` (one micro-batch in flight).
   void forward(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, const bf16* residual,
                bf16* gelu_out = nullptr, int gelu_site = -1);
-  // Where a producer (a norm) writes site's x in FP8 itself: the bytes [rows, in], the scale to
-  // multiply by and a float a row for the rows' amax. forward(site, .., x, ..) then takes them as
-  // they are and makes the transpose from them; nothing else may run between the two. The same
-  // condition as gelu_site's: nothing reads x in bf16 (the producer does not write it).
-  struct ProducedInput {
-    void* bytes;
-    const float* scale;
-    float* row_amax;
-  };
-  ProducedInput input_for(int site, const bf16* x);
   // dW (+)= dy^T x and, with `dbias`, db (+)= the sum of dy's rows; leaves dy cast for input_grad.
   // x^T is the one forward(site) cast from the same `x` (the same micro-batch's values: x is the
   // forward pass's buffer, or recomputed into it); any other x is cast here.
@@ -147,16 +137,9 @@ class Fp8Linear {
   // FP8 scratch: the forward pass's x, dy and dy^T; GELU's output as its GEMM wrote it, and that
   // GEMM's amax.
   unsigned char *act_ = nullptr, *dy_ = nullptr, *dy_t_ = nullptr, *gelu_fp8_ = nullptr;
-  float *gemm_amax_ = nullptr, *row_amax_ = nullptr;  // a GEMM's amax of D; a norm's, a row each
-  // An x made in FP8 by its producer (GELU's GEMM, a norm): the bf16 tensor it stands for, the
-  // site, the bytes, and whether its transpose is made (GELU's is, at once; a norm's by forward).
-  struct XCast {
-    const bf16* x = nullptr;
-    int site = -1;
-    const unsigned char* bytes = nullptr;
-    bool transposed = false;
-  };
-  XCast x_cast_;
+  float* gemm_amax_ = nullptr;
+  // The x that gelu_fp8_ holds (the bf16 buffer it stands for, the site it is cast for).
+  std::pair<const bf16*, int> gelu_cast_{nullptr, -1};
   // Kept, per site: x^T from the forward pass and the bf16 x it was cast from; W and W^T, and
   // whether they were cast since the weights last changed.
   std::vector<unsigned char*> act_t_, weight_, weight_t_;

@@ -288,13 +288,13 @@ class Gpt2Step final : public StepCore {
   // everything up to MLP down's input but not the block's output (kept), and is charged to
   // bwd.recompute in the profile.
   void block_forward(int l, bool again) {
-    const int C = m.width, NH = heads_l, hd = m.head_dim();
+    const int C = m.width, NH = heads_l, hd = m.head_dim(), rows = static_cast<int>(rows_l);
     const int Cl = attn_width(), H = mlp_l;
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
     auto mark_fwd = [&](const char* name) {
       if (!again) mark(name);
     };
-    block_norm(fp8_site(l, 0), ln1[l], ln1_mean[l], ln1_rstd[l], res[l], p(blk(l, 0)), p(blk(l, 1)));
+    layernorm_forward(ln1[l], ln1_mean[l], ln1_rstd[l], res[l], p(blk(l, 0)), p(blk(l, 1)), rows, C, s);
     mark_fwd("fwd.layernorm");
     const bf16* x1 = all_rows(ln1[l]);
     mark_fwd("fwd.tp_all_gather");
@@ -314,7 +314,7 @@ class Gpt2Step final : public StepCore {
     mark_fwd(fwd_sum_mark());
     add_once(r2[l], res[l], p(blk(l, 5)));
     mark_fwd("fwd.residual");
-    block_norm(fp8_site(l, 2), ln2[l], ln2_mean[l], ln2_rstd[l], r2[l], p(blk(l, 6)), p(blk(l, 7)));
+    layernorm_forward(ln2[l], ln2_mean[l], ln2_rstd[l], r2[l], p(blk(l, 6)), p(blk(l, 7)), rows, C, s);
     mark_fwd("fwd.layernorm");
     const bf16* x2 = all_rows(ln2[l]);
     mark_fwd("fwd.tp_all_gather");

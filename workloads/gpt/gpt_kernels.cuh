@@ -35,11 +35,6 @@ void embedding_backward(bf16* dwte, bf16* dwpe, const bf16* dx, const int* token
 // multiple of 8, at most 8192.
 void layernorm_forward(bf16* out, float* mean, float* rstd, const bf16* x, const bf16* w, const bf16* b, int rows,
                        int C, cudaStream_t s);
-// layernorm_forward with its output in FP8 for an FP8 GEMM: E4M3 of the bf16 output times *scale
-// into out [rows, C] (one byte each; the bf16 output is not written), each row's amax (of the bf16
-// output) into row_amax[row]. Null mean: RMSNorm's (b null too).
-void layernorm_forward_fp8(void* out, const float* scale, float* row_amax, float* mean, float* rstd, const bf16* x,
-                           const bf16* w, const bf16* b, int rows, int C, cudaStream_t s);
 // LayerNorm backward: dx_acc += the input gradient (the residual stream's gradient accumulates
 // there); dw (+)= sum over rows of dout * xhat and db (+)= sum of dout, as bf16, added to what they
 // hold when `accumulate` (db may be null). `partials` is scratch of layernorm_backward_partials(rows,

@@ -55,11 +55,11 @@ class LlamaStep final : public StepCore {
   // Block l from its input res[l]. `again`: the backward pass's recomputation, up to down's input
   // (the block's output is kept), charged to bwd.recompute in the profile.
   void block_forward(int l, bool again) {
-    const int C = m.width;
+    const int C = m.width, rows = static_cast<int>(rows_l);
     auto mark_fwd = [&](const char* name) {
       if (!again) mark(name);
     };
-    block_norm(fp8_site(l, 0), ln1[l], nullptr, ln1_rstd[l], res[l], p(blk(l, 0)), nullptr);
+    rmsnorm_forward(ln1[l], ln1_rstd[l], res[l], p(blk(l, 0)), rows, C, s);
     mark_fwd("fwd.rmsnorm");
     const bf16* x1 = all_rows(ln1[l]);
     mark_fwd("fwd.tp_all_gather");
@@ -75,7 +75,7 @@ class LlamaStep final : public StepCore {
     mark_fwd(fwd_sum_mark());
     add_once(r2[l], res[l], nullptr);
     mark_fwd("fwd.residual");
-    block_norm(fp8_site(l, 2), ln2[l], nullptr, ln2_rstd[l], r2[l], p(blk(l, 3)), nullptr);
+    rmsnorm_forward(ln2[l], ln2_rstd[l], r2[l], p(blk(l, 3)), rows, C, s);
     mark_fwd("fwd.rmsnorm");
     const bf16* x2 = all_rows(ln2[l]);
     mark_fwd("fwd.tp_all_gather");

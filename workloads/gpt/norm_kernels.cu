@@ -1,6 +1,4 @@
 // LayerNorm and RMSNorm, forward and backward.
-#include <cuda_fp8.h>
-
 #include <map>
 #include <utility>
 
@@ -24,12 +22,9 @@ __device__ __forceinline__ float2 block_sum2(float a, float b) {
 }
 
 // LayerNorm's (or RMSNorm's) forward, a block per row and a thread per 8 channels: the row is read
-// once, with 16-byte loads, and its mean and variance are taken from registers. With `out8`, the
-// output (rounded to bf16 as `out` has it) goes in E4M3 times *scale8 instead, and the row's amax to
-// row_amax[row].
+// once, with 16-byte loads, and its mean and variance are taken from registers.
 __global__ void layernorm_forward_kernel(bf16* out, float* mean, float* rstd, const bf16* x, const bf16* w,
-                                         const bf16* b, int C, unsigned char* out8, const float* scale8,
-                                         float* row_amax) {
+                                         const bf16* b, int C) {
   const long long at = static_cast<long long>(blockIdx.x) * C + threadIdx.x * 8;
   const bool active = threadIdx.x * 8 < C;
   float v[8];
@@ -54,9 +49,9 @@ __global__ void layernorm_forward_kernel(bf16* out, float* mean, float* rstd, co
     if (mean) mean[blockIdx.x] = mu;
     rstd[blockIdx.x] = r;
   }
-  if (!out8 && !active) return;
-  const uint4 wv = active ? *reinterpret_cast<const uint4*>(w + threadIdx.x * 8) : uint4{};
-  const uint4 bv = b && active ? *reinterpret_cast<const uint4*>(b + threadIdx.x * 8) : uint4{};
+  if (!active) return;
+  const uint4 wv = *reinterpret_cast<const uint4*>(w + threadIdx.x * 8);
+  const uint4 bv = b ? *reinterpret_cast<const uint4*>(b + threadIdx.x * 8) : uint4{};
   const bf16* w8 = reinterpret_cast<const bf16*>(&wv);
   const bf16* b8 = reinterpret_cast<const bf16*>(&bv);
   uint4 ov;
@@ -64,22 +59,7 @@ __global__ void layernorm_forward_kernel(bf16* out, float* mean, float* rstd, co
 #pragma unroll
   for (int k = 0; k < 8; ++k)
     o8[k] = __float2bfloat16((v[k] - mu) * r * __bfloat162float(w8[k]) + __bfloat162float(b8[k]));
-  if (!out8) {
-    *reinterpret_cast<uint4*>(out + at) = ov;
-    return;
-  }
-  float mx = 0.f;
-  unsigned char q[8];
-  const float sc = *scale8;
-#pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    const float o = __bfloat162float(o8[k]);
-    mx = fmaxf(mx, active ? fabsf(o) : 0.f);
-    q[k] = __nv_cvt_float_to_fp8(o * sc, __NV_SATFINITE, __NV_E4M3);
-  }
-  mx = block_max(mx);  // every thread of the block, active or not
-  if (threadIdx.x == 0) row_amax[blockIdx.x] = mx;
-  if (active) *reinterpret_cast<uint2*>(out8 + at) = *reinterpret_cast<const uint2*>(q);
+  *reinterpret_cast<uint4*>(out + at) = ov;
 }
 
 // LayerNorm's backward, a block per row at a time and a thread per 8 channels (16-byte loads), so
@@ -193,16 +173,7 @@ int backward_blocks(int rows, int C) { return std::max(1, std::min(resident_back
 void layernorm_forward(bf16* out, float* mean, float* rstd, const bf16* x, const bf16* w, const bf16* b, int rows,
                        int C, cudaStream_t s) {
   if (C % 8 != 0 || C > kMaxNormWidth) throw Error("layernorm_forward: width must be a multiple of 8, at most 8192");
-  layernorm_forward_kernel<<<rows, norm_threads(C), 0, s>>>(out, mean, rstd, x, w, b, C, nullptr, nullptr, nullptr);
-  CUDA_CHECK(cudaGetLastError());
-}
-
-void layernorm_forward_fp8(void* out, const float* scale, float* row_amax, float* mean, float* rstd, const bf16* x,
-                           const bf16* w, const bf16* b, int rows, int C, cudaStream_t s) {
-  if (C % 8 != 0 || C > kMaxNormWidth)
-    throw Error("layernorm_forward_fp8: width must be a multiple of 8, at most 8192");
-  layernorm_forward_kernel<<<rows, norm_threads(C), 0, s>>>(nullptr, mean, rstd, x, w, b, C,
-                                                            static_cast<unsigned char*>(out), scale, row_amax);
+  layernorm_forward_kernel<<<rows, norm_threads(C), 0, s>>>(out, mean, rstd, x, w, b, C);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -244,16 +244,6 @@ void StepCore::linear_input_grad(bf16* dx, const bf16* dy, const bf16* w, int in
   run(gm);
 }
 
-void StepCore::block_norm(int site, bf16* out, float* mean, float* rstd, const bf16* x, const bf16* w, const bf16* b) {
-  const int rows = static_cast<int>(rows_l), C = m.width;
-  if (fp8 && par.at.tp == 1 && !several_slots()) {
-    const Fp8Linear::ProducedInput in = fp8->input_for(site, out);
-    layernorm_forward_fp8(in.bytes, in.scale, in.row_amax, mean, rstd, x, w, b, rows, C, s);
-    return;
-  }
-  layernorm_forward(out, mean, rstd, x, w, b, rows, C, s);
-}
-
 void StepCore::block_linear(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, int in, int out,
                             const bf16* residual, bf16* gelu_out, int gelu_site) {
   if (!fp8) {

@@ -256,10 +256,6 @@ class StepCore {
   // input kept for the backward pass and gelu_out its output; `gelu_input`: the input gradient
   // through GELU's derivative at it (MLP down).
   static int fp8_site(int layer, int gemm) { return 4 * layer + gemm; }
-  // The norm (LayerNorm; RMSNorm with mean and b null) of x before FP8 `site`'s GEMM: with one tp
-  // rank and one micro-batch in flight its output goes to the GEMM in FP8 and `out` is not
-  // written (nothing else reads it then); otherwise into `out` in bf16.
-  void block_norm(int site, bf16* out, float* mean, float* rstd, const bf16* x, const bf16* w, const bf16* b);
   // `gelu_site`: in FP8, the site that takes gelu_out as its x gets it in FP8 from the GEMM, and
   // gelu_out is not written (Fp8Linear::forward).
   void block_linear(int site, bf16* y, const bf16* x, const bf16* w, const bf16* bias, int in, int out,
