@@ -16,25 +16,19 @@ __device__ __forceinline__ unsigned char to_fp8(float v, Fp8Format f) {
   return __nv_cvt_float_to_fp8(v, __NV_SATFINITE, f == Fp8Format::kE4M3 ? __NV_E4M3 : __NV_E5M2);
 }
 
-__device__ __forceinline__ float gelu_inner(float x) {
-  constexpr float k = 0.7978845608028654f;  // sqrt(2 / pi)
-  return k * (x + 0.044715f * x * x * x);
-}
+constexpr float kSqrt2OverPi = 0.7978845608028654f;
+
+__device__ __forceinline__ float gelu_inner(float x) { return kSqrt2OverPi * (x + 0.044715f * x * x * x); }
 
 // d gelu(x) / dx, of the tanh form.
 __device__ __forceinline__ float gelu_grad(float x) {
-  constexpr float k = 0.7978845608028654f;
   const float t = tanhf(gelu_inner(x));
-  return 0.5f * (1.f + t) + 0.5f * x * (1.f - t * t) * k * (1.f + 3.f * 0.044715f * x * x);
+  return 0.5f * (1.f + t) + 0.5f * x * (1.f - t * t) * kSqrt2OverPi * (1.f + 3.f * 0.044715f * x * x);
 }
 
-// One 64 x 64 tile, 256 threads: each thread reads 8 consecutive bf16 (16 bytes) of a row and
-// writes their 8 FP8 bytes as they lie; the tile's bytes go through shared memory to be written
-// transposed, 8 consecutive bytes of an output row a thread. The block's amax joins *amax with
-// one atomic. With `gelu_input`, x is first multiplied by gelu'(gelu_input), rounded to bf16 as
-// the kernel apart would store it. cols and rows must be multiples of 8 (the launcher's caller
-// asks 16).
+// The casts' and transposes' tiles: 64 x 64, 256 threads, 8 elements a thread's access.
 constexpr int kCastTile = 64, kCastThreads = 256, kVec = 8;
+
 // The tile of input rows r0.., columns c0.. into out [cols, rows]: output row c0 + i takes its
 // bytes r0 + j .. r0 + j + 7 from tile rows j .., 8 consecutive bytes a thread.
 using CastTile = unsigned char[kCastTile][kCastTile + kVec];
@@ -53,6 +47,12 @@ __device__ __forceinline__ void write_tile_transposed(const CastTile& tile, long
   }
 }
 
+// One 64 x 64 tile, 256 threads: each thread reads 8 consecutive bf16 (16 bytes) of a row and
+// writes their 8 FP8 bytes as they lie; the tile's bytes go through shared memory to be written
+// transposed, 8 consecutive bytes of an output row a thread. The block's amax joins *amax with
+// one atomic. With `gelu_input`, x is first multiplied by gelu'(gelu_input), rounded to bf16 as
+// the kernel apart would store it. cols and rows must be multiples of 8 (the launcher's caller
+// asks 16).
 __global__ void __launch_bounds__(kCastThreads)
     cast_fp8_kernel(const bf16* x, long long rows, int cols, Fp8Format f, const float* scale, unsigned char* out,
                     unsigned char* out_t, float* amax, float* column_sums, const bf16* gelu_input) {
@@ -176,9 +176,6 @@ __global__ void add_column_sums_kernel(bf16* db, const float* column_sums, int t
   db[c] = __float2bfloat16(total);
 }
 
-}  // namespace
-
-namespace {
 // The grid of 64 x 64 tiles over [rows, cols]; Error naming `what` unless both are multiples of 8.
 dim3 tile_grid(const char* what, long long rows, int cols) {
   if (cols % kVec != 0 || rows % kVec != 0)

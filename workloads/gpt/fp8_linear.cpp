@@ -304,7 +304,10 @@ bool Fp8Linear::try_run(const Gemm& g) {
   const cublasStatus_t hs =
       cublasLtMatmulAlgoGetHeuristic(lt, desc.get(), la.get(), lb.get(), lc.get(), ld.get(), pref.get(),
                                      static_cast<int>(found.size()), found.data(), &returned);
-  if (hs != CUBLAS_STATUS_NOT_SUPPORTED && hs != CUBLAS_STATUS_INVALID_VALUE) CUBLAS_CHECK(hs);
+  // An FP8 D's combination cuBLASLt does not take is INVALID_VALUE (its documentation's word):
+  // refused, as NOT_SUPPORTED is; for any other GEMM that is an error.
+  const bool refused = hs == CUBLAS_STATUS_NOT_SUPPORTED || (g.d8 && hs == CUBLAS_STATUS_INVALID_VALUE);
+  if (!refused) CUBLAS_CHECK(hs);
   for (int i = 0; hs == CUBLAS_STATUS_SUCCESS && i < returned; ++i) {
     const cublasStatus_t rc = launch(found[static_cast<std::size_t>(i)].algo);
     if (rc == CUBLAS_STATUS_NOT_SUPPORTED || (g.d8 && rc == CUBLAS_STATUS_INVALID_VALUE)) continue;
