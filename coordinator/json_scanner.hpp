@@ -1,8 +1,10 @@
 #pragma once
 #include <bit>
 #include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -179,22 +181,35 @@ class JsonScanner {
     return pos_ > start;
   }
   bool number() {
+    const std::size_t start = pos_;
     if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
     if (pos_ >= s_.size()) return false;
     if (s_[pos_] == '0')
       ++pos_;
     else if (!digits())
       return false;
+    const std::size_t integer_digits = pos_ - start;
     if (pos_ < s_.size() && s_[pos_] == '.') {
       ++pos_;
       if (!digits()) return false;
     }
+    bool exponent = false;
     if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
+      exponent = true;
       ++pos_;
       if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
       if (!digits()) return false;
     }
-    return true;
+    // nlohmann refuses a number beyond a double's range (1e999); only an exponent or more than
+    // 308 integer digits can get there, so only those are converted.
+    return (!exponent && integer_digits <= 308) || finite(s_.substr(start, pos_ - start));
+  }
+  static bool finite(std::string_view number) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+    if (ec != std::errc::result_out_of_range) return true;
+    // Out of range either way: an underflow reads as 0, which nlohmann takes; strtod tells which.
+    return std::isfinite(std::strtod(std::string(number).c_str(), nullptr));
   }
   int hex4() {  // -1 when not 4 hex digits
     if (pos_ + 4 > s_.size()) return -1;

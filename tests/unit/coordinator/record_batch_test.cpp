@@ -165,16 +165,33 @@ TEST(RecordBatch, FieldsValidateAsTheWholeRecord) {
 }
 
 TEST(RecordBatch, RejectsWhatIsNotJson) {
-  for (const std::string bad :
-       {R"({"attempt": 1, "records": [})", R"({"attempt": 01, "records": []})", R"({"attempt": 1, "records": []} x)",
-        "{\"attempt\": 1, \"records\": [{\"seq\": 0, \"record\": {\"s\": \"\x01\"}}]}",
-        "{\"attempt\": 1, \"records\": [{\"seq\": 0, \"record\": {\"s\": \"\xC0\xAF\"}}]}",      // overlong UTF-8
-        "{\"attempt\": 1, \"records\": [{\"seq\": 0, \"record\": {\"s\": \"\xED\xA0\x80\"}}]}",  // a surrogate
-        R"({"attempt": 1, "records": [{"seq": 0, "record": {"s": "\ud800"}}]})",  // a lone high surrogate
-        R"({"attempt": 1, "records": [{"seq": 0, "record": {"v": 1.}}]})", R"({"attempt": tru, "records": []})"}) {
+  for (const std::string& bad : std::vector<std::string>{
+           R"({"attempt": 1, "records": [})", R"({"attempt": 01, "records": []})", R"({"attempt": 1, "records": []} x)",
+           "{\"attempt\": 1, \"records\": [{\"seq\": 0, \"record\": {\"s\": \"\x01\"}}]}",
+           "{\"attempt\": 1, \"records\": [{\"seq\": 0, \"record\": {\"s\": \"\xC0\xAF\"}}]}",      // overlong UTF-8
+           "{\"attempt\": 1, \"records\": [{\"seq\": 0, \"record\": {\"s\": \"\xED\xA0\x80\"}}]}",  // a surrogate
+           R"({"attempt": 1, "records": [{"seq": 0, "record": {"s": "\ud800"}}]})",  // a lone high surrogate
+           R"({"attempt": 1, "records": [{"seq": 0, "record": {"v": 1.}}]})", R"({"attempt": tru, "records": []})",
+           R"({"attempt": 1, "records": [{"seq": 0, "record": {"v": 1e999}}]})",  // beyond a double
+           R"({"attempt": 1, "records": [{"seq": 0, "record": {"v": -0.5E+309}}]})",
+           R"({"attempt": 1, "records": [{"seq": 0, "record": {"v": )" + std::string(309, '9') + "}}]}"}) {
     RecordBatch batch;
     EXPECT_EQ(read_record_batch(bad, batch), "body is not valid JSON") << bad;
     EXPECT_FALSE(Json::accept(bad)) << "nlohmann accepts " << bad;
+  }
+}
+
+// Numbers at a double's edges that nlohmann reads (an underflow is 0) are read too: a record
+// stored as its text must read back, and one that would is not refused.
+TEST(RecordBatch, TakesNumbersAtTheEdgesOfADouble) {
+  for (const std::string& good : std::vector<std::string>{
+           R"({"attempt": 1, "records": [{"seq": 0, "record": {"v": 1e-999}}]})",
+           R"({"attempt": 1, "records": [{"seq": 0, "record": {"v": 1.7976931348623157e308}}]})",
+           R"({"attempt": 1, "records": [{"seq": 0, "record": {"v": )" + std::string(308, '9') + "}}]}"}) {
+    RecordBatch batch;
+    EXPECT_EQ(read_record_batch(good, batch), "") << good;
+    EXPECT_TRUE(Json::accept(good)) << "nlohmann refuses " << good;
+    EXPECT_EQ(batch.records.size(), 1u);
   }
 }
 
