@@ -17,7 +17,7 @@ void add_other_figures(Section& sec, const std::vector<const Json*>& recs) {
     const std::string& metric = r.metric;
     const bool collective_point = r.params().contains("op") && r.point().contains("size") &&
                                   (metric == "busbw" || metric == "algbw" || metric == "time");
-    if (collective_point || is_throughput(*json)) continue;
+    if (collective_point || is_throughput(*json) || is_inference(*json)) continue;
     std::string what = r.workload;
     const Json& p = r.params();
     for (auto it = p.begin(); it != p.end(); ++it)

@@ -32,6 +32,12 @@ void add_transport_ratios(Section& sec, const Json& exp_records);
 void add_training_table(Section& sec, const std::vector<const Json*>& recs, const Json& exp_records);
 void add_throughput_scaling(Section& sec, const std::vector<const Json*>& recs, bool gpus, const ReportOptions& opt);
 void add_training_split(Section& sec, const std::vector<const Json*>& recs, bool gpus);
+// `infer` runs (MLPerf's scenarios): a table of each run's figure, latency percentiles and verdict,
+// the latency CDF of every run with queries to spread, and the Server scenario's p99 against the
+// arrival rate (search trials and fixed-rate runs) beside the bound.
+void add_inference(Section& sec, const std::vector<const Json*>& recs);
+bool is_inference(const Json& r);
+// Every figure no other builder shows, one row per point and metric.
 void add_other_figures(Section& sec, const std::vector<const Json*>& recs);
 void add_outliers(Section& sec, const Json& exp_records);
 void add_clock_limits(Section& sec, const std::vector<const Json*>& recs);

@@ -51,7 +51,7 @@ bool per_worker(const RecordView& r) {
 std::vector<const Json*> run_throughputs(const std::vector<const Json*>& recs) {
   std::vector<const Json*> tp;
   for (const Json* r : recs) {
-    if (!is_throughput(*r)) continue;
+    if (!is_throughput(*r) || is_inference(*r)) continue;
     if (RecordView(*r).gpu() >= 0 && workers_of(*r) > 1) continue;  // one GPU's figure (point.gpu "all": the total)
     tp.push_back(r);
   }

@@ -28,6 +28,16 @@ Json latency_json(const LatencySummary& l) {
   return Json{{"n", l.n}, {"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}, {"p99_9", l.p999}, {"max", l.max}};
 }
 
+// The CDF as two parallel arrays (a few hundred bytes, where pairs would double the keys).
+Json cdf_json(const LatencySummary& l) {
+  Json percent = Json::array(), ms = Json::array();
+  for (const CdfPoint& c : l.cdf) {
+    percent.push_back(c.percent);
+    ms.push_back(c.ms);
+  }
+  return Json{{"percent", percent}, {"ms", ms}};
+}
+
 Json rules_json(const ScenarioRules& r) {
   return Json{{"min_duration_s", r.min_duration_s},
               {"min_queries", r.min_queries},
@@ -73,6 +83,7 @@ Json infer_record(const Json& context, const InferConfig& cfg, const InferOutcom
   Json d{{"verdict", o.result.valid ? "VALID" : "INVALID"},
          {"reasons", o.result.reasons},
          {"latency_ms", latency_json(o.result.latency)},
+         {"latency_cdf", cdf_json(o.result.latency)},
          {"reported_latency_ms", o.result.reported_latency_ms},
          {"queries_per_second", o.result.queries_per_second},
          {"samples_per_second", o.result.samples_per_second},

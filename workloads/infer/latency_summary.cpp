@@ -26,6 +26,8 @@ LatencySummary summarize_latencies(std::vector<double> latencies_ms) {
   s.p99 = percentile(latencies_ms, 99);
   s.p999 = percentile(latencies_ms, 99.9);
   s.max = latencies_ms.back();
+  s.cdf.push_back({0, latencies_ms.front()});
+  for (const double pct : kCdfPercents) s.cdf.push_back({pct, percentile(latencies_ms, pct)});
   return s;
 }
 

@@ -3,6 +3,7 @@
 // and its search for the highest valid rate.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -55,6 +56,35 @@ TEST(InferLatency, PercentilesAreNearestRank) {
   EXPECT_EQ(summarize_latencies(thousand).p999, 999);
   EXPECT_EQ(summarize_latencies({7.0}).p99, 7.0);
   EXPECT_THROW(percentile(std::vector<double>{}, 50), Error);
+}
+
+// The report draws the CDF from these points: the fastest query first, then each share's latency
+// by the same nearest rank as the percentiles, so the curve passes through p50, p90 and p99.
+TEST(InferLatency, CdfRunsFromTheFastestToTheSlowestQuery) {
+  std::vector<double> sorted(1000);
+  std::iota(sorted.begin(), sorted.end(), 1.0);  // 1 .. 1000 ms
+  std::vector<double> finished = sorted;
+  std::reverse(finished.begin(), finished.end());  // the order queries finished in does not matter
+  const LatencySummary s = summarize_latencies(finished);
+  ASSERT_EQ(s.cdf.size(), std::size(kCdfPercents) + 1);
+  EXPECT_EQ(s.cdf.front().percent, 0);
+  EXPECT_EQ(s.cdf.front().ms, 1);
+  EXPECT_EQ(s.cdf.back().percent, 100);
+  EXPECT_EQ(s.cdf.back().ms, 1000);
+  for (std::size_t i = 1; i < s.cdf.size(); ++i) {
+    EXPECT_GT(s.cdf[i].percent, s.cdf[i - 1].percent);
+    EXPECT_EQ(s.cdf[i].ms, percentile(sorted, s.cdf[i].percent)) << s.cdf[i].percent;
+  }
+  const auto at = [&](double pct) {
+    for (const CdfPoint& c : s.cdf)
+      if (c.percent == pct) return c.ms;
+    return -1.0;
+  };
+  EXPECT_EQ(at(50), s.p50);
+  EXPECT_EQ(at(90), s.p90);
+  EXPECT_EQ(at(99), s.p99);
+  EXPECT_EQ(at(99.9), s.p999);
+  EXPECT_TRUE(summarize_latencies({}).cdf.empty());
 }
 
 // A Server run at 5,000 queries/s for 600 s whose slowest 11 queries in 1,000 took `slow_ms`: one
