@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "workloads/gpt/bf16_gemm.hpp"
 #include "workloads/gpt/fp8_linear.hpp"
 #include "workloads/gpt/gpt_kernels.cuh"
 #include "workloads/gpt/gpt_model.hpp"
@@ -24,8 +25,6 @@
 // their epilogues, cuDNN's fused attention, initialisation, the loss and the optimizer. A family's
 // step (gpt2_step.cpp, llama_step.cpp) adds its activations and its forward and backward passes.
 namespace scalebench::gpt {
-
-constexpr std::size_t kWorkspaceBytes = 32u << 20;
 
 // Hands out 256-byte aligned pieces of one allocation; with `at` null it only counts the bytes
 // (what model_bytes() reports before anything is allocated).
@@ -45,28 +44,6 @@ struct Planner {
     const std::size_t o = take(static_cast<std::size_t>(n) * 4);
     return at ? reinterpret_cast<float*>(at + o) : nullptr;
   }
-};
-
-// One GEMM as cuBLASLt sees it: column-major, D = alpha op(A) op(B) + beta C, optional batch.
-struct Gemm {
-  cublasOperation_t ta = CUBLAS_OP_N, tb = CUBLAS_OP_N;
-  int m = 0, n = 0, k = 0;
-  const bf16* a = nullptr;
-  int lda = 0;
-  long long stride_a = 0;
-  const bf16* b = nullptr;
-  int ldb = 0;
-  long long stride_b = 0;
-  bf16* d = nullptr;
-  int ldd = 0;
-  long long stride_d = 0;
-  const bf16* c = nullptr;  // null: D (with beta 0 unless accumulating into D)
-  int batch = 1;
-  float alpha = 1.f, beta = 0.f;
-  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-  const void* bias = nullptr;  // bias, or where the bias gradient goes
-  void* aux = nullptr;         // GELU's input (saved in forward, read in backward)
-  long long aux_ld = 0;
 };
 
 class StepCore {
@@ -243,7 +220,7 @@ class StepCore {
   bf16* p(std::size_t i) const { return params + tensors[i].offset; }
   bf16* g(std::size_t i) const { return grads + tensors[i].offset; }
 
-  void run(const Gemm& x);
+  void run(const Gemm& x) { gemms_.run(x, workspace, kWorkspaceBytes, s); }
   // y[BT, out] = x[BT, in] W^T (+ bias) (+ residual) ; W is [out, in].
   void linear(bf16* y, const bf16* x, const bf16* w, const bf16* bias, int in, int out, const bf16* residual = nullptr,
               cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_DEFAULT, bf16* aux = nullptr);
@@ -286,13 +263,7 @@ class StepCore {
   virtual void init_tables() {}
 
  private:
-  // y[rows, out] = x[rows, in] W^T; dW[out, in] (+)= dy^T x over `rows`; dx[rows, in] = dy W.
-  static Gemm linear_gemm(bf16* y, const bf16* x, const bf16* w, int in, int out, long long rows);
-  static Gemm weight_grad_gemm(bf16* dw, const bf16* dy, const bf16* x, int in, int out, long long rows,
-                               bool accumulate);
-  static Gemm input_grad_gemm(bf16* dx, const bf16* dy, const bf16* w, int in, int out, long long rows);
-  gemm::LtHandle lt_;
-  std::map<std::tuple<int, int, int, int, int, int, int, int, int, int, int, int>, cublasLtMatmulAlgo_t> algos_;
+  Bf16Gemms gemms_;
 };
 
 // The family's step for `m`.
