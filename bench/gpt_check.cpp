@@ -8,6 +8,12 @@
 // ATTENTION is cudnn (the default, as in the workload) or naive (GPT-2 only).
 //   scalebench-gpt-check dump DIR [MODEL] [BATCH] [SEQ]  initial weights, tokens and our first 10
 //                                                        losses for tests/gpt/compare_torch.py
+//   scalebench-gpt-check decode MODEL BATCH PROMPT NEW [SAMPLES]
+//                                                        greedy decoding with the KV cache (GPT-2
+//                                                        family, random weights): BATCH prompts of
+//                                                        PROMPT random tokens, then NEW tokens each,
+//                                                        every step one CUDA graph; prefill ms,
+//                                                        ms per step and tokens/s
 // Prints one JSON object per line; exits 1 when a check fails.
 #include <cuda_runtime.h>
 
@@ -24,6 +30,7 @@
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "workloads/gpt/gpt_bench.hpp"
+#include "workloads/gpt/gpt_decoder.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 
 using namespace scalebench;
@@ -78,6 +85,69 @@ int time_model(const std::string& name, int B, int T, int accum, int samples, in
            {"flops_per_token", fpt},
            {"peak_tflops", peak / 1e12},
            {"profile", model.profile(accum, Hyper{})}};
+  std::cout << out.dump() << std::endl;
+  return 0;
+}
+
+// CUDA-event milliseconds of `work` on `s`.
+template <class F>
+double event_ms(cudaStream_t s, F&& work) {
+  gpu::Event start, stop;
+  CUDA_CHECK(cudaEventRecord(start.get(), s));
+  work();
+  CUDA_CHECK(cudaEventRecord(stop.get(), s));
+  CUDA_CHECK(cudaEventSynchronize(stop.get()));
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+  return ms;
+}
+
+Json spread(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return Json{{"median", v[v.size() / 2]}, {"min", v.front()}, {"max", v.back()}};
+}
+
+// Sample 0 is the warm-up (the step's graph is captured in it) and is not reported.
+int time_decode(const std::string& name, int B, int prompt, int new_tokens, int samples) {
+  const ModelShape m = model_shape(name);
+  const int seq = m.max_seq;
+  if (prompt < 1 || new_tokens < 1 || prompt + new_tokens >= seq)
+    throw Error("decode: PROMPT + NEW must stay below the model's " + std::to_string(seq) + " positions");
+  gpu::Stream stream;
+  GptDecoder d(m, B, seq, stream.get(), B * prompt);
+  d.init(1234);
+  std::mt19937_64 rng(7);
+  std::vector<std::vector<int>> prompts(static_cast<std::size_t>(B));
+  for (auto& p : prompts)
+    for (int i = 0; i < prompt; ++i) p.push_back(static_cast<int>(rng() % static_cast<unsigned long long>(m.vocab)));
+  std::vector<double> prefill_ms, step_ms, tokens_per_s;
+  for (int i = 0; i <= samples; ++i) {
+    const double pre = event_ms(stream.get(), [&] { d.prefill(prompts); });
+    const double all = event_ms(stream.get(), [&] {
+      for (int k = 0; k < new_tokens; ++k) d.step_graphed();
+    });
+    if (i == 0) continue;
+    prefill_ms.push_back(pre);
+    step_ms.push_back(all / new_tokens);
+    tokens_per_s.push_back(static_cast<double>(B) * new_tokens / (all / 1e3));
+  }
+  cudaDeviceProp prop{};
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  const std::vector<int> first = d.sequences().front();
+  Json out{{"decode", m.name},
+           {"batch", B},
+           {"prompt", prompt},
+           {"new_tokens", new_tokens},
+           {"gpu", prop.name},
+           {"samples", samples},
+           {"tokens_per_s", spread(tokens_per_s)},
+           {"step_ms", spread(step_ms)},
+           {"prefill_ms", spread(prefill_ms)},
+           {"decoder_gib", static_cast<double>(d.device_bytes()) / 1073741824.0},
+           {"first_sequence_tail",
+            std::vector<int>(first.end() - std::min<long long>(8, static_cast<long long>(first.size())), first.end())}};
   std::cout << out.dump() << std::endl;
   return 0;
 }
@@ -164,8 +234,12 @@ int main(int argc, char** argv) {
                         argc > 10 ? argv[10] : "bf16");
     if (mode == "dump" && argc >= 3)
       return dump(argv[2], argc > 3 ? argv[3] : "gpt2-tiny", arg_int(argc, argv, 4, 4), arg_int(argc, argv, 5, 64));
+    if (mode == "decode" && argc >= 6)
+      return time_decode(argv[2], std::stoi(argv[3]), std::stoi(argv[4]), std::stoi(argv[5]),
+                         arg_int(argc, argv, 6, 5));
     std::cerr << "usage: scalebench-gpt-check gradcheck [cudnn|naive] [gpt2-tiny|llama-tiny] | time MODEL BATCH SEQ "
-                 "[ACCUM] [SAMPLES] [STEPS] [cudnn|naive] [LAYERS] [bf16|fp8] | dump DIR [MODEL] [BATCH] [SEQ]\n";
+                 "[ACCUM] [SAMPLES] [STEPS] [cudnn|naive] [LAYERS] [bf16|fp8] | dump DIR [MODEL] [BATCH] [SEQ] | "
+                 "decode MODEL BATCH PROMPT NEW [SAMPLES]\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -112,8 +112,8 @@ double cross_entropy(const Vec& logits, const ModelShape& m, const std::vector<i
 
 // Llama-style: RMSNorm, rotary positions (theta 500000), grouped-query attention, SwiGLU, no
 // biases, untied head. Tensors per block: ln1, qkv, proj, ln2, gate, up, down.
-double llama_loss(const ModelShape& m, int B, int T, const std::vector<double>& params, const std::vector<Tensor>& t,
-                  const std::vector<int>& tokens, const std::vector<int>& targets) {
+Vec llama_logits(const ModelShape& m, int B, int T, const std::vector<double>& params, const std::vector<Tensor>& t,
+                 const std::vector<int>& tokens) {
   auto P = [&](std::size_t i) { return params.data() + t[i].offset; };
   const int C = m.width, hd = m.head_dim(), rows = B * T, F = m.mlp;
   const int R = (m.heads + 2 * m.kv_heads) * hd;
@@ -135,8 +135,7 @@ double llama_loss(const ModelShape& m, int B, int T, const std::vector<double>& 
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += down[i];
   }
   const std::size_t f = 1 + static_cast<std::size_t>(m.layers) * 7;
-  const Vec logits = linear(rmsnorm(x, P(f), rows, C), P(f + 1), nullptr, rows, C, m.padded_vocab);
-  return cross_entropy(logits, m, targets, rows);
+  return linear(rmsnorm(x, P(f), rows, C), P(f + 1), nullptr, rows, C, m.padded_vocab);
 }
 
 double gelu(double x) {
@@ -145,12 +144,15 @@ double gelu(double x) {
 }
 }  // namespace
 
-double reference_loss(const ModelShape& m, int B, int T, const std::vector<double>& params,
-                      const std::vector<int>& tokens, const std::vector<int>& targets) {
-  const std::vector<Tensor> t = parameter_layout(m, T);
+std::vector<double> reference_logits(const ModelShape& m, int seq, int B, int T, const std::vector<double>& params,
+                                     const std::vector<int>& tokens) {
+  const std::vector<Tensor> t = parameter_layout(m, seq);
   if (params.size() != static_cast<std::size_t>(t.back().offset + t.back().numel()))
-    throw Error("reference_loss: parameter count does not match the layout");
-  if (m.family == Family::kLlama) return llama_loss(m, B, T, params, t, tokens, targets);
+    throw Error("reference_logits: parameter count does not match the layout");
+  if (T > seq)
+    throw Error("reference_logits: " + std::to_string(T) + " positions, the model has " + std::to_string(seq));
+  if (tokens.size() != static_cast<std::size_t>(B) * T) throw Error("reference_logits: tokens are not B x T");
+  if (m.family == Family::kLlama) return llama_logits(m, B, T, params, t, tokens);
   auto P = [&](std::size_t i) { return params.data() + t[i].offset; };
   const int C = m.width, NH = m.heads, hd = m.head_dim(), rows = B * T;
   Vec x(static_cast<std::size_t>(rows) * C);
@@ -173,8 +175,29 @@ double reference_loss(const ModelShape& m, int B, int T, const std::vector<doubl
   }
   const std::size_t f = 2 + static_cast<std::size_t>(m.layers) * 12;
   const Vec h = layernorm(x, P(f), P(f + 1), rows, C);
-  const Vec logits = linear(h, P(0), nullptr, rows, C, m.padded_vocab);
-  return cross_entropy(logits, m, targets, rows);
+  return linear(h, P(0), nullptr, rows, C, m.padded_vocab);
+}
+
+double reference_loss(const ModelShape& m, int B, int T, const std::vector<double>& params,
+                      const std::vector<int>& tokens, const std::vector<int>& targets) {
+  return cross_entropy(reference_logits(m, T, B, T, params, tokens), m, targets, B * T);
+}
+
+std::vector<int> reference_greedy(const ModelShape& m, int seq, const std::vector<double>& params,
+                                  std::vector<int> tokens, int new_tokens) {
+  for (int i = 0; i < new_tokens; ++i) {
+    const int T = static_cast<int>(tokens.size());
+    const Vec logits = reference_logits(m, seq, 1, T, params, tokens);
+    tokens.push_back(greedy_token(m, &logits[static_cast<std::size_t>(T - 1) * m.padded_vocab]));
+  }
+  return tokens;
+}
+
+int greedy_token(const ModelShape& m, const double* logits) {
+  int best = 0;
+  for (int v = 1; v < m.vocab; ++v)
+    if (logits[v] > logits[best]) best = v;
+  return best;
 }
 
 }  // namespace scalebench::gpt

@@ -1,4 +1,4 @@
-// The fp64 reference's Llama path (the gradient check's ground truth), on the host.
+// The fp64 reference (the gradient check's and the decoder check's ground truth), on the host.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "common/error.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 #include "workloads/gpt/gpt_reference.hpp"
 
@@ -58,4 +59,42 @@ TEST(GptReference, GroupedQueryAttentionIsRepeatedKv) {
   const double a = reference_loss(gqa, B, T, p, tokens, targets), b = reference_loss(mha, B, T, q, tokens, targets);
   EXPECT_NEAR(a, b, 1e-12 * std::abs(a));
   EXPECT_GT(a, 0.0);
+}
+
+// What the decoder check rests on: a position's logits depend only on the tokens up to it, so one
+// pass over a finished sequence scores every step of its decode.
+TEST(GptReference, LogitsAreCausal) {
+  for (const char* name : {"gpt2-tiny", "llama-tiny"}) {
+    const ModelShape m = model_shape(name);
+    const int seq = 16, T = 10;
+    const std::vector<double> p = random_params(m, seq, 3);
+    std::vector<int> tokens(T);
+    for (int i = 0; i < T; ++i) tokens[i] = (i * 37 + 5) % m.vocab;
+    std::vector<int> changed = tokens;
+    changed[6] = (changed[6] + 1) % m.vocab;
+    const std::vector<double> a = reference_logits(m, seq, 1, T, p, tokens);
+    const std::vector<double> b = reference_logits(m, seq, 1, T, p, changed);
+    const std::size_t Vp = static_cast<std::size_t>(m.padded_vocab);
+    for (std::size_t i = 0; i < 6 * Vp; ++i) ASSERT_EQ(a[i], b[i]) << name << " position " << i / Vp;
+    EXPECT_NE(a[6 * Vp], b[6 * Vp]) << name << ": the changed position's logits must change";
+  }
+}
+
+// The step-by-step greedy decode appends, at each step, the argmax of the last position's logits;
+// scored by one pass over the result, every appended token is that position's greedy choice.
+TEST(GptReference, GreedyDecodeIsTheArgmaxOfEachPrefix) {
+  for (const char* name : {"gpt2-tiny", "llama-tiny"}) {
+    const ModelShape m = model_shape(name);
+    const int seq = 16;
+    const std::vector<double> p = random_params(m, seq, 4);
+    const std::vector<int> prompt = {1, 7, 300, 42};
+    const std::vector<int> out = reference_greedy(m, seq, p, prompt, 6);
+    ASSERT_EQ(out.size(), 10u);
+    EXPECT_TRUE(std::equal(prompt.begin(), prompt.end(), out.begin()));
+    const std::vector<double> logits = reference_logits(m, seq, 1, 10, p, out);
+    for (int pos = 3; pos < 9; ++pos)
+      EXPECT_EQ(out[pos + 1], greedy_token(m, &logits[static_cast<std::size_t>(pos) * m.padded_vocab]))
+          << name << " position " << pos;
+    EXPECT_THROW(reference_logits(m, seq, 1, 17, p, std::vector<int>(17, 0)), scalebench::Error);
+  }
 }

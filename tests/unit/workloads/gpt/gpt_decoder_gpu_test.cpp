@@ -1,0 +1,162 @@
+// GPU checks of the gpt workload's decoder (KV cache, greedy choice); skipped where no GPU is
+// visible.
+#include <gtest/gtest.h>
+
+#ifdef SCALEBENCH_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "tests/unit/gpu_available.hpp"
+#include "workloads/gpt/gpt_decoder.hpp"
+#include "workloads/gpt/gpt_model.hpp"
+#include "workloads/gpt/gpt_reference.hpp"
+#include "workloads/gpu/cuda_handles.hpp"
+
+using namespace scalebench;
+using namespace scalebench::gpt;
+
+namespace {
+using scalebench::test_support::have_gpu;
+
+// Weights with logits spread wide enough that most greedy choices are clear (GPT-2's own 0.02
+// makes every logit nearly equal): matrices normal 0.1, norm scales 1 + normal 0.1, biases 0.02.
+// Rounded to bf16 first, so that the reference computes with the values the GPU holds.
+std::vector<float> spread_weights(const ModelShape& m, int seq, unsigned seed) {
+  const std::vector<Tensor> layout = parameter_layout(m, seq);
+  std::vector<float> p(static_cast<std::size_t>(layout.back().offset + layout.back().numel()));
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  for (const Tensor& t : layout)
+    for (long long i = 0; i < t.numel(); ++i) {
+      const float z = normal(rng);
+      float v = 0.1f * z;
+      if (t.kind == TensorKind::kNormWeight) v = 1.f + 0.1f * z;
+      if (t.kind == TensorKind::kQkvBias || t.kind == TensorKind::kAttnOutBias || t.kind == TensorKind::kMlpUpBias ||
+          t.kind == TensorKind::kMlpDownBias || t.kind == TensorKind::kNormBias)
+        v = 0.02f * z;
+      p[static_cast<std::size_t>(t.offset + i)] = __bfloat162float(__float2bfloat16(v));
+    }
+  return p;
+}
+
+struct Decoded {
+  std::vector<std::vector<int>> sequences;
+  std::vector<std::vector<std::vector<float>>> logits;  // [step][slot][vocab]; step 0 is the prefill's
+};
+
+Decoded decode(GptDecoder& d, const std::vector<std::vector<int>>& prompts, int steps, bool graphed) {
+  Decoded out;
+  d.prefill(prompts);
+  out.logits.push_back(d.last_logits());
+  for (int i = 0; i < steps; ++i) {
+    if (graphed)
+      d.step_graphed();
+    else
+      d.step();
+    out.logits.push_back(d.last_logits());
+  }
+  out.sequences = d.sequences();
+  return out;
+}
+}  // namespace
+
+// Two prompts of different lengths decoded 12 steps: at every step each sequence's logits are
+// the fp64 reference's at that position (one pass over the finished sequence scores every step:
+// the reference is causal), and each chosen token is the reference's greedy choice, or within
+// bf16's error of its best logit where two are that close.
+TEST(GptDecoderGpu, GreedyDecodeMatchesTheReferenceStepByStep) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const ModelShape m = model_shape("gpt2-tiny");
+  const int seq = 32, steps = 12;
+  gpu::Stream s;
+  GptDecoder d(m, 2, seq, s.get());
+  const std::vector<float> w = spread_weights(m, seq, 7);
+  d.load(w);
+  const std::vector<std::vector<int>> prompts = {{3, 141, 59, 26, 5}, {500, 1, 2, 77, 77, 77, 8, 300, 42}};
+  const Decoded got = decode(d, prompts, steps, false);
+  const std::vector<double> wd(w.begin(), w.end());
+  const double logit_tol = 0.08, choice_tol = 0.05;
+  int clear_choices = 0;
+  for (std::size_t b = 0; b < prompts.size(); ++b) {
+    const std::vector<int>& sq = got.sequences[b];
+    ASSERT_EQ(sq.size(), prompts[b].size() + 1 + steps) << "slot " << b;
+    EXPECT_TRUE(std::equal(prompts[b].begin(), prompts[b].end(), sq.begin())) << "slot " << b << "'s prompt";
+    const int T = static_cast<int>(sq.size());
+    const std::vector<double> ref = reference_logits(m, seq, 1, T, wd, sq);
+    for (int k = 0; k <= steps; ++k) {
+      const int pos = static_cast<int>(prompts[b].size()) - 1 + k;  // the position step k chose from
+      const double* r = &ref[static_cast<std::size_t>(pos) * m.padded_vocab];
+      const std::vector<float>& g = got.logits[static_cast<std::size_t>(k)][b];
+      ASSERT_EQ(g.size(), static_cast<std::size_t>(m.vocab));
+      double worst = 0, spread = 0, mean = 0;
+      for (int v = 0; v < m.vocab; ++v) mean += r[v] / m.vocab;
+      for (int v = 0; v < m.vocab; ++v) {
+        worst = std::max(worst, std::abs(g[static_cast<std::size_t>(v)] - r[v]));
+        spread += (r[v] - mean) * (r[v] - mean) / m.vocab;
+      }
+      EXPECT_LT(worst, logit_tol) << "slot " << b << " step " << k << " (logits' spread " << std::sqrt(spread) << ")";
+      const int chosen = sq[static_cast<std::size_t>(pos) + 1];
+      const int best = greedy_token(m, r);
+      EXPECT_GE(r[chosen], r[best] - choice_tol) << "slot " << b << " step " << k << ": chose " << chosen << " ("
+                                                 << r[chosen] << "), the reference " << best << " (" << r[best] << ")";
+      clear_choices += chosen == best;
+    }
+  }
+  // Near-ties are rare with these weights: most choices are the reference's exactly.
+  EXPECT_GE(clear_choices, 20) << "of " << 2 * (steps + 1);
+}
+
+// A decode step replayed as one CUDA graph makes the same tokens and logits as the step launched
+// kernel by kernel, and a prefill starts the slots afresh.
+TEST(GptDecoderGpu, GraphedStepsDecodeAsEagerStepsDo) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const ModelShape m = model_shape("gpt2-tiny");
+  gpu::Stream s;
+  GptDecoder d(m, 3, 64, s.get());
+  d.load(spread_weights(m, 64, 11));
+  const std::vector<std::vector<int>> prompts = {{1, 2, 3}, {9}, {400, 401, 402, 403, 404, 405, 406, 407}};
+  const Decoded eager = decode(d, prompts, 20, false);
+  const Decoded graphed = decode(d, prompts, 20, true);
+  EXPECT_EQ(eager.sequences, graphed.sequences);
+  EXPECT_EQ(eager.logits, graphed.logits);
+  EXPECT_THROW(d.prefill({{1}, {2}}), Error) << "3 slots take 3 prompts";
+  EXPECT_THROW(d.prefill({{1}, {2}, {512}}), Error) << "a token outside the vocabulary";
+  EXPECT_THROW(d.prefill({{1}, {2}, std::vector<int>(64, 3)}), Error) << "a prompt as long as seq leaves no room";
+}
+
+// The decoder initialised from a seed holds the weights GptModel initialises from that seed, and
+// loads a model's parameters as they are: both decode the same tokens.
+TEST(GptDecoderGpu, InitialisesAndLoadsTheTrainingModelsWeights) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const ModelShape m = model_shape("gpt2-tiny");
+  const int seq = 64;
+  gpu::Stream s;
+  GptModel model(m, 1, seq, 21, s.get());
+  // The model's flat buffer (its own order and padding) in parameter_layout's order, by name.
+  const std::vector<float> flat = model.params();
+  const std::vector<Tensor> layout = parameter_layout(m, seq);
+  std::map<std::string, const Tensor*> held;
+  for (const Tensor& t : model.layout()) held[t.name] = &t;
+  std::vector<float> values(static_cast<std::size_t>(layout.back().offset + layout.back().numel()));
+  for (const Tensor& t : layout) {
+    const Tensor* h = held.at(t.name);
+    std::copy_n(flat.begin() + h->offset, t.numel(), values.begin() + t.offset);
+  }
+  GptDecoder loaded(m, 2, seq, s.get()), seeded(m, 2, seq, s.get());
+  loaded.load(values);
+  seeded.init(21);
+  const std::vector<std::vector<int>> prompts = {{10, 20, 30}, {7, 7}};
+  const Decoded a = decode(loaded, prompts, 8, false), b = decode(seeded, prompts, 8, false);
+  EXPECT_EQ(a.sequences, b.sequences);
+  EXPECT_EQ(a.logits, b.logits);
+  EXPECT_THROW(loaded.load(std::vector<float>(values.size() - 1)), Error);
+}
+
+#endif

@@ -1,0 +1,42 @@
+#pragma once
+#include <cuda_runtime.h>
+
+#include "workloads/gpt/gpt_kernels.cuh"
+
+// The decoder's own kernels (gpt_decoder.hpp). A forward pass of the decoder runs over "rows":
+// tokens of several sequences at once, each row naming its sequence's slot in the KV cache, its
+// position and its token. A decode step has a row per sequence; a prefill a row per prompt token.
+// The KV cache of one layer is K and V each [slots, max_len, kv_width] bf16.
+namespace scalebench::gpt {
+
+// The rows of a decode step: row i is slot i, at position lengths[i] (the tokens its cache holds),
+// with the token chosen last (next[i]).
+void decode_rows(int* row_slot, int* row_pos, int* row_token, const int* lengths, const int* next, int n,
+                 cudaStream_t s);
+
+// x[r, :] = wte[row_token[r], :] + wpe[row_pos[r], :] (wpe may be null: no learned positions).
+void embed_rows(bf16* x, const int* row_token, const int* row_pos, const bf16* wte, const bf16* wpe, int rows, int C,
+                cudaStream_t s);
+
+// Each row's K and V (columns q_width .. q_width + 2 kv_width of its qkv row) into the cache at its
+// slot and position.
+void write_kv(bf16* k_cache, bf16* v_cache, const bf16* qkv, const int* row_slot, const int* row_pos, int rows,
+              int q_width, int kv_width, int max_len, cudaStream_t s);
+
+// Causal attention of each row's queries over its slot's cache up to and including its position:
+// y[r, h x hd ..] = softmax(q_h K^T x scale) V, query head h reading KV head h / (heads / kv_heads).
+// fp32 inside; max_len at most 16384.
+void cached_attention(bf16* y, const bf16* qkv, const bf16* k_cache, const bf16* v_cache, const int* row_slot,
+                      const int* row_pos, int rows, int heads, int kv_heads, int hd, int max_len, float scale,
+                      cudaStream_t s);
+
+// out[i, :] = x[index[i], :]: the rows whose logits are wanted (each prompt's last).
+void gather_rows(bf16* out, const bf16* x, const int* index, int n, int C, cudaStream_t s);
+
+// The greedy token of each of n logits rows (the first `vocab` of vp columns; the lowest on a tie)
+// for the sequence of row `source[i]` (row_slot / row_pos index it): next[slot] = token,
+// history[slot, pos + 1] = token (when pos + 1 < max_len) and lengths[slot] = pos + 1.
+void greedy_rows(int* next, int* history, int* lengths, const bf16* logits, const int* source, const int* row_slot,
+                 const int* row_pos, int n, int vocab, int vp, int max_len, cudaStream_t s);
+
+}  // namespace scalebench::gpt

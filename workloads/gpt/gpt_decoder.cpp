@@ -1,0 +1,329 @@
+#include "workloads/gpt/gpt_decoder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "common/error.hpp"
+#include "workloads/gpt/bf16_gemm.hpp"
+#include "workloads/gpt/decode_kernels.cuh"
+#include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/gpu/graph_capture.hpp"
+
+// Why the decoder is shaped this way:
+// - A forward pass runs over rows (slot, position, token), so that a prefill of every prompt and a
+//   decode step of every sequence are the same passes over different rows; the rows of a decode
+//   step are made on the device from the sequences' lengths and last tokens, so a step is a
+//   fixed set of launches that a CUDA graph replays.
+// - Attention reads each sequence's cache directly (a block per row and head): a decode row has one
+//   query, where a fused training kernel would waste its tiles.
+// - Only the rows that choose a token go through the head: every row of a decode step, the last
+//   of each prompt in a prefill.
+namespace scalebench::gpt {
+
+namespace {
+// Parameter tensors of a GPT-2 block (parameter_layout's order): ln1 w, b; qkv w, b; proj w, b;
+// ln2 w, b; fc w, b; fc-proj w, b.
+constexpr int kBlockTensors = 12;
+
+std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+}  // namespace
+
+// The buffers' sizes in bytes, in one place for the allocation and decoder_bytes().
+struct DecoderSizes {
+  long long params = 0, cache = 0, rows = 0, slots = 0, seq = 0;
+  int C = 0, Vp = 0;
+  DecoderSizes(const ModelShape& m, int slots_, int seq_, int prefill_tokens) {
+    const std::vector<Tensor> t = parameter_layout(m, seq_);
+    params = t.back().offset + t.back().numel();
+    C = m.width;
+    Vp = m.padded_vocab;
+    slots = slots_;
+    seq = seq_;
+    cache = static_cast<long long>(m.layers) * slots_ * seq_ * C;  // K, and as much for V
+    rows = std::max<long long>(slots_, prefill_tokens > 0 ? prefill_tokens : static_cast<long long>(slots_) * seq_);
+  }
+  std::size_t total() const {
+    const std::size_t b = 2, i = 4;
+    return round_up(b * params) + 2 * round_up(b * cache) + 3 * round_up(i * rows) + round_up(i * slots) +
+           round_up(b * rows * C) * 3 + round_up(b * rows * 3 * C) + round_up(b * rows * 4 * C) +
+           2 * round_up(4 * rows) + 2 * round_up(b * slots * C) + round_up(b * slots * Vp) + 2 * round_up(i * slots) +
+           round_up(i * slots * seq) + kWorkspaceBytes;
+  }
+};
+
+class DecoderState {
+ public:
+  DecoderState(const ModelShape& shape, int slots, int seq, cudaStream_t stream, int prefill_tokens)
+      : m(shape),
+        S(slots),
+        T(seq),
+        s(stream),
+        sizes(shape, slots, seq, prefill_tokens),
+        layout(parameter_layout(m, T)) {
+    if (m.family != Family::kGpt2) throw Error("decode: the GPT-2 family only (" + m.name + " is Llama-shaped)");
+    if (T < 2 || T > m.max_seq)
+      throw Error("decode: seq " + std::to_string(T) + " must be 2 to the model's " + std::to_string(m.max_seq));
+    if (S < 1) throw Error("decode: slots must be at least 1");
+    if (m.head_dim() % 2 != 0 || m.head_dim() > 128)
+      throw Error("decode: head width " + std::to_string(m.head_dim()) +
+                  "; the attention kernel takes even widths to 128");
+    std::size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (sizes.total() > free_b) {
+      char msg[160];
+      std::snprintf(msg, sizeof msg, "out of memory: needs %.1f GiB, has %.1f GiB", sizes.total() / 1073741824.0,
+                    free_b / 1073741824.0);
+      throw Error(msg);
+    }
+    const long long C = m.width, R = sizes.rows;
+    params = alloc<bf16>(sizes.params);
+    k_cache = alloc<bf16>(sizes.cache);
+    v_cache = alloc<bf16>(sizes.cache);
+    row_slot = alloc<int>(R);
+    row_pos = alloc<int>(R);
+    row_token = alloc<int>(R);
+    last_row = alloc<int>(S);
+    x = alloc<bf16>(R * C);
+    ln = alloc<bf16>(R * C);
+    atty = alloc<bf16>(R * C);
+    qkv = alloc<bf16>(R * 3 * C);
+    fc = alloc<bf16>(R * 4 * C);
+    mean = alloc<float>(R);
+    rstd = alloc<float>(R);
+    head_x = alloc<bf16>(static_cast<long long>(S) * C);
+    head_ln = alloc<bf16>(static_cast<long long>(S) * C);
+    logits = alloc<bf16>(static_cast<long long>(S) * m.padded_vocab);
+    lengths = alloc<int>(S);
+    next = alloc<int>(S);
+    history = alloc<int>(static_cast<long long>(S) * T);
+    workspace = alloc<std::byte>(kWorkspaceBytes);
+    host_lengths.assign(static_cast<std::size_t>(S), 0);
+  }
+
+  const ModelShape m;
+  const int S, T;
+  cudaStream_t s;
+  DecoderSizes sizes;
+  std::vector<Tensor> layout;
+  std::vector<gpu::DeviceBuffer> buffers;
+  bf16 *params, *k_cache, *v_cache, *x, *ln, *atty, *qkv, *fc, *head_x, *head_ln, *logits;
+  int *row_slot, *row_pos, *row_token, *last_row, *lengths, *next, *history;
+  float *mean, *rstd;
+  std::byte* workspace;
+  Bf16Gemms gemms;
+  gpu::GraphExec step_graph;
+  std::vector<int> host_lengths;  // what lengths will hold once the stream has run
+  int last_rows = 0;              // logits rows of the last pass
+
+  template <class V>
+  V* alloc(long long n) {
+    buffers.emplace_back(round_up(sizeof(V) * static_cast<std::size_t>(n)));
+    return reinterpret_cast<V*>(buffers.back().get());
+  }
+  bf16* p(std::size_t tensor) const { return params + layout[tensor].offset; }
+  std::size_t block(int l, int i) const { return 2 + static_cast<std::size_t>(l) * kBlockTensors + i; }
+
+  // y[n, out] = x[n, in] W^T + bias (+ y itself with `add`), GELU'd with `gelu`.
+  void linear(bf16* y, const bf16* in_rows, std::size_t w, int in, int out, int n, bool add = false,
+              bool gelu = false) {
+    Gemm g = linear_gemm(y, in_rows, p(w), in, out, n);
+    g.bias = p(w + 1);
+    g.epilogue = gelu ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+    if (add) {
+      g.c = y;
+      g.beta = 1.f;
+    }
+    gemms.run(g, workspace, kWorkspaceBytes, s);
+  }
+
+  // The model over n rows; the head and the greedy choice over the rows `last_row` names
+  // (gathered) or, without, every row.
+  void forward(int n, bool gathered) {
+    const int C = m.width, NH = m.heads, hd = m.head_dim();
+    const float scale = 1.f / std::sqrt(static_cast<float>(hd));
+    embed_rows(x, row_token, row_pos, p(0), p(1), n, C, s);
+    for (int l = 0; l < m.layers; ++l) {
+      const long long at = static_cast<long long>(l) * S * T * C;
+      layernorm_forward(ln, mean, rstd, x, p(block(l, 0)), p(block(l, 1)), n, C, s);
+      linear(qkv, ln, block(l, 2), C, 3 * C, n);
+      write_kv(k_cache + at, v_cache + at, qkv, row_slot, row_pos, n, C, C, T, s);
+      cached_attention(atty, qkv, k_cache + at, v_cache + at, row_slot, row_pos, n, NH, NH, hd, T, scale, s);
+      linear(x, atty, block(l, 4), C, C, n, true);
+      layernorm_forward(ln, mean, rstd, x, p(block(l, 6)), p(block(l, 7)), n, C, s);
+      linear(fc, ln, block(l, 8), C, 4 * C, n, false, true);
+      linear(x, fc, block(l, 10), 4 * C, C, n, true);
+    }
+    const bf16* head_in = x;
+    int rows = n;
+    if (gathered) {
+      gather_rows(head_x, x, last_row, S, C, s);
+      head_in = head_x;
+      rows = S;
+    }
+    const std::size_t f = 2 + static_cast<std::size_t>(m.layers) * kBlockTensors;
+    layernorm_forward(head_ln, mean, rstd, head_in, p(f), p(f + 1), rows, C, s);
+    gemms.run(linear_gemm(logits, head_ln, p(0), C, m.padded_vocab, rows), workspace, kWorkspaceBytes, s);
+    greedy_rows(next, history, lengths, logits, gathered ? last_row : nullptr, row_slot, row_pos, rows, m.vocab,
+                m.padded_vocab, T, s);
+    last_rows = rows;
+  }
+
+  void decode_step() {
+    decode_rows(row_slot, row_pos, row_token, lengths, next, S, s);
+    forward(S, false);
+  }
+
+  void check_room() {
+    for (int b = 0; b < S; ++b)
+      if (host_lengths[static_cast<std::size_t>(b)] >= T)
+        throw Error("decode: slot " + std::to_string(b) + " holds " + std::to_string(T) +
+                    " tokens, the most its seq takes");
+  }
+  void advance() {
+    for (int& n : host_lengths) ++n;
+  }
+};
+
+GptDecoder::GptDecoder(const ModelShape& m, int slots, int seq, cudaStream_t stream, int prefill_tokens)
+    : state_(std::make_unique<DecoderState>(m, slots, seq, stream, prefill_tokens)) {}
+
+GptDecoder::~GptDecoder() = default;
+
+void GptDecoder::load(const std::vector<float>& params) {
+  DecoderState& d = *state_;
+  if (params.size() != static_cast<std::size_t>(d.sizes.params))
+    throw Error("decode: " + std::to_string(params.size()) + " parameter values, the layout of " + d.m.name +
+                " at seq " + std::to_string(d.T) + " has " + std::to_string(d.sizes.params));
+  gpu::DeviceBuffer staging(sizeof(float) * params.size());
+  CUDA_CHECK(cudaMemcpyAsync(staging.get(), params.data(), staging.bytes(), cudaMemcpyHostToDevice, d.s));
+  to_bf16(d.params, reinterpret_cast<const float*>(staging.get()), d.sizes.params, d.s);
+  CUDA_CHECK(cudaStreamSynchronize(d.s));
+}
+
+// As StepCore::init: normal 0.02, residual projections 0.02 / sqrt(2 layers), norms 1, biases 0,
+// tensor j's values from seed + j x 0x9e3779b9.
+void GptDecoder::init(unsigned long long seed) {
+  DecoderState& d = *state_;
+  long long largest = 0;
+  for (const Tensor& t : d.layout) largest = std::max(largest, t.numel());
+  gpu::DeviceBuffer master(sizeof(float) * static_cast<std::size_t>(largest));
+  float* mp = reinterpret_cast<float*>(master.get());
+  const float resid_std = 0.02f / std::sqrt(2.f * d.m.layers);
+  for (std::size_t j = 0; j < d.layout.size(); ++j) {
+    const Tensor& t = d.layout[j];
+    switch (t.kind) {
+      case TensorKind::kNormWeight:
+        init_constant(mp, d.p(j), t.numel(), 1.f, d.s);
+        break;
+      case TensorKind::kNormBias:
+      case TensorKind::kQkvBias:
+      case TensorKind::kAttnOutBias:
+      case TensorKind::kMlpUpBias:
+      case TensorKind::kMlpDownBias:
+        init_constant(mp, d.p(j), t.numel(), 0.f, d.s);
+        break;
+      case TensorKind::kAttnOut:
+      case TensorKind::kMlpDown:
+        init_normal(mp, d.p(j), t.numel(), resid_std, seed + j * 0x9e3779b9ull, d.s);
+        break;
+      default:
+        init_normal(mp, d.p(j), t.numel(), 0.02f, seed + j * 0x9e3779b9ull, d.s);
+        break;
+    }
+  }
+  CUDA_CHECK(cudaStreamSynchronize(d.s));
+}
+
+void GptDecoder::prefill(const std::vector<std::vector<int>>& prompts) {
+  DecoderState& d = *state_;
+  if (prompts.size() != static_cast<std::size_t>(d.S))
+    throw Error("decode: " + std::to_string(prompts.size()) + " prompts for " + std::to_string(d.S) + " slots");
+  std::vector<int> slot, pos, token, last, history(static_cast<std::size_t>(d.S) * d.T, 0);
+  for (int b = 0; b < d.S; ++b) {
+    const std::vector<int>& p = prompts[static_cast<std::size_t>(b)];
+    if (p.empty() || static_cast<int>(p.size()) >= d.T)
+      throw Error("decode: slot " + std::to_string(b) + "'s prompt has " + std::to_string(p.size()) + " tokens; 1 to " +
+                  std::to_string(d.T - 1) + " fit");
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      if (p[i] < 0 || p[i] >= d.m.vocab)
+        throw Error("decode: slot " + std::to_string(b) + "'s token " + std::to_string(i) + " is " +
+                    std::to_string(p[i]) + ", outside the vocabulary of " + std::to_string(d.m.vocab));
+      slot.push_back(b);
+      pos.push_back(static_cast<int>(i));
+      token.push_back(p[i]);
+      history[static_cast<std::size_t>(b) * d.T + i] = p[i];
+    }
+    last.push_back(static_cast<int>(token.size()) - 1);
+    d.host_lengths[static_cast<std::size_t>(b)] = static_cast<int>(p.size());
+  }
+  if (static_cast<long long>(token.size()) > d.sizes.rows)
+    throw Error("decode: the prompts hold " + std::to_string(token.size()) + " tokens, the prefill takes " +
+                std::to_string(d.sizes.rows) + " at once");
+  auto upload = [&](int* to, const std::vector<int>& from) {
+    CUDA_CHECK(cudaMemcpyAsync(to, from.data(), sizeof(int) * from.size(), cudaMemcpyHostToDevice, d.s));
+  };
+  upload(d.row_slot, slot);
+  upload(d.row_pos, pos);
+  upload(d.row_token, token);
+  upload(d.last_row, last);
+  upload(d.history, history);
+  d.forward(static_cast<int>(token.size()), true);
+  CUDA_CHECK(cudaStreamSynchronize(d.s));  // the host vectors above are freed on return
+}
+
+void GptDecoder::step() {
+  state_->check_room();
+  state_->decode_step();
+  state_->advance();
+}
+
+void GptDecoder::step_graphed() {
+  DecoderState& d = *state_;
+  d.check_room();
+  if (!d.step_graph.get()) d.step_graph = gpu::capture_graph(d.s, [&] { d.decode_step(); });
+  CUDA_CHECK(cudaGraphLaunch(d.step_graph.get(), d.s));
+  d.last_rows = d.S;
+  d.advance();
+}
+
+std::vector<std::vector<int>> GptDecoder::sequences() const {
+  const DecoderState& d = *state_;
+  std::vector<int> history(static_cast<std::size_t>(d.S) * d.T);
+  CUDA_CHECK(cudaMemcpyAsync(history.data(), d.history, sizeof(int) * history.size(), cudaMemcpyDeviceToHost, d.s));
+  CUDA_CHECK(cudaStreamSynchronize(d.s));
+  std::vector<std::vector<int>> out;
+  for (int b = 0; b < d.S; ++b) {
+    const auto first = history.begin() + static_cast<long long>(b) * d.T;
+    out.emplace_back(first, first + std::min(d.host_lengths[static_cast<std::size_t>(b)] + 1, d.T));
+  }
+  return out;
+}
+
+std::vector<std::vector<float>> GptDecoder::last_logits() const {
+  const DecoderState& d = *state_;
+  std::vector<bf16> raw(static_cast<std::size_t>(d.last_rows) * d.m.padded_vocab);
+  CUDA_CHECK(cudaMemcpyAsync(raw.data(), d.logits, sizeof(bf16) * raw.size(), cudaMemcpyDeviceToHost, d.s));
+  CUDA_CHECK(cudaStreamSynchronize(d.s));
+  std::vector<std::vector<float>> out(static_cast<std::size_t>(d.last_rows));
+  for (int r = 0; r < d.last_rows; ++r)
+    for (int v = 0; v < d.m.vocab; ++v)
+      out[static_cast<std::size_t>(r)].push_back(
+          __bfloat162float(raw[static_cast<std::size_t>(r) * d.m.padded_vocab + static_cast<std::size_t>(v)]));
+  return out;
+}
+
+int GptDecoder::slots() const { return state_->S; }
+int GptDecoder::seq() const { return state_->T; }
+std::size_t GptDecoder::device_bytes() const {
+  std::size_t n = 0;
+  for (const auto& b : state_->buffers) n += b.bytes();
+  return n;
+}
+
+std::size_t decoder_bytes(const ModelShape& m, int slots, int seq, int prefill_tokens) {
+  return DecoderSizes(m, slots, seq, prefill_tokens).total();
+}
+
+}  // namespace scalebench::gpt

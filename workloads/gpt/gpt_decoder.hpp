@@ -1,0 +1,62 @@
+#pragma once
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <vector>
+
+#include "workloads/gpt/gpt_config.hpp"
+
+// Greedy text generation with a KV cache: a prompt per sequence is run once (prefill), and then
+// every decode step runs one token of every sequence through the model, its keys and values
+// appended to the cache, and appends the most likely next token. The GPT-2 family, bf16, the
+// workload's own kernels and cuBLASLt's GEMMs as in training (gpt_model.hpp); the weights are the
+// training model's (its parameter layout, so a trained model's values load as they are).
+namespace scalebench::gpt {
+
+class DecoderState;
+
+class GptDecoder {
+ public:
+  // Room for `slots` sequences of at most `seq` tokens each (prompt and generated; also the rows of
+  // the position table, as in the training model of that seq) and prompts of `prefill_tokens`
+  // tokens in all at once (0: slots x seq). Throws Error for a Llama-family model, or one whose
+  // head is wider than the attention kernel takes, and "out of memory: needs X GiB" when the GPU
+  // is short.
+  GptDecoder(const ModelShape& m, int slots, int seq, cudaStream_t stream, int prefill_tokens = 0);
+  ~GptDecoder();
+  GptDecoder(const GptDecoder&) = delete;
+  GptDecoder& operator=(const GptDecoder&) = delete;
+
+  // The weights: parameter_layout(m, seq)'s values (as GptModel::params() gives them), or the
+  // values GptModel(m, ., seq, seed) initialises.
+  void load(const std::vector<float>& params);
+  void init(unsigned long long seed);
+
+  // Starts every slot afresh from its prompt (one per slot, 1 to seq - 1 tokens, each below the
+  // vocabulary): one forward pass over all their tokens, which fills the cache and chooses each
+  // sequence's next token. Error naming the slot for a prompt that does not fit.
+  void prefill(const std::vector<std::vector<int>>& prompts);
+  // One token of every sequence: the token chosen last goes through the model at the next
+  // position and the next one is chosen. Asynchronous; Error when a sequence would pass seq.
+  void step();
+  // The same step as one CUDA graph launch (captured on first use).
+  void step_graphed();
+
+  // Each sequence so far: its prompt and the tokens chosen (synchronises).
+  std::vector<std::vector<int>> sequences() const;
+  // The logits the last prefill or step chose from, one row per sequence, the first m.vocab
+  // columns (synchronises): what a check compares with a reference.
+  std::vector<std::vector<float>> last_logits() const;
+
+  int slots() const;
+  int seq() const;
+  std::size_t device_bytes() const;
+
+ private:
+  std::unique_ptr<DecoderState> state_;
+};
+
+// Bytes a GptDecoder(m, slots, seq, ., prefill_tokens) allocates: weights, KV cache, activations.
+std::size_t decoder_bytes(const ModelShape& m, int slots, int seq, int prefill_tokens = 0);
+
+}  // namespace scalebench::gpt
