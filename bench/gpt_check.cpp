@@ -135,6 +135,8 @@ int time_decode(const std::string& name, int B, int prompt, int new_tokens, int 
   int dev = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
   CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  d.prefill(prompts);
+  const Json profile = d.profile_step();
   const std::vector<int> first = d.sequences().front();
   Json out{{"decode", m.name},
            {"batch", B},
@@ -146,6 +148,7 @@ int time_decode(const std::string& name, int B, int prompt, int new_tokens, int 
            {"step_ms", spread(step_ms)},
            {"prefill_ms", spread(prefill_ms)},
            {"decoder_gib", static_cast<double>(d.device_bytes()) / 1073741824.0},
+           {"profile_ms", profile},
            {"first_sequence_tail",
             std::vector<int>(first.end() - std::min<long long>(8, static_cast<long long>(first.size())), first.end())}};
   std::cout << out.dump() << std::endl;

@@ -8,7 +8,9 @@ namespace scalebench::gpt {
 namespace {
 
 constexpr int kMaxCachedLen = 16384;  // the scores of one row live in shared memory
-constexpr int kAttentionThreads = 128;
+constexpr int kAttentionWarps = 8;
+constexpr int kAttentionThreads = kAttentionWarps * 32;
+constexpr int kMaxHeadDim = 128;
 
 __global__ void decode_rows_kernel(int* row_slot, int* row_pos, int* row_token, const int* lengths, const int* next,
                                    int n) {
@@ -40,53 +42,82 @@ __global__ void write_kv_kernel(bf16* k_cache, bf16* v_cache, const bf16* qkv, c
   v_cache[at] = row[q_width + kv_width + c];
 }
 
-// One block per (row, query head). The scores of keys 0 .. pos in shared memory; then each thread
-// sums the weighted values of one channel over a share of the keys, and the shares are added.
+// One block per (row, query head), kAttentionWarps warps. Warp w takes keys w, w + warps, ...: each
+// lane holds two channels of the query (four when hd > 64), so a key's row is one coalesced read
+// and a warp sum; four keys are in flight at once, since a decode row's few blocks are bound by
+// the latency of these reads. The weighted values are summed the same way, then across warps.
 __global__ void cached_attention_kernel(bf16* y, const bf16* qkv, const bf16* k_cache, const bf16* v_cache,
                                         const int* row_slot, const int* row_pos, int heads, int kv_heads, int hd,
                                         int max_len, float scale) {
   extern __shared__ float smem[];
-  float* q = smem;                // hd
-  float* score = smem + hd;       // max_len
-  float* part = score + max_len;  // blockDim.x
+  float* score = smem;           // max_len
+  float* part = smem + max_len;  // warps x hd
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
   const int r = blockIdx.x, h = blockIdx.y;
   const int q_width = heads * hd, kv_width = kv_heads * hd, kvh = h / (heads / kv_heads);
-  const int n = row_pos[r] + 1;
-  const bf16* qrow = qkv + static_cast<long long>(r) * (q_width + 2 * kv_width) + h * hd;
-  for (int d = threadIdx.x; d < hd; d += blockDim.x) q[d] = __bfloat162float(qrow[d]) * scale;
-  __syncthreads();
+  const int n = row_pos[r] + 1, pairs = hd / 2;
+  const bool two = lane + kWarp < pairs;  // a second pair of channels (hd > 64)
+  const bool one = lane < pairs;
+  const __nv_bfloat162* qrow =
+      reinterpret_cast<const __nv_bfloat162*>(qkv + static_cast<long long>(r) * (q_width + 2 * kv_width) + h * hd);
+  float2 q0 = one ? __bfloat1622float2(qrow[lane]) : float2{0.f, 0.f};
+  float2 q1 = two ? __bfloat1622float2(qrow[lane + kWarp]) : float2{0.f, 0.f};
+  q0.x *= scale, q0.y *= scale, q1.x *= scale, q1.y *= scale;
   const long long base = static_cast<long long>(row_slot[r]) * max_len * kv_width + kvh * hd;
+  auto pair_at = [&](const bf16* cache, int j, int p) {
+    return __bfloat1622float2(
+        reinterpret_cast<const __nv_bfloat162*>(cache + base + static_cast<long long>(j) * kv_width)[p]);
+  };
+  constexpr int kInFlight = 4;
   float mx = -INFINITY;
-  for (int j = threadIdx.x; j < n; j += blockDim.x) {
-    const __nv_bfloat162* k =
-        reinterpret_cast<const __nv_bfloat162*>(k_cache + base + static_cast<long long>(j) * kv_width);
-    float dot = 0.f;
-    for (int d = 0; d < hd / 2; ++d) {
-      const float2 kk = __bfloat1622float2(k[d]);
-      dot += q[2 * d] * kk.x + q[2 * d + 1] * kk.y;
+  for (int j0 = warp; j0 < n; j0 += kInFlight * warps) {
+    float2 k0[kInFlight], k1[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      const int j = j0 + u * warps;
+      k0[u] = j < n && one ? pair_at(k_cache, j, lane) : float2{0.f, 0.f};
+      k1[u] = j < n && two ? pair_at(k_cache, j, lane + kWarp) : float2{0.f, 0.f};
     }
-    score[j] = dot;
-    mx = fmaxf(mx, dot);
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      const int j = j0 + u * warps;
+      const float dot = warp_sum(q0.x * k0[u].x + q0.y * k0[u].y + q1.x * k1[u].x + q1.y * k1[u].y);
+      if (j < n) {
+        if (lane == 0) score[j] = dot;
+        mx = fmaxf(mx, dot);
+      }
+    }
   }
-  mx = block_max(mx);
+  mx = block_max(mx);  // its barriers also publish score[]
   float sum = 0.f;
   for (int j = threadIdx.x; j < n; j += blockDim.x) {
     const float e = __expf(score[j] - mx);
     score[j] = e;
     sum += e;
   }
-  sum = block_sum(sum);  // its barriers also publish score[]
-  // Thread t: channel t % hd over keys t / hd, t / hd + groups, ...
-  const int groups = blockDim.x / hd > 0 ? blockDim.x / hd : 1;
-  const int d = threadIdx.x % hd, g = threadIdx.x / hd;
-  float acc = 0.f;
-  if (g < groups)
-    for (int j = g; j < n; j += groups)
-      acc += score[j] * __bfloat162float(v_cache[base + static_cast<long long>(j) * kv_width + d]);
-  part[threadIdx.x] = acc;
+  sum = block_sum(sum);
+  float2 a0{0.f, 0.f}, a1{0.f, 0.f};
+  for (int j0 = warp; j0 < n; j0 += kInFlight * warps) {
+    float2 v0[kInFlight], v1[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      const int j = j0 + u * warps;
+      v0[u] = j < n && one ? pair_at(v_cache, j, lane) : float2{0.f, 0.f};
+      v1[u] = j < n && two ? pair_at(v_cache, j, lane + kWarp) : float2{0.f, 0.f};
+    }
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      const int j = j0 + u * warps;
+      const float w = j < n ? score[j] : 0.f;
+      a0.x += w * v0[u].x, a0.y += w * v0[u].y, a1.x += w * v1[u].x, a1.y += w * v1[u].y;
+    }
+  }
+  if (one) part[warp * hd + 2 * lane] = a0.x, part[warp * hd + 2 * lane + 1] = a0.y;
+  if (two) part[warp * hd + 2 * (lane + kWarp)] = a1.x, part[warp * hd + 2 * (lane + kWarp) + 1] = a1.y;
   __syncthreads();
-  if (g == 0) {
-    for (int k = 1; k < groups; ++k) acc += part[k * hd + d];
+  for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+    float acc = 0.f;
+    for (int w = 0; w < warps; ++w) acc += part[w * hd + d];
     y[static_cast<long long>(r) * q_width + h * hd + d] = __float2bfloat16(acc / sum);
   }
 }
@@ -98,16 +129,23 @@ __global__ void gather_rows_kernel(bf16* out, const bf16* x, const int* index, i
   out[i] = x[static_cast<long long>(index[r]) * C + c];
 }
 
-// One block per logits row: the largest value and the lowest column holding it.
+// One block per logits row: the largest value and the lowest column holding it. Four values a
+// load (a row starts 16-byte aligned: vp is a multiple of 128), since a decode step of one
+// sequence has this one block to read 50k values with.
 __global__ void greedy_rows_kernel(int* next, int* history, int* lengths, const bf16* logits, const int* source,
                                    const int* row_slot, const int* row_pos, int vocab, int vp, int max_len) {
   const int i = blockIdx.x;
   const bf16* row = logits + static_cast<long long>(i) * vp;
   float best = -INFINITY;
   int arg = vocab;
-  for (int v = threadIdx.x; v < vocab; v += blockDim.x) {
-    const float x = __bfloat162float(row[v]);
-    if (x > best) best = x, arg = v;  // v rises: the first of equals stays
+  for (int v0 = 4 * threadIdx.x; v0 < vocab; v0 += 4 * blockDim.x) {
+    const uint2 raw = *reinterpret_cast<const uint2*>(row + v0);
+    const float2 a = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&raw.x));
+    const float2 b = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&raw.y));
+    const float x[4] = {a.x, a.y, b.x, b.y};
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+      if (v0 + u < vocab && x[u] > best) best = x[u], arg = v0 + u;  // columns rise: the first of equals stays
   }
   const float top = block_max(best);
   __shared__ int lowest;
@@ -148,15 +186,15 @@ void write_kv(bf16* k_cache, bf16* v_cache, const bf16* qkv, const int* row_slot
 void cached_attention(bf16* y, const bf16* qkv, const bf16* k_cache, const bf16* v_cache, const int* row_slot,
                       const int* row_pos, int rows, int heads, int kv_heads, int hd, int max_len, float scale,
                       cudaStream_t s) {
-  if (max_len > kMaxCachedLen || hd % 2 != 0 || hd > kAttentionThreads || heads % kv_heads != 0)
+  if (max_len > kMaxCachedLen || hd % 2 != 0 || hd > kMaxHeadDim || heads % kv_heads != 0)
     throw Error("cached attention: max_len " + std::to_string(max_len) + " (at most " + std::to_string(kMaxCachedLen) +
-                "), head_dim " + std::to_string(hd) + " (even, at most " + std::to_string(kAttentionThreads) +
-                "), heads " + std::to_string(heads) + " over kv_heads " + std::to_string(kv_heads));
+                "), head_dim " + std::to_string(hd) + " (even, at most " + std::to_string(kMaxHeadDim) + "), heads " +
+                std::to_string(heads) + " over kv_heads " + std::to_string(kv_heads));
   if (rows == 0) return;
-  const std::size_t smem = sizeof(float) * (static_cast<std::size_t>(hd) + max_len + kAttentionThreads);
+  const std::size_t smem = sizeof(float) * (static_cast<std::size_t>(max_len) + kAttentionWarps * hd);
   static const bool raised = [] {
     CUDA_CHECK(cudaFuncSetAttribute(cached_attention_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(sizeof(float) * (kMaxCachedLen + 2 * kAttentionThreads))));
+                                    static_cast<int>(sizeof(float) * (kMaxCachedLen + kAttentionWarps * kMaxHeadDim))));
     return true;
   }();
   (void)raised;
@@ -173,8 +211,8 @@ void gather_rows(bf16* out, const bf16* x, const int* index, int n, int C, cudaS
 void greedy_rows(int* next, int* history, int* lengths, const bf16* logits, const int* source, const int* row_slot,
                  const int* row_pos, int n, int vocab, int vp, int max_len, cudaStream_t s) {
   if (n == 0) return;
-  greedy_rows_kernel<<<static_cast<unsigned>(n), 256, 0, s>>>(next, history, lengths, logits, source, row_slot, row_pos,
-                                                              vocab, vp, max_len);
+  greedy_rows_kernel<<<static_cast<unsigned>(n), 1024, 0, s>>>(next, history, lengths, logits, source, row_slot,
+                                                               row_pos, vocab, vp, max_len);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "common/error.hpp"
@@ -116,6 +117,14 @@ class DecoderState {
   gpu::GraphExec step_graph;
   std::vector<int> host_lengths;  // what lengths will hold once the stream has run
   int last_rows = 0;              // logits rows of the last pass
+  // Profile mode: an event after each group of kernels (profile_step()).
+  bool profiling = false;
+  std::vector<std::pair<const char*, gpu::Event>> marks;
+  void mark(const char* name) {
+    if (!profiling) return;
+    marks.emplace_back(name, gpu::Event());
+    CUDA_CHECK(cudaEventRecord(marks.back().second.get(), s));
+  }
 
   template <class V>
   V* alloc(long long n) {
@@ -143,17 +152,27 @@ class DecoderState {
   void forward(int n, bool gathered) {
     const int C = m.width, NH = m.heads, hd = m.head_dim();
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
+    mark("start");
     embed_rows(x, row_token, row_pos, p(0), p(1), n, C, s);
+    mark("embedding");
     for (int l = 0; l < m.layers; ++l) {
       const long long at = static_cast<long long>(l) * S * T * C;
       layernorm_forward(ln, mean, rstd, x, p(block(l, 0)), p(block(l, 1)), n, C, s);
+      mark("layernorm");
       linear(qkv, ln, block(l, 2), C, 3 * C, n);
+      mark("gemm_qkv");
       write_kv(k_cache + at, v_cache + at, qkv, row_slot, row_pos, n, C, C, T, s);
+      mark("kv_write");
       cached_attention(atty, qkv, k_cache + at, v_cache + at, row_slot, row_pos, n, NH, NH, hd, T, scale, s);
+      mark("attention");
       linear(x, atty, block(l, 4), C, C, n, true);
+      mark("gemm_proj");
       layernorm_forward(ln, mean, rstd, x, p(block(l, 6)), p(block(l, 7)), n, C, s);
+      mark("layernorm");
       linear(fc, ln, block(l, 8), C, 4 * C, n, false, true);
+      mark("gemm_mlp_up");
       linear(x, fc, block(l, 10), 4 * C, C, n, true);
+      mark("gemm_mlp_down");
     }
     const bf16* head_in = x;
     int rows = n;
@@ -164,9 +183,12 @@ class DecoderState {
     }
     const std::size_t f = 2 + static_cast<std::size_t>(m.layers) * kBlockTensors;
     layernorm_forward(head_ln, mean, rstd, head_in, p(f), p(f + 1), rows, C, s);
+    mark("layernorm");
     gemms.run(linear_gemm(logits, head_ln, p(0), C, m.padded_vocab, rows), workspace, kWorkspaceBytes, s);
+    mark("gemm_head");
     greedy_rows(next, history, lengths, logits, gathered ? last_row : nullptr, row_slot, row_pos, rows, m.vocab,
                 m.padded_vocab, T, s);
+    mark("greedy");
     last_rows = rows;
   }
 
@@ -286,6 +308,31 @@ void GptDecoder::step_graphed() {
   CUDA_CHECK(cudaGraphLaunch(d.step_graph.get(), d.s));
   d.last_rows = d.S;
   d.advance();
+}
+
+Json GptDecoder::profile_step() {
+  DecoderState& d = *state_;
+  d.check_room();
+  d.marks.clear();
+  d.profiling = true;
+  try {
+    d.decode_step();
+  } catch (...) {
+    d.profiling = false;
+    throw;
+  }
+  d.profiling = false;
+  d.advance();
+  CUDA_CHECK(cudaStreamSynchronize(d.s));
+  std::map<std::string, double> ms;
+  for (std::size_t i = 1; i < d.marks.size(); ++i) {
+    float t = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&t, d.marks[i - 1].second.get(), d.marks[i].second.get()));
+    ms[d.marks[i].first] += t;
+  }
+  Json out = Json::object();
+  for (const auto& [name, t] : ms) out[name] = t;
+  return out;
 }
 
 std::vector<std::vector<int>> GptDecoder::sequences() const {

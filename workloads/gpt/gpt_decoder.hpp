@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/json.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 
 // Greedy text generation with a KV cache: a prompt per sequence is run once (prefill), and then
@@ -41,6 +42,9 @@ class GptDecoder {
   void step();
   // The same step as one CUDA graph launch (captured on first use).
   void step_graphed();
+  // One step launched kernel by kernel with an event after each group of kernels: milliseconds
+  // per group ("attention", "gemm_qkv", "greedy", ...; synchronises). The events add a little time.
+  Json profile_step();
 
   // Each sequence so far: its prompt and the tokens chosen (synchronises).
   std::vector<std::vector<int>> sequences() const;

@@ -129,6 +129,12 @@ TEST(GptDecoderGpu, GraphedStepsDecodeAsEagerStepsDo) {
   EXPECT_THROW(d.prefill({{1}, {2}}), Error) << "3 slots take 3 prompts";
   EXPECT_THROW(d.prefill({{1}, {2}, {512}}), Error) << "a token outside the vocabulary";
   EXPECT_THROW(d.prefill({{1}, {2}, std::vector<int>(64, 3)}), Error) << "a prompt as long as seq leaves no room";
+  // A profiled step is a step too, and times every group of kernels.
+  d.prefill(prompts);
+  const Json profile = d.profile_step();
+  for (const char* group : {"embedding", "attention", "gemm_qkv", "gemm_mlp_down", "gemm_head", "greedy"})
+    EXPECT_GT(profile.value(group, 0.0), 0.0) << group;
+  EXPECT_EQ(d.sequences()[1].size(), 3u) << "the prompt, the prefill's token and the profiled step's";
 }
 
 // The decoder initialised from a seed holds the weights GptModel initialises from that seed, and
