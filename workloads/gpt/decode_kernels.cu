@@ -13,12 +13,13 @@ constexpr int kAttentionThreads = kAttentionWarps * 32;
 constexpr int kMaxHeadDim = 128;
 
 __global__ void decode_rows_kernel(int* row_slot, int* row_pos, int* row_token, const int* lengths, const int* next,
-                                   int n) {
+                                   const int* slots, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  row_slot[i] = i;
-  row_pos[i] = lengths[i];
-  row_token[i] = next[i];
+  const int b = slots ? slots[i] : i;
+  row_slot[i] = b;
+  row_pos[i] = lengths[b];
+  row_token[i] = next[b];
 }
 
 __global__ void embed_rows_kernel(bf16* x, const int* row_token, const int* row_pos, const bf16* wte, const bf16* wpe,
@@ -163,9 +164,10 @@ __global__ void greedy_rows_kernel(int* next, int* history, int* lengths, const 
 
 }  // namespace
 
-void decode_rows(int* row_slot, int* row_pos, int* row_token, const int* lengths, const int* next, int n,
-                 cudaStream_t s) {
-  decode_rows_kernel<<<grid_for(n, 128), 128, 0, s>>>(row_slot, row_pos, row_token, lengths, next, n);
+void decode_rows(int* row_slot, int* row_pos, int* row_token, const int* lengths, const int* next, const int* slots,
+                 int n, cudaStream_t s) {
+  if (n == 0) return;
+  decode_rows_kernel<<<grid_for(n, 128), 128, 0, s>>>(row_slot, row_pos, row_token, lengths, next, slots, n);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -9,10 +9,10 @@
 // The KV cache of one layer is K and V each [slots, max_len, kv_width] bf16.
 namespace scalebench::gpt {
 
-// The rows of a decode step: row i is slot i, at position lengths[i] (the tokens its cache holds),
-// with the token chosen last (next[i]).
-void decode_rows(int* row_slot, int* row_pos, int* row_token, const int* lengths, const int* next, int n,
-                 cudaStream_t s);
+// The rows of a decode step: row i is slot b = slots[i] (i without a list), at position
+// lengths[b] (the tokens its cache holds), with the token chosen last (next[b]).
+void decode_rows(int* row_slot, int* row_pos, int* row_token, const int* lengths, const int* next, const int* slots,
+                 int n, cudaStream_t s);
 
 // x[r, :] = wte[row_token[r], :] + wpe[row_pos[r], :] (wpe may be null: no learned positions).
 void embed_rows(bf16* x, const int* row_token, const int* row_pos, const bf16* wte, const bf16* wpe, int rows, int C,

@@ -47,7 +47,7 @@ struct DecoderSizes {
   }
   std::size_t total() const {
     const std::size_t b = 2, i = 4;
-    return round_up(b * params) + 2 * round_up(b * cache) + 3 * round_up(i * rows) + round_up(i * slots) +
+    return round_up(b * params) + 2 * round_up(b * cache) + 3 * round_up(i * rows) + 2 * round_up(i * slots) +
            round_up(b * rows * C) * 3 + round_up(b * rows * 3 * C) + round_up(b * rows * 4 * C) +
            2 * round_up(4 * rows) + 2 * round_up(b * slots * C) + round_up(b * slots * Vp) + 2 * round_up(i * slots) +
            round_up(i * slots * seq) + kWorkspaceBytes;
@@ -86,6 +86,7 @@ class DecoderState {
     row_pos = alloc<int>(R);
     row_token = alloc<int>(R);
     last_row = alloc<int>(S);
+    decode_slots = alloc<int>(S);
     x = alloc<bf16>(R * C);
     ln = alloc<bf16>(R * C);
     atty = alloc<bf16>(R * C);
@@ -110,7 +111,7 @@ class DecoderState {
   std::vector<Tensor> layout;
   std::vector<gpu::DeviceBuffer> buffers;
   bf16 *params, *k_cache, *v_cache, *x, *ln, *atty, *qkv, *fc, *head_x, *head_ln, *logits;
-  int *row_slot, *row_pos, *row_token, *last_row, *lengths, *next, *history;
+  int *row_slot, *row_pos, *row_token, *last_row, *decode_slots, *lengths, *next, *history;
   float *mean, *rstd;
   std::byte* workspace;
   Bf16Gemms gemms;
@@ -147,9 +148,9 @@ class DecoderState {
     gemms.run(g, workspace, kWorkspaceBytes, s);
   }
 
-  // The model over n rows; the head and the greedy choice over the rows `last_row` names
-  // (gathered) or, without, every row.
-  void forward(int n, bool gathered) {
+  // The model over n rows; the head and the greedy choice over the `choosing` rows last_row names
+  // (gathered) or, with none named, every row.
+  void forward(int n, int choosing) {
     const int C = m.width, NH = m.heads, hd = m.head_dim();
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
     mark("start");
@@ -174,12 +175,13 @@ class DecoderState {
       linear(x, fc, block(l, 10), 4 * C, C, n, true);
       mark("gemm_mlp_down");
     }
+    const bool gathered = choosing > 0;
     const bf16* head_in = x;
     int rows = n;
     if (gathered) {
-      gather_rows(head_x, x, last_row, S, C, s);
+      gather_rows(head_x, x, last_row, choosing, C, s);
       head_in = head_x;
-      rows = S;
+      rows = choosing;
     }
     const std::size_t f = 2 + static_cast<std::size_t>(m.layers) * kBlockTensors;
     layernorm_forward(head_ln, mean, rstd, head_in, p(f), p(f + 1), rows, C, s);
@@ -193,8 +195,74 @@ class DecoderState {
   }
 
   void decode_step() {
-    decode_rows(row_slot, row_pos, row_token, lengths, next, S, s);
-    forward(S, false);
+    decode_rows(row_slot, row_pos, row_token, lengths, next, nullptr, S, s);
+    forward(S, 0);
+  }
+
+  // Why a slot cannot take part in an iteration; "" when it can.
+  std::string refused(int slot, std::vector<char>& seen) const {
+    if (slot < 0 || slot >= S) return "slot " + std::to_string(slot) + " of " + std::to_string(S);
+    if (seen[static_cast<std::size_t>(slot)]++) return "slot " + std::to_string(slot) + " twice in one iteration";
+    return "";
+  }
+
+  // One iteration of continuous batching (GptDecoder::iterate): decode rows first, made on the
+  // device from the sequences' lengths and last tokens, then the admitted prompts' tokens.
+  void iterate(const std::vector<SlotPrompt>& admit, const std::vector<int>& decode) {
+    std::vector<char> seen(static_cast<std::size_t>(S), 0);
+    long long rows = static_cast<long long>(decode.size());
+    for (const int b : decode) {
+      if (std::string why = refused(b, seen); !why.empty()) throw Error("decode: " + why);
+      const int held = host_lengths[static_cast<std::size_t>(b)];
+      if (held < 1) throw Error("decode: slot " + std::to_string(b) + " holds no sequence to continue");
+      if (held >= T)
+        throw Error("decode: slot " + std::to_string(b) + " holds " + std::to_string(T) +
+                    " tokens, the most its seq takes");
+    }
+    for (const SlotPrompt& a : admit) {
+      if (std::string why = refused(a.slot, seen); !why.empty()) throw Error("decode: " + why);
+      const std::size_t n = a.tokens.size();
+      if (n == 0 || static_cast<int>(n) >= T)
+        throw Error("decode: slot " + std::to_string(a.slot) + "'s prompt has " + std::to_string(n) + " tokens; 1 to " +
+                    std::to_string(T - 1) + " fit");
+      for (std::size_t i = 0; i < n; ++i)
+        if (a.tokens[i] < 0 || a.tokens[i] >= m.vocab)
+          throw Error("decode: slot " + std::to_string(a.slot) + "'s token " + std::to_string(i) + " is " +
+                      std::to_string(a.tokens[i]) + ", outside the vocabulary of " + std::to_string(m.vocab));
+      rows += static_cast<long long>(n);
+    }
+    if (rows > sizes.rows)
+      throw Error("decode: an iteration of " + std::to_string(rows) + " token rows; the decoder takes " +
+                  std::to_string(sizes.rows) + " at once");
+    const int d = static_cast<int>(decode.size());
+    std::vector<int> slot, pos, token, last;
+    for (int i = 0; i < d; ++i) last.push_back(i);
+    for (const SlotPrompt& a : admit) {
+      for (std::size_t i = 0; i < a.tokens.size(); ++i) {
+        slot.push_back(a.slot);
+        pos.push_back(static_cast<int>(i));
+        token.push_back(a.tokens[i]);
+      }
+      last.push_back(d + static_cast<int>(token.size()) - 1);
+    }
+    auto upload = [&](int* to, const std::vector<int>& from) {
+      if (!from.empty())
+        CUDA_CHECK(cudaMemcpyAsync(to, from.data(), sizeof(int) * from.size(), cudaMemcpyHostToDevice, s));
+    };
+    if (d > 0) {
+      upload(decode_slots, decode);
+      decode_rows(row_slot, row_pos, row_token, lengths, next, decode_slots, d, s);
+    }
+    upload(row_slot + d, slot);
+    upload(row_pos + d, pos);
+    upload(row_token + d, token);
+    upload(last_row, last);
+    for (const SlotPrompt& a : admit) upload(history + static_cast<long long>(a.slot) * T, a.tokens);
+    forward(static_cast<int>(rows), static_cast<int>(last.size()));
+    CUDA_CHECK(cudaStreamSynchronize(s));  // the host vectors above are freed on return
+    for (const int b : decode) ++host_lengths[static_cast<std::size_t>(b)];
+    for (const SlotPrompt& a : admit)
+      host_lengths[static_cast<std::size_t>(a.slot)] = static_cast<int>(a.tokens.size());
   }
 
   void check_room() {
@@ -262,37 +330,13 @@ void GptDecoder::prefill(const std::vector<std::vector<int>>& prompts) {
   DecoderState& d = *state_;
   if (prompts.size() != static_cast<std::size_t>(d.S))
     throw Error("decode: " + std::to_string(prompts.size()) + " prompts for " + std::to_string(d.S) + " slots");
-  std::vector<int> slot, pos, token, last, history(static_cast<std::size_t>(d.S) * d.T, 0);
-  for (int b = 0; b < d.S; ++b) {
-    const std::vector<int>& p = prompts[static_cast<std::size_t>(b)];
-    if (p.empty() || static_cast<int>(p.size()) >= d.T)
-      throw Error("decode: slot " + std::to_string(b) + "'s prompt has " + std::to_string(p.size()) + " tokens; 1 to " +
-                  std::to_string(d.T - 1) + " fit");
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      if (p[i] < 0 || p[i] >= d.m.vocab)
-        throw Error("decode: slot " + std::to_string(b) + "'s token " + std::to_string(i) + " is " +
-                    std::to_string(p[i]) + ", outside the vocabulary of " + std::to_string(d.m.vocab));
-      slot.push_back(b);
-      pos.push_back(static_cast<int>(i));
-      token.push_back(p[i]);
-      history[static_cast<std::size_t>(b) * d.T + i] = p[i];
-    }
-    last.push_back(static_cast<int>(token.size()) - 1);
-    d.host_lengths[static_cast<std::size_t>(b)] = static_cast<int>(p.size());
-  }
-  if (static_cast<long long>(token.size()) > d.sizes.rows)
-    throw Error("decode: the prompts hold " + std::to_string(token.size()) + " tokens, the prefill takes " +
-                std::to_string(d.sizes.rows) + " at once");
-  auto upload = [&](int* to, const std::vector<int>& from) {
-    CUDA_CHECK(cudaMemcpyAsync(to, from.data(), sizeof(int) * from.size(), cudaMemcpyHostToDevice, d.s));
-  };
-  upload(d.row_slot, slot);
-  upload(d.row_pos, pos);
-  upload(d.row_token, token);
-  upload(d.last_row, last);
-  upload(d.history, history);
-  d.forward(static_cast<int>(token.size()), true);
-  CUDA_CHECK(cudaStreamSynchronize(d.s));  // the host vectors above are freed on return
+  std::vector<SlotPrompt> admit;
+  for (int b = 0; b < d.S; ++b) admit.push_back({b, prompts[static_cast<std::size_t>(b)]});
+  d.iterate(admit, {});
+}
+
+void GptDecoder::iterate(const std::vector<SlotPrompt>& admit, const std::vector<int>& decode) {
+  state_->iterate(admit, decode);
 }
 
 void GptDecoder::step() {

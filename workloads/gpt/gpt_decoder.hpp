@@ -16,6 +16,12 @@ namespace scalebench::gpt {
 
 class DecoderState;
 
+// A prompt for one slot of the decoder.
+struct SlotPrompt {
+  int slot = 0;
+  std::vector<int> tokens;
+};
+
 class GptDecoder {
  public:
   // Room for `slots` sequences of at most `seq` tokens each (prompt and generated; also the rows of
@@ -37,6 +43,12 @@ class GptDecoder {
   // vocabulary): one forward pass over all their tokens, which fills the cache and chooses each
   // sequence's next token. Error naming the slot for a prompt that does not fit.
   void prefill(const std::vector<std::vector<int>>& prompts);
+  // One iteration of continuous batching, in one forward pass: each admitted slot starts afresh
+  // from its prompt (its first token chosen) and each slot in `decode` gives one more token. A
+  // slot takes part once at most; Error naming the slot otherwise, for a decode slot that holds
+  // no sequence or no room, or for a prompt as prefill() refuses it; nothing runs then.
+  // Synchronises.
+  void iterate(const std::vector<SlotPrompt>& admit, const std::vector<int>& decode);
   // One token of every sequence: the token chosen last goes through the model at the next
   // position and the next one is chosen. Asynchronous; Error when a sequence would pass seq.
   void step();

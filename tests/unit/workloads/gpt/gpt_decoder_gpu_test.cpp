@@ -113,6 +113,63 @@ TEST(GptDecoderGpu, GreedyDecodeMatchesTheReferenceStepByStep) {
   EXPECT_GE(clear_choices, 20) << "of " << 2 * (steps + 1);
 }
 
+// Each token a decoder chose after `prompt` tokens of `sequence` against the fp64 reference's
+// logits at its position: the reference's greedy choice, or within `tol` of its best logit.
+// Returns how many were exactly the reference's choice.
+int expect_greedy(const ModelShape& m, int seq, const std::vector<double>& w, const std::vector<int>& sequence,
+                  std::size_t prompt, double tol, const std::string& what) {
+  const int T = static_cast<int>(sequence.size());
+  const std::vector<double> ref = reference_logits(m, seq, 1, T, w, sequence);
+  int exact = 0;
+  for (std::size_t pos = prompt - 1; pos + 1 < sequence.size(); ++pos) {
+    const double* r = &ref[pos * static_cast<std::size_t>(m.padded_vocab)];
+    const int chosen = sequence[pos + 1], best = greedy_token(m, r);
+    EXPECT_GE(r[chosen], r[best] - tol) << what << " position " << pos << ": chose " << chosen << ", the reference "
+                                        << best;
+    exact += chosen == best;
+  }
+  return exact;
+}
+
+// Continuous batching: sequences admitted at different iterations, decoding beside each other and
+// beside new prompts (one forward pass an iteration), and a slot taken again by a new prompt once
+// its sequence is done: every sequence is decoded as the reference decodes it alone.
+TEST(GptDecoderGpu, ContinuousBatchingDecodesEachSequenceAsAlone) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const ModelShape m = model_shape("gpt2-tiny");
+  const int seq = 48;
+  gpu::Stream s;
+  GptDecoder d(m, 3, seq, s.get());
+  const std::vector<float> w = spread_weights(m, seq, 13);
+  d.load(w);
+  const std::vector<double> wd(w.begin(), w.end());
+  const std::vector<int> a = {5, 6, 7, 8}, b = {100, 200, 300, 400, 500, 1, 2}, c = {42}, e = {9, 9, 9, 9, 9, 9};
+  d.iterate({{0, a}}, {});
+  d.iterate({{2, c}}, {0});
+  d.iterate({{1, b}}, {0, 2});
+  for (int i = 0; i < 8; ++i) d.iterate({}, {0, 1, 2});
+  const std::vector<int> first = d.sequences()[0];
+  ASSERT_EQ(first.size(), a.size() + 11);  // its prefill's token and 10 decoded
+  d.iterate({{0, e}}, {2, 1});             // slot 0 again, from a new prompt; order of the list free
+  for (int i = 0; i < 5; ++i) d.iterate({}, {1, 0, 2});
+  const std::vector<std::vector<int>> now = d.sequences();
+  ASSERT_EQ(now[0].size(), e.size() + 6);
+  ASSERT_EQ(now[1].size(), b.size() + 15);
+  ASSERT_EQ(now[2].size(), c.size() + 16);
+  EXPECT_TRUE(std::equal(e.begin(), e.end(), now[0].begin()));
+  int exact = expect_greedy(m, seq, wd, first, a.size(), 0.05, "first sequence of slot 0");
+  exact += expect_greedy(m, seq, wd, now[0], e.size(), 0.05, "second sequence of slot 0");
+  exact += expect_greedy(m, seq, wd, now[1], b.size(), 0.05, "slot 1");
+  exact += expect_greedy(m, seq, wd, now[2], c.size(), 0.05, "slot 2");
+  EXPECT_GE(exact, 40) << "of 48 choices";
+  // What an iteration refuses, before it runs anything.
+  EXPECT_THROW(d.iterate({{1, {1, 2}}}, {1}), Error) << "a slot twice";
+  EXPECT_THROW(d.iterate({}, {3}), Error) << "no slot 3";
+  GptDecoder fresh(m, 2, seq, s.get());
+  EXPECT_THROW(fresh.iterate({}, {0}), Error) << "slot 0 holds nothing to continue";
+  EXPECT_EQ(d.sequences()[1].size(), b.size() + 15) << "a refused iteration changes nothing";
+}
+
 // A decode step replayed as one CUDA graph makes the same tokens and logits as the step launched
 // kernel by kernel, and a prefill starts the slots afresh.
 TEST(GptDecoderGpu, GraphedStepsDecodeAsEagerStepsDo) {
