@@ -16,6 +16,7 @@
 
 #include "common/error.hpp"
 #include "common/json.hpp"
+#include "workloads/infer/token_loop.hpp"
 
 namespace scalebench::infer {
 
@@ -70,5 +71,35 @@ struct EngineRequest {
 // The train workload's CNNs, forward pass only (workloads/train/train_engine.cpp); throws
 // EngineDoesNotFit when out of device memory. Built only with SCALEBENCH_HAVE_CUDA.
 std::unique_ptr<Engine> make_train_engine(const EngineRequest& request);
+
+// Text generation: an engine that runs the token loop's iterations (token_loop.hpp) in its slots,
+// one at a time, with its own prompts (a query's prompt is made from its number, so every run
+// asks the same).
+class TokenEngine {
+ public:
+  virtual ~TokenEngine() = default;
+  virtual int slots() const = 0;
+  // Runs `it` and returns when its tokens are out: each admission's prompt of its shape's length
+  // run in its slot and its first token chosen, one more token in each decode slot.
+  virtual void run(const Iteration& it) = 0;
+  // What the engine is, for the records.
+  virtual Json describe() const = 0;
+};
+
+// What a token engine is built for: the model, its slots, the longest prompt and the most tokens
+// a sequence holds (prompt and output), and the prompt tokens one iteration takes.
+struct TokenEngineRequest {
+  std::string model;
+  int slots = 1;
+  int longest_prompt = 1;
+  int max_sequence = 2;
+  int max_prefill_tokens = 0;  // 0: every slot's prompt at once
+  std::uint64_t seed = 1;      // weights and prompts
+};
+
+// The gpt workload's decoder (workloads/gpt/gpt_token_engine.cpp): GPT-2 family, bf16, random
+// weights; throws EngineDoesNotFit when out of device memory, Error for a model it does not run.
+// Built only with SCALEBENCH_HAVE_CUDA.
+std::unique_ptr<TokenEngine> make_gpt_engine(const TokenEngineRequest& request);
 
 }  // namespace scalebench::infer

@@ -13,9 +13,12 @@ InferConfig InferConfig::from_params(const Json& p) {
   InferConfig c;
   c.model = p.at("model").get<std::string>();
   c.image = p.at("image").get<int>();
-  const std::string precision = p.at("precision").get<std::string>();
+  std::string precision = p.at("precision").get<std::string>();
+  if (precision == "auto") precision = c.generates_text() ? "bf16" : "fp16";
   if (precision != "fp16" && precision != "bf16" && precision != "fp32")
-    throw Error("precision: '" + precision + "'; expected one of fp16, bf16, fp32");
+    throw Error("precision: '" + precision + "'; expected one of auto, fp16, bf16, fp32");
+  if (c.generates_text() && precision != "bf16")
+    throw Error("precision: '" + precision + "'; " + c.model + " generates text in bf16 only (auto or bf16)");
   c.precision = precision;
   c.scenario = parse_scenario(p.at("scenario").get<std::string>());
   c.max_batch = p.at("max_batch").get<int>();
@@ -34,6 +37,19 @@ InferConfig InferConfig::from_params(const Json& p) {
   c.conv_api = p.at("conv_api").get<std::string>();
   c.warmup = p.at("warmup").get<int>();
   c.check = p.at("check").get<bool>();
+  c.prompt_tokens = p.at("prompt_tokens").get<int>();
+  c.output_tokens = p.at("output_tokens").get<int>();
+  c.max_prefill_tokens = p.at("max_prefill_tokens").get<int>();
+  c.latency_class = p.at("latency_class").get<std::string>();
+  (void)infer::token_rules(c.latency_class);  // names the field when it is neither class
+  if (c.generates_text()) {
+    if (c.scenario != Scenario::offline && c.scenario != Scenario::server)
+      throw Error("scenario: " + scenario_name(c.scenario) + "; " + c.model +
+                  " generates text, under offline or server (MLPerf runs LLMs under those two)");
+    if (c.prompt_tokens + c.output_tokens > 1024)
+      throw Error("prompt_tokens + output_tokens: " + std::to_string(c.prompt_tokens + c.output_tokens) + "; " +
+                  c.model + " holds 1024 positions");
+  }
   if (c.max_batch < 1) throw Error("max_batch: at least 1");
   if (c.streams < 1) throw Error("streams: at least 1");
   if (!(c.search_tolerance > 0)) throw Error("search_tolerance: above 0");
@@ -85,6 +101,31 @@ ScenarioResult InferConfig::judge(const RunTally& tally) const {
     r.valid = false;
   }
   return r;
+}
+
+bool InferConfig::generates_text() const { return model.rfind("gpt2-", 0) == 0; }
+
+TokenRules InferConfig::token_rules() const {
+  TokenRules r = infer::token_rules(latency_class);  // the free function, not this one
+  r.min_queries = std::max<std::uint64_t>(r.min_queries, 1);
+  return r;
+}
+
+TokenLoopSettings InferConfig::token_loop(double expected_queries_per_s, double qps) const {
+  TokenLoopSettings s;
+  s.scenario = scenario;
+  s.slots = max_batch;
+  s.max_prefill_tokens = max_prefill_tokens;
+  s.shapes = {QueryShape{prompt_tokens, output_tokens}};
+  s.target_qps = qps;
+  s.min_duration_s = min_duration_s;
+  s.min_queries = min_queries;
+  s.seed = seed;
+  if (scenario == Scenario::offline)
+    s.offline_queries = std::max<std::uint64_t>(
+        static_cast<std::uint64_t>(std::ceil(expected_queries_per_s * min_duration_s * 1.1 - 1e-9)),
+        std::max<std::uint64_t>(min_queries, 1));
+  return s;
 }
 
 double batching_tolerance(const std::string& precision) {

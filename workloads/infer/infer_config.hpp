@@ -10,6 +10,8 @@
 #include "workloads/infer/loadgen_loop.hpp"
 #include "workloads/infer/scenario.hpp"
 #include "workloads/infer/scenario_verdict.hpp"
+#include "workloads/infer/token_loop.hpp"
+#include "workloads/infer/token_verdict.hpp"
 
 namespace scalebench::infer {
 
@@ -32,6 +34,9 @@ struct InferConfig {
   std::string conv_api = "best";
   int warmup = 0;
   bool check = true;
+  // Text generation (a GPT-2 model).
+  int prompt_tokens = 128, output_tokens = 256, max_prefill_tokens = 2048;
+  std::string latency_class = "server";
 
   // From the parameters over their defaults (with_defaults("infer", ...)); errors name the field.
   static InferConfig from_params(const Json& params);
@@ -47,6 +52,14 @@ struct InferConfig {
   std::vector<int> batch_sizes() const;
   // The verdict: MLPerf's rules, and a bound other than the rule's makes a run INVALID too.
   ScenarioResult judge(const RunTally& tally) const;
+
+  // Whether the model generates text (the gpt workload's GPT-2 models, named gpt2-...).
+  bool generates_text() const;
+  // Text generation: MLPerf's LLM rules for latency_class, and the token loop's settings: the
+  // run's own minimums, Offline's query count from the queries/s expected (enough for
+  // min_duration_s, 10% over, and at least min_queries).
+  TokenRules token_rules() const;
+  TokenLoopSettings token_loop(double expected_queries_per_s, double qps) const;
 };
 
 // How far a sample's logits run alone may be from the same sample's run in a batch: the rms over

@@ -1,11 +1,13 @@
 // The infer workload's declaration in the registry (catalog/registry.hpp): MLPerf's scenarios on
-// the train workload's models, forward pass only. Host-only.
+// the train workload's models, forward pass only, and text generation on the gpt workload's GPT-2
+// models. Host-only.
 #include "catalog/registry.hpp"
 #include "catalog/timing_params.hpp"
 
 namespace scalebench {
 
 WorkloadDef train_declaration();
+WorkloadDef gpt_declaration();
 
 WorkloadDef infer_declaration() {
   WorkloadDef d;
@@ -14,14 +16,26 @@ WorkloadDef infer_declaration() {
       "inference under MLPerf's scenarios as LoadGen runs them (offline, server, single_stream, multi_stream) on "
       "the train workload's models: queries issued on a steady clock, dynamic batching over CUDA streams, latency "
       "percentiles, queries and samples per second, and a VALID/INVALID verdict against MLPerf's rules with the "
-      "reason (docs/infer.md)";
-  // The models are train's, declared there once.
+      "reason; and text generation on GPT-2 (offline, server: tokens/s, TTFT and TPOT against MLPerf's LLM "
+      "bounds) (docs/infer.md)";
+  // The models are train's and the gpt workload's GPT-2 family, declared there once.
   ParamDef model = *train_declaration().find("model");
-  model.help = "the network, as the train workload builds it (its forward pass, batch norm from running statistics)";
+  const WorkloadDef gpt = gpt_declaration();
+  for (const std::string& name : gpt.find("model")->choices)
+    if (name.rfind("gpt2-", 0) == 0) model.choices.push_back(name);
+  model.help =
+      "the network: the train workload's (its forward pass, batch norm from running statistics), or a GPT-2 of "
+      "the gpt workload, which generates text (greedy decoding with a KV cache, continuous batching; offline "
+      "and server; tokens/s, TTFT and TPOT)";
   d.params = {
       model,
       {"image", ParamType::kInt, 0, {}, 0, "image height and width; 0: the model's own (224, 299 for the Inceptions)"},
-      {"precision", ParamType::kEnum, "fp16", {"fp16", "bf16", "fp32"}, {}, "activations and weights (fp32: no TF32)"},
+      {"precision",
+       ParamType::kEnum,
+       "auto",
+       {"auto", "fp16", "bf16", "fp32"},
+       {},
+       "activations and weights (fp32: no TF32); auto: fp16, and bf16 for text generation (its only one)"},
       {"scenario",
        ParamType::kEnum,
        "offline",
@@ -35,7 +49,8 @@ WorkloadDef infer_declaration() {
        128,
        {},
        1,
-       "most samples in one batch; offline runs full batches of it, server batches of 1, 2, 4, ... up to it",
+       "most samples in one batch; offline runs full batches of it, server batches of 1, 2, 4, ... up to it; "
+       "text generation: the sequences decoded at once (the decoder's slots)",
        4096},
       {"batch_timeout_ms",
        ParamType::kNumber,
@@ -78,6 +93,22 @@ WorkloadDef infer_declaration() {
        "the run completes at least this many queries; auto: the rule's (multi_stream 662, others 100; offline: "
        "one query of at least 24,576 samples for resnet50); fewer than the rule's is INVALID"},
       {"seed", ParamType::kInt, 1, {}, 0, "weights, the sample pool and the server's arrival schedule"},
+      {"prompt_tokens", ParamType::kInt, 128, {}, 1, "text generation: tokens in every query's prompt", 8192},
+      {"output_tokens", ParamType::kInt, 256, {}, 1, "text generation: tokens every query asks for", 8192},
+      {"max_prefill_tokens",
+       ParamType::kInt,
+       2048,
+       {},
+       0,
+       "text generation: prompt tokens admitted in one iteration beside the decoding sequences (one prompt "
+       "always); 0: every free slot's at once"},
+      {"latency_class",
+       ParamType::kEnum,
+       "server",
+       {"server", "interactive"},
+       {},
+       "text generation, server: the p99 bounds MLPerf sets for Llama 2 70B: server (TTFT 2000 ms, TPOT 200 ms) "
+       "or interactive (450 ms, 40 ms)"},
       {"search_trials",
        ParamType::kInt,
        10,

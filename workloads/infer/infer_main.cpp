@@ -1,9 +1,9 @@
 // The infer workload's entry point: builds the engine (make_train_engine: the model's forward pass
-// as CUDA graphs, one per batch size per stream) on this rank's GPU, checks it, warms it up, runs
-// the scenario (or the server's search) under the harness and reports one record per rank, the
-// lead (rank 0) for all. Each rank runs on its own GPU, unsynchronised: no rank waits on another
-// before the records are gathered, so one that fails early cannot hold the others. Built only
-// with SCALEBENCH_HAVE_CUDA.
+// as CUDA graphs, one per batch size per stream; make_gpt_engine for text generation) on this
+// rank's GPU, checks it, warms it up, runs the scenario (or the server's search) under the harness
+// and reports one record per rank, the lead (rank 0) for all. Each rank runs on its own GPU, unsynchronised: no rank
+// waits on another before the records are gathered, so one that fails early cannot hold the others. Built only with
+// SCALEBENCH_HAVE_CUDA.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -25,6 +25,8 @@
 #include "workloads/infer/infer_records.hpp"
 #include "workloads/infer/qps_search.hpp"
 #include "workloads/infer/scenario_runner.hpp"
+#include "workloads/infer/token_records.hpp"
+#include "workloads/infer/token_runner.hpp"
 #include "workloads/runtime/device_description.hpp"
 #include "workloads/runtime/mpi_session.hpp"
 #include "workloads/runtime/run_request.hpp"
@@ -110,10 +112,69 @@ infer::InferOutcome search_server(infer::Engine& engine, const InferConfig& cfg,
   return o;
 }
 
+infer::TokenOutcome run_text_once(infer::TokenEngine& engine, const InferConfig& cfg, double expected, double qps) {
+  infer::TokenOutcome o;
+  o.expected_queries_per_s = expected;
+  o.target_qps = qps;
+  o.tally = infer::run_token_scenario(engine, cfg.token_loop(expected, qps));
+  o.result = infer::judge_tokens(cfg.scenario, cfg.token_rules(), o.tally);
+  return o;
+}
+
+// Server with target_qps 0, for text: the highest rate whose TTFT and TPOT stay within their
+// bounds, from half the warm-up's queries/s; as search_server.
+infer::TokenOutcome search_text_server(infer::TokenEngine& engine, const InferConfig& cfg, double expected) {
+  std::vector<infer::TokenOutcome> trials;
+  infer::QpsSearch search = infer::search_max_qps(
+      [&](double qps) {
+        trials.push_back(run_text_once(engine, cfg, expected, qps));
+        return trials.back().result.within_bound;
+      },
+      std::max(expected / 2, 0.1), cfg.search_tolerance, cfg.search_trials);
+  std::size_t pick = 0;
+  for (std::size_t i = 0; i < trials.size(); ++i)
+    if (search.best_valid_qps > 0 ? trials[i].target_qps == search.best_valid_qps && trials[i].result.within_bound
+                                  : trials[i].target_qps < trials[pick].target_qps)
+      pick = i;
+  infer::TokenOutcome o = trials[pick];
+  for (const auto& t : trials) o.trial_results.push_back(t.result);
+  o.search = search;
+  return o;
+}
+
+// Text generation on this rank's GPU: the gpt decoder built, warmed up (an Offline run of a slot's
+// worth of queries, then the rate of twice as many, which sizes Offline and starts the search) and
+// run through the scenario or the server's search.
+Json measure_text_rank(const Json& context, const InferConfig& cfg, int rank) {
+  try {
+    infer::TokenEngineRequest r;
+    r.model = cfg.model;
+    r.slots = cfg.max_batch;
+    r.longest_prompt = cfg.prompt_tokens;
+    r.max_sequence = cfg.prompt_tokens + cfg.output_tokens;
+    r.max_prefill_tokens = cfg.max_prefill_tokens;
+    r.seed = cfg.seed;
+    const std::unique_ptr<infer::TokenEngine> engine = infer::make_gpt_engine(r);
+    const infer::TokenLoopSettings shape = cfg.token_loop(0, 0);
+    const auto slots = static_cast<std::uint64_t>(cfg.max_batch);
+    infer::measure_token_rate(*engine, shape, slots);
+    const double expected = infer::measure_token_rate(*engine, shape, 2 * slots);
+    const infer::TokenOutcome o = cfg.scenario == infer::Scenario::server && cfg.target_qps == 0
+                                      ? search_text_server(*engine, cfg, expected)
+                                      : run_text_once(*engine, cfg, expected, cfg.target_qps);
+    return infer::token_record(context, cfg, o, rank, engine->describe());
+  } catch (const infer::EngineDoesNotFit& e) {
+    return status_record(context, "skipped", e.what());
+  } catch (const std::exception& e) {
+    return status_record(context, "failed", e.what());
+  }
+}
+
 // This rank's record: the engine built on its GPU, checked, warmed up and run through the
 // scenario (or the server's search); skipped when the engine does not fit the GPU, failed on an
-// error.
+// error. Text generation for a GPT-2 model.
 Json measure_rank(const Json& context, const InferConfig& cfg, int rank) {
+  if (cfg.generates_text()) return measure_text_rank(context, cfg, rank);
   try {
     infer::EngineRequest ec;
     ec.model = cfg.model;
@@ -148,7 +209,9 @@ Json measure_rank(const Json& context, const InferConfig& cfg, int rank) {
 
 // A rank's record as the table format shows it.
 void print_summary(const Json& r) {
-  if (r.contains("details"))
+  if (r.contains("details") && r.at("details").contains("ttft_ms"))
+    std::printf("%s", infer::token_summary(r).c_str());
+  else if (r.contains("details"))
     std::printf("%s", infer::infer_summary(r).c_str());
   else
     std::printf("infer: %s: %s\n", r.at("status").get<std::string>().c_str(),

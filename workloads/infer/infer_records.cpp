@@ -24,20 +24,6 @@ Figure figure_of(Scenario s) {
   return {};
 }
 
-Json latency_json(const LatencySummary& l) {
-  return Json{{"n", l.n}, {"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}, {"p99_9", l.p999}, {"max", l.max}};
-}
-
-// The CDF as two parallel arrays (a few hundred bytes, where pairs would double the keys).
-Json cdf_json(const LatencySummary& l) {
-  Json percent = Json::array(), ms = Json::array();
-  for (const CdfPoint& c : l.cdf) {
-    percent.push_back(c.percent);
-    ms.push_back(c.ms);
-  }
-  return Json{{"percent", percent}, {"ms", ms}};
-}
-
 Json rules_json(const ScenarioRules& r) {
   return Json{{"min_duration_s", r.min_duration_s},
               {"min_queries", r.min_queries},
@@ -46,6 +32,19 @@ Json rules_json(const ScenarioRules& r) {
               {"latency_bound_ms", r.latency_bound_ms}};
 }
 }  // namespace
+
+Json latency_json(const LatencySummary& l) {
+  return Json{{"n", l.n}, {"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}, {"p99_9", l.p999}, {"max", l.max}};
+}
+
+Json cdf_json(const LatencySummary& l) {
+  Json percent = Json::array(), ms = Json::array();
+  for (const CdfPoint& c : l.cdf) {
+    percent.push_back(c.percent);
+    ms.push_back(c.ms);
+  }
+  return Json{{"percent", percent}, {"ms", ms}};
+}
 
 Json infer_record(const Json& context, const InferConfig& cfg, const InferOutcome& o, int rank, const Json& engine,
                   const Json& check, long long check_wrong, long long check_rows) {

@@ -23,6 +23,12 @@ struct InferOutcome {
   double expected_samples_per_s = 0;          // the warm-up's throughput
 };
 
+// A latency summary as records hold it: {"n", "p50", "p90", "p99", "p99_9", "max"} in ms; and its
+// CDF as two parallel arrays, {"percent": [...], "ms": [...]} (a few hundred bytes, where pairs
+// would double the keys).
+Json latency_json(const LatencySummary& l);
+Json cdf_json(const LatencySummary& l);
+
 // The scenario's record: metric and value the scenario's figure (offline samples_per_second,
 // server queries_per_second, single_stream latency_p90, multi_stream latency_p99), details the
 // verdict and its reasons, the latency percentiles, queries and samples per second, the rules
