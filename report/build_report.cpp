@@ -66,6 +66,7 @@ Section experiment_section(const std::string& name, const std::vector<const Json
   add_throughput_scaling(sec, ok, gpus, opt);
   add_training_split(sec, ok, gpus);
   add_inference(sec, ok);
+  add_text_generation(sec, ok);
   add_other_figures(sec, ok);
   add_outliers(sec, exp_records);
   add_clock_limits(sec, ok);

@@ -11,6 +11,8 @@ namespace scalebench::sections {
 
 bool is_inference(const Json& r) { return RecordView(r).workload == "infer"; }
 
+bool is_text_generation(const Json& r) { return is_inference(r) && RecordView(r).has("details.ttft_ms"); }
+
 namespace {
 
 // What one infer run ran, from its point: "resnet50 fp16 server · 15000 q/s · batch ≤ 128 · 2 streams".
@@ -59,18 +61,10 @@ std::string ms_text(const RecordView& r, const std::string& field) {
 
 // A record's latency distribution as chart points: details.latency_cdf, or, from records written
 // before it, the percentiles the record has (a coarser curve through the same ranks).
-std::vector<ChartPoint> cdf_points(const RecordView& r) {
+std::vector<ChartPoint> latency_points(const RecordView& r) {
   std::vector<ChartPoint> points;
   const Json& d = r.details();
-  if (d.contains("latency_cdf")) {
-    const Json& percent = d.at("latency_cdf").at("percent");
-    const Json& ms = d.at("latency_cdf").at("ms");
-    for (std::size_t i = 0; i < std::min(percent.size(), ms.size()); ++i) {
-      const double x = ms[i].get<double>(), y = percent[i].get<double>();
-      points.push_back({x, y, y, y});
-    }
-    return points;
-  }
+  if (d.contains("latency_cdf")) return cdf_points(d.at("latency_cdf"));
   for (const auto& [field, pct] :
        {std::pair<const char*, double>{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99_9", 99.9}, {"max", 100}})
     if (const auto v = r.number_at(std::string("details.latency_ms.") + field); v && *v > 0)
@@ -123,7 +117,7 @@ Chart latency_cdf(const std::string& id, const std::vector<const Json*>& recs) {
     const RecordView r(*json);
     Series s;
     s.name = name(r.point(), r.number_at("details.scheduled_qps").value_or(0));
-    s.points = cdf_points(r);
+    s.points = latency_points(r);
     s.error_bars = false;
     if (s.points.size() >= 2) c.series.push_back(std::move(s));
   }
@@ -197,7 +191,7 @@ Chart server_curve(const std::string& id, const std::vector<const Json*>& recs) 
 void add_inference(Section& sec, const std::vector<const Json*>& recs) {
   std::vector<const Json*> runs;
   for (const Json* r : recs)
-    if (is_inference(*r)) runs.push_back(r);
+    if (is_inference(*r) && !is_text_generation(*r)) runs.push_back(r);
   if (runs.empty()) return;
   sec.tables.push_back(scenario_table(sec.id, runs));
   if (Chart c = latency_cdf(sec.id, runs); !c.series.empty()) sec.charts.push_back(std::move(c));

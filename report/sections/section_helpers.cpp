@@ -185,4 +185,15 @@ bool is_throughput(const Json& r) {
          unit.find("B/s") == std::string::npos;
 }
 
+std::vector<ChartPoint> cdf_points(const Json& cdf) {
+  std::vector<ChartPoint> points;
+  const Json& percent = cdf.at("percent");
+  const Json& ms = cdf.at("ms");
+  for (std::size_t i = 0; i < std::min(percent.size(), ms.size()); ++i) {
+    const double x = ms[i].get<double>(), y = percent[i].get<double>();
+    points.push_back({x, y, y, y});
+  }
+  return points;
+}
+
 }  // namespace scalebench::sections

@@ -65,6 +65,10 @@ std::string extrapolation_warning(const std::string& what, const std::string& do
 // (nvlink variant, pcie variant): what the NVLink-against-PCIe ratios divide.
 std::vector<std::pair<std::string, std::string>> nvlink_pcie_variants(const Json& exp_records);
 
+// A latency CDF as records hold it ({"percent": [...], "ms": [...]}) as chart points: x the
+// latency, y the percent of queries within it.
+std::vector<ChartPoint> cdf_points(const Json& cdf);
+
 Table make_table(const std::string& id, const std::string& title, const std::string& note,
                  std::vector<std::pair<std::string, bool>> columns);
 

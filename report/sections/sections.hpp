@@ -37,6 +37,11 @@ void add_training_split(Section& sec, const std::vector<const Json*>& recs, bool
 // arrival rate (search trials and fixed-rate runs) beside the bound.
 void add_inference(Section& sec, const std::vector<const Json*>& recs);
 bool is_inference(const Json& r);
+// `infer` text generation (GPT-2; records with details.ttft_ms): a table of each run's tokens/s,
+// queries/s, TTFT and TPOT percentiles and verdict, the TTFT and TPOT CDFs, and the Server
+// scenario's p99 TTFT and TPOT against the arrival rate beside their bounds.
+void add_text_generation(Section& sec, const std::vector<const Json*>& recs);
+bool is_text_generation(const Json& r);
 // Every figure no other builder shows, one row per point and metric.
 void add_other_figures(Section& sec, const std::vector<const Json*>& recs);
 void add_outliers(Section& sec, const Json& exp_records);
