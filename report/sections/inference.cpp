@@ -127,12 +127,7 @@ Chart latency_cdf(const std::string& id, const std::vector<const Json*>& recs) {
 // Server runs: each trial of a search and each fixed-rate run as (arrival rate, p99), and the
 // latency bound they are judged by.
 Chart server_curve(const std::string& id, const std::vector<const Json*>& recs) {
-  Chart c;
-  c.id = bounded_id(id + "-server-p99");
-  c.title = "Server: p99 latency against the arrival rate";
-  c.x_label = "queries/s (Poisson arrivals)";
-  c.y_label = "p99 latency (ms)";
-  c.log_y = true;
+  Chart c = arrival_rate_chart(id + "-server-p99", "Server: p99 latency against the arrival rate", "p99 latency (ms)");
   std::vector<const Json*> server;
   for (const Json* json : recs)
     if (RecordView(*json).point().value("scenario", std::string()) == "server") server.push_back(json);
@@ -154,7 +149,7 @@ Chart server_curve(const std::string& id, const std::vector<const Json*>& recs) 
       s.error_bars = false;
       for (const Json& trial : d.at("search").at("trials"))
         if (trial.contains("p99_ms")) add(s, trial.at("qps").get<double>(), trial.at("p99_ms").get<double>());
-      std::sort(s.points.begin(), s.points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+      sort_by_x(s);
       if (!s.points.empty()) c.series.push_back(std::move(s));
       continue;
     }
@@ -171,18 +166,11 @@ Chart server_curve(const std::string& id, const std::vector<const Json*>& recs) 
     add(s, *qps, *p99);
   }
   for (auto& [key, s] : fixed) {
-    std::sort(s.points.begin(), s.points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+    sort_by_x(s);
     c.series.push_back(std::move(s));
   }
-  if (!c.series.empty() && bound > 0) {
-    Series b;
-    b.name = "bound " + format_number(bound) + " ms";
-    b.dashed = true;
-    b.markers = false;
-    b.error_bars = false;
-    b.points = {{lowest, bound, bound, bound}, {highest, bound, bound, bound}};
-    c.series.push_back(std::move(b));
-  }
+  if (!c.series.empty() && bound > 0)
+    c.series.push_back(bound_line("bound " + format_number(bound) + " ms", bound, lowest, highest));
   return c;
 }
 

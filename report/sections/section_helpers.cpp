@@ -1,5 +1,6 @@
 #include "report/sections/section_helpers.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <functional>
@@ -194,6 +195,30 @@ std::vector<ChartPoint> cdf_points(const Json& cdf) {
     points.push_back({x, y, y, y});
   }
   return points;
+}
+
+Chart arrival_rate_chart(const std::string& id, const std::string& title, const std::string& y_label) {
+  Chart c;
+  c.id = bounded_id(id);
+  c.title = title;
+  c.x_label = "queries/s (Poisson arrivals)";
+  c.y_label = y_label;
+  c.log_y = true;
+  return c;
+}
+
+Series bound_line(const std::string& name, double y, double from, double to) {
+  Series b;
+  b.name = name;
+  b.dashed = true;
+  b.markers = false;
+  b.error_bars = false;
+  b.points = {{from, y, y, y}, {to, y, y, y}};
+  return b;
+}
+
+void sort_by_x(Series& s) {
+  std::sort(s.points.begin(), s.points.end(), [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
 }
 
 }  // namespace scalebench::sections

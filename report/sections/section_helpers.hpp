@@ -69,6 +69,13 @@ std::vector<std::pair<std::string, std::string>> nvlink_pcie_variants(const Json
 // latency, y the percent of queries within it.
 std::vector<ChartPoint> cdf_points(const Json& cdf);
 
+// A chart of a latency against the Server scenario's arrival rate (log latency), empty.
+Chart arrival_rate_chart(const std::string& id, const std::string& title, const std::string& y_label);
+// A bound across a chart: a dashed line at `y` from x `from` to `to`, without markers.
+Series bound_line(const std::string& name, double y, double from, double to);
+// A series' points in order of x.
+void sort_by_x(Series& s);
+
 Table make_table(const std::string& id, const std::string& title, const std::string& note,
                  std::vector<std::pair<std::string, bool>> columns);
 

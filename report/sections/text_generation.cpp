@@ -97,12 +97,8 @@ Chart cdf_chart(const std::string& id, const std::string& title, const std::stri
 // Server runs: each search trial and each fixed-rate run as (arrival rate, p99 TTFT) and (arrival
 // rate, p99 TPOT), and both bounds.
 Chart text_server_curve(const std::string& id, const std::vector<const Json*>& recs) {
-  Chart c;
-  c.id = bounded_id(id + "-text-server-p99");
-  c.title = "Server: p99 TTFT and TPOT against the arrival rate";
-  c.x_label = "queries/s (Poisson arrivals)";
-  c.y_label = "p99 (ms)";
-  c.log_y = true;
+  Chart c =
+      arrival_rate_chart(id + "-text-server-p99", "Server: p99 TTFT and TPOT against the arrival rate", "p99 (ms)");
   double ttft_bound = 0, tpot_bound = 0, lowest = 0, highest = 0;
   std::map<std::string, std::pair<Series, Series>> curves;  // by set-up: TTFT, TPOT
   // Legends name a curve by how its rates were chosen, and by model and slots where set-ups differ.
@@ -146,24 +142,17 @@ Chart text_server_curve(const std::string& id, const std::vector<const Json*>& r
       add(curve, *qps, r.number_at("details.ttft_p99_ms").value_or(0), r.number_at("details.tpot_p99_ms").value_or(0));
     }
   }
-  auto by_rate = [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; };
   for (auto& [key, curve] : curves) {
     if (curve.first.points.empty()) continue;
-    std::sort(curve.first.points.begin(), curve.first.points.end(), by_rate);
-    std::sort(curve.second.points.begin(), curve.second.points.end(), by_rate);
+    sort_by_x(curve.first);
+    sort_by_x(curve.second);
     c.series.push_back(std::move(curve.first));
     c.series.push_back(std::move(curve.second));
   }
-  for (const auto& [what, bound] : {std::pair<const char*, double>{"TTFT", ttft_bound}, {"TPOT", tpot_bound}}) {
-    if (c.series.empty() || bound <= 0) continue;
-    Series b;
-    b.name = std::string(what) + " bound " + format_number(bound) + " ms";
-    b.dashed = true;
-    b.markers = false;
-    b.error_bars = false;
-    b.points = {{lowest, bound, bound, bound}, {highest, bound, bound, bound}};
-    c.series.push_back(std::move(b));
-  }
+  for (const auto& [what, bound] : {std::pair<const char*, double>{"TTFT", ttft_bound}, {"TPOT", tpot_bound}})
+    if (!c.series.empty() && bound > 0)
+      c.series.push_back(
+          bound_line(std::string(what) + " bound " + format_number(bound) + " ms", bound, lowest, highest));
   return c;
 }
 

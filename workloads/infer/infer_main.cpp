@@ -88,25 +88,25 @@ infer::InferOutcome run_once(infer::Engine& engine, const InferConfig& cfg, doub
   return o;
 }
 
-// Server with target_qps 0: the highest rate within the latency bound, from half the warm-up's
-// throughput. A trial is judged by its bound alone (its duration is the search's, shorter than
-// the rules'); the record's own verdict is the full one.
-infer::InferOutcome search_server(infer::Engine& engine, const InferConfig& cfg, double expected) {
-  std::vector<infer::InferOutcome> trials;
+// Server with target_qps 0: the highest rate within the latency bounds, from half the warm-up's
+// rate, each trial a run at one rate (`run_at`). A trial is judged by its bounds alone (its
+// duration is the search's, shorter than the rules'); the record's own verdict is the full one:
+// the best rate's run within the bounds, else the lowest rate tried (why even that failed).
+template <class Outcome, class RunAt>
+Outcome search_server(const InferConfig& cfg, double start_qps, RunAt run_at) {
+  std::vector<Outcome> trials;
   infer::QpsSearch search = infer::search_max_qps(
       [&](double qps) {
-        trials.push_back(run_once(engine, cfg, expected, qps));
+        trials.push_back(run_at(qps));
         return trials.back().result.within_bound;
       },
-      std::max(expected / 2, 1.0), cfg.search_tolerance, cfg.search_trials);
-  // The record's run: the best rate's within the bound, else the lowest rate tried (why even that
-  // failed).
+      start_qps, cfg.search_tolerance, cfg.search_trials);
   std::size_t pick = 0;
   for (std::size_t i = 0; i < trials.size(); ++i)
     if (search.best_valid_qps > 0 ? trials[i].target_qps == search.best_valid_qps && trials[i].result.within_bound
                                   : trials[i].target_qps < trials[pick].target_qps)
       pick = i;
-  infer::InferOutcome o = trials[pick];
+  Outcome o = trials[pick];
   for (const auto& t : trials) o.trial_results.push_back(t.result);
   o.search = search;
   return o;
@@ -118,27 +118,6 @@ infer::TokenOutcome run_text_once(infer::TokenEngine& engine, const InferConfig&
   o.target_qps = qps;
   o.tally = infer::run_token_scenario(engine, cfg.token_loop(expected, qps));
   o.result = infer::judge_tokens(cfg.scenario, cfg.token_rules(), o.tally);
-  return o;
-}
-
-// Server with target_qps 0, for text: the highest rate whose TTFT and TPOT stay within their
-// bounds, from half the warm-up's queries/s; as search_server.
-infer::TokenOutcome search_text_server(infer::TokenEngine& engine, const InferConfig& cfg, double expected) {
-  std::vector<infer::TokenOutcome> trials;
-  infer::QpsSearch search = infer::search_max_qps(
-      [&](double qps) {
-        trials.push_back(run_text_once(engine, cfg, expected, qps));
-        return trials.back().result.within_bound;
-      },
-      std::max(expected / 2, 0.1), cfg.search_tolerance, cfg.search_trials);
-  std::size_t pick = 0;
-  for (std::size_t i = 0; i < trials.size(); ++i)
-    if (search.best_valid_qps > 0 ? trials[i].target_qps == search.best_valid_qps && trials[i].result.within_bound
-                                  : trials[i].target_qps < trials[pick].target_qps)
-      pick = i;
-  infer::TokenOutcome o = trials[pick];
-  for (const auto& t : trials) o.trial_results.push_back(t.result);
-  o.search = search;
   return o;
 }
 
@@ -159,9 +138,11 @@ Json measure_text_rank(const Json& context, const InferConfig& cfg, int rank) {
     const auto slots = static_cast<std::uint64_t>(cfg.max_batch);
     infer::measure_token_rate(*engine, shape, slots);
     const double expected = infer::measure_token_rate(*engine, shape, 2 * slots);
-    const infer::TokenOutcome o = cfg.scenario == infer::Scenario::server && cfg.target_qps == 0
-                                      ? search_text_server(*engine, cfg, expected)
-                                      : run_text_once(*engine, cfg, expected, cfg.target_qps);
+    const infer::TokenOutcome o =
+        cfg.scenario == infer::Scenario::server && cfg.target_qps == 0
+            ? search_server<infer::TokenOutcome>(cfg, std::max(expected / 2, 0.1),
+                                                 [&](double qps) { return run_text_once(*engine, cfg, expected, qps); })
+            : run_text_once(*engine, cfg, expected, cfg.target_qps);
     return infer::token_record(context, cfg, o, rank, engine->describe());
   } catch (const infer::EngineDoesNotFit& e) {
     return status_record(context, "skipped", e.what());
@@ -195,9 +176,11 @@ Json measure_rank(const Json& context, const InferConfig& cfg, int rank) {
     const int warm = std::max(cfg.warmup, 1);
     infer::measure_throughput(engine, warm);
     const double expected = infer::measure_throughput(engine, std::max(warm, 2 * cfg.streams));
-    const infer::InferOutcome o = cfg.scenario == infer::Scenario::server && cfg.target_qps == 0
-                                      ? search_server(engine, cfg, expected)
-                                      : run_once(engine, cfg, expected, cfg.target_qps);
+    const infer::InferOutcome o =
+        cfg.scenario == infer::Scenario::server && cfg.target_qps == 0
+            ? search_server<infer::InferOutcome>(cfg, std::max(expected / 2, 1.0),
+                                                 [&](double qps) { return run_once(engine, cfg, expected, qps); })
+            : run_once(engine, cfg, expected, cfg.target_qps);
     return infer::infer_record(context, cfg, o, rank, engine.describe(), check.details, check.wrong,
                                cfg.check ? check.rows : 0);
   } catch (const infer::EngineDoesNotFit& e) {

@@ -46,6 +46,19 @@ Json cdf_json(const LatencySummary& l) {
   return Json{{"percent", percent}, {"ms", ms}};
 }
 
+Json search_json(const QpsSearch& search, double tolerance, const std::function<Json(std::size_t)>& trial_figures) {
+  Json trials = Json::array();
+  for (std::size_t i = 0; i < search.trials.size(); ++i) {
+    Json t{{"qps", search.trials[i].qps}, {"within_bound", search.trials[i].valid}};
+    t.update(trial_figures(i));
+    trials.push_back(t);
+  }
+  return Json{{"best_valid_qps", search.best_valid_qps},
+              {"bracketed", search.bracketed},
+              {"tolerance", tolerance},
+              {"trials", trials}};
+}
+
 Json infer_record(const Json& context, const InferConfig& cfg, const InferOutcome& o, int rank, const Json& engine,
                   const Json& check, long long check_wrong, long long check_rows) {
   const Figure f = figure_of(cfg.scenario);
@@ -102,21 +115,12 @@ Json infer_record(const Json& context, const InferConfig& cfg, const InferOutcom
     d["scheduled_qps"] = o.target_qps;
     d["scheduled_queries"] = o.run.scheduled_queries;
   }
-  if (o.search) {
-    Json trials = Json::array();
-    for (std::size_t i = 0; i < o.search->trials.size(); ++i) {
-      Json t{{"qps", o.search->trials[i].qps}, {"within_bound", o.search->trials[i].valid}};
-      if (i < o.trial_results.size()) {
-        t["p99_ms"] = o.trial_results[i].reported_latency_ms;
-        t["reasons"] = o.trial_results[i].reasons;
-      }
-      trials.push_back(t);
-    }
-    d["search"] = Json{{"best_valid_qps", o.search->best_valid_qps},
-                       {"bracketed", o.search->bracketed},
-                       {"tolerance", cfg.search_tolerance},
-                       {"trials", trials}};
-  }
+  if (o.search)
+    d["search"] = search_json(*o.search, cfg.search_tolerance, [&](std::size_t i) {
+      return i < o.trial_results.size()
+                 ? Json{{"p99_ms", o.trial_results[i].reported_latency_ms}, {"reasons", o.trial_results[i].reasons}}
+                 : Json::object();
+    });
   rec["details"] = d;
   return rec;
 }

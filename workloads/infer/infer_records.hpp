@@ -1,6 +1,7 @@
 #pragma once
 // What an infer run measured, as a record and as a printed line, apart from the measuring. Pure:
 // no CUDA.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,10 @@ struct InferOutcome {
 // would double the keys).
 Json latency_json(const LatencySummary& l);
 Json cdf_json(const LatencySummary& l);
+
+// A Server search as records hold it: the best valid rate, whether it was bracketed, the
+// tolerance, and each trial's rate and verdict with the figures `trial_figures(i)` adds.
+Json search_json(const QpsSearch& search, double tolerance, const std::function<Json(std::size_t)>& trial_figures);
 
 // The scenario's record: metric and value the scenario's figure (offline samples_per_second,
 // server queries_per_second, single_stream latency_p90, multi_stream latency_p99), details the

@@ -67,23 +67,15 @@ Json token_record(const Json& context, const InferConfig& cfg, const TokenOutcom
          {"engine", engine}};
   if (cfg.scenario == Scenario::offline) d["offline_queries"] = loop.offline_queries;
   if (server) d["scheduled_qps"] = t.scheduled_qps;
-  if (o.search) {
-    Json trials = Json::array();
-    for (std::size_t i = 0; i < o.search->trials.size(); ++i) {
-      Json trial{{"qps", o.search->trials[i].qps}, {"within_bound", o.search->trials[i].valid}};
-      if (i < o.trial_results.size()) {
-        trial["ttft_p99_ms"] = o.trial_results[i].ttft_at_percentile_ms;
-        trial["tpot_p99_ms"] = o.trial_results[i].tpot_at_percentile_ms;
-        trial["tokens_per_second"] = o.trial_results[i].tokens_per_second;
-        trial["reasons"] = o.trial_results[i].reasons;
-      }
-      trials.push_back(trial);
-    }
-    d["search"] = Json{{"best_valid_qps", o.search->best_valid_qps},
-                       {"bracketed", o.search->bracketed},
-                       {"tolerance", cfg.search_tolerance},
-                       {"trials", trials}};
-  }
+  if (o.search)
+    d["search"] = search_json(*o.search, cfg.search_tolerance, [&](std::size_t i) {
+      if (i >= o.trial_results.size()) return Json::object();
+      const TokenResult& t = o.trial_results[i];
+      return Json{{"ttft_p99_ms", t.ttft_at_percentile_ms},
+                  {"tpot_p99_ms", t.tpot_at_percentile_ms},
+                  {"tokens_per_second", t.tokens_per_second},
+                  {"reasons", t.reasons}};
+    });
   rec["details"] = d;
   return rec;
 }

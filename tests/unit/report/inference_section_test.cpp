@@ -10,9 +10,13 @@
 
 #include "report/build_report.hpp"
 #include "report/report_writers.hpp"
+#include "tests/unit/report/report_lookup.hpp"
 
 namespace scalebench {
 namespace {
+using test_support::find_chart;
+using test_support::find_series;
+using test_support::find_table;
 
 Json infer_records() {
   std::ifstream in(std::filesystem::path(SCALEBENCH_TEST_DATA) / "report" / "infer-h200.jsonl");
@@ -22,31 +26,11 @@ Json infer_records() {
   return records;
 }
 
-const Table* table(const Report& rep, const std::string& title) {
-  for (const Section& s : rep.sections)
-    for (const Table& t : s.tables)
-      if (t.title == title) return &t;
-  return nullptr;
-}
-
-const Chart* chart(const Report& rep, const std::string& title) {
-  for (const Section& s : rep.sections)
-    for (const Chart& c : s.charts)
-      if (c.title == title) return &c;
-  return nullptr;
-}
-
-const Series* series(const Chart& c, const std::string& name) {
-  for (const Series& s : c.series)
-    if (s.name == name) return &s;
-  return nullptr;
-}
-
 TEST(InferenceSection, EachRunsFigureLatencyAndVerdict) {
   const Json records = infer_records();
   ASSERT_EQ(records.size(), 5u);
   const Report rep = build_report(records, ReportOptions{});
-  const Table* t = table(rep, "Inference scenarios");
+  const Table* t = find_table(rep, "Inference scenarios");
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(t->rows.size(), 5u);
   // offline, server at 15,000 q/s, single_stream, multi_stream, the server search: in that order.
@@ -61,7 +45,7 @@ TEST(InferenceSection, EachRunsFigureLatencyAndVerdict) {
     EXPECT_NE(row.at(10).find("under the 600 s minimum"), std::string::npos) << row.at(10);
   }
   // Shown here and nowhere else: not among the other figures, not as a scaling curve.
-  EXPECT_EQ(table(rep, "Other figures"), nullptr);
+  EXPECT_EQ(find_table(rep, "Other figures"), nullptr);
   ASSERT_EQ(rep.sections.back().charts.size(), 2u);
   EXPECT_EQ(rep.sections.back().charts[0].title, "Query latency, cumulative");
   EXPECT_NE(markdown_report(rep).find("Inference scenarios"), std::string::npos);
@@ -73,11 +57,11 @@ TEST(InferenceSection, LatencyCdfOfEveryRunWithQueriesToSpread) {
   records[2]["details"]["latency_cdf"] =
       Json{{"percent", {0, 50, 90, 99, 100}}, {"ms", {2.4, 2.466, 2.477, 2.498, 5.525}}};
   const Report rep = build_report(records, ReportOptions{});
-  const Chart* c = chart(rep, "Query latency, cumulative");
+  const Chart* c = find_chart(rep, "Query latency, cumulative");
   ASSERT_NE(c, nullptr);
   EXPECT_TRUE(c->log_x);
   ASSERT_EQ(c->series.size(), 4u) << "offline is one query: no curve";
-  const Series* single = series(*c, "single_stream");
+  const Series* single = find_series(*c, "single_stream");
   ASSERT_NE(single, nullptr);
   ASSERT_EQ(single->points.size(), 5u);
   EXPECT_EQ(single->points.front().x, 2.4);
@@ -85,32 +69,32 @@ TEST(InferenceSection, LatencyCdfOfEveryRunWithQueriesToSpread) {
   EXPECT_EQ(single->points[2].x, 2.477);
   EXPECT_EQ(single->points[2].y, 90);
   // Without a CDF, the record's p50, p90, p99, p99.9 and slowest query.
-  const Series* multi = series(*c, "multi_stream");
+  const Series* multi = find_series(*c, "multi_stream");
   ASSERT_NE(multi, nullptr);
   ASSERT_EQ(multi->points.size(), 5u);
   EXPECT_EQ(multi->points[3].y, 99.9);
   EXPECT_EQ(multi->points[3].x, records[3]["details"]["latency_ms"]["p99_9"].get<double>());
-  EXPECT_NE(series(*c, "server 15000 q/s"), nullptr);
-  EXPECT_NE(series(*c, "server 14602 q/s (search)"), nullptr) << "a search's curve is that of its best rate";
+  EXPECT_NE(find_series(*c, "server 15000 q/s"), nullptr);
+  EXPECT_NE(find_series(*c, "server 14602 q/s (search)"), nullptr) << "a search's curve is that of its best rate";
 }
 
 TEST(InferenceSection, ServerP99AgainstArrivalRateBesideTheBound) {
   const Report rep = build_report(infer_records(), ReportOptions{});
-  const Chart* c = chart(rep, "Server: p99 latency against the arrival rate");
+  const Chart* c = find_chart(rep, "Server: p99 latency against the arrival rate");
   ASSERT_NE(c, nullptr);
   EXPECT_TRUE(c->log_y);
-  const Series* search = series(*c, "server search");
+  const Series* search = find_series(*c, "server search");
   ASSERT_NE(search, nullptr);
   ASSERT_EQ(search->points.size(), 6u);  // six trials, by rate
   for (std::size_t i = 1; i < search->points.size(); ++i) EXPECT_GT(search->points[i].x, search->points[i - 1].x);
   EXPECT_NEAR(search->points.front().x, 14602.2, 0.1);
   EXPECT_NEAR(search->points.front().y, 14.04, 0.01);
   EXPECT_GT(search->points.back().y, 100) << "far over capacity the backlog grows";
-  const Series* fixed = series(*c, "server at fixed rates");
+  const Series* fixed = find_series(*c, "server at fixed rates");
   ASSERT_NE(fixed, nullptr);
   ASSERT_EQ(fixed->points.size(), 1u);
   EXPECT_NEAR(fixed->points[0].y, 13.348, 0.001);
-  const Series* bound = series(*c, "bound 15.00 ms");
+  const Series* bound = find_series(*c, "bound 15.00 ms");
   ASSERT_NE(bound, nullptr);
   EXPECT_TRUE(bound->dashed);
   EXPECT_EQ(bound->points.front().y, 15);
@@ -121,7 +105,7 @@ TEST(InferenceSection, ServerP99AgainstArrivalRateBesideTheBound) {
 TEST(InferenceSection, NoneWithoutInferRuns) {
   Json records = infer_records();
   for (Json& r : records) r["workload"] = "train";
-  EXPECT_EQ(table(build_report(records, ReportOptions{}), "Inference scenarios"), nullptr);
+  EXPECT_EQ(find_table(build_report(records, ReportOptions{}), "Inference scenarios"), nullptr);
 }
 
 }  // namespace

@@ -11,28 +11,17 @@
 #include "record/record.hpp"
 #include "report/build_report.hpp"
 #include "report/report_writers.hpp"
+#include "tests/unit/report/report_lookup.hpp"
+#include "tests/unit/workloads/infer/token_loop_simulation.hpp"
 #include "workloads/infer/infer_config.hpp"
 #include "workloads/infer/token_records.hpp"
 
 namespace scalebench {
 namespace {
 using namespace infer;
-
-// 2 ms an iteration and 10 us a prompt token; a slot holds a query 20 tokens long.
-TokenTally simulated(const TokenLoopSettings& s) {
-  TokenLoop loop(s);
-  double t = 0;
-  while (true) {
-    const TokenStep step = loop.advance(t);
-    if (step.run) {
-      t += 2e-3 + 1e-5 * static_cast<double>(step.run->prompt_tokens());
-      loop.complete(t);
-      continue;
-    }
-    if (step.done) return loop.tally();
-    t = *step.wake_s;
-  }
-}
+using test_support::find_chart;
+using test_support::find_series;
+using test_support::find_table;
 
 Json run_record(const Json& params, double qps, const std::vector<double>& search_rates = {}) {
   const InferConfig c = InferConfig::from_params(with_defaults("infer", params));
@@ -45,7 +34,7 @@ Json run_record(const Json& params, double qps, const std::vector<double>& searc
     TokenOutcome o;
     o.target_qps = rate;
     o.expected_queries_per_s = 40;
-    o.tally = simulated(c.token_loop(40, rate));
+    o.tally = test_support::simulated_tally(c.token_loop(40, rate));
     o.result = judge_tokens(c.scenario, c.token_rules(), o.tally);
     return o;
   };
@@ -73,31 +62,11 @@ Json records() {
   return Json::array({run_record(offline, 0), run_record(server, 5), run_record(search, 20, {40, 10, 20})});
 }
 
-const Table* table(const Report& rep, const std::string& title) {
-  for (const Section& s : rep.sections)
-    for (const Table& t : s.tables)
-      if (t.title == title) return &t;
-  return nullptr;
-}
-
-const Chart* chart(const Report& rep, const std::string& title) {
-  for (const Section& s : rep.sections)
-    for (const Chart& c : s.charts)
-      if (c.title == title) return &c;
-  return nullptr;
-}
-
-const Series* series(const Chart& c, const std::string& name) {
-  for (const Series& s : c.series)
-    if (s.name == name) return &s;
-  return nullptr;
-}
-
 TEST(TextGenerationSection, EachRunsTokensTtftTpotAndVerdict) {
   const Json recs = records();
   for (const Json& r : recs) ASSERT_EQ(validate_record(r), "") << r.dump();
   const Report rep = build_report(recs, ReportOptions{});
-  const Table* t = table(rep, "Text generation");
+  const Table* t = find_table(rep, "Text generation");
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(t->rows.size(), 3u);
   EXPECT_EQ(t->rows[0].at(0), "gpt2-124m offline · 8 at once · 32 → 20 tokens");
@@ -109,8 +78,8 @@ TEST(TextGenerationSection, EachRunsTokensTtftTpotAndVerdict) {
     EXPECT_EQ(row.at(8), "INVALID");
     EXPECT_NE(row.at(9).find("under the 600 s minimum"), std::string::npos) << row.at(9);
   }
-  EXPECT_EQ(table(rep, "Inference scenarios"), nullptr) << "the CNNs' table holds none of these";
-  EXPECT_EQ(table(rep, "Other figures"), nullptr);
+  EXPECT_EQ(find_table(rep, "Inference scenarios"), nullptr) << "the CNNs' table holds none of these";
+  EXPECT_EQ(find_table(rep, "Other figures"), nullptr);
   EXPECT_NE(markdown_report(rep).find("Text generation"), std::string::npos);
 }
 
@@ -118,16 +87,16 @@ TEST(TextGenerationSection, TtftAndTpotCdfs) {
   const Json recs = records();
   const Report rep = build_report(recs, ReportOptions{});
   for (const char* title : {"Time to first token, cumulative", "Time per output token, cumulative"}) {
-    const Chart* c = chart(rep, title);
+    const Chart* c = find_chart(rep, title);
     ASSERT_NE(c, nullptr) << title;
     EXPECT_TRUE(c->log_x);
     EXPECT_EQ(c->series.size(), 3u) << title;
   }
   // One set-up: curves named by scenario and rate.
-  const Chart* ttft = chart(rep, "Time to first token, cumulative");
-  EXPECT_NE(series(*ttft, "server " + format_number(5) + " q/s"), nullptr);
-  EXPECT_NE(series(*ttft, "server (search)"), nullptr);
-  const Series* s = series(*ttft, "offline");
+  const Chart* ttft = find_chart(rep, "Time to first token, cumulative");
+  EXPECT_NE(find_series(*ttft, "server " + format_number(5) + " q/s"), nullptr);
+  EXPECT_NE(find_series(*ttft, "server (search)"), nullptr);
+  const Series* s = find_series(*ttft, "offline");
   ASSERT_NE(s, nullptr);
   const Json& cdf = recs[0]["details"]["ttft_cdf"];
   ASSERT_EQ(s->points.size(), cdf["ms"].size());
@@ -138,24 +107,24 @@ TEST(TextGenerationSection, TtftAndTpotCdfs) {
 TEST(TextGenerationSection, ServerP99AgainstTheRateBesideBothBounds) {
   const Json recs = records();
   const Report rep = build_report(recs, ReportOptions{});
-  const Chart* c = chart(rep, "Server: p99 TTFT and TPOT against the arrival rate");
+  const Chart* c = find_chart(rep, "Server: p99 TTFT and TPOT against the arrival rate");
   ASSERT_NE(c, nullptr);
   // One set-up (model, slots, tokens): curves named by how their rates were chosen.
-  const Series* ttft = series(*c, "TTFT search");
-  const Series* tpot = series(*c, "TPOT search");
+  const Series* ttft = find_series(*c, "TTFT search");
+  const Series* tpot = find_series(*c, "TPOT search");
   ASSERT_NE(ttft, nullptr);
   ASSERT_NE(tpot, nullptr);
   ASSERT_EQ(ttft->points.size(), 3u);
   EXPECT_EQ(ttft->points[0].x, 10);  // by rate, not in the order tried
   EXPECT_EQ(ttft->points[2].x, 40);
   EXPECT_EQ(ttft->points[2].y, recs[2]["details"]["search"]["trials"][0]["ttft_p99_ms"].get<double>());
-  const Series* fixed = series(*c, "TTFT fixed rates");
+  const Series* fixed = find_series(*c, "TTFT fixed rates");
   ASSERT_NE(fixed, nullptr);
   ASSERT_EQ(fixed->points.size(), 1u);
   EXPECT_EQ(fixed->points[0].y, recs[1]["details"]["ttft_p99_ms"].get<double>());
   for (const std::string& bound :
        {"TTFT bound " + format_number(2000) + " ms", "TPOT bound " + format_number(200) + " ms"}) {
-    const Series* b = series(*c, bound);
+    const Series* b = find_series(*c, bound);
     ASSERT_NE(b, nullptr) << bound;
     EXPECT_TRUE(b->dashed);
     EXPECT_EQ(b->points.front().x, 5);

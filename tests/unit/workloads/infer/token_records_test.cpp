@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "record/record.hpp"
 #include "record/table_printer.hpp"
+#include "tests/unit/workloads/infer/token_loop_simulation.hpp"
 #include "workloads/infer/infer_config.hpp"
 #include "workloads/infer/token_records.hpp"
 
@@ -54,22 +55,6 @@ TEST(InferText, Gpt2ModelsGenerateTextInBf16UnderOfflineAndServer) {
   EXPECT_EQ(interactive.tpot_bound_ms, 40);
 }
 
-// A run of the loop with simulated time: 2 ms an iteration plus 10 us a prompt token.
-TokenTally simulated(const TokenLoopSettings& s) {
-  TokenLoop loop(s);
-  double t = 0;
-  while (true) {
-    const TokenStep step = loop.advance(t);
-    if (step.run) {
-      t += 2e-3 + 1e-5 * static_cast<double>(step.run->prompt_tokens());
-      loop.complete(t);
-      continue;
-    }
-    if (step.done) return loop.tally();
-    t = *step.wake_s;
-  }
-}
-
 TEST(InferText, RecordHoldsTokensPerSecondTtftTpotAndTheVerdict) {
   const InferConfig c = config({{"model", "gpt2-124m"},
                                 {"scenario", "server"},
@@ -81,7 +66,7 @@ TEST(InferText, RecordHoldsTokensPerSecondTtftTpotAndTheVerdict) {
   TokenOutcome o;
   o.target_qps = 5;
   o.expected_queries_per_s = 40;
-  o.tally = simulated(c.token_loop(40, 5));
+  o.tally = test_support::simulated_tally(c.token_loop(40, 5));
   o.result = judge_tokens(c.scenario, c.token_rules(), o.tally);
   o.search = QpsSearch{5, {{10, false}, {5, true}}, true};
   o.trial_results = {o.result, o.result};
