@@ -11,6 +11,7 @@ constexpr int kMaxCachedLen = 16384;  // the scores of one row live in shared me
 constexpr int kAttentionWarps = 8;
 constexpr int kAttentionThreads = kAttentionWarps * 32;
 constexpr int kMaxHeadDim = 128;
+constexpr int kGreedyThreads = 1024;
 
 __global__ void decode_rows_kernel(int* row_slot, int* row_pos, int* row_token, const int* lengths, const int* next,
                                    const int* slots, int n) {
@@ -47,9 +48,9 @@ __global__ void write_kv_kernel(bf16* k_cache, bf16* v_cache, const bf16* qkv, c
 // lane holds two channels of the query (four when hd > 64), so a key's row is one coalesced read
 // and a warp sum; four keys are in flight at once, since a decode row's few blocks are bound by
 // the latency of these reads. The weighted values are summed the same way, then across warps.
-__global__ void cached_attention_kernel(bf16* y, const bf16* qkv, const bf16* k_cache, const bf16* v_cache,
-                                        const int* row_slot, const int* row_pos, int heads, int kv_heads, int hd,
-                                        int max_len, float scale) {
+__global__ void __launch_bounds__(kAttentionThreads)
+    cached_attention_kernel(bf16* y, const bf16* qkv, const bf16* k_cache, const bf16* v_cache, const int* row_slot,
+                            const int* row_pos, int heads, int kv_heads, int hd, int max_len, float scale) {
   extern __shared__ float smem[];
   float* score = smem;           // max_len
   float* part = smem + max_len;  // warps x hd
@@ -133,8 +134,9 @@ __global__ void gather_rows_kernel(bf16* out, const bf16* x, const int* index, i
 // One block per logits row: the largest value and the lowest column holding it. Four values a
 // load (a row starts 16-byte aligned: vp is a multiple of 128), since a decode step of one
 // sequence has this one block to read 50k values with.
-__global__ void greedy_rows_kernel(int* next, int* history, int* lengths, const bf16* logits, const int* source,
-                                   const int* row_slot, const int* row_pos, int vocab, int vp, int max_len) {
+__global__ void __launch_bounds__(kGreedyThreads)
+    greedy_rows_kernel(int* next, int* history, int* lengths, const bf16* logits, const int* source,
+                       const int* row_slot, const int* row_pos, int vocab, int vp, int max_len) {
   const int i = blockIdx.x;
   const bf16* row = logits + static_cast<long long>(i) * vp;
   float best = -INFINITY;
@@ -213,8 +215,8 @@ void gather_rows(bf16* out, const bf16* x, const int* index, int n, int C, cudaS
 void greedy_rows(int* next, int* history, int* lengths, const bf16* logits, const int* source, const int* row_slot,
                  const int* row_pos, int n, int vocab, int vp, int max_len, cudaStream_t s) {
   if (n == 0) return;
-  greedy_rows_kernel<<<static_cast<unsigned>(n), 1024, 0, s>>>(next, history, lengths, logits, source, row_slot,
-                                                               row_pos, vocab, vp, max_len);
+  greedy_rows_kernel<<<static_cast<unsigned>(n), kGreedyThreads, 0, s>>>(next, history, lengths, logits, source,
+                                                                         row_slot, row_pos, vocab, vp, max_len);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -72,9 +72,14 @@ class DecoderState {
                   "; the attention kernel takes even widths to 128");
     std::size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    if (sizes.total() > free_b) {
+    // Beside the buffers: fp32 staging of one tensor (init, load) and room for cuBLASLt's own.
+    long long largest = 0;
+    for (const Tensor& t : layout) largest = std::max(largest, t.numel());
+    const std::size_t needs =
+        sizes.total() + sizeof(float) * static_cast<std::size_t>(largest) + (std::size_t{256} << 20);
+    if (needs > free_b) {
       char msg[160];
-      std::snprintf(msg, sizeof msg, "out of memory: needs %.1f GiB, has %.1f GiB", sizes.total() / 1073741824.0,
+      std::snprintf(msg, sizeof msg, "out of memory: needs %.1f GiB, has %.1f GiB", needs / 1073741824.0,
                     free_b / 1073741824.0);
       throw Error(msg);
     }
@@ -102,6 +107,10 @@ class DecoderState {
     history = alloc<int>(static_cast<long long>(S) * T);
     workspace = alloc<std::byte>(kWorkspaceBytes);
     host_lengths.assign(static_cast<std::size_t>(S), 0);
+    // No sequence in any slot: lengths 0 (what check_room and iterate go by on the host too).
+    for (int* zero : {lengths, next, history})
+      CUDA_CHECK(cudaMemsetAsync(zero, 0, sizeof(int) * static_cast<std::size_t>(zero == history ? S * T : S), s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
   const ModelShape m;
@@ -135,6 +144,18 @@ class DecoderState {
   bf16* p(std::size_t tensor) const { return params + layout[tensor].offset; }
   std::size_t block(int l, int i) const { return 2 + static_cast<std::size_t>(l) * kBlockTensors + i; }
 
+  // The rows a GEMM over n rows runs (at most `cap`): n rounded up to a power of two to 64, then to
+  // a multiple of 64, so that continuous batching's many row counts share a few GEMM shapes (each
+  // shape's algorithm is asked of cuBLASLt once, on the host, inside a timed iteration). The rows
+  // past n hold what an earlier pass left: rows do not mix in a GEMM or a norm, and nothing reads
+  // those rows' results.
+  static int gemm_rows(int n, long long cap) {
+    int g = 1;
+    while (g < n && g < 64) g *= 2;
+    if (n > 64) g = (n + 63) / 64 * 64;
+    return static_cast<int>(std::min<long long>(g, cap));
+  }
+
   // y[n, out] = x[n, in] W^T + bias (+ y itself with `add`), GELU'd with `gelu`.
   void linear(bf16* y, const bf16* in_rows, std::size_t w, int in, int out, int n, bool add = false,
               bool gelu = false) {
@@ -153,26 +174,26 @@ class DecoderState {
   void forward(int n, int choosing) {
     const int C = m.width, NH = m.heads, hd = m.head_dim();
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
-    mark("start");
+    const int g = gemm_rows(n, sizes.rows);
     embed_rows(x, row_token, row_pos, p(0), p(1), n, C, s);
     mark("embedding");
     for (int l = 0; l < m.layers; ++l) {
       const long long at = static_cast<long long>(l) * S * T * C;
       layernorm_forward(ln, mean, rstd, x, p(block(l, 0)), p(block(l, 1)), n, C, s);
       mark("layernorm");
-      linear(qkv, ln, block(l, 2), C, 3 * C, n);
+      linear(qkv, ln, block(l, 2), C, 3 * C, g);
       mark("gemm_qkv");
       write_kv(k_cache + at, v_cache + at, qkv, row_slot, row_pos, n, C, C, T, s);
       mark("kv_write");
       cached_attention(atty, qkv, k_cache + at, v_cache + at, row_slot, row_pos, n, NH, NH, hd, T, scale, s);
       mark("attention");
-      linear(x, atty, block(l, 4), C, C, n, true);
+      linear(x, atty, block(l, 4), C, C, g, true);
       mark("gemm_proj");
       layernorm_forward(ln, mean, rstd, x, p(block(l, 6)), p(block(l, 7)), n, C, s);
       mark("layernorm");
-      linear(fc, ln, block(l, 8), C, 4 * C, n, false, true);
+      linear(fc, ln, block(l, 8), C, 4 * C, g, false, true);
       mark("gemm_mlp_up");
-      linear(x, fc, block(l, 10), 4 * C, C, n, true);
+      linear(x, fc, block(l, 10), 4 * C, C, g, true);
       mark("gemm_mlp_down");
     }
     const bool gathered = choosing > 0;
@@ -186,7 +207,7 @@ class DecoderState {
     const std::size_t f = 2 + static_cast<std::size_t>(m.layers) * kBlockTensors;
     layernorm_forward(head_ln, mean, rstd, head_in, p(f), p(f + 1), rows, C, s);
     mark("layernorm");
-    gemms.run(linear_gemm(logits, head_ln, p(0), C, m.padded_vocab, rows), workspace, kWorkspaceBytes, s);
+    gemms.run(linear_gemm(logits, head_ln, p(0), C, m.padded_vocab, gemm_rows(rows, S)), workspace, kWorkspaceBytes, s);
     mark("gemm_head");
     greedy_rows(next, history, lengths, logits, gathered ? last_row : nullptr, row_slot, row_pos, rows, m.vocab,
                 m.padded_vocab, T, s);
@@ -195,7 +216,9 @@ class DecoderState {
   }
 
   void decode_step() {
+    mark("start");
     decode_rows(row_slot, row_pos, row_token, lengths, next, nullptr, S, s);
+    mark("decode_rows");
     forward(S, 0);
   }
 
@@ -231,6 +254,7 @@ class DecoderState {
                       std::to_string(a.tokens[i]) + ", outside the vocabulary of " + std::to_string(m.vocab));
       rows += static_cast<long long>(n);
     }
+    if (rows == 0) throw Error("decode: an iteration with nothing to admit or decode");
     if (rows > sizes.rows)
       throw Error("decode: an iteration of " + std::to_string(rows) + " token rows; the decoder takes " +
                   std::to_string(sizes.rows) + " at once");
@@ -265,9 +289,12 @@ class DecoderState {
       host_lengths[static_cast<std::size_t>(a.slot)] = static_cast<int>(a.tokens.size());
   }
 
+  // A step of every slot: each must hold a sequence with room for one more token.
   void check_room() {
     for (int b = 0; b < S; ++b)
-      if (host_lengths[static_cast<std::size_t>(b)] >= T)
+      if (host_lengths[static_cast<std::size_t>(b)] < 1)
+        throw Error("decode: slot " + std::to_string(b) + " holds no sequence; a step decodes every slot");
+      else if (host_lengths[static_cast<std::size_t>(b)] >= T)
         throw Error("decode: slot " + std::to_string(b) + " holds " + std::to_string(T) +
                     " tokens, the most its seq takes");
   }
@@ -286,9 +313,16 @@ void GptDecoder::load(const std::vector<float>& params) {
   if (params.size() != static_cast<std::size_t>(d.sizes.params))
     throw Error("decode: " + std::to_string(params.size()) + " parameter values, the layout of " + d.m.name +
                 " at seq " + std::to_string(d.T) + " has " + std::to_string(d.sizes.params));
-  gpu::DeviceBuffer staging(sizeof(float) * params.size());
-  CUDA_CHECK(cudaMemcpyAsync(staging.get(), params.data(), staging.bytes(), cudaMemcpyHostToDevice, d.s));
-  to_bf16(d.params, reinterpret_cast<const float*>(staging.get()), d.sizes.params, d.s);
+  // A tensor at a time through fp32 staging of the largest (the constructor left room for it).
+  long long largest = 0;
+  for (const Tensor& t : d.layout) largest = std::max(largest, t.numel());
+  gpu::DeviceBuffer staging(sizeof(float) * static_cast<std::size_t>(largest));
+  for (std::size_t j = 0; j < d.layout.size(); ++j) {
+    const Tensor& t = d.layout[j];
+    CUDA_CHECK(cudaMemcpyAsync(staging.get(), params.data() + t.offset,
+                               sizeof(float) * static_cast<std::size_t>(t.numel()), cudaMemcpyHostToDevice, d.s));
+    to_bf16(d.p(j), reinterpret_cast<const float*>(staging.get()), t.numel(), d.s);
+  }
   CUDA_CHECK(cudaStreamSynchronize(d.s));
 }
 

@@ -46,11 +46,13 @@ class GptDecoder {
   // One iteration of continuous batching, in one forward pass: each admitted slot starts afresh
   // from its prompt (its first token chosen) and each slot in `decode` gives one more token. A
   // slot takes part once at most; Error naming the slot otherwise, for a decode slot that holds
-  // no sequence or no room, or for a prompt as prefill() refuses it; nothing runs then.
+  // no sequence or no room, or for a prompt as prefill() refuses it, and for an iteration with
+  // nothing in it; nothing runs then.
   // Synchronises.
   void iterate(const std::vector<SlotPrompt>& admit, const std::vector<int>& decode);
   // One token of every sequence: the token chosen last goes through the model at the next
-  // position and the next one is chosen. Asynchronous; Error when a sequence would pass seq.
+  // position and the next one is chosen. Asynchronous; Error when a slot holds no sequence or a
+  // sequence would pass seq.
   void step();
   // The same step as one CUDA graph launch (captured on first use).
   void step_graphed();
@@ -60,8 +62,10 @@ class GptDecoder {
 
   // Each sequence so far: its prompt and the tokens chosen (synchronises).
   std::vector<std::vector<int>> sequences() const;
-  // The logits the last prefill or step chose from, one row per sequence, the first m.vocab
-  // columns (synchronises): what a check compares with a reference.
+  // The logits the last pass chose from, the first m.vocab columns (synchronises): what a check
+  // compares with a reference. One row per sequence that chose a token: every slot in order
+  // after prefill() and a step; after iterate(), its decode slots in the order given, then its
+  // admitted slots in theirs.
   std::vector<std::vector<float>> last_logits() const;
 
   int slots() const;

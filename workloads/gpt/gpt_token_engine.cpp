@@ -78,7 +78,8 @@ std::unique_ptr<TokenEngine> make_gpt_engine(const TokenEngineRequest& request) 
   try {
     return std::make_unique<GptTokenEngine>(request);
   } catch (const Error& e) {
-    if (std::string(e.what()).rfind("out of memory", 0) == 0) throw EngineDoesNotFit(e.what());
+    // The decoder's own check, or an allocation CUDA refused (cudaErrorMemoryAllocation's text).
+    if (std::string(e.what()).find("out of memory") != std::string::npos) throw EngineDoesNotFit(e.what());
     throw;
   }
 }

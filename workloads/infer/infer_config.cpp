@@ -27,9 +27,11 @@ InferConfig InferConfig::from_params(const Json& p) {
   c.target_qps = p.at("target_qps").get<double>();
   c.latency_bound_ms = p.at("latency_bound_ms").get<double>();
   c.min_duration_s = p.at("min_duration_s").get<double>();
-  const ScenarioRules rule = rules_for(c.scenario, c.model);
+  // auto: the rule's count; text generation's from MLPerf's LLM rules (token_rules).
+  const std::uint64_t rule_queries =
+      c.generates_text() ? infer::token_rules("server").min_queries : rules_for(c.scenario, c.model).min_queries;
   const Json& mq = p.at("min_queries");
-  c.min_queries = mq.is_string() && mq.get<std::string>() == "auto" ? rule.min_queries : mq.get<std::uint64_t>();
+  c.min_queries = mq.is_string() && mq.get<std::string>() == "auto" ? rule_queries : mq.get<std::uint64_t>();
   c.seed = p.at("seed").get<std::uint64_t>();
   c.search_trials = p.at("search_trials").get<int>();
   c.search_tolerance = p.at("search_tolerance").get<double>();

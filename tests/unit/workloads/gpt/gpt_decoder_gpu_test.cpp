@@ -167,6 +167,8 @@ TEST(GptDecoderGpu, ContinuousBatchingDecodesEachSequenceAsAlone) {
   EXPECT_THROW(d.iterate({}, {3}), Error) << "no slot 3";
   GptDecoder fresh(m, 2, seq, s.get());
   EXPECT_THROW(fresh.iterate({}, {0}), Error) << "slot 0 holds nothing to continue";
+  EXPECT_THROW(fresh.step(), Error) << "a step decodes every slot, and none holds a sequence";
+  EXPECT_THROW(d.iterate({}, {}), Error) << "nothing to run";
   EXPECT_EQ(d.sequences()[1].size(), b.size() + 15) << "a refused iteration changes nothing";
 }
 

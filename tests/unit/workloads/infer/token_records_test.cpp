@@ -49,7 +49,11 @@ TEST(InferText, Gpt2ModelsGenerateTextInBf16UnderOfflineAndServer) {
   EXPECT_EQ(s.shapes[0].prompt_tokens, 64);
   EXPECT_EQ(s.shapes[0].output_tokens, 100);
   EXPECT_EQ(s.offline_queries, 220u) << "10 s x 20 queries/s x 1.1";
-  EXPECT_EQ(config({{"model", "gpt2-124m"}, {"min_duration_s", 0}}).token_loop(20, 0).offline_queries, 1u);
+  EXPECT_EQ(config({{"model", "gpt2-124m"}, {"min_duration_s", 0}}).token_loop(20, 0).offline_queries, 100u)
+      << "min_queries auto: MLPerf's 100 for LLMs, offline too";
+  EXPECT_EQ(
+      config({{"model", "gpt2-124m"}, {"min_duration_s", 0}, {"min_queries", 3}}).token_loop(20, 0).offline_queries,
+      3u);
   const TokenRules interactive = config({{"model", "gpt2-124m"}, {"latency_class", "interactive"}}).token_rules();
   EXPECT_EQ(interactive.ttft_bound_ms, 450);
   EXPECT_EQ(interactive.tpot_bound_ms, 40);
