@@ -331,6 +331,13 @@ Config Config::from_params(const Json& params) {
   if (!warm.is_number_integer() || warm.get<long long>() < 0)
     throw Error("lr_warmup: must be 0 (none) or a positive number of steps, got " + warm.dump());
   c.lr_warmup = warm.get<int>();
+  const Json save = params.value("save", Json(""));
+  if (!save.is_string()) throw Error("save: expected a file path, got " + save.dump());
+  c.save = save.get<std::string>();
+  if (!c.save.empty() && !c.text())
+    throw Error("save: " + c.save + "; only a run on text (data) trains weights worth keeping");
+  if (!c.save.empty() && (c.tp != 1 || c.pp != 1 || c.zero != 0))
+    throw Error("save: " + c.save + " needs every rank to hold the whole model (tp 1, pp 1, zero 0)");
   // A captured step replays the same tokens and learning rate: text training changes both.
   if (c.cuda_graph && c.text())
     throw Error("cuda_graph: applies to synthetic tokens; a run on text (data: " + c.data +

@@ -152,6 +152,7 @@ struct Config {
   int eval_every = 50;    // with data: steps between held-out evaluations (0: at the end only)
   int eval_batches = 16;  // with data: micro-batches per dp rank per evaluation, at most
   int lr_warmup = 0;      // with data: steps over which the learning rate rises linearly to lr
+  std::string save;       // with data: where the trained weights go (checkpoint.hpp); empty: nowhere
   bool text() const { return !data.empty(); }
   // The model's shape; with data its vocabulary is the byte-level tokenizer's 256.
   ModelShape shape() const;

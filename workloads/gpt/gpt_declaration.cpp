@@ -160,6 +160,13 @@ WorkloadDef gpt_declaration() {
        "file or folder of UTF-8 text, byte-level tokens (vocabulary 256), the last 5% held out, each dp rank its "
        "own shard; records the loss curve (docs/gpt.md)"},
       {"train_steps", ParamType::kInt, 200, {}, 1, "with data: optimizer steps from the initial weights"},
+      {"save",
+       ParamType::kText,
+       "",
+       {},
+       {},
+       "with data: write the trained weights to this file, a checkpoint the infer workload's text generation "
+       "loads (-p checkpoint=FILE, docs/infer.md); needs tp 1, pp 1, zero 0"},
       {"eval_every",
        ParamType::kInt,
        50,

@@ -14,6 +14,7 @@
 #include "workloads/compute/compute_main.hpp"
 #include "workloads/compute/gpu_timer.hpp"
 #include "workloads/compute/peak.hpp"
+#include "workloads/gpt/checkpoint.hpp"
 #include "workloads/gpt/gpt_bench.hpp"
 #include "workloads/gpt/gpt_config.hpp"
 #include "workloads/gpt/gpt_parallel.hpp"
@@ -176,6 +177,7 @@ class GptRun {
     o.checked = 1;
     if (trained) {
       add_text_details(o.details, *trained, *text_, cfg_);
+      if (!cfg_.save.empty() && mpi_.rank() == 0) save_checkpoint(o, *trained);
       // From the initial weights on real text: the held-out loss must have fallen and stay finite.
       o.wrong =
           cfg_.check && !(std::isfinite(trained->eval_loss) && trained->eval_loss < trained->eval_loss_initial) ? 1 : 0;
@@ -192,6 +194,34 @@ class GptRun {
   }
 
  private:
+  // `save`: the trained fp32 master weights as a checkpoint (every rank holds the whole model: the
+  // config refuses tp, pp and ZeRO with it), in parameter_layout's order; a failure to write fails
+  // this rank's record, naming the file.
+  void save_checkpoint(compute::RankOutcome& o, const gpt::TextTraining& trained) {
+    try {
+      const std::vector<float> flat = model_->master();
+      gpt::Checkpoint c;
+      c.shape = shape_;
+      c.seq = cfg_.seq;
+      std::map<std::string, const gpt::Tensor*> held;
+      for (const gpt::Tensor& t : model_->layout()) held[t.name] = &t;
+      const std::vector<gpt::Tensor> layout = gpt::parameter_layout(shape_, cfg_.seq);
+      c.values.resize(static_cast<std::size_t>(layout.back().offset + layout.back().numel()));
+      for (const gpt::Tensor& t : layout)
+        std::copy_n(flat.begin() + held.at(t.name)->offset, t.numel(), c.values.begin() + t.offset);
+      c.trained = Json{{"data", cfg_.data},
+                       {"train_steps", cfg_.train_steps},
+                       {"eval_loss_final", trained.eval_loss},
+                       {"tokenizer", "bytes"},
+                       {"seed", cfg_.seed}};
+      gpt::write_checkpoint(cfg_.save, c);
+      o.details["checkpoint"] = cfg_.save;
+    } catch (const std::exception& e) {
+      o.status = "failed";
+      o.reason = std::string("save: ") + e.what();
+    }
+  }
+
   // The corpus (with `data`), the stream and the communicators, before the model.
   void set_up_communication() {
     if (cfg_.text() && !text_) text_ = load_text(mpi_, cfg_, at_);

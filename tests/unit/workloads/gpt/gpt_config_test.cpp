@@ -249,6 +249,11 @@ TEST(GptConfig, ParamsAndErrorsNameTheField) {
   EXPECT_FALSE(c.to_json().contains("sequence_parallel"));  // absent when off, as cuda_graph
   EXPECT_TRUE(Config::from_params(Json{{"sequence_parallel", true}, {"tp", 3}, {"micro_batch", 3}}).sequence_parallel);
   EXPECT_EQ(err(Json{{"bucket_mb", 0}}).rfind("bucket_mb:", 0), 0u);
+  // save: the weights of a run on text, held whole by every rank.
+  EXPECT_EQ(err(Json{{"save", "/tmp/x.ckpt"}}).rfind("save: /tmp/x.ckpt; only a run on text", 0), 0u);
+  EXPECT_EQ(err(Json{{"save", "/tmp/x.ckpt"}, {"data", "fortunes"}, {"tp", 2}}).rfind("save:", 0), 0u);
+  EXPECT_EQ(err(Json{{"save", 3}, {"data", "fortunes"}}).rfind("save: expected a file path", 0), 0u);
+  EXPECT_EQ(Config::from_params(Json{{"save", "/tmp/x.ckpt"}, {"data", "fortunes"}}).save, "/tmp/x.ckpt");
   EXPECT_EQ(Config::from_params(Json{{"model", "llama-tiny"}, {"tp", 2}, {"seq", 64}}).tp, 2);
   EXPECT_EQ(
       err(Json{{"model", "llama-tiny"}, {"tp", 4}, {"seq", 64}}).rfind("tp: 4 does not divide the KV heads (2)", 0),
