@@ -84,12 +84,21 @@ class TokenEngine {
   virtual void run(const Iteration& it) = 0;
   // What the engine is, for the records.
   virtual Json describe() const = 0;
+  // The check, before a run (it uses the slots; a run starts them afresh): a few sequences decoded
+  // `tokens` tokens with the cache, each choice compared with the same prefix run afresh without
+  // one (the step-by-step reference). `wrong` of `rows` choices differ beyond rounding.
+  struct Check {
+    Json details;
+    long long wrong = 0, rows = 0;
+  };
+  virtual Check check(int tokens) = 0;
 };
 
 // What a token engine is built for: the model, its slots, the longest prompt and the most tokens
 // a sequence holds (prompt and output), and the prompt tokens one iteration takes.
 struct TokenEngineRequest {
   std::string model;
+  std::string checkpoint;  // the weights (the gpt workload's `save`); empty: random
   int slots = 1;
   int longest_prompt = 1;
   int max_sequence = 2;
@@ -98,7 +107,8 @@ struct TokenEngineRequest {
 };
 
 // The gpt workload's decoder (workloads/gpt/gpt_token_engine.cpp): GPT-2 family, bf16, random
-// weights; throws EngineDoesNotFit when out of device memory, Error for a model it does not run.
+// weights or a checkpoint's; throws EngineDoesNotFit when out of device memory, Error for a model
+// it does not run or a checkpoint that is not the model's (naming the file).
 // Built only with SCALEBENCH_HAVE_CUDA.
 std::unique_ptr<TokenEngine> make_gpt_engine(const TokenEngineRequest& request);
 

@@ -43,6 +43,10 @@ InferConfig InferConfig::from_params(const Json& p) {
   c.output_tokens = p.at("output_tokens").get<int>();
   c.max_prefill_tokens = p.at("max_prefill_tokens").get<int>();
   c.latency_class = p.at("latency_class").get<std::string>();
+  c.checkpoint = p.at("checkpoint").get<std::string>();
+  if (!c.checkpoint.empty() && !c.generates_text())
+    throw Error("checkpoint: " + c.checkpoint + "; weights from a file are for text generation (a gpt2- model), not " +
+                c.model);
   (void)infer::token_rules(c.latency_class);  // names the field when it is neither class
   if (c.generates_text()) {
     if (c.scenario != Scenario::offline && c.scenario != Scenario::server)

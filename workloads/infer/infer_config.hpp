@@ -37,6 +37,7 @@ struct InferConfig {
   // Text generation (a GPT-2 model).
   int prompt_tokens = 128, output_tokens = 256, max_prefill_tokens = 2048;
   std::string latency_class = "server";
+  std::string checkpoint;  // the weights (a gpt checkpoint); empty: random
 
   // From the parameters over their defaults (with_defaults("infer", ...)); errors name the field.
   static InferConfig from_params(const Json& params);

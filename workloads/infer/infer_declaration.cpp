@@ -102,6 +102,13 @@ WorkloadDef infer_declaration() {
        0,
        "text generation: prompt tokens admitted in one iteration beside the decoding sequences (one prompt "
        "always); 0: every free slot's at once"},
+      {"checkpoint",
+       ParamType::kText,
+       "",
+       {},
+       {},
+       "text generation: the weights, a file the gpt workload's save wrote after training on text (the model "
+       "must be the file's); empty: random weights with GPT-2's initialisation"},
       {"latency_class",
        ParamType::kEnum,
        "server",

@@ -121,9 +121,10 @@ infer::TokenOutcome run_text_once(infer::TokenEngine& engine, const InferConfig&
   return o;
 }
 
-// Text generation on this rank's GPU: the gpt decoder built, warmed up (an Offline run of a slot's
-// worth of queries, then the rate of twice as many, which sizes Offline and starts the search) and
-// run through the scenario or the server's search.
+// Text generation on this rank's GPU: the gpt decoder built (random weights or a checkpoint's),
+// checked (cached decoding against the step-by-step recompute), warmed up (an Offline run of a
+// slot's worth of queries, then the rate of twice as many, which sizes Offline and starts the
+// search) and run through the scenario or the server's search.
 Json measure_text_rank(const Json& context, const InferConfig& cfg, int rank) {
   try {
     infer::TokenEngineRequest r;
@@ -133,16 +134,24 @@ Json measure_text_rank(const Json& context, const InferConfig& cfg, int rank) {
     r.max_sequence = cfg.prompt_tokens + cfg.output_tokens;
     r.max_prefill_tokens = cfg.max_prefill_tokens;
     r.seed = cfg.seed;
+    r.checkpoint = cfg.checkpoint;
     const std::unique_ptr<infer::TokenEngine> engine = infer::make_gpt_engine(r);
+    infer::TokenEngine::Check check;
+    if (cfg.check) check = engine->check(16);
     const infer::TokenLoopSettings shape = cfg.token_loop(0, 0);
     const auto slots = static_cast<std::uint64_t>(cfg.max_batch);
     infer::measure_token_rate(*engine, shape, slots);
     const double expected = infer::measure_token_rate(*engine, shape, 2 * slots);
-    const infer::TokenOutcome o =
+    infer::TokenOutcome o =
         cfg.scenario == infer::Scenario::server && cfg.target_qps == 0
             ? search_server<infer::TokenOutcome>(cfg, std::max(expected / 2, 0.1),
                                                  [&](double qps) { return run_text_once(*engine, cfg, expected, qps); })
             : run_text_once(*engine, cfg, expected, cfg.target_qps);
+    if (cfg.check) {
+      o.check = check.details;
+      o.check_wrong = check.wrong;
+      o.check_rows = check.rows;
+    }
     return infer::token_record(context, cfg, o, rank, engine->describe());
   } catch (const infer::EngineDoesNotFit& e) {
     return status_record(context, "skipped", e.what());

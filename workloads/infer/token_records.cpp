@@ -28,12 +28,16 @@ Json token_record(const Json& context, const InferConfig& cfg, const TokenOutcom
   r.better = "higher";
   if (!no_valid_rate) r.samples = {o.result.tokens_per_second};
   r.stop = o.search ? "search" : "scenario";
-  // The decoder is checked against the fp64 reference by its GPU tests, not per run.
-  r.correctness = Correctness::unchecked();
+  r.correctness =
+      cfg.check && o.check_rows > 0 ? Correctness::counted(o.check_wrong, o.check_rows) : Correctness::unchecked();
   if (no_valid_rate) {
     r.status = "failed";
     r.reason = "no arrival rate tried was valid";
     for (const auto& why : o.result.reasons) r.reason += "; " + why;
+  } else if (cfg.check && o.check_wrong > 0) {
+    r.status = "failed";
+    r.reason = std::to_string(o.check_wrong) + " of " + std::to_string(o.check_rows) +
+               " greedy choices made with the KV cache differ from the same prefix run afresh";
   }
   Json rec = r.to_json(context);
   const TokenTally& t = o.tally;
@@ -64,7 +68,8 @@ Json token_record(const Json& context, const InferConfig& cfg, const TokenOutcom
                         {"latency_class", cfg.latency_class}}},
          {"run_minimums", Json{{"min_duration_s", loop.min_duration_s}, {"min_queries", loop.min_queries}}},
          {"expected_queries_per_s", o.expected_queries_per_s},
-         {"engine", engine}};
+         {"engine", engine},
+         {"check", o.check}};
   if (cfg.scenario == Scenario::offline) d["offline_queries"] = loop.offline_queries;
   if (server) d["scheduled_qps"] = t.scheduled_qps;
   if (o.search)

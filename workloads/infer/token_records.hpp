@@ -21,13 +21,16 @@ struct TokenOutcome {
   std::optional<QpsSearch> search;
   std::vector<TokenResult> trial_results;  // server search: each trial's, in order
   double expected_queries_per_s = 0;       // the warm-up's rate
+  Json check = "not checked (check: false)";
+  long long check_wrong = 0, check_rows = 0;  // greedy choices against the step-by-step recompute
 };
 
 // The run's record: metric tokens_per_second (output tokens over the run, what MLPerf reports for
 // LLMs), details the verdict and its reasons, TTFT, TPOT and end-to-end latency percentiles with
 // the TTFT and TPOT CDFs, queries/s, the mean decode batch, the rules judged by and the run's own
-// minimums, the search's trials and the engine. A server search with no valid rate is failed,
-// with the lowest rate's reasons.
+// minimums, the search's trials, the engine and the check (cached decoding against the
+// step-by-step recompute). A server search with no valid rate is failed, with the lowest rate's
+// reasons; a check with a choice beyond rounding fails the record.
 Json token_record(const Json& context, const InferConfig& cfg, const TokenOutcome& o, int rank, const Json& engine);
 
 // "infer gpt2-124m bf16 server gpu 0: VALID 41234.5 tokens/s | TTFT ms p50 ... p99 ... | TPOT ms

@@ -7,17 +7,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "common/error.hpp"
 #include "tests/unit/gpu_available.hpp"
+#include "workloads/gpt/checkpoint.hpp"
 #include "workloads/gpt/gpt_decoder.hpp"
 #include "workloads/gpt/gpt_model.hpp"
 #include "workloads/gpt/gpt_reference.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/infer/engine.hpp"
 
 using namespace scalebench;
 using namespace scalebench::gpt;
@@ -222,6 +226,48 @@ TEST(GptDecoderGpu, InitialisesAndLoadsTheTrainingModelsWeights) {
   EXPECT_EQ(a.sequences, b.sequences);
   EXPECT_EQ(a.logits, b.logits);
   EXPECT_THROW(loaded.load(std::vector<float>(values.size() - 1)), Error);
+}
+
+// The infer workload's engine from a checkpoint of a model of bytes (as `save` writes after
+// training on text): its check passes (cached choices against the same prefixes run afresh) and
+// shows the text; a checkpoint of another model, or too short a position table, is refused by name.
+TEST(GptDecoderGpu, EngineFromACheckpointChecksAndWritesText) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  ModelShape m = model_shape("gpt2-tiny");
+  m.vocab = m.padded_vocab = 256;
+  const int seq = 64;
+  Checkpoint c;
+  c.shape = m;
+  c.seq = seq;
+  c.values = spread_weights(m, seq, 17);
+  const std::string path = ::testing::TempDir() + "decoder-engine.ckpt";
+  write_checkpoint(path, c);
+  infer::TokenEngineRequest r;
+  r.model = "gpt2-tiny";
+  r.checkpoint = path;
+  r.slots = 4;
+  r.longest_prompt = 16;
+  r.max_sequence = 48;
+  const std::unique_ptr<infer::TokenEngine> engine = infer::make_gpt_engine(r);
+  const infer::TokenEngine::Check check = engine->check(16);
+  EXPECT_EQ(check.wrong, 0) << check.details.dump();
+  EXPECT_EQ(check.rows, 32);
+  ASSERT_TRUE(check.details.contains("text"));
+  EXPECT_EQ(check.details["text"].get<std::string>().rfind("The meaning of life is", 0), 0u) << check.details;
+  EXPECT_EQ(engine->describe()["weights"], path);
+  // An iteration as the token loop gives one: two admitted, then both decode.
+  infer::Iteration first;
+  first.admit = {{0, 0, {8, 4}}, {1, 1, {16, 4}}};
+  engine->run(first);
+  infer::Iteration next;
+  next.decode = {0, 1};
+  engine->run(next);
+  r.model = "gpt2-124m";
+  EXPECT_THROW(infer::make_gpt_engine(r), Error) << "the checkpoint holds gpt2-tiny";
+  r.model = "gpt2-tiny";
+  r.max_sequence = 65;
+  EXPECT_THROW(infer::make_gpt_engine(r), Error) << "its position table has 64 rows";
+  std::remove(path.c_str());
 }
 
 #endif

@@ -54,6 +54,10 @@ TEST(InferText, Gpt2ModelsGenerateTextInBf16UnderOfflineAndServer) {
   EXPECT_EQ(
       config({{"model", "gpt2-124m"}, {"min_duration_s", 0}, {"min_queries", 3}}).token_loop(20, 0).offline_queries,
       3u);
+  EXPECT_NE(error_of({{"checkpoint", "/tmp/w.ckpt"}}).find("checkpoint: /tmp/w.ckpt; weights from a file are for text"),
+            std::string::npos)
+      << "resnet50 has no checkpoint";
+  EXPECT_EQ(config({{"model", "gpt2-124m"}, {"checkpoint", "/tmp/w.ckpt"}}).checkpoint, "/tmp/w.ckpt");
   const TokenRules interactive = config({{"model", "gpt2-124m"}, {"latency_class", "interactive"}}).token_rules();
   EXPECT_EQ(interactive.ttft_bound_ms, 450);
   EXPECT_EQ(interactive.tpot_bound_ms, 40);
@@ -102,6 +106,20 @@ TEST(InferText, RecordHoldsTokensPerSecondTtftTpotAndTheVerdict) {
   EXPECT_NE(text.find("infer gpt2-124m bf16 server gpu 0: INVALID"), std::string::npos) << text;
   EXPECT_NE(text.find("| TTFT ms p50 2.3"), std::string::npos) << text;
   EXPECT_NE(text.find("  search: 10.00 queries/s over a bound"), std::string::npos) << text;
+  EXPECT_EQ(r["correctness"]["checked"], false) << "no choices compared is no check";
+  // The check: cached choices against the step-by-step recompute; one beyond rounding fails.
+  o.check = Json{{"same_choice", 31}};
+  o.check_rows = 32;
+  const Json checked = token_record(context, c, o, 0, Json::object());
+  EXPECT_EQ(checked["correctness"]["passed"], true);
+  EXPECT_EQ(checked["details"]["check"]["same_choice"], 31);
+  EXPECT_EQ(checked["status"], "ok");
+  o.check_wrong = 2;
+  const Json wrong = token_record(context, c, o, 0, Json::object());
+  EXPECT_EQ(wrong["status"], "failed");
+  EXPECT_EQ(wrong["reason"], "2 of 32 greedy choices made with the KV cache differ from the same prefix run afresh");
+  EXPECT_EQ(validate_record(wrong), "") << wrong.dump();
+  o.check_wrong = 0;
   o.search = QpsSearch{0, {{10, false}}, false};
   const Json none = token_record(context, c, o, 0, Json::object());
   EXPECT_EQ(none["status"], "failed");
