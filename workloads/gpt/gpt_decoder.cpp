@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "workloads/gpt/bf16_gemm.hpp"
 #include "workloads/gpt/decode_kernels.cuh"
+#include "workloads/gpt/llama_kernels.cuh"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/graph_capture.hpp"
 
@@ -24,33 +25,42 @@
 namespace scalebench::gpt {
 
 namespace {
-// Parameter tensors of a GPT-2 block (parameter_layout's order): ln1 w, b; qkv w, b; proj w, b;
-// ln2 w, b; fc w, b; fc-proj w, b.
-constexpr int kBlockTensors = 12;
+// Parameter tensors of a block (parameter_layout's order). GPT-2: ln1 w, b; qkv w, b; proj w, b;
+// ln2 w, b; fc w, b; fc-proj w, b. Llama: ln1, qkv, proj, ln2, gate, up, down.
+constexpr int kGpt2BlockTensors = 12;
+constexpr int kLlamaBlockTensors = 7;
 
 std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 }  // namespace
 
-// The buffers' sizes in bytes, in one place for the allocation and decoder_bytes().
+// The buffers' sizes, in one place for the allocation and decoder_bytes(). Per row: the residual
+// stream, the norm's output and attention's output (width each), QKV (query, key and value heads),
+// the MLP's first GEMM (GPT-2: its hidden width; Llama: gate and up, twice it) and, for Llama,
+// SwiGLU's output.
 struct DecoderSizes {
   long long params = 0, cache = 0, rows = 0, slots = 0, seq = 0;
-  int C = 0, Vp = 0;
+  long long C = 0, Vp = 0, qkv = 0, mlp_in = 0, hidden = 0, rope = 0;
   DecoderSizes(const ModelShape& m, int slots_, int seq_, int prefill_tokens) {
     const std::vector<Tensor> t = parameter_layout(m, seq_);
+    const bool llama = m.family == Family::kLlama;
     params = t.back().offset + t.back().numel();
     C = m.width;
     Vp = m.padded_vocab;
     slots = slots_;
     seq = seq_;
-    cache = static_cast<long long>(m.layers) * slots_ * seq_ * C;  // K, and as much for V
+    qkv = static_cast<long long>(m.heads + 2 * m.kv_heads) * m.head_dim();
+    mlp_in = llama ? 2LL * m.mlp : m.mlp;
+    hidden = llama ? m.mlp : 0;
+    rope = llama ? seq_ * (m.head_dim() / 2) : 0;                                          // float2 each
+    cache = static_cast<long long>(m.layers) * slots_ * seq_ * m.kv_heads * m.head_dim();  // K, and as much for V
     rows = std::max<long long>(slots_, prefill_tokens > 0 ? prefill_tokens : static_cast<long long>(slots_) * seq_);
   }
   std::size_t total() const {
     const std::size_t b = 2, i = 4;
     return round_up(b * params) + 2 * round_up(b * cache) + 3 * round_up(i * rows) + 2 * round_up(i * slots) +
-           round_up(b * rows * C) * 3 + round_up(b * rows * 3 * C) + round_up(b * rows * 4 * C) +
-           2 * round_up(4 * rows) + 2 * round_up(b * slots * C) + round_up(b * slots * Vp) + 2 * round_up(i * slots) +
-           round_up(i * slots * seq) + kWorkspaceBytes;
+           round_up(b * rows * C) * 3 + round_up(b * rows * qkv) + round_up(b * rows * mlp_in) +
+           round_up(b * rows * hidden) + round_up(8 * rope) + 2 * round_up(4 * rows) + 2 * round_up(b * slots * C) +
+           round_up(b * slots * Vp) + 2 * round_up(i * slots) + round_up(i * slots * seq) + kWorkspaceBytes;
   }
 };
 
@@ -63,13 +73,12 @@ class DecoderState {
         s(stream),
         sizes(shape, slots, seq, prefill_tokens),
         layout(parameter_layout(m, T)) {
-    if (m.family != Family::kGpt2) throw Error("decode: the GPT-2 family only (" + m.name + " is Llama-shaped)");
     if (T < 2 || T > m.max_seq)
       throw Error("decode: seq " + std::to_string(T) + " must be 2 to the model's " + std::to_string(m.max_seq));
     if (S < 1) throw Error("decode: slots must be at least 1");
-    if (m.head_dim() % 2 != 0 || m.head_dim() > 128)
+    if (m.head_dim() % 2 != 0 || m.head_dim() > 128 || (llama() && m.head_dim() % 16 != 0))
       throw Error("decode: head width " + std::to_string(m.head_dim()) +
-                  "; the attention kernel takes even widths to 128");
+                  "; the attention kernel takes even widths to 128 (rotary: multiples of 16)");
     std::size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     // Beside the buffers: fp32 staging of one tensor (init, load) and room for cuBLASLt's own.
@@ -95,8 +104,10 @@ class DecoderState {
     x = alloc<bf16>(R * C);
     ln = alloc<bf16>(R * C);
     atty = alloc<bf16>(R * C);
-    qkv = alloc<bf16>(R * 3 * C);
-    fc = alloc<bf16>(R * 4 * C);
+    qkv = alloc<bf16>(R * sizes.qkv);
+    fc = alloc<bf16>(R * sizes.mlp_in);
+    hidden = alloc<bf16>(R * sizes.hidden);
+    rope = alloc<float2>(sizes.rope);
     mean = alloc<float>(R);
     rstd = alloc<float>(R);
     head_x = alloc<bf16>(static_cast<long long>(S) * C);
@@ -110,6 +121,7 @@ class DecoderState {
     // No sequence in any slot: lengths 0 (what check_room and iterate go by on the host too).
     for (int* zero : {lengths, next, history})
       CUDA_CHECK(cudaMemsetAsync(zero, 0, sizeof(int) * static_cast<std::size_t>(zero == history ? S * T : S), s));
+    if (llama()) rotary_table(rope, T, m.head_dim(), kRopeTheta, s);
     CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
@@ -119,7 +131,8 @@ class DecoderState {
   DecoderSizes sizes;
   std::vector<Tensor> layout;
   std::vector<gpu::DeviceBuffer> buffers;
-  bf16 *params, *k_cache, *v_cache, *x, *ln, *atty, *qkv, *fc, *head_x, *head_ln, *logits;
+  bf16 *params, *k_cache, *v_cache, *x, *ln, *atty, *qkv, *fc, *hidden, *head_x, *head_ln, *logits;
+  float2* rope;  // Llama: (cos, sin) of each position's angles
   int *row_slot, *row_pos, *row_token, *last_row, *decode_slots, *lengths, *next, *history;
   float *mean, *rstd;
   std::byte* workspace;
@@ -142,7 +155,13 @@ class DecoderState {
     return reinterpret_cast<V*>(buffers.back().get());
   }
   bf16* p(std::size_t tensor) const { return params + layout[tensor].offset; }
-  std::size_t block(int l, int i) const { return 2 + static_cast<std::size_t>(l) * kBlockTensors + i; }
+  bool llama() const { return m.family == Family::kLlama; }
+  // Tensor i of block l, and the final norm's first tensor (the head follows Llama's).
+  std::size_t block(int l, int i) const {
+    return llama() ? 1 + static_cast<std::size_t>(l) * kLlamaBlockTensors + i
+                   : 2 + static_cast<std::size_t>(l) * kGpt2BlockTensors + i;
+  }
+  std::size_t final_norm() const { return block(m.layers, 0); }
 
   // The rows a GEMM over n rows runs (at most `cap`): n rounded up to a power of two to 64, then to
   // a multiple of 64, so that continuous batching's many row counts share a few GEMM shapes (each
@@ -156,12 +175,13 @@ class DecoderState {
     return static_cast<int>(std::min<long long>(g, cap));
   }
 
-  // y[n, out] = x[n, in] W^T + bias (+ y itself with `add`), GELU'd with `gelu`.
+  // y[n, out] = x[n, in] W^T + its bias (GPT-2: the tensor after W; Llama has none) (+ y itself
+  // with `add`), GELU'd with `gelu`.
   void linear(bf16* y, const bf16* in_rows, std::size_t w, int in, int out, int n, bool add = false,
               bool gelu = false) {
     Gemm g = linear_gemm(y, in_rows, p(w), in, out, n);
-    g.bias = p(w + 1);
-    g.epilogue = gelu ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+    if (!llama()) g.bias = p(w + 1);
+    g.epilogue = llama() ? CUBLASLT_EPILOGUE_DEFAULT : gelu ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
     if (add) {
       g.c = y;
       g.beta = 1.f;
@@ -169,31 +189,54 @@ class DecoderState {
     gemms.run(g, workspace, kWorkspaceBytes, s);
   }
 
+  // The norm before each block's attention (0) and MLP (1), and the final one (tensor t):
+  // LayerNorm (GPT-2) or RMSNorm (Llama).
+  void norm(bf16* out, const bf16* in, std::size_t t, int n) {
+    if (llama())
+      rmsnorm_forward(out, rstd, in, p(t), n, m.width, s);
+    else
+      layernorm_forward(out, mean, rstd, in, p(t), p(t + 1), n, m.width, s);
+  }
+
   // The model over n rows; the head and the greedy choice over the `choosing` rows last_row names
   // (gathered) or, with none named, every row.
   void forward(int n, int choosing) {
-    const int C = m.width, NH = m.heads, hd = m.head_dim();
+    const int C = m.width, NH = m.heads, KV = m.kv_heads, hd = m.head_dim(), F = m.mlp;
+    const int q_width = NH * hd, kv_width = KV * hd;
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
     const int g = gemm_rows(n, sizes.rows);
-    embed_rows(x, row_token, row_pos, p(0), p(1), n, C, s);
+    embed_rows(x, row_token, row_pos, p(0), llama() ? nullptr : p(1), n, C, s);
     mark("embedding");
     for (int l = 0; l < m.layers; ++l) {
-      const long long at = static_cast<long long>(l) * S * T * C;
-      layernorm_forward(ln, mean, rstd, x, p(block(l, 0)), p(block(l, 1)), n, C, s);
-      mark("layernorm");
-      linear(qkv, ln, block(l, 2), C, 3 * C, g);
+      const long long at = static_cast<long long>(l) * S * T * kv_width;
+      norm(ln, x, block(l, 0), n);
+      mark("norm");
+      linear(qkv, ln, block(l, llama() ? 1 : 2), C, static_cast<int>(sizes.qkv), g);
       mark("gemm_qkv");
-      write_kv(k_cache + at, v_cache + at, qkv, row_slot, row_pos, n, C, C, T, s);
+      if (llama()) {
+        rotary(qkv, rope, n, T, NH + KV, hd, static_cast<int>(sizes.qkv), false, s, row_pos);
+        mark("rotary");
+      }
+      write_kv(k_cache + at, v_cache + at, qkv, row_slot, row_pos, n, q_width, kv_width, T, s);
       mark("kv_write");
-      cached_attention(atty, qkv, k_cache + at, v_cache + at, row_slot, row_pos, n, NH, NH, hd, T, scale, s);
+      cached_attention(atty, qkv, k_cache + at, v_cache + at, row_slot, row_pos, n, NH, KV, hd, T, scale, s);
       mark("attention");
-      linear(x, atty, block(l, 4), C, C, g, true);
+      linear(x, atty, block(l, llama() ? 2 : 4), q_width, C, g, true);
       mark("gemm_proj");
-      layernorm_forward(ln, mean, rstd, x, p(block(l, 6)), p(block(l, 7)), n, C, s);
-      mark("layernorm");
-      linear(fc, ln, block(l, 8), C, 4 * C, g, false, true);
-      mark("gemm_mlp_up");
-      linear(x, fc, block(l, 10), 4 * C, C, g, true);
+      norm(ln, x, block(l, llama() ? 3 : 6), n);
+      mark("norm");
+      if (llama()) {
+        // Gate and up lie one after the other in the parameter buffer: one GEMM makes both.
+        linear(fc, ln, block(l, 4), C, 2 * F, g);
+        mark("gemm_mlp_up");
+        swiglu_forward(hidden, fc, n, F, s);
+        mark("swiglu");
+        linear(x, hidden, block(l, 6), F, C, g, true);
+      } else {
+        linear(fc, ln, block(l, 8), C, F, g, false, true);
+        mark("gemm_mlp_up");
+        linear(x, fc, block(l, 10), F, C, g, true);
+      }
       mark("gemm_mlp_down");
     }
     const bool gathered = choosing > 0;
@@ -204,10 +247,10 @@ class DecoderState {
       head_in = head_x;
       rows = choosing;
     }
-    const std::size_t f = 2 + static_cast<std::size_t>(m.layers) * kBlockTensors;
-    layernorm_forward(head_ln, mean, rstd, head_in, p(f), p(f + 1), rows, C, s);
-    mark("layernorm");
-    gemms.run(linear_gemm(logits, head_ln, p(0), C, m.padded_vocab, gemm_rows(rows, S)), workspace, kWorkspaceBytes, s);
+    norm(head_ln, head_in, final_norm(), rows);
+    mark("norm");
+    const bf16* head = p(llama() ? final_norm() + 1 : 0);  // GPT-2's head is its token embedding
+    gemms.run(linear_gemm(logits, head_ln, head, C, m.padded_vocab, gemm_rows(rows, S)), workspace, kWorkspaceBytes, s);
     mark("gemm_head");
     greedy_rows(next, history, lengths, logits, gathered ? last_row : nullptr, row_slot, row_pos, rows, m.vocab,
                 m.padded_vocab, T, s);

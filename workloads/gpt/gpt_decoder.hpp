@@ -9,9 +9,10 @@
 
 // Greedy text generation with a KV cache: a prompt per sequence is run once (prefill), and then
 // every decode step runs one token of every sequence through the model, its keys and values
-// appended to the cache, and appends the most likely next token. The GPT-2 family, bf16, the
-// workload's own kernels and cuBLASLt's GEMMs as in training (gpt_model.hpp); the weights are the
-// training model's (its parameter layout, so a trained model's values load as they are).
+// appended to the cache, and appends the most likely next token. Both families of the gpt
+// workload (GPT-2; Llama-style with RMSNorm, rotary positions, grouped-query attention and SwiGLU),
+// bf16, the workload's own kernels and cuBLASLt's GEMMs as in training (gpt_model.hpp); the weights
+// are the training model's (its parameter layout, so a trained model's values load as they are).
 namespace scalebench::gpt {
 
 class DecoderState;
@@ -26,9 +27,8 @@ class GptDecoder {
  public:
   // Room for `slots` sequences of at most `seq` tokens each (prompt and generated; also the rows of
   // the position table, as in the training model of that seq) and prompts of `prefill_tokens`
-  // tokens in all at once (0: slots x seq). Throws Error for a Llama-family model, or one whose
-  // head is wider than the attention kernel takes, and "out of memory: needs X GiB" when the GPU
-  // is short.
+  // tokens in all at once (0: slots x seq). Throws Error for a model whose head is wider than the
+  // attention kernel takes, and "out of memory: needs X GiB" when the GPU is short.
   GptDecoder(const ModelShape& m, int slots, int seq, cudaStream_t stream, int prefill_tokens = 0);
   ~GptDecoder();
   GptDecoder(const GptDecoder&) = delete;

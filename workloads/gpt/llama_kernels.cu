@@ -72,14 +72,14 @@ __global__ void rotary_table_kernel(float2* table, int T, int hd, double theta) 
 
 // One thread per 8 pairs: channels c..c+7 of a head's first half and c+hd/2.. of its second.
 __global__ void rotary_kernel(bf16* x, const float2* table, long long rows, int T, int heads, int hd, int row_width,
-                              bool inverse) {
+                              bool inverse, const int* positions) {
   const int half = hd / 2, per_head = half / 8;
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i >= rows * heads * per_head) return;
   const long long row = i / (static_cast<long long>(heads) * per_head);
   const int rest = static_cast<int>(i % (static_cast<long long>(heads) * per_head));
   const int head = rest / per_head, c = (rest % per_head) * 8;
-  const int t = static_cast<int>(row % T);
+  const int t = positions ? positions[row] : static_cast<int>(row % T);
   bf16* lo = x + row * row_width + static_cast<long long>(head) * hd + c;
   bf16* hi = lo + half;
   Pack<8> a = *reinterpret_cast<const Pack<8>*>(lo), b = *reinterpret_cast<const Pack<8>*>(hi);
@@ -123,10 +123,11 @@ void rotary_table(float2* table, int T, int hd, double theta, cudaStream_t s) {
 }
 
 void rotary(bf16* x, const float2* table, long long rows, int T, int heads, int hd, int row_width, bool inverse,
-            cudaStream_t s) {
+            cudaStream_t s, const int* positions) {
   if (hd % 16 != 0) throw Error("rotary: the head width must be a multiple of 16");
   const long long n = rows * heads * (hd / 16);
-  rotary_kernel<<<grid_for(n, 256), 256, 0, s>>>(x, table, rows, T, heads, hd, row_width, inverse);
+  if (n == 0) return;
+  rotary_kernel<<<grid_for(n, 256), 256, 0, s>>>(x, table, rows, T, heads, hd, row_width, inverse, positions);
   CUDA_CHECK(cudaGetLastError());
 }
 

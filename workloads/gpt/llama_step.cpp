@@ -22,8 +22,6 @@ namespace scalebench::gpt {
 
 namespace {
 
-constexpr double kRopeTheta = 500000.0;
-
 class LlamaStep final : public StepCore {
  public:
   LlamaStep(const ModelShape& shape, int b, int t, cudaStream_t stream, Attention att, const Parallel& par)

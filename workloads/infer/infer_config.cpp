@@ -52,9 +52,11 @@ InferConfig InferConfig::from_params(const Json& p) {
     if (c.scenario != Scenario::offline && c.scenario != Scenario::server)
       throw Error("scenario: " + scenario_name(c.scenario) + "; " + c.model +
                   " generates text, under offline or server (MLPerf runs LLMs under those two)");
-    if (c.prompt_tokens + c.output_tokens > 1024)
+    // The gpt workload's contexts (gpt_config.cpp): GPT-2's 1,024 positions, Llama 3's 8,192.
+    const int positions = c.model.rfind("llama", 0) == 0 ? 8192 : 1024;
+    if (c.prompt_tokens + c.output_tokens > positions)
       throw Error("prompt_tokens + output_tokens: " + std::to_string(c.prompt_tokens + c.output_tokens) + "; " +
-                  c.model + " holds 1024 positions");
+                  c.model + " holds " + std::to_string(positions) + " positions");
   }
   if (c.max_batch < 1) throw Error("max_batch: at least 1");
   if (c.streams < 1) throw Error("streams: at least 1");
@@ -109,7 +111,7 @@ ScenarioResult InferConfig::judge(const RunTally& tally) const {
   return r;
 }
 
-bool InferConfig::generates_text() const { return model.rfind("gpt2-", 0) == 0; }
+bool InferConfig::generates_text() const { return model.rfind("gpt2-", 0) == 0 || model.rfind("llama", 0) == 0; }
 
 TokenRules InferConfig::token_rules() const {
   TokenRules r = infer::token_rules(latency_class);  // the free function, not this one

@@ -54,7 +54,7 @@ struct InferConfig {
   // The verdict: MLPerf's rules, and a bound other than the rule's makes a run INVALID too.
   ScenarioResult judge(const RunTally& tally) const;
 
-  // Whether the model generates text (the gpt workload's GPT-2 models, named gpt2-...).
+  // Whether the model generates text (the gpt workload's models, named gpt2-... and llama...).
   bool generates_text() const;
   // Text generation: MLPerf's LLM rules for latency_class, and the token loop's settings: the
   // run's own minimums, Offline's query count from the queries/s expected (enough for

@@ -16,17 +16,16 @@ WorkloadDef infer_declaration() {
       "inference under MLPerf's scenarios as LoadGen runs them (offline, server, single_stream, multi_stream) on "
       "the train workload's models: queries issued on a steady clock, dynamic batching over CUDA streams, latency "
       "percentiles, queries and samples per second, and a VALID/INVALID verdict against MLPerf's rules with the "
-      "reason; and text generation on GPT-2 (offline, server: tokens/s, TTFT and TPOT against MLPerf's LLM "
-      "bounds) (docs/infer.md)";
-  // The models are train's and the gpt workload's GPT-2 family, declared there once.
+      "reason; and text generation on the gpt workload's models (offline, server: tokens/s, TTFT and TPOT "
+      "against MLPerf's LLM bounds) (docs/infer.md)";
+  // The models are train's and the gpt workload's, declared there once.
   ParamDef model = *train_declaration().find("model");
   const WorkloadDef gpt = gpt_declaration();
-  for (const std::string& name : gpt.find("model")->choices)
-    if (name.rfind("gpt2-", 0) == 0) model.choices.push_back(name);
+  for (const std::string& name : gpt.find("model")->choices) model.choices.push_back(name);
   model.help =
-      "the network: the train workload's (its forward pass, batch norm from running statistics), or a GPT-2 of "
-      "the gpt workload, which generates text (greedy decoding with a KV cache, continuous batching; offline "
-      "and server; tokens/s, TTFT and TPOT)";
+      "the network: the train workload's (its forward pass, batch norm from running statistics), or one of the "
+      "gpt workload's (GPT-2, Llama-shaped), which generate text (greedy decoding with a KV cache, continuous "
+      "batching; offline and server; tokens/s, TTFT and TPOT)";
   d.params = {
       model,
       {"image", ParamType::kInt, 0, {}, 0, "image height and width; 0: the model's own (224, 299 for the Inceptions)"},
@@ -108,7 +107,7 @@ WorkloadDef infer_declaration() {
        {},
        {},
        "text generation: the weights, a file the gpt workload's save wrote after training on text (the model "
-       "must be the file's); empty: random weights with GPT-2's initialisation"},
+       "must be the file's); empty: random weights with the gpt workload's initialisation"},
       {"latency_class",
        ParamType::kEnum,
        "server",

@@ -75,9 +75,11 @@ Decoded decode(GptDecoder& d, const std::vector<std::vector<int>>& prompts, int 
 // the fp64 reference's at that position (one pass over the finished sequence scores every step:
 // the reference is causal), and each chosen token is the reference's greedy choice, or within
 // bf16's error of its best logit where two are that close.
-TEST(GptDecoderGpu, GreedyDecodeMatchesTheReferenceStepByStep) {
+class GptDecoderFamilyGpu : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GptDecoderFamilyGpu, GreedyDecodeMatchesTheReferenceStepByStep) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const ModelShape m = model_shape("gpt2-tiny");
+  const ModelShape m = model_shape(GetParam());
   const int seq = 32, steps = 12;
   gpu::Stream s;
   GptDecoder d(m, 2, seq, s.get());
@@ -138,9 +140,9 @@ int expect_greedy(const ModelShape& m, int seq, const std::vector<double>& w, co
 // Continuous batching: sequences admitted at different iterations, decoding beside each other and
 // beside new prompts (one forward pass an iteration), and a slot taken again by a new prompt once
 // its sequence is done: every sequence is decoded as the reference decodes it alone.
-TEST(GptDecoderGpu, ContinuousBatchingDecodesEachSequenceAsAlone) {
+TEST_P(GptDecoderFamilyGpu, ContinuousBatchingDecodesEachSequenceAsAlone) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const ModelShape m = model_shape("gpt2-tiny");
+  const ModelShape m = model_shape(GetParam());
   const int seq = 48;
   gpu::Stream s;
   GptDecoder d(m, 3, seq, s.get());
@@ -175,6 +177,8 @@ TEST(GptDecoderGpu, ContinuousBatchingDecodesEachSequenceAsAlone) {
   EXPECT_THROW(d.iterate({}, {}), Error) << "nothing to run";
   EXPECT_EQ(d.sequences()[1].size(), b.size() + 15) << "a refused iteration changes nothing";
 }
+
+INSTANTIATE_TEST_SUITE_P(BothFamilies, GptDecoderFamilyGpu, ::testing::Values("gpt2-tiny", "llama-tiny"));
 
 // A decode step replayed as one CUDA graph makes the same tokens and logits as the step launched
 // kernel by kernel, and a prefill starts the slots afresh.
