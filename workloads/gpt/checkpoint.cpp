@@ -41,11 +41,12 @@ ModelShape shape_of(const Json& h, const std::string& path) {
     if (!h.contains(name)) throw Error(path + ": checkpoint header has no '" + std::string(name) + "'");
     return h.at(name);
   };
-  auto integer = [&](const char* name) {
+  // Bounds far above any model here, so that a damaged header cannot make the layout enormous.
+  auto integer = [&](const char* name, long long most) {
     const Json& v = field(name);
-    if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > (1LL << 30))
-      throw Error(path + ": checkpoint header's '" + std::string(name) + "' is " + v.dump() +
-                  ", not a positive integer");
+    if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > most)
+      throw Error(path + ": checkpoint header's '" + std::string(name) + "' is " + v.dump() + ", not 1 to " +
+                  std::to_string(most));
     return v.get<int>();
   };
   ModelShape m;
@@ -55,14 +56,14 @@ ModelShape shape_of(const Json& h, const std::string& path) {
   if (family != "gpt2" && family != "llama")
     throw Error(path + ": checkpoint header's 'family' is " + family.dump() + "; expected \"gpt2\" or \"llama\"");
   m.family = family == "gpt2" ? Family::kGpt2 : Family::kLlama;
-  m.layers = integer("layers");
-  m.width = integer("width");
-  m.heads = integer("heads");
-  m.kv_heads = integer("kv_heads");
-  m.mlp = integer("mlp");
-  m.vocab = integer("vocab");
-  m.padded_vocab = integer("padded_vocab");
-  m.max_seq = integer("max_seq");
+  m.layers = integer("layers", 1024);
+  m.width = integer("width", 65536);
+  m.heads = integer("heads", 1024);
+  m.kv_heads = integer("kv_heads", 1024);
+  m.mlp = integer("mlp", 1 << 20);
+  m.vocab = integer("vocab", 1 << 22);
+  m.padded_vocab = integer("padded_vocab", 1 << 22);
+  m.max_seq = integer("max_seq", 1 << 20);
   if (m.width % m.heads != 0 || m.heads % m.kv_heads != 0 || m.vocab > m.padded_vocab)
     throw Error(path + ": checkpoint header's shape is inconsistent (width " + std::to_string(m.width) + ", heads " +
                 std::to_string(m.heads) + ", kv_heads " + std::to_string(m.kv_heads) + ", vocab " +
@@ -102,8 +103,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
 
 Checkpoint read_checkpoint(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(path + ": cannot be opened");
-  const auto size = std::filesystem::file_size(path);
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!f || ec) throw Error(path + ": cannot be opened" + (ec ? " (" + ec.message() + ")" : std::string()));
   char magic[sizeof kMagic] = {};
   std::uint32_t n = 0;
   if (!f.read(magic, sizeof magic) || std::string(magic, sizeof magic) != std::string(kMagic, sizeof kMagic))
@@ -120,14 +122,18 @@ Checkpoint read_checkpoint(const std::string& path) {
       h.at("seq").get<long long>() > c.shape.max_seq)
     throw Error(path + ": checkpoint header's 'seq' is missing or not 1 to max_seq " + std::to_string(c.shape.max_seq));
   c.seq = h.at("seq").get<int>();
-  const std::size_t want = layout_count(c.shape, c.seq);
-  if (!h.contains("count") || !h.at("count").is_number_unsigned() || h.at("count").get<std::uint64_t>() != want)
-    throw Error(path + ": checkpoint header's 'count' is " + (h.contains("count") ? h.at("count").dump() : "missing") +
-                "; the layout of its shape holds " + std::to_string(want));
+  // The file's size against the header's count first: a damaged shape is not laid out.
+  if (!h.contains("count") || !h.at("count").is_number_unsigned())
+    throw Error(path + ": checkpoint header's 'count' is missing or not a count");
+  const std::uint64_t count = h.at("count").get<std::uint64_t>();
   const std::uintmax_t body = size - sizeof magic - sizeof n - n;
-  if (body != want * sizeof(float))
+  if (body != count * sizeof(float))
     throw Error(path + ": " + std::to_string(body) + " bytes of values, the header says " +
-                std::to_string(want * sizeof(float)) + " (a truncated or appended file)");
+                std::to_string(count * sizeof(float)) + " (a truncated or appended file)");
+  const std::size_t want = layout_count(c.shape, c.seq);
+  if (count != want)
+    throw Error(path + ": checkpoint header's 'count' is " + std::to_string(count) +
+                "; the layout of its shape holds " + std::to_string(want));
   c.values.resize(want);
   f.read(reinterpret_cast<char*>(c.values.data()), static_cast<std::streamsize>(want * sizeof(float)));
   if (!f) throw Error(path + ": reading the values failed");

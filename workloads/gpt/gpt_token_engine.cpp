@@ -32,12 +32,23 @@ std::uint64_t mix(std::uint64_t z) {
 std::optional<gpt::Checkpoint> checkpoint_of(const TokenEngineRequest& r) {
   if (r.checkpoint.empty()) return std::nullopt;
   gpt::Checkpoint c = gpt::read_checkpoint(r.checkpoint);
-  if (c.shape.name != r.model)
+  if (c.shape.name != gpt::model_shape(r.model).name)  // by the model's own name (gpt2-1.5b is gpt2-1558m)
     throw Error("checkpoint: " + r.checkpoint + " holds " + c.shape.name + ", the run's model is " + r.model);
   if (r.max_sequence > c.seq)
     throw Error("checkpoint: " + r.checkpoint + " was trained at seq " + std::to_string(c.seq) +
                 " (its position table); prompt_tokens + output_tokens = " + std::to_string(r.max_sequence));
   return c;
+}
+
+// A checkpoint's values laid out for a decoder of `seq` positions (its table's first rows, where
+// the model has one: the cache and the attention are then sized for the run, not the training).
+std::vector<float> values_for(const gpt::Checkpoint& c, int seq) {
+  if (seq == c.seq) return c.values;
+  const std::vector<gpt::Tensor> from = gpt::parameter_layout(c.shape, c.seq), to = gpt::parameter_layout(c.shape, seq);
+  std::vector<float> out(static_cast<std::size_t>(to.back().offset + to.back().numel()));
+  for (std::size_t i = 0; i < to.size(); ++i)  // the same tensors in the same order; only sizes differ
+    std::copy_n(c.values.begin() + from[i].offset, to[i].numel(), out.begin() + to[i].offset);
+  return out;
 }
 
 // Tokens as text, for a model of bytes: printable ASCII as it is, the rest escaped.
@@ -63,9 +74,9 @@ class GptTokenEngine : public TokenEngine {
       : request_(r),
         loaded_(checkpoint_of(r)),
         shape_(loaded_ ? loaded_->shape : gpt::model_shape(r.model)),
-        decoder_(shape_, r.slots, loaded_ ? loaded_->seq : r.max_sequence, stream_.get(), prefill_rows(r)) {
+        decoder_(shape_, r.slots, r.max_sequence, stream_.get(), prefill_rows(r)) {
     if (loaded_) {
-      decoder_.load(loaded_->values);
+      decoder_.load(values_for(*loaded_, r.max_sequence));
       trained_ = loaded_->trained;
       loaded_.reset();  // the host copy of the weights is not needed again
     } else {
@@ -154,11 +165,13 @@ class GptTokenEngine : public TokenEngine {
   }
 
  private:
-  // Token rows one iteration may hold: every slot decoding, and the prompts admitted beside them.
+  // Token rows one iteration may hold: every slot decoding and the prompts admitted beside them,
+  // and at least what check() admits at once (two prompts of at most 22 tokens) and runs afresh.
   static int prefill_rows(const TokenEngineRequest& r) {
     const long long prompts = r.max_prefill_tokens > 0 ? std::max(r.max_prefill_tokens, r.longest_prompt)
                                                        : static_cast<long long>(r.slots) * r.longest_prompt;
-    return static_cast<int>(std::min<long long>(prompts + r.slots, static_cast<long long>(r.slots) * r.max_sequence));
+    const long long most = static_cast<long long>(r.slots) * r.max_sequence;
+    return static_cast<int>(std::min<long long>(std::max<long long>(prompts + r.slots, 48), most));
   }
   std::vector<int> prompt(std::uint64_t query, int tokens) const {
     std::vector<int> p(static_cast<std::size_t>(tokens));

@@ -108,7 +108,13 @@ TEST(GptCheckpoint, RefusesDamagedFilesNamingWhatIsWrong) {
   expect_refused(with_header(no_heads.dump()), "has no 'heads'");
   Json wrong_count = h;
   wrong_count["count"] = h["count"].get<std::uint64_t>() + 1;
-  expect_refused(with_header(wrong_count.dump()), "'count' is");
+  expect_refused(with_header(wrong_count.dump()), "a truncated or appended file");
+  Json other_shape = h;  // the count and the values agree, the shape's layout does not
+  other_shape["layers"] = 3;
+  expect_refused(with_header(other_shape.dump()), "'count' is");
+  Json huge = h;  // refused before anything is laid out
+  huge["layers"] = 1000000000;
+  expect_refused(with_header(huge.dump()), "'layers' is 1000000000, not 1 to 1024");
   Json bad_family = h;
   bad_family["family"] = "rnn";
   expect_refused(with_header(bad_family.dump()), "'family'");
