@@ -119,8 +119,13 @@ TokenRules InferConfig::token_rules() const {
   return r;
 }
 
-TokenLoopSettings InferConfig::token_loop(double expected_queries_per_s, double qps) const {
+TokenLoopSettings InferConfig::token_loop(double expected_queries_per_s, double qps, bool search_trial) const {
   TokenLoopSettings s;
+  if (search_trial && scenario == Scenario::server) {
+    const TokenRules rules = token_rules();
+    s.give_up_ttft_ms = rules.ttft_bound_ms;
+    s.give_up_percentile = rules.percentile;
+  }
   s.scenario = scenario;
   s.slots = max_batch;
   s.max_prefill_tokens = max_prefill_tokens;

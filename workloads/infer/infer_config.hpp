@@ -60,7 +60,8 @@ struct InferConfig {
   // run's own minimums, Offline's query count from the queries/s expected (enough for
   // min_duration_s, 10% over, and at least min_queries).
   TokenRules token_rules() const;
-  TokenLoopSettings token_loop(double expected_queries_per_s, double qps) const;
+  // A Server search's trial (`search_trial`) gives up once its p99 TTFT is certain to pass the bound.
+  TokenLoopSettings token_loop(double expected_queries_per_s, double qps, bool search_trial = false) const;
 };
 
 // How far a sample's logits run alone may be from the same sample's run in a batch: the rms over

@@ -112,11 +112,12 @@ Outcome search_server(const InferConfig& cfg, double start_qps, RunAt run_at) {
   return o;
 }
 
-infer::TokenOutcome run_text_once(infer::TokenEngine& engine, const InferConfig& cfg, double expected, double qps) {
+infer::TokenOutcome run_text_once(infer::TokenEngine& engine, const InferConfig& cfg, double expected, double qps,
+                                  bool search_trial = false) {
   infer::TokenOutcome o;
   o.expected_queries_per_s = expected;
   o.target_qps = qps;
-  o.tally = infer::run_token_scenario(engine, cfg.token_loop(expected, qps));
+  o.tally = infer::run_token_scenario(engine, cfg.token_loop(expected, qps, search_trial));
   o.result = infer::judge_tokens(cfg.scenario, cfg.token_rules(), o.tally);
   return o;
 }
@@ -142,11 +143,11 @@ Json measure_text_rank(const Json& context, const InferConfig& cfg, int rank) {
     const auto slots = static_cast<std::uint64_t>(cfg.max_batch);
     infer::measure_token_rate(*engine, shape, slots);
     const double expected = infer::measure_token_rate(*engine, shape, 2 * slots);
-    infer::TokenOutcome o =
-        cfg.scenario == infer::Scenario::server && cfg.target_qps == 0
-            ? search_server<infer::TokenOutcome>(cfg, std::max(expected / 2, 0.1),
-                                                 [&](double qps) { return run_text_once(*engine, cfg, expected, qps); })
-            : run_text_once(*engine, cfg, expected, cfg.target_qps);
+    infer::TokenOutcome o = cfg.scenario == infer::Scenario::server && cfg.target_qps == 0
+                                ? search_server<infer::TokenOutcome>(
+                                      cfg, std::max(expected / 2, 0.1),
+                                      [&](double qps) { return run_text_once(*engine, cfg, expected, qps, true); })
+                                : run_text_once(*engine, cfg, expected, cfg.target_qps);
     if (cfg.check) {
       o.check = check.details;
       o.check_wrong = check.wrong;

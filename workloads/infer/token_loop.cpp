@@ -1,5 +1,8 @@
 #include "workloads/infer/token_loop.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "common/error.hpp"
@@ -70,6 +73,10 @@ TokenStep TokenLoop::advance(double now_s) {
   }
   issue_due(now_s);
   if (in_flight_) return step;
+  if (!tally_.gave_up.empty() || give_up(now_s)) {
+    step.done = true;
+    return step;
+  }
   Iteration it = next_iteration();
   if (!it.admit.empty() || !it.decode.empty()) {
     in_flight_ = true;
@@ -83,6 +90,31 @@ TokenStep TokenLoop::advance(double now_s) {
   else
     step.done = waiting_.empty();
   return step;
+}
+
+bool TokenLoop::give_up(double now_s) {
+  if (s_.give_up_ttft_ms <= 0 || s_.scenario != Scenario::server) return false;
+  const double bound_s = s_.give_up_ttft_ms / 1e3;
+  std::uint64_t waiting_late = 0;  // first come, first served: the late ones are at the front
+  for (const Waiting& w : waiting_) {
+    if (now_s - w.issued_s <= bound_s) break;
+    ++waiting_late;
+  }
+  const auto allowed = static_cast<std::uint64_t>(
+      std::floor((1 - s_.give_up_percentile / 100) * static_cast<double>(arrivals_.size()) + 1e-9));
+  if (late_ + waiting_late <= allowed) return false;
+  char why[200];
+  std::snprintf(why, sizeof why,
+                "stopped after %.1f s: %llu of %zu scheduled queries' first tokens are past %.0f ms, more than "
+                "p%.0f allows",
+                now_s - start_s_, static_cast<unsigned long long>(late_ + waiting_late), arrivals_.size(),
+                s_.give_up_ttft_ms, s_.give_up_percentile);
+  tally_.gave_up = why;
+  next_arrival_ = arrivals_.size();
+  waiting_.clear();
+  for (auto& slot : slots_) slot.reset();
+  last_token_s_ = std::max(last_token_s_, now_s);
+  return true;
 }
 
 void TokenLoop::finish(Active& a, double now_s) {
@@ -105,6 +137,7 @@ void TokenLoop::complete(double now_s) {
     if (a.admitted_now) {
       a.admitted_now = false;
       a.first_token_s = now_s;
+      if (s_.give_up_ttft_ms > 0 && (now_s - a.issued_s) * 1e3 > s_.give_up_ttft_ms) ++late_;
     }
     if (++a.produced == a.shape.output_tokens) {
       finish(a, now_s);

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "workloads/infer/scenario.hpp"
@@ -43,6 +44,12 @@ struct TokenLoopSettings {
   std::uint64_t min_queries = 1;                                // server
   std::uint64_t offline_queries = 1;                            // offline
   std::uint64_t seed = 1;                                       // server: the arrival schedule's
+  // Server: stop as soon as the p(give_up_percentile) TTFT is certain to pass give_up_ttft_ms
+  // (more of the scheduled queries have passed it, or wait past it unadmitted, than that
+  // percentile leaves): a search's trial far above capacity then ends in seconds rather than
+  // after its backlog drains. 0: run to the end.
+  double give_up_ttft_ms = 0;
+  double give_up_percentile = 99;
 };
 
 // A query admitted into `slot` this iteration: its prompt is run and its first token chosen.
@@ -74,6 +81,7 @@ struct TokenTally {
   std::vector<double> ttft_ms, tpot_ms, latency_ms;  // per completed query; tpot of 2+ tokens only
   std::uint64_t iterations = 0, decode_rows = 0;     // decode_rows / iterations: the mean decode batch
   double scheduled_qps = 0;                          // server: the rate queries arrived at
+  std::string gave_up;                               // why the run stopped early (give_up_ttft_ms); "" if it did not
 };
 
 class TokenLoop {
@@ -107,6 +115,9 @@ class TokenLoop {
   void issue_due(double now_s);
   Iteration next_iteration();
   void finish(Active& a, double now_s);
+  // give_up_ttft_ms: whether the percentile's TTFT is certain to pass it by `now_s`; then the run
+  // ends (no more issued, the waiting and the sequences in slots dropped) and says why.
+  bool give_up(double now_s);
 
   TokenLoopSettings s_;
   std::vector<double> arrivals_;  // server: seconds after the start
@@ -117,6 +128,7 @@ class TokenLoop {
   std::deque<Waiting> waiting_;
   std::vector<std::optional<Active>> slots_;
   TokenTally tally_;
+  std::uint64_t late_ = 0;  // queries whose first token came after give_up_ttft_ms
 };
 
 }  // namespace scalebench::infer

@@ -44,7 +44,8 @@ TokenResult judge_tokens(Scenario scenario, const TokenRules& rules, const Token
   if (run.queries < rules.min_queries)
     out.reasons.push_back("completed " + std::to_string(run.queries) + " queries, under the " +
                           std::to_string(rules.min_queries) + " minimum");
-  out.within_bound = run.queries > 0;
+  out.within_bound = run.queries > 0 && run.gave_up.empty();
+  if (!run.gave_up.empty()) out.reasons.push_back(run.gave_up);
   if (run.queries == 0) out.reasons.push_back("no query completed");
   if (scenario == Scenario::server) {
     const std::string p = "p" + fixed_number(rules.percentile, 0);

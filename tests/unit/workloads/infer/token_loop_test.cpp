@@ -157,6 +157,46 @@ TEST(TokenLoop, PrefillBudgetAndFullSlots) {
   EXPECT_GT(ttft.back(), 3 * ttft.front()) << "the last query waited for a slot";
 }
 
+// A search's trial far above capacity stops as soon as its p99 TTFT is certain to pass the
+// bound, instead of running until the backlog drains; below capacity it runs as without.
+TEST(TokenLoop, GivesUpOnceTheP99TtftIsCertainlyPastTheBound) {
+  TokenLoopSettings s;
+  s.scenario = Scenario::server;
+  s.slots = 4;
+  s.target_qps = 200;  // each query holds a slot for 100 iterations of about 1 ms: capacity ~40/s
+  s.min_queries = 2000;
+  s.min_duration_s = 0;
+  s.shapes = {{32, 100}};
+  TokenLoop full(s);
+  simulate(full, engine_cost);
+  s.give_up_ttft_ms = 2000;
+  TokenLoop stopped(s);
+  simulate(stopped, engine_cost);
+  const TokenTally t = stopped.tally(), all = full.tally();
+  ASSERT_FALSE(t.gave_up.empty());
+  EXPECT_EQ(t.gave_up.rfind("stopped after ", 0), 0u) << t.gave_up;
+  EXPECT_NE(t.gave_up.find("of 2000 scheduled queries' first tokens are past 2000 ms, more than p99 allows"),
+            std::string::npos)
+      << t.gave_up;
+  EXPECT_LT(t.duration_s, all.duration_s / 5) << "it stopped early";
+  std::vector<double> sorted = all.ttft_ms;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_GT(sorted[sorted.size() * 99 / 100], 2000) << "the full run's p99 TTFT is indeed past the bound";
+  const TokenResult r = judge_tokens(Scenario::server, token_rules("server"), t);
+  EXPECT_FALSE(r.within_bound);
+  EXPECT_NE(std::find(r.reasons.begin(), r.reasons.end(), t.gave_up), r.reasons.end());
+  // Well below capacity nothing is late: the same run with and without.
+  s.target_qps = 10;
+  s.min_queries = 100;
+  TokenLoop calm(s);
+  simulate(calm, engine_cost);
+  s.give_up_ttft_ms = 0;
+  TokenLoop calm_all(s);
+  simulate(calm_all, engine_cost);
+  EXPECT_TRUE(calm.tally().gave_up.empty());
+  EXPECT_EQ(calm.tally().ttft_ms, calm_all.tally().ttft_ms);
+}
+
 TEST(TokenLoop, RefusesSettingsThatCannotRun) {
   TokenLoopSettings s;
   s.slots = 0;
