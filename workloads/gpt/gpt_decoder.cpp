@@ -456,6 +456,8 @@ Json GptDecoder::profile_step() {
   return out;
 }
 
+void GptDecoder::synchronize() const { CUDA_CHECK(cudaStreamSynchronize(state_->s)); }
+
 std::vector<std::vector<int>> GptDecoder::sequences() const {
   const DecoderState& d = *state_;
   std::vector<int> history(static_cast<std::size_t>(d.S) * d.T);

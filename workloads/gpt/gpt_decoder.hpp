@@ -56,6 +56,8 @@ class GptDecoder {
   void step();
   // The same step as one CUDA graph launch (captured on first use).
   void step_graphed();
+  // Waits until everything enqueued so far has run.
+  void synchronize() const;
   // One step launched kernel by kernel with an event after each group of kernels: milliseconds
   // per group ("attention", "gemm_qkv", "greedy", ...; synchronises). The events add a little time.
   Json profile_step();

@@ -87,6 +87,13 @@ class GptTokenEngine : public TokenEngine {
   int slots() const override { return decoder_.slots(); }
 
   void run(const Iteration& it) override {
+    // Every slot decoding and none admitted (a full engine's steady state): the step as one CUDA
+    // graph launch, rather than a launch per kernel.
+    if (it.admit.empty() && static_cast<int>(it.decode.size()) == decoder_.slots()) {
+      decoder_.step_graphed();
+      decoder_.synchronize();
+      return;
+    }
     std::vector<gpt::SlotPrompt> admit;
     for (const Admission& a : it.admit) admit.push_back({a.slot, prompt(a.query, a.shape.prompt_tokens)});
     decoder_.iterate(admit, it.decode);

@@ -266,6 +266,14 @@ TEST(GptDecoderGpu, EngineFromACheckpointChecksAndWritesText) {
   infer::Iteration next;
   next.decode = {0, 1};
   engine->run(next);
+  // Every slot decoding, none admitted: the engine runs the step as one CUDA graph.
+  infer::Iteration rest;
+  rest.admit = {{2, 2, {4, 4}}, {3, 3, {4, 4}}};
+  rest.decode = {0, 1};
+  engine->run(rest);
+  infer::Iteration full;
+  full.decode = {3, 2, 1, 0};
+  for (int i = 0; i < 3; ++i) engine->run(full);
   r.model = "gpt2-124m";
   EXPECT_THROW(infer::make_gpt_engine(r), Error) << "the checkpoint holds gpt2-tiny";
   r.model = "gpt2-tiny";
