@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "record/record_reader.hpp"
@@ -164,6 +165,18 @@ void add_text_generation(Section& sec, const std::vector<const Json*>& recs) {
     if (is_text_generation(*r)) runs.push_back(r);
   if (runs.empty()) return;
   sec.tables.push_back(runs_table(sec.id, runs));
+  // A model of bytes shows what it wrote in its check: the first such run's, once per model.
+  std::set<std::string> shown;
+  for (const Json* json : runs) {
+    const RecordView r(*json);
+    const Json& d = r.details();
+    // The check is an object when it ran, a sentence when it did not.
+    const auto text = d.contains("check") && d.at("check").is_object() ? r.text_at("details.check.text")
+                                                                       : std::optional<std::string>();
+    const std::string model = point_text(r.point(), "model");
+    if (text && shown.insert(model).second)
+      sec.paragraphs.push_back("What " + model + " wrote (its check, greedy, from the prompt): \"" + *text + "\"");
+  }
   for (Chart c :
        {cdf_chart(sec.id, "Time to first token, cumulative", "ttft_cdf", runs),
         cdf_chart(sec.id, "Time per output token, cumulative", "tpot_cdf", runs), text_server_curve(sec.id, runs)})

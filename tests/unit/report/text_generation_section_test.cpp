@@ -81,6 +81,16 @@ TEST(TextGenerationSection, EachRunsTokensTtftTpotAndVerdict) {
   EXPECT_EQ(find_table(rep, "Inference scenarios"), nullptr) << "the CNNs' table holds none of these";
   EXPECT_EQ(find_table(rep, "Other figures"), nullptr);
   EXPECT_NE(markdown_report(rep).find("Text generation"), std::string::npos);
+  // A model of bytes: the text its check wrote, shown once for the model.
+  Json with_text = recs;
+  for (Json& r : with_text) r["details"]["check"] = Json{{"text", "The meaning of life is to eat."}};
+  const Report shown = build_report(with_text, ReportOptions{});
+  int paragraphs = 0;
+  for (const Section& s : shown.sections)
+    for (const std::string& p : s.paragraphs)
+      paragraphs +=
+          p == "What gpt2-124m wrote (its check, greedy, from the prompt): \"The meaning of life is to eat.\"";
+  EXPECT_EQ(paragraphs, 1);
 }
 
 TEST(TextGenerationSection, TtftAndTpotCdfs) {
