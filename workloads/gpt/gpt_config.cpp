@@ -1,6 +1,7 @@
 #include "workloads/gpt/gpt_config.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "common/error.hpp"
 #include "workloads/gpt/pipeline_schedule.hpp"
@@ -70,6 +71,25 @@ ModelShape model_shape(const std::string& name, int layers) {
   if (layers < 0) throw Error("layers: must be 0 (the model's) or a positive count");
   if (layers > 0) m.layers = layers;
   return m;
+}
+
+std::vector<float> in_layout_order(std::vector<float> flat, const std::vector<Tensor>& held,
+                                   const std::vector<Tensor>& layout) {
+  std::map<std::string, const Tensor*> where;
+  for (const Tensor& t : held) where[t.name] = &t;
+  auto held_at = [&](const Tensor& t) {
+    const auto it = where.find(t.name);
+    if (it == where.end()) throw Error("tensor " + t.name + " is not among the model's");
+    return it->second->offset;
+  };
+  const auto count = static_cast<std::size_t>(layout.back().offset + layout.back().numel());
+  if (std::all_of(layout.begin(), layout.end(), [&](const Tensor& t) { return held_at(t) == t.offset; })) {
+    flat.resize(count);
+    return flat;
+  }
+  std::vector<float> out(count);
+  for (const Tensor& t : layout) std::copy_n(flat.begin() + held_at(t), t.numel(), out.begin() + t.offset);
+  return out;
 }
 
 std::vector<Tensor> parameter_layout(const ModelShape& m, int seq) {

@@ -66,6 +66,13 @@ struct Tensor {
 // the final norm (and the untied head). `seq`: rows of the GPT-2 position table.
 std::vector<Tensor> parameter_layout(const ModelShape& m, int seq);
 
+// `flat`, a buffer whose tensors lie where `held` says (a whole model's: GptModel's own order and
+// padding), in `layout`'s order, tensor by name. Moved as it is when every tensor already lies
+// where the layout puts it (one host copy of a large model, not two). Throws Error naming a tensor
+// of the layout that `held` lacks.
+std::vector<float> in_layout_order(std::vector<float> flat, const std::vector<Tensor>& held,
+                                   const std::vector<Tensor>& layout);
+
 // Parameters in total, without the position embedding, and those a token multiplies with: without
 // the position embedding and, when the head is untied (Llama), without the input embedding, which
 // is only a lookup table (GPT-2's tied embedding is the head's matrix and counts once).

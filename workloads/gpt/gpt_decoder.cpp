@@ -369,37 +369,14 @@ void GptDecoder::load(const std::vector<float>& params) {
   CUDA_CHECK(cudaStreamSynchronize(d.s));
 }
 
-// As StepCore::init: normal 0.02, residual projections 0.02 / sqrt(2 layers), norms 1, biases 0,
-// tensor j's values from seed + j x 0x9e3779b9.
+// As StepCore::init (init_tensor), a tensor at a time through fp32 scratch of the largest.
 void GptDecoder::init(unsigned long long seed) {
   DecoderState& d = *state_;
   long long largest = 0;
   for (const Tensor& t : d.layout) largest = std::max(largest, t.numel());
   gpu::DeviceBuffer master(sizeof(float) * static_cast<std::size_t>(largest));
   float* mp = reinterpret_cast<float*>(master.get());
-  const float resid_std = 0.02f / std::sqrt(2.f * d.m.layers);
-  for (std::size_t j = 0; j < d.layout.size(); ++j) {
-    const Tensor& t = d.layout[j];
-    switch (t.kind) {
-      case TensorKind::kNormWeight:
-        init_constant(mp, d.p(j), t.numel(), 1.f, d.s);
-        break;
-      case TensorKind::kNormBias:
-      case TensorKind::kQkvBias:
-      case TensorKind::kAttnOutBias:
-      case TensorKind::kMlpUpBias:
-      case TensorKind::kMlpDownBias:
-        init_constant(mp, d.p(j), t.numel(), 0.f, d.s);
-        break;
-      case TensorKind::kAttnOut:
-      case TensorKind::kMlpDown:
-        init_normal(mp, d.p(j), t.numel(), resid_std, seed + j * 0x9e3779b9ull, d.s);
-        break;
-      default:
-        init_normal(mp, d.p(j), t.numel(), 0.02f, seed + j * 0x9e3779b9ull, d.s);
-        break;
-    }
-  }
+  for (std::size_t j = 0; j < d.layout.size(); ++j) init_tensor(mp, d.p(j), d.layout[j], j, d.m.layers, seed, d.s);
   CUDA_CHECK(cudaStreamSynchronize(d.s));
 }
 

@@ -2,17 +2,27 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 // The gpt workload's own kernels (everything that is not a cuBLASLt GEMM). Activations are
 // row-major bf16 [rows, channels]; statistics, losses and optimizer state are fp32. Each launcher
 // enqueues on `s` and checks the launch.
 namespace scalebench::gpt {
 
 using bf16 = __nv_bfloat16;
+struct Tensor;  // gpt_config.hpp
 
 // Parameters: fp32 master values and their bf16 copy. Normal(0, std) from a counter-based hash of
 // (seed, index), so the values do not depend on the launch shape.
 void init_normal(float* master, bf16* param, long long n, float std, unsigned long long seed, cudaStream_t s);
 void init_constant(float* master, bf16* param, long long n, float value, cudaStream_t s);
+// GPT-2's initialisation of tensor `t`, the `index`-th of the whole model's layout, in a model of
+// `layers` blocks: norms' scales 1, biases 0, residual projections (attention out, MLP down)
+// normal 0.02 / sqrt(2 layers), the rest normal 0.02, from seed + index x 0x9e3779b9. The training
+// step and the decoder both start from it, so a seed gives them the same model. (Host code,
+// initialisation.cpp: it reads the layout's tensor kinds.)
+void init_tensor(float* master, bf16* param, const Tensor& t, std::size_t index, int layers, unsigned long long seed,
+                 cudaStream_t s);
 // bf16 copy of fp32 values (after loading master weights).
 void to_bf16(bf16* out, const float* in, long long n, cudaStream_t s);
 

@@ -199,25 +199,10 @@ class GptRun {
   // this rank's record, naming the file.
   void save_checkpoint(compute::RankOutcome& o, const gpt::TextTraining& trained) {
     try {
-      std::vector<float> flat = model_->master();
       gpt::Checkpoint c;
       c.shape = shape_;
       c.seq = cfg_.seq;
-      std::map<std::string, const gpt::Tensor*> held;
-      for (const gpt::Tensor& t : model_->layout()) held[t.name] = &t;
-      const std::vector<gpt::Tensor> layout = gpt::parameter_layout(shape_, cfg_.seq);
-      const auto count = static_cast<std::size_t>(layout.back().offset + layout.back().numel());
-      // One host copy of the model where the buffer already is the layout (a 8B model is 32 GB).
-      const bool same = std::all_of(layout.begin(), layout.end(),
-                                    [&](const gpt::Tensor& t) { return held.at(t.name)->offset == t.offset; });
-      if (same) {
-        flat.resize(count);
-        c.values = std::move(flat);
-      } else {
-        c.values.resize(count);
-        for (const gpt::Tensor& t : layout)
-          std::copy_n(flat.begin() + held.at(t.name)->offset, t.numel(), c.values.begin() + t.offset);
-      }
+      c.values = gpt::in_layout_order(model_->master(), model_->layout(), gpt::parameter_layout(shape_, cfg_.seq));
       c.trained = Json{{"data", cfg_.data},
                        {"train_steps", cfg_.train_steps},
                        {"eval_loss_final", trained.eval_loss},

@@ -339,7 +339,6 @@ void StepCore::plan_fused_attention() {
 }
 
 void StepCore::init(unsigned long long seed) {
-  const float resid_std = 0.02f / std::sqrt(2.f * m.layers);
   const std::vector<Tensor> whole = parameter_layout(m, T);
   const std::vector<TensorShard> shards = tp_plan(m, T, par.at.tp, par.at.tp_rank);
   long long largest = 0;
@@ -360,25 +359,7 @@ void StepCore::init(unsigned long long seed) {
     const bool cut = par.at.tp > 1 && shards[j].split != Split::kReplicated;
     float* mp = cut ? reinterpret_cast<float*>(full.get()) : values + tensors[i].offset;
     bf16* pp = cut ? reinterpret_cast<bf16*>(full.get() + 4 * largest) : params + tensors[i].offset;
-    switch (t.kind) {
-      case TensorKind::kNormWeight:
-        init_constant(mp, pp, t.numel(), 1.f, s);
-        break;
-      case TensorKind::kNormBias:
-      case TensorKind::kQkvBias:
-      case TensorKind::kAttnOutBias:
-      case TensorKind::kMlpUpBias:
-      case TensorKind::kMlpDownBias:
-        init_constant(mp, pp, t.numel(), 0.f, s);
-        break;
-      case TensorKind::kAttnOut:
-      case TensorKind::kMlpDown:
-        init_normal(mp, pp, t.numel(), resid_std, seed + j * 0x9e3779b9ull, s);
-        break;
-      default:
-        init_normal(mp, pp, t.numel(), 0.02f, seed + j * 0x9e3779b9ull, s);
-        break;
-    }
+    init_tensor(mp, pp, t, j, m.layers, seed, s);
     if (cut) copy_shard(values + tensors[i].offset, mp, t, shards[j], 4, s);
   }
   to_bf16(params, values, n_params, s);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -454,4 +455,34 @@ TEST(GptConfig, Fp8PrecisionAndItsScalingParameters) {
   EXPECT_EQ(err(Json{{"precision", "fp8"}, {"model", "llama-tiny"}, {"seq", 64}}).rfind("precision: fp8 needs", 0), 0u);
   EXPECT_TRUE(Config::from_params(Json{{"precision", "fp8"}, {"model", "llama3-8b"}, {"layers", 4}}).fp8());
   EXPECT_EQ(err(Json{{"precision", "fp8"}, {"micro_batch", 1}, {"seq", 100}}).rfind("precision: fp8 needs", 0), 0u);
+}
+
+// A model buffer in its own order and padding (GptModel's buckets) put in the layout's order by
+// name, as a checkpoint and the decoder want it; as it is when it already is the layout.
+TEST(GptConfig, InLayoutOrderByName) {
+  const ModelShape m = model_shape("gpt2-tiny");
+  const std::vector<Tensor> layout = parameter_layout(m, 32);
+  std::vector<Tensor> held = layout;
+  std::reverse(held.begin(), held.end());  // another order, 8 elements of padding after each
+  long long at = 0;
+  for (Tensor& t : held) {
+    t.offset = at;
+    at += t.numel() + 8;
+  }
+  std::vector<float> flat(static_cast<std::size_t>(at), -1.f);
+  for (const Tensor& t : held)
+    for (long long i = 0; i < t.numel(); ++i)
+      flat[static_cast<std::size_t>(t.offset + i)] = static_cast<float>(t.offset + i);
+  const std::vector<float> out = in_layout_order(flat, held, layout);
+  ASSERT_EQ(out.size(), static_cast<std::size_t>(layout.back().offset + layout.back().numel()));
+  for (const Tensor& t : layout) {
+    const auto h = std::find_if(held.begin(), held.end(), [&](const Tensor& x) { return x.name == t.name; });
+    EXPECT_EQ(out[static_cast<std::size_t>(t.offset)], static_cast<float>(h->offset)) << t.name;
+    EXPECT_EQ(out[static_cast<std::size_t>(t.offset + t.numel() - 1)], static_cast<float>(h->offset + t.numel() - 1))
+        << t.name;
+  }
+  EXPECT_EQ(in_layout_order(out, layout, layout), out) << "already the layout: as it is";
+  std::vector<Tensor> missing = layout;
+  missing.pop_back();
+  EXPECT_THROW(in_layout_order(out, missing, layout), scalebench::Error);
 }

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -213,15 +212,7 @@ TEST(GptDecoderGpu, InitialisesAndLoadsTheTrainingModelsWeights) {
   gpu::Stream s;
   GptModel model(m, 1, seq, 21, s.get());
   // The model's flat buffer (its own order and padding) in parameter_layout's order, by name.
-  const std::vector<float> flat = model.params();
-  const std::vector<Tensor> layout = parameter_layout(m, seq);
-  std::map<std::string, const Tensor*> held;
-  for (const Tensor& t : model.layout()) held[t.name] = &t;
-  std::vector<float> values(static_cast<std::size_t>(layout.back().offset + layout.back().numel()));
-  for (const Tensor& t : layout) {
-    const Tensor* h = held.at(t.name);
-    std::copy_n(flat.begin() + h->offset, t.numel(), values.begin() + t.offset);
-  }
+  const std::vector<float> values = in_layout_order(model.params(), model.layout(), parameter_layout(m, seq));
   GptDecoder loaded(m, 2, seq, s.get()), seeded(m, 2, seq, s.get());
   loaded.load(values);
   seeded.init(21);
