@@ -48,9 +48,13 @@ __global__ void write_kv_kernel(bf16* k_cache, bf16* v_cache, const bf16* qkv, c
 // lane holds two channels of the query (four when hd > 64), so a key's row is one coalesced read
 // and a warp sum; four keys are in flight at once, since a decode row's few blocks are bound by
 // the latency of these reads. The weighted values are summed the same way, then across warps.
+// With `own_key` (a decode step: each row the only new token of its sequence), the row's own key
+// and value come from its qkv row, and the first query head of each KV head writes them to the
+// cache: no block reads that position from the cache, so no write_kv launch is needed first.
 __global__ void __launch_bounds__(kAttentionThreads)
-    cached_attention_kernel(bf16* y, const bf16* qkv, const bf16* k_cache, const bf16* v_cache, const int* row_slot,
-                            const int* row_pos, int heads, int kv_heads, int hd, int max_len, float scale) {
+    cached_attention_kernel(bf16* y, const bf16* qkv, bf16* k_cache, bf16* v_cache, const int* row_slot,
+                            const int* row_pos, int heads, int kv_heads, int hd, int max_len, float scale,
+                            bool own_key) {
   extern __shared__ float smem[];
   float* score = smem;           // max_len
   float* part = smem + max_len;  // warps x hd
@@ -66,9 +70,19 @@ __global__ void __launch_bounds__(kAttentionThreads)
   float2 q1 = two ? __bfloat1622float2(qrow[lane + kWarp]) : float2{0.f, 0.f};
   q0.x *= scale, q0.y *= scale, q1.x *= scale, q1.y *= scale;
   const long long base = static_cast<long long>(row_slot[r]) * max_len * kv_width + kvh * hd;
+  const bf16* own_k = qkv + static_cast<long long>(r) * (q_width + 2 * kv_width) + q_width + kvh * hd;
+  const bf16* own_v = own_k + kv_width;
+  const int own = own_key ? n - 1 : -1;  // the key read from the row, not the cache
+  if (own_key && h % (heads / kv_heads) == 0)
+    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+      const long long at = base + static_cast<long long>(n - 1) * kv_width + d;
+      k_cache[at] = own_k[d];
+      v_cache[at] = own_v[d];
+    }
   auto pair_at = [&](const bf16* cache, int j, int p) {
-    return __bfloat1622float2(
-        reinterpret_cast<const __nv_bfloat162*>(cache + base + static_cast<long long>(j) * kv_width)[p]);
+    const bf16* key =
+        j == own ? (cache == k_cache ? own_k : own_v) : cache + base + static_cast<long long>(j) * kv_width;
+    return __bfloat1622float2(reinterpret_cast<const __nv_bfloat162*>(key)[p]);
   };
   constexpr int kInFlight = 4;
   float mx = -INFINITY;
@@ -187,8 +201,8 @@ void write_kv(bf16* k_cache, bf16* v_cache, const bf16* qkv, const int* row_slot
   CUDA_CHECK(cudaGetLastError());
 }
 
-void cached_attention(bf16* y, const bf16* qkv, const bf16* k_cache, const bf16* v_cache, const int* row_slot,
-                      const int* row_pos, int rows, int heads, int kv_heads, int hd, int max_len, float scale,
+void cached_attention(bf16* y, const bf16* qkv, bf16* k_cache, bf16* v_cache, const int* row_slot, const int* row_pos,
+                      int rows, int heads, int kv_heads, int hd, int max_len, float scale, bool own_key,
                       cudaStream_t s) {
   if (max_len > kMaxCachedLen || hd % 2 != 0 || hd > kMaxHeadDim || heads % kv_heads != 0)
     throw Error("cached attention: max_len " + std::to_string(max_len) + " (at most " + std::to_string(kMaxCachedLen) +
@@ -203,7 +217,8 @@ void cached_attention(bf16* y, const bf16* qkv, const bf16* k_cache, const bf16*
   }();
   (void)raised;
   cached_attention_kernel<<<dim3(static_cast<unsigned>(rows), static_cast<unsigned>(heads)), kAttentionThreads, smem,
-                            s>>>(y, qkv, k_cache, v_cache, row_slot, row_pos, heads, kv_heads, hd, max_len, scale);
+                            s>>>(y, qkv, k_cache, v_cache, row_slot, row_pos, heads, kv_heads, hd, max_len, scale,
+                                 own_key);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -25,9 +25,11 @@ void write_kv(bf16* k_cache, bf16* v_cache, const bf16* qkv, const int* row_slot
 
 // Causal attention of each row's queries over its slot's cache up to and including its position:
 // y[r, h x hd ..] = softmax(q_h K^T x scale) V, query head h reading KV head h / (heads / kv_heads).
-// fp32 inside; max_len at most 16384.
-void cached_attention(bf16* y, const bf16* qkv, const bf16* k_cache, const bf16* v_cache, const int* row_slot,
-                      const int* row_pos, int rows, int heads, int kv_heads, int hd, int max_len, float scale,
+// fp32 inside; max_len at most 16384. With `own_key`, each row's key and value at its position are
+// taken from its qkv row and written to the cache here (write_kv not needed): only for rows that
+// are each the one new token of their sequence, as in a decode step.
+void cached_attention(bf16* y, const bf16* qkv, bf16* k_cache, bf16* v_cache, const int* row_slot, const int* row_pos,
+                      int rows, int heads, int kv_heads, int hd, int max_len, float scale, bool own_key,
                       cudaStream_t s);
 
 // out[i, :] = x[index[i], :]: the rows whose logits are wanted (each prompt's last).

@@ -16,10 +16,6 @@ __device__ __forceinline__ unsigned char to_fp8(float v, Fp8Format f) {
   return __nv_cvt_float_to_fp8(v, __NV_SATFINITE, f == Fp8Format::kE4M3 ? __NV_E4M3 : __NV_E5M2);
 }
 
-constexpr float kSqrt2OverPi = 0.7978845608028654f;
-
-__device__ __forceinline__ float gelu_inner(float x) { return kSqrt2OverPi * (x + 0.044715f * x * x * x); }
-
 // d gelu(x) / dx, of the tanh form.
 __device__ __forceinline__ float gelu_grad(float x) {
   const float t = tanhf(gelu_inner(x));
@@ -151,7 +147,7 @@ __global__ void gelu_forward_kernel(bf16* out, const bf16* in, long long n) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const float x = __bfloat162float(in[i]);
-    out[i] = __float2bfloat16(0.5f * x * (1.f + tanhf(gelu_inner(x))));
+    out[i] = __float2bfloat16(gelu(x));
   }
 }
 

@@ -10,6 +10,7 @@
 #include "workloads/gpt/bf16_gemm.hpp"
 #include "workloads/gpt/decode_kernels.cuh"
 #include "workloads/gpt/llama_kernels.cuh"
+#include "workloads/gpt/skinny_linear.cuh"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/graph_capture.hpp"
 
@@ -175,18 +176,31 @@ class DecoderState {
     return static_cast<int>(std::min<long long>(g, cap));
   }
 
-  // y[n, out] = x[n, in] W^T + its bias (GPT-2: the tensor after W; Llama has none) (+ y itself
-  // with `add`), GELU'd with `gelu`.
-  void linear(bf16* y, const bf16* in_rows, std::size_t w, int in, int out, int n, bool add = false,
-              bool gelu = false) {
-    Gemm g = linear_gemm(y, in_rows, p(w), in, out, n);
-    if (!llama()) g.bias = p(w + 1);
-    g.epilogue = llama() ? CUBLASLT_EPILOGUE_DEFAULT : gelu ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+  // y[n, out] = x[n, in] W^T (+ bias) (GELU'd with `gelu`) (+ y itself with `add`): over a few
+  // rows a warp per output (skinny_linear), else cuBLASLt over gemm_rows(n) rows, at most `cap`.
+  void matmul(bf16* y, const bf16* in_rows, const bf16* w, const bf16* bias, int in, int out, int n, long long cap,
+              bool add = false, bool gelu = false) {
+    if (skinny_linear_fits(n, in, y, in_rows, w, bias)) {
+      skinny_linear(y, in_rows, w, bias, n, in, out, add, gelu, s);
+      return;
+    }
+    Gemm g = linear_gemm(y, in_rows, w, in, out, gemm_rows(n, cap));
+    g.bias = bias;
+    g.epilogue = bias == nullptr ? CUBLASLT_EPILOGUE_DEFAULT
+                 : gelu          ? CUBLASLT_EPILOGUE_GELU_BIAS
+                                 : CUBLASLT_EPILOGUE_BIAS;
     if (add) {
       g.c = y;
       g.beta = 1.f;
     }
     gemms.run(g, workspace, kWorkspaceBytes, s);
+  }
+
+  // A block's linear layer over n rows: weight tensor w and, for GPT-2, its bias (the tensor after
+  // it; Llama has none).
+  void linear(bf16* y, const bf16* in_rows, std::size_t w, int in, int out, int n, bool add = false,
+              bool gelu = false) {
+    matmul(y, in_rows, p(w), llama() ? nullptr : p(w + 1), in, out, n, sizes.rows, add, gelu);
   }
 
   // The norm before each block's attention (0) and MLP (1), and the final one (tensor t):
@@ -199,43 +213,46 @@ class DecoderState {
   }
 
   // The model over n rows; the head and the greedy choice over the `choosing` rows last_row names
-  // (gathered) or, with none named, every row.
-  void forward(int n, int choosing) {
+  // (gathered) or, with none named, every row. `decode_only`: every row is the one new token of its
+  // sequence (attention then writes the cache itself).
+  void forward(int n, int choosing, bool decode_only) {
     const int C = m.width, NH = m.heads, KV = m.kv_heads, hd = m.head_dim(), F = m.mlp;
     const int q_width = NH * hd, kv_width = KV * hd;
     const float scale = 1.f / std::sqrt(static_cast<float>(hd));
-    const int g = gemm_rows(n, sizes.rows);
     embed_rows(x, row_token, row_pos, p(0), llama() ? nullptr : p(1), n, C, s);
     mark("embedding");
     for (int l = 0; l < m.layers; ++l) {
       const long long at = static_cast<long long>(l) * S * T * kv_width;
       norm(ln, x, block(l, 0), n);
       mark("norm");
-      linear(qkv, ln, block(l, llama() ? 1 : 2), C, static_cast<int>(sizes.qkv), g);
+      linear(qkv, ln, block(l, llama() ? 1 : 2), C, static_cast<int>(sizes.qkv), n);
       mark("gemm_qkv");
       if (llama()) {
         rotary(qkv, rope, n, T, NH + KV, hd, static_cast<int>(sizes.qkv), false, s, row_pos);
         mark("rotary");
       }
-      write_kv(k_cache + at, v_cache + at, qkv, row_slot, row_pos, n, q_width, kv_width, T, s);
-      mark("kv_write");
-      cached_attention(atty, qkv, k_cache + at, v_cache + at, row_slot, row_pos, n, NH, KV, hd, T, scale, s);
+      if (!decode_only) {
+        write_kv(k_cache + at, v_cache + at, qkv, row_slot, row_pos, n, q_width, kv_width, T, s);
+        mark("kv_write");
+      }
+      cached_attention(atty, qkv, k_cache + at, v_cache + at, row_slot, row_pos, n, NH, KV, hd, T, scale, decode_only,
+                       s);
       mark("attention");
-      linear(x, atty, block(l, llama() ? 2 : 4), q_width, C, g, true);
+      linear(x, atty, block(l, llama() ? 2 : 4), q_width, C, n, true);
       mark("gemm_proj");
       norm(ln, x, block(l, llama() ? 3 : 6), n);
       mark("norm");
       if (llama()) {
         // Gate and up lie one after the other in the parameter buffer: one GEMM makes both.
-        linear(fc, ln, block(l, 4), C, 2 * F, g);
+        linear(fc, ln, block(l, 4), C, 2 * F, n);
         mark("gemm_mlp_up");
         swiglu_forward(hidden, fc, n, F, s);
         mark("swiglu");
-        linear(x, hidden, block(l, 6), F, C, g, true);
+        linear(x, hidden, block(l, 6), F, C, n, true);
       } else {
-        linear(fc, ln, block(l, 8), C, F, g, false, true);
+        linear(fc, ln, block(l, 8), C, F, n, false, true);
         mark("gemm_mlp_up");
-        linear(x, fc, block(l, 10), F, C, g, true);
+        linear(x, fc, block(l, 10), F, C, n, true);
       }
       mark("gemm_mlp_down");
     }
@@ -250,7 +267,7 @@ class DecoderState {
     norm(head_ln, head_in, final_norm(), rows);
     mark("norm");
     const bf16* head = p(llama() ? final_norm() + 1 : 0);  // GPT-2's head is its token embedding
-    gemms.run(linear_gemm(logits, head_ln, head, C, m.padded_vocab, gemm_rows(rows, S)), workspace, kWorkspaceBytes, s);
+    matmul(logits, head_ln, head, nullptr, C, m.padded_vocab, rows, S);
     mark("gemm_head");
     greedy_rows(next, history, lengths, logits, gathered ? last_row : nullptr, row_slot, row_pos, rows, m.vocab,
                 m.padded_vocab, T, s);
@@ -262,7 +279,7 @@ class DecoderState {
     mark("start");
     decode_rows(row_slot, row_pos, row_token, lengths, next, nullptr, S, s);
     mark("decode_rows");
-    forward(S, 0);
+    forward(S, 0, true);
   }
 
   // Why a slot cannot take part in an iteration; "" when it can.
@@ -325,7 +342,7 @@ class DecoderState {
     upload(row_token + d, token);
     upload(last_row, last);
     for (const SlotPrompt& a : admit) upload(history + static_cast<long long>(a.slot) * T, a.tokens);
-    forward(static_cast<int>(rows), static_cast<int>(last.size()));
+    forward(static_cast<int>(rows), static_cast<int>(last.size()), admit.empty());
     CUDA_CHECK(cudaStreamSynchronize(s));  // the host vectors above are freed on return
     for (const int b : decode) ++host_lengths[static_cast<std::size_t>(b)];
     for (const SlotPrompt& a : admit)

@@ -40,6 +40,13 @@ using gpu::warp_sum;
   }
 }
 
+// GELU of the tanh form (GPT-2's, and cuBLASLt's GELU epilogue), and its inner term.
+constexpr float kSqrt2OverPi = 0.7978845608028654f;
+[[maybe_unused]] __device__ __forceinline__ float gelu_inner(float x) {
+  return kSqrt2OverPi * (x + 0.044715f * x * x * x);
+}
+[[maybe_unused]] __device__ __forceinline__ float gelu(float x) { return 0.5f * x * (1.f + tanhf(gelu_inner(x))); }
+
 // Blocks for a grid-stride loop over n elements: enough to fill an H100/H200 (132 SMs x 16), no more.
 [[maybe_unused]] inline unsigned stride_grid(long long n, int block) {
   const long long g = (n + block - 1) / block;
