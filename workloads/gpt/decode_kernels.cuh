@@ -1,6 +1,8 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 #include "workloads/gpt/gpt_kernels.cuh"
 
 // The decoder's own kernels (gpt_decoder.hpp). A forward pass of the decoder runs over "rows":
@@ -23,14 +25,29 @@ void embed_rows(bf16* x, const int* row_token, const int* row_pos, const bf16* w
 void write_kv(bf16* k_cache, bf16* v_cache, const bf16* qkv, const int* row_slot, const int* row_pos, int rows,
               int q_width, int kv_width, int max_len, cudaStream_t s);
 
+// Attention over fewer (row, head) pairs than kAttentionSplitBelow (two blocks per SM of an
+// H100/H200) splits each one's keys over several blocks: `splits` of `chunk` keys. Its scratch:
+// each split's partial result, and a count per (row, head) of the splits done, zero before a
+// launch (each launch leaves it zero).
+constexpr int kAttentionSplitBelow = 2 * 132;
+struct AttentionSplits {
+  int splits = 1, chunk = 0;
+};
+struct AttentionScratch {
+  float* partial = nullptr;  // attention_scratch_floats(hd)
+  int* done = nullptr;       // kAttentionSplitBelow counts, zeroed once
+};
+AttentionSplits attention_splits(int rows, int heads, int max_len);
+std::size_t attention_scratch_floats(int hd);
+
 // Causal attention of each row's queries over its slot's cache up to and including its position:
 // y[r, h x hd ..] = softmax(q_h K^T x scale) V, query head h reading KV head h / (heads / kv_heads).
 // fp32 inside; max_len at most 16384. With `own_key`, each row's key and value at its position are
 // taken from its qkv row and written to the cache here (write_kv not needed): only for rows that
-// are each the one new token of their sequence, as in a decode step.
+// are each the one new token of their sequence, as in a decode step. Without scratch, one split.
 void cached_attention(bf16* y, const bf16* qkv, bf16* k_cache, bf16* v_cache, const int* row_slot, const int* row_pos,
                       int rows, int heads, int kv_heads, int hd, int max_len, float scale, bool own_key,
-                      cudaStream_t s);
+                      const AttentionScratch& scratch, cudaStream_t s);
 
 // out[i, :] = x[index[i], :]: the rows whose logits are wanted (each prompt's last).
 void gather_rows(bf16* out, const bf16* x, const int* index, int n, int C, cudaStream_t s);

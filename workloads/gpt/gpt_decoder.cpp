@@ -41,6 +41,7 @@ std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 struct DecoderSizes {
   long long params = 0, cache = 0, rows = 0, slots = 0, seq = 0;
   long long C = 0, Vp = 0, qkv = 0, mlp_in = 0, hidden = 0, rope = 0;
+  std::size_t attention_floats = 0;  // split attention's partial results
   DecoderSizes(const ModelShape& m, int slots_, int seq_, int prefill_tokens) {
     const std::vector<Tensor> t = parameter_layout(m, seq_);
     const bool llama = m.family == Family::kLlama;
@@ -52,7 +53,8 @@ struct DecoderSizes {
     qkv = static_cast<long long>(m.heads + 2 * m.kv_heads) * m.head_dim();
     mlp_in = llama ? 2LL * m.mlp : m.mlp;
     hidden = llama ? m.mlp : 0;
-    rope = llama ? seq_ * (m.head_dim() / 2) : 0;                                          // float2 each
+    rope = llama ? seq_ * (m.head_dim() / 2) : 0;  // float2 each
+    attention_floats = attention_scratch_floats(m.head_dim());
     cache = static_cast<long long>(m.layers) * slots_ * seq_ * m.kv_heads * m.head_dim();  // K, and as much for V
     rows = std::max<long long>(slots_, prefill_tokens > 0 ? prefill_tokens : static_cast<long long>(slots_) * seq_);
   }
@@ -61,7 +63,8 @@ struct DecoderSizes {
     return round_up(b * params) + 2 * round_up(b * cache) + 3 * round_up(i * rows) + 2 * round_up(i * slots) +
            round_up(b * rows * C) * 3 + round_up(b * rows * qkv) + round_up(b * rows * mlp_in) +
            round_up(b * rows * hidden) + round_up(8 * rope) + 2 * round_up(4 * rows) + 2 * round_up(b * slots * C) +
-           round_up(b * slots * Vp) + 2 * round_up(i * slots) + round_up(i * slots * seq) + kWorkspaceBytes;
+           round_up(b * slots * Vp) + 2 * round_up(i * slots) + round_up(i * slots * seq) + kWorkspaceBytes +
+           round_up(4 * attention_floats) + round_up(i * kAttentionSplitBelow);
   }
 };
 
@@ -118,11 +121,15 @@ class DecoderState {
     next = alloc<int>(S);
     history = alloc<int>(static_cast<long long>(S) * T);
     workspace = alloc<std::byte>(kWorkspaceBytes);
+    attention.partial = alloc<float>(static_cast<long long>(sizes.attention_floats));
+    attention.done = alloc<int>(kAttentionSplitBelow);
+    CUDA_CHECK(cudaMemsetAsync(attention.done, 0, sizeof(int) * kAttentionSplitBelow, s));
     host_lengths.assign(static_cast<std::size_t>(S), 0);
     // No sequence in any slot: lengths 0 (what check_room and iterate go by on the host too).
     for (int* zero : {lengths, next, history})
       CUDA_CHECK(cudaMemsetAsync(zero, 0, sizeof(int) * static_cast<std::size_t>(zero == history ? S * T : S), s));
     if (llama()) rotary_table(rope, T, m.head_dim(), kRopeTheta, s);
+    tune_step_gemms();
     CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
@@ -137,6 +144,7 @@ class DecoderState {
   int *row_slot, *row_pos, *row_token, *last_row, *decode_slots, *lengths, *next, *history;
   float *mean, *rstd;
   std::byte* workspace;
+  AttentionScratch attention;
   Bf16Gemms gemms;
   gpu::GraphExec step_graph;
   std::vector<int> host_lengths;  // what lengths will hold once the stream has run
@@ -184,7 +192,11 @@ class DecoderState {
       skinny_linear(y, in_rows, w, bias, n, in, out, add, gelu, s);
       return;
     }
-    Gemm g = linear_gemm(y, in_rows, w, in, out, gemm_rows(n, cap));
+    gemms.run(lt_gemm(y, in_rows, w, bias, in, out, gemm_rows(n, cap), add, gelu), workspace, kWorkspaceBytes, s);
+  }
+  static Gemm lt_gemm(bf16* y, const bf16* in_rows, const bf16* w, const bf16* bias, int in, int out, int rows,
+                      bool add, bool gelu) {
+    Gemm g = linear_gemm(y, in_rows, w, in, out, rows);
     g.bias = bias;
     g.epilogue = bias == nullptr ? CUBLASLT_EPILOGUE_DEFAULT
                  : gelu          ? CUBLASLT_EPILOGUE_GELU_BIAS
@@ -193,7 +205,33 @@ class DecoderState {
       g.c = y;
       g.beta = 1.f;
     }
-    gemms.run(g, workspace, kWorkspaceBytes, s);
+    return g;
+  }
+
+  // A decode step of every slot runs the same five GEMM shapes each step (QKV, attention's
+  // projection, the MLP's two, the head): where they go to cuBLASLt, its candidates for each are
+  // timed once here and the fastest kept (at a decode step's rows, the heuristic's first choice
+  // can be several times slower). Runs them on the buffers as they are: before any sequence.
+  void tune_step_gemms() {
+    if (S <= kSkinnyMaxRows) return;
+    constexpr int kCandidates = 16;
+    const int C = m.width, F = m.mlp, q_width = m.heads * m.head_dim(), g = gemm_rows(S, sizes.rows);
+    auto tune = [&](bf16* y, const bf16* x_rows, std::size_t w, int in, int out, bool add, bool gelu) {
+      gemms.tune(lt_gemm(y, x_rows, p(w), llama() ? nullptr : p(w + 1), in, out, g, add, gelu), workspace,
+                 kWorkspaceBytes, s, kCandidates);
+    };
+    tune(qkv, ln, block(0, llama() ? 1 : 2), C, static_cast<int>(sizes.qkv), false, false);
+    tune(x, atty, block(0, llama() ? 2 : 4), q_width, C, true, false);
+    if (llama()) {
+      tune(fc, ln, block(0, 4), C, 2 * F, false, false);
+      tune(x, hidden, block(0, 6), F, C, true, false);
+    } else {
+      tune(fc, ln, block(0, 8), C, F, false, true);
+      tune(x, fc, block(0, 10), F, C, true, false);
+    }
+    const bf16* head = p(llama() ? final_norm() + 1 : 0);
+    gemms.tune(lt_gemm(logits, head_ln, head, nullptr, C, m.padded_vocab, gemm_rows(S, S), false, false), workspace,
+               kWorkspaceBytes, s, kCandidates);
   }
 
   // A block's linear layer over n rows: weight tensor w and, for GPT-2, its bias (the tensor after
@@ -236,7 +274,7 @@ class DecoderState {
         mark("kv_write");
       }
       cached_attention(atty, qkv, k_cache + at, v_cache + at, row_slot, row_pos, n, NH, KV, hd, T, scale, decode_only,
-                       s);
+                       attention, s);
       mark("attention");
       linear(x, atty, block(l, llama() ? 2 : 4), q_width, C, n, true);
       mark("gemm_proj");
