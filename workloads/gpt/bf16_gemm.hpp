@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <map>
 #include <tuple>
-#include <vector>
 
 #include "workloads/gpt/gpt_kernels.cuh"
 #include "workloads/gpu/cublaslt_handles.hpp"
@@ -50,22 +49,11 @@ class Bf16Gemms {
  public:
   // Enqueues `x` on `s`; the first GEMM of a shape asks the heuristic (Error when it has nothing).
   void run(const Gemm& x, void* workspace, std::size_t workspace_bytes, cudaStream_t s);
-  // Times the heuristic's first `most` algorithms for x's shape on `s` (running x: D is written)
-  // and keeps the fastest for run(). For a shape run very often, where the heuristic's first
-  // choice may not be the fastest (a decode step's few rows); not inside a graph capture.
-  void tune(const Gemm& x, void* workspace, std::size_t workspace_bytes, cudaStream_t s, int most);
   cublasLtHandle_t lt() const { return lt_.get(); }
 
  private:
-  using AlgoKey = std::tuple<int, int, int, int, int, int, int, int, int, int, int, int>;
-  struct Described;
-  std::vector<cublasLtMatmulHeuristicResult_t> candidates(const Gemm& x, const Described& g,
-                                                          std::size_t workspace_bytes, int most);
-  void launch(const Gemm& x, const Described& g, const cublasLtMatmulAlgo_t& algo, void* workspace,
-              std::size_t workspace_bytes, cudaStream_t s);
-
   gemm::LtHandle lt_;
-  std::map<AlgoKey, cublasLtMatmulAlgo_t> algos_;
+  std::map<std::tuple<int, int, int, int, int, int, int, int, int, int, int, int>, cublasLtMatmulAlgo_t> algos_;
 };
 
 }  // namespace scalebench::gpt

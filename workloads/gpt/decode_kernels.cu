@@ -14,6 +14,7 @@ constexpr int kAttentionWarps = 8;
 constexpr int kAttentionThreads = kAttentionWarps * 32;
 constexpr int kMaxHeadDim = 128;
 constexpr int kGreedyThreads = 1024;
+constexpr int kKeysInFlight = 4;  // a lane's 16-byte loads of the cache issued before the first is used
 // Attention's splits (attention_splits): at most kMaxSplits, each at least kMinKeysPerSplit keys.
 constexpr int kMaxSplits = 32;
 constexpr int kMinKeysPerSplit = 16;
@@ -49,41 +50,45 @@ __global__ void write_kv_kernel(bf16* k_cache, bf16* v_cache, const bf16* qkv, c
   v_cache[at] = row[q_width + kv_width + c];
 }
 
-// One block per (row, query head, split of the keys), kAttentionWarps warps. Warp w takes keys w,
-// w + warps, ... of its split: each lane holds two channels of the query (four when hd > 64), so a
-// key's row is one coalesced read and a warp sum; four keys are in flight at once, since a decode
-// row's few blocks are bound by the latency of these reads. The weighted values are summed the
-// same way, then across warps.
-// With several splits (flash-decoding: a decode step of few rows has too few (row, head) blocks to
-// keep the GPU's memory busy), each block keeps its maximum score, its sum of exponentials and its
+// One block per (row, query head, split of the keys), kAttentionWarps warps. A key's hd channels
+// are read by L lanes, 8 channels (16 bytes) each, so a warp reads 32 / L keys at once and has
+// kKeysInFlight such reads in flight: a decode step is bound by how many bytes of the cache are
+// in flight, not by arithmetic. Scores are reduced over the L lanes of a key; the weighted values
+// over the warp's keys, then across warps.
+// kSplit (flash-decoding: a decode step of few rows has too few (row, head) blocks to keep the
+// GPU's memory busy): each block keeps its maximum score, its sum of exponentials and its
 // unnormalised output in `partial`, and the last block of a (row, head) to finish, counted in
 // `done`, rescales and adds them up, and sets the count back to 0 for the next launch.
 // With `own_key` (a decode step: each row the only new token of its sequence), the row's own key
 // and value come from its qkv row, and the first block of the first query head of each KV head
 // writes them to the cache: no block reads that position from the cache, so no write_kv launch is
 // needed first.
+template <int L, bool kSplit>
 __global__ void __launch_bounds__(kAttentionThreads)
     cached_attention_kernel(bf16* y, const bf16* qkv, bf16* k_cache, bf16* v_cache, const int* row_slot,
                             const int* row_pos, int heads, int kv_heads, int hd, int max_len, float scale, bool own_key,
                             int chunk, float* partial, int* done) {
+  constexpr int G = kWarp / L;  // keys a warp reads at once
+  constexpr int U = kKeysInFlight;
   extern __shared__ float smem[];
   float* score = smem;         // chunk
   float* part = smem + chunk;  // warps x hd
-  __shared__ bool last;
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
-  const int r = blockIdx.x, h = blockIdx.y, split = blockIdx.z, splits = gridDim.z;
+  const int sub = lane % L, group = lane / L, c0 = 8 * sub;
+  const bool has = c0 < hd;  // lanes past the head's channels read nothing
+  const int r = blockIdx.x, h = blockIdx.y, split = kSplit ? blockIdx.z : 0;
   const int q_width = heads * hd, kv_width = kv_heads * hd, kvh = h / (heads / kv_heads);
-  const int n = row_pos[r] + 1, pairs = hd / 2;
+  const int n = row_pos[r] + 1;
   const int first = split * chunk, end = min(n, first + chunk);  // this block's keys: first .. end - 1
-  const bool two = lane + kWarp < pairs;                         // a second pair of channels (hd > 64)
-  const bool one = lane < pairs;
-  const __nv_bfloat162* qrow =
-      reinterpret_cast<const __nv_bfloat162*>(qkv + static_cast<long long>(r) * (q_width + 2 * kv_width) + h * hd);
-  float2 q0 = one ? __bfloat1622float2(qrow[lane]) : float2{0.f, 0.f};
-  float2 q1 = two ? __bfloat1622float2(qrow[lane + kWarp]) : float2{0.f, 0.f};
-  q0.x *= scale, q0.y *= scale, q1.x *= scale, q1.y *= scale;
+  const bf16* row = qkv + static_cast<long long>(r) * (q_width + 2 * kv_width);
+  float q[8] = {};
+  if (has) {
+    unpack8(*reinterpret_cast<const uint4*>(row + h * hd + c0), q);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) q[i] *= scale;
+  }
   const long long base = static_cast<long long>(row_slot[r]) * max_len * kv_width + kvh * hd;
-  const bf16* own_k = qkv + static_cast<long long>(r) * (q_width + 2 * kv_width) + q_width + kvh * hd;
+  const bf16* own_k = row + q_width + kvh * hd;
   const bf16* own_v = own_k + kv_width;
   const int own = own_key ? n - 1 : -1;  // the key read from the row, not the cache
   if (own_key && split == 0 && h % (heads / kv_heads) == 0)
@@ -92,27 +97,31 @@ __global__ void __launch_bounds__(kAttentionThreads)
       k_cache[at] = own_k[d];
       v_cache[at] = own_v[d];
     }
-  auto pair_at = [&](const bf16* cache, int j, int p) {
-    const bf16* key =
-        j == own ? (cache == k_cache ? own_k : own_v) : cache + base + static_cast<long long>(j) * kv_width;
-    return __bfloat1622float2(reinterpret_cast<const __nv_bfloat162*>(key)[p]);
+  auto load = [&](const bf16* cache, const bf16* own_row, int j) {
+    const bf16* from = j == own ? own_row + c0 : cache + base + static_cast<long long>(j) * kv_width + c0;
+    return j < end && has ? *reinterpret_cast<const uint4*>(from) : uint4{0, 0, 0, 0};
   };
-  constexpr int kInFlight = 4;
+  // Warp w reads keys in runs of G x U from first + w G U, a stride of warps G U apart.
+  const int stride = warps * G * U;
   float mx = -INFINITY;
-  for (int j0 = first + warp; j0 < end; j0 += kInFlight * warps) {
-    float2 k0[kInFlight], k1[kInFlight];
+  // The loop bounds are the warp's, not the lane's: every lane takes part in the shuffles.
+  for (int b0 = first + warp * G * U; b0 < end; b0 += stride) {
+    const int j0 = b0 + group;
+    uint4 raw[U];
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
-      const int j = j0 + u * warps;
-      k0[u] = j < end && one ? pair_at(k_cache, j, lane) : float2{0.f, 0.f};
-      k1[u] = j < end && two ? pair_at(k_cache, j, lane + kWarp) : float2{0.f, 0.f};
-    }
+    for (int u = 0; u < U; ++u) raw[u] = load(k_cache, own_k, j0 + u * G);
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
-      const int j = j0 + u * warps;
-      const float dot = warp_sum(q0.x * k0[u].x + q0.y * k0[u].y + q1.x * k1[u].x + q1.y * k1[u].y);
+    for (int u = 0; u < U; ++u) {
+      float k[8];
+      unpack8(raw[u], k);
+      float dot = 0.f;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) dot = fmaf(q[i], k[i], dot);
+#pragma unroll
+      for (int o = L / 2; o > 0; o /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, o);
+      const int j = j0 + u * G;
       if (j < end) {
-        if (lane == 0) score[j - first] = dot;
+        if (sub == 0) score[j - first] = dot;
         mx = fmaxf(mx, dot);
       }
     }
@@ -124,67 +133,102 @@ __global__ void __launch_bounds__(kAttentionThreads)
     score[j - first] = e;
     sum += e;
   }
-  sum = block_sum(sum);
-  float2 a0{0.f, 0.f}, a1{0.f, 0.f};
-  for (int j0 = first + warp; j0 < end; j0 += kInFlight * warps) {
-    float2 v0[kInFlight], v1[kInFlight];
+  sum = block_sum(sum);  // its barriers also publish the exponentials
+  float acc[8] = {};
+  for (int b0 = first + warp * G * U; b0 < end; b0 += stride) {
+    const int j0 = b0 + group;
+    uint4 raw[U];
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
-      const int j = j0 + u * warps;
-      v0[u] = j < end && one ? pair_at(v_cache, j, lane) : float2{0.f, 0.f};
-      v1[u] = j < end && two ? pair_at(v_cache, j, lane + kWarp) : float2{0.f, 0.f};
-    }
+    for (int u = 0; u < U; ++u) raw[u] = load(v_cache, own_v, j0 + u * G);
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
-      const int j = j0 + u * warps;
+    for (int u = 0; u < U; ++u) {
+      const int j = j0 + u * G;
       const float w = j < end ? score[j - first] : 0.f;
-      a0.x += w * v0[u].x, a0.y += w * v0[u].y, a1.x += w * v1[u].x, a1.y += w * v1[u].y;
+      float v[8];
+      unpack8(raw[u], v);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) acc[i] = fmaf(w, v[i], acc[i]);
     }
   }
-  if (one) part[warp * hd + 2 * lane] = a0.x, part[warp * hd + 2 * lane + 1] = a0.y;
-  if (two) part[warp * hd + 2 * (lane + kWarp)] = a1.x, part[warp * hd + 2 * (lane + kWarp) + 1] = a1.y;
+  // The warp's keys summed: lanes holding the same channels are L apart.
+#pragma unroll
+  for (int o = L; o < kWarp; o *= 2)
+#pragma unroll
+    for (int i = 0; i < 8; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
+  if (group == 0 && has)
+#pragma unroll
+    for (int i = 0; i < 8; ++i) part[warp * hd + c0 + i] = acc[i];
   __syncthreads();
   bf16* out = y + static_cast<long long>(r) * q_width + h * hd;
-  if (splits == 1) {
+  if constexpr (!kSplit) {
     for (int d = threadIdx.x; d < hd; d += blockDim.x) {
-      float acc = 0.f;
-      for (int w = 0; w < warps; ++w) acc += part[w * hd + d];
-      out[d] = __float2bfloat16(acc / sum);
+      float a = 0.f;
+      for (int w = 0; w < warps; ++w) a += part[w * hd + d];
+      out[d] = __float2bfloat16(a / sum);
     }
-    return;
-  }
-  // This split's (max, sum, output[hd]) into partial, then the last split of (r, h) combines all.
-  const long long rh = static_cast<long long>(r) * heads + h;
-  float* mine = partial + (rh * splits + split) * (hd + 2);
-  for (int d = threadIdx.x; d < hd; d += blockDim.x) {
-    float acc = 0.f;
-    for (int w = 0; w < warps; ++w) acc += part[w * hd + d];
-    mine[2 + d] = acc;
-  }
-  if (threadIdx.x == 0) mine[0] = mx, mine[1] = sum;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(done + rh, 1) == splits - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  const float* all = partial + rh * splits * (hd + 2);
-  float top = -INFINITY;
-  for (int k = 0; k < splits; ++k) top = fmaxf(top, __ldcg(all + k * (hd + 2)));
-  float total = 0.f;
-  for (int k = 0; k < splits; ++k) {
-    const float m = __ldcg(all + k * (hd + 2));
-    if (m > -INFINITY) total += __ldcg(all + k * (hd + 2) + 1) * __expf(m - top);
-  }
-  for (int d = threadIdx.x; d < hd; d += blockDim.x) {
-    float acc = 0.f;
+  } else {
+    // This split's (max, sum, output[hd]) into partial, then the last split of (r, h) combines all.
+    __shared__ bool last;
+    const int splits = gridDim.z;
+    const long long rh = static_cast<long long>(r) * heads + h;
+    float* mine = partial + (rh * splits + split) * (hd + 2);
+    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+      float a = 0.f;
+      for (int w = 0; w < warps; ++w) a += part[w * hd + d];
+      mine[2 + d] = a;
+    }
+    if (threadIdx.x == 0) mine[0] = mx, mine[1] = sum;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(done + rh, 1) == splits - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    const float* all = partial + rh * splits * (hd + 2);
+    float top = -INFINITY;
+    for (int k = 0; k < splits; ++k) top = fmaxf(top, __ldcg(all + k * (hd + 2)));
+    float total = 0.f;
     for (int k = 0; k < splits; ++k) {
       const float m = __ldcg(all + k * (hd + 2));
-      if (m > -INFINITY) acc += __ldcg(all + k * (hd + 2) + 2 + d) * __expf(m - top);
+      if (m > -INFINITY) total += __ldcg(all + k * (hd + 2) + 1) * __expf(m - top);
     }
-    out[d] = __float2bfloat16(acc / total);
+    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+      float a = 0.f;
+      for (int k = 0; k < splits; ++k) {
+        const float m = __ldcg(all + k * (hd + 2));
+        if (m > -INFINITY) a += __ldcg(all + k * (hd + 2) + 2 + d) * __expf(m - top);
+      }
+      out[d] = __float2bfloat16(a / total);
+    }
+    if (threadIdx.x == 0) done[rh] = 0;
   }
-  if (threadIdx.x == 0) done[rh] = 0;
+}
+
+// Launches attention with L lanes a key (hd / 8 rounded up to a power of two, at least 2).
+template <int L, bool kSplit>
+void launch_attention(dim3 grid, std::size_t smem, cudaStream_t s, bf16* y, const bf16* qkv, bf16* k_cache,
+                      bf16* v_cache, const int* row_slot, const int* row_pos, int heads, int kv_heads, int hd,
+                      int max_len, float scale, bool own_key, int chunk, float* partial, int* done) {
+  static const bool raised = [] {
+    CUDA_CHECK(cudaFuncSetAttribute(cached_attention_kernel<L, kSplit>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(sizeof(float) * (kMaxCachedLen + kAttentionWarps * kMaxHeadDim))));
+    return true;
+  }();
+  (void)raised;
+  cached_attention_kernel<L, kSplit><<<grid, kAttentionThreads, smem, s>>>(
+      y, qkv, k_cache, v_cache, row_slot, row_pos, heads, kv_heads, hd, max_len, scale, own_key, chunk, partial, done);
+}
+
+template <bool kSplit, class... Args>
+void launch_attention_for(int hd, Args... args) {
+  if (hd <= 16)
+    launch_attention<2, kSplit>(args...);
+  else if (hd <= 32)
+    launch_attention<4, kSplit>(args...);
+  else if (hd <= 64)
+    launch_attention<8, kSplit>(args...);
+  else
+    launch_attention<16, kSplit>(args...);
 }
 
 __global__ void gather_rows_kernel(bf16* out, const bf16* x, const int* index, int n, int C) {
@@ -268,24 +312,21 @@ std::size_t attention_scratch_floats(int hd) {
 void cached_attention(bf16* y, const bf16* qkv, bf16* k_cache, bf16* v_cache, const int* row_slot, const int* row_pos,
                       int rows, int heads, int kv_heads, int hd, int max_len, float scale, bool own_key,
                       const AttentionScratch& scratch, cudaStream_t s) {
-  if (max_len > kMaxCachedLen || hd % 2 != 0 || hd > kMaxHeadDim || heads % kv_heads != 0)
+  if (max_len > kMaxCachedLen || hd % 8 != 0 || hd > kMaxHeadDim || heads % kv_heads != 0)
     throw Error("cached attention: max_len " + std::to_string(max_len) + " (at most " + std::to_string(kMaxCachedLen) +
-                "), head_dim " + std::to_string(hd) + " (even, at most " + std::to_string(kMaxHeadDim) + "), heads " +
-                std::to_string(heads) + " over kv_heads " + std::to_string(kv_heads));
+                "), head_dim " + std::to_string(hd) + " (a multiple of 8, at most " + std::to_string(kMaxHeadDim) +
+                "), heads " + std::to_string(heads) + " over kv_heads " + std::to_string(kv_heads));
   if (rows == 0) return;
   AttentionSplits a = attention_splits(rows, heads, max_len);
   if (scratch.partial == nullptr || scratch.done == nullptr) a = AttentionSplits{1, max_len};
   const std::size_t smem = sizeof(float) * (static_cast<std::size_t>(a.chunk) + kAttentionWarps * hd);
-  static const bool raised = [] {
-    CUDA_CHECK(cudaFuncSetAttribute(cached_attention_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(sizeof(float) * (kMaxCachedLen + kAttentionWarps * kMaxHeadDim))));
-    return true;
-  }();
-  (void)raised;
   const dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>(heads), static_cast<unsigned>(a.splits));
-  cached_attention_kernel<<<grid, kAttentionThreads, smem, s>>>(y, qkv, k_cache, v_cache, row_slot, row_pos, heads,
-                                                                kv_heads, hd, max_len, scale, own_key, a.chunk,
-                                                                scratch.partial, scratch.done);
+  if (a.splits > 1)
+    launch_attention_for<true>(hd, grid, smem, s, y, qkv, k_cache, v_cache, row_slot, row_pos, heads, kv_heads, hd,
+                               max_len, scale, own_key, a.chunk, scratch.partial, scratch.done);
+  else
+    launch_attention_for<false>(hd, grid, smem, s, y, qkv, k_cache, v_cache, row_slot, row_pos, heads, kv_heads, hd,
+                                max_len, scale, own_key, a.chunk, scratch.partial, scratch.done);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -80,9 +80,9 @@ class DecoderState {
     if (T < 2 || T > m.max_seq)
       throw Error("decode: seq " + std::to_string(T) + " must be 2 to the model's " + std::to_string(m.max_seq));
     if (S < 1) throw Error("decode: slots must be at least 1");
-    if (m.head_dim() % 2 != 0 || m.head_dim() > 128 || (llama() && m.head_dim() % 16 != 0))
+    if (m.head_dim() % 8 != 0 || m.head_dim() > 128 || (llama() && m.head_dim() % 16 != 0))
       throw Error("decode: head width " + std::to_string(m.head_dim()) +
-                  "; the attention kernel takes even widths to 128 (rotary: multiples of 16)");
+                  "; the attention kernel takes multiples of 8 to 128 (rotary: multiples of 16)");
     std::size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     // Beside the buffers: fp32 staging of one tensor (init, load) and room for cuBLASLt's own.
@@ -129,7 +129,6 @@ class DecoderState {
     for (int* zero : {lengths, next, history})
       CUDA_CHECK(cudaMemsetAsync(zero, 0, sizeof(int) * static_cast<std::size_t>(zero == history ? S * T : S), s));
     if (llama()) rotary_table(rope, T, m.head_dim(), kRopeTheta, s);
-    tune_step_gemms();
     CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
@@ -185,7 +184,7 @@ class DecoderState {
   }
 
   // y[n, out] = x[n, in] W^T (+ bias) (GELU'd with `gelu`) (+ y itself with `add`): over a few
-  // rows a warp per output (skinny_linear), else cuBLASLt over gemm_rows(n) rows, at most `cap`.
+  // rows a warp or a few per output (skinny_linear), else cuBLASLt over gemm_rows(n) rows, at most `cap`.
   void matmul(bf16* y, const bf16* in_rows, const bf16* w, const bf16* bias, int in, int out, int n, long long cap,
               bool add = false, bool gelu = false) {
     if (skinny_linear_fits(n, in, y, in_rows, w, bias)) {
@@ -206,32 +205,6 @@ class DecoderState {
       g.beta = 1.f;
     }
     return g;
-  }
-
-  // A decode step of every slot runs the same five GEMM shapes each step (QKV, attention's
-  // projection, the MLP's two, the head): where they go to cuBLASLt, its candidates for each are
-  // timed once here and the fastest kept (at a decode step's rows, the heuristic's first choice
-  // can be several times slower). Runs them on the buffers as they are: before any sequence.
-  void tune_step_gemms() {
-    if (S <= kSkinnyMaxRows) return;
-    constexpr int kCandidates = 16;
-    const int C = m.width, F = m.mlp, q_width = m.heads * m.head_dim(), g = gemm_rows(S, sizes.rows);
-    auto tune = [&](bf16* y, const bf16* x_rows, std::size_t w, int in, int out, bool add, bool gelu) {
-      gemms.tune(lt_gemm(y, x_rows, p(w), llama() ? nullptr : p(w + 1), in, out, g, add, gelu), workspace,
-                 kWorkspaceBytes, s, kCandidates);
-    };
-    tune(qkv, ln, block(0, llama() ? 1 : 2), C, static_cast<int>(sizes.qkv), false, false);
-    tune(x, atty, block(0, llama() ? 2 : 4), q_width, C, true, false);
-    if (llama()) {
-      tune(fc, ln, block(0, 4), C, 2 * F, false, false);
-      tune(x, hidden, block(0, 6), F, C, true, false);
-    } else {
-      tune(fc, ln, block(0, 8), C, F, false, true);
-      tune(x, fc, block(0, 10), F, C, true, false);
-    }
-    const bf16* head = p(llama() ? final_norm() + 1 : 0);
-    gemms.tune(lt_gemm(logits, head_ln, head, nullptr, C, m.padded_vocab, gemm_rows(S, S), false, false), workspace,
-               kWorkspaceBytes, s, kCandidates);
   }
 
   // A block's linear layer over n rows: weight tensor w and, for GPT-2, its bias (the tensor after

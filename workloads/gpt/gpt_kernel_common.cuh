@@ -47,6 +47,17 @@ constexpr float kSqrt2OverPi = 0.7978845608028654f;
 }
 [[maybe_unused]] __device__ __forceinline__ float gelu(float x) { return 0.5f * x * (1.f + tanhf(gelu_inner(x))); }
 
+// Eight bf16 values of a 16-byte load, as floats.
+[[maybe_unused]] __device__ __forceinline__ void unpack8(const uint4& raw, float (&v)[8]) {
+  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&raw);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 f = __bfloat1622float2(h[i]);
+    v[2 * i] = f.x;
+    v[2 * i + 1] = f.y;
+  }
+}
+
 // Blocks for a grid-stride loop over n elements: enough to fill an H100/H200 (132 SMs x 16), no more.
 [[maybe_unused]] inline unsigned stride_grid(long long n, int block) {
   const long long g = (n + block - 1) / block;

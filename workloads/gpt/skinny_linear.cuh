@@ -6,8 +6,8 @@
 // A linear layer over a few rows (a decode step of a few sequences): y[n, out] = x[n, in] W^T
 // (+ bias) (GELU'd) (+ y itself), W as PyTorch's [out, in]. At so few rows the layer is a read of W
 // and little else; cuBLASLt's tiles, made for many rows, leave most SMs idle on the narrow layers
-// (768 outputs: six 128-wide tiles), so here a warp reads one output's weights, all of the SMs at
-// once, and does the epilogue itself.
+// (768 outputs: six 128-wide tiles), so here one warp, or a few for a layer of few outputs, reads
+// each output's weights, all of the SMs at once, and does the epilogue itself.
 namespace scalebench::gpt {
 
 // The most rows the kernel takes: beyond them a weight is reused enough that cuBLASLt's tiles win.

@@ -72,12 +72,14 @@ double worst_error(const Case& c, unsigned seed) {
 }  // namespace
 
 // Every row count the kernel takes, a width its loads cover in one pass and one in several with a
-// remainder, an output count that leaves a block part-empty, and each epilogue.
+// remainder, output counts that leave a block part-empty, 1, 2, 4 and 8 warps an output, and each
+// epilogue.
 TEST(SkinnyLinearGpu, MatchesADoubleComputationForEveryRowCountAndEpilogue) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   for (int rows = 1; rows <= kSkinnyMaxRows; ++rows)
     for (const Case& c : {Case{rows, 64, 37, true, false, false}, Case{rows, 1600, 203, true, true, false},
-                          Case{rows, 1032, 96, true, false, true}, Case{rows, 768, 45, false, true, false}}) {
+                          Case{rows, 1032, 96, true, false, true}, Case{rows, 768, 45, false, true, false},
+                          Case{rows, 4096, 24, true, true, true}}) {
       SCOPED_TRACE(testing::Message() << rows << " rows, in " << c.in << ", out " << c.out << (c.bias ? " bias" : "")
                                       << (c.add ? " add" : "") << (c.gelu ? " gelu" : ""));
       EXPECT_LT(worst_error(c, 7u + static_cast<unsigned>(rows)), 0.01);
