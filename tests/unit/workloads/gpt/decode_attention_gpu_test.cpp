@@ -127,6 +127,23 @@ TEST(DecodeAttentionGpu, SplitAndWholeKeysMatchADoubleComputation) {
   EXPECT_EQ(0, std::memcmp(split.y.data(), again.y.data(), sizeof(bf16) * split.y.size()));
 }
 
+// The splits cover every key, stay within the scratch (kAttentionSplitBelow (row, head) pairs and
+// at most 32 splits each) and are only made where a launch has few blocks; no GPU needed.
+TEST(DecodeAttention, SplitsCoverEveryKeyWithinTheScratch) {
+  for (const int rows : {1, 2, 7, 64, 200})
+    for (const int heads : {4, 12, 25, 32})
+      for (const int max_len : {2, 15, 384, 1024, 16384}) {
+        SCOPED_TRACE(testing::Message() << rows << " rows, " << heads << " heads, " << max_len << " keys");
+        const AttentionSplits a = attention_splits(rows, heads, max_len);
+        EXPECT_GE(a.splits, 1);
+        EXPECT_LE(a.splits, 32);
+        EXPECT_GE(static_cast<long long>(a.splits) * a.chunk, max_len);
+        if (rows * heads >= kAttentionSplitBelow) EXPECT_EQ(a.splits, 1);
+        if (a.splits > 1)
+          EXPECT_LE(static_cast<std::size_t>(rows) * heads * a.splits * (kHd + 2), attention_scratch_floats(kHd));
+      }
+}
+
 // Rows bringing their own key: the cache at each row's position held other values, the output is
 // computed with the row's key and value, and they are in the cache afterwards.
 TEST(DecodeAttentionGpu, RowsBringingTheirOwnKeyUseItAndWriteItToTheCache) {
