@@ -35,6 +35,7 @@ import math
 import statistics
 
 import torch
+import torch._inductor.config
 import torch.nn as nn
 import torch.nn.functional as F
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/splitmix64.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/cudnn_quant_conv_graph.hpp"
 #include "workloads/gpu/graph_capture.hpp"
@@ -23,19 +24,13 @@ using gpu::QuantFormat;
 // saturate at int8's 127, as calibrated activations do.
 constexpr double kOutputRms = 32.0;
 
-std::uint64_t mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 // Stored 8-bit values from a counter hash (quick enough for ResNet-50's largest tensors at batch
 // 64, 51 M elements): int8 in [-127, 127]; E4M3 of magnitude 1/4 to 3.75, either sign.
 std::vector<std::uint8_t> random_bytes(std::size_t count, QuantFormat f, std::uint64_t seed) {
   std::vector<std::uint8_t> v(count);
   std::uint64_t z = 0;
   for (std::size_t i = 0; i < count; ++i) {
-    if (i % 8 == 0) z = mix(seed * 0x9E3779B97F4A7C15ull + i);
+    if (i % 8 == 0) z = splitmix64(seed * 0x9E3779B97F4A7C15ull + i);
     const auto b = static_cast<std::uint8_t>(z >> (8 * (i % 8)));
     if (f == QuantFormat::kInt8)
       v[i] = b == 0x80 ? 0x81 : b;  // -128 left out: symmetric, as calibration quantizes
@@ -55,7 +50,8 @@ gpu::DeviceBuffer upload(const std::vector<std::uint8_t>& host, cudaStream_t s) 
 std::vector<std::int64_t> sample_outputs(std::int64_t outputs, int count) {
   std::vector<std::int64_t> out{0, outputs - 1};
   for (int i = 2; i < count && i < outputs; ++i)
-    out.push_back(static_cast<std::int64_t>(mix(static_cast<std::uint64_t>(i)) % static_cast<std::uint64_t>(outputs)));
+    out.push_back(
+        static_cast<std::int64_t>(splitmix64(static_cast<std::uint64_t>(i)) % static_cast<std::uint64_t>(outputs)));
   return out;
 }
 

@@ -4,22 +4,16 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "common/splitmix64.hpp"
 
 namespace scalebench::dataset {
 
 namespace {
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // Uniform in [0, bound) without modulo bias (Lemire's multiply and reject).
 std::uint64_t below(std::uint64_t& state, std::uint64_t bound) {
   const std::uint64_t threshold = (0 - bound) % bound;
   for (;;) {
-    const unsigned __int128 m = static_cast<unsigned __int128>(splitmix64(state)) * bound;
+    const unsigned __int128 m = static_cast<unsigned __int128>(splitmix64_next(state)) * bound;
     if (static_cast<std::uint64_t>(m) >= threshold) return static_cast<std::uint64_t>(m >> 64);
   }
 }

@@ -183,7 +183,7 @@ class DecoderState {
     return static_cast<int>(std::min<long long>(g, cap));
   }
 
-  // y[n, out] = x[n, in] W^T (+ bias) (GELU'd with `gelu`) (+ y itself with `add`): over a few
+  // y[n, out] = GELU(x[n, in] W^T (+ bias) (+ y itself with `add`)) (GELU with `gelu`): over a few
   // rows a warp or a few per output (skinny_linear), else cuBLASLt over gemm_rows(n) rows, at most `cap`.
   void matmul(bf16* y, const bf16* in_rows, const bf16* w, const bf16* bias, int in, int out, int n, long long cap,
               bool add = false, bool gelu = false) {
@@ -197,9 +197,8 @@ class DecoderState {
                       bool add, bool gelu) {
     Gemm g = linear_gemm(y, in_rows, w, in, out, rows);
     g.bias = bias;
-    g.epilogue = bias == nullptr ? CUBLASLT_EPILOGUE_DEFAULT
-                 : gelu          ? CUBLASLT_EPILOGUE_GELU_BIAS
-                                 : CUBLASLT_EPILOGUE_BIAS;
+    g.epilogue = gelu ? (bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU)
+                      : (bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT);
     if (add) {
       g.c = y;
       g.beta = 1.f;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/splitmix64.hpp"
 #include "workloads/gpt/checkpoint.hpp"
 #include "workloads/gpt/gpt_decoder.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
@@ -19,14 +20,6 @@
 namespace scalebench::infer {
 
 namespace {
-
-// splitmix64, for prompts that depend on the query's number and the seed only.
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // The checkpoint named by the request, checked against what the run asks of it; none without.
 std::optional<gpt::Checkpoint> checkpoint_of(const TokenEngineRequest& r) {
@@ -184,7 +177,7 @@ class GptTokenEngine : public TokenEngine {
     std::vector<int> p(static_cast<std::size_t>(tokens));
     for (int i = 0; i < tokens; ++i)
       p[static_cast<std::size_t>(i)] =
-          static_cast<int>(mix(request_.seed ^ mix(query * 0x10000ull + static_cast<std::uint64_t>(i))) %
+          static_cast<int>(splitmix64(request_.seed ^ splitmix64(query * 0x10000ull + static_cast<std::uint64_t>(i))) %
                            static_cast<std::uint64_t>(shape_.vocab));
     return p;
   }

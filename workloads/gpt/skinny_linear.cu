@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kSkinnyThreads)
     const float v = warp_sum(acc[r]);
     if (lane == 0) sums[warp][r] = v;
   }
-  if (parts > 1) __syncthreads();
+  __syncthreads();  // every warp reaches it: none returned early
   if (!mine || part != 0) return;
   const float b = bias ? __bfloat162float(bias[o]) : 0.f;
 #pragma unroll
@@ -67,9 +67,9 @@ __global__ void __launch_bounds__(kSkinnyThreads)
     if (lane != r) continue;
     float v = b;
     for (int p = 0; p < parts; ++p) v += sums[warp + p][r];
-    if (gelu_out) v = gelu(v);
     bf16& to = y[static_cast<long long>(r) * out + o];
     if (add) v += __bfloat162float(to);
+    if (gelu_out) v = gelu(v);
     to = __float2bfloat16(v);
   }
 }

@@ -17,7 +17,8 @@ constexpr int kSkinnyMaxRows = 8;
 // pointer 16-byte aligned (its loads are 8 values wide).
 bool skinny_linear_fits(int rows, int in, const bf16* y, const bf16* x, const bf16* w, const bf16* bias);
 
-// y = x W^T + bias (null: none), then GELU (tanh form) with `gelu`, then + y's old value with `add`.
+// y = x W^T + bias (null: none) (+ y's old value with `add`), then GELU (tanh form) with `gelu`:
+// cuBLASLt's order for its epilogues (D = GELU(A B + C + bias)).
 void skinny_linear(bf16* y, const bf16* x, const bf16* w, const bf16* bias, int rows, int in, int out, bool add,
                    bool gelu, cudaStream_t s);
 

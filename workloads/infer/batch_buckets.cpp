@@ -21,10 +21,14 @@ std::vector<int> batch_buckets(Scenario s, int samples_per_query, int max_batch)
       if (samples_per_query > max_batch && samples_per_query % max_batch != 0)
         b.push_back(samples_per_query % max_batch);
       break;
-    case Scenario::server:
-      for (int n = 1; n < max_batch; n *= 2) b.push_back(n);
+    case Scenario::server: {
+      // Powers of two up to a step of max_batch / 8 (at least 16), then that step to max_batch.
+      const int step = std::max(16, max_batch / 8);
+      for (int n = 1; n < max_batch && n <= step; n *= 2) b.push_back(n);
+      for (int n = step; n < max_batch; n += step) b.push_back(n);
       b.push_back(max_batch);
       break;
+    }
   }
   std::sort(b.begin(), b.end());
   b.erase(std::unique(b.begin(), b.end()), b.end());

@@ -3,8 +3,10 @@
 // of n samples runs in. Where the scenario fixes the sizes they are exact: SingleStream and
 // MultiStream run one query at a time (its samples, split into max_batch pieces), Offline full
 // batches only (its sample count is rounded up to a whole number of them). Server batches can hold
-// any count, so they run in power-of-two buckets up to max_batch, padded: at most 2x the work of
-// the batch, and log2(max_batch) + 1 graphs instead of max_batch.
+// any count, so they run in buckets, padded: powers of two up to a step of max_batch / 8 (at least
+// 16), then every step to max_batch. A batch of 33 runs as 48, not 64: under load, Server batches sit just
+// above a power of two as often as below, and power-of-two buckets made their padding up to half
+// the work (a mean batch of 34 at 15,000 queries/s on an H200). About 13 graphs, not max_batch.
 #include <vector>
 
 #include "workloads/infer/scenario.hpp"

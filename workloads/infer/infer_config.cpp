@@ -70,9 +70,14 @@ ScenarioRules InferConfig::rules() const {
   return r;
 }
 
-LoopSettings InferConfig::loop(double expected_samples_per_s, double qps) const {
+LoopSettings InferConfig::loop(double expected_samples_per_s, double qps, bool search_trial) const {
   const ScenarioRules rule = rules_for(scenario, model);
   LoopSettings s;
+  if (search_trial && scenario == Scenario::server) {
+    // A trial stops once its latency is certain to pass the bound: the search needs no more.
+    s.give_up_latency_ms = rules().latency_bound_ms;
+    s.give_up_percentile = rules().latency_percentile;
+  }
   s.scenario = scenario;
   s.samples_per_query = scenario == Scenario::offline ? 1 : rule.samples_per_query;
   // The largest batch the engine prepares: max_batch, or less where the scenario's queries are

@@ -47,8 +47,9 @@ struct InferConfig {
   ScenarioRules rules() const;
   // The run loop's settings: the run's own minimums (shorter than the rules' if asked), Offline's
   // sample count from the throughput expected (samples/s), rounded up to whole batches, batches
-  // up to the largest of batch_sizes().
-  LoopSettings loop(double expected_samples_per_s, double qps) const;
+  // up to the largest of batch_sizes(). A Server search's trial (`search_trial`) stops as soon as
+  // its latency is certain to pass the bound.
+  LoopSettings loop(double expected_samples_per_s, double qps, bool search_trial = false) const;
   // The batch sizes the engine prepares (batch_buckets).
   std::vector<int> batch_sizes() const;
   // The verdict: MLPerf's rules, and a bound other than the rule's makes a run INVALID too.

@@ -79,11 +79,12 @@ CheckOutcome check_engine(infer::Engine& engine, const InferConfig& cfg) {
   return out;
 }
 
-infer::InferOutcome run_once(infer::Engine& engine, const InferConfig& cfg, double expected, double qps) {
+infer::InferOutcome run_once(infer::Engine& engine, const InferConfig& cfg, double expected, double qps,
+                             bool search_trial = false) {
   infer::InferOutcome o;
   o.expected_samples_per_s = expected;
   o.target_qps = qps;
-  o.run = infer::run_scenario(engine, cfg.loop(expected, qps));
+  o.run = infer::run_scenario(engine, cfg.loop(expected, qps, search_trial));
   o.result = cfg.judge(o.run.tally);
   return o;
 }
@@ -189,7 +190,7 @@ Json measure_rank(const Json& context, const InferConfig& cfg, int rank) {
     const infer::InferOutcome o =
         cfg.scenario == infer::Scenario::server && cfg.target_qps == 0
             ? search_server<infer::InferOutcome>(cfg, std::max(expected / 2, 1.0),
-                                                 [&](double qps) { return run_once(engine, cfg, expected, qps); })
+                                                 [&](double qps) { return run_once(engine, cfg, expected, qps, true); })
             : run_once(engine, cfg, expected, cfg.target_qps);
     return infer::infer_record(context, cfg, o, rank, engine.describe(), check.details, check.wrong,
                                cfg.check ? check.rows : 0);

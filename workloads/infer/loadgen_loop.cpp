@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "common/error.hpp"
@@ -53,6 +54,33 @@ void LoadGenLoop::issue(double at_s, std::uint64_t samples) {
     done += static_cast<std::uint64_t>(n);
   }
   next_sample_ += samples;
+  if (s_.give_up_latency_ms > 0 && s_.scenario == Scenario::server) issue_order_.emplace_back(q, at_s);
+}
+
+bool LoadGenLoop::give_up(double now_s) {
+  if (s_.give_up_latency_ms <= 0 || s_.scenario != Scenario::server || !gave_up_.empty()) return false;
+  const double since_s = now_s - s_.give_up_latency_ms / 1e3;
+  const auto allowed = static_cast<std::uint64_t>(
+      std::floor((1 - s_.give_up_percentile / 100) * static_cast<double>(arrivals_.size()) + 1e-9));
+  while (!issue_order_.empty() && queries_.count(issue_order_.front().first) == 0) issue_order_.pop_front();
+  std::uint64_t late = late_;  // and the outstanding queries issued before `since_s`, oldest first
+  for (auto it = issue_order_.begin(); it != issue_order_.end() && it->second < since_s && late <= allowed; ++it)
+    late += queries_.count(it->first);
+  if (late <= allowed) return false;
+  char why[200];
+  std::snprintf(why, sizeof why,
+                "stopped after %.1f s: %llu of %zu scheduled queries are past %.0f ms, more than p%.0f allows",
+                now_s - start_s_, static_cast<unsigned long long>(late), arrivals_.size(), s_.give_up_latency_ms,
+                s_.give_up_percentile);
+  gave_up_ = why;
+  next_arrival_ = arrivals_.size();
+  issuing_ = false;
+  for (const Batch& b : batcher_.drain(now_s))
+    for (const Query& piece : b.queries) {
+      queries_.erase(pieces_.at(piece.id).query);  // its pieces in flight complete as dropped
+      pieces_.erase(piece.id);
+    }
+  return true;
 }
 
 int LoadGenLoop::free_stream() const {
@@ -79,6 +107,7 @@ LoopStep LoadGenLoop::advance(double now_s) {
     while (next_arrival_ < arrivals_.size() && start_s_ + arrivals_[next_arrival_] <= now_s)
       issue(start_s_ + arrivals_[next_arrival_++], static_cast<std::uint64_t>(s_.samples_per_query));
     issuing_ = next_arrival_ < arrivals_.size();
+    give_up(now_s);
   } else if (closed_loop(s_.scenario) && issuing_ && queries_.empty()) {
     issue(now_s, static_cast<std::uint64_t>(s_.samples_per_query));
   }
@@ -118,8 +147,10 @@ void LoadGenLoop::complete(int stream, double now_s) {
     const std::uint64_t query = piece->second.query;
     pieces_.erase(piece);
     const auto o = queries_.find(query);
+    if (o == queries_.end()) continue;  // dropped by a give-up while a piece of it was in flight
     if (--o->second.pieces > 0) continue;
     latencies_ms_.push_back((now_s - o->second.issued_s) * 1e3);
+    if (s_.give_up_latency_ms > 0 && latencies_ms_.back() > s_.give_up_latency_ms) ++late_;
     ++completed_queries_;
     completed_samples_ += o->second.samples;
     queries_.erase(o);
@@ -136,6 +167,7 @@ RunTally LoadGenLoop::tally() const {
   t.duration_s = last_completion_s_ - start_s_;
   t.latencies_ms = latencies_ms_;
   if (s_.scenario == Scenario::server) t.scheduled_qps = s_.target_qps;
+  t.gave_up = gave_up_;
   return t;
 }
 

@@ -19,7 +19,9 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "workloads/infer/dynamic_batcher.hpp"
@@ -43,6 +45,12 @@ struct LoopSettings {
   std::uint64_t offline_samples = 1;  // offline: the samples of its one query
   std::uint64_t pool_samples = 1;     // sample indices are taken modulo this
   std::uint64_t seed = 1;             // server: the arrival schedule's
+  // Server: stop as soon as the p(give_up_percentile) latency is certain to pass give_up_latency_ms
+  // (more of the scheduled queries have completed past it, or are still outstanding past it, than
+  // that percentile allows), so that a search trial far above capacity costs seconds, not the time
+  // its backlog would take to drain. 0: run to the end.
+  double give_up_latency_ms = 0;
+  double give_up_percentile = 99;
 };
 
 // A batch the caller is to start now on `stream`: pool sample indices, in order.
@@ -86,6 +94,9 @@ class LoadGenLoop {
   };
   void issue(double at_s, std::uint64_t samples);
   int free_stream() const;
+  // give_up_latency_ms: whether the percentile's latency is certain to pass it by `now_s`; then
+  // nothing more is issued, waiting queries are dropped and the run ends with what is in flight.
+  bool give_up(double now_s);
 
   LoopSettings s_;
   DynamicBatcher batcher_;
@@ -99,6 +110,9 @@ class LoadGenLoop {
   std::vector<std::deque<Batch>> in_flight_;  // by stream, oldest first
   std::uint64_t completed_queries_ = 0, completed_samples_ = 0, batches_ = 0, batched_samples_ = 0;
   std::vector<double> latencies_ms_;
+  std::deque<std::pair<std::uint64_t, double>> issue_order_;  // server with give-up: (query, issued), oldest first
+  std::uint64_t late_ = 0;                                    // completed past give_up_latency_ms
+  std::string gave_up_;
 };
 
 // Server: the arrival times (seconds after the start) of a run at `qps`: Poisson, seeded, until

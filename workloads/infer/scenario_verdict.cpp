@@ -41,7 +41,8 @@ ScenarioResult judge(Scenario scenario, const ScenarioRules& rules, const RunTal
   check_minimums(scenario, rules, run, out);
   const bool late = rules.latency_bound_ms > 0 && out.reported_latency_ms > rules.latency_bound_ms;
   const bool none = run.latencies_ms.empty() && scenario != Scenario::offline;
-  out.within_bound = !late && !none;
+  out.within_bound = !late && !none && run.gave_up.empty();
+  if (!run.gave_up.empty()) out.reasons.push_back(run.gave_up);
   if (late)
     out.reasons.push_back("p" + fixed_number(rules.latency_percentile, 0) + " latency " +
                           fixed_number(out.reported_latency_ms, 2) + " ms, over the " +

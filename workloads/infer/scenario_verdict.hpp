@@ -18,6 +18,7 @@ struct RunTally {
   double duration_s = 0;
   std::vector<double> latencies_ms;
   double scheduled_qps = 0;  // Server: the rate queries arrived at
+  std::string gave_up;       // why a Server search trial stopped early; "" if it did not
 };
 
 struct ScenarioResult {

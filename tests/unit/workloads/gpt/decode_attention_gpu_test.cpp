@@ -1,11 +1,13 @@
 // GPU checks of the decoder's attention over the KV cache (decode_kernels.cuh) against a host
 // computation in double: one block per (row, head), keys split over several blocks, and rows that
-// bring their own key; skipped where no GPU is visible.
+// bring their own key, at head widths that use every lane of a key's group and some that leave
+// lanes idle; skipped where no GPU is visible.
 #include <gtest/gtest.h>
 
 #ifdef SCALEBENCH_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -21,9 +23,16 @@ using namespace scalebench::gpt;
 namespace {
 using scalebench::test_support::have_gpu;
 
-constexpr int kSlots = 3, kHeads = 4, kKvHeads = 2, kHd = 64, kMaxLen = 700;
-constexpr int kQkv = (kHeads + 2 * kKvHeads) * kHd, kKv = kKvHeads * kHd;
+constexpr int kSlots = 3, kMaxLen = 700;
 const std::vector<int> kRowSlot{2, 0, 1}, kRowPos{5, 300, 699};
+
+// Query heads over KV heads, and the head width.
+struct Heads {
+  int heads, kv_heads, hd;
+  int q_width() const { return heads * hd; }
+  int kv() const { return kv_heads * hd; }
+  int qkv() const { return q_width() + 2 * kv(); }
+};
 
 template <class T>
 gpu::DeviceBuffer upload(const std::vector<T>& v) {
@@ -43,43 +52,43 @@ struct Inputs {
   std::vector<bf16> qkv, k, v;
 };
 
-Inputs random_inputs(unsigned seed) {
+Inputs random_inputs(const Heads& a, unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.f, 1.f);
   Inputs in;
   for (auto* t : {&in.qkv, &in.k, &in.v}) {
-    t->resize(t == &in.qkv ? kRowSlot.size() * kQkv : static_cast<std::size_t>(kSlots) * kMaxLen * kKv);
+    t->resize(t == &in.qkv ? kRowSlot.size() * a.qkv() : static_cast<std::size_t>(kSlots) * kMaxLen * a.kv());
     for (bf16& x : *t) x = __float2bfloat16(normal(rng));
   }
   return in;
 }
 
-// Row r's output in double; with `own`, the key and value at its position are its qkv row's.
-std::vector<double> reference(const Inputs& in, bool own) {
-  std::vector<double> y(kRowSlot.size() * kHeads * kHd, 0.0);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(kHd));
+// Each row's output in double; with `own`, the key and value at its position are its qkv row's.
+std::vector<double> reference(const Heads& a, const Inputs& in, bool own) {
+  std::vector<double> y(kRowSlot.size() * a.q_width(), 0.0);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(a.hd));
   for (std::size_t r = 0; r < kRowSlot.size(); ++r)
-    for (int h = 0; h < kHeads; ++h) {
-      const int kvh = h / (kHeads / kKvHeads), n = kRowPos[r] + 1;
+    for (int h = 0; h < a.heads; ++h) {
+      const int kvh = h / (a.heads / a.kv_heads), n = kRowPos[r] + 1;
       auto key = [&](const std::vector<bf16>& cache, int j, int d, int part) {
         if (own && j == n - 1)
-          return static_cast<double>(f(in.qkv[r * kQkv + kHeads * kHd + part * kKv + kvh * kHd + d]));
+          return static_cast<double>(f(in.qkv[r * a.qkv() + a.q_width() + part * a.kv() + kvh * a.hd + d]));
         return static_cast<double>(
-            f(cache[(static_cast<std::size_t>(kRowSlot[r]) * kMaxLen + j) * kKv + kvh * kHd + d]));
+            f(cache[(static_cast<std::size_t>(kRowSlot[r]) * kMaxLen + j) * a.kv() + kvh * a.hd + d]));
       };
       std::vector<double> s(static_cast<std::size_t>(n));
       double top = -1e300, sum = 0;
       for (int j = 0; j < n; ++j) {
         double dot = 0;
-        for (int d = 0; d < kHd; ++d) dot += f(in.qkv[r * kQkv + h * kHd + d]) * key(in.k, j, d, 0);
+        for (int d = 0; d < a.hd; ++d) dot += f(in.qkv[r * a.qkv() + h * a.hd + d]) * key(in.k, j, d, 0);
         s[static_cast<std::size_t>(j)] = dot * scale;
         top = std::max(top, s[static_cast<std::size_t>(j)]);
       }
       for (double& x : s) sum += (x = std::exp(x - top));
-      for (int d = 0; d < kHd; ++d) {
+      for (int d = 0; d < a.hd; ++d) {
         double acc = 0;
         for (int j = 0; j < n; ++j) acc += s[static_cast<std::size_t>(j)] * key(in.v, j, d, 1);
-        y[(r * kHeads + h) * kHd + d] = acc / sum;
+        y[r * a.q_width() + h * a.hd + d] = acc / sum;
       }
     }
   return y;
@@ -87,44 +96,60 @@ std::vector<double> reference(const Inputs& in, bool own) {
 
 struct Outputs {
   std::vector<bf16> y, k, v;
+  std::vector<int> done;  // the split path's counts after the last launch
 };
 
-Outputs run(const Inputs& in, bool own, bool split, int launches) {
+// `launches` launches; before the last, y is filled with NaNs, so that a launch that wrote
+// nothing (a count not set back to zero: no block finds itself last) cannot pass for one that did.
+Outputs run(const Heads& a, const Inputs& in, bool own, bool split, int launches) {
   gpu::DeviceBuffer qkv = upload(in.qkv), k = upload(in.k), v = upload(in.v), slot = upload(kRowSlot),
-                    pos = upload(kRowPos), y(sizeof(bf16) * kRowSlot.size() * kHeads * kHd),
-                    partial(sizeof(float) * attention_scratch_floats(kHd)), done(sizeof(int) * kAttentionSplitBelow);
+                    pos = upload(kRowPos), y(sizeof(bf16) * kRowSlot.size() * a.q_width()),
+                    partial(sizeof(float) * attention_scratch_floats(a.hd)), done(sizeof(int) * kAttentionSplitBelow);
   CUDA_CHECK(cudaMemset(done.get(), 0, sizeof(int) * kAttentionSplitBelow));
   AttentionScratch scratch;
   if (split) scratch = {reinterpret_cast<float*>(partial.get()), reinterpret_cast<int*>(done.get())};
-  for (int i = 0; i < launches; ++i)
+  for (int i = 0; i < launches; ++i) {
+    if (i == launches - 1) CUDA_CHECK(cudaMemset(y.get(), 0xff, y.bytes()));
     cached_attention(reinterpret_cast<bf16*>(y.get()), reinterpret_cast<const bf16*>(qkv.get()),
                      reinterpret_cast<bf16*>(k.get()), reinterpret_cast<bf16*>(v.get()),
                      reinterpret_cast<const int*>(slot.get()), reinterpret_cast<const int*>(pos.get()),
-                     static_cast<int>(kRowSlot.size()), kHeads, kKvHeads, kHd, kMaxLen,
-                     1.f / std::sqrt(static_cast<float>(kHd)), own, scratch, nullptr);
-  return {download<bf16>(y, kRowSlot.size() * kHeads * kHd), download<bf16>(k, in.k.size()),
-          download<bf16>(v, in.v.size())};
+                     static_cast<int>(kRowSlot.size()), a.heads, a.kv_heads, a.hd, kMaxLen,
+                     1.f / std::sqrt(static_cast<float>(a.hd)), own, scratch, nullptr);
+  }
+  return {download<bf16>(y, kRowSlot.size() * a.q_width()), download<bf16>(k, in.k.size()),
+          download<bf16>(v, in.v.size()), download<int>(done, kAttentionSplitBelow)};
 }
 
 double worst_error(const std::vector<bf16>& y, const std::vector<double>& want) {
   double worst = 0;
-  for (std::size_t i = 0; i < y.size(); ++i) worst = std::max(worst, std::abs(f(y[i]) - want[i]));
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    const double e = std::abs(f(y[i]) - want[i]);
+    worst = std::isnan(e) ? INFINITY : std::max(worst, e);
+  }
   return worst;
 }
+
+// Widths of 16 (2 lanes a key), 24 (4 lanes, one idle), 64 (8), 80 (16 lanes, 6 idle) and 128 (16).
+const std::vector<Heads> kShapes{{4, 2, 16}, {6, 3, 24}, {4, 2, 64}, {4, 1, 80}, {8, 2, 128}};
 }  // namespace
 
 // Three rows of 6, 301 and 700 keys: with one block per (row, head) and with the keys split over
 // many blocks, the outputs are the double computation's within bf16's rounding; launched three
-// times in a row, the split path gives the same bits (each launch leaves its counts at zero).
+// times in a row, the split path gives the same bits each time and leaves its counts at zero.
 TEST(DecodeAttentionGpu, SplitAndWholeKeysMatchADoubleComputation) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  ASSERT_GT(attention_splits(3, kHeads, kMaxLen).splits, 8);
-  const Inputs in = random_inputs(11);
-  const std::vector<double> want = reference(in, false);
-  const Outputs whole = run(in, false, false, 1), split = run(in, false, true, 1), again = run(in, false, true, 3);
-  EXPECT_LT(worst_error(whole.y, want), 0.02);
-  EXPECT_LT(worst_error(split.y, want), 0.02);
-  EXPECT_EQ(0, std::memcmp(split.y.data(), again.y.data(), sizeof(bf16) * split.y.size()));
+  for (const Heads& a : kShapes) {
+    SCOPED_TRACE(testing::Message() << a.heads << " heads over " << a.kv_heads << ", width " << a.hd);
+    ASSERT_GT(attention_splits(3, a.heads, kMaxLen).splits, 8);
+    const Inputs in = random_inputs(a, 11);
+    const std::vector<double> want = reference(a, in, false);
+    const Outputs whole = run(a, in, false, false, 1), split = run(a, in, false, true, 1),
+                  again = run(a, in, false, true, 3);
+    EXPECT_LT(worst_error(whole.y, want), 0.02);
+    EXPECT_LT(worst_error(split.y, want), 0.02);
+    EXPECT_EQ(0, std::memcmp(split.y.data(), again.y.data(), sizeof(bf16) * split.y.size()));
+    EXPECT_EQ(std::count(again.done.begin(), again.done.end(), 0), kAttentionSplitBelow);
+  }
 }
 
 // The splits cover every key, stay within the scratch (kAttentionSplitBelow (row, head) pairs and
@@ -138,9 +163,12 @@ TEST(DecodeAttention, SplitsCoverEveryKeyWithinTheScratch) {
         EXPECT_GE(a.splits, 1);
         EXPECT_LE(a.splits, 32);
         EXPECT_GE(static_cast<long long>(a.splits) * a.chunk, max_len);
-        if (rows * heads >= kAttentionSplitBelow) EXPECT_EQ(a.splits, 1);
-        if (a.splits > 1)
-          EXPECT_LE(static_cast<std::size_t>(rows) * heads * a.splits * (kHd + 2), attention_scratch_floats(kHd));
+        if (rows * heads >= kAttentionSplitBelow) {
+          EXPECT_EQ(a.splits, 1);
+        }
+        if (a.splits > 1) {
+          EXPECT_LE(static_cast<std::size_t>(rows) * heads * a.splits * (128 + 2), attention_scratch_floats(128));
+        }
       }
 }
 
@@ -148,18 +176,21 @@ TEST(DecodeAttention, SplitsCoverEveryKeyWithinTheScratch) {
 // computed with the row's key and value, and they are in the cache afterwards.
 TEST(DecodeAttentionGpu, RowsBringingTheirOwnKeyUseItAndWriteItToTheCache) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const Inputs in = random_inputs(12);
-  const std::vector<double> want = reference(in, true);
-  for (const bool split : {false, true}) {
-    SCOPED_TRACE(split ? "split" : "whole");
-    const Outputs got = run(in, true, split, 1);
-    EXPECT_LT(worst_error(got.y, want), 0.02);
-    for (std::size_t r = 0; r < kRowSlot.size(); ++r)
-      for (int c = 0; c < kKv; ++c) {
-        const std::size_t at = (static_cast<std::size_t>(kRowSlot[r]) * kMaxLen + kRowPos[r]) * kKv + c;
-        EXPECT_EQ(f(got.k[at]), f(in.qkv[r * kQkv + kHeads * kHd + c]));
-        EXPECT_EQ(f(got.v[at]), f(in.qkv[r * kQkv + kHeads * kHd + kKv + c]));
-      }
+  for (const Heads& a : kShapes) {
+    const Inputs in = random_inputs(a, 12);
+    const std::vector<double> want = reference(a, in, true);
+    for (const bool split : {false, true}) {
+      SCOPED_TRACE(testing::Message() << a.heads << " heads over " << a.kv_heads << ", width " << a.hd
+                                      << (split ? ", split" : ", whole"));
+      const Outputs got = run(a, in, true, split, 1);
+      EXPECT_LT(worst_error(got.y, want), 0.02);
+      for (std::size_t r = 0; r < kRowSlot.size(); ++r)
+        for (int c = 0; c < a.kv(); ++c) {
+          const std::size_t at = (static_cast<std::size_t>(kRowSlot[r]) * kMaxLen + kRowPos[r]) * a.kv() + c;
+          EXPECT_EQ(f(got.k[at]), f(in.qkv[r * a.qkv() + a.q_width() + c]));
+          EXPECT_EQ(f(got.v[at]), f(in.qkv[r * a.qkv() + a.q_width() + a.kv() + c]));
+        }
+    }
   }
 }
 #endif

@@ -61,9 +61,9 @@ double worst_error(const Case& c, unsigned seed) {
       for (int i = 0; i < c.in; ++i)
         v += static_cast<double>(__bfloat162float(x[static_cast<std::size_t>(r) * c.in + i])) *
              __bfloat162float(w[static_cast<std::size_t>(o) * c.in + i]);
-      if (c.gelu) v = gelu_tanh(v);
       const std::size_t at = static_cast<std::size_t>(r) * c.out + o;
       if (c.add) v += __bfloat162float(y0[at]);
+      if (c.gelu) v = gelu_tanh(v);
       worst = std::max(worst, std::abs(v - __bfloat162float(y[at])));
       largest = std::max(largest, std::abs(v));
     }

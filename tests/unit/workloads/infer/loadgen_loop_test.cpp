@@ -7,11 +7,13 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "common/error.hpp"
 #include "workloads/infer/batch_buckets.hpp"
 #include "workloads/infer/loadgen_loop.hpp"
+#include "workloads/infer/scenario_verdict.hpp"
 
 namespace scalebench::infer {
 namespace {
@@ -184,6 +186,45 @@ TEST(InferLoop, ServerFillsBatchesWithoutWaitingAndQueuesWhenEveryStreamIsBusy) 
   EXPECT_EQ(loop.tally().queries, loop.scheduled_queries());
 }
 
+// A search trial far above capacity stops once its p99 latency is certain to pass the bound: at
+// 20,000 queries/s against an engine that serves 8,000, with 10 s scheduled, the run stops in well
+// under a second, drops what waits, finishes what is in flight, and the judge says why. The same
+// trial at 4,000 queries/s runs to its end within the bound.
+TEST(InferLoop, ServerTrialFarAboveCapacityGivesUpOnceItsPercentileMustPassTheBound) {
+  LoopSettings s;
+  s.scenario = Scenario::server;
+  s.max_batch = 8;
+  s.batch_timeout_s = 0.001;
+  s.streams = 1;
+  s.depth = 1;
+  s.min_duration_s = 10;
+  s.min_queries = 1;
+  s.give_up_latency_ms = 15;
+  s.give_up_percentile = 99;
+  const auto service = [](int) { return 0.001; };  // 8 samples a millisecond at most
+  ScenarioRules rules;
+  rules.latency_percentile = 99;
+  rules.latency_bound_ms = 15;
+
+  s.target_qps = 20000;
+  LoadGenLoop over(s);
+  simulate(over, 1, service);
+  const RunTally t = over.tally();
+  EXPECT_NE(t.gave_up.find("stopped after"), std::string::npos) << t.gave_up;
+  EXPECT_LT(t.duration_s, 1.0) << "stopped early, not after the 10 s scheduled";
+  EXPECT_LT(t.queries, over.scheduled_queries() / 10);
+  const ScenarioResult judged = judge(Scenario::server, rules, t);
+  EXPECT_FALSE(judged.within_bound);
+  EXPECT_NE(std::find(judged.reasons.begin(), judged.reasons.end(), t.gave_up), judged.reasons.end());
+
+  s.target_qps = 4000;
+  LoadGenLoop under(s);
+  simulate(under, 1, service);
+  EXPECT_EQ(under.tally().gave_up, "");
+  EXPECT_EQ(under.tally().queries, under.scheduled_queries());
+  EXPECT_TRUE(judge(Scenario::server, rules, under.tally()).within_bound);
+}
+
 TEST(InferLoop, ServerScheduleMeetsBothMinimumsAndNoMore) {
   const std::vector<double> a = server_schedule(100, 2, 10, 3);
   EXPECT_GE(a.size(), 10u);
@@ -210,13 +251,30 @@ TEST(InferBatchBuckets, ExactWhereTheScenarioFixesThemPowersOfTwoForServer) {
   EXPECT_EQ(batch_buckets(Scenario::multi_stream, 8, 128), (std::vector<int>{8}));
   EXPECT_EQ(batch_buckets(Scenario::multi_stream, 8, 3), (std::vector<int>{2, 3})) << "pieces of 3, 3 and 2";
   EXPECT_EQ(batch_buckets(Scenario::multi_stream, 8, 4), (std::vector<int>{4}));
-  EXPECT_EQ(batch_buckets(Scenario::server, 1, 100), (std::vector<int>{1, 2, 4, 8, 16, 32, 64, 100}));
+  EXPECT_EQ(batch_buckets(Scenario::server, 1, 100), (std::vector<int>{1, 2, 4, 8, 16, 32, 48, 64, 80, 96, 100}));
+  EXPECT_EQ(batch_buckets(Scenario::server, 1, 256),
+            (std::vector<int>{1, 2, 4, 8, 16, 32, 64, 96, 128, 160, 192, 224, 256}));
   EXPECT_EQ(batch_buckets(Scenario::server, 1, 1), (std::vector<int>{1}));
+  EXPECT_EQ(batch_buckets(Scenario::server, 1, 12), (std::vector<int>{1, 2, 4, 8, 12}));
   const std::vector<int> b = batch_buckets(Scenario::server, 1, 64);
   EXPECT_EQ(bucket_for(1, b), 1);
-  EXPECT_EQ(bucket_for(33, b), 64) << "padded to the next bucket";
+  EXPECT_EQ(bucket_for(33, b), 48) << "padded to the next bucket";
   EXPECT_EQ(bucket_for(32, b), 32);
   EXPECT_THROW(bucket_for(65, b), Error);
+  EXPECT_EQ(batch_buckets(Scenario::server, 1, 1024),
+            (std::vector<int>{1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 640, 768, 896, 1024}));
+  // However large the batch: at most twice the work, and past 16 samples the padding stays under
+  // max_batch / 8.
+  for (const int most : {64, 128, 256, 1024}) {
+    const std::vector<int> sizes = batch_buckets(Scenario::server, 1, most);
+    EXPECT_LE(sizes.size(), 15u) << most;
+    for (int n = 1; n <= most; ++n) {
+      EXPECT_LE(bucket_for(n, sizes), 2 * n) << most << ": " << n;
+      if (n > 16) {
+        EXPECT_LT(bucket_for(n, sizes) - n, std::max(16, most / 8)) << most << ": " << n;
+      }
+    }
+  }
   EXPECT_THROW(batch_buckets(Scenario::server, 1, 0), Error);
 }
 
