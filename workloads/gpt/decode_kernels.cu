@@ -1,6 +1,7 @@
 // The decoder's kernels: rows of (slot, position, token), the KV cache and attention over it, and
 // the greedy choice.
 #include <algorithm>
+#include <atomic>
 
 #include "workloads/gpt/decode_kernels.cuh"
 #include "workloads/gpt/gpt_kernel_common.cuh"
@@ -71,7 +72,7 @@ __global__ void __launch_bounds__(kAttentionThreads)
   constexpr int G = kWarp / L;  // keys a warp reads at once
   constexpr int U = kKeysInFlight;
   extern __shared__ float smem[];
-  float* score = smem;         // chunk
+  float* score = smem;         // chunk: at most a split's keys
   float* part = smem + chunk;  // warps x hd
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
   const int sub = lane % L, group = lane / L, c0 = 8 * sub;
@@ -79,7 +80,10 @@ __global__ void __launch_bounds__(kAttentionThreads)
   const int r = blockIdx.x, h = blockIdx.y, split = kSplit ? blockIdx.z : 0;
   const int q_width = heads * hd, kv_width = kv_heads * hd, kvh = h / (heads / kv_heads);
   const int n = row_pos[r] + 1;
-  const int first = split * chunk, end = min(n, first + chunk);  // this block's keys: first .. end - 1
+  // This block's keys: first .. end - 1. Split, a row's n keys are shared evenly (at most `chunk`
+  // each, the capacity's share), so that a short sequence keeps every split busy too.
+  const int share = kSplit ? (n + gridDim.z - 1) / gridDim.z : chunk;
+  const int first = split * share, end = min(n, first + share);
   const bf16* row = qkv + static_cast<long long>(r) * (q_width + 2 * kv_width);
   float q[8] = {};
   if (has) {
@@ -209,12 +213,16 @@ template <int L, bool kSplit>
 void launch_attention(dim3 grid, std::size_t smem, cudaStream_t s, bf16* y, const bf16* qkv, bf16* k_cache,
                       bf16* v_cache, const int* row_slot, const int* row_pos, int heads, int kv_heads, int hd,
                       int max_len, float scale, bool own_key, int chunk, float* partial, int* done) {
-  static const bool raised = [] {
+  // The shared-memory limit is raised once per device (the attribute is a device's): a bit each.
+  static std::atomic<unsigned long long> raised{0};
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const unsigned long long bit = 1ull << (device % 64);
+  if ((raised.load() & bit) == 0) {
     CUDA_CHECK(cudaFuncSetAttribute(cached_attention_kernel<L, kSplit>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(sizeof(float) * (kMaxCachedLen + kAttentionWarps * kMaxHeadDim))));
-    return true;
-  }();
-  (void)raised;
+    raised.fetch_or(bit);
+  }
   cached_attention_kernel<L, kSplit><<<grid, kAttentionThreads, smem, s>>>(
       y, qkv, k_cache, v_cache, row_slot, row_pos, heads, kv_heads, hd, max_len, scale, own_key, chunk, partial, done);
 }

@@ -26,9 +26,9 @@ void write_kv(bf16* k_cache, bf16* v_cache, const bf16* qkv, const int* row_slot
               int q_width, int kv_width, int max_len, cudaStream_t s);
 
 // Attention over fewer (row, head) pairs than kAttentionSplitBelow (two blocks per SM of an
-// H100/H200) splits each one's keys over several blocks: `splits` of `chunk` keys. Its scratch:
-// each split's partial result, and a count per (row, head) of the splits done, zero before a
-// launch (each launch leaves it zero).
+// H100/H200) splits each one's keys over `splits` blocks: a row's keys shared evenly, at most
+// `chunk` (the cache's capacity's share) a block. Its scratch: each split's partial result, and a
+// count per (row, head) of the splits done, zero before a launch (each launch leaves it zero).
 constexpr int kAttentionSplitBelow = 2 * 132;
 struct AttentionSplits {
   int splits = 1, chunk = 0;
