@@ -225,6 +225,48 @@ TEST(InferLoop, ServerTrialFarAboveCapacityGivesUpOnceItsPercentileMustPassTheBo
   EXPECT_TRUE(judge(Scenario::server, rules, under.tally()).within_bound);
 }
 
+// The give-up's edge, with nothing completing: a query is certainly late once it has waited the
+// bound, so the trial goes on while exactly as many queries as p99 allows have, and stops when one
+// more has. Then nothing more is issued, what waited is dropped, and the run ends when the
+// batches in flight complete.
+TEST(InferLoop, ServerTrialGivesUpAtTheFirstLateQueryMoreThanItsPercentileAllows) {
+  LoopSettings s;
+  s.scenario = Scenario::server;
+  s.max_batch = 4;
+  s.batch_timeout_s = 0.001;
+  s.streams = 1;
+  s.depth = 2;
+  s.target_qps = 2000;
+  s.min_duration_s = 2;
+  s.min_queries = 1;
+  s.seed = 3;
+  s.give_up_latency_ms = 15;
+  s.give_up_percentile = 99;
+  const std::vector<double> at = server_schedule(s.target_qps, s.min_duration_s, s.min_queries, s.seed);
+  const std::size_t allowed = at.size() / 100;  // floor(1% of the scheduled)
+  ASSERT_GT(at[allowed], at[allowed - 1]) << "the test's premise: distinct arrival times";
+  const double edge = at[allowed] + 0.015;  // when query `allowed` (the allowed + 1st) turns late
+  LoadGenLoop loop(s);
+  ASSERT_EQ(loop.scheduled_queries(), at.size());
+  const LoopStep first = loop.advance(0);
+  ASSERT_FALSE(first.done);
+  const LoopStep before = loop.advance(edge - 1e-6);
+  EXPECT_FALSE(before.done);
+  EXPECT_EQ(loop.tally().gave_up, "") << "exactly as many late as p99 allows";
+  const LoopStep after = loop.advance(edge + 1e-6);
+  EXPECT_NE(loop.tally().gave_up.find(std::to_string(allowed + 1) + " of " + std::to_string(at.size())),
+            std::string::npos)
+      << loop.tally().gave_up;
+  EXPECT_FALSE(after.wake_s.has_value()) << "nothing more to issue";
+  EXPECT_FALSE(after.done) << "the batches in flight are still to complete";
+  loop.complete(0, edge + 0.001);
+  const LoopStep last = loop.advance(edge + 0.001);
+  EXPECT_FALSE(last.done);
+  loop.complete(0, edge + 0.002);
+  EXPECT_TRUE(loop.advance(edge + 0.002).done);
+  EXPECT_EQ(loop.tally().queries, 8u) << "two batches of 4 were in flight; the rest were dropped";
+}
+
 TEST(InferLoop, ServerScheduleMeetsBothMinimumsAndNoMore) {
   const std::vector<double> a = server_schedule(100, 2, 10, 3);
   EXPECT_GE(a.size(), 10u);
