@@ -1,7 +1,7 @@
 #pragma once
 // The train workload's forward pass as an inference engine (workloads/infer/engine.hpp): one net
 // per batch size the scenario uses (infer::batch_buckets: exact sizes where the scenario fixes
-// them, power-of-two buckets padded otherwise), each replayed as one CUDA graph so that a small
+// them, buckets padded otherwise), each replayed as one CUDA graph so that a small
 // batch costs one launch, not one per layer. Each stream has its own nets: a net's activations
 // belong to the one batch running in it, so two streams cannot share them; the weights are copies
 // (ResNet-50's are 100 MB in fp32, little beside a large batch's activations) made from one
