@@ -16,7 +16,8 @@ constexpr int kAttentionThreads = kAttentionWarps * 32;
 constexpr int kMaxHeadDim = 128;
 constexpr int kGreedyThreads = 1024;
 constexpr int kKeysInFlight = 4;  // a lane's 16-byte loads of the cache issued before the first is used
-// Attention's splits (attention_splits): at most kMaxSplits, each at least kMinKeysPerSplit keys.
+// Attention's splits (attention_splits): at most kMaxSplits, and no more than the cache's capacity
+// gives kMinKeysPerSplit keys each (a shorter row shares its keys over them all the same).
 constexpr int kMaxSplits = 32;
 constexpr int kMinKeysPerSplit = 16;
 

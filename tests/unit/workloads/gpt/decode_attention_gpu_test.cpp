@@ -163,6 +163,10 @@ TEST(DecodeAttention, SplitsCoverEveryKeyWithinTheScratch) {
         EXPECT_GE(a.splits, 1);
         EXPECT_LE(a.splits, 32);
         EXPECT_GE(static_cast<long long>(a.splits) * a.chunk, max_len);
+        // A row of n <= max_len keys shares them over the splits: no share exceeds the chunk that
+        // the shared memory is sized for.
+        for (int n = 1; n <= max_len; n += std::max(1, max_len / 97))
+          ASSERT_LE((n + a.splits - 1) / a.splits, a.chunk) << n << " keys";
         if (rows * heads >= kAttentionSplitBelow) {
           EXPECT_EQ(a.splits, 1);
         }
