@@ -67,7 +67,8 @@ struct Tensor {
 std::vector<Tensor> parameter_layout(const ModelShape& m, int seq);
 
 // `flat`, a buffer whose tensors lie where `held` says (a whole model's: GptModel's own order and
-// padding), in `layout`'s order, tensor by name. Moved as it is when every tensor already lies
+// padding), in `layout`'s order, tensor by name; a tensor the layout holds smaller (the position
+// table of a shorter seq) takes the first of its values. Moved as it is when every tensor already lies
 // where the layout puts it (one host copy of a large model, not two). Throws Error naming a tensor
 // of the layout that `held` lacks.
 std::vector<float> in_layout_order(std::vector<float> flat, const std::vector<Tensor>& held,

@@ -10,7 +10,7 @@
 #include "workloads/gpt/bf16_gemm.hpp"
 #include "workloads/gpt/decode_kernels.cuh"
 #include "workloads/gpt/llama_kernels.cuh"
-#include "workloads/gpt/skinny_linear.cuh"
+#include "workloads/gpt/row_linear.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/graph_capture.hpp"
 
@@ -19,8 +19,11 @@
 //   decode step of every sequence are the same passes over different rows; the rows of a decode
 //   step are made on the device from the sequences' lengths and last tokens, so a step is a
 //   fixed set of launches that a CUDA graph replays.
-// - Attention reads each sequence's cache directly (a block per row and head): a decode row has one
-//   query, where a fused training kernel would waste its tiles.
+// - Attention reads each sequence's cache directly (a block per row and head, or several splitting
+//   its keys when the pass has few rows): a decode row has one query, where a fused training
+//   kernel would waste its tiles.
+// - Linear layers go through RowLinear (row_linear.hpp): a kernel of its own for the few rows of a
+//   decode step, cuBLASLt for more.
 // - Only the rows that choose a token go through the head: every row of a decode step, the last
 //   of each prompt in a prefill.
 namespace scalebench::gpt {
@@ -144,7 +147,7 @@ class DecoderState {
   float *mean, *rstd;
   std::byte* workspace;
   AttentionScratch attention;
-  Bf16Gemms gemms;
+  RowLinear linears;
   gpu::GraphExec step_graph;
   std::vector<int> host_lengths;  // what lengths will hold once the stream has run
   int last_rows = 0;              // logits rows of the last pass
@@ -171,46 +174,11 @@ class DecoderState {
   }
   std::size_t final_norm() const { return block(m.layers, 0); }
 
-  // The rows a GEMM over n rows runs (at most `cap`): n rounded up to a power of two to 64, then to
-  // a multiple of 64, so that continuous batching's many row counts share a few GEMM shapes (each
-  // shape's algorithm is asked of cuBLASLt once, on the host, inside a timed iteration). The rows
-  // past n hold what an earlier pass left: rows do not mix in a GEMM or a norm, and nothing reads
-  // those rows' results.
-  static int gemm_rows(int n, long long cap) {
-    int g = 1;
-    while (g < n && g < 64) g *= 2;
-    if (n > 64) g = (n + 63) / 64 * 64;
-    return static_cast<int>(std::min<long long>(g, cap));
-  }
-
-  // y[n, out] = GELU(x[n, in] W^T (+ bias) (+ y itself with `add`)) (GELU with `gelu`): over a few
-  // rows a warp or a few per output (skinny_linear), else cuBLASLt over gemm_rows(n) rows, at most `cap`.
-  void matmul(bf16* y, const bf16* in_rows, const bf16* w, const bf16* bias, int in, int out, int n, long long cap,
-              bool add = false, bool gelu = false) {
-    if (skinny_linear_fits(n, in, y, in_rows, w, bias)) {
-      skinny_linear(y, in_rows, w, bias, n, in, out, add, gelu, s);
-      return;
-    }
-    gemms.run(lt_gemm(y, in_rows, w, bias, in, out, gemm_rows(n, cap), add, gelu), workspace, kWorkspaceBytes, s);
-  }
-  static Gemm lt_gemm(bf16* y, const bf16* in_rows, const bf16* w, const bf16* bias, int in, int out, int rows,
-                      bool add, bool gelu) {
-    Gemm g = linear_gemm(y, in_rows, w, in, out, rows);
-    g.bias = bias;
-    g.epilogue = gelu ? (bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU)
-                      : (bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT);
-    if (add) {
-      g.c = y;
-      g.beta = 1.f;
-    }
-    return g;
-  }
-
   // A block's linear layer over n rows: weight tensor w and, for GPT-2, its bias (the tensor after
   // it; Llama has none).
   void linear(bf16* y, const bf16* in_rows, std::size_t w, int in, int out, int n, bool add = false,
               bool gelu = false) {
-    matmul(y, in_rows, p(w), llama() ? nullptr : p(w + 1), in, out, n, sizes.rows, add, gelu);
+    linears.run(y, in_rows, p(w), llama() ? nullptr : p(w + 1), in, out, n, sizes.rows, add, gelu, workspace, s);
   }
 
   // The norm before each block's attention (0) and MLP (1), and the final one (tensor t):
@@ -277,7 +245,7 @@ class DecoderState {
     norm(head_ln, head_in, final_norm(), rows);
     mark("norm");
     const bf16* head = p(llama() ? final_norm() + 1 : 0);  // GPT-2's head is its token embedding
-    matmul(logits, head_ln, head, nullptr, C, m.padded_vocab, rows, S);
+    linears.run(logits, head_ln, head, nullptr, C, m.padded_vocab, rows, S, false, false, workspace, s);
     mark("gemm_head");
     greedy_rows(next, history, lengths, logits, gathered ? last_row : nullptr, row_slot, row_pos, rows, m.vocab,
                 m.padded_vocab, T, s);

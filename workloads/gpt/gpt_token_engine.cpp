@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.hpp"
@@ -31,17 +32,6 @@ std::optional<gpt::Checkpoint> checkpoint_of(const TokenEngineRequest& r) {
     throw Error("checkpoint: " + r.checkpoint + " was trained at seq " + std::to_string(c.seq) +
                 " (its position table); prompt_tokens + output_tokens = " + std::to_string(r.max_sequence));
   return c;
-}
-
-// A checkpoint's values laid out for a decoder of `seq` positions (its table's first rows, where
-// the model has one: the cache and the attention are then sized for the run, not the training).
-std::vector<float> values_for(const gpt::Checkpoint& c, int seq) {
-  if (seq == c.seq) return c.values;
-  const std::vector<gpt::Tensor> from = gpt::parameter_layout(c.shape, c.seq), to = gpt::parameter_layout(c.shape, seq);
-  std::vector<float> out(static_cast<std::size_t>(to.back().offset + to.back().numel()));
-  for (std::size_t i = 0; i < to.size(); ++i)  // the same tensors in the same order; only sizes differ
-    std::copy_n(c.values.begin() + from[i].offset, to[i].numel(), out.begin() + to[i].offset);
-  return out;
 }
 
 // Tokens as text, for a model of bytes: printable ASCII as it is, the rest escaped.
@@ -69,7 +59,10 @@ class GptTokenEngine : public TokenEngine {
         shape_(loaded_ ? loaded_->shape : gpt::model_shape(r.model)),
         decoder_(shape_, r.slots, r.max_sequence, stream_.get(), prefill_rows(r)) {
     if (loaded_) {
-      decoder_.load(values_for(*loaded_, r.max_sequence));
+      // Laid out for a decoder of the run's positions (the position table's first rows, where the
+      // model has one): the cache and attention are sized for the run, not the training.
+      decoder_.load(gpt::in_layout_order(std::move(loaded_->values), gpt::parameter_layout(shape_, loaded_->seq),
+                                         gpt::parameter_layout(shape_, r.max_sequence)));
       trained_ = loaded_->trained;
       loaded_.reset();  // the host copy of the weights is not needed again
     } else {

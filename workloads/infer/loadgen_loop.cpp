@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "common/error.hpp"
 #include "workloads/infer/arrival_schedule.hpp"
+#include "workloads/infer/search_give_up.hpp"
 
 namespace scalebench::infer {
 
@@ -60,19 +60,14 @@ void LoadGenLoop::issue(double at_s, std::uint64_t samples) {
 bool LoadGenLoop::give_up(double now_s) {
   if (s_.give_up_latency_ms <= 0 || s_.scenario != Scenario::server || !gave_up_.empty()) return false;
   const double since_s = now_s - s_.give_up_latency_ms / 1e3;
-  const auto allowed = static_cast<std::uint64_t>(
-      std::floor((1 - s_.give_up_percentile / 100) * static_cast<double>(arrivals_.size()) + 1e-9));
+  const std::uint64_t allowed = late_queries_allowed(s_.give_up_percentile, arrivals_.size());
   while (!issue_order_.empty() && queries_.count(issue_order_.front().first) == 0) issue_order_.pop_front();
   std::uint64_t late = late_;  // and the outstanding queries issued before `since_s`, oldest first
   for (auto it = issue_order_.begin(); it != issue_order_.end() && it->second < since_s && late <= allowed; ++it)
     late += queries_.count(it->first);
   if (late <= allowed) return false;
-  char why[200];
-  std::snprintf(why, sizeof why,
-                "stopped after %.1f s: %llu of %zu scheduled queries are past %.0f ms, more than p%.0f allows",
-                now_s - start_s_, static_cast<unsigned long long>(late), arrivals_.size(), s_.give_up_latency_ms,
-                s_.give_up_percentile);
-  gave_up_ = why;
+  gave_up_ =
+      give_up_reason(now_s - start_s_, late, arrivals_.size(), "queries", s_.give_up_latency_ms, s_.give_up_percentile);
   next_arrival_ = arrivals_.size();
   issuing_ = false;
   for (const Batch& b : batcher_.drain(now_s))

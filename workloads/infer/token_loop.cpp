@@ -1,12 +1,11 @@
 #include "workloads/infer/token_loop.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "common/error.hpp"
 #include "workloads/infer/loadgen_loop.hpp"
+#include "workloads/infer/search_give_up.hpp"
 
 namespace scalebench::infer {
 
@@ -100,16 +99,9 @@ bool TokenLoop::give_up(double now_s) {
     if (now_s - w.issued_s <= bound_s) break;
     ++waiting_late;
   }
-  const auto allowed = static_cast<std::uint64_t>(
-      std::floor((1 - s_.give_up_percentile / 100) * static_cast<double>(arrivals_.size()) + 1e-9));
-  if (late_ + waiting_late <= allowed) return false;
-  char why[200];
-  std::snprintf(why, sizeof why,
-                "stopped after %.1f s: %llu of %zu scheduled queries' first tokens are past %.0f ms, more than "
-                "p%.0f allows",
-                now_s - start_s_, static_cast<unsigned long long>(late_ + waiting_late), arrivals_.size(),
-                s_.give_up_ttft_ms, s_.give_up_percentile);
-  tally_.gave_up = why;
+  if (late_ + waiting_late <= late_queries_allowed(s_.give_up_percentile, arrivals_.size())) return false;
+  tally_.gave_up = give_up_reason(now_s - start_s_, late_ + waiting_late, arrivals_.size(), "queries' first tokens",
+                                  s_.give_up_ttft_ms, s_.give_up_percentile);
   next_arrival_ = arrivals_.size();
   waiting_.clear();
   for (auto& slot : slots_) slot.reset();

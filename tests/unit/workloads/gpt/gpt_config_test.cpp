@@ -482,6 +482,21 @@ TEST(GptConfig, InLayoutOrderByName) {
         << t.name;
   }
   EXPECT_EQ(in_layout_order(out, layout, layout), out) << "already the layout: as it is";
+  // For a decoder of shorter sequences than the training's: the position table's first rows, the
+  // other tensors whole.
+  const std::vector<Tensor> shorter = parameter_layout(m, 16);
+  ASSERT_EQ(shorter.size(), layout.size());
+  const std::vector<float> cut = in_layout_order(out, layout, shorter);
+  ASSERT_EQ(cut.size(), static_cast<std::size_t>(shorter.back().offset + shorter.back().numel()));
+  int smaller = 0;
+  for (std::size_t i = 0; i < shorter.size(); ++i) {
+    smaller += shorter[i].numel() < layout[i].numel();
+    for (const long long k : {0LL, shorter[i].numel() - 1})
+      EXPECT_EQ(cut[static_cast<std::size_t>(shorter[i].offset + k)],
+                out[static_cast<std::size_t>(layout[i].offset + k)])
+          << shorter[i].name;
+  }
+  EXPECT_EQ(smaller, 1) << "the position table alone";
   std::vector<Tensor> missing = layout;
   missing.pop_back();
   EXPECT_THROW(in_layout_order(out, missing, layout), scalebench::Error);
