@@ -39,6 +39,10 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
     : model_(m), cfg_(cfg), ct_(compute_dtype(cfg.precision)), stream_(stream) {
   if (cfg_.depthwise != "ours" && cfg_.depthwise != "cudnn")
     throw Error("depthwise: '" + cfg_.depthwise + "' is not one of ours, cudnn");
+  if (const Net* o = cfg_.outputs_of; o && (cfg_.training || !o->can_lend_outputs_to(m, cfg_.batch, ct_)))
+    throw Error(
+        "a net uses another's outputs only in inference, of the same model, image and type, at a batch no "
+        "larger than the other's");
   CUDNN_CHECK(cudnnSetStream(cudnn_.get(), stream_));
   CUDNN_CHECK(cudnnSetActivationDescriptor(relu_.get(), CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
   alloc_parameters();
@@ -97,7 +101,7 @@ void Net::alloc_activations() {
         throw TooLarge(l.name + "'s output at batch " + std::to_string(n) + " has " +
                        std::to_string(static_cast<long long>(n) * l.out.elements()) +
                        " elements, more than cuDNN's tensor descriptors take (2^31 - 1)");
-      alloc(st->y, bytes);
+      st->y = cfg_.outputs_of ? cfg_.outputs_of->layers_[i]->y : alloc(st->y_memory, bytes);
       CUDNN_CHECK(cudnnSetTensor4dDescriptor(st->y_desc.get(), CUDNN_TENSOR_NHWC, cudnn_type(ct_), n, l.out.c, l.out.h,
                                              l.out.w));
       if (cfg_.training && i > 0) alloc(st->dy, bytes);
@@ -186,7 +190,7 @@ void Net::init_data() {
   if (cfg_.search)
     for (std::size_t i = 1; i < model_.layers.size(); ++i)
       if (model_.layers[i].op != Op::kSoftmaxLoss)
-        fill_normal(layers_[i]->y.get(), ct_, static_cast<long long>(n) * model_.layers[i].out.elements(), 0.0f, 1.0f,
+        fill_normal(layers_[i]->y, ct_, static_cast<long long>(n) * model_.layers[i].out.elements(), 0.0f, 1.0f,
                     cfg_.data_seed * 31 + i, stream_);
 }
 
@@ -234,7 +238,12 @@ void Net::fuse_bias_relu() {
 
 Net::~Net() = default;
 
-void* Net::act(int layer) const { return layers_[static_cast<std::size_t>(layer)]->y.get(); }
+bool Net::can_lend_outputs_to(const Model& m, int batch, DType t) const {
+  return m.name == model_.name && m.layers.size() == model_.layers.size() &&
+         m.layers[0].out.elements() == model_.layers[0].out.elements() && batch <= cfg_.batch && t == ct_;
+}
+
+void* Net::act(int layer) const { return layers_[static_cast<std::size_t>(layer)]->y; }
 void* Net::dact(int layer) const { return layers_[static_cast<std::size_t>(layer)]->dy.get(); }
 void* Net::logits() const { return act(model_.layers.back().input); }
 void* Net::weight(int layer) const {

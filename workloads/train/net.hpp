@@ -39,6 +39,8 @@ class TooLarge : public Error {
   using Error::Error;
 };
 
+class Net;
+
 struct NetConfig {
   compute::Precision precision = compute::Precision::kFp32;  // fp32, tf32, fp16 or bf16
   int batch = 32;
@@ -64,6 +66,10 @@ struct NetConfig {
   const float* lr_device = nullptr;
   bool nesterov = false;
   float label_smoothing = 0;
+  // Inference only: the layers' outputs in this net's of the same model and at least this batch,
+  // not in memory of their own. For nets that never run at once (an engine's nets of one stream,
+  // one per batch size): their outputs are most of their memory.
+  const Net* outputs_of = nullptr;
 };
 
 enum class Pass { kTrain, kCalibrate, kInfer };
@@ -152,6 +158,8 @@ class Net {
   std::size_t conv_alignment(int layer) const;
   void record_algos(int layer, const std::string& key);
   std::size_t choose_bn_fusion(int layer);
+  // Whether a net of model m at this batch and type may keep its outputs in this one's.
+  bool can_lend_outputs_to(const Model& m, int batch, DType t) const;
   void* act(int layer) const;
   void* dact(int layer) const;
   void* weight(int layer) const;  // compute type

@@ -144,7 +144,7 @@ std::size_t Net::conv_alignment(int layer) const {
   const Layer& l = model_.layers[static_cast<std::size_t>(layer)];
   const LayerState& st = *layers_[static_cast<std::size_t>(layer)];
   const LayerState& ist = *layers_[static_cast<std::size_t>(l.input)];
-  return gpu::alignment_of({ist.y.get(), weight(layer), st.y.get(), st.dy.get(), cfg_.training ? grad(layer) : nullptr,
+  return gpu::alignment_of({ist.y, weight(layer), st.y, st.dy.get(), cfg_.training ? grad(layer) : nullptr,
                             scratch_.get(), l.input > 0 && cfg_.training ? dact(l.input) : nullptr},
                            16);
 }
@@ -212,9 +212,9 @@ void Net::find_legacy_algos(int layer, const std::string& key, AlgoSearch& searc
     CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, ist.y_desc.get(), st.w_desc.get(), st.fwd_desc.get(),
                                                        st.y_desc.get(), kMax, &hgot, heur));
     if (cfg_.search)
-      CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, ist.y_desc.get(), ist.y.get(), st.w_desc.get(),
-                                                         weight(layer), st.fwd_desc.get(), st.y_desc.get(), st.y.get(),
-                                                         kMax, &got, perf, ws, wsb));
+      CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, ist.y_desc.get(), ist.y, st.w_desc.get(), weight(layer),
+                                                         st.fwd_desc.get(), st.y_desc.get(), st.y, kMax, &got, perf, ws,
+                                                         wsb));
     st.fwd = pick_algo(
         c, perf, got, heur, hgot, st.fwd_desc.get(),
         [&](int a, std::size_t* b) {
@@ -222,9 +222,9 @@ void Net::find_legacy_algos(int layer, const std::string& key, AlgoSearch& searc
                                                          st.y_desc.get(), static_cast<cudnnConvolutionFwdAlgo_t>(a), b);
         },
         [&](int a) {
-          return cudnnConvolutionForward(h, &one, ist.y_desc.get(), ist.y.get(), st.w_desc.get(), weight(layer),
+          return cudnnConvolutionForward(h, &one, ist.y_desc.get(), ist.y, st.w_desc.get(), weight(layer),
                                          st.fwd_desc.get(), static_cast<cudnnConvolutionFwdAlgo_t>(a), ws, wsb, &zero,
-                                         st.y_desc.get(), st.y.get());
+                                         st.y_desc.get(), st.y);
         });
   }
   if (!cfg_.training) return;
@@ -232,9 +232,9 @@ void Net::find_legacy_algos(int layer, const std::string& key, AlgoSearch& searc
   CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
       h, ist.y_desc.get(), st.y_desc.get(), st.bwd_filter_desc.get(), st.w_desc.get(), kMax, &hgot, heur));
   if (cfg_.search)
-    CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, ist.y_desc.get(), ist.y.get(), st.y_desc.get(),
-                                                              st.y.get(), st.bwd_filter_desc.get(), st.w_desc.get(),
-                                                              grad(layer), kMax, &got, perf, ws, wsb));
+    CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, ist.y_desc.get(), ist.y, st.y_desc.get(), st.y,
+                                                              st.bwd_filter_desc.get(), st.w_desc.get(), grad(layer),
+                                                              kMax, &got, perf, ws, wsb));
   st.bwd_filter = pick_algo(
       c, perf, got, heur, hgot, st.bwd_filter_desc.get(),
       [&](int a, std::size_t* b) {
@@ -243,7 +243,7 @@ void Net::find_legacy_algos(int layer, const std::string& key, AlgoSearch& searc
                                                               static_cast<cudnnConvolutionBwdFilterAlgo_t>(a), b);
       },
       [&](int a) {
-        return cudnnConvolutionBackwardFilter(h, &one, ist.y_desc.get(), ist.y.get(), st.y_desc.get(), st.y.get(),
+        return cudnnConvolutionBackwardFilter(h, &one, ist.y_desc.get(), ist.y, st.y_desc.get(), st.y,
                                               st.bwd_filter_desc.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(a),
                                               ws, wsb, &zero, st.w_desc.get(), grad(layer));
       });
@@ -252,9 +252,9 @@ void Net::find_legacy_algos(int layer, const std::string& key, AlgoSearch& searc
   CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, st.w_desc.get(), st.y_desc.get(), st.bwd_data_desc.get(),
                                                           ist.y_desc.get(), kMax, &hgot, dheur));
   if (cfg_.search)
-    CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, st.w_desc.get(), weight(layer), st.y_desc.get(),
-                                                            st.y.get(), st.bwd_data_desc.get(), ist.y_desc.get(),
-                                                            scratch_.get(), kMax, &got, dperf, ws, wsb));
+    CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, st.w_desc.get(), weight(layer), st.y_desc.get(), st.y,
+                                                            st.bwd_data_desc.get(), ist.y_desc.get(), scratch_.get(),
+                                                            kMax, &got, dperf, ws, wsb));
   st.bwd_data = pick_algo(
       c, dperf, got, dheur, hgot, st.bwd_data_desc.get(),
       [&](int a, std::size_t* b) {
@@ -263,7 +263,7 @@ void Net::find_legacy_algos(int layer, const std::string& key, AlgoSearch& searc
                                                             static_cast<cudnnConvolutionBwdDataAlgo_t>(a), b);
       },
       [&](int a) {
-        return cudnnConvolutionBackwardData(h, &one, st.w_desc.get(), weight(layer), st.y_desc.get(), st.y.get(),
+        return cudnnConvolutionBackwardData(h, &one, st.w_desc.get(), weight(layer), st.y_desc.get(), st.y,
                                             st.bwd_data_desc.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(a), ws,
                                             wsb, &zero, ist.y_desc.get(), scratch_.get());
       });
@@ -320,12 +320,11 @@ void Net::find_graph_plans(int layer, AlgoSearch& search) {
       current.workspace = static_cast<std::size_t>(plan->workspace());
     }
   };
-  consider(st.fwd, gpu::ConvDirection::kForward, 0.0f, ist.y.get(), w, st.y.get());
+  consider(st.fwd, gpu::ConvDirection::kForward, 0.0f, ist.y, w, st.y);
   if (cfg_.training) {
-    consider(st.bwd_filter, gpu::ConvDirection::kBackwardFilter, 0.0f, ist.y.get(), g, st.y.get());
+    consider(st.bwd_filter, gpu::ConvDirection::kBackwardFilter, 0.0f, ist.y, g, st.y);
     if (l.input > 0)
-      consider(st.bwd_data, gpu::ConvDirection::kBackwardData, st.acc_input ? 1.0f : 0.0f, scratch_.get(), w,
-               st.y.get());
+      consider(st.bwd_data, gpu::ConvDirection::kBackwardData, st.acc_input ? 1.0f : 0.0f, scratch_.get(), w, st.y);
   }
 }
 

@@ -41,7 +41,8 @@ struct ConvAlgo {
 };
 
 struct Net::LayerState {
-  gpu::DeviceBuffer y, dy;
+  std::byte* y = nullptr;  // the output: in y_memory, or in a larger net's (NetConfig::outputs_of)
+  gpu::DeviceBuffer y_memory, dy;
   gpu::TensorDescriptor y_desc;
   bool acc_input = false, acc_residual = false;  // backward adds into the gradient (another wrote it first)
   std::vector<bool> acc_inputs;                  // concat: the same, per input

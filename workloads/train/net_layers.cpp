@@ -62,13 +62,13 @@ void Net::conv_forward(int i) {
   const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
   const float one = 1.0f, zero = 0.0f;
   if (st.depthwise)
-    depthwise_forward(in.y.get(), weight(i), st.y.get(), ct_, st.pool, stream_);
+    depthwise_forward(in.y, weight(i), st.y, ct_, st.pool, stream_);
   else if (st.fwd.plan)
-    st.fwd.plan->execute(cudnn_.get(), in.y.get(), weight(i), st.y.get(), workspace_.get());
+    st.fwd.plan->execute(cudnn_.get(), in.y, weight(i), st.y, workspace_.get());
   else
-    CUDNN_CHECK(cudnnConvolutionForward(cudnn_.get(), &one, in.y_desc.get(), in.y.get(), st.w_desc.get(), weight(i),
+    CUDNN_CHECK(cudnnConvolutionForward(cudnn_.get(), &one, in.y_desc.get(), in.y, st.w_desc.get(), weight(i),
                                         st.fwd_desc.get(), static_cast<cudnnConvolutionFwdAlgo_t>(st.fwd.algo),
-                                        workspace_.get(), workspace_.bytes(), &zero, st.y_desc.get(), st.y.get()));
+                                        workspace_.get(), workspace_.bytes(), &zero, st.y_desc.get(), st.y));
   if (l.bias) bias_forward(i);
 }
 
@@ -78,12 +78,12 @@ void Net::conv_backward(int i, const std::function<void(int)>& done) {
   const LayerState& in = *layers_[static_cast<std::size_t>(l.input)];
   const float one = 1.0f, zero = 0.0f;
   if (st.depthwise)
-    depthwise_backward_filter(in.y.get(), st.dy.get(), grad(i), ct_, st.pool, workspace_.get(), stream_);
+    depthwise_backward_filter(in.y, st.dy.get(), grad(i), ct_, st.pool, workspace_.get(), stream_);
   else if (st.bwd_filter.plan)
-    st.bwd_filter.plan->execute(cudnn_.get(), in.y.get(), grad(i), st.dy.get(), workspace_.get());
+    st.bwd_filter.plan->execute(cudnn_.get(), in.y, grad(i), st.dy.get(), workspace_.get());
   else
-    CUDNN_CHECK(cudnnConvolutionBackwardFilter(cudnn_.get(), &one, in.y_desc.get(), in.y.get(), st.y_desc.get(),
-                                               st.dy.get(), st.bwd_filter_desc.get(),
+    CUDNN_CHECK(cudnnConvolutionBackwardFilter(cudnn_.get(), &one, in.y_desc.get(), in.y, st.y_desc.get(), st.dy.get(),
+                                               st.bwd_filter_desc.get(),
                                                static_cast<cudnnConvolutionBwdFilterAlgo_t>(st.bwd_filter.algo),
                                                workspace_.get(), workspace_.bytes(), &zero, st.w_desc.get(), grad(i)));
   if (l.bias) bias_backward(i);
@@ -107,7 +107,7 @@ void Net::bias_forward(int i) {
   if (bias_in_relu_[static_cast<std::size_t>(i)]) return;  // the ReLU after this layer adds it
   const LayerState& st = *layers_[static_cast<std::size_t>(i)];
   const float one = 1.0f;
-  CUDNN_CHECK(cudnnAddTensor(cudnn_.get(), &one, st.bias_desc.get(), bias(i), &one, st.y_desc.get(), st.y.get()));
+  CUDNN_CHECK(cudnnAddTensor(cudnn_.get(), &one, st.bias_desc.get(), bias(i), &one, st.y_desc.get(), st.y));
 }
 
 // cuDNN's backward bias has no bf16: per-channel sums in fp32, then into the flat buffer.
@@ -128,7 +128,7 @@ void Net::bias_backward(int i) {
 void Net::fc_forward(int i) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
-  st.fc_fwd.run(lt_.get(), weight(i), act(l.input), st.y.get(), false, lt_workspace_.get(), stream_);
+  st.fc_fwd.run(lt_.get(), weight(i), act(l.input), st.y, false, lt_workspace_.get(), stream_);
   if (l.bias) bias_forward(i);
 }
 
@@ -195,23 +195,22 @@ void Net::bn_forward(int i, Pass pass) {
   const void* z = l.residual >= 0 ? act(l.residual) : nullptr;
   const long long rows = static_cast<long long>(cfg_.batch) * l.out.h * l.out.w;
   if (pass == Pass::kInfer) {
-    bn_forward_infer(in.y.get(), z, st.y.get(), ct_, rows, l.out.c, scale, shift,
+    bn_forward_infer(in.y, z, st.y, ct_, rows, l.out.c, scale, shift,
                      reinterpret_cast<const float*>(st.running_mean.get()),
                      reinterpret_cast<const float*>(st.running_var.get()), l.eps, l.relu, bn_work_.get(), stream_);
   } else if (st.fused && pass == Pass::kTrain) {
     const cudnnBatchNormOps_t ops =
         l.residual >= 0 ? CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION : CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
     CUDNN_CHECK(cudnnBatchNormalizationForwardTrainingEx(
-        cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, &one, &zero, in.y_desc.get(), in.y.get(),
-        l.residual >= 0 ? st.y_desc.get() : nullptr, z, st.y_desc.get(), st.y.get(), st.bn_desc.get(), scale, shift,
+        cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, &one, &zero, in.y_desc.get(), in.y,
+        l.residual >= 0 ? st.y_desc.get() : nullptr, z, st.y_desc.get(), st.y, st.bn_desc.get(), scale, shift,
         kBnMomentum, st.running_mean.get(), st.running_var.get(), l.eps, st.saved_mean.get(), st.saved_inv_var.get(),
         relu_.get(), workspace_.get(), workspace_.bytes(), st.reserve.get(), st.reserve.bytes()));
   } else {
-    bn_forward_train(in.y.get(), z, st.y.get(), ct_, rows, l.out.c, scale, shift,
-                     reinterpret_cast<float*>(st.saved_mean.get()), reinterpret_cast<float*>(st.saved_inv_var.get()),
-                     reinterpret_cast<float*>(st.running_mean.get()), reinterpret_cast<float*>(st.running_var.get()),
-                     pass == Pass::kCalibrate ? 1.0 : kBnMomentum, l.eps, l.relu,
-                     reinterpret_cast<std::uint8_t*>(st.relu_mask.get()), bn_work_.get(), stream_);
+    bn_forward_train(in.y, z, st.y, ct_, rows, l.out.c, scale, shift, reinterpret_cast<float*>(st.saved_mean.get()),
+                     reinterpret_cast<float*>(st.saved_inv_var.get()), reinterpret_cast<float*>(st.running_mean.get()),
+                     reinterpret_cast<float*>(st.running_var.get()), pass == Pass::kCalibrate ? 1.0 : kBnMomentum,
+                     l.eps, l.relu, reinterpret_cast<std::uint8_t*>(st.relu_mask.get()), bn_work_.get(), stream_);
   }
 }
 
@@ -227,14 +226,14 @@ void Net::bn_backward(int i, const std::function<void(int)>& done) {
     const cudnnBatchNormOps_t ops =
         l.residual >= 0 ? CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION : CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
     CUDNN_CHECK(cudnnBatchNormalizationBackwardEx(
-        cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, &one, &beta_dx, &one, &zero, in.y_desc.get(), in.y.get(),
-        st.y_desc.get(), st.y.get(), st.y_desc.get(), st.dy.get(), l.residual >= 0 ? st.y_desc.get() : nullptr,
+        cudnn_.get(), CUDNN_BATCHNORM_SPATIAL_PERSISTENT, ops, &one, &beta_dx, &one, &zero, in.y_desc.get(), in.y,
+        st.y_desc.get(), st.y, st.y_desc.get(), st.dy.get(), l.residual >= 0 ? st.y_desc.get() : nullptr,
         l.residual >= 0 ? dact(l.residual) : nullptr, in.y_desc.get(), dact(l.input), st.bn_desc.get(), scale, shift,
         st.bn_grad32, st.bn_grad32 + l.out.c, l.eps, st.saved_mean.get(), st.saved_inv_var.get(), relu_.get(),
         workspace_.get(), workspace_.bytes(), st.reserve.get(), st.reserve.bytes()));
   } else {
-    train::bn_backward(in.y.get(), reinterpret_cast<const std::uint8_t*>(st.relu_mask.get()), st.dy.get(),
-                       dact(l.input), l.residual >= 0 ? dact(l.residual) : nullptr, st.acc_input, st.acc_residual, ct_,
+    train::bn_backward(in.y, reinterpret_cast<const std::uint8_t*>(st.relu_mask.get()), st.dy.get(), dact(l.input),
+                       l.residual >= 0 ? dact(l.residual) : nullptr, st.acc_input, st.acc_residual, ct_,
                        count / l.out.c, l.out.c, scale, reinterpret_cast<const float*>(st.saved_mean.get()),
                        reinterpret_cast<const float*>(st.saved_inv_var.get()), l.relu, st.bn_grad32, bn_work_.get(),
                        stream_);
@@ -287,21 +286,20 @@ void Net::forward(Pass pass) {
         break;
       case Op::kRelu:
         if (bias_in_relu_[static_cast<std::size_t>(l.input)])
-          bias_relu_forward(act(l.input), bias(l.input), st.y.get(), ct_, n * l.out.h * l.out.w, l.out.c, stream_);
+          bias_relu_forward(act(l.input), bias(l.input), st.y, ct_, n * l.out.h * l.out.w, l.out.c, stream_);
         else
-          relu_forward(act(l.input), st.y.get(), ct_, n * l.out.elements(), stream_);
+          relu_forward(act(l.input), st.y, ct_, n * l.out.elements(), stream_);
         break;
       case Op::kMaxPool:
         // argmax: null in a net built for inference
-        maxpool_forward(act(l.input), st.y.get(), reinterpret_cast<std::uint8_t*>(st.argmax.get()), ct_, st.pool,
-                        stream_);
+        maxpool_forward(act(l.input), st.y, reinterpret_cast<std::uint8_t*>(st.argmax.get()), ct_, st.pool, stream_);
         break;
       case Op::kAvgPool:
-        avgpool2d_forward(act(l.input), st.y.get(), ct_, st.pool, l.count_pad, stream_);
+        avgpool2d_forward(act(l.input), st.y, ct_, st.pool, l.count_pad, stream_);
         break;
       case Op::kGlobalAvgPool: {
         const Dims& d = model_.layers[static_cast<std::size_t>(l.input)].out;
-        avgpool_forward(act(l.input), st.y.get(), ct_, cfg_.batch, d.h * d.w, d.c, stream_);
+        avgpool_forward(act(l.input), st.y, ct_, cfg_.batch, d.h * d.w, d.c, stream_);
         break;
       }
       case Op::kConcat:
@@ -311,7 +309,7 @@ void Net::forward(Pass pass) {
         add_forward_layer(i);
         break;
       case Op::kSubsample:
-        subsample_forward(act(l.input), st.y.get(), ct_, st.pool, l.offset, stream_);
+        subsample_forward(act(l.input), st.y, ct_, st.pool, l.offset, stream_);
         break;
       case Op::kFc:
         fc_forward(i);
@@ -347,10 +345,10 @@ void Net::backward(const std::function<void(int)>& grads_done) {
       case Op::kRelu:
         if (bias_in_relu_[static_cast<std::size_t>(l.input)]) {  // the bias's sums for its layer's backward pass
           CUDA_CHECK(cudaMemsetAsync(bias32_.get(), 0, static_cast<std::size_t>(l.out.c) * 4, stream_));
-          relu_backward_bias(st.y.get(), st.dy.get(), dact(l.input), ct_, n * l.out.h * l.out.w, l.out.c,
+          relu_backward_bias(st.y, st.dy.get(), dact(l.input), ct_, n * l.out.h * l.out.w, l.out.c,
                              reinterpret_cast<float*>(bias32_.get()), stream_);
         } else {
-          relu_backward(st.y.get(), st.dy.get(), dact(l.input), st.acc_input, ct_, n * l.out.elements(), stream_);
+          relu_backward(st.y, st.dy.get(), dact(l.input), st.acc_input, ct_, n * l.out.elements(), stream_);
         }
         break;
       case Op::kMaxPool:

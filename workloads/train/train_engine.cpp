@@ -51,12 +51,15 @@ TrainEngine::TrainEngine(const infer::EngineRequest& cfg)
   reference->forward(Pass::kCalibrate);
   CUDA_CHECK(cudaStreamSynchronize(s0));
 
+  // A stream runs one batch at a time, so its nets keep their outputs in its largest one's (built
+  // first): a stream needs the memory of one batch of max_batch, not of every batch size's.
   for (auto& lane : lanes_) {
     cudaStream_t s = lane->stream.get();
-    for (int batch : cfg.batch_sizes) {
+    for (auto batch = cfg.batch_sizes.rbegin(); batch != cfg.batch_sizes.rend(); ++batch) {
       Bucket b;
-      b.batch = batch;
-      nc.batch = batch;
+      b.batch = *batch;
+      nc.batch = *batch;
+      nc.outputs_of = lane->buckets.empty() ? nullptr : lane->buckets.front().net.get();
       b.net = std::make_unique<Net>(model_, nc, s);
       b.net->copy_parameters_from(*reference);
       b.net->forward(Pass::kInfer);  // the first pass uncaptured (cuDNN and cuBLASLt set up on it)
@@ -65,9 +68,13 @@ TrainEngine::TrainEngine(const infer::EngineRequest& cfg)
       CUDA_CHECK(cudaGraphLaunch(b.graph.get(), s));  // its first launch uploads it: not in a query's time
       lane->buckets.push_back(std::move(b));
     }
+    nc.outputs_of = nullptr;
     CUDA_CHECK(cudaStreamSynchronize(s));
   }
-  net_description_ = lanes_[0]->buckets.back().net->describe();
+  net_description_ = lanes_[0]->buckets.front().net->describe();
+  device_bytes_ = pool_.bytes();
+  for (const auto& lane : lanes_)
+    for (const Bucket& b : lane->buckets) device_bytes_ += b.net->bytes_allocated();
   build_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -150,10 +157,11 @@ Json TrainEngine::describe() const {
               {"precision", req_.precision},
               {"batch_sizes", req_.batch_sizes},
               {"streams", streams()},
-              {"graphs", "one per batch size per stream"},
+              {"graphs", "one per batch size per stream, sharing the stream's largest net's layer outputs"},
               {"pool_samples", req_.pool_samples},
               {"calibration_batch", kCalibrationBatch},
               {"build_s", build_s_},
+              {"device_bytes", device_bytes_},  // the nets' and the sample pool's
               {"largest_net", net_description_}};
 }
 

@@ -3,7 +3,8 @@
 // per batch size the scenario uses (infer::batch_buckets: exact sizes where the scenario fixes
 // them, buckets padded otherwise), each replayed as one CUDA graph so that a small
 // batch costs one launch, not one per layer. Each stream has its own nets: a net's activations
-// belong to the one batch running in it, so two streams cannot share them; the weights are copies
+// belong to the one batch running in it, so two streams cannot share them, while a stream's nets
+// (one batch at a time) keep their layer outputs in its largest one's; the weights are copies
 // (ResNet-50's are 100 MB in fp32, little beside a large batch's activations) made from one
 // calibrated net, so every net of every stream answers alike for the same image. The samples are a
 // pool of synthetic images on the device, made before the run (LoadGen's performance samples);
@@ -50,8 +51,8 @@ class TrainEngine final : public infer::Engine {
   // A stream with its nets and the events of its batches in flight, oldest first.
   struct Lane {
     gpu::Stream stream;
-    std::vector<Bucket> buckets;
-    std::mutex m;  // flying and spare: enqueue and the completion thread both use them
+    std::vector<Bucket> buckets;  // the largest first: the others keep their outputs in its net
+    std::mutex m;                 // flying and spare: enqueue and the completion thread both use them
     std::deque<gpu::Event> flying;
     std::vector<gpu::Event> spare;
     const Bucket* last = nullptr;  // the bucket of the last batch enqueued (run_logits)
@@ -64,6 +65,7 @@ class TrainEngine final : public infer::Engine {
   std::size_t image_bytes_ = 0;
   gpu::DeviceBuffer pool_;
   std::vector<std::unique_ptr<Lane>> lanes_;
+  std::size_t device_bytes_ = 0;
   double build_s_ = 0;
   Json net_description_;
 };
