@@ -81,9 +81,9 @@ __global__ void __launch_bounds__(kAttentionThreads)
   const int r = blockIdx.x, h = blockIdx.y, split = kSplit ? blockIdx.z : 0;
   const int q_width = heads * hd, kv_width = kv_heads * hd, kvh = h / (heads / kv_heads);
   const int n = row_pos[r] + 1;
-  // This block's keys: first .. end - 1. Split, a row's n keys are shared evenly (at most `chunk`
-  // each, the capacity's share), so that a short sequence keeps every split busy too.
-  const int share = kSplit ? (n + gridDim.z - 1) / gridDim.z : chunk;
+  // This block's keys: first .. end - 1 (split_share).
+  const int stride = warps * G * U;  // keys the block reads in one pass
+  const int share = kSplit ? split_share(n, gridDim.z, chunk, stride) : chunk;
   const int first = split * share, end = min(n, first + share);
   const bf16* row = qkv + static_cast<long long>(r) * (q_width + 2 * kv_width);
   float q[8] = {};
@@ -107,7 +107,6 @@ __global__ void __launch_bounds__(kAttentionThreads)
     return j < end && has ? *reinterpret_cast<const uint4*>(from) : uint4{0, 0, 0, 0};
   };
   // Warp w reads keys in runs of G x U from first + w G U, a stride of warps G U apart.
-  const int stride = warps * G * U;
   float mx = -INFINITY;
   // The loop bounds are the warp's, not the lane's: every lane takes part in the shuffles.
   for (int b0 = first + warp * G * U; b0 < end; b0 += stride) {
@@ -189,20 +188,26 @@ __global__ void __launch_bounds__(kAttentionThreads)
     __syncthreads();
     if (!last) return;
     __threadfence();
+    // The splits' maxima and sums read at once, split k by lane k of the first warp; each split's
+    // weight exp(max - top) (0 for one without keys) in shared memory for every channel's sum.
+    static_assert(kMaxSplits <= kWarp, "a lane per split");
+    __shared__ float weight[kMaxSplits];
+    __shared__ float total;
     const float* all = partial + rh * splits * (hd + 2);
-    float top = -INFINITY;
-    for (int k = 0; k < splits; ++k) top = fmaxf(top, __ldcg(all + k * (hd + 2)));
-    float total = 0.f;
-    for (int k = 0; k < splits; ++k) {
-      const float m = __ldcg(all + k * (hd + 2));
-      if (m > -INFINITY) total += __ldcg(all + k * (hd + 2) + 1) * __expf(m - top);
+    if (warp == 0) {
+      const float m = lane < splits ? __ldcg(all + lane * (hd + 2)) : -INFINITY;
+      const float z = lane < splits ? __ldcg(all + lane * (hd + 2) + 1) : 0.f;
+      const float top = warp_max(m);
+      const float w = m > -INFINITY ? __expf(m - top) : 0.f;
+      const float t = warp_sum(z * w);
+      if (lane < splits) weight[lane] = w;
+      if (lane == 0) total = t;
     }
+    __syncthreads();
     for (int d = threadIdx.x; d < hd; d += blockDim.x) {
       float a = 0.f;
-      for (int k = 0; k < splits; ++k) {
-        const float m = __ldcg(all + k * (hd + 2));
-        if (m > -INFINITY) a += __ldcg(all + k * (hd + 2) + 2 + d) * __expf(m - top);
-      }
+#pragma unroll 8
+      for (int k = 0; k < splits; ++k) a = fmaf(__ldcg(all + k * (hd + 2) + 2 + d), weight[k], a);
       out[d] = __float2bfloat16(a / total);
     }
     if (threadIdx.x == 0) done[rh] = 0;

@@ -26,13 +26,20 @@ void write_kv(bf16* k_cache, bf16* v_cache, const bf16* qkv, const int* row_slot
               int q_width, int kv_width, int max_len, cudaStream_t s);
 
 // Attention over fewer (row, head) pairs than kAttentionSplitBelow (two blocks per SM of an
-// H100/H200) splits each one's keys over `splits` blocks: a row's keys shared evenly, at most
-// `chunk` (the cache's capacity's share) a block. Its scratch: each split's partial result, and a
-// count per (row, head) of the splits done, zero before a launch (each launch leaves it zero).
+// H100/H200) splits each one's keys over `splits` blocks of at most `chunk` keys (the cache's
+// capacity's share). Its scratch: each split's partial result, and a count per (row, head) of the
+// splits done, zero before a launch (each launch leaves it zero).
 constexpr int kAttentionSplitBelow = 2 * 132;
 struct AttentionSplits {
   int splits = 1, chunk = 0;
 };
+// The keys each split of a row of n keys takes: an even share, but no fewer than `stride` (what a
+// block reads in one pass of its warps) where the chunk allows. Each pass is a round trip to
+// memory, and each busy split more work for the combine: a decode is latency, not bandwidth.
+__host__ __device__ inline int split_share(int n, int splits, int chunk, int stride) {
+  const int even = (n + splits - 1) / splits;
+  return even > stride ? (even < chunk ? even : chunk) : (stride < chunk ? stride : chunk);
+}
 struct AttentionScratch {
   float* partial = nullptr;  // attention_scratch_floats(hd)
   int* done = nullptr;       // kAttentionSplitBelow counts, zeroed once

@@ -163,10 +163,17 @@ TEST(DecodeAttention, SplitsCoverEveryKeyWithinTheScratch) {
         EXPECT_GE(a.splits, 1);
         EXPECT_LE(a.splits, 32);
         EXPECT_GE(static_cast<long long>(a.splits) * a.chunk, max_len);
-        // A row of n <= max_len keys shares them over the splits: no share exceeds the chunk that
-        // the shared memory is sized for.
-        for (int n = 1; n <= max_len; n += std::max(1, max_len / 97))
-          ASSERT_LE((n + a.splits - 1) / a.splits, a.chunk) << n << " keys";
+        // A row of n <= max_len keys shares them over the splits: every key taken, and no share
+        // larger than the chunk that the shared memory is sized for, whatever a block's stride.
+        for (const int stride : {16, 32, 64, 128, 512})
+          for (int n = 1; n <= max_len; n += std::max(1, max_len / 97)) {
+            const int share = split_share(n, a.splits, a.chunk, stride);
+            ASSERT_LE(share, a.chunk) << n << " keys, stride " << stride;
+            ASSERT_GE(static_cast<long long>(share) * a.splits, n) << n << " keys, stride " << stride;
+            if (a.chunk >= stride) {
+              ASSERT_GE(share, std::min(stride, n)) << n << " keys: a pass's worth";
+            }
+          }
         if (rows * heads >= kAttentionSplitBelow) {
           EXPECT_EQ(a.splits, 1);
         }
