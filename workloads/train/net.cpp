@@ -238,6 +238,26 @@ void Net::fuse_bias_relu() {
 
 Net::~Net() = default;
 
+std::vector<float> Net::host_params(int layer) const {
+  const Layer& l = model_.layers[static_cast<std::size_t>(layer)];
+  std::vector<float> out(static_cast<std::size_t>(l.params));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  CUDA_CHECK(cudaMemcpy(out.data(), master() + l.param_offset, out.size() * 4, cudaMemcpyDeviceToHost));
+  return out;
+}
+
+std::vector<float> Net::running_stats(int layer) const {
+  const Layer& l = model_.layers[static_cast<std::size_t>(layer)];
+  const LayerState& st = *layers_[static_cast<std::size_t>(layer)];
+  if (l.op != Op::kBatchNorm) throw Error(l.name + " is not a batch norm: it has no running statistics");
+  const auto c = static_cast<std::size_t>(l.out.c);
+  std::vector<float> out(2 * c);
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  CUDA_CHECK(cudaMemcpy(out.data(), st.running_mean.get(), c * 4, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(out.data() + c, st.running_var.get(), c * 4, cudaMemcpyDeviceToHost));
+  return out;
+}
+
 bool Net::can_lend_outputs_to(const Model& m, int batch, DType t) const {
   return m.name == model_.name && m.layers.size() == model_.layers.size() &&
          m.layers[0].out.elements() == model_.layers[0].out.elements() && batch <= cfg_.batch && t == ct_;

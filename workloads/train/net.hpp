@@ -94,6 +94,12 @@ class Net {
   void optimizer_step(float divisor);
 
   const Model& model() const { return model_; }
+  // For quantizing a trained net (quant_net.hpp), after the stream's work: a layer's output (NHWC,
+  // compute type), its parameters on the host in fp32 (weights then bias; a batch norm's scale then
+  // shift) and a batch norm's running mean then variance.
+  const void* output(int layer) const { return act(layer); }
+  std::vector<float> host_params(int layer) const;
+  std::vector<float> running_stats(int layer) const;
   const NetConfig& config() const { return cfg_; }
   DType compute_type() const { return ct_; }
   void* grads() const { return grads_; }  // flat, compute type, param_slots elements

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 
 #include "common/error.hpp"
 #include "workloads/dataset/epoch_sharder.hpp"
@@ -16,6 +17,7 @@
 #include "workloads/train/image_batches.cuh"
 #include "workloads/train/model.hpp"
 #include "workloads/train/net.hpp"
+#include "workloads/train/quant_net.hpp"
 #include "workloads/train/train_step.hpp"
 
 namespace scalebench::train {
@@ -78,8 +80,15 @@ TtaBench::TtaBench(const MpiSession& mpi, const TtaConfig& cfg, const TtaRecipe&
 }
 
 double TtaBench::evaluate(Net& net, unsigned long long* correct) {
+  return evaluate(
+      net.images(), net.labels(), [&] { net.forward(Pass::kInfer); }, net.logits(), net.compute_type(), correct);
+}
+
+double TtaBench::evaluate(void* images, int* labels, const std::function<void()>& forward, const void* logits,
+                          DType logits_type, unsigned long long* correct) {
   const cudaStream_t s = stream_.get();
   const int ranks = mpi_.size(), n = recipe_.batch;
+  const DType t = compute_dtype(recipe_.precision);
   // Each rank scores its slice of the test split; the counts are summed.
   const long long per = (test_.count + ranks - 1) / ranks, first = per * mpi_.rank();
   const long long mine = std::max(0LL, std::min<long long>(per, test_.count - first));
@@ -87,15 +96,42 @@ double TtaBench::evaluate(Net& net, unsigned long long* correct) {
   for (long long b = 0; b < mine; b += n) {
     const int valid = static_cast<int>(std::min<long long>(n, mine - b));
     plain_batch(reinterpret_cast<const std::uint8_t*>(test_.images.get()),
-                reinterpret_cast<const std::uint8_t*>(test_.labels.get()), first + b, valid, n, shape_, net.images(),
-                net.compute_type(), net.labels(), s);
-    net.forward(Pass::kInfer);
-    count_correct(net.logits(), net.compute_type(), net.labels(), n, classes_, correct, s);
+                reinterpret_cast<const std::uint8_t*>(test_.labels.get()), first + b, valid, n, shape_, images, t,
+                labels, s);
+    forward();
+    count_correct(logits, logits_type, labels, n, classes_, correct, s);
   }
   unsigned long long hits = 0;
   CUDA_CHECK(cudaMemcpyAsync(&hits, correct, sizeof hits, cudaMemcpyDeviceToHost, s));
   CUDA_CHECK(cudaStreamSynchronize(s));
   return static_cast<double>(mpi_.allreduce_sum(static_cast<long long>(hits))) / test_.count;
+}
+
+std::vector<QuantizedAccuracy> TtaBench::quantize(Net& net, unsigned long long* correct) {
+  std::vector<QuantizedAccuracy> out;
+  const int n = recipe_.batch;
+  for (const std::string& name : cfg_.quantize) {
+    // Calibration on the first training images, as they are (no crops or flips).
+    auto load = [&](int k) {
+      const long long first = static_cast<long long>(k) * n % train_.count;
+      plain_batch(reinterpret_cast<const std::uint8_t*>(train_.images.get()),
+                  reinterpret_cast<const std::uint8_t*>(train_.labels.get()), first,
+                  static_cast<int>(std::min<long long>(n, train_.count - first)), n, shape_, net.images(),
+                  net.compute_type(), net.labels(), stream_.get());
+    };
+    std::unique_ptr<QuantNet> q;
+    try {
+      q = std::make_unique<QuantNet>(net, name == "int8" ? gpu::QuantFormat::kInt8 : gpu::QuantFormat::kE4M3,
+                                     cfg_.calibration_batches, load);
+    } catch (const Error& e) {  // the trained seed's records stand; this format's says why it has none
+      out.push_back(QuantizedAccuracy{name, 0, Json(), e.what()});
+      continue;
+    }
+    const double accuracy = evaluate(
+        q->images(), net.labels(), [&] { q->forward(); }, q->logits(), DType::kF32, correct);
+    out.push_back(QuantizedAccuracy{name, accuracy, q->describe(), ""});
+  }
+  return out;
 }
 
 SeedResult TtaBench::run_seed(std::uint64_t seed) {
@@ -196,6 +232,7 @@ SeedResult TtaBench::run_seed(std::uint64_t seed) {
   for (int e = 0; e < r.epochs; ++e)
     r.train_s += seconds_between(epoch_start[static_cast<std::size_t>(e)], epoch_end[static_cast<std::size_t>(e)]);
   r.total_s = seconds_between(run_start, last_eval);
+  r.quantized = quantize(net, reinterpret_cast<unsigned long long*>(correct.get()));
   r.images_per_s = static_cast<double>(steps) * r.epochs * global_batch() / r.train_s;
   r.mllog = log.lines();
   return r;

@@ -1,6 +1,8 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <vector>
 
 #include "workloads/compute/precision.hpp"
 #include "workloads/dataset/idx_file.hpp"
@@ -42,6 +44,12 @@ class TtaBench {
   static Split upload(const dataset::LabelledImages& s);
   // The test split's accuracy over every rank (each scores its slice); waits for the GPU.
   double evaluate(Net& net, unsigned long long* correct);
+  // The same for any forward pass: `images` (the net's compute type) and `labels` take a batch,
+  // `forward` runs it into `logits` of type `logits_type`.
+  double evaluate(void* images, int* labels, const std::function<void()>& forward, const void* logits,
+                  DType logits_type, unsigned long long* correct);
+  // The trained net in each of cfg.quantize's formats, calibrated on training images, scored.
+  std::vector<QuantizedAccuracy> quantize(Net& net, unsigned long long* correct);
 
   const MpiSession& mpi_;
   TtaConfig cfg_;

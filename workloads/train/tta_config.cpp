@@ -86,6 +86,20 @@ TtaConfig TtaConfig::from_params(const Json& p) {
   c.crop_pad = p.value("crop_pad", c.crop_pad);
   if (c.crop_pad < 0 || c.crop_pad > 8) throw Error("crop_pad: 0 to 8 pixels");
   c.flip = p.value("flip", c.flip);
+  std::stringstream formats(p.value("quantize", std::string()));
+  for (std::string f; std::getline(formats, f, ',');) {
+    f.erase(0, f.find_first_not_of(' '));
+    f.erase(f.find_last_not_of(' ') + 1);
+    if (f.empty()) continue;
+    if (f != "int8" && f != "fp8e4m3") throw Error("quantize: '" + f + "' is not one of int8, fp8e4m3");
+    if (std::find(c.quantize.begin(), c.quantize.end(), f) != c.quantize.end())
+      throw Error("quantize: " + f + " is listed twice");
+    c.quantize.push_back(f);
+  }
+  c.quantize_tolerance_points = p.value("quantize_tolerance_points", c.quantize_tolerance_points);
+  if (!(c.quantize_tolerance_points >= 0)) throw Error("quantize_tolerance_points: must be 0 or more");
+  c.calibration_batches = p.value("calibration_batches", c.calibration_batches);
+  if (c.calibration_batches < 1) throw Error("calibration_batches: must be 1 or more");
   return c;
 }
 

@@ -26,6 +26,12 @@ struct TtaConfig {
   double label_smoothing = 0.1;
   int crop_pad = 2;  // random crop from the image padded by this many pixels per side
   bool flip = true;  // random horizontal flips
+  // After training, the net quantized to each of these formats ("int8", "fp8e4m3") and its test
+  // accuracy set against the trained precision's: a loss of more than `quantize_tolerance_points`
+  // (percentage points) fails. Activation scales from `calibration_batches` batches of training images.
+  std::vector<std::string> quantize;
+  double quantize_tolerance_points = 0.3;
+  int calibration_batches = 4;
 
   // The batch of one GPU of `ranks`: `batch`, or the global batch's share. Throws Error naming
   // global_batch when the ranks do not divide it.
@@ -34,7 +40,8 @@ struct TtaConfig {
   double scaled_peak_lr(int global_batch) const { return peak_lr * global_batch / kReferenceBatch; }
   // From the params: data, target_accuracy, max_epochs, seeds (a count n: seeds 1..n; or a list:
   // "3,7,11" or a YAML list), eval_every, cost_per_gpu_hour, global_batch, peak_lr, lr_warmup, label_smoothing,
-  // crop_pad, flip. Throws Error naming the parameter.
+  // crop_pad, flip, quantize ("int8,fp8e4m3"), quantize_tolerance_points, calibration_batches. Throws
+  // Error naming the parameter.
   static TtaConfig from_params(const Json& params);
 };
 

@@ -20,6 +20,8 @@ Json point_of(const TtaShape& shape, const TtaConfig& cfg, Json seed) {
               {"seed", std::move(seed)}};
 }
 
+double lost_points(const SeedResult& r, const QuantizedAccuracy& q) { return 100 * (r.final_accuracy - q.accuracy); }
+
 mllog::TimeToTrain summarize_seeds(const std::vector<SeedResult>& seeds, bool with_eval) {
   std::vector<std::optional<double>> per_seed;
   for (const auto& s : seeds)
@@ -59,6 +61,34 @@ std::vector<Json> tta_records(const Json& context, const TtaConfig& cfg, const T
                         {"peak_lr", shape.peak_lr},
                         {"mllog", s.mllog}};
     out.push_back(std::move(r));
+    for (const QuantizedAccuracy& q : s.quantized) {
+      const double lost = lost_points(s, q);
+      const bool within = q.problem.empty() && lost <= cfg.quantize_tolerance_points;
+      Json point = point_of(shape, cfg, s.seed);
+      point["precision"] = q.format;
+      Json qr = PointRecord{std::move(point),
+                            "quantized_accuracy",
+                            "fraction",
+                            "higher",
+                            q.problem.empty() ? std::vector<double>{q.accuracy} : std::vector<double>{},
+                            "evaluation",
+                            Correctness::unchecked(),
+                            within ? "ok" : "failed",
+                            within ? ""
+                            : !q.problem.empty()
+                                ? q.format + ": " + q.problem
+                                : q.format + " lost " + fixed_number(lost, 2) + " points of test accuracy against " +
+                                      shape.precision + "'s " + fixed_number(s.final_accuracy, 4) + " (at most " +
+                                      fixed_number(cfg.quantize_tolerance_points, 2) + ")"}
+                    .to_json(run);
+      qr["details"] = Json{{"trained_precision", shape.precision},
+                           {"trained_accuracy", s.final_accuracy},
+                           {"lost_points", lost},
+                           {"tolerance_points", cfg.quantize_tolerance_points},
+                           {"reached", s.reached},
+                           {"quantization", q.quantization}};
+      out.push_back(std::move(qr));
+    }
   }
   const mllog::TimeToTrain with = summarize_seeds(seeds, true), without = summarize_seeds(seeds, false);
   const std::string why = with.counts ? ""
@@ -102,6 +132,15 @@ std::string tta_seed_line(const SeedResult& r) {
   return "tta seed=" + std::to_string(r.seed) + " reached=" + (r.reached ? "yes" : "no") +
          " epochs=" + std::to_string(r.epochs) + " accuracy=" + fixed_number(r.final_accuracy, 4) +
          " time_s=" + fixed_number(r.total_s, 3) + " time_without_eval_s=" + fixed_number(r.train_s, 3);
+}
+
+std::string tta_quantized_line(const SeedResult& r, const QuantizedAccuracy& q, const TtaConfig& cfg) {
+  if (!q.problem.empty())
+    return "tta seed=" + std::to_string(r.seed) + " quantized=" + q.format + " failed: " + q.problem;
+  const double lost = lost_points(r, q);
+  return "tta seed=" + std::to_string(r.seed) + " quantized=" + q.format + " accuracy=" + fixed_number(q.accuracy, 4) +
+         " trained=" + fixed_number(r.final_accuracy, 4) + " lost_points=" + fixed_number(lost, 2) +
+         " within=" + (lost <= cfg.quantize_tolerance_points ? "yes" : "no");
 }
 
 std::string tta_summary_line(const std::vector<SeedResult>& seeds, const TtaConfig& cfg, int gpus) {

@@ -51,6 +51,19 @@ TEST(TtaConfig, BadParametersNameThemselves) {
   EXPECT_EQ(message(Json{{"data", "d"}, {"global_batch", -512}}).rfind("global_batch:", 0), 0u);
 }
 
+TEST(TtaConfig, QuantizeNamesEachFormatOnce) {
+  EXPECT_TRUE(TtaConfig::from_params(Json{{"data", "d"}}).quantize.empty());
+  const TtaConfig c = TtaConfig::from_params(Json{{"data", "d"}, {"quantize", "int8, fp8e4m3"}});
+  EXPECT_EQ(c.quantize, (std::vector<std::string>{"int8", "fp8e4m3"}));
+  EXPECT_EQ(c.quantize_tolerance_points, 0.3);
+  EXPECT_EQ(c.calibration_batches, 4);
+  auto message = [](const Json& p) { return test_support::error_of([&] { TtaConfig::from_params(p); }); };
+  EXPECT_EQ(message(Json{{"data", "d"}, {"quantize", "int4"}}), "quantize: 'int4' is not one of int8, fp8e4m3");
+  EXPECT_EQ(message(Json{{"data", "d"}, {"quantize", "int8,int8"}}), "quantize: int8 is listed twice");
+  EXPECT_EQ(message(Json{{"data", "d"}, {"calibration_batches", 0}}).rfind("calibration_batches:", 0), 0u);
+  EXPECT_EQ(message(Json{{"data", "d"}, {"quantize_tolerance_points", -1}}).rfind("quantize_tolerance_points:", 0), 0u);
+}
+
 TEST(TtaConfig, OneCycleRisesToThePeakThenFallsToZero) {
   EXPECT_DOUBLE_EQ(one_cycle_lr(0, 100, 1.0, 0.25), 1.0 / 25);
   EXPECT_DOUBLE_EQ(one_cycle_lr(25, 100, 1.0, 0.25), 1.0);

@@ -1,0 +1,117 @@
+// GPU checks of the quantized net (int8 and E4M3 through cuDNN's quantized convolution graphs):
+// its logits follow the fp32 net it was made from, on images it was not calibrated on, closely
+// enough that a mix-up of images could not pass; a net with ops it does not run is refused by the
+// layer's name. Skipped where no GPU is visible.
+#include <gtest/gtest.h>
+
+#ifdef SCALEBENCH_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "tests/unit/error_text.hpp"
+#include "tests/unit/gpu_available.hpp"
+#include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/train/model.hpp"
+#include "workloads/train/net.hpp"
+#include "workloads/train/quant_net.hpp"
+#include "workloads/train/train_kernels.cuh"
+
+namespace scalebench::train {
+namespace {
+using test_support::have_gpu;
+
+constexpr int kBatch = 256;
+
+std::vector<float> host_floats(const void* p, std::size_t n) {
+  std::vector<float> out(n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaMemcpy(out.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+// ||got - want|| over the spread of want around its mean: 0 when equal, about 1.4 when unrelated.
+double relative_error(const std::vector<float>& got, const std::vector<float>& want) {
+  double mean = 0;
+  for (float v : want) mean += v;
+  mean /= static_cast<double>(want.size());
+  double err = 0, spread = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    err += (got[i] - want[i]) * static_cast<double>(got[i] - want[i]);
+    spread += (want[i] - mean) * (want[i] - mean);
+  }
+  return std::sqrt(err / spread);
+}
+
+int top1_agree(const std::vector<float>& a, const std::vector<float>& b, int classes) {
+  int agree = 0;
+  for (std::size_t r = 0; r < a.size() / static_cast<std::size_t>(classes); ++r) {
+    int ia = 0, ib = 0;
+    for (int k = 1; k < classes; ++k) {
+      if (a[r * classes + k] > a[r * classes + ia]) ia = k;
+      if (b[r * classes + k] > b[r * classes + ib]) ib = k;
+    }
+    agree += ia == ib;
+  }
+  return agree;
+}
+
+TEST(QuantNetGpu, FollowsTheFp32NetItQuantizes) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  cudaStream_t s = stream.get();
+  NetConfig nc;
+  nc.precision = compute::Precision::kFp32;
+  nc.batch = kBatch;
+  nc.training = false;
+  nc.search = false;
+  Net net(build_model("fmnist-resnet"), nc, s);
+  const long long elements = kBatch * net.model().layers[0].out.elements();
+  const int classes = net.model().classes;
+  auto images = [&](void* to, std::uint64_t seed) { fill_normal(to, DType::kF32, elements, 0.0f, 1.0f, seed, s); };
+  images(net.images(), 50);
+  net.forward(Pass::kCalibrate);  // random weights, batch norm's statistics from real activations
+  // The reference logits of two batches: A, which the quantized net scores, and B, a mix-up.
+  images(net.images(), 7);
+  net.forward(Pass::kInfer);
+  const std::vector<float> want_a = host_floats(net.logits(), static_cast<std::size_t>(kBatch) * classes);
+  images(net.images(), 8);
+  net.forward(Pass::kInfer);
+  const std::vector<float> want_b = host_floats(net.logits(), static_cast<std::size_t>(kBatch) * classes);
+
+  for (const auto& [f, most] : {std::pair{gpu::QuantFormat::kInt8, 0.1}, std::pair{gpu::QuantFormat::kE4M3, 0.2}}) {
+    SCOPED_TRACE(gpu::name(f));
+    QuantNet q(net, f, 2, [&](int k) { images(net.images(), 100 + static_cast<std::uint64_t>(k)); });
+    images(q.images(), 7);
+    q.forward();
+    const std::vector<float> got = host_floats(q.logits(), static_cast<std::size_t>(kBatch) * classes);
+    const double err = relative_error(got, want_a), mixed = relative_error(got, want_b);
+    const int agree = top1_agree(got, want_a, classes);
+    std::printf("%s: logits' error %.4f of their spread (%.4f against other images), top-1 agrees on %d of %d\n",
+                gpu::name(f), err, mixed, agree, kBatch);
+    EXPECT_LT(err, most);
+    EXPECT_GT(mixed, 5 * most) << "the check could not tell the images apart";
+    EXPECT_GE(agree, kBatch * 8 / 10);
+    EXPECT_EQ(q.describe().at("convolutions").size(), 7u);  // fmnist-resnet's seven, each with its batch norm
+  }
+}
+
+TEST(QuantNetGpu, RefusesANetWithOpsItDoesNotRunByTheLayersName) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  NetConfig nc;
+  nc.precision = compute::Precision::kFp32;
+  nc.batch = 8;
+  nc.training = false;
+  nc.search = false;
+  Net net(build_model("tiny"), nc, stream.get());  // conv0 has a bias and a ReLU, no batch norm
+  const std::string why = test_support::error_of([&] { QuantNet(net, gpu::QuantFormat::kInt8, 1, [](int) {}); });
+  EXPECT_EQ(why.rfind("quantized inference: layer conv0 (conv) is not followed by its batch norm", 0), 0u) << why;
+}
+
+}  // namespace
+}  // namespace scalebench::train
+#endif

@@ -1,0 +1,140 @@
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include "workloads/train/kernel_common.cuh"
+#include "workloads/train/quant_kernels.cuh"
+
+namespace scalebench::train {
+
+namespace {
+__device__ __forceinline__ std::uint8_t encode(float v, QuantFormat f) {
+  if (f == QuantFormat::kE4M3) return __nv_fp8_e4m3(v).__x;  // satfinite, to nearest even
+  if (isnan(v)) return 0;
+  return static_cast<std::uint8_t>(static_cast<std::int8_t>(fminf(fmaxf(rintf(v), -127.f), 127.f)));
+}
+
+__device__ __forceinline__ float decode(std::uint8_t q, QuantFormat f) {
+  if (f == QuantFormat::kE4M3) {
+    __nv_fp8_e4m3 e;
+    e.__x = q;
+    return static_cast<float>(e);
+  }
+  return static_cast<float>(static_cast<std::int8_t>(q));
+}
+
+// Magnitudes are >= 0, so their float bits order as integers do.
+template <typename T>
+__global__ void abs_max_kernel(const T* x, long long n, float* amax) {
+  float m = 0.f;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    m = fmaxf(m, fabsf(to_float(x[i])));
+  for (int o = 16; o > 0; o /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+  if (threadIdx.x % 32 == 0) atomicMax(reinterpret_cast<unsigned*>(amax), __float_as_uint(m));
+}
+
+template <typename T>
+__global__ void quantize_rows_kernel(const T* x, int c_in, std::uint8_t* q, int c_out, long long rows, float inv,
+                                     QuantFormat f) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < rows * c_out;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long r = i / c_out;
+    const int c = static_cast<int>(i % c_out);
+    q[i] = c < c_in ? encode(to_float(x[r * c_in + c]) * inv, f) : 0;
+  }
+}
+
+__global__ void dequantize_half_kernel(const std::uint8_t* q, QuantFormat f, float scale, __half* y, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    y[i] = __float2half(decode(q[i], f) * scale);
+}
+
+__global__ void maxpool_bytes_kernel(const std::uint8_t* x, std::uint8_t* y, PoolShape p) {
+  const long long total = static_cast<long long>(p.n) * p.oh * p.ow * p.c;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int c = static_cast<int>(i % p.c);
+    const long long pos = i / p.c;
+    const int ox = static_cast<int>(pos % p.ow), oy = static_cast<int>(pos / p.ow % p.oh);
+    const long long img = pos / (static_cast<long long>(p.oh) * p.ow);
+    std::uint8_t best = 0;  // the smallest value >= 0 in both formats
+    for (int ky = 0; ky < p.k; ++ky) {
+      const int iy = oy * p.stride - p.pad + ky;
+      if (iy < 0 || iy >= p.h) continue;
+      for (int kx = 0; kx < p.k; ++kx) {
+        const int ix = ox * p.stride - p.pad + kx;
+        if (ix < 0 || ix >= p.w) continue;
+        // A set sign bit (E4M3's -0 after a ReLU, say) counts as 0: +0 is written instead.
+        const std::uint8_t v = x[((img * p.h + iy) * p.w + ix) * p.c + c], key = v & 0x80 ? 0 : v;
+        best = key > best ? key : best;
+      }
+    }
+    y[i] = best;
+  }
+}
+
+// One block per image, a thread per channel (strided).
+__global__ void global_avgpool_dequant_kernel(const std::uint8_t* q, QuantFormat f, float scale, float* y, int hw,
+                                              int c) {
+  const long long img = blockIdx.x;
+  for (int ch = threadIdx.x; ch < c; ch += blockDim.x) {
+    float sum = 0.f;
+    for (int p = 0; p < hw; ++p) sum += decode(q[(img * hw + p) * c + ch], f);
+    y[img * c + ch] = sum * scale / static_cast<float>(hw);
+  }
+}
+
+__global__ void fc_f32_kernel(const float* x, const float* w, const float* b, float* y, int n, int in, int out) {
+  const long long total = static_cast<long long>(n) * out;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long r = i / out;
+    const int o = static_cast<int>(i % out);
+    float acc = b ? b[o] : 0.f;
+    for (int k = 0; k < in; ++k) acc = fmaf(x[r * in + k], w[static_cast<long long>(o) * in + k], acc);
+    y[i] = acc;
+  }
+}
+}  // namespace
+
+void abs_max(const void* x, DType t, long long n, float* amax, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    abs_max_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(static_cast<const T*>(x), n, amax);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void quantize_rows(const void* x, DType t, int c_in, std::uint8_t* q, int c_out, long long rows, float scale,
+                   QuantFormat f, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    quantize_rows_kernel<T>
+        <<<blocks_for(rows * c_out), kThreads, 0, s>>>(static_cast<const T*>(x), c_in, q, c_out, rows, 1.0f / scale, f);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void dequantize_half(const std::uint8_t* q, QuantFormat f, float scale, void* y, long long n, cudaStream_t s) {
+  dequantize_half_kernel<<<blocks_for(n), kThreads, 0, s>>>(q, f, scale, static_cast<__half*>(y), n);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void maxpool_bytes(const std::uint8_t* x, std::uint8_t* y, const PoolShape& p, cudaStream_t s) {
+  maxpool_bytes_kernel<<<blocks_for(static_cast<long long>(p.n) * p.oh * p.ow * p.c), kThreads, 0, s>>>(x, y, p);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void global_avgpool_dequant(const std::uint8_t* q, QuantFormat f, float scale, float* y, int n, int hw, int c,
+                            cudaStream_t s) {
+  global_avgpool_dequant_kernel<<<static_cast<unsigned>(n), kThreads, 0, s>>>(q, f, scale, y, hw, c);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void fc_f32(const float* x, const float* w, const float* b, float* y, int n, int in, int out, cudaStream_t s) {
+  fc_f32_kernel<<<blocks_for(static_cast<long long>(n) * out), kThreads, 0, s>>>(x, w, b, y, n, in, out);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace scalebench::train

@@ -1,0 +1,61 @@
+#pragma once
+// A trained net's forward pass in 8 bits, int8 or E4M3, for inference: each convolution and the
+// batch norm after it folded into one cuDNN graph (gpu::QuantConvGraph: per-channel weight scales;
+// the epilogue's scale, bias, residual and ReLU; the output requantized to the next tensor's
+// scale), max pooling on the 8-bit values, and the classifier in fp32 after a dequantizing global
+// average pool. Activation scales come from calibration: each tensor's largest magnitude over
+// batches the trained net runs (max calibration). The ops of fmnist-resnet and the ResNets; a net
+// with others is refused by the layer's name. Built only with SCALEBENCH_HAVE_CUDA.
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/gpu/cudnn_handles.hpp"
+#include "workloads/gpu/cudnn_quant_conv_graph.hpp"
+#include "workloads/train/net.hpp"
+
+namespace scalebench::train {
+
+class QuantNet {
+ public:
+  // Quantizes `trained` (any precision, its batch size): `load(k)` writes calibration batch k of
+  // `calibration_batches` into trained.images(), on trained's stream, and the trained net runs it.
+  QuantNet(Net& trained, gpu::QuantFormat f, int calibration_batches, const std::function<void(int)>& load);
+  ~QuantNet();
+  QuantNet(const QuantNet&) = delete;
+  QuantNet& operator=(const QuantNet&) = delete;
+
+  // The input batch, as Net::images(): NHWC in the trained net's compute type.
+  void* images() const { return images_.get(); }
+  // Enqueues the 8-bit forward pass on the trained net's stream; logits() then holds fp32 logits.
+  void forward();
+  const float* logits() const { return reinterpret_cast<const float*>(logits_.get()); }
+  int batch() const { return batch_; }
+
+  // The format, calibration and each layer's graph, scales and plan, for the records.
+  Json describe() const;
+
+ private:
+  struct Tensor;
+  struct Step;
+  void plan(const Model& m);
+  void calibrate(Net& trained, int batches, const std::function<void(int)>& load);
+  void build(const Net& trained);
+
+  gpu::QuantFormat format_;
+  cudaStream_t stream_;
+  int batch_;
+  DType input_type_;
+  gpu::CudnnHandle cudnn_;
+  std::vector<std::unique_ptr<Tensor>> tensors_;  // per layer of the model (null: none kept)
+  std::vector<std::unique_ptr<Step>> steps_;
+  gpu::DeviceBuffer images_, amax_, features_, fc_weight_, fc_bias_, logits_;
+  int classes_ = 0, features_width_ = 0, calibration_batches_ = 0;
+};
+
+}  // namespace scalebench::train
