@@ -1,5 +1,6 @@
 #!/bin/bash
-# Call 2 on one H200 (a fresh machine; Fashion-MNIST unpacked by two call-0s): the GPU tests of
+# Call 2 on one H200 (a fresh machine; `call0.sh a` unpacked Fashion-MNIST's training images, this
+# call the rest, carried beside a bundle of the four programs it runs): the GPU tests of
 # this session's changes (the quantized net, int8 and E4M3; the infer engine's nets sharing their
 # stream's largest net's outputs; split attention's share and combine); decode at batch 1 and 64
 # with this session's attention against the same program built with 66c78b9's (the even share),
@@ -7,7 +8,7 @@
 # ResNet-50 fp16 Offline and the Server search at two batching set-ups. Run from the repository
 # root with B = the bundle's env.sh and $OUT set; raw output in $OUT/call2-raw.tar.gz.
 B=${B:-.gpu-bundle/env.sh}
-mkdir -p "$OUT/raw"
+mkdir -p "$OUT/raw" /usr/share/datasets/fashion-mnist && cp .gpu-data/b/* /usr/share/datasets/fashion-mnist/
 RAW=$OUT/raw
 export CUDA_VISIBLE_DEVICES=0
 nvidia-smi --query-gpu=index,name,uuid,power.limit,clocks.max.sm,clocks.max.mem,driver_version --format=csv | tee "$RAW/gpu.txt"
