@@ -44,6 +44,17 @@ __global__ void quantize_rows_kernel(const T* x, int c_in, std::uint8_t* q, int 
   }
 }
 
+template <typename T>
+__global__ void bias_act_quantize_kernel(const T* x, const float* bias, bool relu, std::uint8_t* q, long long rows,
+                                         int c, float inv, QuantFormat f) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < rows * c;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float v = to_float(x[i]) + bias[i % c];
+    if (relu) v = fmaxf(v, 0.f);
+    q[i] = encode(v * inv, f);
+  }
+}
+
 __global__ void dequantize_half_kernel(const std::uint8_t* q, QuantFormat f, float scale, __half* y, long long n) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
@@ -112,6 +123,16 @@ void quantize_rows(const void* x, DType t, int c_in, std::uint8_t* q, int c_out,
     using T = std::remove_pointer_t<decltype(tag)>;
     quantize_rows_kernel<T>
         <<<blocks_for(rows * c_out), kThreads, 0, s>>>(static_cast<const T*>(x), c_in, q, c_out, rows, 1.0f / scale, f);
+  });
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void bias_act_quantize(const void* x, DType t, const float* bias, bool relu, std::uint8_t* q, long long rows, int c,
+                       float scale, QuantFormat f, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    bias_act_quantize_kernel<T>
+        <<<blocks_for(rows * c), kThreads, 0, s>>>(static_cast<const T*>(x), bias, relu, q, rows, c, 1.0f / scale, f);
   });
   CUDA_CHECK(cudaGetLastError());
 }

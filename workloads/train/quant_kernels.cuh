@@ -23,6 +23,11 @@ void abs_max(const void* x, DType t, long long n, float* amax, cudaStream_t s);
 void quantize_rows(const void* x, DType t, int c_in, std::uint8_t* q, int c_out, long long rows, float scale,
                    QuantFormat f, cudaStream_t s);
 
+// q = (x + bias[channel], then max(0, .) with relu) / scale in the format, for `rows` positions
+// of c channels of x in type t (a first convolution run in the trained precision, then quantized).
+void bias_act_quantize(const void* x, DType t, const float* bias, bool relu, std::uint8_t* q, long long rows, int c,
+                       float scale, QuantFormat f, cudaStream_t s);
+
 // y = q x scale, n elements, as fp16 (an 8-bit tensor where only fp16 is taken: E4M3 residuals).
 void dequantize_half(const std::uint8_t* q, QuantFormat f, float scale, void* y, long long n, cudaStream_t s);
 

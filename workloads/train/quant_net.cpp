@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/cudnn_check.hpp"
+#include "workloads/gpu/dtype_cuda.hpp"
 #include "workloads/gpu/quant_scale.hpp"
 #include "workloads/train/quant_kernels.cuh"
 
@@ -28,15 +29,24 @@ struct QuantNet::Tensor {
 };
 
 struct QuantNet::Step {
-  enum class Kind { kQuantizeInput, kConv, kMaxPool, kGlobalAvgPool, kFc } kind = Kind::kConv;
+  // kTrainedConv: the first convolution through cuDNN's legacy API in the trained net's type, then
+  // bias, ReLU and quantization in one kernel.
+  enum class Kind { kQuantizeInput, kConv, kTrainedConv, kMaxPool, kGlobalAvgPool, kFc } kind = Kind::kConv;
   int layer = 0;  // the model's layer (a convolution's batch norm is the next)
   Tensor* in = nullptr;
   Tensor* out = nullptr;
   Tensor* residual = nullptr;
+  bool relu = false;
   PoolShape pool;
   std::unique_ptr<gpu::QuantConvGraph> graph;
   gpu::DeviceBuffer weights;
   double weight_scale_min = 0, weight_scale_max = 0;
+  // kTrainedConv
+  gpu::TensorDescriptor x_desc, y_desc;
+  gpu::FilterDescriptor w_desc;
+  gpu::ConvolutionDescriptor conv_desc;
+  cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+  gpu::DeviceBuffer workspace, y, bias;
 };
 
 namespace {
@@ -47,18 +57,41 @@ std::string op_error(const Layer& l, const std::string& why) {
 }
 
 int channel_multiple(QuantFormat f) { return f == QuantFormat::kInt8 ? 4 : 16; }
+
+// A convolution with the batch norm after it folded in: w' = w g / sqrt(var + eps) per output
+// channel k (KRSC, C as the layer has it), b' = shift + (bias - mean) g / sqrt(var + eps).
+struct FoldedConv {
+  std::vector<float> weights;
+  std::vector<double> bias;
+};
+FoldedConv fold(const Net& trained, int conv) {
+  const Layer& l = trained.model().layers[static_cast<std::size_t>(conv)];
+  const Layer& bn = trained.model().layers[static_cast<std::size_t>(conv + 1)];
+  const std::vector<float> p = trained.host_params(conv), bnp = trained.host_params(conv + 1),
+                           stats = trained.running_stats(conv + 1);
+  const auto k = static_cast<std::size_t>(l.channels);
+  const std::size_t per_k = static_cast<std::size_t>(l.weight_params()) / k;
+  FoldedConv f{std::vector<float>(k * per_k), std::vector<double>(k)};
+  for (std::size_t o = 0; o < k; ++o) {
+    const double g = bnp[o] / std::sqrt(static_cast<double>(stats[k + o]) + bn.eps);
+    const double conv_bias = l.bias ? p[k * per_k + o] : 0.0;
+    f.bias[o] = bnp[k + o] + (conv_bias - stats[o]) * g;
+    for (std::size_t j = 0; j < per_k; ++j) f.weights[o * per_k + j] = static_cast<float>(p[o * per_k + j] * g);
+  }
+  return f;
+}
 }  // namespace
 
-QuantNet::QuantNet(Net& trained, QuantFormat f, int calibration_batches, const std::function<void(int)>& load)
-    : format_(f),
+QuantNet::QuantNet(Net& trained, const QuantOptions& o, const std::function<void(int)>& load)
+    : options_(o),
+      format_(o.format),
       stream_(trained.stream()),
       batch_(trained.config().batch),
-      input_type_(trained.compute_type()),
-      calibration_batches_(calibration_batches) {
-  if (calibration_batches < 1) throw Error("quantized inference: at least one calibration batch");
+      input_type_(trained.compute_type()) {
+  if (o.calibration_batches < 1) throw Error("quantized inference: at least one calibration batch");
   CUDNN_CHECK(cudnnSetStream(cudnn_.get(), stream_));
   plan(trained.model());
-  calibrate(trained, calibration_batches, load);
+  calibrate(trained, load);
   build(trained);
 }
 
@@ -107,10 +140,12 @@ void QuantNet::plan(const Model& m) {
         }
         if (l.groups != 1 || l.kernel_h != l.kernel_w || l.pad_h != l.pad_w)
           throw Error(op_error(l, "is grouped or not square"));
-        step->kind = Step::Kind::kConv;
+        step->kind = l.input == 0 && options_.first_conv_trained ? Step::Kind::kTrainedConv : Step::Kind::kConv;
         step->in = tensor_of(l, l.input);
         step->out = add_tensor(at + 1, true, bn->relu);
+        step->relu = bn->relu;
         if (bn->residual >= 0) {
+          if (step->kind == Step::Kind::kTrainedConv) throw Error(op_error(l, "adds a residual to the image's layer"));
           step->residual = tensor_of(*bn, bn->residual);
           step->residual->residual = true;
         }
@@ -148,15 +183,23 @@ void QuantNet::plan(const Model& m) {
     steps_.push_back(std::move(step));
   }
   if (classes_ == 0) throw Error("quantized inference: " + m.name + " has no final fc");
+  // A first convolution in the trained precision reads the image itself: nothing quantizes it.
+  const bool image_quantized = std::any_of(steps_.begin(), steps_.end(), [&](const auto& st) {
+    return st->kind != Step::Kind::kTrainedConv && (st->in == tensors_[0].get() || st->residual == tensors_[0].get());
+  });
+  if (!image_quantized) {
+    steps_.erase(steps_.begin());  // kQuantizeInput, the first
+    tensors_[0]->calibrated = false;
+  }
 }
 
 // Each calibrated tensor's largest magnitude over the batches, as the trained net computes it.
-void QuantNet::calibrate(Net& trained, int batches, const std::function<void(int)>& load) {
+void QuantNet::calibrate(Net& trained, const std::function<void(int)>& load) {
   const std::size_t n = tensors_.size();
   amax_ = gpu::DeviceBuffer(n * sizeof(float));
   CUDA_CHECK(cudaMemsetAsync(amax_.get(), 0, n * sizeof(float), stream_));
   auto* amax = reinterpret_cast<float*>(amax_.get());
-  for (int b = 0; b < batches; ++b) {
+  for (int b = 0; b < options_.calibration_batches; ++b) {
     load(b);
     trained.forward(Pass::kInfer);
     for (const auto& t : tensors_)
@@ -187,71 +230,109 @@ void QuantNet::build(const Net& trained) {
   features_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch_) * features_width_ * sizeof(float));
   logits_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch_) * classes_ * sizeof(float));
   for (const auto& step : steps_) {
-    const Layer& l = m.layers[static_cast<std::size_t>(step->layer)];
-    if (step->kind == Step::Kind::kFc) {
-      const std::vector<float> p = trained.host_params(step->layer);
-      const auto w = static_cast<std::size_t>(l.weight_params());
-      fc_weight_ = gpu::DeviceBuffer(w * sizeof(float));
-      fc_bias_ = gpu::DeviceBuffer(static_cast<std::size_t>(classes_) * sizeof(float));
-      CUDA_CHECK(cudaMemcpy(fc_weight_.get(), p.data(), w * sizeof(float), cudaMemcpyHostToDevice));
-      std::vector<float> bias(static_cast<std::size_t>(classes_), 0.0f);
-      if (l.bias) std::copy(p.begin() + static_cast<long long>(w), p.end(), bias.begin());
-      CUDA_CHECK(cudaMemcpy(fc_bias_.get(), bias.data(), bias.size() * sizeof(float), cudaMemcpyHostToDevice));
-    }
-    if (step->kind != Step::Kind::kConv) continue;
-    // The batch norm folded into the convolution: w' = w g / sqrt(var + eps) per output channel k,
-    // b' = shift + (bias - mean) g / sqrt(var + eps).
-    const Layer& bn = m.layers[static_cast<std::size_t>(step->layer + 1)];
-    const std::vector<float> p = trained.host_params(step->layer), bnp = trained.host_params(step->layer + 1),
-                             stats = trained.running_stats(step->layer + 1);
-    const int k = l.channels, c = step->in->dims.c, sc = step->in->stored_c, rs = l.kernel_h * l.kernel_w;
-    const auto per_k = static_cast<std::size_t>(rs) * c;
-    std::vector<double> folded_bias(static_cast<std::size_t>(k)), w_scales(static_cast<std::size_t>(k));
-    std::vector<std::uint8_t> wq(static_cast<std::size_t>(k) * rs * sc, 0);
-    for (int o = 0; o < k; ++o) {
-      const auto ko = static_cast<std::size_t>(o);
-      const double g = bnp[ko] / std::sqrt(static_cast<double>(stats[static_cast<std::size_t>(k) + ko]) + bn.eps);
-      const double conv_bias = l.bias ? p[static_cast<std::size_t>(k) * per_k + ko] : 0.0;
-      folded_bias[ko] = bnp[static_cast<std::size_t>(k) + ko] + (conv_bias - stats[ko]) * g;
-      double amax = 0;
-      for (std::size_t j = 0; j < per_k; ++j) amax = std::max(amax, std::abs(p[ko * per_k + j] * g));
-      w_scales[ko] = gpu::scale_from_amax(amax, format_);
-      for (int pos = 0; pos < rs; ++pos)
-        for (int ch = 0; ch < c; ++ch) {
-          const double v = p[ko * per_k + static_cast<std::size_t>(pos) * c + ch] * g / w_scales[ko];
-          wq[(ko * rs + pos) * sc + ch] =
-              format_ == QuantFormat::kInt8 ? static_cast<std::uint8_t>(gpu::quantize_int8(v)) : gpu::encode_e4m3(v);
-        }
-    }
-    step->weight_scale_min = *std::min_element(w_scales.begin(), w_scales.end());
-    step->weight_scale_max = *std::max_element(w_scales.begin(), w_scales.end());
-    step->weights = gpu::DeviceBuffer(wq.size());
-    CUDA_CHECK(cudaMemcpy(step->weights.get(), wq.data(), wq.size(), cudaMemcpyHostToDevice));
-
-    gpu::QuantConvSpec spec;
-    spec.shape = gpu::QuantConvShape{batch_,     sc,         step->in->dims.h, step->in->dims.w, k,
-                                     l.kernel_h, l.kernel_w, l.pad_h,          l.stride};
-    spec.input = format_;
-    spec.output = format_ == QuantFormat::kInt8 ? CUDNN_DATA_INT8 : CUDNN_DATA_FP8_E4M3;
-    spec.relu = bn.relu;
-    spec.residual = step->residual != nullptr;
-    spec.residual_type = format_ == QuantFormat::kInt8 ? CUDNN_DATA_INT8 : CUDNN_DATA_HALF;
-    step->graph = std::make_unique<gpu::QuantConvGraph>(cudnn_.get(), spec);
-    const double y_scale = step->out->scale;
-    std::vector<float> bias(static_cast<std::size_t>(k));
-    for (std::size_t o = 0; o < bias.size(); ++o) bias[o] = static_cast<float>(folded_bias[o] / y_scale);
-    // A residual in int8 is q x its scale; in fp16 (E4M3 nets) its real value.
-    const double residual_scale =
-        !step->residual ? 1.0 : (format_ == QuantFormat::kInt8 ? step->residual->scale : 1.0) / y_scale;
-    step->graph->set_epilogue(gpu::channel_scales(step->in->scale, w_scales, y_scale), bias,
-                              static_cast<float>(residual_scale), stream_);
-    step->graph->tune(gpu::QuantConvTensors{step->in->q.get(), step->weights.get(), step->out->q.get(),
-                                            !step->residual                 ? nullptr
-                                            : format_ == QuantFormat::kInt8 ? step->residual->q.get()
-                                                                            : step->residual->half.get()},
-                      3);
+    if (step->kind == Step::Kind::kConv) build_conv(trained, *step);
+    if (step->kind == Step::Kind::kTrainedConv) build_trained_conv(trained, *step);
+    if (step->kind == Step::Kind::kFc) build_fc(trained, *step);
   }
   CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+// Per-channel weight scales of the folded weights, and the graph whose epilogue maps the sums to
+// the output's scale (with the residual's, in its own scale or, in fp16, in real units).
+void QuantNet::build_conv(const Net& trained, Step& step) {
+  const Layer& l = trained.model().layers[static_cast<std::size_t>(step.layer)];
+  const FoldedConv folded = fold(trained, step.layer);
+  const int k = l.channels, c = step.in->dims.c, sc = step.in->stored_c, rs = l.kernel_h * l.kernel_w;
+  const auto per_k = static_cast<std::size_t>(rs) * c;
+  std::vector<double> w_scales(static_cast<std::size_t>(k));
+  std::vector<std::uint8_t> wq(static_cast<std::size_t>(k) * rs * sc, 0);  // padded channels stay 0
+  for (std::size_t o = 0; o < w_scales.size(); ++o) {
+    double amax = 0;
+    for (std::size_t j = 0; j < per_k; ++j)
+      amax = std::max(amax, std::abs(static_cast<double>(folded.weights[o * per_k + j])));
+    w_scales[o] = gpu::scale_from_amax(amax, format_);
+    for (int pos = 0; pos < rs; ++pos)
+      for (int ch = 0; ch < c; ++ch) {
+        const double v = folded.weights[o * per_k + static_cast<std::size_t>(pos) * c + ch] / w_scales[o];
+        wq[(o * rs + pos) * sc + ch] =
+            format_ == QuantFormat::kInt8 ? static_cast<std::uint8_t>(gpu::quantize_int8(v)) : gpu::encode_e4m3(v);
+      }
+  }
+  step.weight_scale_min = *std::min_element(w_scales.begin(), w_scales.end());
+  step.weight_scale_max = *std::max_element(w_scales.begin(), w_scales.end());
+  step.weights = gpu::DeviceBuffer(wq.size());
+  CUDA_CHECK(cudaMemcpy(step.weights.get(), wq.data(), wq.size(), cudaMemcpyHostToDevice));
+
+  gpu::QuantConvSpec spec;
+  spec.shape =
+      gpu::QuantConvShape{batch_, sc, step.in->dims.h, step.in->dims.w, k, l.kernel_h, l.kernel_w, l.pad_h, l.stride};
+  spec.input = format_;
+  spec.output = format_ == QuantFormat::kInt8 ? CUDNN_DATA_INT8 : CUDNN_DATA_FP8_E4M3;
+  spec.relu = step.relu;
+  spec.residual = step.residual != nullptr;
+  spec.residual_type = format_ == QuantFormat::kInt8 ? CUDNN_DATA_INT8 : CUDNN_DATA_HALF;
+  step.graph = std::make_unique<gpu::QuantConvGraph>(cudnn_.get(), spec);
+  const double y_scale = step.out->scale;
+  std::vector<float> bias(static_cast<std::size_t>(k));
+  for (std::size_t o = 0; o < bias.size(); ++o) bias[o] = static_cast<float>(folded.bias[o] / y_scale);
+  // A residual in int8 is q x its scale; in fp16 (E4M3 nets) its real value.
+  const double residual_scale =
+      !step.residual ? 1.0 : (format_ == QuantFormat::kInt8 ? step.residual->scale : 1.0) / y_scale;
+  step.graph->set_epilogue(gpu::channel_scales(step.in->scale, w_scales, y_scale), bias,
+                           static_cast<float>(residual_scale), stream_);
+  const void* residual = !step.residual                  ? nullptr
+                         : format_ == QuantFormat::kInt8 ? step.residual->q.get()
+                                                         : step.residual->half.get();
+  step.graph->tune(gpu::QuantConvTensors{step.in->q.get(), step.weights.get(), step.out->q.get(), residual}, 3);
+}
+
+// The folded convolution in the trained type through cuDNN's legacy API (its heuristic's first
+// algorithm), fp32 sums.
+void QuantNet::build_trained_conv(const Net& trained, Step& step) {
+  const Layer& l = trained.model().layers[static_cast<std::size_t>(step.layer)];
+  const FoldedConv folded = fold(trained, step.layer);
+  const Dims& in = step.in->dims;
+  const Dims& out = step.out->dims;
+  const cudnnDataType_t t = gpu::cudnn_type(input_type_);
+  CUDNN_CHECK(cudnnSetTensor4dDescriptor(step.x_desc.get(), CUDNN_TENSOR_NHWC, t, batch_, in.c, in.h, in.w));
+  CUDNN_CHECK(cudnnSetTensor4dDescriptor(step.y_desc.get(), CUDNN_TENSOR_NHWC, t, batch_, out.c, out.h, out.w));
+  CUDNN_CHECK(
+      cudnnSetFilter4dDescriptor(step.w_desc.get(), t, CUDNN_TENSOR_NHWC, l.channels, in.c, l.kernel_h, l.kernel_w));
+  CUDNN_CHECK(cudnnSetConvolution2dDescriptor(step.conv_desc.get(), l.pad_h, l.pad_w, l.stride, l.stride, 1, 1,
+                                              CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  CUDNN_CHECK(cudnnSetConvolutionMathType(step.conv_desc.get(),
+                                          input_type_ == DType::kF32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH));
+  cudnnConvolutionFwdAlgoPerf_t perf[8];
+  int found = 0;
+  CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(cudnn_.get(), step.x_desc.get(), step.w_desc.get(),
+                                                     step.conv_desc.get(), step.y_desc.get(), 8, &found, perf));
+  const auto* ok = std::find_if(perf, perf + found, [](const auto& p) { return p.status == CUDNN_STATUS_SUCCESS; });
+  if (ok == perf + found) throw Error("quantized inference: cuDNN has no algorithm for " + l.name + " in its type");
+  step.algo = ok->algo;
+  step.workspace = gpu::DeviceBuffer(ok->memory);
+  gpu::DeviceBuffer w32(folded.weights.size() * sizeof(float));
+  CUDA_CHECK(cudaMemcpy(w32.get(), folded.weights.data(), w32.bytes(), cudaMemcpyHostToDevice));
+  step.weights = gpu::DeviceBuffer(folded.weights.size() * static_cast<std::size_t>(dtype_bytes(input_type_)));
+  convert_from_float(reinterpret_cast<const float*>(w32.get()), step.weights.get(), input_type_,
+                     static_cast<long long>(folded.weights.size()), stream_);
+  const std::vector<float> bias(folded.bias.begin(), folded.bias.end());
+  step.bias = gpu::DeviceBuffer(bias.size() * sizeof(float));
+  CUDA_CHECK(cudaMemcpy(step.bias.get(), bias.data(), step.bias.bytes(), cudaMemcpyHostToDevice));
+  step.y = gpu::DeviceBuffer(static_cast<std::size_t>(batch_) * out.elements() *
+                             static_cast<std::size_t>(dtype_bytes(input_type_)));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));  // w32 goes at the end of this scope
+}
+
+void QuantNet::build_fc(const Net& trained, const Step& step) {
+  const Layer& l = trained.model().layers[static_cast<std::size_t>(step.layer)];
+  const std::vector<float> p = trained.host_params(step.layer);
+  const auto w = static_cast<std::size_t>(l.weight_params());
+  fc_weight_ = gpu::DeviceBuffer(w * sizeof(float));
+  fc_bias_ = gpu::DeviceBuffer(static_cast<std::size_t>(classes_) * sizeof(float));
+  CUDA_CHECK(cudaMemcpy(fc_weight_.get(), p.data(), w * sizeof(float), cudaMemcpyHostToDevice));
+  std::vector<float> bias(static_cast<std::size_t>(classes_), 0.0f);
+  if (l.bias) std::copy(p.begin() + static_cast<long long>(w), p.end(), bias.begin());
+  CUDA_CHECK(cudaMemcpy(fc_bias_.get(), bias.data(), bias.size() * sizeof(float), cudaMemcpyHostToDevice));
 }
 
 void QuantNet::forward() {
@@ -267,6 +348,17 @@ void QuantNet::forward() {
                                : format_ == QuantFormat::kInt8 ? step->residual->q.get()
                                                                : step->residual->half.get();
         step->graph->execute({step->in->q.get(), step->weights.get(), step->out->q.get(), residual});
+        break;
+      }
+      case Step::Kind::kTrainedConv: {
+        const float one = 1.0f, zero = 0.0f;
+        CUDNN_CHECK(cudnnConvolutionForward(cudnn_.get(), &one, step->x_desc.get(), images_.get(), step->w_desc.get(),
+                                            step->weights.get(), step->conv_desc.get(), step->algo,
+                                            step->workspace.get(), step->workspace.bytes(), &zero, step->y_desc.get(),
+                                            step->y.get()));
+        bias_act_quantize(step->y.get(), input_type_, reinterpret_cast<const float*>(step->bias.get()), step->relu,
+                          step->out->bytes(), static_cast<long long>(batch_) * step->out->dims.h * step->out->dims.w,
+                          step->out->dims.c, static_cast<float>(step->out->scale), format_, stream_);
         break;
       }
       case Step::Kind::kMaxPool:
@@ -292,6 +384,11 @@ void QuantNet::forward() {
 Json QuantNet::describe() const {
   Json layers = Json::array();
   for (const auto& step : steps_) {
+    if (step->kind == Step::Kind::kTrainedConv)
+      layers.push_back(Json{{"layer", step->layer},
+                            {"graph", std::string("cuDNN legacy convolution in ") + gpu::dtype_name(input_type_) +
+                                          ", bias and ReLU, then quantized"},
+                            {"output_scale", step->out->scale}});
     if (step->kind != Step::Kind::kConv) continue;
     layers.push_back(Json{{"layer", step->layer},
                           {"graph", step->graph->spec().shape.text() + " " + step->graph->spec().epilogue_text()},
@@ -304,8 +401,11 @@ Json QuantNet::describe() const {
               {"calibration", Json{{"method",
                                     "max: each tensor's largest magnitude, per tensor; weights per "
                                     "output channel"},
-                                   {"batches", calibration_batches_},
-                                   {"images", calibration_batches_ * batch_}}},
+                                   {"batches", options_.calibration_batches},
+                                   {"images", options_.calibration_batches * batch_}}},
+              {"first_convolution", options_.first_conv_trained
+                                        ? std::string("trained precision: ") + gpu::dtype_name(input_type_)
+                                        : std::string(gpu::name(format_))},
               {"convolutions", layers},
               {"classifier", "fp32, after a dequantizing global average pool"}};
 }

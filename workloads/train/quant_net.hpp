@@ -4,8 +4,9 @@
 // the epilogue's scale, bias, residual and ReLU; the output requantized to the next tensor's
 // scale), max pooling on the 8-bit values, and the classifier in fp32 after a dequantizing global
 // average pool. Activation scales come from calibration: each tensor's largest magnitude over
-// batches the trained net runs (max calibration). The ops of fmnist-resnet and the ResNets; a net
-// with others is refused by the layer's name. Built only with SCALEBENCH_HAVE_CUDA.
+// batches the trained net runs (max calibration). The first convolution may stay in the trained
+// precision (QuantOptions). The ops of fmnist-resnet and the ResNets; a net with others is refused
+// by the layer's name. Built only with SCALEBENCH_HAVE_CUDA.
 #include <cuda_runtime.h>
 
 #include <functional>
@@ -21,11 +22,21 @@
 
 namespace scalebench::train {
 
+struct QuantOptions {
+  gpu::QuantFormat format = gpu::QuantFormat::kInt8;
+  int calibration_batches = 4;
+  // The first convolution (the image's) in the trained net's precision through cuDNN, its output
+  // quantized: E4M3's 3 mantissa bits keep a normalised 8-bit image in about 30 levels near its
+  // brightest, int8's 255 even steps keep it whole.
+  bool first_conv_trained = false;
+  static bool first_conv_trained_by_default(gpu::QuantFormat f) { return f == gpu::QuantFormat::kE4M3; }
+};
+
 class QuantNet {
  public:
   // Quantizes `trained` (any precision, its batch size): `load(k)` writes calibration batch k of
-  // `calibration_batches` into trained.images(), on trained's stream, and the trained net runs it.
-  QuantNet(Net& trained, gpu::QuantFormat f, int calibration_batches, const std::function<void(int)>& load);
+  // o.calibration_batches into trained.images(), on trained's stream, and the trained net runs it.
+  QuantNet(Net& trained, const QuantOptions& o, const std::function<void(int)>& load);
   ~QuantNet();
   QuantNet(const QuantNet&) = delete;
   QuantNet& operator=(const QuantNet&) = delete;
@@ -44,9 +55,13 @@ class QuantNet {
   struct Tensor;
   struct Step;
   void plan(const Model& m);
-  void calibrate(Net& trained, int batches, const std::function<void(int)>& load);
+  void calibrate(Net& trained, const std::function<void(int)>& load);
   void build(const Net& trained);
+  void build_conv(const Net& trained, Step& step);
+  void build_trained_conv(const Net& trained, Step& step);
+  void build_fc(const Net& trained, const Step& step);
 
+  QuantOptions options_;
   gpu::QuantFormat format_;
   cudaStream_t stream_;
   int batch_;
@@ -55,7 +70,7 @@ class QuantNet {
   std::vector<std::unique_ptr<Tensor>> tensors_;  // per layer of the model (null: none kept)
   std::vector<std::unique_ptr<Step>> steps_;
   gpu::DeviceBuffer images_, amax_, features_, fc_weight_, fc_bias_, logits_;
-  int classes_ = 0, features_width_ = 0, calibration_batches_ = 0;
+  int classes_ = 0, features_width_ = 0;
 };
 
 }  // namespace scalebench::train

@@ -269,6 +269,13 @@ WorkloadDef train_declaration() {
        {},
        0,
        "data: the most test accuracy a quantized net may lose, in percentage points; more fails its record"},
+      {"quantize_first_conv",
+       ParamType::kEnum,
+       "auto",
+       {"auto", "quantized", "trained"},
+       {},
+       "data: the image's convolution in the quantized net: quantized, or in the trained precision with its output "
+       "quantized; auto: trained for fp8e4m3 (3 mantissa bits hold an image coarsely), quantized for int8"},
       {"calibration_batches",
        ParamType::kInt,
        4,

@@ -121,8 +121,12 @@ std::vector<QuantizedAccuracy> TtaBench::quantize(Net& net, unsigned long long* 
     };
     std::unique_ptr<QuantNet> q;
     try {
-      q = std::make_unique<QuantNet>(net, name == "int8" ? gpu::QuantFormat::kInt8 : gpu::QuantFormat::kE4M3,
-                                     cfg_.calibration_batches, load);
+      QuantOptions o;
+      o.format = name == "int8" ? gpu::QuantFormat::kInt8 : gpu::QuantFormat::kE4M3;
+      o.calibration_batches = cfg_.calibration_batches;
+      o.first_conv_trained = cfg_.quantize_first_conv == "auto" ? QuantOptions::first_conv_trained_by_default(o.format)
+                                                                : cfg_.quantize_first_conv == "trained";
+      q = std::make_unique<QuantNet>(net, o, load);
     } catch (const Error& e) {  // the trained seed's records stand; this format's says why it has none
       out.push_back(QuantizedAccuracy{name, 0, Json(), e.what()});
       continue;

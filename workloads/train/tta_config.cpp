@@ -98,6 +98,9 @@ TtaConfig TtaConfig::from_params(const Json& p) {
   }
   c.quantize_tolerance_points = p.value("quantize_tolerance_points", c.quantize_tolerance_points);
   if (!(c.quantize_tolerance_points >= 0)) throw Error("quantize_tolerance_points: must be 0 or more");
+  c.quantize_first_conv = p.value("quantize_first_conv", c.quantize_first_conv);
+  if (c.quantize_first_conv != "auto" && c.quantize_first_conv != "quantized" && c.quantize_first_conv != "trained")
+    throw Error("quantize_first_conv: '" + c.quantize_first_conv + "' is not one of auto, quantized, trained");
   c.calibration_batches = p.value("calibration_batches", c.calibration_batches);
   if (c.calibration_batches < 1) throw Error("calibration_batches: must be 1 or more");
   return c;

@@ -32,6 +32,9 @@ struct TtaConfig {
   std::vector<std::string> quantize;
   double quantize_tolerance_points = 0.3;
   int calibration_batches = 4;
+  // The image's convolution: "quantized", "trained" (in the trained precision, its output quantized)
+  // or "auto" (trained for fp8e4m3, quantized for int8).
+  std::string quantize_first_conv = "auto";
 
   // The batch of one GPU of `ranks`: `batch`, or the global batch's share. Throws Error naming
   // global_batch when the ranks do not divide it.

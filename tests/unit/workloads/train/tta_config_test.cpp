@@ -61,6 +61,8 @@ TEST(TtaConfig, QuantizeNamesEachFormatOnce) {
   EXPECT_EQ(message(Json{{"data", "d"}, {"quantize", "int4"}}), "quantize: 'int4' is not one of int8, fp8e4m3");
   EXPECT_EQ(message(Json{{"data", "d"}, {"quantize", "int8,int8"}}), "quantize: int8 is listed twice");
   EXPECT_EQ(message(Json{{"data", "d"}, {"calibration_batches", 0}}).rfind("calibration_batches:", 0), 0u);
+  EXPECT_EQ(message(Json{{"data", "d"}, {"quantize_first_conv", "fp16"}}),
+            "quantize_first_conv: 'fp16' is not one of auto, quantized, trained");
   EXPECT_EQ(message(Json{{"data", "d"}, {"quantize_tolerance_points", -1}}).rfind("quantize_tolerance_points:", 0), 0u);
 }
 
