@@ -32,9 +32,11 @@ WorkloadDef infer_declaration() {
       {"precision",
        ParamType::kEnum,
        "auto",
-       {"auto", "fp16", "bf16", "fp32"},
+       {"auto", "fp16", "bf16", "fp32", "int8", "fp8e4m3"},
        {},
-       "activations and weights (fp32: no TF32); auto: fp16, and bf16 for text generation (its only one)"},
+       "activations and weights (fp32: no TF32); auto: fp16, and bf16 for text generation (its only one); int8 "
+       "and fp8e4m3 (CNNs): cuDNN's quantized convolutions, each batch norm folded in, per-channel weight scales, "
+       "activation scales calibrated on the sample pool, the image's convolution in fp16 for fp8e4m3"},
       {"scenario",
        ParamType::kEnum,
        "offline",

@@ -196,6 +196,17 @@ void QuantNet::plan(const Model& m) {
 // Each calibrated tensor's largest magnitude over the batches, as the trained net computes it.
 void QuantNet::calibrate(Net& trained, const std::function<void(int)>& load) {
   const std::size_t n = tensors_.size();
+  if (const QuantNet* from = options_.scales_from) {
+    if (from->tensors_.size() != n || from->format_ != format_)
+      throw Error("quantized inference: scales from a net of another model or format");
+    for (std::size_t i = 0; i < n; ++i)
+      if (tensors_[i]) {
+        if (!from->tensors_[i]) throw Error("quantized inference: scales from a net planned otherwise");
+        tensors_[i]->amax = from->tensors_[i]->amax;
+        tensors_[i]->scale = from->tensors_[i]->scale;
+      }
+    return;
+  }
   amax_ = gpu::DeviceBuffer(n * sizeof(float));
   CUDA_CHECK(cudaMemsetAsync(amax_.get(), 0, n * sizeof(float), stream_));
   auto* amax = reinterpret_cast<float*>(amax_.get());
@@ -271,7 +282,7 @@ void QuantNet::build_conv(const Net& trained, Step& step) {
   spec.relu = step.relu;
   spec.residual = step.residual != nullptr;
   spec.residual_type = format_ == QuantFormat::kInt8 ? CUDNN_DATA_INT8 : CUDNN_DATA_HALF;
-  step.graph = std::make_unique<gpu::QuantConvGraph>(cudnn_.get(), spec);
+  step.graph = std::make_unique<gpu::QuantConvGraph>(cudnn_.get(), spec, std::int64_t{1} << 30, options_.max_plans);
   const double y_scale = step.out->scale;
   std::vector<float> bias(static_cast<std::size_t>(k));
   for (std::size_t o = 0; o < bias.size(); ++o) bias[o] = static_cast<float>(folded.bias[o] / y_scale);
@@ -283,7 +294,8 @@ void QuantNet::build_conv(const Net& trained, Step& step) {
   const void* residual = !step.residual                  ? nullptr
                          : format_ == QuantFormat::kInt8 ? step.residual->q.get()
                                                          : step.residual->half.get();
-  step.graph->tune(gpu::QuantConvTensors{step.in->q.get(), step.weights.get(), step.out->q.get(), residual}, 3);
+  if (step.graph->plan_count() > 1)
+    step.graph->tune(gpu::QuantConvTensors{step.in->q.get(), step.weights.get(), step.out->q.get(), residual}, 3);
 }
 
 // The folded convolution in the trained type through cuDNN's legacy API (its heuristic's first
@@ -379,6 +391,18 @@ void QuantNet::forward() {
       dequantize_half(step->out->bytes(), format_, static_cast<float>(step->out->scale), step->out->half.get(),
                       static_cast<long long>(batch_) * step->out->dims.elements(), stream_);
   }
+}
+
+std::size_t QuantNet::device_bytes() const {
+  std::size_t b =
+      images_.bytes() + amax_.bytes() + features_.bytes() + fc_weight_.bytes() + fc_bias_.bytes() + logits_.bytes();
+  for (const auto& t : tensors_)
+    if (t) b += t->q.bytes() + t->half.bytes();
+  for (const auto& st : steps_) {
+    b += st->weights.bytes() + st->workspace.bytes() + st->y.bytes() + st->bias.bytes();
+    if (st->graph) b += static_cast<std::size_t>(st->graph->workspace_bytes());
+  }
+  return b;
 }
 
 Json QuantNet::describe() const {

@@ -29,6 +29,11 @@ struct QuantOptions {
   // quantized: E4M3's 3 mantissa bits keep a normalised 8-bit image in about 30 levels near its
   // brightest, int8's 255 even steps keep it whole.
   bool first_conv_trained = false;
+  // Its scales taken from this net of the same model rather than calibrated (an engine's nets of
+  // every batch size answer alike); then `load` is not called.
+  const class QuantNet* scales_from = nullptr;
+  // cuDNN's plans finalised per convolution and timed (the fastest kept); 1: its heuristic's first.
+  int max_plans = 8;
   static bool first_conv_trained_by_default(gpu::QuantFormat f) { return f == gpu::QuantFormat::kE4M3; }
 };
 
@@ -47,6 +52,9 @@ class QuantNet {
   void forward();
   const float* logits() const { return reinterpret_cast<const float*>(logits_.get()); }
   int batch() const { return batch_; }
+  const QuantOptions& options() const { return options_; }
+  // Device memory it holds: tensors, weights, workspaces.
+  std::size_t device_bytes() const;
 
   // The format, calibration and each layer's graph, scales and plan, for the records.
   Json describe() const;

@@ -9,6 +9,7 @@
 #include "workloads/gpu/half_bits.hpp"
 #include "workloads/infer/batch_buckets.hpp"
 #include "workloads/train/net.hpp"
+#include "workloads/train/quant_net.hpp"
 #include "workloads/train/train_kernels.cuh"
 
 namespace scalebench::train {
@@ -28,7 +29,9 @@ TrainEngine::TrainEngine(const infer::EngineRequest& cfg)
   if (cfg.pool_samples < 1) throw Error("the sample pool needs at least one sample");
   const auto t0 = std::chrono::steady_clock::now();
   CUDA_CHECK(cudaGetDevice(&device_));
-  const DType ct = compute_dtype(precision_);
+  quantized_ = precision_ == compute::Precision::kInt8 || precision_ == compute::Precision::kFp8E4M3;
+  const compute::Precision net_precision = quantized_ ? compute::Precision::kFp16 : precision_;
+  const DType ct = compute_dtype(net_precision);
   const long long image_elements = model_.layers[0].out.elements();
   image_bytes_ = static_cast<std::size_t>(image_elements) * static_cast<std::size_t>(dtype_bytes(ct));
   for (int k = 0; k < cfg.streams; ++k) lanes_.push_back(std::make_unique<Lane>());
@@ -38,7 +41,7 @@ TrainEngine::TrainEngine(const infer::EngineRequest& cfg)
               cfg.seed * 7919 + 5, s0);
 
   NetConfig nc;
-  nc.precision = precision_;
+  nc.precision = net_precision;
   nc.training = false;
   nc.search = cfg.search;
   nc.conv_api = cfg.conv_api;
@@ -54,29 +57,69 @@ TrainEngine::TrainEngine(const infer::EngineRequest& cfg)
   // A stream runs one batch at a time, so its nets keep their outputs in its largest one's (built
   // first): a stream needs the memory of one batch of max_batch, not of every batch size's.
   for (auto& lane : lanes_) {
-    cudaStream_t s = lane->stream.get();
-    for (auto batch = cfg.batch_sizes.rbegin(); batch != cfg.batch_sizes.rend(); ++batch) {
-      Bucket b;
-      b.batch = *batch;
-      nc.batch = *batch;
-      nc.outputs_of = lane->buckets.empty() ? nullptr : lane->buckets.front().net.get();
-      b.net = std::make_unique<Net>(model_, nc, s);
-      b.net->copy_parameters_from(*reference);
-      b.net->forward(Pass::kInfer);  // the first pass uncaptured (cuDNN and cuBLASLt set up on it)
-      Net* net = b.net.get();
-      b.graph = gpu::capture_graph(s, [net] { net->forward(Pass::kInfer); });
-      CUDA_CHECK(cudaGraphLaunch(b.graph.get(), s));  // its first launch uploads it: not in a query's time
-      lane->buckets.push_back(std::move(b));
-    }
-    nc.outputs_of = nullptr;
-    CUDA_CHECK(cudaStreamSynchronize(s));
+    for (auto batch = cfg.batch_sizes.rbegin(); batch != cfg.batch_sizes.rend(); ++batch)
+      add_bucket(*lane, *batch, *reference, nc);
+    CUDA_CHECK(cudaStreamSynchronize(lane->stream.get()));
   }
-  net_description_ = lanes_[0]->buckets.front().net->describe();
+  const Bucket& largest = lanes_[0]->buckets.front();
+  net_description_ = largest.qnet ? largest.qnet->describe() : largest.net->describe();
   device_bytes_ = pool_.bytes();
   for (const auto& lane : lanes_)
-    for (const Bucket& b : lane->buckets) device_bytes_ += b.net->bytes_allocated();
+    for (const Bucket& b : lane->buckets) device_bytes_ += b.qnet ? b.qnet->device_bytes() : b.net->bytes_allocated();
   build_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+void TrainEngine::add_bucket(Lane& lane, int batch, const Net& reference, const NetConfig& config) {
+  cudaStream_t s = lane.stream.get();
+  Bucket b;
+  b.batch = batch;
+  NetConfig nc = config;
+  nc.batch = batch;
+  nc.outputs_of = quantized_ || lane.buckets.empty() ? nullptr : lane.buckets.front().net.get();
+  auto net = std::make_unique<Net>(model_, nc, s);
+  net->copy_parameters_from(reference);
+  if (quantized_) {
+    // The first stream's largest net calibrates on the pool (as much of it as max_batch batches
+    // cover, at most 1,024 images); every other takes its scales.
+    QuantOptions o;
+    o.format = precision_ == compute::Precision::kInt8 ? gpu::QuantFormat::kInt8 : gpu::QuantFormat::kE4M3;
+    o.first_conv_trained = QuantOptions::first_conv_trained_by_default(o.format);
+    const auto covered = std::min<std::uint64_t>(req_.pool_samples, 1024);
+    o.calibration_batches = static_cast<int>((covered + static_cast<std::uint64_t>(batch) - 1) / batch);
+    if (!lanes_[0]->buckets.empty()) {  // its scales, and so its plan of the image's convolution
+      o.scales_from = lanes_[0]->buckets.front().qnet.get();
+      o.first_conv_trained = o.scales_from->options().first_conv_trained;
+    }
+    const auto* pool = static_cast<const std::byte*>(pool_.get());
+    auto load = [&](int k) {
+      const std::uint64_t first = static_cast<std::uint64_t>(k) * batch % req_.pool_samples;
+      const std::uint64_t n = std::min<std::uint64_t>(batch, req_.pool_samples - first);
+      CUDA_CHECK(
+          cudaMemcpyAsync(net->images(), pool + first * image_bytes_, n * image_bytes_, cudaMemcpyDeviceToDevice, s));
+    };
+    o.max_plans = req_.search ? 8 : 1;
+    try {
+      b.qnet = std::make_unique<QuantNet>(*net, o, load);
+    } catch (const Error&) {
+      if (o.first_conv_trained) throw;
+      o.first_conv_trained = true;  // cuDNN may take no 8-bit graph for the image's few channels
+      b.qnet = std::make_unique<QuantNet>(*net, o, load);
+    }
+    net.reset();  // the quantized net keeps what it needs
+    QuantNet* q = b.qnet.get();
+    q->forward();  // the first pass uncaptured
+    b.graph = gpu::capture_graph(s, [q] { q->forward(); });
+  } else {
+    b.net = std::move(net);
+    b.net->forward(Pass::kInfer);  // the first pass uncaptured (cuDNN and cuBLASLt set up on it)
+    Net* n = b.net.get();
+    b.graph = gpu::capture_graph(s, [n] { n->forward(Pass::kInfer); });
+  }
+  CUDA_CHECK(cudaGraphLaunch(b.graph.get(), s));  // its first launch uploads it: not in a query's time
+  lane.buckets.push_back(std::move(b));
+}
+
+void* TrainEngine::input_of(const Bucket& b) const { return b.qnet ? b.qnet->images() : b.net->images(); }
 
 TrainEngine::~TrainEngine() {
   for (auto& lane : lanes_) (void)cudaStreamSynchronize(lane->stream.get());
@@ -95,7 +138,7 @@ void TrainEngine::enqueue(int stream, std::span<const std::uint64_t> samples) {
     if (c.batch == batch) b = &c;
   // The samples into the net's input, a copy per run of consecutive pool indices; rows past n keep
   // what they held (padding: each row's logits depend on its own image only).
-  auto* in = static_cast<std::byte*>(b->net->images());
+  auto* in = static_cast<std::byte*>(input_of(*b));
   const auto* pool = static_cast<const std::byte*>(pool_.get());
   for (int i = 0; i < n;) {
     const std::uint64_t first = samples[static_cast<std::size_t>(i)] % req_.pool_samples;
@@ -137,9 +180,13 @@ std::vector<float> TrainEngine::outputs(int stream, std::span<const std::uint64_
   enqueue(stream, samples);
   wait_oldest(stream);
   const Lane& lane = *lanes_[static_cast<std::size_t>(stream)];
-  const Net& net = *lane.last->net;
   const std::size_t n = samples.size() * static_cast<std::size_t>(model_.classes);
   std::vector<float> out(n);
+  if (const QuantNet* q = lane.last->qnet.get()) {
+    CUDA_CHECK(cudaMemcpy(out.data(), q->logits(), n * 4, cudaMemcpyDeviceToHost));
+    return out;
+  }
+  const Net& net = *lane.last->net;
   if (net.compute_type() == DType::kF32) {
     CUDA_CHECK(cudaMemcpy(out.data(), net.logits(), n * 4, cudaMemcpyDeviceToHost));
   } else {
@@ -162,7 +209,7 @@ Json TrainEngine::describe() const {
               {"calibration_batch", kCalibrationBatch},
               {"build_s", build_s_},
               {"device_bytes", device_bytes_},  // the nets' and the sample pool's
-              {"largest_net", net_description_}};
+              {quantized_ ? "quantization" : "largest_net", net_description_}};
 }
 
 }  // namespace scalebench::train

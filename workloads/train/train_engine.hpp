@@ -8,7 +8,9 @@
 // (ResNet-50's are 100 MB in fp32, little beside a large batch's activations) made from one
 // calibrated net, so every net of every stream answers alike for the same image. The samples are a
 // pool of synthetic images on the device, made before the run (LoadGen's performance samples);
-// a batch gathers its samples from it into its net's input. Built only with SCALEBENCH_HAVE_CUDA.
+// a batch gathers its samples from it into its net's input. In int8 and fp8e4m3 each net is a
+// QuantNet made from an fp16 net, its scales calibrated once on the pool by the first stream's
+// largest and shared by the others. Built only with SCALEBENCH_HAVE_CUDA.
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -21,10 +23,12 @@
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/infer/engine.hpp"
 #include "workloads/train/model.hpp"
+#include "workloads/train/net.hpp"
 
 namespace scalebench::train {
 
 class Net;
+class QuantNet;
 
 class TrainEngine final : public infer::Engine {
  public:
@@ -45,7 +49,8 @@ class TrainEngine final : public infer::Engine {
  private:
   struct Bucket {
     int batch = 0;
-    std::unique_ptr<Net> net;
+    std::unique_ptr<Net> net;        // fp32, fp16, bf16
+    std::unique_ptr<QuantNet> qnet;  // int8, fp8e4m3: made from a net of the same batch, then dropped
     gpu::GraphExec graph;
   };
   // A stream with its nets and the events of its batches in flight, oldest first.
@@ -58,8 +63,12 @@ class TrainEngine final : public infer::Engine {
     const Bucket* last = nullptr;  // the bucket of the last batch enqueued (run_logits)
   };
 
+  void add_bucket(Lane& lane, int batch, const Net& reference, const NetConfig& nc);
+  void* input_of(const Bucket& b) const;
+
   infer::EngineRequest req_;
   compute::Precision precision_;
+  bool quantized_ = false;  // int8 or fp8e4m3
   Model model_;
   int device_ = 0;
   std::size_t image_bytes_ = 0;

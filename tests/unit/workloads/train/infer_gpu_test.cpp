@@ -96,6 +96,38 @@ TEST(InferGpu, ResNet50Fp16BatchedAgainstOneByOne) {
               r.max_error, r.spread, r.top1_agree);
 }
 
+// The 8-bit engines: samples alone answer as in a batch (every size shares the scales the first
+// stream's largest net calibrated), on both streams; and the answers follow the fp16 engine's.
+TEST(InferGpu, ResNet50EightBitBatchedAgainstOneByOneAndAgainstFp16) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  infer::EngineRequest c;
+  c.model = "resnet50";
+  c.batch_sizes = {1, 2, 4, 8, 16, 32};
+  c.streams = 2;
+  c.pool_samples = 64;
+  c.search = false;
+  c.precision = "fp16";
+  TrainEngine half(c);
+  std::vector<std::uint64_t> samples(32);
+  std::iota(samples.begin(), samples.end(), 0);
+  const std::vector<float> want = half.outputs(0, samples);
+  for (const char* precision : {"int8", "fp8e4m3"}) {
+    SCOPED_TRACE(precision);
+    c.precision = precision;
+    TrainEngine e(c);
+    const infer::BatchingCheck r = compare(e, 31, 16, infer::batching_tolerance(c.precision));
+    EXPECT_EQ(r.wrong, 0) << "max error " << r.max_error << " x spread " << r.spread;
+    // Against fp16 (random weights: logits close together, so the error is the measure, not top-1).
+    const infer::BatchingCheck f = infer::batching_check(want, e.outputs(0, samples), 32, e.output_size(), 1.0);
+    std::printf(
+        "resnet50 %s: batched against alone max error %.4f x spread; against fp16 max error %.4f x spread, "
+        "top-1 agree %d of 32\n",
+        precision, r.max_error, f.max_error, f.top1_agree);
+    EXPECT_EQ(f.wrong, 0) << "against fp16: max error " << f.max_error << " x spread " << f.spread;
+    EXPECT_EQ(e.describe().at("quantization").at("format"), precision);
+  }
+}
+
 TEST(InferGpu, EveryScenarioRunsToItsEndOnTheEngine) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   infer::EngineRequest c;
