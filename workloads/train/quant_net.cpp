@@ -32,7 +32,8 @@ struct QuantNet::Step {
   // kTrainedConv: the first convolution through cuDNN's legacy API in the trained net's type, then
   // bias, ReLU and quantization in one kernel.
   enum class Kind { kQuantizeInput, kConv, kTrainedConv, kMaxPool, kGlobalAvgPool, kFc } kind = Kind::kConv;
-  int layer = 0;  // the model's layer (a convolution's batch norm is the next)
+  int layer = 0;     // the model's layer (a convolution's, for the two convolution kinds)
+  int bn_layer = 0;  // the convolutions' batch norm, folded in
   Tensor* in = nullptr;
   Tensor* out = nullptr;
   Tensor* residual = nullptr;
@@ -64,11 +65,11 @@ struct FoldedConv {
   std::vector<float> weights;
   std::vector<double> bias;
 };
-FoldedConv fold(const Net& trained, int conv) {
+FoldedConv fold(const Net& trained, int conv, int bn_layer) {
   const Layer& l = trained.model().layers[static_cast<std::size_t>(conv)];
-  const Layer& bn = trained.model().layers[static_cast<std::size_t>(conv + 1)];
-  const std::vector<float> p = trained.host_params(conv), bnp = trained.host_params(conv + 1),
-                           stats = trained.running_stats(conv + 1);
+  const Layer& bn = trained.model().layers[static_cast<std::size_t>(bn_layer)];
+  const std::vector<float> p = trained.host_params(conv), bnp = trained.host_params(bn_layer),
+                           stats = trained.running_stats(bn_layer);
   const auto k = static_cast<std::size_t>(l.channels);
   const std::size_t per_k = static_cast<std::size_t>(l.weight_params()) / k;
   FoldedConv f{std::vector<float>(k * per_k), std::vector<double>(k)};
@@ -130,31 +131,34 @@ void QuantNet::plan(const Model& m) {
         break;
       }
       case Op::kConv: {
-        const Layer* bn = i + 1 < m.layers.size() ? &m.layers[i + 1] : nullptr;
-        if (!bn || bn->op != Op::kBatchNorm || bn->input != at)
-          throw Error(op_error(l, "is not followed by its batch norm"));
-        for (const Layer& other : m.layers) {
-          const std::vector<int> reads = other.reads();
-          if (&other != bn && std::count(reads.begin(), reads.end(), at) > 0)
-            throw Error(op_error(l, "is read by " + other.name + " as well as by its batch norm"));
+        // Runs with its batch norm, where that is (ResNet's bn3 comes after the shortcut's layers).
+        std::vector<std::size_t> readers;
+        for (std::size_t j = 0; j < m.layers.size(); ++j) {
+          const std::vector<int> reads = m.layers[j].reads();
+          if (std::count(reads.begin(), reads.end(), at) > 0) readers.push_back(j);
         }
+        if (readers.size() != 1 || m.layers[readers[0]].op != Op::kBatchNorm)
+          throw Error(op_error(l, "is not read by its batch norm alone"));
         if (l.groups != 1 || l.kernel_h != l.kernel_w || l.pad_h != l.pad_w)
           throw Error(op_error(l, "is grouped or not square"));
-        step->kind = l.input == 0 && options_.first_conv_trained ? Step::Kind::kTrainedConv : Step::Kind::kConv;
-        step->in = tensor_of(l, l.input);
-        step->out = add_tensor(at + 1, true, bn->relu);
-        step->relu = bn->relu;
-        if (bn->residual >= 0) {
+        continue;
+      }
+      case Op::kBatchNorm: {
+        const Layer& conv = m.layers[static_cast<std::size_t>(l.input)];
+        if (conv.op != Op::kConv) throw Error(op_error(l, "does not read a convolution"));
+        step->layer = l.input;
+        step->bn_layer = at;
+        step->kind = conv.input == 0 && options_.first_conv_trained ? Step::Kind::kTrainedConv : Step::Kind::kConv;
+        step->in = tensor_of(conv, conv.input);
+        step->out = add_tensor(at, true, l.relu);
+        step->relu = l.relu;
+        if (l.residual >= 0) {
           if (step->kind == Step::Kind::kTrainedConv) throw Error(op_error(l, "adds a residual to the image's layer"));
-          step->residual = tensor_of(*bn, bn->residual);
+          step->residual = tensor_of(l, l.residual);
           step->residual->residual = true;
         }
         break;
       }
-      case Op::kBatchNorm:
-        if (i == 0 || m.layers[i - 1].op != Op::kConv || l.input != at - 1)
-          throw Error(op_error(l, "does not follow its convolution"));
-        continue;  // folded into the convolution's step
       case Op::kMaxPool: {
         step->kind = Step::Kind::kMaxPool;
         step->in = tensor_of(l, l.input);
@@ -252,7 +256,7 @@ void QuantNet::build(const Net& trained) {
 // the output's scale (with the residual's, in its own scale or, in fp16, in real units).
 void QuantNet::build_conv(const Net& trained, Step& step) {
   const Layer& l = trained.model().layers[static_cast<std::size_t>(step.layer)];
-  const FoldedConv folded = fold(trained, step.layer);
+  const FoldedConv folded = fold(trained, step.layer, step.bn_layer);
   const int k = l.channels, c = step.in->dims.c, sc = step.in->stored_c, rs = l.kernel_h * l.kernel_w;
   const auto per_k = static_cast<std::size_t>(rs) * c;
   std::vector<double> w_scales(static_cast<std::size_t>(k));
@@ -302,7 +306,7 @@ void QuantNet::build_conv(const Net& trained, Step& step) {
 // algorithm), fp32 sums.
 void QuantNet::build_trained_conv(const Net& trained, Step& step) {
   const Layer& l = trained.model().layers[static_cast<std::size_t>(step.layer)];
-  const FoldedConv folded = fold(trained, step.layer);
+  const FoldedConv folded = fold(trained, step.layer, step.bn_layer);
   const Dims& in = step.in->dims;
   const Dims& out = step.out->dims;
   const cudnnDataType_t t = gpu::cudnn_type(input_type_);

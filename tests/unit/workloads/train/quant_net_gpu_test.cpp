@@ -125,7 +125,7 @@ TEST(QuantNetGpu, RefusesANetWithOpsItDoesNotRunByTheLayersName) {
   nc.search = false;
   Net net(build_model("tiny"), nc, stream.get());  // conv0 has a bias and a ReLU, no batch norm
   const std::string why = test_support::error_of([&] { QuantNet(net, QuantOptions{}, [](int) {}); });
-  EXPECT_EQ(why.rfind("quantized inference: layer conv0 (conv) is not followed by its batch norm", 0), 0u) << why;
+  EXPECT_EQ(why.rfind("quantized inference: layer conv0 (conv) is not read by its batch norm alone", 0), 0u) << why;
 }
 
 }  // namespace
