@@ -295,11 +295,7 @@ void QuantNet::build_conv(const Net& trained, Step& step) {
       !step.residual ? 1.0 : (format_ == QuantFormat::kInt8 ? step.residual->scale : 1.0) / y_scale;
   step.graph->set_epilogue(gpu::channel_scales(step.in->scale, w_scales, y_scale), bias,
                            static_cast<float>(residual_scale), stream_);
-  const void* residual = !step.residual                  ? nullptr
-                         : format_ == QuantFormat::kInt8 ? step.residual->q.get()
-                                                         : step.residual->half.get();
-  if (step.graph->plan_count() > 1)
-    step.graph->tune(gpu::QuantConvTensors{step.in->q.get(), step.weights.get(), step.out->q.get(), residual}, 3);
+  if (step.graph->plan_count() > 1) step.graph->tune(conv_tensors(step), 3);
 }
 
 // The folded convolution in the trained type through cuDNN's legacy API (its heuristic's first
@@ -351,6 +347,14 @@ void QuantNet::build_fc(const Net& trained, const Step& step) {
   CUDA_CHECK(cudaMemcpy(fc_bias_.get(), bias.data(), bias.size() * sizeof(float), cudaMemcpyHostToDevice));
 }
 
+// A quantized convolution's tensors; its residual int8 (q x its scale) or, in an E4M3 net, fp16.
+gpu::QuantConvTensors QuantNet::conv_tensors(const Step& step) const {
+  const void* residual = !step.residual                  ? nullptr
+                         : format_ == QuantFormat::kInt8 ? step.residual->q.get()
+                                                         : step.residual->half.get();
+  return {step.in->q.get(), step.weights.get(), step.out->q.get(), residual};
+}
+
 void QuantNet::forward() {
   for (const auto& step : steps_) {
     switch (step->kind) {
@@ -359,13 +363,9 @@ void QuantNet::forward() {
                       static_cast<long long>(batch_) * step->out->dims.h * step->out->dims.w,
                       static_cast<float>(step->out->scale), format_, stream_);
         break;
-      case Step::Kind::kConv: {
-        const void* residual = !step->residual                 ? nullptr
-                               : format_ == QuantFormat::kInt8 ? step->residual->q.get()
-                                                               : step->residual->half.get();
-        step->graph->execute({step->in->q.get(), step->weights.get(), step->out->q.get(), residual});
+      case Step::Kind::kConv:
+        step->graph->execute(conv_tensors(*step));
         break;
-      }
       case Step::Kind::kTrainedConv: {
         const float one = 1.0f, zero = 0.0f;
         CUDNN_CHECK(cudnnConvolutionForward(cudnn_.get(), &one, step->x_desc.get(), images_.get(), step->w_desc.get(),

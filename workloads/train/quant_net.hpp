@@ -68,6 +68,7 @@ class QuantNet {
   void build_conv(const Net& trained, Step& step);
   void build_trained_conv(const Net& trained, Step& step);
   void build_fc(const Net& trained, const Step& step);
+  gpu::QuantConvTensors conv_tensors(const Step& step) const;
 
   QuantOptions options_;
   gpu::QuantFormat format_;
