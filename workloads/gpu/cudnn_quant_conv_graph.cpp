@@ -249,10 +249,22 @@ std::string QuantConvSpec::epilogue_text() const {
   return t + "->" + type_name(output);
 }
 
-QuantConvGraph::QuantConvGraph(cudnnHandle_t handle, const QuantConvSpec& spec, std::int64_t max_workspace,
-                               int max_plans)
-    : handle_(handle), spec_(spec) {
-  if (std::string why = spec.invalid(); !why.empty()) throw Error("quantized convolution: " + why);
+struct QuantConvPlans {
+  std::vector<BackendDescriptor> descriptors;  // the graph's tensors and operations, kept alive
+  std::vector<BackendDescriptor> plans;
+  std::vector<std::string> names;
+  std::vector<std::int64_t> workspaces;
+  std::size_t chosen = 0;
+  bool tuned = false;
+  std::vector<QuantPlanTrial> trials;  // the tuning's
+};
+
+QuantPlanCache::QuantPlanCache() = default;
+QuantPlanCache::~QuantPlanCache() = default;
+
+namespace {
+std::shared_ptr<QuantConvPlans> plans_for(cudnnHandle_t handle, const QuantConvSpec& spec, std::int64_t max_workspace,
+                                          int max_plans) {
   const BackendDescriptor device = device_properties(handle);
   Built built = build(spec, node_count(spec), spec.output);
   Plans found = make_plans(built.graph(), device, max_plans, max_workspace);
@@ -261,18 +273,45 @@ QuantConvGraph::QuantConvGraph(cudnnHandle_t handle, const QuantConvSpec& spec, 
                 spec.epilogue_text() + ": no engine of cuDNN " + std::to_string(CUDNN_MAJOR) + "." +
                 std::to_string(CUDNN_MINOR) + " (headers) takes it (" + found.heuristics + "); " +
                 diagnose(spec, device, built.nodes));
-  descriptors_ = std::move(built.parts);
-  plans_ = std::move(found.plans);
-  names_ = std::move(found.names);
-  workspaces_ = std::move(found.workspaces);
+  auto p = std::make_shared<QuantConvPlans>();
+  p->descriptors = std::move(built.parts);
+  p->plans = std::move(found.plans);
+  p->names = std::move(found.names);
+  p->workspaces = std::move(found.workspaces);
+  return p;
+}
+}  // namespace
+
+QuantConvGraph::QuantConvGraph(cudnnHandle_t handle, const QuantConvSpec& spec, std::int64_t max_workspace,
+                               int max_plans, QuantPlanCache* cache)
+    : handle_(handle), spec_(spec) {
+  if (std::string why = spec.invalid(); !why.empty()) throw Error("quantized convolution: " + why);
+  if (cache) {
+    const std::string key = spec.shape.text() + " " + name(spec.input) + " " + spec.epilogue_text() + " ws" +
+                            std::to_string(max_workspace) + " plans" + std::to_string(max_plans);
+    std::shared_ptr<QuantConvPlans>& kept = cache->plans_[key];
+    if (kept)
+      ++cache->hits_;
+    else
+      kept = plans_for(handle, spec, max_workspace, max_plans);
+    plans_ = kept;
+  } else {
+    plans_ = plans_for(handle, spec, max_workspace, max_plans);
+  }
   std::int64_t most = 0;
-  for (std::int64_t ws : workspaces_) most = std::max(most, ws);
-  workspace_ = DeviceBuffer(static_cast<std::size_t>(most));
+  for (std::int64_t ws : plans_->workspaces) most = std::max(most, ws);
+  workspace_ = DeviceBuffer(static_cast<std::size_t>(plans_->tuned ? workspace_bytes() : most));
   const auto k = static_cast<std::size_t>(spec.shape.k);
   scale_ = DeviceBuffer(k * sizeof(float));
   bias_ = DeviceBuffer(k * sizeof(float));
   residual_scale_ = DeviceBuffer(sizeof(float));
 }
+
+QuantConvGraph::~QuantConvGraph() = default;
+
+const std::string& QuantConvGraph::plan_name() const { return plans_->names[plans_->chosen]; }
+std::int64_t QuantConvGraph::workspace_bytes() const { return plans_->workspaces[plans_->chosen]; }
+std::size_t QuantConvGraph::plan_count() const { return plans_->plans.size(); }
 
 void QuantConvGraph::set_epilogue(const std::vector<float>& scale, const std::vector<float>& bias, float residual_scale,
                                   cudaStream_t stream) {
@@ -306,18 +345,20 @@ cudnnStatus_t QuantConvGraph::run(std::size_t plan, const QuantConvTensors& t) c
            ptrs.data());
   pack.set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws);
   pack.finalize();
-  return cudnnBackendExecute(handle_, plans_[plan].get(), pack.get());
+  return cudnnBackendExecute(handle_, plans_->plans[plan].get(), pack.get());
 }
 
-void QuantConvGraph::execute(const QuantConvTensors& t) const { CUDNN_CHECK(run(chosen_, t)); }
+void QuantConvGraph::execute(const QuantConvTensors& t) const { CUDNN_CHECK(run(plans_->chosen, t)); }
 
 std::vector<QuantPlanTrial> QuantConvGraph::tune(const QuantConvTensors& t, int reps) {
+  if (plans_->tuned) return plans_->trials;
   cudaStream_t stream = nullptr;
   CUDNN_CHECK(cudnnGetStream(handle_, &stream));
   std::vector<QuantPlanTrial> trials;
   double best = -1;
-  for (std::size_t i = 0; i < plans_.size(); ++i) {
-    QuantPlanTrial trial{names_[i], -1, ""};
+  std::size_t chosen = 0;
+  for (std::size_t i = 0; i < plans_->plans.size(); ++i) {
+    QuantPlanTrial trial{plans_->names[i], -1, ""};
     if (const cudnnStatus_t st = run(i, t); st != CUDNN_STATUS_SUCCESS) {
       trial.problem = cudnn_status_text(st);
       trials.push_back(trial);
@@ -334,7 +375,7 @@ std::vector<QuantPlanTrial> QuantConvGraph::tune(const QuantConvTensors& t, int 
     trial.seconds = ms * 1e-3 / reps;
     if (best < 0 || trial.seconds < best) {
       best = trial.seconds;
-      chosen_ = i;
+      chosen = i;
     }
     trials.push_back(trial);
   }
@@ -344,6 +385,9 @@ std::vector<QuantPlanTrial> QuantConvGraph::tune(const QuantConvTensors& t, int 
     throw Error("quantized convolution graph " + spec_.shape.text() + " " + spec_.epilogue_text() +
                 ": none of its plans ran" + why);
   }
+  plans_->chosen = chosen;
+  plans_->tuned = true;
+  plans_->trials = trials;
   return trials;
 }
 

@@ -3,6 +3,8 @@
 #include <cudnn.h>
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,27 @@ struct QuantPlanTrial {
   std::string problem;
 };
 
+// One spec's finalised plans and the one kept (shared by every graph of that spec).
+struct QuantConvPlans;
+
+// Graphs of one spec share their plans through a cache: a ResNet's repeated blocks, an inference
+// engine's nets on several streams. cuDNN then finalises each plan once (its runtime-fused engines
+// compile their kernels there, the most of a graph's build time) and tune() times them once. The
+// plans are made from the device's properties, not a handle, so any handle of the device runs them.
+// One thread builds through a cache.
+class QuantPlanCache {
+ public:
+  QuantPlanCache();
+  ~QuantPlanCache();
+  std::size_t specs() const { return plans_.size(); }  // distinct graphs built
+  std::size_t hits() const { return hits_; }           // graphs that took plans already made
+
+ private:
+  friend class QuantConvGraph;
+  std::map<std::string, std::shared_ptr<QuantConvPlans>> plans_;
+  std::size_t hits_ = 0;
+};
+
 class QuantConvGraph {
  public:
   // Builds the operation graph (CONVOLUTION_FORWARD, then POINTWISE MUL by the per-channel scale,
@@ -59,8 +82,12 @@ class QuantConvGraph {
   // (at most `max_plans`, workspace at most `max_workspace`); until tune() the first is used.
   // Throws Error when the spec is invalid, or when no engine takes the graph: then the message
   // names the node or the data type cuDNN refused, found by trying the graph's leading nodes.
+  // With a cache, a graph of a spec (and limits) it has seen takes those plans and their choice.
   QuantConvGraph(cudnnHandle_t handle, const QuantConvSpec& spec, std::int64_t max_workspace = std::int64_t{1} << 30,
-                 int max_plans = 16);
+                 int max_plans = 16, QuantPlanCache* cache = nullptr);
+  ~QuantConvGraph();
+  QuantConvGraph(const QuantConvGraph&) = delete;
+  QuantConvGraph& operator=(const QuantConvGraph&) = delete;
 
   // The epilogue's values, uploaded on `stream` (synchronised): one scale and one bias per output
   // channel in the output's units (channel_scale), and the residual's scale over the output's.
@@ -69,26 +96,23 @@ class QuantConvGraph {
 
   // Runs every plan on these tensors (one untimed run, then `reps` timed by CUDA events on the
   // handle's stream) and keeps the fastest; returns each plan's trial. Throws Error when none runs.
+  // Plans shared with a graph already tuned are not timed again: that tuning's trials come back.
   std::vector<QuantPlanTrial> tune(const QuantConvTensors& t, int reps = 5);
 
   // Enqueues the convolution on the handle's stream with the kept plan.
   void execute(const QuantConvTensors& t) const;
 
   const QuantConvSpec& spec() const { return spec_; }
-  const std::string& plan_name() const { return names_[chosen_]; }  // "engine <global index>"
-  std::int64_t workspace_bytes() const { return workspaces_[chosen_]; }
-  std::size_t plan_count() const { return plans_.size(); }
+  const std::string& plan_name() const;  // "engine <global index>"
+  std::int64_t workspace_bytes() const;
+  std::size_t plan_count() const;
 
  private:
   cudnnStatus_t run(std::size_t plan, const QuantConvTensors& t) const;
 
   cudnnHandle_t handle_;
   QuantConvSpec spec_;
-  std::vector<BackendDescriptor> descriptors_;  // the graph's tensors and operations, kept alive
-  std::vector<BackendDescriptor> plans_;
-  std::vector<std::string> names_;
-  std::vector<std::int64_t> workspaces_;
-  std::size_t chosen_ = 0;
+  std::shared_ptr<QuantConvPlans> plans_;
   bool epilogue_set_ = false;
   DeviceBuffer workspace_;
   DeviceBuffer scale_, bias_, residual_scale_;  // the epilogue's fp32 values (scale and bias folded)

@@ -96,16 +96,11 @@ __global__ void global_avgpool_dequant_kernel(const std::uint8_t* q, QuantFormat
   }
 }
 
-__global__ void fc_f32_kernel(const float* x, const float* w, const float* b, float* y, int n, int in, int out) {
+__global__ void add_bias_rows_kernel(float* y, const float* b, int n, int out) {
   const long long total = static_cast<long long>(n) * out;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long r = i / out;
-    const int o = static_cast<int>(i % out);
-    float acc = b ? b[o] : 0.f;
-    for (int k = 0; k < in; ++k) acc = fmaf(x[r * in + k], w[static_cast<long long>(o) * in + k], acc);
-    y[i] = acc;
-  }
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    y[i] += b[i % out];
 }
 }  // namespace
 
@@ -153,8 +148,8 @@ void global_avgpool_dequant(const std::uint8_t* q, QuantFormat f, float scale, f
   CUDA_CHECK(cudaGetLastError());
 }
 
-void fc_f32(const float* x, const float* w, const float* b, float* y, int n, int in, int out, cudaStream_t s) {
-  fc_f32_kernel<<<blocks_for(static_cast<long long>(n) * out), kThreads, 0, s>>>(x, w, b, y, n, in, out);
+void add_bias_rows(float* y, const float* b, int n, int out, cudaStream_t s) {
+  add_bias_rows_kernel<<<blocks_for(static_cast<long long>(n) * out), kThreads, 0, s>>>(y, b, n, out);
   CUDA_CHECK(cudaGetLastError());
 }
 

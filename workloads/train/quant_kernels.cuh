@@ -39,7 +39,7 @@ void maxpool_bytes(const std::uint8_t* x, std::uint8_t* y, const PoolShape& p, c
 void global_avgpool_dequant(const std::uint8_t* q, QuantFormat f, float scale, float* y, int n, int hw, int c,
                             cudaStream_t s);
 
-// y[n x out] = x[n x in] w^T + b in fp32 (w: out x in, row-major): the classifier of a quantized net.
-void fc_f32(const float* x, const float* w, const float* b, float* y, int n, int in, int out, cudaStream_t s);
+// y[n x out] += b, each row: the classifier's bias after its matmul.
+void add_bias_rows(float* y, const float* b, int n, int out, cudaStream_t s);
 
 }  // namespace scalebench::train

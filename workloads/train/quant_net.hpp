@@ -15,9 +15,11 @@
 #include <vector>
 
 #include "common/json.hpp"
+#include "workloads/gpu/cublaslt_handles.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
 #include "workloads/gpu/cudnn_handles.hpp"
 #include "workloads/gpu/cudnn_quant_conv_graph.hpp"
+#include "workloads/train/fc_matmul.hpp"
 #include "workloads/train/net.hpp"
 
 namespace scalebench::train {
@@ -34,6 +36,9 @@ struct QuantOptions {
   const class QuantNet* scales_from = nullptr;
   // cuDNN's plans finalised per convolution and timed (the fastest kept); 1: its heuristic's first.
   int max_plans = 8;
+  // Where graphs of one shape and epilogue share their plans: an engine's nets pass one; null: the
+  // net keeps its own (its repeated blocks still share).
+  std::shared_ptr<gpu::QuantPlanCache> plans;
   static bool first_conv_trained_by_default(gpu::QuantFormat f) { return f == gpu::QuantFormat::kE4M3; }
 };
 
@@ -56,7 +61,8 @@ class QuantNet {
   // Device memory it holds: tensors, weights, workspaces.
   std::size_t device_bytes() const;
 
-  // The format, calibration and each layer's graph, scales and plan, for the records.
+  // The format, calibration, the build's seconds and each layer's graph, scales and plan, for the
+  // records.
   Json describe() const;
 
  private:
@@ -76,10 +82,13 @@ class QuantNet {
   int batch_;
   DType input_type_;
   gpu::CudnnHandle cudnn_;
+  gpu::LtHandle lt_;
+  FcMatmul fc_;
   std::vector<std::unique_ptr<Tensor>> tensors_;  // per layer of the model (null: none kept)
   std::vector<std::unique_ptr<Step>> steps_;
-  gpu::DeviceBuffer images_, amax_, features_, fc_weight_, fc_bias_, logits_;
+  gpu::DeviceBuffer images_, amax_, features_, fc_weight_, fc_bias_, logits_, fc_workspace_;
   int classes_ = 0, features_width_ = 0;
+  double calibrate_s_ = 0, build_s_ = 0;
 };
 
 }  // namespace scalebench::train

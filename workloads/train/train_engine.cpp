@@ -30,6 +30,7 @@ TrainEngine::TrainEngine(const infer::EngineRequest& cfg)
   const auto t0 = std::chrono::steady_clock::now();
   CUDA_CHECK(cudaGetDevice(&device_));
   quantized_ = precision_ == compute::Precision::kInt8 || precision_ == compute::Precision::kFp8E4M3;
+  if (quantized_) quant_plans_ = std::make_shared<gpu::QuantPlanCache>();
   const compute::Precision net_precision = quantized_ ? compute::Precision::kFp16 : precision_;
   const DType ct = compute_dtype(net_precision);
   const long long image_elements = model_.layers[0].out.elements();
@@ -76,6 +77,7 @@ void TrainEngine::add_bucket(Lane& lane, int batch, const Net& reference, const 
   NetConfig nc = config;
   nc.batch = batch;
   nc.outputs_of = quantized_ || lane.buckets.empty() ? nullptr : lane.buckets.front().net.get();
+  if (quantized_) nc.search = false;  // only calibrates: its convolutions are not the ones timed
   auto net = std::make_unique<Net>(model_, nc, s);
   net->copy_parameters_from(reference);
   if (quantized_) {
@@ -98,6 +100,7 @@ void TrainEngine::add_bucket(Lane& lane, int batch, const Net& reference, const 
           cudaMemcpyAsync(net->images(), pool + first * image_bytes_, n * image_bytes_, cudaMemcpyDeviceToDevice, s));
     };
     o.max_plans = req_.search ? 8 : 1;
+    o.plans = quant_plans_;
     try {
       b.qnet = std::make_unique<QuantNet>(*net, o, load);
     } catch (const Error&) {

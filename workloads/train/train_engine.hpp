@@ -25,6 +25,10 @@
 #include "workloads/train/model.hpp"
 #include "workloads/train/net.hpp"
 
+namespace scalebench::gpu {
+class QuantPlanCache;
+}
+
 namespace scalebench::train {
 
 class Net;
@@ -69,6 +73,8 @@ class TrainEngine final : public infer::Engine {
   infer::EngineRequest req_;
   compute::Precision precision_;
   bool quantized_ = false;  // int8 or fp8e4m3
+  // The quantized nets' convolution plans, made and timed once per shape for every stream and size.
+  std::shared_ptr<gpu::QuantPlanCache> quant_plans_;
   Model model_;
   int device_ = 0;
   std::size_t image_bytes_ = 0;

@@ -1,7 +1,8 @@
 // The quantized convolution graph (workloads/gpu/cudnn_quant_conv_graph.*) on the GPU against a
 // reference in double on the host: random int8 or E4M3 inputs, per-channel scales from
 // calibration, bias, residual and ReLU as a ResNet-50 bottleneck has them; every output element
-// compared (int8 exactly up to +-1 for rounding at a tie, E4M3 within one of its steps). Skipped
+// compared (int8 exactly up to +-1 for rounding at a tie, E4M3 within one of its steps); a second
+// graph of the spec, on another handle and stream, shares the first's plans through a cache. Skipped
 // where no GPU is visible; the FP8 cases where the GPU has no FP8 (before compute capability 8.9).
 #include <gtest/gtest.h>
 
@@ -155,7 +156,8 @@ TEST_P(QuantConvGraphGpu, MatchesTheDoubleReference) {
   spec.residual = tc.residual;
   spec.residual_type = tc.residual_fp16 ? CUDNN_DATA_HALF : CUDNN_DATA_INT8;
   spec.relu = tc.relu;
-  QuantConvGraph graph(handle.get(), spec);
+  QuantPlanCache cache;
+  QuantConvGraph graph(handle.get(), spec, std::int64_t{1} << 30, 16, &cache);
   graph.set_epilogue(scale, bias, residual_scale, stream.get());
   const DeviceBuffer x_d = upload(x.data(), x.size(), stream.get()), w_d = upload(w.data(), w.size(), stream.get());
   const DeviceBuffer r_d = upload(residual_bytes.data(), residual_bytes.size(), stream.get());
@@ -197,6 +199,27 @@ TEST_P(QuantConvGraphGpu, MatchesTheDoubleReference) {
     EXPECT_GE(static_cast<double>(exact), 0.99 * static_cast<double>(outputs));
     EXPECT_GT(saturated, 0) << "the case should reach int8's saturation";
   }
+
+  // A graph of the same spec on another handle and stream takes the cached plans and their tuning
+  // (not timed again) and writes the same bytes.
+  CudnnHandle other_handle;
+  Stream other;
+  CUDNN_CHECK(cudnnSetStream(other_handle.get(), other.get()));
+  QuantConvGraph again(other_handle.get(), spec, std::int64_t{1} << 30, 16, &cache);
+  EXPECT_EQ(cache.specs(), 1u);
+  EXPECT_EQ(cache.hits(), 1u);
+  EXPECT_EQ(again.plan_name(), graph.plan_name());
+  const std::vector<QuantPlanTrial> retuned = again.tune(t);
+  ASSERT_EQ(retuned.size(), trials.size());
+  for (std::size_t i = 0; i < trials.size(); ++i) EXPECT_EQ(retuned[i].seconds, trials[i].seconds) << "timed again";
+  again.set_epilogue(scale, bias, residual_scale, other.get());
+  DeviceBuffer y2_d(y_d.bytes());
+  CUDA_CHECK(cudaMemsetAsync(y2_d.get(), 0x55, y2_d.bytes(), other.get()));
+  again.execute({x_d.get(), w_d.get(), y2_d.get(), t.residual});
+  std::vector<std::uint8_t> y2(y2_d.bytes());
+  CUDA_CHECK(cudaMemcpyAsync(y2.data(), y2_d.get(), y2.size(), cudaMemcpyDeviceToHost, other.get()));
+  CUDA_CHECK(cudaStreamSynchronize(other.get()));
+  EXPECT_TRUE(y2 == y) << "the shared plans wrote other bytes on the second stream";
 }
 
 // ResNet-50's channel counts (64 and 256), its 1x1 and 3x3 convolutions at stride 1 and 2, with
