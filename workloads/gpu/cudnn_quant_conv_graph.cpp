@@ -310,6 +310,7 @@ QuantConvGraph::QuantConvGraph(cudnnHandle_t handle, const QuantConvSpec& spec, 
 QuantConvGraph::~QuantConvGraph() = default;
 
 const std::string& QuantConvGraph::plan_name() const { return plans_->names[plans_->chosen]; }
+double QuantConvGraph::plan_seconds() const { return plans_->tuned ? plans_->trials[plans_->chosen].seconds : -1; }
 std::int64_t QuantConvGraph::workspace_bytes() const { return plans_->workspaces[plans_->chosen]; }
 std::size_t QuantConvGraph::plan_count() const { return plans_->plans.size(); }
 

@@ -45,7 +45,7 @@ struct QuantConvTensors {
   const void* residual = nullptr;
 };
 
-// One plan's trial by tune(): its name, and its median time or why it did not run.
+// One plan's trial by tune(): its name, and its mean time over the timed runs or why it did not run.
 struct QuantPlanTrial {
   std::string name;
   double seconds = -1;  // -1: did not run
@@ -104,6 +104,7 @@ class QuantConvGraph {
 
   const QuantConvSpec& spec() const { return spec_; }
   const std::string& plan_name() const;  // "engine <global index>"
+  double plan_seconds() const;           // the kept plan's time in tune(); -1 before it
   std::int64_t workspace_bytes() const;
   std::size_t plan_count() const;
 

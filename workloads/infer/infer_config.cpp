@@ -151,9 +151,12 @@ double batching_tolerance(const std::string& precision) {
   if (precision == "fp32") return 0.01;
   if (precision == "bf16") return 0.6;
   if (precision == "fp16") return 0.3;
-  // Every batch size's net shares one calibration's scales: a sample's requantized tensors differ
-  // only where a batch's plan rounds its fp32 epilogue differently, a step of 8 bits at most.
-  if (precision == "int8" || precision == "fp8e4m3") return 0.3;
+  // Every batch size's net shares one calibration's scales. int8 sums exactly, so a sample's
+  // requantized tensors match in any batch; E4M3's sums are fp32 in each plan's order, and where
+  // one rounds to the other side of a step (1/8 of the value) the random net carries it through
+  // 50 layers: 0.57 of the spread at most, on an H200, for ResNet-50's sizes 1 to 32.
+  if (precision == "int8") return 0.3;
+  if (precision == "fp8e4m3") return 0.8;
   throw Error("batching check: no tolerance for precision '" + precision + "'");
 }
 

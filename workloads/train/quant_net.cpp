@@ -423,6 +423,8 @@ std::size_t QuantNet::device_bytes() const {
 
 Json QuantNet::describe() const {
   Json layers = Json::array();
+  double conv_s = 0;
+  int timed = 0, convs = 0;
   for (const auto& step : steps_) {
     if (step->kind == Step::Kind::kTrainedConv)
       layers.push_back(Json{{"layer", step->layer},
@@ -430,9 +432,13 @@ Json QuantNet::describe() const {
                                           ", bias and ReLU, then quantized"},
                             {"output_scale", step->out->scale}});
     if (step->kind != Step::Kind::kConv) continue;
+    const double s = step->graph->plan_seconds();
+    ++convs;
+    if (s >= 0) conv_s += s, ++timed;
     layers.push_back(Json{{"layer", step->layer},
                           {"graph", step->graph->spec().shape.text() + " " + step->graph->spec().epilogue_text()},
                           {"plan", step->graph->plan_name()},
+                          {"plan_us", s >= 0 ? Json(s * 1e6) : Json(nullptr)},
                           {"input_scale", step->in->scale},
                           {"output_scale", step->out->scale},
                           {"weight_scales", {step->weight_scale_min, step->weight_scale_max}}});
@@ -448,6 +454,9 @@ Json QuantNet::describe() const {
                                         : std::string(gpu::name(format_))},
               {"build_s", Json{{"calibration", calibrate_s_}, {"graphs_and_weights", build_s_}}},
               {"plans", Json{{"distinct_graphs", options_.plans->specs()}, {"graphs_sharing", options_.plans->hits()}}},
+              // Where a batch's time goes: the 8-bit convolutions' share, as their plans' tuning
+              // timed each alone.
+              {"convolutions_us", Json{{"sum", conv_s * 1e6}, {"timed", timed}, {"of", convs}}},
               {"convolutions", layers},
               {"classifier", "fp32 cuBLASLt matmul, after a dequantizing global average pool"}};
 }

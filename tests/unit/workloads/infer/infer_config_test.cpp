@@ -88,6 +88,7 @@ TEST(InferConfig, BatchingCheckPassesRoundingAndFailsAnotherSamplesAnswer) {
   EXPECT_LT(batching_tolerance("fp32"), batching_tolerance("fp16"));
   EXPECT_LT(batching_tolerance("bf16"), 1.4) << "under a swapped row's error";
   EXPECT_LT(batching_tolerance("int8"), 1.4) << "under a swapped row's error";
+  EXPECT_LT(batching_tolerance("fp8e4m3"), 1.4) << "under a swapped row's error";
   EXPECT_THROW(batching_tolerance("int4"), Error);
 }
 
