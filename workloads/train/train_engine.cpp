@@ -91,10 +91,7 @@ void TrainEngine::add_bucket(Lane& lane, int batch, const Net& reference, const 
     o.first_conv_trained = true;
     const auto covered = std::min<std::uint64_t>(req_.pool_samples, 1024);
     o.calibration_batches = static_cast<int>((covered + static_cast<std::uint64_t>(batch) - 1) / batch);
-    if (!lanes_[0]->buckets.empty()) {  // its scales, and so its plan of the image's convolution
-      o.scales_from = lanes_[0]->buckets.front().qnet.get();
-      o.first_conv_trained = o.scales_from->options().first_conv_trained;
-    }
+    if (!lanes_[0]->buckets.empty()) o.scales_from = lanes_[0]->buckets.front().qnet.get();  // its scales
     const auto* pool = static_cast<const std::byte*>(pool_.get());
     auto load = [&](int k) {
       const std::uint64_t first = static_cast<std::uint64_t>(k) * batch % req_.pool_samples;
@@ -104,13 +101,7 @@ void TrainEngine::add_bucket(Lane& lane, int batch, const Net& reference, const 
     };
     o.max_plans = req_.search ? 8 : 1;
     o.plans = quant_plans_;
-    try {
-      b.qnet = std::make_unique<QuantNet>(*net, o, load);
-    } catch (const Error&) {
-      if (o.first_conv_trained) throw;
-      o.first_conv_trained = true;  // cuDNN may take no 8-bit graph for the image's few channels
-      b.qnet = std::make_unique<QuantNet>(*net, o, load);
-    }
+    b.qnet = std::make_unique<QuantNet>(*net, o, load);
     net.reset();  // the quantized net keeps what it needs
     QuantNet* q = b.qnet.get();
     q->forward();  // the first pass uncaptured
