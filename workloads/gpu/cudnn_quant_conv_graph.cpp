@@ -25,6 +25,8 @@ std::string type_name(cudnnDataType_t t) {
       return "fp8e4m3";
     case CUDNN_DATA_HALF:
       return "fp16";
+    case CUDNN_DATA_BFLOAT16:
+      return "bf16";
     case CUDNN_DATA_FLOAT:
       return "fp32";
     case CUDNN_DATA_INT32:
@@ -74,7 +76,8 @@ Built build(const QuantConvSpec& spec, int nodes, cudnnDataType_t out) {
   };
   std::vector<cudnnBackendDescriptor_t> ops;
   std::int64_t next_virtual = kUidVirtual;
-  const cudnnDataType_t in = cudnn_type(spec.input), acc = accumulation(spec.input);
+  const cudnnDataType_t in = spec.unquantized.value_or(cudnn_type(spec.input));
+  const cudnnDataType_t acc = spec.unquantized ? CUDNN_DATA_FLOAT : accumulation(spec.input);
   // Node i's output: y (non-virtual, the cast to `out`) when it is the last, else virtual: the
   // convolution's in its sums' type (int32 for int8, as cuDNN's int8 fusions take it), the
   // epilogue's in fp32.
@@ -231,15 +234,33 @@ std::string diagnose(const QuantConvSpec& spec, const BackendDescriptor& device,
 }  // namespace
 
 std::string QuantConvSpec::invalid() const {
+  const cudnnDataType_t requantized = cudnn_type(input);
+  if (unquantized) {
+    const cudnnDataType_t t = *unquantized;
+    if (t != CUDNN_DATA_HALF && t != CUDNN_DATA_BFLOAT16 && t != CUDNN_DATA_FLOAT)
+      return "unquantized convolution: type " + type_name(t) + " is not one of fp16, bf16, fp32";
+    // Tensor Core rows of 16 bytes; cuDNN's graph engines refuse narrower NHWC channels.
+    if (shape.c % 8 != 0 || shape.k % 8 != 0)
+      return "unquantized convolutions need input and output channels (C=" + std::to_string(shape.c) +
+             ", K=" + std::to_string(shape.k) + ") that are multiples of 8";
+    if (output != t && output != requantized && output != CUDNN_DATA_FLOAT)
+      return type_name(t) + " convolution: output type " + type_name(output) + " is not one of " + type_name(t) + ", " +
+             type_name(requantized) + ", fp32";
+    if (residual && residual_type != t)
+      return type_name(t) + " convolution: residual type " + type_name(residual_type) + " is not " + type_name(t);
+    return "";
+  }
   if (std::string why = shape.invalid(input); !why.empty()) return why;
-  const bool int8 = input == QuantFormat::kInt8;
-  const cudnnDataType_t requantized = int8 ? CUDNN_DATA_INT8 : CUDNN_DATA_FP8_E4M3;
   if (output != requantized && output != CUDNN_DATA_HALF && output != CUDNN_DATA_FLOAT)
     return std::string(name(input)) + " convolution: output type " + type_name(output) + " is not one of " +
            type_name(requantized) + ", fp16, fp32";
   if (residual && residual_type != CUDNN_DATA_INT8 && residual_type != CUDNN_DATA_HALF)
     return "residual type " + type_name(residual_type) + " is not one of int8, fp16";
   return "";
+}
+
+std::string QuantConvSpec::inputs_text() const {
+  return unquantized ? type_name(*unquantized) : std::string(name(input));
 }
 
 std::string QuantConvSpec::epilogue_text() const {
@@ -269,7 +290,7 @@ std::shared_ptr<QuantConvPlans> plans_for(cudnnHandle_t handle, const QuantConvS
   Built built = build(spec, node_count(spec), spec.output);
   Plans found = make_plans(built.graph(), device, max_plans, max_workspace);
   if (found.plans.empty())
-    throw Error("quantized convolution graph " + spec.shape.text() + " " + name(spec.input) + " " +
+    throw Error("quantized convolution graph " + spec.shape.text() + " " + spec.inputs_text() + " " +
                 spec.epilogue_text() + ": no engine of cuDNN " + std::to_string(CUDNN_MAJOR) + "." +
                 std::to_string(CUDNN_MINOR) + " (headers) takes it (" + found.heuristics + "); " +
                 diagnose(spec, device, built.nodes));
@@ -287,7 +308,7 @@ QuantConvGraph::QuantConvGraph(cudnnHandle_t handle, const QuantConvSpec& spec, 
     : handle_(handle), spec_(spec) {
   if (std::string why = spec.invalid(); !why.empty()) throw Error("quantized convolution: " + why);
   if (cache) {
-    const std::string key = spec.shape.text() + " " + name(spec.input) + " " + spec.epilogue_text() + " ws" +
+    const std::string key = spec.shape.text() + " " + spec.inputs_text() + " " + spec.epilogue_text() + " ws" +
                             std::to_string(max_workspace) + " plans" + std::to_string(max_plans);
     std::shared_ptr<QuantConvPlans>& kept = cache->plans_[key];
     if (kept)

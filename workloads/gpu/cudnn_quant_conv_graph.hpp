@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,8 @@
 // with x and w int8 (int32 sums) or E4M3 (fp32 sums, Hopper), the epilogue in fp32 and the output
 // written as int8 or E4M3 (requantized: rounded, saturated), fp16 or fp32. What one layer of an
 // int8 or FP8 ResNet-50 runs; the conv workload measures it (precisions int8 and fp8e4m3). Built
-// only with SCALEBENCH_HAVE_CUDA.
+// only with SCALEBENCH_HAVE_CUDA. A mixed net's layers kept in 16 bits run through it too
+// (QuantConvSpec::unquantized), so that both precisions' layers fuse the same epilogue.
 namespace scalebench::gpu {
 
 // One convolution and its epilogue. NHWC activations, KRSC filters.
@@ -29,12 +31,17 @@ struct QuantConvSpec {
   bool residual = false;                            // add a residual tensor of y's shape
   cudnnDataType_t residual_type = CUDNN_DATA_INT8;  // INT8 or HALF
   bool relu = true;
+  // A layer a mixed net keeps unquantized: x, w and the residual in this type (fp16, bf16 or fp32)
+  // with fp32 sums; the output in it, in fp32 or requantized to `input`'s format. Empty: quantized.
+  std::optional<cudnnDataType_t> unquantized;
 
   // Empty when the spec is one the graph can describe (shape, channel multiples, data types),
   // else what is wrong.
   std::string invalid() const;
   // "scale,bias,residual(int8),relu->int8": the epilogue, as records name it.
   std::string epilogue_text() const;
+  // "int8", "fp8e4m3" or the unquantized type ("fp16"): what x and w hold.
+  std::string inputs_text() const;
 };
 
 // The tensors of one call; residual only with spec.residual. All device memory, 16-byte aligned.

@@ -66,6 +66,8 @@ struct EngineRequest {
   std::uint64_t seed = 1;  // weights and the sample pool
   bool search = true;      // time the candidate kernels (cuDNN's algorithm search) rather than take the first
   std::string conv_api = "best";
+  // int8 and fp8e4m3: the first this many convolutions in fp16; -1: the count timing finds fastest.
+  int fp16_convolutions = -1;
 };
 
 // The train workload's CNNs, forward pass only (workloads/train/train_engine.cpp); throws

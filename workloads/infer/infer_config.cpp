@@ -37,6 +37,10 @@ InferConfig InferConfig::from_params(const Json& p) {
   c.search_trials = p.at("search_trials").get<int>();
   c.search_tolerance = p.at("search_tolerance").get<double>();
   c.search = p.at("algo").get<std::string>() == "search";
+  const Json& fc = p.at("fp16_convolutions");
+  c.fp16_convolutions = fc.is_string() && fc.get<std::string>() == "auto" ? -1 : fc.get<int>();
+  if (!fc.is_string() && c.fp16_convolutions < 0)
+    throw Error("fp16_convolutions: " + std::to_string(c.fp16_convolutions) + " is not auto or a count of 0 or more");
   c.conv_api = p.at("conv_api").get<std::string>();
   c.warmup = p.at("warmup").get<int>();
   c.check = p.at("check").get<bool>();

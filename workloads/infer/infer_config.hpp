@@ -32,6 +32,7 @@ struct InferConfig {
   double search_tolerance = 0.05;
   bool search = true;  // cuDNN's algorithm search
   std::string conv_api = "best";
+  int fp16_convolutions = -1;  // int8 and fp8e4m3: the first convolutions in fp16; -1: by timing
   int warmup = 0;
   bool check = true;
   // Text generation (a GPT-2 model).

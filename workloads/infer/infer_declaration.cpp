@@ -36,7 +36,15 @@ WorkloadDef infer_declaration() {
        {},
        "activations and weights (fp32: no TF32); auto: fp16, and bf16 for text generation (its only one); int8 "
        "and fp8e4m3 (CNNs): cuDNN's quantized convolutions, each batch norm folded in, per-channel weight scales, "
-       "activation scales calibrated on the sample pool, the image's convolution in fp16 for fp8e4m3"},
+       "activation scales calibrated on the sample pool, the first convolutions in fp16 (fp16_convolutions)"},
+      {"fp16_convolutions",
+       ParamType::kIntOrAuto,
+       "auto",
+       {},
+       0,
+       "int8 and fp8e4m3: the first this many convolutions (the image's first) run in fp16, the rest in 8 bits, "
+       "as TensorRT keeps a layer in fp16 where its 8-bit kernel is slower; auto: each convolution after the "
+       "image's timed both ways and the count whose sum is least (the image's always in fp16)"},
       {"scenario",
        ParamType::kEnum,
        "offline",

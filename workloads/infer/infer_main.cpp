@@ -178,6 +178,7 @@ Json measure_rank(const Json& context, const InferConfig& cfg, int rank) {
     ec.seed = cfg.seed;
     ec.search = cfg.search;
     ec.conv_api = cfg.conv_api;
+    ec.fp16_convolutions = cfg.fp16_convolutions;
     const std::unique_ptr<infer::Engine> made = infer::make_train_engine(ec);
     infer::Engine& engine = *made;
     CheckOutcome check;

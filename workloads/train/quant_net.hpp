@@ -4,9 +4,9 @@
 // the epilogue's scale, bias, residual and ReLU; the output requantized to the next tensor's
 // scale), max pooling on the 8-bit values, and the classifier in fp32 after a dequantizing global
 // average pool. Activation scales come from calibration: each tensor's largest magnitude over
-// batches the trained net runs (max calibration). The first convolution may stay in the trained
-// precision (QuantOptions). The ops of fmnist-resnet and the ResNets; a net with others is refused
-// by the layer's name. Built only with SCALEBENCH_HAVE_CUDA.
+// batches the trained net runs (max calibration). The first convolutions may stay in the trained
+// precision (QuantOptions::trained_convolutions). The ops of fmnist-resnet and the ResNets; a net with others is
+// refused by the layer's name. Built only with SCALEBENCH_HAVE_CUDA.
 #include <cuda_runtime.h>
 
 #include <functional>
@@ -27,19 +27,25 @@ namespace scalebench::train {
 struct QuantOptions {
   gpu::QuantFormat format = gpu::QuantFormat::kInt8;
   int calibration_batches = 4;
-  // The first convolution (the image's) in the trained net's precision through cuDNN, its output
-  // quantized: E4M3's 3 mantissa bits keep a normalised 8-bit image in about 30 levels near its
-  // brightest, int8's 255 even steps keep it whole.
-  bool first_conv_trained = false;
-  // Its scales taken from this net of the same model rather than calibrated (an engine's nets of
-  // every batch size answer alike); then `load` is not called.
+  // The first this many convolutions (in the net's order, the image's first) run unquantized in
+  // the trained net's type, through cuDNN with the same fused epilogue, and their outputs are
+  // quantized where an 8-bit layer reads them: a mixed net, as TensorRT's builder keeps a layer in
+  // fp16 where its 8-bit kernel is slower. The image's alone (1): E4M3's 3 mantissa bits keep a
+  // normalised 8-bit image in about 30 levels near its brightest, and cuDNN has one int8 engine
+  // for its 4 padded channels. kByTiming: every convolution after the image's timed in both
+  // precisions (the plans the net then runs), and the count whose sum is least, at least 1.
+  static constexpr int kByTiming = -1;
+  int trained_convolutions = 0;
+  // Its scales and its split taken from this net of the same model rather than calibrated and
+  // timed (an engine's nets of every batch size answer alike); then `load` is not called.
   const class QuantNet* scales_from = nullptr;
-  // cuDNN's plans finalised per convolution and timed (the fastest kept); 1: its heuristic's first.
+  // cuDNN's plans finalised per 8-bit convolution and timed (the fastest kept); 1: its heuristic's
+  // first. Unquantized convolutions take the heuristic's first (QuantNet::max_plans says why).
   int max_plans = 8;
   // Where graphs of one shape and epilogue share their plans: an engine's nets pass one; null: the
   // net keeps its own (its repeated blocks still share).
   std::shared_ptr<gpu::QuantPlanCache> plans;
-  static bool first_conv_trained_by_default(gpu::QuantFormat f) { return f == gpu::QuantFormat::kE4M3; }
+  static int trained_convolutions_by_default(gpu::QuantFormat f) { return f == gpu::QuantFormat::kE4M3 ? 1 : 0; }
 };
 
 class QuantNet {
@@ -58,6 +64,8 @@ class QuantNet {
   const float* logits() const { return reinterpret_cast<const float*>(logits_.get()); }
   int batch() const { return batch_; }
   const QuantOptions& options() const { return options_; }
+  // How many of the first convolutions run unquantized (QuantOptions::trained_convolutions, chosen).
+  int trained_convolutions() const { return trained_convs_; }
   // Device memory it holds: tensors, weights, workspaces.
   std::size_t device_bytes() const;
 
@@ -70,11 +78,17 @@ class QuantNet {
   struct Step;
   void plan(const Model& m);
   void calibrate(Net& trained, const std::function<void(int)>& load);
+  int choose_split(const Net& trained);
+  void assign_precisions(int trained_convs);
   void build(const Net& trained);
+  int max_plans(bool unquantized) const;
+  gpu::QuantConvSpec conv_spec(const Net& trained, const Step& step, bool unquantized, bool wide_output) const;
   void build_conv(const Net& trained, Step& step);
+  void use_wide_output(Step& step);
   void build_trained_conv(const Net& trained, Step& step);
   void build_fc(const Net& trained, const Step& step);
   gpu::QuantConvTensors conv_tensors(const Step& step) const;
+  void convert_output(const Step& step);
 
   QuantOptions options_;
   gpu::QuantFormat format_;
@@ -87,7 +101,9 @@ class QuantNet {
   std::vector<std::unique_ptr<Tensor>> tensors_;  // per layer of the model (null: none kept)
   std::vector<std::unique_ptr<Step>> steps_;
   gpu::DeviceBuffer images_, amax_, features_, fc_weight_, fc_bias_, logits_, fc_workspace_;
-  int classes_ = 0, features_width_ = 0;
+  int classes_ = 0, features_width_ = 0, trained_convs_ = 0;
+  std::string split_by_;          // "option", "timing" or "the net whose scales it took"
+  std::vector<Json> conv_times_;  // per convolution, with timing: each precision's plan time
   double calibrate_s_ = 0, build_s_ = 0;
 };
 

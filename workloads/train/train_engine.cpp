@@ -85,10 +85,10 @@ void TrainEngine::add_bucket(Lane& lane, int batch, const Net& reference, const 
     // cover, at most 1,024 images); every other takes its scales.
     QuantOptions o;
     o.format = precision_ == compute::Precision::kInt8 ? gpu::QuantFormat::kInt8 : gpu::QuantFormat::kE4M3;
-    // The image's convolution in the trained precision in both formats: cuDNN offers one int8
-    // engine for its 4 channels, and an int8 ResNet-50 batch of 256 spent 11.8 ms outside its
-    // tuned convolutions (7.1 ms) with it, E4M3 3.7 ms with fp16 there (an H200).
-    o.first_conv_trained = true;
+    // The first convolutions in fp16, at least the image's: cuDNN offers one int8 engine for its 4
+    // channels, and an int8 ResNet-50 batch of 256 spent 11.8 ms outside its tuned convolutions
+    // (7.1 ms) with it, E4M3 3.7 ms with fp16 there (an H200). By default the split is timed.
+    o.trained_convolutions = req_.fp16_convolutions < 0 ? QuantOptions::kByTiming : req_.fp16_convolutions;
     const auto covered = std::min<std::uint64_t>(req_.pool_samples, 1024);
     o.calibration_batches = static_cast<int>((covered + static_cast<std::uint64_t>(batch) - 1) / batch);
     if (!lanes_[0]->buckets.empty()) o.scales_from = lanes_[0]->buckets.front().qnet.get();  // its scales

@@ -124,8 +124,10 @@ std::vector<QuantizedAccuracy> TtaBench::quantize(Net& net, unsigned long long* 
       QuantOptions o;
       o.format = name == "int8" ? gpu::QuantFormat::kInt8 : gpu::QuantFormat::kE4M3;
       o.calibration_batches = cfg_.calibration_batches;
-      o.first_conv_trained = cfg_.quantize_first_conv == "auto" ? QuantOptions::first_conv_trained_by_default(o.format)
-                                                                : cfg_.quantize_first_conv == "trained";
+      o.trained_convolutions = cfg_.quantize_first_conv == "auto"
+                                   ? QuantOptions::trained_convolutions_by_default(o.format)
+                               : cfg_.quantize_first_conv == "trained" ? 1
+                                                                       : 0;
       q = std::make_unique<QuantNet>(net, o, load);
     } catch (const Error& e) {  // the trained seed's records stand; this format's says why it has none
       out.push_back(QuantizedAccuracy{name, 0, Json(), e.what()});

@@ -37,6 +37,10 @@ TEST(InferConfig, DefaultsAreResNet50Fp16OfflineUnderMlperfsRules) {
   EXPECT_EQ(config({{"precision", "int8"}}).precision, "int8");
   EXPECT_EQ(config({{"precision", "fp8e4m3"}}).precision, "fp8e4m3");
   EXPECT_THROW(config({{"precision", "int8"}, {"model", "gpt2-124m"}}), Error);
+  // Their fp16 prefix: chosen by timing unless a count is given; a negative count is refused.
+  EXPECT_EQ(config({{"precision", "int8"}}).fp16_convolutions, -1);
+  EXPECT_EQ(config({{"precision", "int8"}, {"fp16_convolutions", 11}}).fp16_convolutions, 11);
+  EXPECT_THROW(config({{"precision", "int8"}, {"fp16_convolutions", -2}}), Error);
 }
 
 TEST(InferConfig, OfflineQuerySizedByTheExpectedRateInWholeBatches) {

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "tests/unit/gpu_available.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/gpu/cuda_handles.hpp"
+#include "workloads/gpu/half_bits.hpp"
 #include "workloads/train/model.hpp"
 #include "workloads/train/net.hpp"
 #include "workloads/train/quant_net.hpp"
@@ -26,6 +28,16 @@ namespace {
 using test_support::have_gpu;
 
 constexpr int kBatch = 256;
+
+// An fp16 net's logits on the host, as floats.
+std::vector<float> host_halves(const void* p, std::size_t n) {
+  std::vector<std::uint16_t> bits(n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaMemcpy(bits.data(), p, n * sizeof(std::uint16_t), cudaMemcpyDeviceToHost));
+  std::vector<float> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = gpu::half_to_float(bits[i]);
+  return out;
+}
 
 std::vector<float> host_floats(const void* p, std::size_t n) {
   std::vector<float> out(n);
@@ -99,7 +111,7 @@ TEST(QuantNetGpu, FollowsTheFp32NetItQuantizes) {
     QuantOptions o;
     o.format = c.format;
     o.calibration_batches = 2;
-    o.first_conv_trained = c.first_conv_trained;
+    o.trained_convolutions = c.first_conv_trained ? 1 : 0;
     QuantNet q(net, o, [&](int k) { images(net.images(), 100 + static_cast<std::uint64_t>(k)); });
     images(q.images(), 7);
     q.forward();
@@ -112,6 +124,67 @@ TEST(QuantNetGpu, FollowsTheFp32NetItQuantizes) {
     EXPECT_GT(mixed, 1.0) << "the check could not tell the images apart";
     EXPECT_GE(agree, kBatch * 8 / 10);
     EXPECT_EQ(q.describe().at("convolutions").size(), 7u);  // fmnist-resnet's seven, each with its batch norm
+  }
+}
+
+// A mixed net: its first convolutions unquantized in the trained net's fp16 (with the fused
+// epilogue, residual and pooling there too), the rest in 8 bits. The more convolutions in fp16,
+// the closer to the fp16 net: all seven leave only the last tensor's quantization. The timed
+// split is one of the counts, and the describe says which layers run how.
+TEST(QuantNetGpu, MixedNetsFollowTheFp16NetTheCloserTheMoreLayersStayInFp16) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  cudaStream_t s = stream.get();
+  NetConfig nc;
+  nc.precision = compute::Precision::kFp16;
+  nc.batch = kBatch;
+  nc.training = false;
+  nc.search = false;
+  Net net(build_model("fmnist-resnet"), nc, s);
+  const long long elements = kBatch * net.model().layers[0].out.elements();
+  const int classes = net.model().classes;
+  auto images = [&](void* to, std::uint64_t seed) { fill_normal(to, DType::kF16, elements, 0.0f, 1.0f, seed, s); };
+  images(net.images(), 50);
+  net.forward(Pass::kCalibrate);
+  images(net.images(), 7);
+  net.forward(Pass::kInfer);
+  const std::vector<float> want = host_halves(net.logits(), static_cast<std::size_t>(kBatch) * classes);
+  for (gpu::QuantFormat f : {gpu::QuantFormat::kInt8, gpu::QuantFormat::kE4M3}) {
+    double previous = 1e9;
+    for (int n : {1, 3, 7, QuantOptions::kByTiming}) {
+      const std::string what = std::string(gpu::name(f)) + ", " + std::to_string(n) + " in fp16";
+      SCOPED_TRACE(what);
+      QuantOptions o;
+      o.format = f;
+      o.calibration_batches = 2;
+      o.trained_convolutions = n;
+      QuantNet q(net, o, [&](int k) { images(net.images(), 100 + static_cast<std::uint64_t>(k)); });
+      images(q.images(), 7);
+      q.forward();
+      const double err = relative_error(host_floats(q.logits(), want.size()), want, classes);
+      const Json d = q.describe();
+      std::printf("%s: logits' error %.4f of their spread, split %s\n", what.c_str(), err,
+                  d.at("split").dump().c_str());
+      if (n == QuantOptions::kByTiming) {
+        EXPECT_GE(q.trained_convolutions(), 1);
+        EXPECT_LE(q.trained_convolutions(), 7);
+        EXPECT_EQ(d.at("split").at("chosen_by"), "timing");
+        EXPECT_EQ(d.at("split").at("times").size(), 7u);
+        EXPECT_LT(err, f == gpu::QuantFormat::kInt8 ? 0.25 : 0.6);
+        continue;
+      }
+      EXPECT_EQ(q.trained_convolutions(), n);
+      // The graphs after the image's legacy convolution: fp16 ones, then 8-bit ones.
+      const Json& convs = d.at("convolutions");
+      ASSERT_EQ(convs.size(), 7u);
+      for (int i = 1; i < 7; ++i) {
+        const std::string graph = convs.at(static_cast<std::size_t>(i)).at("graph").get<std::string>();
+        EXPECT_EQ(graph.find(i < n ? " fp16 " : std::string(" ") + gpu::name(f) + " ") != std::string::npos, true)
+            << graph;
+      }
+      EXPECT_LT(err, n == 7 ? 0.05 : previous + 0.02) << "more layers in fp16 are no closer to the fp16 net";
+      previous = err;
+    }
   }
 }
 
