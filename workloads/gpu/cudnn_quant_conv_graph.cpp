@@ -310,12 +310,20 @@ QuantConvGraph::QuantConvGraph(cudnnHandle_t handle, const QuantConvSpec& spec, 
   if (cache) {
     const std::string key = spec.shape.text() + " " + spec.inputs_text() + " " + spec.epilogue_text() + " ws" +
                             std::to_string(max_workspace) + " plans" + std::to_string(max_plans);
-    std::shared_ptr<QuantConvPlans>& kept = cache->plans_[key];
-    if (kept)
+    // A spec cuDNN refused is refused again at once: the search and diagnosis cost seconds.
+    if (const auto no = cache->refused_.find(key); no != cache->refused_.end()) throw Error(no->second);
+    if (const auto kept = cache->plans_.find(key); kept != cache->plans_.end()) {
       ++cache->hits_;
-    else
-      kept = plans_for(handle, spec, max_workspace, max_plans);
-    plans_ = kept;
+      plans_ = kept->second;
+    } else {
+      try {
+        plans_ = plans_for(handle, spec, max_workspace, max_plans);
+      } catch (const Error& e) {
+        cache->refused_.emplace(key, e.what());
+        throw;
+      }
+      cache->plans_.emplace(key, plans_);
+    }
   } else {
     plans_ = plans_for(handle, spec, max_workspace, max_plans);
   }
@@ -404,8 +412,8 @@ std::vector<QuantPlanTrial> QuantConvGraph::tune(const QuantConvTensors& t, int 
   if (best < 0) {
     std::string why;
     for (const QuantPlanTrial& tr : trials) why += "; " + tr.name + ": " + tr.problem;
-    throw Error("quantized convolution graph " + spec_.shape.text() + " " + spec_.epilogue_text() +
-                ": none of its plans ran" + why);
+    throw Error("quantized convolution graph " + spec_.shape.text() + " " + spec_.inputs_text() + " " +
+                spec_.epilogue_text() + ": none of its plans ran" + why);
   }
   plans_->chosen = chosen;
   plans_->tuned = true;

@@ -29,7 +29,7 @@ struct QuantConvSpec {
   QuantFormat input = QuantFormat::kInt8;           // x and w
   cudnnDataType_t output = CUDNN_DATA_INT8;         // INT8, FP8_E4M3, HALF or FLOAT
   bool residual = false;                            // add a residual tensor of y's shape
-  cudnnDataType_t residual_type = CUDNN_DATA_INT8;  // INT8 or HALF
+  cudnnDataType_t residual_type = CUDNN_DATA_INT8;  // INT8 or HALF; unquantized: its type
   bool relu = true;
   // A layer a mixed net keeps unquantized: x, w and the residual in this type (fp16, bf16 or fp32)
   // with fp32 sums; the output in it, in fp32 or requantized to `input`'s format. Empty: quantized.
@@ -77,6 +77,7 @@ class QuantPlanCache {
  private:
   friend class QuantConvGraph;
   std::map<std::string, std::shared_ptr<QuantConvPlans>> plans_;
+  std::map<std::string, std::string> refused_;  // why cuDNN took no plan for a spec, asked once
   std::size_t hits_ = 0;
 };
 

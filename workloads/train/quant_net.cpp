@@ -241,6 +241,13 @@ void QuantNet::assign_precisions(int n) {
       steps_[i]->unquantized = next != steps_.end() && (*next)->unquantized;
     }
   tensors_[0]->wide = true;  // the images, in the trained type
+  // An E4M3 net's unquantized convolutions write their output unquantized, a kernel quantizing it
+  // for the 8-bit layers: ResNet-50's last convolution in fp16 requantizing to E4M3 in cuDNN's
+  // epilogue (engine 4, cuDNN 9.19, an H200) answered 5.4 x the samples' spread apart alone and in
+  // a batch. An E4M3 layer then takes it as its fp16 residual as it is.
+  if (format_ == QuantFormat::kE4M3)
+    for (auto& st : steps_)
+      if (st->unquantized && st->kind == Step::Kind::kConv) st->out->wide = true;
   for (auto& st : steps_) {
     if (st->kind == Step::Kind::kQuantizeInput || st->kind == Step::Kind::kFc) continue;
     if (st->unquantized) {
@@ -308,8 +315,10 @@ void QuantNet::calibrate(Net& trained, const std::function<void(int)>& load) {
 }
 
 // Every convolution after the image's built and timed both ways on scratch tensors, with the plans
-// the net then runs (the cache keeps them), and the split whose sum is least. The image's stays
-// unquantized. A graph cuDNN refuses has no time: the split keeps that convolution in the other.
+// the net then runs (the cache keeps them; the last fp16 convolution of the split then requantizes
+// in its epilogue, a graph timed when it is built), and the split whose sum is least. The image's
+// stays unquantized. What the split adds outside the convolutions (a quantizing kernel where a
+// tensor is read in both precisions, pooling in fp16) is not counted.
 int QuantNet::choose_split(const Net& trained) {
   std::size_t x_bytes = 0, y_bytes = 0, w_bytes = 0;
   const auto wide = static_cast<std::size_t>(dtype_bytes(input_type_));
@@ -322,19 +331,24 @@ int QuantNet::choose_split(const Net& trained) {
       y_bytes = std::max(y_bytes, static_cast<std::size_t>(batch_ * st->out->dims.elements()) * wide);
       w_bytes = std::max(w_bytes, static_cast<std::size_t>(l.channels * l.kernel_h * l.kernel_w) * c * wide);
     }
+  // Random operands, as a real batch draws the Tensor Cores' power (zeros draw less); an 8-bit
+  // graph reads their bytes as its format's.
   gpu::DeviceBuffer x(x_bytes), y(y_bytes), w(w_bytes), r(y_bytes);
-  for (gpu::DeviceBuffer* b : {&x, &y, &w, &r}) CUDA_CHECK(cudaMemsetAsync(b->get(), 0, b->bytes(), stream_));
+  for (gpu::DeviceBuffer* b : {&x, &w, &r})
+    fill_normal(b->get(), DType::kF16, static_cast<long long>(b->bytes() / 2), 0.0f, 1.0f, 17, stream_);
   auto time = [&](const Step& st, bool unquantized) {
+    const gpu::QuantConvSpec spec = conv_spec(trained, st, unquantized, unquantized);
+    std::unique_ptr<gpu::QuantConvGraph> g;
     try {
-      const gpu::QuantConvSpec spec = conv_spec(trained, st, unquantized, unquantized);
-      gpu::QuantConvGraph g(cudnn_.get(), spec, std::int64_t{1} << 30, max_plans(unquantized), options_.plans.get());
-      const auto k = static_cast<std::size_t>(spec.shape.k);
-      g.set_epilogue(std::vector<float>(k, 1.0f), std::vector<float>(k, 0.0f), 1.0f, stream_);
-      g.tune({x.get(), w.get(), y.get(), r.get()}, 3);
-      return g.plan_seconds();
+      g = std::make_unique<gpu::QuantConvGraph>(cudnn_.get(), spec, std::int64_t{1} << 30, max_plans(unquantized),
+                                                options_.plans.get());
     } catch (const Error&) {
-      return -1.0;  // cuDNN takes no such graph
+      return -1.0;  // cuDNN takes no such graph: the split keeps this convolution in the other precision
     }
+    const auto k = static_cast<std::size_t>(spec.shape.k);
+    g->set_epilogue(std::vector<float>(k, 1.0f), std::vector<float>(k, 0.0f), 1.0f, stream_);
+    g->tune({x.get(), w.get(), y.get(), r.get()}, 3);
+    return g->plan_seconds();
   };
   std::vector<ConvTimes> times;
   for (const auto& st : steps_) {
@@ -450,10 +464,8 @@ void QuantNet::build_conv(const Net& trained, Step& step) {
   step.weight_scale_max = *std::max_element(w_scales.begin(), w_scales.end());
 
   // An unquantized layer that only 8-bit layers read requantizes to int8 in its epilogue where
-  // cuDNN takes that graph; else, and always for E4M3, it writes its output unquantized and a kernel
-  // quantizes it. ResNet-50's last convolution in fp16 requantizing to E4M3 (engine 4, cuDNN 9.19,
-  // an H200) answered 5.4 x the samples' spread apart alone and in a batch.
-  if (step.unquantized && !step.writes_wide && format_ == QuantFormat::kE4M3) use_wide_output(step);
+  // cuDNN takes that graph; else it writes its output unquantized and a kernel quantizes it (an
+  // E4M3 net's always do: assign_precisions).
   auto make = [&](bool wide_output) {
     return std::make_unique<gpu::QuantConvGraph>(cudnn_.get(), conv_spec(trained, step, step.unquantized, wide_output),
                                                  std::int64_t{1} << 30, max_plans(step.unquantized),
@@ -646,14 +658,15 @@ Json QuantNet::describe() const {
     ++convs;
     if (s >= 0) conv_s += s, ++timed;
     const gpu::QuantConvSpec& spec = step->graph->spec();
-    layers.push_back(Json{{"layer", step->layer},
-                          {"graph", spec.shape.text() + " " + spec.inputs_text() + " " + spec.epilogue_text() +
-                                        (step->quantize_out ? ", then quantized" : "")},
-                          {"plan", step->graph->plan_name()},
-                          {"plan_us", s >= 0 ? Json(s * 1e6) : Json(nullptr)},
-                          {"input_scale", step->unquantized ? Json(nullptr) : Json(step->in->scale)},
-                          {"output_scale", step->out->scale},
-                          {"weight_scales", {step->weight_scale_min, step->weight_scale_max}}});
+    layers.push_back(Json{
+        {"layer", step->layer},
+        {"graph", spec.shape.text() + " " + spec.inputs_text() + " " + spec.epilogue_text() +
+                      (step->quantize_out ? ", then quantized" : "")},
+        {"plan", step->graph->plan_name()},
+        {"plan_us", s >= 0 ? Json(s * 1e6) : Json(nullptr)},
+        {"input_scale", step->unquantized ? Json(nullptr) : Json(step->in->scale)},
+        {"output_scale", step->writes_wide ? Json(nullptr) : Json(step->out->scale)},
+        {"weight_scales", step->unquantized ? Json(nullptr) : Json{step->weight_scale_min, step->weight_scale_max}}});
   }
   Json split{{"trained_convolutions", trained_convs_}, {"chosen_by", split_by_}};
   if (!conv_times_.empty()) split["times"] = conv_times_;
