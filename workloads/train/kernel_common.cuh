@@ -60,6 +60,13 @@ void with_channel_vector(int c, F&& f) {
     f(std::integral_constant<int, 1>{});
 }
 
+// Grid rows are images (at most 65,535, a kernel strides past them), columns the threads of one
+// image: per-image index arithmetic stays 32-bit.
+inline dim3 image_grid(int n, long long per_image) {
+  return dim3(static_cast<unsigned>(std::clamp<long long>((per_image + kThreads - 1) / kThreads, 1, 1 << 16)),
+              static_cast<unsigned>(std::min(n, 65535)));
+}
+
 inline int sm_count() {
   int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));

@@ -205,10 +205,6 @@ __global__ void subsample_backward_kernel(const T* dy, T* dx, bool accumulate, P
     }
 }
 
-dim3 image_grid(int n, long long per_image) {
-  return dim3(static_cast<unsigned>(std::clamp<long long>((per_image + kThreads - 1) / kThreads, 1, 1 << 16)),
-              static_cast<unsigned>(std::min(n, 65535)));
-}
 }  // namespace
 
 void avgpool_forward(const void* x, void* y, DType t, int n, int hw, int c, cudaStream_t s) {

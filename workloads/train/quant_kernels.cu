@@ -33,6 +33,27 @@ __global__ void abs_max_kernel(const T* x, long long n, float* amax) {
   if (threadIdx.x % 32 == 0) atomicMax(reinterpret_cast<unsigned*>(amax), __float_as_uint(m));
 }
 
+// V bytes of an 8-bit tensor, moved as one load or store.
+template <int V>
+struct alignas(V) Bytes {
+  std::uint8_t v[V];
+};
+
+// Channels as they are (c_in == c_out): an elementwise map, V elements a thread with one load and
+// one store. Row and channel indices cost a 64-bit division each, most of the time of the padding
+// kernel below.
+template <typename T, int V>
+__global__ void quantize_kernel(const T* x, std::uint8_t* q, long long vectors, float inv, QuantFormat f) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < vectors;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const Channels<T, V> in = reinterpret_cast<const Channels<T, V>*>(x)[i];
+    Bytes<V> out;
+#pragma unroll
+    for (int k = 0; k < V; ++k) out.v[k] = encode(to_float(in.v[k]) * inv, f);
+    reinterpret_cast<Bytes<V>*>(q)[i] = out;
+  }
+}
+
 template <typename T>
 __global__ void quantize_rows_kernel(const T* x, int c_in, std::uint8_t* q, int c_out, long long rows, float inv,
                                      QuantFormat f) {
@@ -44,14 +65,22 @@ __global__ void quantize_rows_kernel(const T* x, int c_in, std::uint8_t* q, int 
   }
 }
 
-template <typename T>
-__global__ void bias_act_quantize_kernel(const T* x, const float* bias, bool relu, std::uint8_t* q, long long rows,
-                                         int c, float inv, QuantFormat f) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < rows * c;
+// V channels of one position a thread: `groups` = c / V.
+template <typename T, int V>
+__global__ void bias_act_quantize_kernel(const T* x, const float* bias, bool relu, std::uint8_t* q, long long vectors,
+                                         int groups, float inv, QuantFormat f) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < vectors;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    float v = to_float(x[i]) + bias[i % c];
-    if (relu) v = fmaxf(v, 0.f);
-    q[i] = encode(v * inv, f);
+    const int g = static_cast<int>(i % groups);
+    const Channels<T, V> in = reinterpret_cast<const Channels<T, V>*>(x)[i];
+    Bytes<V> out;
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      float v = to_float(in.v[k]) + bias[g * V + k];
+      if (relu) v = fmaxf(v, 0.f);
+      out.v[k] = encode(v * inv, f);
+    }
+    reinterpret_cast<Bytes<V>*>(q)[i] = out;
   }
 }
 
@@ -61,28 +90,47 @@ __global__ void dequantize_half_kernel(const std::uint8_t* q, QuantFormat f, flo
     y[i] = __float2half(decode(q[i], f) * scale);
 }
 
+// Grid rows are images; a thread takes V channels of one output of its image (one load of V bytes
+// per window position, 32-bit index arithmetic), as maxpool_forward does.
+template <int V>
 __global__ void maxpool_bytes_kernel(const std::uint8_t* x, std::uint8_t* y, PoolShape p) {
-  const long long total = static_cast<long long>(p.n) * p.oh * p.ow * p.c;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int c = static_cast<int>(i % p.c);
-    const long long pos = i / p.c;
-    const int ox = static_cast<int>(pos % p.ow), oy = static_cast<int>(pos / p.ow % p.oh);
-    const long long img = pos / (static_cast<long long>(p.oh) * p.ow);
-    std::uint8_t best = 0;  // the smallest value >= 0 in both formats
-    for (int ky = 0; ky < p.k; ++ky) {
-      const int iy = oy * p.stride - p.pad + ky;
-      if (iy < 0 || iy >= p.h) continue;
-      for (int kx = 0; kx < p.k; ++kx) {
-        const int ix = ox * p.stride - p.pad + kx;
-        if (ix < 0 || ix >= p.w) continue;
-        // A set sign bit (E4M3's -0 after a ReLU, say) counts as 0: +0 is written instead.
-        const std::uint8_t v = x[((img * p.h + iy) * p.w + ix) * p.c + c], key = v & 0x80 ? 0 : v;
-        best = key > best ? key : best;
+  const int groups = p.c / V, per_image = p.oh * p.ow * groups;
+  for (long long img = blockIdx.y; img < p.n; img += gridDim.y)
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < per_image; i += gridDim.x * blockDim.x) {
+      const int g = i % groups, pos = i / groups, ox = pos % p.ow, oy = pos / p.ow;
+      Bytes<V> best;
+#pragma unroll
+      for (int k = 0; k < V; ++k) best.v[k] = 0;  // the smallest value >= 0 in both formats
+      for (int ky = 0; ky < p.k; ++ky) {
+        const int iy = oy * p.stride - p.pad + ky;
+        if (iy < 0 || iy >= p.h) continue;
+        for (int kx = 0; kx < p.k; ++kx) {
+          const int ix = ox * p.stride - p.pad + kx;
+          if (ix < 0 || ix >= p.w) continue;
+          const Bytes<V> in = *reinterpret_cast<const Bytes<V>*>(x + ((img * p.h + iy) * p.w + ix) * p.c + g * V);
+          // A set sign bit (E4M3's -0 after a ReLU, say) counts as 0: +0 is written instead.
+#pragma unroll
+          for (int k = 0; k < V; ++k) {
+            const std::uint8_t key = in.v[k] & 0x80 ? 0 : in.v[k];
+            best.v[k] = key > best.v[k] ? key : best.v[k];
+          }
+        }
       }
+      *reinterpret_cast<Bytes<V>*>(y + ((img * p.oh + oy) * p.ow + ox) * p.c + g * V) = best;
     }
-    y[i] = best;
-  }
+}
+
+// The most bytes in 16 or less, a power of two, that divides the channel count.
+template <typename F>
+void with_byte_vector(int c, F&& f) {
+  if (c % 16 == 0)
+    f(std::integral_constant<int, 16>{});
+  else if (c % 8 == 0)
+    f(std::integral_constant<int, 8>{});
+  else if (c % 4 == 0)
+    f(std::integral_constant<int, 4>{});
+  else
+    f(std::integral_constant<int, 1>{});
 }
 
 // One block per image, a thread per channel (strided).
@@ -116,8 +164,17 @@ void quantize_rows(const void* x, DType t, int c_in, std::uint8_t* q, int c_out,
                    QuantFormat f, cudaStream_t s) {
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    quantize_rows_kernel<T>
-        <<<blocks_for(rows * c_out), kThreads, 0, s>>>(static_cast<const T*>(x), c_in, q, c_out, rows, 1.0f / scale, f);
+    if (c_in == c_out) {
+      with_channel_vector<T>(c_in, [&](auto v) {
+        constexpr int V = decltype(v)::value;
+        const long long vectors = rows * c_in / V;
+        quantize_kernel<T, V>
+            <<<blocks_for(vectors), kThreads, 0, s>>>(static_cast<const T*>(x), q, vectors, 1.0f / scale, f);
+      });
+    } else {
+      quantize_rows_kernel<T><<<blocks_for(rows * c_out), kThreads, 0, s>>>(static_cast<const T*>(x), c_in, q, c_out,
+                                                                            rows, 1.0f / scale, f);
+    }
   });
   CUDA_CHECK(cudaGetLastError());
 }
@@ -126,8 +183,12 @@ void bias_act_quantize(const void* x, DType t, const float* bias, bool relu, std
                        float scale, QuantFormat f, cudaStream_t s) {
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    bias_act_quantize_kernel<T>
-        <<<blocks_for(rows * c), kThreads, 0, s>>>(static_cast<const T*>(x), bias, relu, q, rows, c, 1.0f / scale, f);
+    with_channel_vector<T>(c, [&](auto v) {
+      constexpr int V = decltype(v)::value;
+      const long long vectors = rows * c / V;
+      bias_act_quantize_kernel<T, V><<<blocks_for(vectors), kThreads, 0, s>>>(static_cast<const T*>(x), bias, relu, q,
+                                                                              vectors, c / V, 1.0f / scale, f);
+    });
   });
   CUDA_CHECK(cudaGetLastError());
 }
@@ -138,7 +199,11 @@ void dequantize_half(const std::uint8_t* q, QuantFormat f, float scale, void* y,
 }
 
 void maxpool_bytes(const std::uint8_t* x, std::uint8_t* y, const PoolShape& p, cudaStream_t s) {
-  maxpool_bytes_kernel<<<blocks_for(static_cast<long long>(p.n) * p.oh * p.ow * p.c), kThreads, 0, s>>>(x, y, p);
+  with_byte_vector(p.c, [&](auto v) {
+    constexpr int V = decltype(v)::value;
+    maxpool_bytes_kernel<V>
+        <<<image_grid(p.n, static_cast<long long>(p.oh) * p.ow * p.c / V), kThreads, 0, s>>>(x, y, p);
+  });
   CUDA_CHECK(cudaGetLastError());
 }
 
