@@ -75,28 +75,49 @@ int top1_agree(const std::vector<float>& a, const std::vector<float>& b, int cla
   return agree;
 }
 
-TEST(QuantNetGpu, FollowsTheFp32NetItQuantizes) {
-  if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  gpu::Stream stream;
-  cudaStream_t s = stream.get();
+NetConfig inference_config(compute::Precision p) {
   NetConfig nc;
-  nc.precision = compute::Precision::kFp32;
+  nc.precision = p;
   nc.batch = kBatch;
   nc.training = false;
   nc.search = false;
-  Net net(build_model("fmnist-resnet"), nc, s);
-  const long long elements = kBatch * net.model().layers[0].out.elements();
-  const int classes = net.model().classes;
-  auto images = [&](void* to, std::uint64_t seed) { fill_normal(to, DType::kF32, elements, 0.0f, 1.0f, seed, s); };
-  images(net.images(), 50);
-  net.forward(Pass::kCalibrate);  // random weights, batch norm's statistics from real activations
+  return nc;
+}
+
+// fmnist-resnet at kBatch with random weights, batch norm's statistics from real activations (the
+// batch of seed 50), and its logits on any batch.
+struct RandomFmnist {
+  RandomFmnist(compute::Precision p, cudaStream_t stream)
+      : s(stream),
+        net(build_model("fmnist-resnet"), inference_config(p), stream),
+        t(net.compute_type()),
+        elements(kBatch * net.model().layers[0].out.elements()),
+        classes(net.model().classes) {
+    images(net.images(), 50);
+    net.forward(Pass::kCalibrate);
+  }
+  void images(void* to, std::uint64_t seed) const { fill_normal(to, t, elements, 0.0f, 1.0f, seed, s); }
+  // The net's logits on the batch of `seed`, as floats.
+  std::vector<float> logits(std::uint64_t seed) {
+    images(net.images(), seed);
+    net.forward(Pass::kInfer);
+    const auto n = static_cast<std::size_t>(kBatch) * classes;
+    return t == DType::kF32 ? host_floats(net.logits(), n) : host_halves(net.logits(), n);
+  }
+  cudaStream_t s;
+  Net net;
+  DType t;
+  long long elements;
+  int classes;
+};
+
+TEST(QuantNetGpu, FollowsTheFp32NetItQuantizes) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  RandomFmnist f(compute::Precision::kFp32, stream.get());
+  const int classes = f.classes;
   // The reference logits of two batches: A, which the quantized net scores, and B, a mix-up.
-  images(net.images(), 7);
-  net.forward(Pass::kInfer);
-  const std::vector<float> want_a = host_floats(net.logits(), static_cast<std::size_t>(kBatch) * classes);
-  images(net.images(), 8);
-  net.forward(Pass::kInfer);
-  const std::vector<float> want_b = host_floats(net.logits(), static_cast<std::size_t>(kBatch) * classes);
+  const std::vector<float> want_a = f.logits(7), want_b = f.logits(8);
 
   // int8 and E4M3, each with the image's convolution quantized and in fp32 (E4M3's default).
   struct Case {
@@ -112,8 +133,8 @@ TEST(QuantNetGpu, FollowsTheFp32NetItQuantizes) {
     o.format = c.format;
     o.calibration_batches = 2;
     o.trained_convolutions = c.first_conv_trained ? 1 : 0;
-    QuantNet q(net, o, [&](int k) { images(net.images(), 100 + static_cast<std::uint64_t>(k)); });
-    images(q.images(), 7);
+    QuantNet q(f.net, o, [&](int k) { f.images(f.net.images(), 100 + static_cast<std::uint64_t>(k)); });
+    f.images(q.images(), 7);
     q.forward();
     const std::vector<float> got = host_floats(q.logits(), static_cast<std::size_t>(kBatch) * classes);
     const double err = relative_error(got, want_a, classes), mixed = relative_error(got, want_b, classes);
@@ -134,21 +155,9 @@ TEST(QuantNetGpu, FollowsTheFp32NetItQuantizes) {
 TEST(QuantNetGpu, MixedNetsFollowTheFp16NetTheCloserTheMoreLayersStayInFp16) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   gpu::Stream stream;
-  cudaStream_t s = stream.get();
-  NetConfig nc;
-  nc.precision = compute::Precision::kFp16;
-  nc.batch = kBatch;
-  nc.training = false;
-  nc.search = false;
-  Net net(build_model("fmnist-resnet"), nc, s);
-  const long long elements = kBatch * net.model().layers[0].out.elements();
-  const int classes = net.model().classes;
-  auto images = [&](void* to, std::uint64_t seed) { fill_normal(to, DType::kF16, elements, 0.0f, 1.0f, seed, s); };
-  images(net.images(), 50);
-  net.forward(Pass::kCalibrate);
-  images(net.images(), 7);
-  net.forward(Pass::kInfer);
-  const std::vector<float> want = host_halves(net.logits(), static_cast<std::size_t>(kBatch) * classes);
+  RandomFmnist fmnist(compute::Precision::kFp16, stream.get());
+  const int classes = fmnist.classes;
+  const std::vector<float> want = fmnist.logits(7);
   for (gpu::QuantFormat f : {gpu::QuantFormat::kInt8, gpu::QuantFormat::kE4M3}) {
     double previous = 1e9;
     for (int n : {1, 3, 7, QuantOptions::kByTiming}) {
@@ -158,8 +167,9 @@ TEST(QuantNetGpu, MixedNetsFollowTheFp16NetTheCloserTheMoreLayersStayInFp16) {
       o.format = f;
       o.calibration_batches = 2;
       o.trained_convolutions = n;
-      QuantNet q(net, o, [&](int k) { images(net.images(), 100 + static_cast<std::uint64_t>(k)); });
-      images(q.images(), 7);
+      QuantNet q(fmnist.net, o,
+                 [&](int k) { fmnist.images(fmnist.net.images(), 100 + static_cast<std::uint64_t>(k)); });
+      fmnist.images(q.images(), 7);
       q.forward();
       const double err = relative_error(host_floats(q.logits(), want.size()), want, classes);
       const Json d = q.describe();
