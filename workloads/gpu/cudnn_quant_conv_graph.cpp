@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "workloads/gpu/cuda_check.hpp"
+#include "workloads/gpu/plan_agreement.hpp"
 
 namespace scalebench::gpu {
 
@@ -387,6 +388,10 @@ std::vector<QuantPlanTrial> QuantConvGraph::tune(const QuantConvTensors& t, int 
   std::vector<QuantPlanTrial> trials;
   double best = -1;
   std::size_t chosen = 0;
+  const QuantConvShape& sh = spec_.shape;
+  const std::int64_t outputs = sh.n * sh.p() * sh.q() * sh.k;
+  std::vector<double> reference;  // the first plan that ran: the heuristic's choice
+  std::string reference_name;
   for (std::size_t i = 0; i < plans_->plans.size(); ++i) {
     QuantPlanTrial trial{plans_->names[i], -1, ""};
     if (const cudnnStatus_t st = run(i, t); st != CUDNN_STATUS_SUCCESS) {
@@ -394,7 +399,16 @@ std::vector<QuantPlanTrial> QuantConvGraph::tune(const QuantConvTensors& t, int 
       trials.push_back(trial);
       continue;
     }
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    const std::vector<double> answer = sample_output(t.y, outputs, spec_.output, stream);
+    if (reference.empty()) {
+      reference = answer;
+      reference_name = plans_->names[i];
+    } else if (const double d = disagreement(answer, reference, spec_.output); d > 1) {
+      trial.problem =
+          "answers otherwise than " + reference_name + " (" + std::to_string(d) + " x what rounding allows)";
+      trials.push_back(trial);
+      continue;
+    }
     Event start, stop;
     CUDA_CHECK(cudaEventRecord(start.get(), stream));
     for (int r = 0; r < reps; ++r) CUDNN_CHECK(run(i, t));

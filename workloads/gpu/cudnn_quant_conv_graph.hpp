@@ -103,7 +103,8 @@ class QuantConvGraph {
                     cudaStream_t stream);
 
   // Runs every plan on these tensors (one untimed run, then `reps` timed by CUDA events on the
-  // handle's stream) and keeps the fastest; returns each plan's trial. Throws Error when none runs.
+  // handle's stream) and keeps the fastest of those whose output agrees with the first's to run
+  // (plan_agreement.hpp); returns each plan's trial. Throws Error when none runs.
   // Plans shared with a graph already tuned are not timed again: that tuning's trials come back.
   std::vector<QuantPlanTrial> tune(const QuantConvTensors& t, int reps = 5);
 
