@@ -42,6 +42,9 @@ InferConfig InferConfig::from_params(const Json& p) {
   if (!fc.is_string() && c.fp16_convolutions < 0)
     throw Error("fp16_convolutions: " + std::to_string(c.fp16_convolutions) + " is not auto or a count of 0 or more");
   c.conv_api = p.at("conv_api").get<std::string>();
+  if (c.conv_api == "fused" && c.precision != "fp16" && c.precision != "bf16")
+    throw Error("conv_api: fused with precision " + c.precision +
+                "; fused runs fp16 or bf16 (int8 and fp8e4m3 always fuse, fp32 has no fused graphs)");
   c.warmup = p.at("warmup").get<int>();
   c.check = p.at("check").get<bool>();
   c.prompt_tokens = p.at("prompt_tokens").get<int>();

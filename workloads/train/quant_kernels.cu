@@ -144,6 +144,17 @@ __global__ void global_avgpool_dequant_kernel(const std::uint8_t* q, QuantFormat
   }
 }
 
+// The same over an unquantized tensor (a net whose every convolution runs in the trained type).
+template <typename T>
+__global__ void global_avgpool_wide_kernel(const T* x, float* y, int hw, int c) {
+  const long long img = blockIdx.x;
+  for (int ch = threadIdx.x; ch < c; ch += blockDim.x) {
+    float sum = 0.f;
+    for (int p = 0; p < hw; ++p) sum += to_float(x[(img * hw + p) * c + ch]);
+    y[img * c + ch] = sum / static_cast<float>(hw);
+  }
+}
+
 __global__ void add_bias_rows_kernel(float* y, const float* b, int n, int out) {
   const long long total = static_cast<long long>(n) * out;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
@@ -210,6 +221,14 @@ void maxpool_bytes(const std::uint8_t* x, std::uint8_t* y, const PoolShape& p, c
 void global_avgpool_dequant(const std::uint8_t* q, QuantFormat f, float scale, float* y, int n, int hw, int c,
                             cudaStream_t s) {
   global_avgpool_dequant_kernel<<<static_cast<unsigned>(n), kThreads, 0, s>>>(q, f, scale, y, hw, c);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void global_avgpool_wide(const void* x, DType t, float* y, int n, int hw, int c, cudaStream_t s) {
+  with_type(t, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    global_avgpool_wide_kernel<T><<<static_cast<unsigned>(n), kThreads, 0, s>>>(static_cast<const T*>(x), y, hw, c);
+  });
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -39,6 +39,9 @@ void maxpool_bytes(const std::uint8_t* x, std::uint8_t* y, const PoolShape& p, c
 void global_avgpool_dequant(const std::uint8_t* q, QuantFormat f, float scale, float* y, int n, int hw, int c,
                             cudaStream_t s);
 
+// y[n x c] = the mean over hw positions of x (type t), in fp32.
+void global_avgpool_wide(const void* x, DType t, float* y, int n, int hw, int c, cudaStream_t s);
+
 // y[n x out] += b, each row: the classifier's bias after its matmul.
 void add_bias_rows(float* y, const float* b, int n, int out, cudaStream_t s);
 

@@ -32,17 +32,21 @@ QuantNet::QuantNet(Net& trained, const QuantOptions& o, const std::function<void
       batch_(trained.config().batch),
       input_type_(trained.compute_type()) {
   if (o.calibration_batches < 1) throw Error("quantized inference: at least one calibration batch");
-  if (o.trained_convolutions < QuantOptions::kByTiming)
+  if (o.trained_convolutions < QuantOptions::kEvery)
     throw Error("quantized inference: trained_convolutions " + std::to_string(o.trained_convolutions) +
-                " (a count, or kByTiming)");
+                " (a count, kByTiming or kEvery)");
   if (!options_.plans) options_.plans = std::make_shared<gpu::QuantPlanCache>();
   CUDNN_CHECK(cudnnSetStream(cudnn_.get(), stream_));
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   plan(trained.model());
-  calibrate(trained, load);
+  const bool every = o.trained_convolutions == QuantOptions::kEvery || o.trained_convolutions == convolutions();
+  if (!every) calibrate(trained, load);  // with no 8-bit layer, no scale is used
   const auto t1 = Clock::now();
-  if (const QuantNet* from = options_.scales_from) {
+  if (every) {
+    assign_precisions(convolutions());
+    split_by_ = "option";
+  } else if (const QuantNet* from = options_.scales_from) {
     assign_precisions(from->trained_convs_);
     split_by_ = "the net whose scales it took";
   } else if (o.trained_convolutions == QuantOptions::kByTiming) {
@@ -211,49 +215,56 @@ void QuantNet::convert_output(const Step& step) {
 
 void QuantNet::forward() {
   for (const auto& step : steps_) {
-    switch (step->kind) {
-      case Step::Kind::kQuantizeInput:
-        quantize_rows(images_.get(), input_type_, step->out->dims.c, step->out->bytes(), step->out->stored_c,
-                      static_cast<long long>(batch_) * step->out->dims.h * step->out->dims.w,
-                      static_cast<float>(step->out->scale), format_, stream_);
-        break;
-      case Step::Kind::kConv:
-        step->graph->execute(conv_tensors(*step));
-        break;
-      case Step::Kind::kTrainedConv: {
-        const float one = 1.0f, zero = 0.0f;
-        void* y = step->writes_wide() ? step->out->wide_data : step->y.get();
-        CUDNN_CHECK(cudnnConvolutionForward(cudnn_.get(), &one, step->x_desc.get(), images_.get(), step->w_desc.get(),
-                                            step->weights.get(), step->conv_desc.get(), step->algo,
-                                            step->workspace.get(), step->workspace.bytes(), &zero, step->y_desc.get(),
-                                            y));
-        const long long rows = static_cast<long long>(batch_) * step->out->dims.h * step->out->dims.w;
-        if (step->writes_wide())
-          bias_relu_forward(y, step->bias.get(), y, input_type_, rows, step->out->dims.c, stream_);
-        else
-          bias_act_quantize(y, input_type_, reinterpret_cast<const float*>(step->bias.get()), step->relu,
-                            step->out->bytes(), rows, step->out->dims.c, static_cast<float>(step->out->scale), format_,
-                            stream_);
+    run_step(*step);
+    convert_output(*step);
+  }
+}
+
+void QuantNet::run_step(const Step& step) {
+  switch (step.kind) {
+    case Step::Kind::kQuantizeInput:
+      quantize_rows(images_.get(), input_type_, step.out->dims.c, step.out->bytes(), step.out->stored_c,
+                    static_cast<long long>(batch_) * step.out->dims.h * step.out->dims.w,
+                    static_cast<float>(step.out->scale), format_, stream_);
+      break;
+    case Step::Kind::kConv:
+      step.graph->execute(conv_tensors(step));
+      break;
+    case Step::Kind::kTrainedConv: {
+      const float one = 1.0f, zero = 0.0f;
+      void* y = step.writes_wide() ? step.out->wide_data : step.y.get();
+      CUDNN_CHECK(cudnnConvolutionForward(cudnn_.get(), &one, step.x_desc.get(), images_.get(), step.w_desc.get(),
+                                          step.weights.get(), step.conv_desc.get(), step.algo, step.workspace.get(),
+                                          step.workspace.bytes(), &zero, step.y_desc.get(), y));
+      const long long rows = static_cast<long long>(batch_) * step.out->dims.h * step.out->dims.w;
+      if (step.writes_wide())
+        bias_relu_forward(y, step.bias.get(), y, input_type_, rows, step.out->dims.c, stream_);
+      else
+        bias_act_quantize(y, input_type_, reinterpret_cast<const float*>(step.bias.get()), step.relu, step.out->bytes(),
+                          rows, step.out->dims.c, static_cast<float>(step.out->scale), format_, stream_);
+      break;
+    }
+    case Step::Kind::kMaxPool:
+      if (step.unquantized)
+        maxpool_forward(step.in->wide_data, step.out->wide_data, nullptr, input_type_, step.pool, stream_);
+      else
+        maxpool_bytes(step.in->bytes(), step.out->bytes(), step.pool, stream_);
+      break;
+    case Step::Kind::kGlobalAvgPool:
+      if (step.unquantized) {
+        global_avgpool_wide(step.in->wide_data, input_type_, reinterpret_cast<float*>(features_.get()), batch_,
+                            step.in->dims.h * step.in->dims.w, step.in->dims.c, stream_);
         break;
       }
-      case Step::Kind::kMaxPool:
-        if (step->unquantized)
-          maxpool_forward(step->in->wide_data, step->out->wide_data, nullptr, input_type_, step->pool, stream_);
-        else
-          maxpool_bytes(step->in->bytes(), step->out->bytes(), step->pool, stream_);
-        break;
-      case Step::Kind::kGlobalAvgPool:
-        global_avgpool_dequant(step->in->bytes(), format_, static_cast<float>(step->in->scale),
-                               reinterpret_cast<float*>(features_.get()), batch_, step->in->dims.h * step->in->dims.w,
-                               step->in->dims.c, stream_);
-        break;
-      case Step::Kind::kFc:
-        fc_.run(lt_.get(), fc_weight_.get(), features_.get(), logits_.get(), false, fc_workspace_.get(), stream_);
-        add_bias_rows(reinterpret_cast<float*>(logits_.get()), reinterpret_cast<const float*>(fc_bias_.get()), batch_,
-                      classes_, stream_);
-        break;
-    }
-    convert_output(*step);
+      global_avgpool_dequant(step.in->bytes(), format_, static_cast<float>(step.in->scale),
+                             reinterpret_cast<float*>(features_.get()), batch_, step.in->dims.h * step.in->dims.w,
+                             step.in->dims.c, stream_);
+      break;
+    case Step::Kind::kFc:
+      fc_.run(lt_.get(), fc_weight_.get(), features_.get(), logits_.get(), false, fc_workspace_.get(), stream_);
+      add_bias_rows(reinterpret_cast<float*>(logits_.get()), reinterpret_cast<const float*>(fc_bias_.get()), batch_,
+                    classes_, stream_);
+      break;
   }
 }
 
@@ -279,7 +290,7 @@ Json QuantNet::describe() const {
           Json{{"layer", step->layer},
                {"graph", std::string("cuDNN legacy convolution in ") + gpu::dtype_name(input_type_) +
                              (step->writes_wide() ? ", bias and ReLU" : ", bias and ReLU, then quantized")},
-               {"output_scale", step->out->scale}});
+               {"output_scale", step->writes_wide() ? Json(nullptr) : Json(step->out->scale)}});
     if (step->kind != Step::Kind::kConv) continue;
     const double s = step->graph->plan_seconds();
     ++convs;
@@ -297,15 +308,17 @@ Json QuantNet::describe() const {
   }
   Json split{{"trained_convolutions", trained_convs_}, {"chosen_by", split_by_}};
   if (!conv_times_.empty()) split["times"] = conv_times_;
+  const bool eight_bit = trained_convs_ < convolutions();
+  const std::string wide = gpu::dtype_name(input_type_);
   return Json{
-      {"format", gpu::name(format_)},
-      {"calibration", Json{{"method",
-                            "max: each tensor's largest magnitude, per tensor; weights per "
-                            "output channel"},
-                           {"batches", options_.calibration_batches},
-                           {"images", options_.calibration_batches * batch_}}},
-      {"first_convolution", trained_convs_ > 0 ? std::string("trained precision: ") + gpu::dtype_name(input_type_)
-                                               : std::string(gpu::name(format_))},
+      {"format", eight_bit ? std::string(gpu::name(format_)) : "none: every layer in " + wide},
+      {"calibration", eight_bit ? Json{{"method",
+                                        "max: each tensor's largest magnitude, per tensor; weights per "
+                                        "output channel"},
+                                       {"batches", options_.calibration_batches},
+                                       {"images", options_.calibration_batches * batch_}}
+                                : Json("none: no 8-bit layer")},
+      {"first_convolution", trained_convs_ > 0 ? "trained precision: " + wide : std::string(gpu::name(format_))},
       // The first convolutions kept unquantized (in the trained type), and each one's time
       // both ways where timing chose how many.
       {"split", split},
@@ -315,7 +328,8 @@ Json QuantNet::describe() const {
       // each alone (the image's legacy one is not timed).
       {"convolutions_us", Json{{"sum", conv_s * 1e6}, {"timed", timed}, {"of", convs}}},
       {"convolutions", layers},
-      {"classifier", "fp32 cuBLASLt matmul, after a dequantizing global average pool"}};
+      {"classifier", eight_bit ? "fp32 cuBLASLt matmul, after a dequantizing global average pool"
+                               : "fp32 cuBLASLt matmul, after a global average pool into fp32"}};
 }
 
 }  // namespace scalebench::train

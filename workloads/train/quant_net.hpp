@@ -5,8 +5,9 @@
 // scale), max pooling on the 8-bit values, and the classifier in fp32 after a dequantizing global
 // average pool. Activation scales come from calibration: each tensor's largest magnitude over
 // batches the trained net runs (max calibration). The first convolutions may stay in the trained
-// precision (QuantOptions::trained_convolutions). The ops of fmnist-resnet and the ResNets; a net with others is
-// refused by the layer's name. Built only with SCALEBENCH_HAVE_CUDA.
+// precision (QuantOptions::trained_convolutions), or all of them, so that no layer is in 8 bits. The ops of
+// fmnist-resnet and the ResNets; a net with others is refused by the layer's name. Built only with
+// SCALEBENCH_HAVE_CUDA.
 #include <cuda_runtime.h>
 
 #include <functional>
@@ -35,12 +36,16 @@ struct QuantOptions {
   // for its 4 padded channels. kByTiming: every convolution after the image's timed in both
   // precisions (the plans the net then runs), and the count whose sum is least, at least 1.
   static constexpr int kByTiming = -1;
+  // Every convolution unquantized: no 8-bit layer and nothing calibrated, each convolution with its
+  // folded batch norm, residual and ReLU one cuDNN graph in the trained type (an fp16 engine).
+  static constexpr int kEvery = -2;
   int trained_convolutions = 0;
   // Its scales and its split taken from this net of the same model rather than calibrated and
   // timed (an engine's nets of every batch size answer alike); then `load` is not called.
   const class QuantNet* scales_from = nullptr;
-  // cuDNN's plans finalised per 8-bit convolution and timed (the fastest kept); 1: its heuristic's
-  // first. Unquantized convolutions take the heuristic's first (QuantNet::max_plans says why).
+  // cuDNN's plans finalised per 8-bit convolution and timed (the fastest of those answering as the
+  // heuristic's first does kept: gpu::QuantConvGraph::tune); 1: its heuristic's first. Unquantized
+  // convolutions take the heuristic's first (QuantNet::max_plans says why).
   int max_plans = 8;
   // Where graphs of one shape and epilogue share their plans: an engine's nets pass one; null: the
   // net keeps its own (its repeated blocks still share).
@@ -72,16 +77,21 @@ class QuantNet {
   // The format, calibration, the build's seconds and each layer's graph, scales and plan, for the
   // records.
   Json describe() const;
+  // Where a batch's time goes: each step enqueued alone between CUDA events (launch gaps count, as
+  // no CUDA graph hides them), the median of `passes` after one more, summed by what the steps do.
+  // Runs on the net's stream and synchronises it; the net's outputs are then those of its images.
+  Json profile(int passes);
 
  private:
   struct Tensor;
   struct Step;
   void plan(const Model& m);
   void calibrate(Net& trained, const std::function<void(int)>& load);
+  int convolutions() const;
+  int max_plans(bool unquantized) const;
   int choose_split(const Net& trained);
   void assign_precisions(int trained_convs);
   void build(const Net& trained);
-  int max_plans(bool unquantized) const;
   gpu::QuantConvSpec conv_spec(const Net& trained, const Step& step, bool unquantized, bool wide_output) const;
   void build_conv(const Net& trained, Step& step);
   void use_wide_output(Step& step);
@@ -89,6 +99,8 @@ class QuantNet {
   void build_fc(const Net& trained, const Step& step);
   gpu::QuantConvTensors conv_tensors(const Step& step) const;
   void convert_output(const Step& step);
+  void run_step(const Step& step);  // without convert_output
+  std::string step_kind(const Step& step) const;
 
   QuantOptions options_;
   gpu::QuantFormat format_;

@@ -13,12 +13,15 @@ namespace scalebench::train {
 
 using gpu::QuantFormat;
 
-// The first `n` convolutions unquantized (a pooling layer as the convolution after it), and so
-// which forms each tensor is kept in: 8-bit for 8-bit readers, the trained type for unquantized
-// ones, fp16 for an E4M3 layer's residual.
+int QuantNet::convolutions() const {
+  return static_cast<int>(std::count_if(steps_.begin(), steps_.end(), [](const auto& st) { return st->is_conv(); }));
+}
+
+// The first `n` convolutions unquantized (a pooling layer as the convolution after it, the global
+// average pool as the last convolution), and so which forms each tensor is kept in: 8-bit for 8-bit
+// readers, the trained type for unquantized ones, fp16 for an E4M3 layer's residual.
 void QuantNet::assign_precisions(int n) {
-  const int convs =
-      static_cast<int>(std::count_if(steps_.begin(), steps_.end(), [](const auto& st) { return st->is_conv(); }));
+  const int convs = convolutions();
   if (n > convs)
     throw Error("quantized inference: " + std::to_string(n) + " convolutions unquantized; the net has " +
                 std::to_string(convs));
@@ -37,6 +40,8 @@ void QuantNet::assign_precisions(int n) {
                                [](const auto& st) { return st->is_conv(); });
       steps_[i]->unquantized = next != steps_.end() && (*next)->unquantized;
     }
+  for (auto& st : steps_)  // with no 8-bit layer, the features are averaged unquantized too
+    if (st->kind == Step::Kind::kGlobalAvgPool) st->unquantized = n == convs;
   tensors_[0]->wide = true;  // the images, in the trained type
   // An E4M3 net's unquantized convolutions write their output unquantized, a kernel quantizing it
   // for the 8-bit layers: ResNet-50's last convolution in fp16 requantizing to E4M3 in cuDNN's

@@ -71,12 +71,12 @@ Json QuantNet::profile(int passes) {
     const Step& st = *steps_[i];
     const bool converts = st.quantize_out() || (st.out && st.out->half_copy);
     // Without conversions, the gap to the next step's mark is this step's too.
-    const double us = median(body[i]) + (converts ? 0 : median(convert[i])), convert_us = converts ? median(convert[i]) : 0;
+    const double us = median(body[i]) + (converts ? 0 : median(convert[i])),
+                 convert_us = converts ? median(convert[i]) : 0;
     by_kind[step_kind(st)] += us;
     if (converts) by_kind["quantizing"] += convert_us;
     total += us + convert_us;
-    steps.push_back(Json{{"layer", st.layer}, {"what", step_kind(st)}, {"us", us},
-                         {"conversions_us", convert_us}});
+    steps.push_back(Json{{"layer", st.layer}, {"what", step_kind(st)}, {"us", us}, {"conversions_us", convert_us}});
   }
   return Json{{"passes", passes}, {"batch_us", total}, {"by_kind_us", by_kind}, {"steps", steps}};
 }

@@ -30,7 +30,8 @@ TrainEngine::TrainEngine(const infer::EngineRequest& cfg)
   const auto t0 = std::chrono::steady_clock::now();
   CUDA_CHECK(cudaGetDevice(&device_));
   quantized_ = precision_ == compute::Precision::kInt8 || precision_ == compute::Precision::kFp8E4M3;
-  if (quantized_) quant_plans_ = std::make_shared<gpu::QuantPlanCache>();
+  fused_ = !quantized_ && cfg.conv_api == "fused";
+  if (quantized_ || fused_) quant_plans_ = std::make_shared<gpu::QuantPlanCache>();
   const compute::Precision net_precision = quantized_ ? compute::Precision::kFp16 : precision_;
   const DType ct = compute_dtype(net_precision);
   const long long image_elements = model_.layers[0].out.elements();
@@ -45,7 +46,7 @@ TrainEngine::TrainEngine(const infer::EngineRequest& cfg)
   nc.precision = net_precision;
   nc.training = false;
   nc.search = cfg.search;
-  nc.conv_api = cfg.conv_api;
+  nc.conv_api = fused_ ? "best" : cfg.conv_api;  // a fused engine's nets only hold the weights
   nc.seed = cfg.seed;
   nc.data_seed = cfg.seed + 1000;
   NetConfig calibration = nc;
@@ -64,6 +65,7 @@ TrainEngine::TrainEngine(const infer::EngineRequest& cfg)
   }
   const Bucket& largest = lanes_[0]->buckets.front();
   net_description_ = largest.qnet ? largest.qnet->describe() : largest.net->describe();
+  if (largest.qnet) net_description_["profile"] = largest.qnet->profile(5);  // where a batch's time goes
   device_bytes_ = pool_.bytes();
   for (const auto& lane : lanes_)
     for (const Bucket& b : lane->buckets) device_bytes_ += b.qnet ? b.qnet->device_bytes() : b.net->bytes_allocated();
@@ -76,11 +78,12 @@ void TrainEngine::add_bucket(Lane& lane, int batch, const Net& reference, const 
   b.batch = batch;
   NetConfig nc = config;
   nc.batch = batch;
-  nc.outputs_of = quantized_ || lane.buckets.empty() ? nullptr : lane.buckets.front().net.get();
-  if (quantized_) nc.search = false;  // only calibrates: its convolutions are not the ones timed
+  const bool graphs = quantized_ || fused_;  // the QuantNet's fused graphs run, not the net's layers
+  nc.outputs_of = graphs || lane.buckets.empty() ? nullptr : lane.buckets.front().net.get();
+  if (graphs) nc.search = false;  // only calibrates: its convolutions are not the ones timed
   auto net = std::make_unique<Net>(model_, nc, s);
   net->copy_parameters_from(reference);
-  if (quantized_) {
+  if (graphs) {
     // The first stream's largest net calibrates on the pool (as much of it as max_batch batches
     // cover, at most 1,024 images); every other takes its scales.
     QuantOptions o;
@@ -88,7 +91,9 @@ void TrainEngine::add_bucket(Lane& lane, int batch, const Net& reference, const 
     // The first convolutions in fp16, at least the image's: cuDNN offers one int8 engine for its 4
     // channels, and an int8 ResNet-50 batch of 256 spent 11.8 ms outside its tuned convolutions
     // (7.1 ms) with it, E4M3 3.7 ms with fp16 there (an H200). By default the split is timed.
-    o.trained_convolutions = req_.fp16_convolutions < 0 ? QuantOptions::kByTiming : req_.fp16_convolutions;
+    o.trained_convolutions = fused_                       ? QuantOptions::kEvery
+                             : req_.fp16_convolutions < 0 ? QuantOptions::kByTiming
+                                                          : req_.fp16_convolutions;
     const auto covered = std::min<std::uint64_t>(req_.pool_samples, 1024);
     o.calibration_batches = static_cast<int>((covered + static_cast<std::uint64_t>(batch) - 1) / batch);
     if (!lanes_[0]->buckets.empty()) o.scales_from = lanes_[0]->buckets.front().qnet.get();  // its scales
@@ -206,7 +211,10 @@ Json TrainEngine::describe() const {
               {"calibration_batch", kCalibrationBatch},
               {"build_s", build_s_},
               {"device_bytes", device_bytes_},  // the nets' and the sample pool's
-              {quantized_ ? "quantization" : "largest_net", net_description_}};
+              {quantized_ ? "quantization"
+               : fused_   ? "fused_net"
+                          : "largest_net",
+               net_description_}};
 }
 
 }  // namespace scalebench::train

@@ -10,7 +10,9 @@
 // pool of synthetic images on the device, made before the run (LoadGen's performance samples);
 // a batch gathers its samples from it into its net's input. In int8 and fp8e4m3 each net is a
 // QuantNet made from an fp16 net, its scales calibrated once on the pool by the first stream's
-// largest and shared by the others. Built only with SCALEBENCH_HAVE_CUDA.
+// largest and shared by the others; with conv_api fused (fp16, bf16) each is a QuantNet with no
+// 8-bit layer: every convolution with its batch norm, residual and ReLU one cuDNN graph in the
+// net's type. Built only with SCALEBENCH_HAVE_CUDA.
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -54,7 +56,7 @@ class TrainEngine final : public infer::Engine {
   struct Bucket {
     int batch = 0;
     std::unique_ptr<Net> net;        // fp32, fp16, bf16
-    std::unique_ptr<QuantNet> qnet;  // int8, fp8e4m3: made from a net of the same batch, then dropped
+    std::unique_ptr<QuantNet> qnet;  // int8, fp8e4m3, fused: made from a net of the same batch, then dropped
     gpu::GraphExec graph;
   };
   // A stream with its nets and the events of its batches in flight, oldest first.
@@ -73,6 +75,7 @@ class TrainEngine final : public infer::Engine {
   infer::EngineRequest req_;
   compute::Precision precision_;
   bool quantized_ = false;  // int8 or fp8e4m3
+  bool fused_ = false;      // conv_api fused: a QuantNet with every convolution in the trained type
   // The quantized nets' convolution plans, made and timed once per shape for every stream and size.
   std::shared_ptr<gpu::QuantPlanCache> quant_plans_;
   Model model_;
