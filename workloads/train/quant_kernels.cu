@@ -65,14 +65,6 @@ __global__ void quantize_rows_kernel(const T* x, int c_in, std::uint8_t* q, int 
   }
 }
 
-// A row (position) a thread: its c_in values, then zeros to c_out.
-template <typename T>
-__global__ void pad_rows_kernel(const T* x, int c_in, T* y, int c_out, long long rows) {
-  for (long long r = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; r < rows;
-       r += static_cast<long long>(gridDim.x) * blockDim.x)
-    for (int c = 0; c < c_out; ++c) y[r * c_out + c] = c < c_in ? x[r * c_in + c] : from_float<T>(0.f);
-}
-
 // V channels of one position a thread: `groups` = c / V.
 template <typename T, int V>
 __global__ void bias_act_quantize_kernel(const T* x, const float* bias, bool relu, std::uint8_t* q, long long vectors,
@@ -194,15 +186,6 @@ void quantize_rows(const void* x, DType t, int c_in, std::uint8_t* q, int c_out,
       quantize_rows_kernel<T><<<blocks_for(rows * c_out), kThreads, 0, s>>>(static_cast<const T*>(x), c_in, q, c_out,
                                                                             rows, 1.0f / scale, f);
     }
-  });
-  CUDA_CHECK(cudaGetLastError());
-}
-
-void pad_rows(const void* x, DType t, int c_in, void* y, int c_out, long long rows, cudaStream_t s) {
-  with_type(t, [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    pad_rows_kernel<T>
-        <<<blocks_for(rows), kThreads, 0, s>>>(static_cast<const T*>(x), c_in, static_cast<T*>(y), c_out, rows);
   });
   CUDA_CHECK(cudaGetLastError());
 }

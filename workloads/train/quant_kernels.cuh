@@ -23,10 +23,6 @@ void abs_max(const void* x, DType t, long long n, float* amax, cudaStream_t s);
 void quantize_rows(const void* x, DType t, int c_in, std::uint8_t* q, int c_out, long long rows, float scale,
                    QuantFormat f, cudaStream_t s);
 
-// y = x with each of `rows` positions' c_in channels padded with zeros to c_out, both in type t (an
-// image's 3 channels to the 8 that cuDNN's fused fp16 graphs take).
-void pad_rows(const void* x, DType t, int c_in, void* y, int c_out, long long rows, cudaStream_t s);
-
 // q = (x + bias[channel], then max(0, .) with relu) / scale in the format, for `rows` positions
 // of c channels of x in type t (a first convolution run in the trained precision, then quantized).
 void bias_act_quantize(const void* x, DType t, const float* bias, bool relu, std::uint8_t* q, long long rows, int c,

@@ -195,7 +195,7 @@ gpu::QuantConvTensors QuantNet::conv_tensors(const Step& step) const {
                          : format_ == QuantFormat::kInt8 ? r->q.get()
                          : r->half_copy                  ? r->half.get()
                                                          : r->wide_data;
-  const void* x = step.pads_image ? padded_images_.get() : step.unquantized ? step.in->wide_data : step.in->q.get();
+  const void* x = step.unquantized ? step.in->wide_data : step.in->q.get();
   void* y = step.writes_wide() ? step.out->wide_data : step.out->q.get();
   return {x, step.weights.get(), y, residual};
 }
@@ -228,9 +228,6 @@ void QuantNet::run_step(const Step& step) {
                     static_cast<float>(step.out->scale), format_, stream_);
       break;
     case Step::Kind::kConv:
-      if (step.pads_image)
-        pad_rows(images_.get(), input_type_, step.in->dims.c, padded_images_.get(), kPaddedImageChannels,
-                 static_cast<long long>(batch_) * step.in->dims.h * step.in->dims.w, stream_);
       step.graph->execute(conv_tensors(step));
       break;
     case Step::Kind::kTrainedConv: {
@@ -325,7 +322,6 @@ Json QuantNet::describe() const {
       // The first convolutions kept unquantized (in the trained type), and each one's time
       // both ways where timing chose how many.
       {"split", split},
-      {"image_convolution", image_conv_},
       {"build_s", Json{{"calibration", calibrate_s_}, {"graphs_and_weights", build_s_}}},
       {"plans", Json{{"distinct_graphs", options_.plans->specs()}, {"graphs_sharing", options_.plans->hits()}}},
       // Where a batch's time goes: the convolutions' graphs, as their plans' tuning timed

@@ -40,10 +40,6 @@ struct QuantOptions {
   // folded batch norm, residual and ReLU one cuDNN graph in the trained type (an fp16 engine).
   static constexpr int kEvery = -2;
   int trained_convolutions = 0;
-  // The image's convolution, where its output stays unquantized: cuDNN's legacy one on its own
-  // channels, the fused graph on the image padded to 8, or whichever times faster.
-  enum class ImageConvolution { kByTiming, kLegacy, kFusedGraph };
-  ImageConvolution image_convolution = ImageConvolution::kByTiming;
   // Its scales and its split taken from this net of the same model rather than calibrated and
   // timed (an engine's nets of every batch size answer alike); then `load` is not called.
   const class QuantNet* scales_from = nullptr;
@@ -100,8 +96,6 @@ class QuantNet {
   void build_conv(const Net& trained, Step& step);
   void use_wide_output(Step& step);
   void build_trained_conv(const Net& trained, Step& step);
-  void build_image_conv(const Net& trained, std::unique_ptr<Step>& step);
-  double step_seconds(const Step& step, int reps);
   void build_fc(const Net& trained, const Step& step);
   gpu::QuantConvTensors conv_tensors(const Step& step) const;
   void convert_output(const Step& step);
@@ -120,13 +114,7 @@ class QuantNet {
   std::vector<std::unique_ptr<Step>> steps_;
   gpu::DeviceBuffer images_, amax_, features_, fc_weight_, fc_bias_, logits_, fc_workspace_;
   int classes_ = 0, features_width_ = 0, trained_convs_ = 0;
-  std::string split_by_;  // "option", "timing" or "the net whose scales it took"
-  // The image's convolution as a fused graph on the image padded to 8 channels (cuDNN's fp16 graphs
-  // take channels in 8s), where that timed faster than the legacy convolution; how both timed.
-  static constexpr int kPaddedImageChannels = 8;
-  bool image_padded_ = false;
-  gpu::DeviceBuffer padded_images_;
-  Json image_conv_;
+  std::string split_by_;          // "option", "timing" or "the net whose scales it took"
   std::vector<Json> conv_times_;  // per convolution, with timing: each precision's plan time
   double calibrate_s_ = 0, build_s_ = 0;
 };

@@ -61,9 +61,9 @@ void QuantNet::build(const Net& trained) {
     }
   features_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch_) * features_width_ * sizeof(float));
   logits_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch_) * classes_ * sizeof(float));
-  for (auto& step : steps_) {
+  for (const auto& step : steps_) {
     if (step->kind == Step::Kind::kConv) build_conv(trained, *step);
-    if (step->kind == Step::Kind::kTrainedConv) build_image_conv(trained, step);
+    if (step->kind == Step::Kind::kTrainedConv) build_trained_conv(trained, *step);
     if (step->kind == Step::Kind::kFc) build_fc(trained, *step);
   }
   CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -88,7 +88,7 @@ int QuantNet::max_plans(bool unquantized) const { return unquantized ? 1 : optio
 // requantized, the residual in it).
 gpu::QuantConvSpec QuantNet::conv_spec(const Net& trained, const Step& step, bool unquantized, bool wide_output) const {
   const Layer& l = trained.model().layers[static_cast<std::size_t>(step.layer)];
-  const int c = step.pads_image ? kPaddedImageChannels : unquantized ? step.in->dims.c : step.in->stored_c;
+  const int c = unquantized ? step.in->dims.c : step.in->stored_c;
   gpu::QuantConvSpec spec;
   spec.shape = gpu::QuantConvShape{batch_,     c,          step.in->dims.h, step.in->dims.w, l.channels,
                                    l.kernel_h, l.kernel_w, l.pad_h,         l.stride};
@@ -117,17 +117,11 @@ void QuantNet::build_conv(const Net& trained, Step& step) {
   const auto per_k = static_cast<std::size_t>(rs) * c;
   std::vector<double> w_scales(static_cast<std::size_t>(k), 1.0);
   if (step.unquantized) {
-    // The padded image's filters read its zero channels with zero weights.
-    const int wc = step.pads_image ? kPaddedImageChannels : c;
-    std::vector<float> w(static_cast<std::size_t>(k) * rs * wc, 0.0f);
-    for (std::size_t kp = 0; kp < static_cast<std::size_t>(k) * rs; ++kp)
-      std::copy_n(folded.weights.begin() + static_cast<long long>(kp * c), c,
-                  w.begin() + static_cast<long long>(kp * wc));
-    gpu::DeviceBuffer w32(w.size() * sizeof(float));
-    CUDA_CHECK(cudaMemcpy(w32.get(), w.data(), w32.bytes(), cudaMemcpyHostToDevice));
-    step.weights = gpu::DeviceBuffer(w.size() * static_cast<std::size_t>(dtype_bytes(input_type_)));
+    gpu::DeviceBuffer w32(folded.weights.size() * sizeof(float));
+    CUDA_CHECK(cudaMemcpy(w32.get(), folded.weights.data(), w32.bytes(), cudaMemcpyHostToDevice));
+    step.weights = gpu::DeviceBuffer(folded.weights.size() * static_cast<std::size_t>(dtype_bytes(input_type_)));
     convert_from_float(reinterpret_cast<const float*>(w32.get()), step.weights.get(), input_type_,
-                       static_cast<long long>(w.size()), stream_);
+                       static_cast<long long>(folded.weights.size()), stream_);
     CUDA_CHECK(cudaStreamSynchronize(stream_));  // w32 goes at the end of this scope
   } else {
     const int sc = step.in->stored_c;
@@ -224,66 +218,6 @@ void QuantNet::build_trained_conv(const Net& trained, Step& step) {
                                static_cast<std::size_t>(dtype_bytes(input_type_)));
   }
   CUDA_CHECK(cudaStreamSynchronize(stream_));  // w32 and b32 go at the end of this scope
-}
-
-// The image's unquantized convolution: cuDNN's legacy API on its 3 channels, then a bias and ReLU
-// kernel, or, where its output is kept unquantized, the fused graph on the image padded to 8
-// channels (a padding kernel first). Both are built and timed on random images, and the faster kept; a net that took
-// its scales from another takes that net's choice, so that both answer alike.
-void QuantNet::build_image_conv(const Net& trained, std::unique_ptr<Step>& step) {
-  build_trained_conv(trained, *step);
-  using Choice = QuantOptions::ImageConvolution;
-  // An output quantized by the kernel after the convolution keeps the legacy one.
-  if (!step->writes_wide() || options_.image_convolution == Choice::kLegacy) {
-    image_conv_ = Json{{"chosen", "legacy"}, {"by", step->writes_wide() ? "option" : "its output is quantized"}};
-    return;
-  }
-  auto padded = std::make_unique<Step>();
-  padded->kind = Step::Kind::kConv;
-  padded->pads_image = true;
-  padded->layer = step->layer;
-  padded->bn_layer = step->bn_layer;
-  padded->in = step->in;
-  padded->out = step->out;
-  padded->relu = step->relu;
-  padded->unquantized = true;
-  const Dims& d = step->in->dims;
-  const long long positions = static_cast<long long>(batch_) * d.h * d.w;
-  const QuantNet* from = options_.scales_from;
-  if (from && !from->image_padded_) {
-    image_conv_ = from->image_conv_;
-    return;
-  }
-  try {
-    padded_images_ = gpu::DeviceBuffer(static_cast<std::size_t>(positions) * kPaddedImageChannels *
-                                       static_cast<std::size_t>(dtype_bytes(input_type_)));
-    build_conv(trained, *padded);
-  } catch (const Error& e) {
-    if (from) throw;  // the net it follows ran it
-    if (options_.image_convolution == Choice::kFusedGraph) throw;
-    image_conv_ = Json{{"chosen", "legacy"}, {"fused_graph", std::string("not built: ") + e.what()}};
-    padded_images_ = {};
-    return;
-  }
-  if (from) {  // it chose the fused graph (else it returned above)
-    image_conv_ = from->image_conv_;
-    image_padded_ = true;
-  } else if (options_.image_convolution == Choice::kFusedGraph) {
-    image_conv_ = Json{{"chosen", "fused graph, the image padded to 8 channels"}, {"by", "option"}};
-    image_padded_ = true;
-  } else {
-    fill_normal(images_.get(), input_type_, positions * d.c, 0.0f, 1.0f, 29, stream_);
-    const double legacy = step_seconds(*step, 5), fused = step_seconds(*padded, 5);
-    image_padded_ = fused < legacy;
-    image_conv_ = Json{{"chosen", image_padded_ ? "fused graph, the image padded to 8 channels" : "legacy"},
-                       {"by", "timing"},
-                       {"legacy_us", legacy * 1e6},
-                       {"fused_graph_us", fused * 1e6}};
-  }
-  if (image_padded_)
-    step = std::move(padded);
-  else
-    padded_images_ = {};
 }
 
 void QuantNet::build_fc(const Net& trained, const Step& step) {

@@ -43,7 +43,6 @@ struct QuantNet::Step {
   Tensor* residual = nullptr;
   bool relu = false;
   bool unquantized = false;  // runs in the trained type
-  bool pads_image = false;   // kConv on the image padded to QuantNet::kPaddedImageChannels (build_image_conv)
   PoolShape pool;
   std::unique_ptr<gpu::QuantConvGraph> graph;
   gpu::DeviceBuffer weights;

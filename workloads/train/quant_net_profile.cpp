@@ -27,7 +27,6 @@ std::string QuantNet::step_kind(const Step& step) const {
     case Step::Kind::kQuantizeInput:
       return "quantizing";
     case Step::Kind::kConv:
-      if (step.pads_image) return "the image's convolution";
       return step.unquantized ? "convolutions in " + wide : std::string("convolutions in ") + gpu::name(format_);
     case Step::Kind::kTrainedConv:
       return "the image's convolution";
@@ -39,23 +38,6 @@ std::string QuantNet::step_kind(const Step& step) const {
       return "classifier";
   }
   return "?";
-}
-
-// One step's time: `reps` runs between CUDA events after one more.
-double QuantNet::step_seconds(const Step& step, int reps) {
-  run_step(step);
-  convert_output(step);
-  gpu::Event start, stop;
-  CUDA_CHECK(cudaEventRecord(start.get(), stream_));
-  for (int r = 0; r < reps; ++r) {
-    run_step(step);
-    convert_output(step);
-  }
-  CUDA_CHECK(cudaEventRecord(stop.get(), stream_));
-  CUDA_CHECK(cudaEventSynchronize(stop.get()));
-  float ms = 0;
-  CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-  return ms * 1e-3 / reps;
 }
 
 Json QuantNet::profile(int passes) {

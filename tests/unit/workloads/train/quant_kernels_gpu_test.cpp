@@ -80,31 +80,6 @@ TEST(QuantKernelsGpu, QuantizeRowsMatchesTheHostAtEveryWidthAndPads) {
     }
 }
 
-// The image's channels padded with zeros for the fused fp16 graph: every value where it was, zeros
-// after, in fp16 and bf16 (3 to 8 channels, ResNet's) and at an odd width.
-TEST(QuantKernelsGpu, PadRowsKeepsEveryValueAndZerosTheRest) {
-  if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  gpu::Stream stream;
-  cudaStream_t s = stream.get();
-  const long long rows = 1001;
-  for (DType t : {DType::kF16, DType::kBf16})
-    for (const auto& [c_in, c_out] : {std::pair{3, 8}, std::pair{5, 16}, std::pair{8, 8}}) {
-      SCOPED_TRACE(std::string(gpu::dtype_name(t)) + " " + std::to_string(c_in) + " to " + std::to_string(c_out));
-      gpu::DeviceBuffer x = upload_as(normals(rows * c_in, 2.0f, 11), t, s);
-      const std::vector<float> xs = download_as(x, t, static_cast<std::size_t>(rows * c_in), s);
-      gpu::DeviceBuffer y(static_cast<std::size_t>(rows * c_out) * 2);
-      CUDA_CHECK(cudaMemsetAsync(y.get(), 0xff, y.bytes(), s));  // NaN everywhere first
-      pad_rows(x.get(), t, c_in, y.get(), c_out, rows, s);
-      const std::vector<float> got = download_as(y, t, static_cast<std::size_t>(rows * c_out), s);
-      int wrong = 0;
-      for (long long r = 0; r < rows; ++r)
-        for (int ch = 0; ch < c_out; ++ch)
-          wrong += got[static_cast<std::size_t>(r * c_out + ch)] !=
-                   (ch < c_in ? xs[static_cast<std::size_t>(r * c_in + ch)] : 0.0f);
-      EXPECT_EQ(wrong, 0);
-    }
-}
-
 TEST(QuantKernelsGpu, BiasActQuantizeMatchesTheHost) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   gpu::Stream stream;

@@ -200,60 +200,41 @@ TEST(QuantNetGpu, MixedNetsFollowTheFp16NetTheCloserTheMoreLayersStayInFp16) {
 
 // Every convolution in the trained type (an fp16 or bf16 engine's fused graphs): nothing is
 // calibrated, the features are averaged unquantized, and the logits are the trained net's but for
-// the batch norm folded into the weights and the graphs' order of sums, whichever way the image's
-// convolution runs (legacy on its channel, or fused on the image padded to 8 channels).
+// the batch norm folded into the weights and the graphs' order of sums.
 TEST(QuantNetGpu, EveryConvolutionFusedFollowsTheNetItIsMadeFrom) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   gpu::Stream stream;
-  using Choice = QuantOptions::ImageConvolution;
   for (compute::Precision p : {compute::Precision::kFp16, compute::Precision::kBf16}) {
     RandomFmnist fmnist(p, stream.get());
+    const std::string what = gpu::dtype_name(fmnist.t);
+    SCOPED_TRACE(what);
     const std::vector<float> want = fmnist.logits(7), other = fmnist.logits(8);
-    for (Choice image : {Choice::kLegacy, Choice::kFusedGraph, Choice::kByTiming}) {
-      const std::string what = std::string(gpu::dtype_name(fmnist.t)) + ", image convolution " +
-                               (image == Choice::kLegacy       ? "legacy"
-                                : image == Choice::kFusedGraph ? "fused"
-                                                               : "timed");
-      SCOPED_TRACE(what);
-      QuantOptions o;
-      o.trained_convolutions = QuantOptions::kEvery;
-      o.image_convolution = image;
-      int loads = 0;
-      QuantNet q(fmnist.net, o, [&](int) { ++loads; });
-      fmnist.images(q.images(), 7);
-      q.forward();
-      const std::vector<float> got = host_floats(q.logits(), want.size());
-      const double err = relative_error(got, want, fmnist.classes), mixed = relative_error(got, other, fmnist.classes);
-      const Json d = q.describe();
-      std::printf("%s, every convolution fused: logits' error %.4f of their spread (%.4f against other images); %s\n",
-                  what.c_str(), err, mixed, d.at("image_convolution").dump().c_str());
-      EXPECT_EQ(loads, 0) << "calibrated with no 8-bit layer";
-      EXPECT_EQ(q.trained_convolutions(), 7);
-      EXPECT_LT(err, p == compute::Precision::kFp16 ? 0.02 : 0.05);  // an H200: 0.0067 in fp16
-      EXPECT_GT(mixed, 1.0) << "the check could not tell the images apart";
-      EXPECT_EQ(d.at("format"), "none: every layer in " + std::string(gpu::dtype_name(fmnist.t)));
-      for (const Json& conv : d.at("convolutions")) EXPECT_EQ(conv.at("output_scale"), nullptr) << conv.dump();
-      const std::string chosen = d.at("image_convolution").value("chosen", "");
-      if (image == Choice::kLegacy) {
-        EXPECT_EQ(chosen, "legacy");
-      }
-      if (image == Choice::kFusedGraph) {
-        EXPECT_EQ(chosen.rfind("fused graph", 0), 0u) << chosen;
-      }
-      if (image == Choice::kByTiming) {
-        EXPECT_GT(d.at("image_convolution").at("legacy_us").get<double>(), 0.0);
-        EXPECT_GT(d.at("image_convolution").at("fused_graph_us").get<double>(), 0.0);
-      }
-      // Where its time goes: every step timed, the kinds summing to the batch, nothing quantized.
-      const Json prof = q.profile(2);
-      double sum = 0;
-      for (const auto& [kind, us] : prof.at("by_kind_us").items()) sum += us.get<double>();
-      EXPECT_NEAR(sum, prof.at("batch_us").get<double>(), 1e-6 * sum);
-      EXPECT_EQ(prof.at("by_kind_us").count("quantizing"), 0u) << prof.at("by_kind_us").dump();
-      EXPECT_GT(prof.at("by_kind_us").value("the image's convolution", 0.0), 0.0) << prof.at("by_kind_us").dump();
-      EXPECT_EQ(prof.at("steps").size(), 11u);  // 7 convolutions, 2 max pools, average pool, fc
-      for (const Json& st : prof.at("steps")) EXPECT_GT(st.at("us").get<double>(), 0.0) << st.dump();
-    }
+    QuantOptions o;
+    o.trained_convolutions = QuantOptions::kEvery;
+    int loads = 0;
+    QuantNet q(fmnist.net, o, [&](int) { ++loads; });
+    fmnist.images(q.images(), 7);
+    q.forward();
+    const std::vector<float> got = host_floats(q.logits(), want.size());
+    const double err = relative_error(got, want, fmnist.classes), mixed = relative_error(got, other, fmnist.classes);
+    std::printf("%s, every convolution fused: logits' error %.4f of their spread (%.4f against other images)\n",
+                what.c_str(), err, mixed);
+    EXPECT_EQ(loads, 0) << "calibrated with no 8-bit layer";
+    EXPECT_EQ(q.trained_convolutions(), 7);
+    EXPECT_LT(err, p == compute::Precision::kFp16 ? 0.02 : 0.05);  // an H200: 0.0067 in fp16
+    EXPECT_GT(mixed, 1.0) << "the check could not tell the images apart";
+    const Json d = q.describe();
+    EXPECT_EQ(d.at("format"), "none: every layer in " + what);
+    for (const Json& conv : d.at("convolutions")) EXPECT_EQ(conv.at("output_scale"), nullptr) << conv.dump();
+    // Where its time goes: every step timed, the kinds summing to the batch, nothing quantized.
+    const Json prof = q.profile(2);
+    double sum = 0;
+    for (const auto& [kind, us] : prof.at("by_kind_us").items()) sum += us.get<double>();
+    EXPECT_NEAR(sum, prof.at("batch_us").get<double>(), 1e-6 * sum);
+    EXPECT_EQ(prof.at("by_kind_us").count("quantizing"), 0u) << prof.at("by_kind_us").dump();
+    EXPECT_GT(prof.at("by_kind_us").value("convolutions in " + what, 0.0), 0.0) << prof.at("by_kind_us").dump();
+    EXPECT_EQ(prof.at("steps").size(), 11u);  // 7 convolutions, max pool, average pool, fc
+    for (const Json& st : prof.at("steps")) EXPECT_GT(st.at("us").get<double>(), 0.0) << st.dump();
   }
 }
 
