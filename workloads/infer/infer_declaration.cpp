@@ -151,8 +151,8 @@ WorkloadDef infer_declaration() {
        {"best", "legacy", "graph", "fused"},
        {},
        "convolution algorithms from cuDNN's legacy API, its graph API's plans, or the better of both; or fused "
-       "(fp16, bf16; the ResNets): each convolution with its folded batch norm, residual add and ReLU one cuDNN "
-       "graph, as the 8-bit engines always run"},
+       "(fp16, the ResNets): each convolution with its folded batch norm, residual add and ReLU one cuDNN graph, as "
+       "the 8-bit engines always run"},
       timing::warmup(20, "batches of max_batch run before the scenario, timed to size offline's query"),
       timing::check("a few samples run one by one against the same samples run in one batch, within a stated "
                     "tolerance (batching, padding and graphs do not change answers)"),

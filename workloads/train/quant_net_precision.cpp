@@ -40,6 +40,15 @@ void QuantNet::assign_precisions(int n) {
                                [](const auto& st) { return st->is_conv(); });
       steps_[i]->unquantized = next != steps_.end() && (*next)->unquantized;
     }
+  // Unquantized graphs in fp16 only: ResNet-style nets' bf16 graphs answered with nothing like the
+  // bf16 net's logits on an H200 (cuDNN 9.19), and fp32's are untried. The image's legacy
+  // convolution runs in any type.
+  for (const auto& st : steps_)
+    if (st->unquantized && st->kind == Step::Kind::kConv && input_type_ != DType::kF16)
+      throw Error(std::string("quantized inference: ") + std::to_string(n) + " convolutions unquantized in " +
+                  gpu::dtype_name(input_type_) +
+                  "; past the image's, unquantized convolutions run in fp16 only (bf16's fused graphs answered "
+                  "wrongly on an H200): quantize from an fp16 net, or keep only the image's convolution unquantized");
   for (auto& st : steps_)  // with no 8-bit layer, the features are averaged unquantized too
     if (st->kind == Step::Kind::kGlobalAvgPool) st->unquantized = n == convs;
   tensors_[0]->wide = true;  // the images, in the trained type
