@@ -54,6 +54,9 @@ TtaBench::Split TtaBench::upload(const dataset::LabelledImages& s) {
   d.labels = gpu::DeviceBuffer(s.labels.size());
   CUDA_CHECK(cudaMemcpy(d.images.get(), s.images.data(), s.images.size(), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(d.labels.get(), s.labels.data(), s.labels.size(), cudaMemcpyHostToDevice));
+  // A copy from pageable memory may return before its DMA lands, and the nets' non-blocking streams
+  // do not wait for the legacy stream it ran on.
+  CUDA_CHECK(cudaDeviceSynchronize());
   return d;
 }
 
