@@ -133,25 +133,26 @@ void with_byte_vector(int c, F&& f) {
     f(std::integral_constant<int, 1>{});
 }
 
-// One block per image, a thread per channel (strided).
-__global__ void global_avgpool_dequant_kernel(const std::uint8_t* q, QuantFormat f, float scale, float* y, int hw,
-                                              int c) {
-  const long long img = blockIdx.x;
-  for (int ch = threadIdx.x; ch < c; ch += blockDim.x) {
-    float sum = 0.f;
-    for (int p = 0; p < hw; ++p) sum += decode(q[(img * hw + p) * c + ch], f);
-    y[img * c + ch] = sum * scale / static_cast<float>(hw);
-  }
-}
-
-// The same over an unquantized tensor (a net whose every convolution runs in the trained type).
+// An element of an 8-bit tensor as its real value over its scale, and of an unquantized one.
+struct ReadBytes {
+  const std::uint8_t* q;
+  QuantFormat f;
+  __device__ float operator()(long long i) const { return decode(q[i], f); }
+};
 template <typename T>
-__global__ void global_avgpool_wide_kernel(const T* x, float* y, int hw, int c) {
+struct ReadWide {
+  const T* x;
+  __device__ float operator()(long long i) const { return to_float(x[i]); }
+};
+
+// One block per image, a thread per channel (strided): the mean over hw of read(.) x scale.
+template <typename Read>
+__global__ void global_avgpool_kernel(Read read, float scale, float* y, int hw, int c) {
   const long long img = blockIdx.x;
   for (int ch = threadIdx.x; ch < c; ch += blockDim.x) {
     float sum = 0.f;
-    for (int p = 0; p < hw; ++p) sum += to_float(x[(img * hw + p) * c + ch]);
-    y[img * c + ch] = sum / static_cast<float>(hw);
+    for (int p = 0; p < hw; ++p) sum += read((img * hw + p) * c + ch);
+    y[img * c + ch] = sum * scale / static_cast<float>(hw);
   }
 }
 
@@ -220,14 +221,15 @@ void maxpool_bytes(const std::uint8_t* x, std::uint8_t* y, const PoolShape& p, c
 
 void global_avgpool_dequant(const std::uint8_t* q, QuantFormat f, float scale, float* y, int n, int hw, int c,
                             cudaStream_t s) {
-  global_avgpool_dequant_kernel<<<static_cast<unsigned>(n), kThreads, 0, s>>>(q, f, scale, y, hw, c);
+  global_avgpool_kernel<<<static_cast<unsigned>(n), kThreads, 0, s>>>(ReadBytes{q, f}, scale, y, hw, c);
   CUDA_CHECK(cudaGetLastError());
 }
 
 void global_avgpool_wide(const void* x, DType t, float* y, int n, int hw, int c, cudaStream_t s) {
   with_type(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    global_avgpool_wide_kernel<T><<<static_cast<unsigned>(n), kThreads, 0, s>>>(static_cast<const T*>(x), y, hw, c);
+    global_avgpool_kernel<<<static_cast<unsigned>(n), kThreads, 0, s>>>(ReadWide<T>{static_cast<const T*>(x)}, 1.0f, y,
+                                                                        hw, c);
   });
   CUDA_CHECK(cudaGetLastError());
 }
