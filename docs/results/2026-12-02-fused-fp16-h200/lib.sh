@@ -34,6 +34,7 @@ offline() {
   d=$d,engine.quantization.split.trained_convolutions,engine.quantization.profile.batch_us
   d=$d,engine.quantization.profile.by_kind_us,engine.fused_net.profile.batch_us,engine.fused_net.profile.by_kind_us
   d=$d,engine.quantization.image_convolution,engine.fused_net.image_convolution
+  d=$d${OFFLINE_DETAILS:+,$OFFLINE_DETAILS}  # a later folder's extra fields
   python3 scripts/record-summary.py --details $d "$RAW/offline-$name.jsonl" | tail -1 | cut -c1-1400
 }
 
