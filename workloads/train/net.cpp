@@ -39,6 +39,8 @@ Net::Net(const Model& m, const NetConfig& cfg, cudaStream_t stream)
     : model_(m), cfg_(cfg), ct_(compute_dtype(cfg.precision)), stream_(stream) {
   if (cfg_.depthwise != "ours" && cfg_.depthwise != "cudnn")
     throw Error("depthwise: '" + cfg_.depthwise + "' is not one of ours, cudnn");
+  if (cfg_.pointwise != "auto" && cfg_.pointwise != "gemm" && cfg_.pointwise != "cudnn")
+    throw Error("pointwise: '" + cfg_.pointwise + "' is not one of auto, gemm, cudnn");
   if (const Net* o = cfg_.outputs_of; o && (cfg_.training || !o->can_lend_outputs_to(m, cfg_.batch, ct_)))
     throw Error(
         "a net uses another's outputs only in inference, of the same model, image and type, at a batch no "
@@ -324,6 +326,8 @@ Json Net::describe() const {
               {"graph_api_skipped_convs", legacy_only_},
               {"depthwise", cfg_.depthwise},
               {"depthwise_kernels", depthwise_kernels_},
+              {"pointwise", cfg_.pointwise},
+              {"pointwise_matmuls", pointwise_matmuls_},
               {"graph_api_error", graph_api_error_},
               {"algo_search_s", search_seconds_},
               {"workspace_bytes", workspace_.bytes()},

@@ -54,6 +54,10 @@ struct NetConfig {
   // (depthwise_kernels.cu, no algorithm search) or "cudnn" (its grouped convolution, searched as
   // the others): cuDNN's took 655 ms of NASNet-A Mobile's 816 ms fp16 step at batch 512.
   std::string depthwise = "ours";
+  // 1x1 convolutions of stride 1 (NASNet's pointwise ones) as cuBLASLt matmuls ("gemm"), in
+  // cuDNN ("cudnn"), or "auto": matmuls where 16-bit channels are not a multiple of 8, which
+  // cuDNN's Tensor Core kernels refuse (NASNet's 11, 22 and 44: 5.2-5.6 ms each backward).
+  std::string pointwise = "auto";
   float lr = 0.1f, momentum = 0.9f, weight_decay = 1e-4f;
   int loss_scale_interval = 2000;  // fp16: double the loss scale after this many good steps
   std::uint64_t seed = 1;          // weights: the same on every rank
@@ -173,6 +177,8 @@ class Net {
   void* bias(int layer) const;    // compute type, after the layer's weights
   void setup_conv(int i);
   void setup_fc(int i);
+  void setup_matmuls(int i, long long in, long long rows);
+  bool pointwise_as_matmul(int layer) const;
   void conv_forward(int i);
   void conv_backward(int i, const std::function<void(int)>& done);
   void fc_forward(int i);
@@ -208,6 +214,7 @@ class Net {
   int graph_plans_tried_ = 0;
   int legacy_only_ = 0;  // convolutions the graph API's shape cannot describe (padded 1xn, nx1; grouped), or unaligned
   int depthwise_kernels_ = 0;    // convolutions in our depthwise kernels
+  int pointwise_matmuls_ = 0;    // 1x1 convolutions run as cuBLASLt matmuls
   std::string graph_api_error_;  // why "best" fell back to the legacy API, if it did
 };
 

@@ -166,6 +166,12 @@ std::size_t Net::choose_conv(int layer, AlgoSearch& search) {
     ++depthwise_kernels_;
     return cfg_.training ? depthwise_filter_work_bytes(st.pool) : 0;
   }
+  if (pointwise_as_matmul(layer)) {
+    st.matmul = true;
+    setup_matmuls(layer, in.out.c, static_cast<long long>(cfg_.batch) * l.out.h * l.out.w);
+    ++pointwise_matmuls_;
+    return 0;  // the matmuls use lt_workspace_
+  }
   // "best" asks the graph API in fp32 only: there it has FMA kernels the legacy API lacks
   // (163 -> 127 ms per ResNet-50 step at batch 128 on an H200), in tf32 it gained nothing,
   // and in fp16 its search had not finished after two minutes.
@@ -191,6 +197,18 @@ std::size_t Net::choose_conv(int layer, AlgoSearch& search) {
   CUDNN_CHECK(cudnnSetConvolutionMathType(st.bwd_data_desc.get(), st.bwd_data.math));
   CUDNN_CHECK(cudnnSetConvolutionMathType(st.bwd_filter_desc.get(), st.bwd_filter.math));
   return std::max({st.fwd.workspace, st.bwd_data.workspace, st.bwd_filter.workspace});
+}
+
+// Whether a convolution runs as matmuls (NetConfig::pointwise): a 1x1 of stride 1, unpadded and
+// ungrouped, is one over its NHWC rows.
+bool Net::pointwise_as_matmul(int layer) const {
+  const Layer& l = model_.layers[static_cast<std::size_t>(layer)];
+  const int c = model_.layers[static_cast<std::size_t>(l.input)].out.c;
+  const bool pointwise = l.kernel_h == 1 && l.kernel_w == 1 && l.stride == 1 && l.pad_h == 0 && l.pad_w == 0 &&
+                         l.groups == 1;
+  if (!pointwise || cfg_.pointwise == "cudnn") return false;
+  if (cfg_.pointwise == "gemm") return true;
+  return ct_ != DType::kF32 && (c % 8 != 0 || l.channels % 8 != 0);
 }
 
 // The legacy API's algorithms of a convolution: forward, and in training backward filter and

@@ -52,6 +52,7 @@ struct Net::LayerState {
   gpu::TensorDescriptor bias_desc;
   ConvAlgo fwd, bwd_data, bwd_filter;
   bool depthwise = false;  // in our depthwise kernels (shape in `pool`), not cuDNN's
+  bool matmul = false;     // a 1x1 convolution in the fc's matmuls, over batch x h x w rows
   // batch norm
   gpu::TensorDescriptor bn_desc;
   gpu::DeviceBuffer saved_mean, saved_inv_var, running_mean, running_var, reserve;
@@ -62,7 +63,7 @@ struct Net::LayerState {
   // maxpool, windowed avgpool, our depthwise convolution
   PoolShape pool;
   gpu::DeviceBuffer argmax;  // training: each output's maximum in its window
-  // fc
+  // fc, and 1x1 convolutions run as matmuls
   FcMatmul fc_fwd, fc_bwd_data, fc_bwd_weight;
 };
 

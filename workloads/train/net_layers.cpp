@@ -36,11 +36,20 @@ void Net::setup_conv(int i) {
         cudnnSetTensor4dDescriptor(st.bias_desc.get(), CUDNN_TENSOR_NHWC, cudnn_type(ct_), 1, l.channels, 1, 1));
 }
 
-// Row-major W[out][in] is column-major in x out; X[n][in] is in x n; Y[n][out] is out x n.
 void Net::setup_fc(int i) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
-  const long long in = model_.layers[static_cast<std::size_t>(l.input)].out.elements(), out = l.channels,
-                  n = cfg_.batch;
+  setup_matmuls(i, model_.layers[static_cast<std::size_t>(l.input)].out.elements(), cfg_.batch);
+  if (l.bias)
+    CUDNN_CHECK(
+        cudnnSetTensor4dDescriptor(layers_[static_cast<std::size_t>(i)]->bias_desc.get(), CUDNN_TENSOR_NHWC,
+                                   cudnn_type(ct_), 1, l.channels, 1, 1));
+}
+
+// An fc's matmuls, or a 1x1 convolution's over its batch x h x w rows of NHWC channels: row-major
+// W[out][in] is column-major in x out; X[n][in] is in x n; Y[n][out] is out x n.
+void Net::setup_matmuls(int i, long long in, long long n) {
+  const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+  const long long out = l.channels;
   LayerState& st = *layers_[static_cast<std::size_t>(i)];
   // The weights and their gradients lie at the layer's offset in the flat buffers (NASNet's fc,
   // at an odd offset, 4-byte aligned in fp16: cuBLASLt's pick for 256 bytes then refused to
@@ -51,9 +60,6 @@ void Net::setup_fc(int i) {
     st.fc_bwd_data.setup(lt_.get(), cfg_.precision, ct_, false, false, in, n, out, in, out, in, align);
     st.fc_bwd_weight.setup(lt_.get(), cfg_.precision, ct_, false, true, in, out, n, in, out, in, align);
   }
-  if (l.bias)
-    CUDNN_CHECK(
-        cudnnSetTensor4dDescriptor(st.bias_desc.get(), CUDNN_TENSOR_NHWC, cudnn_type(ct_), 1, l.channels, 1, 1));
 }
 
 void Net::conv_forward(int i) {
@@ -63,6 +69,8 @@ void Net::conv_forward(int i) {
   const float one = 1.0f, zero = 0.0f;
   if (st.depthwise)
     depthwise_forward(in.y, weight(i), st.y, ct_, st.pool, stream_);
+  else if (st.matmul)
+    st.fc_fwd.run(lt_.get(), weight(i), in.y, st.y, false, lt_workspace_.get(), stream_);
   else if (st.fwd.plan)
     st.fwd.plan->execute(cudnn_.get(), in.y, weight(i), st.y, workspace_.get());
   else
@@ -79,6 +87,8 @@ void Net::conv_backward(int i, const std::function<void(int)>& done) {
   const float one = 1.0f, zero = 0.0f;
   if (st.depthwise)
     depthwise_backward_filter(in.y, st.dy.get(), grad(i), ct_, st.pool, workspace_.get(), stream_);
+  else if (st.matmul)
+    st.fc_bwd_weight.run(lt_.get(), in.y, st.dy.get(), grad(i), false, lt_workspace_.get(), stream_);
   else if (st.bwd_filter.plan)
     st.bwd_filter.plan->execute(cudnn_.get(), in.y, grad(i), st.dy.get(), workspace_.get());
   else
@@ -92,6 +102,8 @@ void Net::conv_backward(int i, const std::function<void(int)>& done) {
     const float beta = st.acc_input ? 1.0f : 0.0f;
     if (st.depthwise)
       depthwise_backward_data(st.dy.get(), weight(i), dact(l.input), st.acc_input, ct_, st.pool, stream_);
+    else if (st.matmul)
+      st.fc_bwd_data.run(lt_.get(), weight(i), st.dy.get(), dact(l.input), st.acc_input, lt_workspace_.get(), stream_);
     else if (st.bwd_data.plan)
       st.bwd_data.plan->execute(cudnn_.get(), dact(l.input), weight(i), st.dy.get(), workspace_.get());
     else

@@ -130,6 +130,7 @@ NetConfig net_config(const TrainPoint& point, const Config& cfg, int rank) {
   nc.fuse = cfg.fuse;
   nc.conv_api = cfg.conv_api;
   nc.depthwise = cfg.depthwise;
+  nc.pointwise = cfg.pointwise;
   nc.lr = cfg.lr, nc.momentum = cfg.momentum, nc.weight_decay = cfg.weight_decay;
   nc.data_seed = 1000 + static_cast<std::uint64_t>(rank);
   return nc;
@@ -294,6 +295,7 @@ compute::RankOutcome TrainBench::infer(const TrainPoint& point, const Config& cf
   nc.search = cfg.search;
   nc.conv_api = cfg.conv_api;
   nc.depthwise = cfg.depthwise;
+  nc.pointwise = cfg.pointwise;
   nc.data_seed = 1000 + static_cast<std::uint64_t>(mpi_.rank());
   std::unique_ptr<Net> net;
   compute::RankOutcome out = build_net(model, nc, s, net);

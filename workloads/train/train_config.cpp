@@ -93,6 +93,9 @@ Config Config::from_params(const Json& params) {
   c.depthwise = params.value("depthwise", c.depthwise);
   if (c.depthwise != "ours" && c.depthwise != "cudnn")
     throw Error("depthwise: '" + c.depthwise + "' is not one of ours, cudnn");
+  c.pointwise = params.value("pointwise", c.pointwise);
+  if (c.pointwise != "auto" && c.pointwise != "gemm" && c.pointwise != "cudnn")
+    throw Error("pointwise: '" + c.pointwise + "' is not one of auto, gemm, cudnn");
   c.check = params.value("check", c.check);
   c.timeline = params.value("timeline", c.timeline);
   c.lr = static_cast<float>(params.value("lr", 0.02));

@@ -37,6 +37,7 @@ struct Config {
   bool fuse = true;          // cuDNN's fused batch norm + add + ReLU where it exists
   std::string conv_api = "best";   // convolutions: legacy, graph or best (see NetConfig)
   std::string depthwise = "ours";  // depthwise convolutions: ours or cudnn (see NetConfig)
+  std::string pointwise = "auto";  // 1x1 convolutions: auto, gemm or cudnn (see NetConfig)
   bool check = true;
   bool timeline = false;  // multi-GPU: one more marked step, details.timeline
   float lr = 0.02f, momentum = 0.9f, weight_decay = 1e-4f;
@@ -44,7 +45,7 @@ struct Config {
   int dump_steps = 5;  // the losses written there
   // From the params (model, image, mode, precision and batch: one value or a comma-separated list,
   // bucket_mb, bucket_policy, overlap, bucket_launch, unfuse_after_launch, comm_ctas, cta_policy, comm_cga, symmetric,
-  // allreduce, graph, algo, conv_api, depthwise, fuse, check, timeline, lr, momentum, weight_decay, dump, dump_steps).
+  // allreduce, graph, algo, conv_api, depthwise, pointwise, fuse, check, timeline, lr, momentum, weight_decay, dump, dump_steps).
   // Throws Error naming the parameter.
   static Config from_params(const Json& params);
 };

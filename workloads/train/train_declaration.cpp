@@ -183,6 +183,15 @@ WorkloadDef train_declaration() {
        "kernels, or cudnn: its grouped convolution on the legacy API, searched as the other convolutions are; "
        "cuDNN's took 655 ms of NASNet's 816 ms fp16 step at batch 512 on an H200, so the two can be measured side "
        "by side (details.profile.by_op_ms: depthwise conv)"},
+      {"pointwise",
+       ParamType::kEnum,
+       "auto",
+       {"auto", "gemm", "cudnn"},
+       {},
+       "1x1 convolutions of stride 1 (NASNet's pointwise ones) as cuBLASLt matmuls over the batch's pixels (gemm), in "
+       "cuDNN (cudnn), or auto: matmuls in fp16/bf16 where the channels are not a multiple of 8, which cuDNN's "
+       "Tensor Core kernels refuse (NASNet's 11, 22 and 44 channels: its slowest layers, 5.2-5.6 ms each backward at "
+       "fp16 batch 512 on an H200); details.pointwise_matmuls counts them"},
       {"algo",
        ParamType::kEnum,
        "search",

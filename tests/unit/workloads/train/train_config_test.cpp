@@ -144,6 +144,15 @@ TEST(TrainConfig, PlanAndBadParameters) {
   knobs["depthwise"] = "fast";
   EXPECT_THROW(Config::from_params(knobs), Error);
   knobs.erase("depthwise");
+  // 1x1 convolutions as matmuls where cuDNN's 16-bit kernels refuse their channels, unless asked.
+  EXPECT_EQ(Config::from_params(params).pointwise, "auto");
+  knobs["pointwise"] = "gemm";
+  EXPECT_EQ(check_param_set(*def, knobs), "");
+  EXPECT_EQ(Config::from_params(knobs).pointwise, "gemm");
+  EXPECT_NE(parse_param(*def->find("pointwise"), "cublas").error, "");
+  knobs["pointwise"] = "cublas";
+  EXPECT_THROW(Config::from_params(knobs), Error);
+  knobs.erase("pointwise");
   knobs["conv_api"] = "fastest";
   EXPECT_NE(parse_param(*def->find("conv_api"), "fastest").error, "");
   EXPECT_THROW(Config::from_params(knobs), Error);

@@ -119,6 +119,65 @@ TEST(TrainGpu, TinyNasnetDepthwiseKernelsMatchCudnn) {
   }
 }
 
+// tiny-nasnet's 1x1 convolutions as cuBLASLt matmuls over the batch's pixels (pointwise gemm) give
+// the loss and gradients of cuDNN's convolutions in fp32, inputs whose gradient several branches add
+// included; in fp16, `auto` takes the matmuls exactly where the channels are not a multiple of 8.
+TEST(TrainGpu, TinyNasnetPointwiseMatmulsMatchCudnn) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  gpu::Stream stream;
+  const train::Model m = train::build_model("tiny-nasnet");
+  int pointwise = 0, unaligned = 0;
+  for (const train::Layer& l : m.layers)
+    if (l.op == train::Op::kConv && l.kernel_h == 1 && l.kernel_w == 1 && l.stride == 1 && l.pad_h == 0 &&
+        l.pad_w == 0 && l.groups == 1) {
+      ++pointwise;
+      unaligned += m.layers[static_cast<std::size_t>(l.input)].out.c % 8 != 0 || l.channels % 8 != 0;
+    }
+  ASSERT_GT(pointwise, 0);
+  std::vector<std::vector<float>> grads;
+  std::vector<double> losses;
+  for (const std::string mode : {"gemm", "cudnn"}) {
+    train::NetConfig nc;
+    nc.batch = 8;
+    nc.search = false;
+    nc.pointwise = mode;
+    train::Net net(m, nc, stream.get());
+    EXPECT_EQ(net.describe().at("pointwise_matmuls").get<int>(), mode == "gemm" ? pointwise : 0);
+    net.forward(train::Pass::kTrain);
+    net.backward([](int) {});
+    losses.push_back(net.read_loss());  // waits for the stream
+    grads.emplace_back(static_cast<std::size_t>(m.param_slots));
+    CUDA_CHECK(cudaMemcpy(grads.back().data(), net.grads(), grads.back().size() * 4, cudaMemcpyDeviceToHost));
+  }
+  EXPECT_NEAR(losses[0], losses[1], 1e-6 * std::fabs(losses[1]));
+  for (const train::Layer& l : m.layers) {
+    if (l.params == 0) continue;
+    double largest = 0, diff = 0;
+    for (long long k = l.param_offset; k < l.param_offset + l.params; ++k) {
+      const std::size_t i = static_cast<std::size_t>(k);
+      largest = std::max(largest, std::fabs(static_cast<double>(grads[1][i])));
+      diff = std::max(diff, std::fabs(static_cast<double>(grads[0][i]) - grads[1][i]));
+    }
+    if (l.op == train::Op::kConv && l.kernel_h == 1) {
+      EXPECT_GT(largest, 0.0) << l.name;  // else the comparison says nothing
+    }
+    EXPECT_LE(diff, 1e-4 * largest) << l.name;
+  }
+  std::vector<double> half_losses;
+  for (const std::string mode : {"auto", "cudnn"}) {
+    train::NetConfig nc;
+    nc.precision = compute::Precision::kFp16;
+    nc.batch = 8;
+    nc.search = false;
+    nc.pointwise = mode;
+    train::Net net(m, nc, stream.get());
+    EXPECT_EQ(net.describe().at("pointwise_matmuls").get<int>(), mode == "auto" ? unaligned : 0);
+    net.forward(train::Pass::kTrain);
+    half_losses.push_back(net.read_loss());
+  }
+  EXPECT_NEAR(half_losses[0], half_losses[1], 0.01 * std::fabs(half_losses[1]));  // fp16's rounding
+}
+
 // Grouped convolutions (the filter holds c / groups input channels per output channel) against a
 // host reference in double, forward, in fp32 and fp16: depthwise (a group per channel, 5x5, stride
 // 2; in our kernels and in cuDNN's) and two groups of three channels (3x3, stride 1; cuDNN's).
