@@ -160,12 +160,12 @@ double batching_tolerance(const std::string& precision) {
   if (precision == "fp32") return 0.01;
   if (precision == "bf16") return 0.6;
   if (precision == "fp16") return 0.3;
-  // Every batch size's net shares one calibration's scales. int8 sums exactly, so a sample's
-  // requantized tensors match in any batch; E4M3's sums are fp32 in each plan's order, and where
-  // one rounds to the other side of a step (1/8 of the value) the random net carries it through
-  // 50 layers: 0.57 of the spread at most, on an H200, for ResNet-50's sizes 1 to 32.
-  if (precision == "int8") return 0.3;
-  if (precision == "fp8e4m3") return 0.8;
+  // Every batch size's net shares one calibration's scales, but each size runs its own plans: the
+  // image's fp16 convolution (and E4M3's fp32 sums) round in each one's order, and where a value
+  // lands on the other side of an 8-bit step the random net carries it through 50 layers. On an
+  // H200, ResNet-50's sizes 1 and 32 with every later convolution in 8 bits: int8 0.53 of the
+  // spread, E4M3 0.57 (one size on several streams: identical).
+  if (precision == "int8" || precision == "fp8e4m3") return 0.8;
   throw Error("batching check: no tolerance for precision '" + precision + "'");
 }
 
