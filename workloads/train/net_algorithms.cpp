@@ -204,8 +204,8 @@ std::size_t Net::choose_conv(int layer, AlgoSearch& search) {
 bool Net::pointwise_as_matmul(int layer) const {
   const Layer& l = model_.layers[static_cast<std::size_t>(layer)];
   const int c = model_.layers[static_cast<std::size_t>(l.input)].out.c;
-  const bool pointwise = l.kernel_h == 1 && l.kernel_w == 1 && l.stride == 1 && l.pad_h == 0 && l.pad_w == 0 &&
-                         l.groups == 1;
+  const bool pointwise =
+      l.kernel_h == 1 && l.kernel_w == 1 && l.stride == 1 && l.pad_h == 0 && l.pad_w == 0 && l.groups == 1;
   if (!pointwise || cfg_.pointwise == "cudnn") return false;
   if (cfg_.pointwise == "gemm") return true;
   return ct_ != DType::kF32 && (c % 8 != 0 || l.channels % 8 != 0);

@@ -40,9 +40,8 @@ void Net::setup_fc(int i) {
   const Layer& l = model_.layers[static_cast<std::size_t>(i)];
   setup_matmuls(i, model_.layers[static_cast<std::size_t>(l.input)].out.elements(), cfg_.batch);
   if (l.bias)
-    CUDNN_CHECK(
-        cudnnSetTensor4dDescriptor(layers_[static_cast<std::size_t>(i)]->bias_desc.get(), CUDNN_TENSOR_NHWC,
-                                   cudnn_type(ct_), 1, l.channels, 1, 1));
+    CUDNN_CHECK(cudnnSetTensor4dDescriptor(layers_[static_cast<std::size_t>(i)]->bias_desc.get(), CUDNN_TENSOR_NHWC,
+                                           cudnn_type(ct_), 1, l.channels, 1, 1));
 }
 
 // An fc's matmuls, or a 1x1 convolution's over its batch x h x w rows of NHWC channels: row-major

@@ -45,8 +45,8 @@ struct Config {
   int dump_steps = 5;  // the losses written there
   // From the params (model, image, mode, precision and batch: one value or a comma-separated list,
   // bucket_mb, bucket_policy, overlap, bucket_launch, unfuse_after_launch, comm_ctas, cta_policy, comm_cga, symmetric,
-  // allreduce, graph, algo, conv_api, depthwise, pointwise, fuse, check, timeline, lr, momentum, weight_decay, dump, dump_steps).
-  // Throws Error naming the parameter.
+  // allreduce, graph, algo, conv_api, depthwise, pointwise, fuse, check, timeline, lr, momentum, weight_decay, dump,
+  // dump_steps). Throws Error naming the parameter.
   static Config from_params(const Json& params);
 };
 
