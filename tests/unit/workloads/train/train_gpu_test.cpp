@@ -81,6 +81,42 @@ TEST(TrainGpu, TinyNasnetGradientsMatchFiniteDifferences) {
   EXPECT_EQ(train::TrainBench::gradient_check_model(train::build_model("nasnet")), "tiny-nasnet");
 }
 
+namespace {
+// One training pass of a net: its loss and its gradients (fp32 nets: the flat buffer as floats).
+struct TrainPass {
+  double loss = 0;
+  std::vector<float> grads;
+};
+TrainPass train_pass(train::Net& net, const train::Model& m) {
+  net.forward(train::Pass::kTrain);
+  net.backward([](int) {});
+  TrainPass p{net.read_loss(), std::vector<float>(static_cast<std::size_t>(m.param_slots))};  // read_loss waits
+  CUDA_CHECK(cudaMemcpy(p.grads.data(), net.grads(), p.grads.size() * 4, cudaMemcpyDeviceToHost));
+  return p;
+}
+
+// Two fp32 passes of one model give the same loss and, layer by layer, the same gradients (to 1e-4
+// of the layer's largest); `must_move` layers must have gradients, or the comparison says nothing.
+template <class MustMove>
+void expect_same_pass(const train::Model& m, const TrainPass& a, const TrainPass& b, MustMove must_move) {
+  EXPECT_NEAR(a.loss, b.loss, 1e-6 * std::fabs(b.loss));
+  for (const train::Layer& l : m.layers) {
+    if (l.params == 0) continue;
+    double largest = 0, diff = 0;
+    for (long long k = l.param_offset; k < l.param_offset + l.params; ++k) {
+      const std::size_t i = static_cast<std::size_t>(k);
+      largest = std::max(largest, std::fabs(static_cast<double>(b.grads[i])));
+      diff = std::max(diff, std::fabs(static_cast<double>(a.grads[i]) - b.grads[i]));
+    }
+    if (must_move(l)) {
+      EXPECT_GT(largest, 0.0) << l.name;
+    }
+    EXPECT_LE(diff, 1e-4 * largest) << l.name;
+  }
+}
+
+}  // namespace
+
 // Our depthwise kernels and cuDNN's grouped convolution give tiny-nasnet (its 20 depthwise
 // convolutions: 3x3 to 7x7, strides 1 and 2, inputs whose gradient several branches add) the same
 // loss and gradients in fp32, and describe() counts the convolutions that ran in ours.
@@ -88,8 +124,7 @@ TEST(TrainGpu, TinyNasnetDepthwiseKernelsMatchCudnn) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   gpu::Stream stream;
   const train::Model m = train::build_model("tiny-nasnet");
-  std::vector<std::vector<float>> grads;
-  std::vector<double> losses;
+  std::vector<TrainPass> passes;
   for (const std::string depthwise : {"ours", "cudnn"}) {
     train::NetConfig nc;
     nc.batch = 8;
@@ -97,26 +132,9 @@ TEST(TrainGpu, TinyNasnetDepthwiseKernelsMatchCudnn) {
     nc.depthwise = depthwise;
     train::Net net(m, nc, stream.get());
     EXPECT_EQ(net.describe().at("depthwise_kernels").get<int>(), depthwise == "ours" ? 20 : 0);
-    net.forward(train::Pass::kTrain);
-    net.backward([](int) {});
-    losses.push_back(net.read_loss());  // waits for the stream
-    grads.emplace_back(static_cast<std::size_t>(m.param_slots));
-    CUDA_CHECK(cudaMemcpy(grads.back().data(), net.grads(), grads.back().size() * 4, cudaMemcpyDeviceToHost));
+    passes.push_back(train_pass(net, m));
   }
-  EXPECT_NEAR(losses[0], losses[1], 1e-6 * std::fabs(losses[1]));
-  for (const train::Layer& l : m.layers) {
-    if (l.params == 0) continue;
-    double largest = 0, diff = 0;
-    for (long long k = l.param_offset; k < l.param_offset + l.params; ++k) {
-      const std::size_t i = static_cast<std::size_t>(k);
-      largest = std::max(largest, std::fabs(static_cast<double>(grads[1][i])));
-      diff = std::max(diff, std::fabs(static_cast<double>(grads[0][i]) - grads[1][i]));
-    }
-    if (l.groups > 1) {
-      EXPECT_GT(largest, 0.0) << l.name;  // else the comparison says nothing
-    }
-    EXPECT_LE(diff, 1e-4 * largest) << l.name;
-  }
+  expect_same_pass(m, passes[0], passes[1], [](const train::Layer& l) { return l.groups > 1; });
 }
 
 // tiny-nasnet's 1x1 convolutions as cuBLASLt matmuls over the batch's pixels (pointwise gemm) give
@@ -134,8 +152,7 @@ TEST(TrainGpu, TinyNasnetPointwiseMatmulsMatchCudnn) {
       unaligned += m.layers[static_cast<std::size_t>(l.input)].out.c % 8 != 0 || l.channels % 8 != 0;
     }
   ASSERT_GT(pointwise, 0);
-  std::vector<std::vector<float>> grads;
-  std::vector<double> losses;
+  std::vector<TrainPass> passes;
   for (const std::string mode : {"gemm", "cudnn"}) {
     train::NetConfig nc;
     nc.batch = 8;
@@ -143,26 +160,10 @@ TEST(TrainGpu, TinyNasnetPointwiseMatmulsMatchCudnn) {
     nc.pointwise = mode;
     train::Net net(m, nc, stream.get());
     EXPECT_EQ(net.describe().at("pointwise_matmuls").get<int>(), mode == "gemm" ? pointwise : 0);
-    net.forward(train::Pass::kTrain);
-    net.backward([](int) {});
-    losses.push_back(net.read_loss());  // waits for the stream
-    grads.emplace_back(static_cast<std::size_t>(m.param_slots));
-    CUDA_CHECK(cudaMemcpy(grads.back().data(), net.grads(), grads.back().size() * 4, cudaMemcpyDeviceToHost));
+    passes.push_back(train_pass(net, m));
   }
-  EXPECT_NEAR(losses[0], losses[1], 1e-6 * std::fabs(losses[1]));
-  for (const train::Layer& l : m.layers) {
-    if (l.params == 0) continue;
-    double largest = 0, diff = 0;
-    for (long long k = l.param_offset; k < l.param_offset + l.params; ++k) {
-      const std::size_t i = static_cast<std::size_t>(k);
-      largest = std::max(largest, std::fabs(static_cast<double>(grads[1][i])));
-      diff = std::max(diff, std::fabs(static_cast<double>(grads[0][i]) - grads[1][i]));
-    }
-    if (l.op == train::Op::kConv && l.kernel_h == 1) {
-      EXPECT_GT(largest, 0.0) << l.name;  // else the comparison says nothing
-    }
-    EXPECT_LE(diff, 1e-4 * largest) << l.name;
-  }
+  expect_same_pass(m, passes[0], passes[1],
+                   [](const train::Layer& l) { return l.op == train::Op::kConv && l.kernel_h == 1; });
   std::vector<double> half_losses;
   for (const std::string mode : {"auto", "cudnn"}) {
     train::NetConfig nc;
