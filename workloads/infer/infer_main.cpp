@@ -42,7 +42,7 @@ using infer::InferConfig;
 // last stream, so that batch sizes, padding, graphs and the streams' copies of the weights are all
 // compared; and the same batch on every other stream against the first's, since each stream has
 // nets of its own (on an H200 one net in about four of ResNet-50's 8-bit and fused engines answered
-// otherwise, on any stream, 2026-12-02).
+// otherwise, on any stream, until their weights were copied on the net's stream: a543eea).
 struct CheckOutcome {
   Json details;
   long long wrong = 0, rows = 0;

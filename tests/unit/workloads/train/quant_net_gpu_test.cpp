@@ -249,8 +249,9 @@ TEST(QuantNetGpu, EveryConvolutionFusedFollowsTheNetItIsMadeFrom) {
 
 // Two nets made alike on two streams, sharing one plan cache as an engine's streams do, each
 // replayed as a CUDA graph: the same images give the same logits, bit for bit, whichever ran last.
-// (ResNet-50's engines on 2-3 streams failed their batching check about half the time on an H200,
-// 2026-12-02; on one stream they passed.) fp16 with every convolution fused, and int8 mixed.
+// (ResNet-50's engines on 2-3 streams failed their batching check about half the time on an H200
+// until the nets' weights were copied on their own stream, a543eea.) fp16 with every convolution
+// fused, and int8 mixed.
 TEST(QuantNetGpu, NetsOnTwoStreamsSharingPlansAnswerAlikeAsGraphs) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   gpu::Stream first, second;
