@@ -32,7 +32,7 @@ std::string run_name(const Json& p) {
 struct SeriesNamer {
   std::vector<std::string> varying;
   explicit SeriesNamer(const std::vector<const Json*>& recs) {
-    for (const char* key : {"model", "precision", "max_batch", "streams", "batch_timeout_ms", "gpu"}) {
+    for (const char* key : {"model", "precision", "max_batch", "streams", "batch_timeout_ms", "dispatch", "gpu"}) {
       std::set<std::string> seen;
       for (const Json* r : recs) {
         const Json& p = RecordView(*r).point();

@@ -35,8 +35,7 @@ Batch DynamicBatcher::form(double now_s) {
 
 std::optional<Batch> DynamicBatcher::take(double now_s) {
   if (waiting_.empty()) return std::nullopt;
-  const bool full = waiting_samples_ >= static_cast<std::size_t>(max_samples_);
-  if (!full && now_s < *deadline()) return std::nullopt;
+  if (!full() && now_s < *deadline()) return std::nullopt;
   return form(now_s);
 }
 

@@ -38,6 +38,8 @@ class DynamicBatcher {
   // When the oldest waiting query's timeout ends; none when nothing waits.
   std::optional<double> deadline() const;
   std::size_t waiting_samples() const { return waiting_samples_; }
+  // Whether a full batch waits (take() would send it whatever the time).
+  bool full() const { return waiting_samples_ >= static_cast<std::size_t>(max_samples_); }
 
  private:
   Batch form(double now_s);

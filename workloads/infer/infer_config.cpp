@@ -24,6 +24,7 @@ InferConfig InferConfig::from_params(const Json& p) {
   c.scenario = parse_scenario(p.at("scenario").get<std::string>());
   c.max_batch = p.at("max_batch").get<int>();
   c.batch_timeout_ms = p.at("batch_timeout_ms").get<double>();
+  c.dispatch_when_idle = p.at("dispatch").get<std::string>() == "when_idle";
   c.streams = p.at("streams").get<int>();
   c.target_qps = p.at("target_qps").get<double>();
   c.latency_bound_ms = p.at("latency_bound_ms").get<double>();
@@ -94,6 +95,7 @@ LoopSettings InferConfig::loop(double expected_samples_per_s, double qps, bool s
   // smaller (single_stream 1, multi_stream 8).
   s.max_batch = batch_sizes().back();
   s.batch_timeout_s = batch_timeout_ms / 1e3;
+  s.partial_waits_for_idle = dispatch_when_idle;
   s.streams = streams;
   s.target_qps = qps;
   s.min_duration_s = min_duration_s;

@@ -22,6 +22,7 @@ struct InferConfig {
   Scenario scenario = Scenario::offline;
   int max_batch = 1;
   double batch_timeout_ms = 0;
+  bool dispatch_when_idle = true;  // server: partial batches wait for an idle stream
   int streams = 1;
   double target_qps = 0;        // server; 0: search for the highest valid rate
   double latency_bound_ms = 0;  // 0: the rule's

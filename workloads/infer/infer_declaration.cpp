@@ -68,6 +68,14 @@ WorkloadDef infer_declaration() {
        0,
        "dynamic batching: a batch waits at most this long (from its oldest query) for more queries before it "
        "goes (server; single_stream and multi_stream send at once)"},
+      {"dispatch",
+       ParamType::kEnum,
+       "when_idle",
+       {"when_idle", "on_timeout"},
+       {},
+       "server: where a batch goes once its timeout ends (a full one goes at once, queueing behind one in flight); "
+       "when_idle: only to a stream with nothing in flight, gathering more queries on the host meanwhile, as "
+       "Triton's dynamic batcher waits for a free instance; on_timeout: to any stream, queueing on the device"},
       {"streams",
        ParamType::kInt,
        2,

@@ -72,7 +72,10 @@ Json infer_record(const Json& context, const InferConfig& cfg, const InferOutcom
                  {"streams", cfg.streams},
                  {"batch_timeout_ms", cfg.batch_timeout_ms},
                  {"gpu", rank}};
-  if (server) r.point["target_qps"] = cfg.target_qps;
+  if (server) {
+    r.point["target_qps"] = cfg.target_qps;
+    r.point["dispatch"] = cfg.dispatch_when_idle ? "when_idle" : "on_timeout";
+  }
   r.metric = f.metric;
   r.unit = f.unit;
   r.better = f.better;

@@ -78,13 +78,15 @@ bool LoadGenLoop::give_up(double now_s) {
   return true;
 }
 
-int LoadGenLoop::free_stream() const {
+int LoadGenLoop::stream_for_next_batch() const {
   int best = -1;
   for (int k = 0; k < s_.streams; ++k) {
     const std::size_t n = in_flight_[static_cast<std::size_t>(k)].size();
     if (n < static_cast<std::size_t>(s_.depth) && (best < 0 || n < in_flight_[static_cast<std::size_t>(best)].size()))
       best = k;
   }
+  const bool wait_for_idle = s_.partial_waits_for_idle && s_.scenario == Scenario::server && !batcher_.full();
+  if (best >= 0 && wait_for_idle && !in_flight_[static_cast<std::size_t>(best)].empty()) return -1;
   return best;
 }
 
@@ -106,7 +108,7 @@ LoopStep LoadGenLoop::advance(double now_s) {
   } else if (closed_loop(s_.scenario) && issuing_ && queries_.empty()) {
     issue(now_s, static_cast<std::uint64_t>(s_.samples_per_query));
   }
-  for (int k = free_stream(); k >= 0; k = free_stream()) {
+  for (int k = stream_for_next_batch(); k >= 0; k = stream_for_next_batch()) {
     std::optional<Batch> b = batcher_.take(now_s);
     if (!b) break;
     Dispatch d;
@@ -123,7 +125,7 @@ LoopStep LoadGenLoop::advance(double now_s) {
   }
   if (s_.scenario == Scenario::server && next_arrival_ < arrivals_.size())
     step.wake_s = start_s_ + arrivals_[next_arrival_];
-  if (free_stream() >= 0)
+  if (stream_for_next_batch() >= 0)
     if (const std::optional<double> due = batcher_.deadline())
       step.wake_s = step.wake_s ? std::min(*step.wake_s, *due) : *due;
   step.done = !issuing_ && queries_.empty();

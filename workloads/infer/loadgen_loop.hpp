@@ -14,8 +14,9 @@
 // A query larger than max_batch is split into pieces of at most max_batch samples; pieces go
 // through the dynamic batcher (full batch or timeout; single_stream and multi_stream send at once,
 // since nothing else can arrive to join them), and each batch goes to the stream with the fewest
-// batches in flight (the first such), if one has fewer than `depth`. A query completes when its
-// last piece's batch does; its latency is that completion minus its issue time.
+// batches in flight (the first such), if one has fewer than `depth`; with `partial_waits_for_idle`
+// (server), a batch that is not full goes only to a stream with nothing in flight. A query completes
+// when its last piece's batch does; its latency is that completion minus its issue time.
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -39,6 +40,11 @@ struct LoopSettings {
   // Batches in flight per stream: 2 keeps a stream's next batch queued on the device while the
   // harness learns that the previous one is done, so the device does not idle between them.
   int depth = 2;
+  // Server: a batch that is not full waits on the host until a stream is idle, as Triton's dynamic
+  // batcher waits for a free model instance, rather than queueing on the device once its timeout
+  // ends. Under load, queries that would have queued on the device as small batches join one larger
+  // batch instead, which the device runs more efficiently; when a stream is idle nothing changes.
+  bool partial_waits_for_idle = false;
   double target_qps = 0;  // server
   double min_duration_s = 0;
   std::uint64_t min_queries = 1;
@@ -93,7 +99,9 @@ class LoadGenLoop {
     std::uint64_t samples = 0;
   };
   void issue(double at_s, std::uint64_t samples);
-  int free_stream() const;
+  // The stream the batcher's next batch may go to now (the fewest in flight, under `depth`; an idle
+  // one for a partial batch under partial_waits_for_idle); -1: none.
+  int stream_for_next_batch() const;
   // give_up_latency_ms: whether the percentile's latency is certain to pass it by `now_s`; then
   // nothing more is issued, waiting queries are dropped and the run ends with what is in flight.
   bool give_up(double now_s);

@@ -69,6 +69,11 @@ TEST(InferConfig, OfflineQuerySizedByTheExpectedRateInWholeBatches) {
   EXPECT_EQ(config({{"scenario", "server"}, {"max_batch", 100}}).loop(0, 10).max_batch, 100);
 }
 
+TEST(InferConfig, ServerPartialBatchesWaitForAnIdleStreamUnlessOnTimeout) {
+  EXPECT_TRUE(config({{"scenario", "server"}}).loop(0, 250).partial_waits_for_idle) << "the default";
+  EXPECT_FALSE(config({{"scenario", "server"}, {"dispatch", "on_timeout"}}).loop(0, 250).partial_waits_for_idle);
+}
+
 TEST(InferConfig, VerdictJudgesByTheRulesAndABoundOfItsOwnIsInvalid) {
   RunTally t;
   t.queries = 1000, t.samples = 1000, t.duration_s = 700, t.scheduled_qps = 100;

@@ -12,6 +12,7 @@
 
 #include "common/error.hpp"
 #include "workloads/infer/batch_buckets.hpp"
+#include "workloads/infer/latency_summary.hpp"
 #include "workloads/infer/loadgen_loop.hpp"
 #include "workloads/infer/scenario_verdict.hpp"
 
@@ -22,6 +23,7 @@ struct Sent {
   double at = 0;
   int stream = 0;
   std::vector<std::uint64_t> samples;
+  bool stream_busy = false;  // a batch was in flight on the stream when this one went
 };
 
 // Runs `loop` to its end: a batch of n samples takes service(n) seconds once its stream is free.
@@ -34,9 +36,10 @@ std::vector<Sent> simulate(LoadGenLoop& loop, int streams, const std::function<d
     const LoopStep step = loop.advance(t);
     for (const Dispatch& d : step.dispatch) {
       auto& busy = busy_until[static_cast<std::size_t>(d.stream)];
+      const bool was_busy = !ends[static_cast<std::size_t>(d.stream)].empty();
       busy = std::max(t, busy) + service(static_cast<int>(d.samples.size()));
       ends[static_cast<std::size_t>(d.stream)].push_back(busy);
-      sent.push_back({t, d.stream, d.samples});
+      sent.push_back({t, d.stream, d.samples, was_busy});
     }
     if (step.done) return sent;
     if (!step.dispatch.empty()) continue;
@@ -184,6 +187,49 @@ TEST(InferLoop, ServerFillsBatchesWithoutWaitingAndQueuesWhenEveryStreamIsBusy) 
     }
   }
   EXPECT_EQ(loop.tally().queries, loop.scheduled_queries());
+}
+
+// A loaded server, dispatching partial batches on their timeout, queues them on streams that are
+// busy; dispatching them when a stream is idle, it keeps them on the host, where the queries that
+// arrive meanwhile join them, and its p99 latency is lower at the same load.
+TEST(InferLoop, ServerWhenIdleGathersOnTheHostWhatOnTimeoutQueuesOnBusyStreams) {
+  LoopSettings s;
+  s.scenario = Scenario::server;
+  s.max_batch = 64;
+  s.batch_timeout_s = 0.0005;
+  s.streams = 2;
+  s.depth = 2;
+  s.target_qps = 20000;
+  s.min_queries = 4000;
+  s.min_duration_s = 0;
+  const auto service = [](int n) { return 0.001 + 0.00001 * n; };  // 1 ms a batch, 10 us a sample
+  struct Outcome {
+    std::vector<Sent> sent;
+    double mean_batch = 0, p99_ms = 0;
+  };
+  const auto run = [&](bool when_idle) {
+    s.partial_waits_for_idle = when_idle;
+    LoadGenLoop loop(s);
+    Outcome o;
+    o.sent = simulate(loop, s.streams, service);
+    o.mean_batch = static_cast<double>(loop.batched_samples()) / static_cast<double>(loop.batches());
+    const RunTally t = loop.tally();
+    o.p99_ms = summarize_latencies(t.latencies_ms).p99;
+    EXPECT_EQ(t.queries, loop.scheduled_queries()) << (when_idle ? "when_idle" : "on_timeout");
+    return o;
+  };
+  const Outcome timeout = run(false), idle = run(true);
+  const auto partial_on_busy = [&](const Outcome& o) {
+    return std::count_if(o.sent.begin(), o.sent.end(), [&](const Sent& b) {
+      return b.stream_busy && b.samples.size() < static_cast<std::size_t>(s.max_batch);
+    });
+  };
+  ASSERT_GT(partial_on_busy(timeout), 0) << "the premise: on_timeout queues partial batches at this load";
+  EXPECT_EQ(partial_on_busy(idle), 0) << "when_idle sends a partial batch only to an idle stream";
+  // Here 1.72 against 2.74 ms: a query no longer waits on the device behind a batch it could
+  // have joined, and batches are no smaller.
+  EXPECT_LT(idle.p99_ms, 0.8 * timeout.p99_ms);
+  EXPECT_GE(idle.mean_batch, timeout.mean_batch);
 }
 
 // A search trial far above capacity stops once its p99 latency is certain to pass the bound: at
