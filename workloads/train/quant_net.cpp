@@ -290,7 +290,8 @@ Json QuantNet::describe() const {
           Json{{"layer", step->layer},
                {"graph", std::string("cuDNN legacy convolution in ") + gpu::dtype_name(input_type_) +
                              (step->writes_wide() ? ", bias and ReLU" : ", bias and ReLU, then quantized")},
-               {"output_scale", step->writes_wide() ? Json(nullptr) : Json(step->out->scale)}});
+               {"output_scale", step->writes_wide() ? Json(nullptr) : Json(step->out->scale)},
+               {"cudnn_fwd_algo", static_cast<int>(step->algo)}});  // cudnnConvolutionFwdAlgo_t's value
     if (step->kind != Step::Kind::kConv) continue;
     const double s = step->graph->plan_seconds();
     ++convs;

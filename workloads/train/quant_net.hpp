@@ -45,7 +45,8 @@ struct QuantOptions {
   const class QuantNet* scales_from = nullptr;
   // cuDNN's plans finalised per 8-bit convolution and timed (the fastest of those answering as the
   // heuristic's first does kept: gpu::QuantConvGraph::tune); 1: its heuristic's first. Unquantized
-  // convolutions take the heuristic's first (QuantNet::max_plans says why).
+  // convolutions take the heuristic's first (QuantNet::max_plans says why); the image's legacy
+  // convolution, with more than 1, cuDNN's Find (QuantNet::image_conv_algo).
   int max_plans = 8;
   // Where graphs of one shape and epilogue share their plans: an engine's nets pass one; null: the
   // net keeps its own (its repeated blocks still share).
@@ -95,6 +96,7 @@ class QuantNet {
   gpu::QuantConvSpec conv_spec(const Net& trained, const Step& step, bool unquantized, bool wide_output) const;
   void build_conv(const Net& trained, Step& step);
   void use_wide_output(Step& step);
+  cudnnConvolutionFwdAlgo_t image_conv_algo(const Step& step) const;
   void build_trained_conv(const Net& trained, Step& step);
   void build_fc(const Net& trained, const Step& step);
   gpu::QuantConvTensors conv_tensors(const Step& step) const;

@@ -177,8 +177,32 @@ void QuantNet::build_conv(const Net& trained, Step& step) {
   if (step.graph->plan_count() > 1) step.graph->tune(conv_tensors(step), 3);
 }
 
-// The folded convolution in the trained type through cuDNN's legacy API (its heuristic's first
-// algorithm), fp32 sums.
+// The image's convolution's algorithm: the net whose scales this one takes chose it for the same
+// batch size (so that an engine's nets of one size answer alike); else, with plans timed
+// (max_plans > 1), cuDNN's Find, the fastest that succeeds; else the heuristic's first. Timed,
+// since its 3 channels fit no tensor-core layout and the heuristic's pick is a guess there.
+cudnnConvolutionFwdAlgo_t QuantNet::image_conv_algo(const Step& step) const {
+  const QuantNet* from = options_.scales_from;
+  if (from && from->batch_ == batch_)
+    for (const auto& s : from->steps_)
+      if (s->kind == Step::Kind::kTrainedConv && s->layer == step.layer) return s->algo;
+  constexpr int kAlgos = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+  cudnnConvolutionFwdAlgoPerf_t perf[kAlgos];
+  int found = 0;
+  if (options_.max_plans > 1)
+    CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(cudnn_.get(), step.x_desc.get(), step.w_desc.get(),
+                                                     step.conv_desc.get(), step.y_desc.get(), kAlgos, &found, perf));
+  else
+    CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(cudnn_.get(), step.x_desc.get(), step.w_desc.get(),
+                                                       step.conv_desc.get(), step.y_desc.get(), kAlgos, &found, perf));
+  const auto* ok = std::find_if(perf, perf + found, [](const auto& p) { return p.status == CUDNN_STATUS_SUCCESS; });
+  if (ok == perf + found)
+    throw Error("quantized inference: cuDNN has no algorithm for layer " + std::to_string(step.layer) + " in its type");
+  return ok->algo;
+}
+
+// The folded convolution in the trained type through cuDNN's legacy API (image_conv_algo), fp32
+// sums.
 void QuantNet::build_trained_conv(const Net& trained, Step& step) {
   const Layer& l = trained.model().layers[static_cast<std::size_t>(step.layer)];
   const FoldedConv folded = fold(trained, step.layer, step.bn_layer);
@@ -193,14 +217,11 @@ void QuantNet::build_trained_conv(const Net& trained, Step& step) {
                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
   CUDNN_CHECK(cudnnSetConvolutionMathType(step.conv_desc.get(),
                                           input_type_ == DType::kF32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH));
-  cudnnConvolutionFwdAlgoPerf_t perf[8];
-  int found = 0;
-  CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(cudnn_.get(), step.x_desc.get(), step.w_desc.get(),
-                                                     step.conv_desc.get(), step.y_desc.get(), 8, &found, perf));
-  const auto* ok = std::find_if(perf, perf + found, [](const auto& p) { return p.status == CUDNN_STATUS_SUCCESS; });
-  if (ok == perf + found) throw Error("quantized inference: cuDNN has no algorithm for " + l.name + " in its type");
-  step.algo = ok->algo;
-  step.workspace = gpu::DeviceBuffer(ok->memory);
+  step.algo = image_conv_algo(step);
+  std::size_t workspace = 0;
+  CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(cudnn_.get(), step.x_desc.get(), step.w_desc.get(),
+                                                      step.conv_desc.get(), step.y_desc.get(), step.algo, &workspace));
+  step.workspace = gpu::DeviceBuffer(workspace);
   const auto n = static_cast<long long>(folded.weights.size());
   gpu::DeviceBuffer w32(folded.weights.size() * sizeof(float));
   CUDA_CHECK(cudaMemcpyAsync(w32.get(), folded.weights.data(), w32.bytes(), cudaMemcpyHostToDevice, stream_));

@@ -96,7 +96,12 @@ void TrainEngine::add_bucket(Lane& lane, int batch, const Net& reference, const 
                                                           : req_.fp16_convolutions;
     const auto covered = std::min<std::uint64_t>(req_.pool_samples, 1024);
     o.calibration_batches = static_cast<int>((covered + static_cast<std::uint64_t>(batch) - 1) / batch);
-    if (!lanes_[0]->buckets.empty()) o.scales_from = lanes_[0]->buckets.front().qnet.get();  // its scales
+    // Its scales from the first stream's net of its size (so that it also takes that net's
+    // algorithm for the image: QuantNet::image_conv_algo), or the first stream's largest.
+    if (!lanes_[0]->buckets.empty()) o.scales_from = lanes_[0]->buckets.front().qnet.get();
+    if (&lane != lanes_[0].get())
+      for (const Bucket& same : lanes_[0]->buckets)
+        if (same.batch == batch) o.scales_from = same.qnet.get();
     const auto* pool = static_cast<const std::byte*>(pool_.get());
     auto load = [&](int k) {
       const std::uint64_t first = static_cast<std::uint64_t>(k) * batch % req_.pool_samples;
