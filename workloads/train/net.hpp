@@ -130,6 +130,8 @@ class Net {
   // `why` is recorded with the net's fusion counts.
   void unfuse(int layer, const std::string& why);
   // The chosen algorithms, fusion, workspace, memory: recorded in a point's details.
+  // 1x1 convolutions run as cuBLASLt matmuls (NetConfig::pointwise).
+  int pointwise_matmuls() const { return pointwise_matmuls_; }
   Json describe() const;
   std::size_t bytes_allocated() const { return allocated_; }
   // One eager forward and backward pass with an event after every layer: GPU milliseconds summed

@@ -29,9 +29,10 @@ class TrainBench {
   // A tiny net's gradients against central finite differences of its loss, in fp32 on the
   // current GPU: {"model", "tensors", "wrong", "max_rel_error", "tolerance_rel", "by_tensor"}.
   // `model`: "tiny" (the ResNet and VGG ops), "tiny-inception" (Inception's) or "tiny-nasnet"
-  // (NASNet's); `depthwise`: whose depthwise convolutions (NetConfig::depthwise), also in the result.
+  // (NASNet's); `depthwise` and `pointwise`: how its depthwise and 1x1 convolutions run
+  // (NetConfig::depthwise, NetConfig::pointwise), also in the result.
   static Json gradient_check(cudaStream_t stream, const std::string& model = "tiny",
-                             const std::string& depthwise = "ours");
+                             const std::string& depthwise = "ours", const std::string& pointwise = "auto");
   // The tiny net whose ops those of `m` are: tiny-nasnet for a net with grouped convolutions,
   // adds or subsampling, tiny-inception for one with branches, else tiny.
   static std::string gradient_check_model(const Model& m);

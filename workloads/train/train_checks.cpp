@@ -80,8 +80,12 @@ void TrainBench::record_checks(compute::RankOutcome& out, Json& details, const N
   }
   const std::string tiny = gradient_check_model(net.model());
   const std::string& depthwise = net.config().depthwise;
-  if (!grad_check_ || grad_check_->at("model") != tiny || grad_check_->at("depthwise") != depthwise)
-    grad_check_ = gradient_check(s, tiny, depthwise);
+  // The tiny net runs in fp32, where `auto` takes no matmuls: a run that takes some is checked
+  // with every 1x1 convolution as one.
+  const std::string pointwise = net.pointwise_matmuls() > 0 ? "gemm" : net.config().pointwise;
+  if (!grad_check_ || grad_check_->at("model") != tiny || grad_check_->at("depthwise") != depthwise ||
+      grad_check_->at("pointwise") != pointwise)
+    grad_check_ = gradient_check(s, tiny, depthwise, pointwise);
   details["gradient_check"] = *grad_check_;
   checked += grad_check_->at("tensors").get<long long>();
   wrong += grad_check_->at("wrong").get<long long>();
@@ -97,7 +101,8 @@ std::string TrainBench::gradient_check_model(const Model& m) {
   return "tiny";
 }
 
-Json TrainBench::gradient_check(cudaStream_t s, const std::string& model_name, const std::string& depthwise) {
+Json TrainBench::gradient_check(cudaStream_t s, const std::string& model_name, const std::string& depthwise,
+                                const std::string& pointwise) {
   const Model model = build_model(model_name);
   NetConfig nc;
   nc.precision = Precision::kFp32;
@@ -105,6 +110,7 @@ Json TrainBench::gradient_check(cudaStream_t s, const std::string& model_name, c
   nc.search = false;
   nc.fuse = false;
   nc.depthwise = depthwise;
+  nc.pointwise = pointwise;
   Net net(model, nc, s);
   net.forward(Pass::kTrain);
   net.backward([](int) {});
@@ -156,6 +162,8 @@ Json TrainBench::gradient_check(cudaStream_t s, const std::string& model_name, c
   return Json{{"model", model_name},
               {"precision", "fp32"},
               {"depthwise", depthwise},
+              {"pointwise", pointwise},
+              {"pointwise_matmuls", net.pointwise_matmuls()},
               {"method", "central difference along each tensor's gradient direction, the best of 3 steps"},
               {"tensors", tensors},
               {"wrong", wrong},

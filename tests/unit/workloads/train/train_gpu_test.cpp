@@ -15,6 +15,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/unit/gpu_available.hpp"
@@ -64,15 +65,18 @@ TEST(TrainGpu, TinyInceptionGradientsMatchFiniteDifferences) {
 // convolutions of 3x3 to 7x7 at strides 1 and 2, pointwise ones, adds (one of a pool to itself),
 // batch norms that add the other branch without a ReLU, a ReLU read by several branches, the
 // factorized reduction's shifted subsampling from an odd 7x7, max and average pools of stride 2.
-// With the depthwise convolutions in our kernels (the default) and in cuDNN's.
+// With the depthwise convolutions in our kernels (the default) and in cuDNN's, and the 1x1 ones in
+// cuDNN's (fp32's auto) and as matmuls (what a 16-bit NASNet run's check takes).
 TEST(TrainGpu, TinyNasnetGradientsMatchFiniteDifferences) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   gpu::Stream stream;
-  for (const std::string depthwise : {"ours", "cudnn"}) {
-    SCOPED_TRACE("depthwise " + depthwise);
-    const Json r = train::TrainBench::gradient_check(stream.get(), "tiny-nasnet", depthwise);
+  for (const auto& [depthwise, pointwise] :
+       {std::pair<std::string, std::string>{"ours", "auto"}, {"cudnn", "auto"}, {"ours", "gemm"}}) {
+    SCOPED_TRACE("depthwise " + depthwise + ", pointwise " + pointwise);
+    const Json r = train::TrainBench::gradient_check(stream.get(), "tiny-nasnet", depthwise, pointwise);
     EXPECT_EQ(r.at("model").get<std::string>(), "tiny-nasnet");
     EXPECT_EQ(r.at("depthwise").get<std::string>(), depthwise);
+    EXPECT_EQ(r.at("pointwise_matmuls").get<int>() > 0, pointwise == "gemm");
     // stem conv + bn 3, reduction cell 1x1 + bn 3 and 5 separable blocks of 8, normal cell
     // factorized reduction 4, 1x1 + bn 3, 5 separable blocks of 8, fc 2.
     EXPECT_EQ(r.at("tensors").get<long long>(), 3 + 43 + 47 + 2);
