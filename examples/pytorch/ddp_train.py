@@ -42,9 +42,13 @@ How it runs, as someone who wants the fastest PyTorch ResNet-50 training would w
   16-bit gradients instead (DDP's bf16/fp16 compress hooks; `auto` picks the step's 16-bit type).
   scalebench's own `train` keeps its gradients in 16 bits in fp16/bf16, so `auto` is the
   setting that moves the same bytes as it does.
-Not used, and why: CUDA graphs (compile mode `reduce-overhead`, or capturing the step): a
-ResNet-50 step at batch 128-256 is tens of milliseconds of convolution kernels, bound by them and
-not by launching them, and the host already runs ahead of the GPU; `max-autotune` (pass
+Not used by default, and why: CUDA graphs (compile mode `reduce-overhead`, or capturing the
+step): a ResNet-50 step at batch 128-256 is tens of milliseconds of convolution kernels, bound by
+them and not by launching them, and the host already runs ahead of the GPU. NASNet's many small
+kernels are launch-bound: run it with `--compile-mode reduce-overhead` (compiled model and loss one
+CUDA graph; fused SGD takes the GradScaler's scale and inf flag on the device, so the step needs no
+host sync), which took its fp16 batch-512 step on an H200 from 4,195 to 5,274.2 images/s, though
+in two calls (docs/results/2026-12-02-server-dispatch-h200); `max-autotune` (pass
 `--compile-mode max-autotune-no-cudagraphs` to try it) searches kernels for minutes in every
 process, too long for the default run.
 
