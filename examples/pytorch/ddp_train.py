@@ -18,7 +18,8 @@ How it runs, as someone who wants the fastest PyTorch ResNet-50 training would w
 - Precision: `bf16` and `fp16` are autocast mixed precision (fp32 weights and optimiser state);
   only `fp16` uses a GradScaler (bf16 has fp32's range). `tf32`: fp32 with TF32 Tensor Cores for
   cuDNN and cuBLAS. `fp32`: TF32 off everywhere. In bf16/fp16, TF32 is on for whatever stays fp32.
-- torch.compile (`--compile model`, the default; `--compile-mode`, default inductor's `default`):
+- torch.compile (`--compile model`, the default; `--compile-mode`, default `auto`: inductor's
+  `default`, and `reduce-overhead` for NASNet on one GPU, below):
   the model and its loss are compiled as one graph, forward and backward: inductor fuses batch
   norm (statistics and normalisation), ReLU and the residual adds into Triton kernels around
   cuDNN's convolutions. On several GPUs the DDP-wrapped model is what is compiled
@@ -45,10 +46,11 @@ How it runs, as someone who wants the fastest PyTorch ResNet-50 training would w
 Not used by default, and why: CUDA graphs (compile mode `reduce-overhead`, or capturing the
 step): a ResNet-50 step at batch 128-256 is tens of milliseconds of convolution kernels, bound by
 them and not by launching them, and the host already runs ahead of the GPU. NASNet's many small
-kernels are launch-bound: run it with `--compile-mode reduce-overhead` (compiled model and loss one
-CUDA graph; fused SGD takes the GradScaler's scale and inf flag on the device, so the step needs no
-host sync), which took its fp16 batch-512 step on an H200 from 4,195 to 5,274.2 images/s, though
-in two calls (docs/results/2026-12-02-server-dispatch-h200); `max-autotune` (pass
+kernels are launch-bound, so on one GPU `auto` runs it in `reduce-overhead` (compiled model and
+loss one CUDA graph; fused SGD takes the GradScaler's scale and inf flag on the device, so the step
+needs no host sync), which took its fp16 batch-512 step on an H200 from 4,195 to 5,274.2 images/s,
+though in two calls (docs/results/2026-12-02-server-dispatch-h200). On several GPUs it stays at
+`default`: CUDA graphs around DDP's bucketed all-reduces are untried here; `max-autotune` (pass
 `--compile-mode max-autotune-no-cudagraphs` to try it) searches kernels for minutes in every
 process, too long for the default run.
 
@@ -160,8 +162,10 @@ def main():
     ap.add_argument("--precision", default="bf16", choices=["fp32", "tf32", "fp16", "bf16"])
     ap.add_argument("--compile", default="model", choices=["model", "none"],
                     help="model: torch.compile of the (DDP-wrapped) model and loss; none: eager")
-    ap.add_argument("--compile-mode", default="default",
-                    choices=["default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead"])
+    ap.add_argument("--compile-mode", default="auto",
+                    choices=["auto", "default", "max-autotune-no-cudagraphs", "max-autotune", "reduce-overhead"],
+                    help="auto: reduce-overhead (CUDA graphs) for nasnet_mobile on one GPU, whose small kernels "
+                         "are launch-bound; inductor's default otherwise")
     ap.add_argument("--static-graph", default="auto", choices=["auto", "on", "off"],
                     help="DDP static_graph; auto: on in eager, off when compiled")
     ap.add_argument("--bucket-mb", type=float, default=25.0, help="DDP bucket_cap_mb")
@@ -177,6 +181,8 @@ def main():
     if distributed:
         dist.init_process_group("nccl")
     rank, world = (dist.get_rank(), dist.get_world_size()) if distributed else (0, 1)
+    if args.compile_mode == "auto":
+        args.compile_mode = "reduce-overhead" if args.model == "nasnet_mobile" and not distributed else "default"
 
     torch.backends.cudnn.benchmark = True
     set_tf32(args.precision != "fp32")
