@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -18,13 +19,16 @@
 
 #include "catalog/registry.hpp"
 #include "common/error.hpp"
+#include "common/log.hpp"
 #include "record/record.hpp"
+#include "record/table_printer.hpp"
 #include "workloads/gpu/cuda_check.hpp"
 #include "workloads/infer/engine.hpp"
 #include "workloads/infer/infer_config.hpp"
 #include "workloads/infer/infer_records.hpp"
 #include "workloads/infer/qps_search.hpp"
 #include "workloads/infer/scenario_runner.hpp"
+#include "workloads/infer/search_progress.hpp"
 #include "workloads/infer/token_records.hpp"
 #include "workloads/infer/token_runner.hpp"
 #include "workloads/runtime/device_description.hpp"
@@ -103,6 +107,15 @@ infer::InferOutcome run_once(infer::Engine& engine, const InferConfig& cfg, doub
   return o;
 }
 
+// What a trial's verdict judged, for the search's progress lines.
+std::string judged_latency(const infer::InferOutcome& o) {
+  return "p99 " + fixed_number(o.result.latency.p99, 2) + " ms";
+}
+std::string judged_latency(const infer::TokenOutcome& o) {
+  return "p99 TTFT " + fixed_number(o.result.ttft_at_percentile_ms, 1) + " ms, TPOT " +
+         fixed_number(o.result.tpot_at_percentile_ms, 3) + " ms";
+}
+
 // Server with target_qps 0: the highest rate within the latency bounds, from half the warm-up's
 // rate, each trial a run at one rate (`run_at`). A trial is judged by its bounds alone (its
 // duration is the search's, shorter than the rules'); the record's own verdict is the full one:
@@ -110,9 +123,16 @@ infer::InferOutcome run_once(infer::Engine& engine, const InferConfig& cfg, doub
 template <class Outcome, class RunAt>
 Outcome search_server(const InferConfig& cfg, double start_qps, RunAt run_at) {
   std::vector<Outcome> trials;
+  double longest_s = 0;
   infer::QpsSearch search = infer::search_max_qps(
       [&](double qps) {
+        const auto t0 = std::chrono::steady_clock::now();
         trials.push_back(run_at(qps));
+        const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        longest_s = std::max(longest_s, took_s);
+        log::info(infer::search_progress_line({static_cast<int>(trials.size()), cfg.search_trials, qps,
+                                               trials.back().result.within_bound, judged_latency(trials.back()), took_s,
+                                               longest_s}));
         return trials.back().result.within_bound;
       },
       start_qps, cfg.search_tolerance, cfg.search_trials);
@@ -193,8 +213,14 @@ Json measure_rank(const Json& context, const InferConfig& cfg, int rank) {
     ec.search = cfg.search;
     ec.conv_api = cfg.conv_api;
     ec.fp16_convolutions = cfg.fp16_convolutions;
+    // Said before and after, since a build is long: an H200's first 13-size Server engine built in
+    // 84 s, compiling cuDNN's kernels, later ones in 24-32 s (2026-12-02-server-dispatch-h200).
+    log::info("infer: building " + cfg.model + " " + cfg.precision + ": " + std::to_string(ec.batch_sizes.size()) +
+              " batch size(s) on " + std::to_string(ec.streams) +
+              " stream(s), a CUDA graph each (a machine's first build compiles cuDNN's kernels: a minute or more)");
     const std::unique_ptr<infer::Engine> made = infer::make_train_engine(ec);
     infer::Engine& engine = *made;
+    log::info("infer: engine built in " + fixed_number(engine.describe().value("build_s", 0.0), 1) + " s");
     CheckOutcome check;
     check.details = "not checked (check: false)";
     if (cfg.check) check = check_engine(engine, cfg);
